@@ -1,0 +1,536 @@
+//! [`SolrClient`]: the typed Solr API over any [`Transport`].
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use futures::Stream;
+use http::header::{HeaderValue, AUTHORIZATION, CONTENT_TYPE};
+use http::{HeaderMap, Method};
+use serde::Serialize;
+use url::Url;
+
+use crate::codec::{doc_id, UpdateFormat};
+use crate::error::{Error, FailedDoc, Result};
+use crate::request::{Knn, Select};
+use crate::response::{
+    decode, failed_docs, Document, PingResponse, SelectResponse, UpdateResponse,
+};
+use crate::timing::Timing;
+use crate::transport::{
+    RequestKind, Timeouts, TlsOptions, Transport, TransportKind, WireRequest, WireResponse,
+};
+
+/// Default response size limit: 256 MiB.
+pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 256 * 1024 * 1024;
+
+/// HTTP basic credentials. Debug output never shows the password.
+#[derive(Clone)]
+pub struct Credentials {
+    user: String,
+    password: String,
+}
+
+impl Credentials {
+    /// Basic auth credentials.
+    pub fn basic(user: impl Into<String>, password: impl Into<String>) -> Self {
+        Credentials {
+            user: user.into(),
+            password: password.into(),
+        }
+    }
+
+    fn header(&self) -> HeaderValue {
+        use std::fmt::Write;
+        let raw = format!("{}:{}", self.user, self.password);
+        let mut s = String::from("Basic ");
+        // Minimal base64 (standard alphabet, padded).
+        const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        for chunk in raw.as_bytes().chunks(3) {
+            let b = [
+                chunk[0],
+                *chunk.get(1).unwrap_or(&0),
+                *chunk.get(2).unwrap_or(&0),
+            ];
+            let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+            for i in 0..4 {
+                if i <= chunk.len() {
+                    let _ = s.write_char(T[((n >> (18 - 6 * i)) & 63) as usize] as char);
+                } else {
+                    s.push('=');
+                }
+            }
+        }
+        let mut v = HeaderValue::from_str(&s).unwrap_or(HeaderValue::from_static(""));
+        v.set_sensitive(true);
+        v
+    }
+}
+
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Credentials")
+            .field("user", &self.user)
+            .field("password", &"<redacted>")
+            .finish()
+    }
+}
+
+/// Options of a commit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Commit {
+    /// Soft commit (visibility without fsync). Default false (hard commit).
+    pub soft: bool,
+    /// Wait until the new searcher is open. Default true.
+    pub wait_searcher: bool,
+}
+
+impl Default for Commit {
+    fn default() -> Self {
+        Commit {
+            soft: false,
+            wait_searcher: true,
+        }
+    }
+}
+
+/// Builder of a [`SolrClient`].
+#[derive(Debug)]
+#[must_use]
+pub struct SolrClientBuilder {
+    node: String,
+    collection: String,
+    transport: Option<Arc<dyn Transport>>,
+    kind: TransportKind,
+    gzip: bool,
+    tls: TlsOptions,
+    timeouts: Timeouts,
+    max_response_bytes: u64,
+    update_format: UpdateFormat,
+    credentials: Option<Credentials>,
+}
+
+impl SolrClientBuilder {
+    /// The collection or core name. Default: `bench`.
+    pub fn collection(mut self, name: impl Into<String>) -> Self {
+        self.collection = name.into();
+        self
+    }
+
+    /// Which built-in transport. Default: [`TransportKind::Pooled`].
+    pub fn transport(mut self, kind: TransportKind) -> Self {
+        self.kind = kind;
+        self
+    }
+
+    /// Uses a ready-made transport (for example a routing decorator); overrides
+    /// [`Self::transport`], [`Self::gzip`] and [`Self::tls`].
+    pub fn custom_transport(mut self, t: Arc<dyn Transport>) -> Self {
+        self.transport = Some(t);
+        self
+    }
+
+    /// Wraps the transport in the gzip decorator. Default false.
+    pub fn gzip(mut self, yes: bool) -> Self {
+        self.gzip = yes;
+        self
+    }
+
+    /// TLS options (extra CA, versions). Default: built-in roots, verification on.
+    pub fn tls(mut self, tls: TlsOptions) -> Self {
+        self.tls = tls;
+        self
+    }
+
+    /// Timeouts. Default: connect 10 s, read idle 30 s, whole request 60 s.
+    pub fn timeouts(mut self, t: Timeouts) -> Self {
+        self.timeouts = t;
+        self
+    }
+
+    /// Largest response accepted (wire and decoded). Default 256 MiB.
+    pub fn max_response_bytes(mut self, n: u64) -> Self {
+        self.max_response_bytes = n;
+        self
+    }
+
+    /// Body format of updates. Default JSON.
+    pub fn update_format(mut self, f: UpdateFormat) -> Self {
+        self.update_format = f;
+        self
+    }
+
+    /// HTTP basic credentials sent with every request. Default none.
+    pub fn credentials(mut self, c: Credentials) -> Self {
+        self.credentials = Some(c);
+        self
+    }
+
+    /// Builds the client.
+    pub fn build(self) -> Result<SolrClient> {
+        let node = Url::parse(self.node.trim_end_matches('/'))
+            .map_err(|e| Error::Config(format!("bad node URL {:?}: {e}", self.node)))?;
+        if !matches!(node.scheme(), "http" | "https") {
+            return Err(Error::Config(format!(
+                "node URL must be http or https: {node}"
+            )));
+        }
+        if !node.username().is_empty() || node.password().is_some() {
+            return Err(Error::Config(
+                "credentials in the URL are not accepted (they would leak into logs); use .credentials()".into(),
+            ));
+        }
+        let transport = match self.transport {
+            Some(t) => t,
+            None => self.kind.build(&self.tls, self.gzip)?,
+        };
+        Ok(SolrClient {
+            transport,
+            node,
+            collection: self.collection,
+            timeouts: self.timeouts,
+            max_response_bytes: self.max_response_bytes,
+            update_format: self.update_format,
+            credentials: self.credentials,
+        })
+    }
+}
+
+/// A Solr client for one collection (or core), over any transport. Cheap to clone.
+#[derive(Clone, Debug)]
+pub struct SolrClient {
+    transport: Arc<dyn Transport>,
+    node: Url,
+    collection: String,
+    timeouts: Timeouts,
+    max_response_bytes: u64,
+    update_format: UpdateFormat,
+    credentials: Option<Credentials>,
+}
+
+impl SolrClient {
+    /// A builder for the node at `base_url` (e.g. `http://127.0.0.1:8983/solr`).
+    pub fn builder(base_url: impl Into<String>) -> SolrClientBuilder {
+        SolrClientBuilder {
+            node: base_url.into(),
+            collection: "bench".into(),
+            transport: None,
+            kind: TransportKind::Pooled,
+            gzip: false,
+            tls: TlsOptions::default(),
+            timeouts: Timeouts::default(),
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            update_format: UpdateFormat::Json,
+            credentials: None,
+        }
+    }
+
+    /// The transport under this client.
+    pub fn transport(&self) -> &Arc<dyn Transport> {
+        &self.transport
+    }
+
+    /// The node base URL.
+    pub fn node(&self) -> &Url {
+        &self.node
+    }
+
+    /// The collection name.
+    pub fn collection(&self) -> &str {
+        &self.collection
+    }
+
+    /// A copy of this client with other timeouts (per-request override).
+    pub fn with_timeouts(&self, t: Timeouts) -> SolrClient {
+        SolrClient {
+            timeouts: t,
+            ..self.clone()
+        }
+    }
+
+    /// A copy of this client that sends updates in `f`.
+    pub fn with_update_format(&self, f: UpdateFormat) -> SolrClient {
+        SolrClient {
+            update_format: f,
+            ..self.clone()
+        }
+    }
+
+    /// A wire request to `path` under the collection.
+    pub fn wire(
+        &self,
+        method: Method,
+        path: &str,
+        query: Vec<(String, String)>,
+        kind: RequestKind,
+    ) -> WireRequest {
+        let mut headers = HeaderMap::new();
+        if let Some(c) = &self.credentials {
+            headers.insert(AUTHORIZATION, c.header());
+        }
+        WireRequest {
+            method,
+            node: self.node.clone(),
+            path: format!("{}/{}", self.collection, path.trim_start_matches('/')),
+            query,
+            headers,
+            body: Bytes::new(),
+            kind,
+            timeouts: self.timeouts,
+            max_response_bytes: self.max_response_bytes,
+        }
+    }
+
+    /// Sends a wire request through the transport as it is.
+    pub async fn send_raw(&self, req: WireRequest) -> Result<WireResponse> {
+        self.transport.send(req).await
+    }
+
+    /// `admin/ping`: Solr's health check for the collection.
+    pub async fn ping(&self) -> Result<PingResponse> {
+        let req = self.wire(
+            Method::GET,
+            "admin/ping",
+            vec![("wt".into(), "json".into())],
+            RequestKind::Admin,
+        );
+        let (mut r, timing): (PingResponse, Timing) =
+            decode(self.transport.send(req).await?, "ping response")?;
+        r.timing = with_qtime(timing, r.header.qtime);
+        Ok(r)
+    }
+
+    /// Runs a search.
+    pub async fn select(&self, s: &Select) -> Result<SelectResponse> {
+        let params = s.params();
+        let req = if s.post {
+            let body = url::form_urlencoded::Serializer::new(String::new())
+                .extend_pairs(params.iter())
+                .finish();
+            let mut req = self.wire(Method::POST, "select", Vec::new(), RequestKind::Read);
+            req.headers.insert(
+                CONTENT_TYPE,
+                HeaderValue::from_static("application/x-www-form-urlencoded"),
+            );
+            req.body = Bytes::from(body);
+            req
+        } else {
+            self.wire(Method::GET, "select", params, RequestKind::Read)
+        };
+        let (mut r, timing): (SelectResponse, Timing) =
+            decode(self.transport.send(req).await?, "select response")?;
+        r.timing = with_qtime(timing, r.header.qtime);
+        Ok(r)
+    }
+
+    /// Runs a kNN search.
+    pub async fn knn(&self, k: &Knn) -> Result<SelectResponse> {
+        self.select(&k.to_select()).await
+    }
+
+    /// Adds documents in one request, in the client's update format. Nothing is committed.
+    ///
+    /// On success every document was acknowledged. Otherwise the error is
+    /// [`Error::Update`], naming every document that was not indexed: the ones Solr rejected
+    /// (reported per document by the project's tolerant update chain), or, when the whole
+    /// request failed, all of them.
+    pub async fn add<T: Serialize>(&self, docs: &[T]) -> Result<UpdateResponse> {
+        self.add_with(docs, None).await
+    }
+
+    /// Like [`Self::add`], with Solr's `commitWithin` in milliseconds.
+    pub async fn add_with<T: Serialize>(
+        &self,
+        docs: &[T],
+        commit_within_ms: Option<u64>,
+    ) -> Result<UpdateResponse> {
+        let docs = to_documents(docs)?;
+        let body = self.update_format.encode_add(&docs)?;
+        let mut query = vec![("wt".to_string(), "json".to_string())];
+        if let Some(ms) = commit_within_ms {
+            query.push(("commitWithin".into(), ms.to_string()));
+        }
+        let ids: Vec<String> = docs.iter().map(doc_id).collect();
+        self.update(body, self.update_format.content_type(), query, ids)
+            .await
+    }
+
+    /// Encodes documents in the client's update format without sending them (for size
+    /// comparisons).
+    pub fn encode_add<T: Serialize>(&self, docs: &[T]) -> Result<Bytes> {
+        self.update_format.encode_add(&to_documents(docs)?)
+    }
+
+    /// Deletes documents by id.
+    pub async fn delete_by_ids(&self, ids: &[&str]) -> Result<UpdateResponse> {
+        let body = serde_json::to_vec(&serde_json::json!({ "delete": ids }))
+            .map_err(|e| Error::InvalidInput(e.to_string()))?;
+        self.update(
+            Bytes::from(body),
+            "application/json",
+            vec![("wt".into(), "json".into())],
+            Vec::new(),
+        )
+        .await
+    }
+
+    /// Deletes every document matching `query` (JSON-encoded, never concatenated markup).
+    pub async fn delete_by_query(&self, query: &str) -> Result<UpdateResponse> {
+        let body = serde_json::to_vec(&serde_json::json!({ "delete": { "query": query } }))
+            .map_err(|e| Error::InvalidInput(e.to_string()))?;
+        self.update(
+            Bytes::from(body),
+            "application/json",
+            vec![("wt".into(), "json".into())],
+            Vec::new(),
+        )
+        .await
+    }
+
+    /// Commits (hard or soft). Only ever sent when asked.
+    pub async fn commit(&self, c: Commit) -> Result<UpdateResponse> {
+        let body = serde_json::json!({ "commit": { "softCommit": c.soft, "waitSearcher": c.wait_searcher } });
+        let mut req = self.wire(
+            Method::POST,
+            "update",
+            vec![("wt".into(), "json".into())],
+            RequestKind::Write,
+        );
+        req.headers
+            .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        req.body = Bytes::from(body.to_string());
+        let (mut r, timing): (UpdateResponse, Timing) =
+            decode(self.transport.send(req).await?, "commit response")?;
+        r.timing = with_qtime(timing, r.header.qtime);
+        Ok(r)
+    }
+
+    async fn update(
+        &self,
+        body: Bytes,
+        content_type: &'static str,
+        query: Vec<(String, String)>,
+        ids: Vec<String>,
+    ) -> Result<UpdateResponse> {
+        let mut req = self.wire(Method::POST, "update", query, RequestKind::Write);
+        req.headers
+            .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+        req.body = body;
+        let sent = ids.len();
+        let outcome = match self.transport.send(req).await {
+            Ok(resp) => decode::<UpdateResponse>(resp, "update response"),
+            Err(e) => Err(e),
+        };
+        match outcome {
+            Ok((mut r, timing)) => {
+                r.timing = with_qtime(timing, r.header.qtime);
+                r.docs_sent = sent;
+                let failed = failed_docs(&r.header);
+                if failed.is_empty() {
+                    Ok(r)
+                } else {
+                    Err(Error::Update {
+                        sent,
+                        failed,
+                        cause: None,
+                    })
+                }
+            }
+            Err(e) if sent > 0 => {
+                let message = e.to_string();
+                let failed = ids
+                    .into_iter()
+                    .map(|id| FailedDoc {
+                        id,
+                        message: message.clone(),
+                    })
+                    .collect();
+                Err(Error::Update {
+                    sent,
+                    failed,
+                    cause: Some(Box::new(e)),
+                })
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Streams every document matching `select` with Solr's cursorMark, `page_rows` per
+    /// request, holding one page in memory at a time. The sort gets `id asc` as tie-breaker
+    /// if it lacks the unique key (cursors require it).
+    pub fn cursor(
+        &self,
+        select: Select,
+        page_rows: u64,
+    ) -> impl Stream<Item = Result<Document>> + Send + '_ {
+        let sort = match &select.sort {
+            None => "id asc".to_string(),
+            Some(s)
+                if s.split(',')
+                    .any(|c| c.split_whitespace().next() == Some("id")) =>
+            {
+                s.clone()
+            }
+            Some(s) => format!("{s}, id asc"),
+        };
+        let base = select.sort(sort).rows(page_rows).start(0);
+        struct State {
+            mark: Option<String>,
+            buf: VecDeque<Document>,
+        }
+        let init = State {
+            mark: Some("*".to_string()),
+            buf: VecDeque::new(),
+        };
+        futures::stream::try_unfold(init, move |mut st| {
+            let base = base.clone();
+            async move {
+                loop {
+                    if let Some(doc) = st.buf.pop_front() {
+                        return Ok(Some((doc, st)));
+                    }
+                    let Some(mark) = st.mark.take() else {
+                        return Ok(None);
+                    };
+                    let mut s = base.clone();
+                    s.start = None;
+                    let r = self.select(&s.param("cursorMark", mark.clone())).await?;
+                    let next = r.next_cursor_mark.clone().ok_or_else(|| Error::Decode {
+                        node: r.timing.node.clone(),
+                        what: "cursor response",
+                        message: "nextCursorMark missing".into(),
+                        snippet: String::new(),
+                    })?;
+                    if next != mark && !r.response.docs.is_empty() {
+                        st.mark = Some(next);
+                    }
+                    st.buf.extend(r.response.docs);
+                    if st.buf.is_empty() {
+                        return Ok(None);
+                    }
+                }
+            }
+        })
+    }
+}
+
+fn with_qtime(mut t: Timing, qtime: u32) -> Timing {
+    t.qtime_ms = Some(qtime);
+    t
+}
+
+/// Serializes each doc into a JSON object (Solr document).
+pub(crate) fn to_documents<T: Serialize>(docs: &[T]) -> Result<Vec<Document>> {
+    docs.iter()
+        .enumerate()
+        .map(|(i, d)| match serde_json::to_value(d) {
+            Ok(serde_json::Value::Object(m)) => Ok(m),
+            Ok(other) => Err(Error::InvalidInput(format!(
+                "document #{i} is not an object: {other}"
+            ))),
+            Err(e) => Err(Error::InvalidInput(format!(
+                "document #{i} cannot be serialized: {e}"
+            ))),
+        })
+        .collect()
+}

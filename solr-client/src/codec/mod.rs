@@ -1,0 +1,88 @@
+//! Update encoders: the same documents as JSON, XML or CBOR, the three update formats this
+//! crate speaks (Solr 9's `/update` reads all three by Content-Type).
+
+mod cbor;
+mod json;
+mod xml;
+
+use bytes::Bytes;
+
+use crate::error::Result;
+use crate::response::Document;
+
+/// The body format of an update request.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum UpdateFormat {
+    /// `application/json`: an array of documents. The default: smallest text format.
+    #[default]
+    Json,
+    /// `application/xml`: `<add><doc><field name=..>..</field></doc></add>`, what Sunspot
+    /// and RSolr send. Characters XML 1.0 cannot carry are rejected, never sent.
+    Xml,
+    /// `application/cbor`: a CBOR array of documents (binary; floats stay binary).
+    Cbor,
+}
+
+impl UpdateFormat {
+    /// All formats, in report order.
+    pub const ALL: [UpdateFormat; 3] = [UpdateFormat::Json, UpdateFormat::Xml, UpdateFormat::Cbor];
+
+    /// The Content-Type header for this format.
+    pub fn content_type(&self) -> &'static str {
+        match self {
+            UpdateFormat::Json => "application/json",
+            UpdateFormat::Xml => "application/xml; charset=UTF-8",
+            UpdateFormat::Cbor => "application/cbor",
+        }
+    }
+
+    /// Short name (`json`, `xml`, `cbor`).
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            UpdateFormat::Json => "json",
+            UpdateFormat::Xml => "xml",
+            UpdateFormat::Cbor => "cbor",
+        }
+    }
+
+    /// Encodes an add of `docs`.
+    pub fn encode_add(&self, docs: &[Document]) -> Result<Bytes> {
+        match self {
+            UpdateFormat::Json => json::encode_add(docs),
+            UpdateFormat::Xml => xml::encode_add(docs),
+            UpdateFormat::Cbor => cbor::encode_add(docs),
+        }
+    }
+}
+
+impl std::fmt::Display for UpdateFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for UpdateFormat {
+    type Err = crate::Error;
+    fn from_str(s: &str) -> Result<Self> {
+        UpdateFormat::ALL
+            .into_iter()
+            .find(|f| f.as_str() == s)
+            .ok_or_else(|| {
+                crate::Error::Config(format!(
+                    "unknown update format {s:?}; expected json, xml or cbor"
+                ))
+            })
+    }
+}
+
+/// The `id` of a document as text (string or number), for failure reports.
+pub fn doc_id(doc: &Document) -> String {
+    match doc.get("id") {
+        Some(serde_json::Value::String(s)) => s.clone(),
+        Some(v) => v.to_string(),
+        None => String::from("<no id>"),
+    }
+}

@@ -1,0 +1,105 @@
+//! `fresh`: a new TCP (+TLS) connection for every request, closed by the client afterwards.
+//!
+//! This is what Ruby's Net::HTTP under Faraday's default adapter does (seed 003): every
+//! request pays DNS + TCP connect + TLS handshake, and every closed connection leaves a
+//! TIME_WAIT socket behind. It is the baseline of every comparison.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use hyper_util::rt::TokioIo;
+
+use super::connector::Connector;
+use super::h1::{build_request, map_hyper, read_response, Instants};
+use super::tls::TlsOptions;
+use super::{BoxFuture, Transport, TransportStats, WireRequest, WireResponse};
+use crate::error::Result;
+use crate::timing::HttpVersion;
+
+/// A transport that opens a new connection per request.
+#[derive(Debug)]
+pub struct Fresh {
+    connector: Connector,
+    requests: AtomicU64,
+    insecure: bool,
+}
+
+impl Fresh {
+    /// Builds the transport with the given TLS options (used for https nodes).
+    pub fn new(tls: &TlsOptions) -> Result<Self> {
+        Ok(Fresh {
+            connector: Connector::new(tls, &[b"http/1.1"])?,
+            requests: AtomicU64::new(0),
+            insecure: tls.is_insecure(),
+        })
+    }
+
+    async fn send_inner(&self, req: WireRequest) -> Result<WireResponse> {
+        let node = req.node.to_string();
+        let start = Instant::now();
+        let conn = self
+            .connector
+            .connect(&req.node, req.timeouts.connect)
+            .await?;
+        let meter = conn.meter.clone();
+        let setup = conn.setup;
+        let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(conn.io))
+            .await
+            .map_err(|e| map_hyper(&node, e))?;
+        let driver = tokio::spawn(async move {
+            let _ = connection.await;
+        });
+        let conn_ready = Instant::now();
+        meter.requests.fetch_add(1, Ordering::Relaxed);
+        let http_req = build_request(&req, false)?;
+        let result = read_response(&node, &req, sender.send_request(http_req)).await;
+        let done = Instant::now();
+        drop(sender);
+        driver.abort(); // closes the socket: the client sends FIN, as Net::HTTP does
+        let resp = result?;
+        let marks = meter.marks();
+        let (bin, bout) = meter.bytes();
+        let mut timing = Instants {
+            start,
+            conn_ready,
+            write_done: marks.last_write.unwrap_or(conn_ready),
+            first_byte: marks.first_read.unwrap_or(resp.headers_at),
+            done,
+        }
+        .into_timing(Some(setup), HttpVersion::Http11, &node);
+        timing.connection_id = meter.id;
+        // A fresh connection carries one request: its bytes include the TLS handshake.
+        timing.bytes_in = bin;
+        timing.bytes_out = bout;
+        timing.decoded_bytes = resp.body.len() as u64;
+        Ok(WireResponse {
+            status: resp.status,
+            headers: resp.headers,
+            body: resp.body,
+            timing,
+        })
+    }
+}
+
+impl Transport for Fresh {
+    fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
+        self.requests.fetch_add(1, Ordering::Relaxed);
+        let (node, limit) = (req.node.to_string(), req.timeouts.request);
+        Box::pin(super::whole_request(node, limit, self.send_inner(req)))
+    }
+
+    fn name(&self) -> String {
+        if self.insecure {
+            "fresh(insecure-tls)".into()
+        } else {
+            "fresh".into()
+        }
+    }
+
+    fn stats(&self) -> TransportStats {
+        TransportStats {
+            connections_opened: self.connector.opened(),
+            requests: self.requests.load(Ordering::Relaxed),
+        }
+    }
+}

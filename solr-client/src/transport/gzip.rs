@@ -1,0 +1,122 @@
+//! `+gzip`: a decorator over any transport. It asks for gzip responses
+//! (`Accept-Encoding: gzip`), gunzips them under the size limit, and times the gunzip as
+//! the `decompress` phase; `bytes_in` stays the wire count, `decoded_bytes` is the size after.
+//!
+//! Gzip request bodies ([`Gzip::compress_requests`]) are off by default: Solr's Jetty only
+//! inflates a `Content-Encoding: gzip` request body when its GzipHandler has an inflate
+//! buffer configured, which the Solr distribution does not do (`inflateBufferSize` 0). This
+//! project's launcher can switch it on (`--gzip-inflate`) to measure it.
+
+use std::io::Read;
+use std::time::Instant;
+
+use bytes::Bytes;
+use http::header::{HeaderValue, ACCEPT_ENCODING, CONTENT_ENCODING};
+
+use super::{BoxFuture, Transport, TransportStats, WireRequest, WireResponse};
+use crate::error::{Error, Result};
+
+/// Wraps a transport with gzip content coding.
+#[derive(Debug)]
+pub struct Gzip<T> {
+    inner: T,
+    compress_requests: bool,
+}
+
+impl<T: Transport> Gzip<T> {
+    /// Wraps `inner`: responses are requested and decoded as gzip; request bodies are sent
+    /// as they are.
+    pub fn new(inner: T) -> Self {
+        Gzip {
+            inner,
+            compress_requests: false,
+        }
+    }
+
+    /// Also gzips non-empty request bodies (`Content-Encoding: gzip`). Default false: only a
+    /// Solr whose Jetty inflates request bodies accepts them.
+    pub fn compress_requests(mut self, yes: bool) -> Self {
+        self.compress_requests = yes;
+        self
+    }
+}
+
+/// Gzips a byte slice (default level).
+pub fn gzip_bytes(data: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    // Writing into a Vec cannot fail.
+    let _ = enc.write_all(data);
+    enc.finish().unwrap_or_default()
+}
+
+/// Gunzips `data`, refusing output larger than `limit` bytes.
+pub(crate) fn gunzip_limited(node: &str, data: &[u8], limit: u64) -> Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(data.len().saturating_mul(4).min(limit as usize));
+    let mut dec = flate2::read::MultiGzDecoder::new(data).take(limit + 1);
+    dec.read_to_end(&mut out).map_err(|e| Error::Decompress {
+        node: node.to_string(),
+        encoding: "gzip".into(),
+        message: e.to_string(),
+    })?;
+    if out.len() as u64 > limit {
+        return Err(Error::TooLarge {
+            node: node.to_string(),
+            limit,
+        });
+    }
+    Ok(out)
+}
+
+impl<T: Transport> Transport for Gzip<T> {
+    fn send(&self, mut req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
+        Box::pin(async move {
+            req.headers
+                .insert(ACCEPT_ENCODING, HeaderValue::from_static("gzip"));
+            if self.compress_requests && !req.body.is_empty() {
+                req.body = Bytes::from(gzip_bytes(&req.body));
+                req.headers
+                    .insert(CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+            }
+            let limit = req.max_response_bytes;
+            let mut resp = self.inner.send(req).await?;
+            let encoding = resp
+                .headers
+                .get(CONTENT_ENCODING)
+                .and_then(|v| v.to_str().ok())
+                .map(|s| s.trim().to_ascii_lowercase());
+            match encoding.as_deref() {
+                None | Some("identity") => {}
+                Some("gzip") | Some("x-gzip") => {
+                    let t0 = Instant::now();
+                    let out = gunzip_limited(&resp.timing.node, &resp.body, limit)?;
+                    resp.timing.decompress = Some(t0.elapsed());
+                    resp.timing.decoded_bytes = out.len() as u64;
+                    resp.timing.content_encoding = Some("gzip".into());
+                    resp.body = Bytes::from(out);
+                    resp.headers.remove(CONTENT_ENCODING);
+                }
+                Some(other) => {
+                    return Err(Error::Decompress {
+                        node: resp.timing.node.clone(),
+                        encoding: other.to_string(),
+                        message: "unsupported content encoding".into(),
+                    })
+                }
+            }
+            Ok(resp)
+        })
+    }
+
+    fn name(&self) -> String {
+        if self.compress_requests {
+            format!("{}+gzip(req)", self.inner.name())
+        } else {
+            format!("{}+gzip", self.inner.name())
+        }
+    }
+
+    fn stats(&self) -> TransportStats {
+        self.inner.stats()
+    }
+}

@@ -1,0 +1,177 @@
+//! What the hyper-based transports share: building the HTTP request, mapping hyper errors,
+//! reading a body under the read-idle timeout and size limit, and assembling the timing
+//! record from the instants the connector and the metered socket recorded.
+
+use std::time::{Duration, Instant};
+
+use bytes::{Bytes, BytesMut};
+use http::header::{HeaderValue, CONTENT_LENGTH, HOST, USER_AGENT};
+use http::{HeaderMap, StatusCode};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+
+use super::connector::SetupTiming;
+use super::WireRequest;
+use crate::error::{Error, Result, TimeoutPhase};
+use crate::timing::{HttpVersion, Timing};
+
+/// The User-Agent every transport sends.
+pub(crate) const USER_AGENT_VALUE: &str = concat!("solr-client-rs/", env!("CARGO_PKG_VERSION"));
+
+/// Builds the hyper request. HTTP/1 uses origin-form plus Host; HTTP/2 an absolute URI.
+pub(crate) fn build_request(
+    req: &WireRequest,
+    absolute: bool,
+) -> Result<http::Request<Full<Bytes>>> {
+    let uri = if absolute {
+        req.url().to_string()
+    } else {
+        req.path_and_query()
+    };
+    let mut builder = http::Request::builder().method(req.method.clone()).uri(uri);
+    if let Some(h) = builder.headers_mut() {
+        h.extend(req.headers.clone());
+        if !absolute {
+            if let Ok(v) = HeaderValue::from_str(&req.authority()) {
+                h.insert(HOST, v);
+            }
+        }
+        h.entry(USER_AGENT)
+            .or_insert(HeaderValue::from_static(USER_AGENT_VALUE));
+    }
+    builder
+        .body(Full::new(req.body.clone()))
+        .map_err(|e| Error::InvalidInput(format!("cannot build HTTP request: {e}")))
+}
+
+/// Maps a hyper error to this crate's error.
+pub(crate) fn map_hyper(node: &str, e: hyper::Error) -> Error {
+    let not_sent = e.is_canceled();
+    let mut message = e.to_string();
+    let mut src: Option<&dyn std::error::Error> = std::error::Error::source(&e);
+    while let Some(s) = src {
+        message.push_str(": ");
+        message.push_str(&s.to_string());
+        src = s.source();
+    }
+    Error::Io {
+        node: node.to_string(),
+        message,
+        not_sent,
+    }
+}
+
+/// A response head plus its whole body.
+pub(crate) struct ReadResponse {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+    /// When the response headers were decoded.
+    pub headers_at: Instant,
+}
+
+/// Waits for the response head, then reads the body, each await bounded by `read_idle`, the
+/// body bounded by `limit` bytes.
+pub(crate) async fn read_response<F>(node: &str, req: &WireRequest, fut: F) -> Result<ReadResponse>
+where
+    F: std::future::Future<Output = std::result::Result<http::Response<Incoming>, hyper::Error>>,
+{
+    let idle = req.timeouts.read_idle;
+    let timeout = |_| Error::Timeout {
+        node: node.to_string(),
+        phase: TimeoutPhase::ReadIdle,
+        after: idle,
+    };
+    let resp = tokio::time::timeout(idle, fut)
+        .await
+        .map_err(timeout)?
+        .map_err(|e| map_hyper(node, e))?;
+    let headers_at = Instant::now();
+    let (parts, mut body) = resp.into_parts();
+    let limit = req.max_response_bytes;
+    let too_large = || Error::TooLarge {
+        node: node.to_string(),
+        limit,
+    };
+    if let Some(len) = parts
+        .headers
+        .get(CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok())
+    {
+        if len > limit {
+            return Err(too_large());
+        }
+    }
+    let mut buf = BytesMut::new();
+    loop {
+        let frame = tokio::time::timeout(idle, body.frame())
+            .await
+            .map_err(timeout)?;
+        match frame {
+            None => break,
+            Some(Err(e)) => return Err(map_hyper(node, e)),
+            Some(Ok(frame)) => {
+                if let Ok(data) = frame.into_data() {
+                    if (buf.len() + data.len()) as u64 > limit {
+                        return Err(too_large());
+                    }
+                    buf.extend_from_slice(&data);
+                }
+            }
+        }
+    }
+    Ok(ReadResponse {
+        status: parts.status,
+        headers: parts.headers,
+        body: buf.freeze(),
+        headers_at,
+    })
+}
+
+/// The instants of one request, in order; missing or out-of-order stamps are clamped so the
+/// phases never go negative and always add up to `done - start`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Instants {
+    pub start: Instant,
+    pub conn_ready: Instant,
+    pub write_done: Instant,
+    pub first_byte: Instant,
+    pub done: Instant,
+}
+
+impl Instants {
+    pub fn into_timing(
+        self,
+        setup: Option<SetupTiming>,
+        version: HttpVersion,
+        node: &str,
+    ) -> Timing {
+        let conn_ready = self.conn_ready.max(self.start);
+        let write_done = self.write_done.max(conn_ready);
+        let first_byte = self.first_byte.max(write_done);
+        let done = self.done.max(first_byte);
+        let waited = conn_ready - self.start;
+        let (dns, connect, tls, setup_sum) = match setup {
+            Some(s) => {
+                let sum = s.dns + s.connect + s.tls.unwrap_or_default();
+                (Some(s.dns), Some(s.connect), s.tls, sum)
+            }
+            None => (None, None, None, Duration::ZERO),
+        };
+        Timing {
+            reused: setup.is_none(),
+            blocked: waited.saturating_sub(setup_sum),
+            dns,
+            connect,
+            tls,
+            write: write_done - conn_ready,
+            server_wait: first_byte - write_done,
+            transfer: done - first_byte,
+            http_version: version,
+            attempts: 1,
+            node: node.to_string(),
+            bytes_exact: true,
+            ..Timing::default()
+        }
+    }
+}

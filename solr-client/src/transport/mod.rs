@@ -1,0 +1,268 @@
+//! How bytes travel: the [`Transport`] trait and one file per transport or decorator.
+//!
+//! | name      | what it does                                                         |
+//! |-----------|----------------------------------------------------------------------|
+//! | `fresh`   | a new TCP (+TLS) connection per request, closed afterwards (baseline) |
+//! | `pooled`  | HTTP/1.1 keep-alive pool: idle connections are reused               |
+//! | `http2`   | one HTTP/2 connection (ALPN h2, or h2c prior knowledge) multiplexing all requests |
+//! | `reqwest` | reqwest's default client as it comes                                 |
+//! | `+gzip`   | decorator: `Accept-Encoding: gzip`, timed decompression, optional gzip request bodies |
+//!
+//! Transports know nothing about Solr except whether a request is a read or a write
+//! ([`RequestKind`]). All of them measure the phases documented in [`crate::timing`].
+
+mod connector;
+mod fresh;
+#[cfg(feature = "gzip")]
+mod gzip;
+mod h1;
+mod http2;
+mod pooled;
+mod reqwest_default;
+mod tls;
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{HeaderMap, Method, StatusCode};
+use url::Url;
+
+pub use connector::Connector;
+pub use fresh::Fresh;
+#[cfg(feature = "gzip")]
+pub use gzip::{gzip_bytes, Gzip};
+pub use http2::Http2;
+pub use pooled::{Pooled, PooledConfig};
+pub use reqwest_default::ReqwestDefault;
+pub use tls::{TlsOptions, TlsVersion};
+
+use crate::error::Result;
+use crate::timing::Timing;
+
+/// A boxed, sendable future, as returned by [`Transport::send`].
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Whether a request reads or changes the index; routing and retry policies use it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RequestKind {
+    /// A search or any other request that does not change state: safe to retry anywhere.
+    Read,
+    /// An update: sent to the leader, retried only when it certainly was not sent.
+    Write,
+    /// Admin requests (ping, cluster status): idempotent, any node.
+    Admin,
+}
+
+/// Timeouts of a request. Every transport honours all three.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timeouts {
+    /// DNS + TCP connect + TLS handshake. Default 10 s.
+    pub connect: Duration,
+    /// Longest gap without a byte while waiting for the response (headers or body).
+    /// Default 30 s.
+    pub read_idle: Duration,
+    /// The whole request, from start to the last body byte. Default 60 s.
+    pub request: Duration,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Timeouts {
+            connect: Duration::from_secs(10),
+            read_idle: Duration::from_secs(30),
+            request: Duration::from_secs(60),
+        }
+    }
+}
+
+/// A request on the wire, before any transport touches it.
+#[derive(Debug, Clone)]
+pub struct WireRequest {
+    /// HTTP method.
+    pub method: Method,
+    /// The node's base URL, e.g. `http://127.0.0.1:8983/solr`.
+    pub node: Url,
+    /// Path below the node, e.g. `bench/select`.
+    pub path: String,
+    /// Query parameters, in order (repeats allowed).
+    pub query: Vec<(String, String)>,
+    /// Extra headers (Content-Type for bodies, Accept-Encoding from the gzip decorator...).
+    pub headers: HeaderMap,
+    /// The body (empty for GET).
+    pub body: Bytes,
+    /// Read, write or admin.
+    pub kind: RequestKind,
+    /// Timeouts for this request.
+    pub timeouts: Timeouts,
+    /// Largest response body accepted, wire or decoded, in bytes.
+    pub max_response_bytes: u64,
+}
+
+impl WireRequest {
+    /// The full URL of the request on its node.
+    pub fn url(&self) -> Url {
+        let mut url = self.node.clone();
+        {
+            let base = url.path().trim_end_matches('/').to_string();
+            url.set_path(&format!("{}/{}", base, self.path.trim_start_matches('/')));
+        }
+        if !self.query.is_empty() {
+            url.query_pairs_mut().extend_pairs(self.query.iter());
+        }
+        url
+    }
+
+    /// Origin-form request target (`/solr/bench/select?q=...`).
+    pub fn path_and_query(&self) -> String {
+        let url = self.url();
+        match url.query() {
+            Some(q) => format!("{}?{}", url.path(), q),
+            None => url.path().to_string(),
+        }
+    }
+
+    /// `host:port` for the Host header.
+    pub(crate) fn authority(&self) -> String {
+        let host = self.node.host_str().unwrap_or("localhost");
+        match self.node.port() {
+            Some(p) => format!("{host}:{p}"),
+            None => host.to_string(),
+        }
+    }
+}
+
+/// A response as the transport delivered it: status, headers, the whole body (decompressed
+/// when a decorator did so) and the timing record.
+#[derive(Debug, Clone)]
+pub struct WireResponse {
+    /// HTTP status.
+    pub status: StatusCode,
+    /// Response headers.
+    pub headers: HeaderMap,
+    /// The body.
+    pub body: Bytes,
+    /// Phase timings, bytes, connection identity.
+    pub timing: Timing,
+}
+
+/// Counters every transport keeps about itself.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TransportStats {
+    /// Connections this transport opened (its own connector count).
+    pub connections_opened: u64,
+    /// Requests sent.
+    pub requests: u64,
+}
+
+/// The seam between "what Solr request" and "how bytes travel". Object-safe: the client
+/// holds an `Arc<dyn Transport>`, so a transport can be picked at run time by name.
+pub trait Transport: Send + Sync + fmt::Debug {
+    /// Sends one request and reads the whole response.
+    fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>>;
+    /// A short name for reports, e.g. `pooled+gzip`.
+    fn name(&self) -> String;
+    /// This transport's own counters.
+    fn stats(&self) -> TransportStats;
+}
+
+impl<T: Transport + ?Sized> Transport for Arc<T> {
+    fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
+        (**self).send(req)
+    }
+    fn name(&self) -> String {
+        (**self).name()
+    }
+    fn stats(&self) -> TransportStats {
+        (**self).stats()
+    }
+}
+
+/// Runs `fut` under the whole-request timeout.
+pub(crate) async fn whole_request<F>(node: String, limit: Duration, fut: F) -> Result<WireResponse>
+where
+    F: Future<Output = Result<WireResponse>>,
+{
+    tokio::time::timeout(limit, fut)
+        .await
+        .unwrap_or(Err(crate::Error::Timeout {
+            node,
+            phase: crate::TimeoutPhase::Request,
+            after: limit,
+        }))
+}
+
+/// The transports this crate ships, by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TransportKind {
+    /// See [`Fresh`].
+    Fresh,
+    /// See [`Pooled`].
+    Pooled,
+    /// See [`ReqwestDefault`].
+    Reqwest,
+    /// See [`Http2`].
+    Http2,
+}
+
+impl TransportKind {
+    /// All kinds, in report order.
+    pub const ALL: [TransportKind; 4] = [
+        TransportKind::Fresh,
+        TransportKind::Pooled,
+        TransportKind::Reqwest,
+        TransportKind::Http2,
+    ];
+
+    /// The name used on the command line and in reports.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            TransportKind::Fresh => "fresh",
+            TransportKind::Pooled => "pooled",
+            TransportKind::Reqwest => "reqwest",
+            TransportKind::Http2 => "http2",
+        }
+    }
+
+    /// Builds the transport, optionally wrapped in the gzip decorator.
+    pub fn build(&self, tls: &TlsOptions, gzip: bool) -> Result<Arc<dyn Transport>> {
+        let inner: Arc<dyn Transport> = match self {
+            TransportKind::Fresh => Arc::new(Fresh::new(tls)?),
+            TransportKind::Pooled => Arc::new(Pooled::new(tls, PooledConfig::default())?),
+            TransportKind::Reqwest => Arc::new(ReqwestDefault::new(tls)?),
+            TransportKind::Http2 => Arc::new(Http2::new(tls)?),
+        };
+        if gzip {
+            #[cfg(feature = "gzip")]
+            return Ok(Arc::new(Gzip::new(inner)));
+            #[cfg(not(feature = "gzip"))]
+            return Err(crate::Error::Config(
+                "built without the gzip feature".into(),
+            ));
+        }
+        Ok(inner)
+    }
+}
+
+impl fmt::Display for TransportKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for TransportKind {
+    type Err = crate::Error;
+    fn from_str(s: &str) -> Result<Self> {
+        TransportKind::ALL
+            .into_iter()
+            .find(|k| k.as_str() == s)
+            .ok_or_else(|| {
+                crate::Error::Config(format!(
+                    "unknown transport {s:?}; expected one of fresh, pooled, reqwest, http2"
+                ))
+            })
+    }
+}

@@ -1,0 +1,138 @@
+//! Printing and saving a study: a text table, `summary.json`, `transports.csv` and the raw
+//! per-request `records.jsonl`. Printers are generic over `Write` so tests print into a Vec.
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use crate::study::{Record, StudyReport};
+
+fn opt(v: Option<f64>) -> String {
+    v.map(|x| format!("{x:.2}")).unwrap_or_else(|| "-".into())
+}
+
+/// Writes the human-readable report; its last line is the verdict.
+pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
+    writeln!(w, "Solr: {}", r.url)?;
+    writeln!(w)?;
+    writeln!(
+        w,
+        "Indexing ({} docs per format, pooled transport)",
+        r.indexing.first().map(|i| i.docs).unwrap_or(0)
+    )?;
+    writeln!(
+        w,
+        "{:<6} {:>9} {:>10} {:>12} {:>12} {:>9}",
+        "format", "seconds", "docs/s", "body bytes", "gzipped", "QTime p50"
+    )?;
+    for i in &r.indexing {
+        writeln!(
+            w,
+            "{:<6} {:>9.2} {:>10.0} {:>12} {:>12} {:>9}",
+            i.format,
+            i.seconds,
+            i.docs_per_sec,
+            i.body_bytes,
+            i.body_bytes_gzip,
+            opt(i.qtime_p50_ms)
+        )?;
+    }
+    writeln!(w)?;
+    writeln!(w, "Searches: wall (client total) vs Solr QTime, ms; conns = connector / kernel ActiveOpens / expected")?;
+    writeln!(
+        w,
+        "{:<14} {:>6} {:>8} {:>8} {:>8} {:>8} {:>7} {:>9} {:>7} {:>9} {:>9} {:>16} {:>4}",
+        "transport",
+        "n",
+        "p50",
+        "p90",
+        "p99",
+        "max",
+        "QTime50",
+        "overhd50",
+        "reuse",
+        "bytes_in",
+        "decoded",
+        "conns",
+        "err"
+    )?;
+    for t in &r.transports {
+        let wi = &t.witnesses;
+        writeln!(
+            w,
+            "{:<14} {:>6} {:>8} {:>8} {:>8} {:>8} {:>7} {:>9} {:>6.0}% {:>9.0} {:>9.0} {:>16} {:>4}",
+            t.transport,
+            t.wall.n,
+            opt(t.wall.p50_ms),
+            opt(t.wall.p90_ms),
+            opt(t.wall.p99_ms),
+            opt(t.wall.max_ms),
+            opt(t.qtime.p50_ms),
+            opt(t.overhead.p50_ms),
+            t.reuse_ratio * 100.0,
+            t.bytes_in_mean,
+            t.decoded_bytes_mean,
+            format!("{}/{}/{}{}", wi.connector, wi.kernel_active_opens, wi.expected, if wi.agree { "" } else { "!" }),
+            t.errors
+        )?;
+    }
+    writeln!(w)?;
+    writeln!(w, "Mean phase breakdown, ms")?;
+    if let Some(first) = r.transports.first() {
+        write!(w, "{:<14}", "transport")?;
+        for (name, _) in &first.phases_mean_ms {
+            write!(w, " {:>11}", name)?;
+        }
+        writeln!(w)?;
+    }
+    for t in &r.transports {
+        write!(w, "{:<14}", t.transport)?;
+        for (_, v) in &t.phases_mean_ms {
+            write!(w, " {:>11.3}", v)?;
+        }
+        writeln!(w)?;
+    }
+    writeln!(w)?;
+    writeln!(w, "study took {:.1} s", r.duration_s)?;
+    writeln!(w, "{}", r.verdict)?;
+    Ok(())
+}
+
+/// Saves `summary.json`, `transports.csv`, `records.jsonl` and `report.txt` into `dir`.
+pub fn save(dir: &Path, r: &StudyReport, records: &[Record]) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    std::fs::write(dir.join("summary.json"), serde_json::to_vec_pretty(r)?)?;
+    let mut csv = String::from("transport,n,p50_ms,p90_ms,p99_ms,max_ms,qtime_p50_ms,overhead_p50_ms,reuse_ratio,bytes_in_mean,connector,kernel_active_opens,expected,errors\n");
+    for t in &r.transports {
+        let o = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
+        csv.push_str(&format!(
+            "{},{},{},{},{},{},{},{},{:.3},{:.0},{},{},{},{}\n",
+            t.transport,
+            t.wall.n,
+            o(t.wall.p50_ms),
+            o(t.wall.p90_ms),
+            o(t.wall.p99_ms),
+            o(t.wall.max_ms),
+            o(t.qtime.p50_ms),
+            o(t.overhead.p50_ms),
+            t.reuse_ratio,
+            t.bytes_in_mean,
+            t.witnesses.connector,
+            t.witnesses.kernel_active_opens,
+            t.witnesses.expected,
+            t.errors
+        ));
+    }
+    std::fs::write(dir.join("transports.csv"), csv)?;
+    let mut jsonl = Vec::new();
+    for rec in records {
+        serde_json::to_writer(&mut jsonl, rec)?;
+        jsonl.push(b'\n');
+    }
+    std::fs::write(dir.join("records.jsonl"), jsonl)?;
+    let mut txt = Vec::new();
+    print_text(r, &mut txt)?;
+    std::fs::write(dir.join("report.txt"), txt)?;
+    Ok(())
+}

@@ -1,0 +1,62 @@
+//! Distributions (HdrHistogram) and the rule for which percentiles a sample supports.
+
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+use std::time::Duration;
+
+/// Percentiles of one distribution, in milliseconds. A percentile is None when the sample is
+/// too small to support it (p90 needs 10 values, p99 100, p99.9 1000), as rally does.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Percentiles {
+    /// Sample size.
+    pub n: u64,
+    /// Mean.
+    pub mean_ms: f64,
+    /// Median.
+    pub p50_ms: Option<f64>,
+    /// 90th percentile.
+    pub p90_ms: Option<f64>,
+    /// 99th percentile.
+    pub p99_ms: Option<f64>,
+    /// Maximum.
+    pub max_ms: Option<f64>,
+}
+
+/// Builds [`Percentiles`] from durations (microsecond resolution, up to 1 hour).
+pub fn percentiles(values: impl IntoIterator<Item = Duration>) -> Percentiles {
+    let mut h =
+        Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).expect("valid histogram bounds");
+    for v in values {
+        let us = (v.as_micros() as u64).clamp(1, 3_600_000_000);
+        let _ = h.record(us);
+    }
+    let n = h.len();
+    if n == 0 {
+        return Percentiles::default();
+    }
+    let ms = |us: u64| us as f64 / 1000.0;
+    Percentiles {
+        n,
+        mean_ms: h.mean() / 1000.0,
+        p50_ms: Some(ms(h.value_at_quantile(0.5))),
+        p90_ms: (n >= 10).then(|| ms(h.value_at_quantile(0.9))),
+        p99_ms: (n >= 100).then(|| ms(h.value_at_quantile(0.99))),
+        max_ms: Some(ms(h.max())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_samples_hide_tail_percentiles() {
+        let p = percentiles((1..=5).map(Duration::from_millis));
+        assert_eq!(p.n, 5);
+        assert!(p.p90_ms.is_none() && p.p99_ms.is_none());
+        let p50 = p.p50_ms.expect("p50");
+        assert!((2.9..=3.1).contains(&p50), "{p50}");
+        let p = percentiles((1..=100).map(Duration::from_millis));
+        assert!(p.p99_ms.is_some());
+    }
+}
