@@ -1,1 +1,8 @@
+//! End-to-end tests against the real local Solr that `local-solr/solr.sh` starts.
+//! One test binary (ripgrep's layout); modules by subject.
 
+mod support;
+
+mod client;
+mod foundation;
+mod witnesses;

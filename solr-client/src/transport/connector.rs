@@ -247,6 +247,12 @@ pub(crate) struct Conn {
     pub h2: bool,
 }
 
+/// ALPN offered by the HTTP/1.1 transports: none. Solr's embedded Jetty runner registers
+/// its HTTP/1.1 factory under the token `HTTP/1.1`, so a client offering the standard
+/// `http/1.1` token is refused with `no_application_protocol`; without ALPN Jetty falls back
+/// to its default protocol, HTTP/1.1. The handshake costs the same round trips either way.
+pub(crate) const HTTP1_ALPN: &[&[u8]] = &[];
+
 static NEXT_CONN_ID: AtomicU64 = AtomicU64::new(1);
 
 /// Opens timed, metered connections and counts them. Cheap to clone; clones share the count.

@@ -28,7 +28,7 @@ impl Fresh {
     /// Builds the transport with the given TLS options (used for https nodes).
     pub fn new(tls: &TlsOptions) -> Result<Self> {
         Ok(Fresh {
-            connector: Connector::new(tls, &[b"http/1.1"])?,
+            connector: Connector::new(tls, super::connector::HTTP1_ALPN)?,
             requests: AtomicU64::new(0),
             insecure: tls.is_insecure(),
         })

@@ -97,7 +97,7 @@ impl Pooled {
             ));
         }
         Ok(Pooled {
-            connector: Connector::new(tls, &[b"http/1.1"])?,
+            connector: Connector::new(tls, super::connector::HTTP1_ALPN)?,
             config,
             hosts: Mutex::new(HashMap::new()),
             requests: AtomicU64::new(0),

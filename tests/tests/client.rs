@@ -1,0 +1,262 @@
+//! Issue "solr-client": gzip bytes, update formats, kNN, cursor, timing consistency,
+//! batch failures, Solr errors, escaping.
+
+use std::collections::HashSet;
+
+use futures::StreamExt;
+use serde_json::Value;
+use solr_client::{escape_query, Commit, Error, Knn, Select, TransportKind, UpdateFormat};
+
+use crate::support::{self, client, docs, tag};
+
+#[tokio::test]
+async fn gzip_shrinks_wire_bytes_and_identity_when_off() {
+    let _g = support::shared();
+    let s = support::standalone();
+    let url = s.url(None).unwrap();
+    let t = tag("gz");
+    let plain = client(url, TransportKind::Pooled, false);
+    plain.add(&docs(&t, 100, 0)).await.expect("add");
+    plain.commit(Commit::default()).await.expect("commit");
+    let q = Select::new(format!("tag_s:{t}"))
+        .rows(100)
+        .fl("id,title,body,category,price");
+    for kind in [
+        TransportKind::Fresh,
+        TransportKind::Pooled,
+        TransportKind::Http2,
+    ] {
+        let gz = client(url, kind, true)
+            .select(&q)
+            .await
+            .expect("gzip select");
+        assert_eq!(gz.response.docs.len(), 100);
+        assert_eq!(
+            gz.timing.content_encoding.as_deref(),
+            Some("gzip"),
+            "{kind}"
+        );
+        assert!(gz.timing.decompress.is_some());
+        assert!(
+            gz.timing.bytes_in < gz.timing.decoded_bytes,
+            "{kind}: wire {} < decoded {}",
+            gz.timing.bytes_in,
+            gz.timing.decoded_bytes
+        );
+        let id = client(url, kind, false)
+            .select(&q)
+            .await
+            .expect("plain select");
+        assert_eq!(id.timing.content_encoding, None, "{kind}");
+        assert!(id.timing.decompress.is_none());
+        assert!(
+            id.timing.bytes_in > id.timing.decoded_bytes,
+            "{kind}: identity body plus headers on the wire"
+        );
+        assert_eq!(
+            gz.response.docs, id.response.docs,
+            "{kind}: same documents either way"
+        );
+    }
+}
+
+#[tokio::test]
+async fn json_xml_cbor_index_identically() {
+    let _g = support::shared();
+    let s = support::standalone();
+    let url = s.url(None).unwrap();
+    let mut stored = Vec::new();
+    for format in UpdateFormat::ALL {
+        let t = tag(&format!("fmt{format}"));
+        let c = client(url, TransportKind::Pooled, false).with_update_format(format);
+        let batch = docs(&t, 1000, 0);
+        c.add(&batch)
+            .await
+            .unwrap_or_else(|e| panic!("{format}: {e}"));
+        c.commit(Commit::default()).await.expect("commit");
+        let r = c
+            .select(
+                &Select::new(format!("tag_s:{t}"))
+                    .rows(1000)
+                    .sort("seq_i asc")
+                    .fl("title,body,category,price,popularity,seq_i"),
+            )
+            .await
+            .expect("select");
+        assert_eq!(r.response.num_found, 1000, "{format}");
+        stored.push((format, r.response.docs));
+    }
+    let (_, json_docs) = &stored[0];
+    for (format, d) in &stored[1..] {
+        assert_eq!(d, json_docs, "{format} stored values equal JSON's");
+    }
+}
+
+#[tokio::test]
+async fn knn_returns_top_k_in_score_order() {
+    let _g = support::shared();
+    let s = support::standalone();
+    let c = client(s.url(None).unwrap(), TransportKind::Pooled, false);
+    let t = tag("knn");
+    let batch = docs(&t, 60, 768);
+    c.add(&batch).await.expect("add vectors");
+    c.commit(Commit::default()).await.expect("commit");
+    let v: Vec<f32> = batch[5]["vector"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap() as f32)
+        .collect();
+    let k = Knn::new("vector", v)
+        .top_k(10)
+        .pre_filter(format!("tag_s:{t}"));
+    let r = c.select(&k.to_select().fl("id,score")).await.expect("knn");
+    assert_eq!(r.response.docs.len(), 10);
+    let scores: Vec<f64> = r
+        .response
+        .docs
+        .iter()
+        .map(|d| d["score"].as_f64().unwrap())
+        .collect();
+    assert!(
+        scores.windows(2).all(|w| w[0] >= w[1]),
+        "score order: {scores:?}"
+    );
+    assert_eq!(
+        r.response.docs[0]["id"],
+        Value::String(format!("{t}-5")),
+        "nearest is the doc itself"
+    );
+}
+
+#[tokio::test]
+async fn cursor_yields_each_of_10000_once() {
+    let _g = support::shared();
+    let s = support::standalone();
+    let c = client(s.url(None).unwrap(), TransportKind::Pooled, false);
+    let t = tag("cur");
+    let all = docs(&t, 10_000, 0);
+    for chunk in all.chunks(2000) {
+        c.add(chunk).await.expect("add");
+    }
+    c.commit(Commit::default()).await.expect("commit");
+    let mut seen = HashSet::new();
+    let mut stream = Box::pin(c.cursor(Select::new(format!("tag_s:{t}")).fl("id"), 700));
+    while let Some(doc) = stream.next().await {
+        let doc = doc.expect("page");
+        let id = doc["id"].as_str().unwrap().to_string();
+        assert!(seen.insert(id.clone()), "{id} seen twice");
+    }
+    assert_eq!(seen.len(), 10_000);
+}
+
+#[tokio::test]
+async fn timing_fields_present_and_consistent() {
+    let _g = support::shared();
+    let s = support::standalone();
+    for kind in TransportKind::ALL {
+        for gzip in [false, true] {
+            let c = client(s.url(None).unwrap(), kind, gzip);
+            for i in 0..3 {
+                let r = c
+                    .select(&Select::new("body:latency").rows(50))
+                    .await
+                    .expect("select");
+                let t = &r.timing;
+                let qtime = std::time::Duration::from_millis(u64::from(t.qtime_ms.expect("QTime")));
+                // QTime is whole milliseconds, truncated: allow the 1 ms of rounding.
+                assert!(
+                    qtime <= t.server_wait + std::time::Duration::from_millis(1),
+                    "{kind}: QTime {qtime:?} > wait {:?}",
+                    t.server_wait
+                );
+                let sum = t.blocked
+                    + t.connection_setup()
+                    + t.write
+                    + t.server_wait
+                    + t.transfer
+                    + t.decompress.unwrap_or_default()
+                    + t.parse.unwrap_or_default();
+                assert_eq!(sum, t.total(), "{kind}: phases sum to the total");
+                assert!(t.parse.is_some());
+                assert!(t.decoded_bytes > 0);
+                assert_eq!(
+                    t.node,
+                    s.url(None).unwrap().trim_end_matches('/'),
+                    "node named"
+                );
+                if kind != TransportKind::Reqwest {
+                    assert!(t.connection_id > 0);
+                    assert_eq!(
+                        t.reused,
+                        i > 0 && kind != TransportKind::Fresh,
+                        "{kind} request {i}"
+                    );
+                    assert_eq!(
+                        t.connect.is_none(),
+                        t.reused,
+                        "connect absent exactly on reuse"
+                    );
+                    assert!(t.bytes_in > 0 && t.bytes_out > 0);
+                }
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn failed_batch_names_exactly_the_bad_documents() {
+    let _g = support::shared();
+    let s = support::standalone();
+    let c = client(s.url(None).unwrap(), TransportKind::Pooled, false);
+    let t = tag("bad");
+    let mut batch = docs(&t, 10, 0);
+    batch[3]["popularity"] = Value::String("not-a-number".into());
+    batch[7]["price"] = Value::String("free".into());
+    let err = c.add(&batch).await.expect_err("two docs are bad");
+    match err {
+        Error::Update {
+            sent,
+            failed,
+            cause,
+        } => {
+            assert_eq!(sent, 10);
+            assert!(cause.is_none(), "Solr answered; per-document errors");
+            let ids: Vec<&str> = failed.iter().map(|f| f.id.as_str()).collect();
+            assert_eq!(ids, vec![format!("{t}-3"), format!("{t}-7")]);
+        }
+        other => panic!("expected Error::Update, got {other}"),
+    }
+    c.commit(Commit::default()).await.expect("commit");
+    let r = c
+        .select(&Select::new(format!("tag_s:{t}")).rows(0))
+        .await
+        .expect("select");
+    assert_eq!(r.response.num_found, 8, "the 8 good documents were indexed");
+}
+
+#[tokio::test]
+async fn solr_errors_are_typed_and_user_text_is_escaped() {
+    let _g = support::shared();
+    let s = support::standalone();
+    let c = client(s.url(None).unwrap(), TransportKind::Pooled, false);
+    let err = c
+        .select(&Select::new("title:(unbalanced"))
+        .await
+        .expect_err("syntax error");
+    match &err {
+        Error::Solr { status, body, .. } => {
+            assert_eq!(*status, 400);
+            assert!(!body.msg.is_empty());
+        }
+        other => panic!("expected a Solr error, got {other}"),
+    }
+    assert_eq!(err.status(), Some(400));
+    // Hostile user text becomes a literal term: no local params, no error, no hits.
+    let hostile = "{!func}sum(1,1) OR *:*";
+    let r = c
+        .select(&Select::new(format!("title:{}", escape_query(hostile))))
+        .await
+        .expect("escaped query runs");
+    assert_eq!(r.response.num_found, 0);
+}

@@ -1,0 +1,168 @@
+//! Issue "foundation": real Solr in every mode, TLS, gzip on GET and POST.
+
+use std::time::{Duration, Instant};
+
+use http::header::{HeaderValue, ACCEPT_ENCODING, CONTENT_ENCODING, CONTENT_TYPE};
+use solr_client::{Commit, Error, RequestKind, Select, SolrClient, TransportKind};
+
+use crate::support::{self, client, docs, tag};
+
+#[tokio::test]
+async fn standalone_add_commit_select_100() {
+    let _g = support::shared();
+    let s = support::standalone();
+    let c = client(s.url(None).unwrap(), TransportKind::Pooled, false);
+    let t = tag("std100");
+    let r = c.add(&docs(&t, 100, 0)).await.expect("add");
+    assert_eq!(r.docs_sent, 100);
+    c.commit(Commit::default()).await.expect("commit");
+    let r = c
+        .select(&Select::new(format!("tag_s:{t}")).rows(0))
+        .await
+        .expect("select");
+    assert_eq!(r.response.num_found, 100);
+    assert_eq!(
+        r.timing.qtime_ms,
+        Some(r.header.qtime),
+        "QTime carried into the timing record"
+    );
+    let ping = c.ping().await.expect("ping");
+    assert_eq!(ping.status, "OK");
+}
+
+async fn wait_for_hits(c: &SolrClient, q: &str, want: u64, limit: Duration) -> Option<Duration> {
+    let t0 = Instant::now();
+    while t0.elapsed() < limit {
+        if let Ok(r) = c.select(&Select::new(q).rows(0)).await {
+            if r.response.num_found == want {
+                return Some(t0.elapsed());
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    None
+}
+
+#[tokio::test]
+async fn pair_follower_replicates_leader() {
+    let _g = support::shared();
+    let p = support::pair();
+    let leader = client(p.url(Some("leader")).unwrap(), TransportKind::Pooled, false);
+    let follower = client(
+        p.url(Some("follower")).unwrap(),
+        TransportKind::Pooled,
+        false,
+    );
+    let t = tag("pair");
+    leader.add(&docs(&t, 3, 0)).await.expect("add on leader");
+    leader
+        .commit(Commit::default())
+        .await
+        .expect("commit on leader");
+    let q = format!("tag_s:{t}");
+    let lag = wait_for_hits(&follower, &q, 3, Duration::from_secs(60)).await;
+    assert!(lag.is_some(), "follower never saw the leader's documents");
+}
+
+#[tokio::test]
+async fn cloud_both_replicas_serve_the_doc() {
+    let _g = support::shared();
+    let cl = support::cloud();
+    assert_eq!(
+        cl.nodes
+            .iter()
+            .filter(|(n, _)| n.starts_with("node"))
+            .count(),
+        2
+    );
+    let first = client(cl.url(Some("node1")).unwrap(), TransportKind::Pooled, false);
+    let t = tag("cloud");
+    first.add(&docs(&t, 1, 0)).await.expect("add");
+    first.commit(Commit::default()).await.expect("commit");
+    for node in ["node1", "node2"] {
+        let c = client(cl.url(Some(node)).unwrap(), TransportKind::Pooled, false);
+        let r = c
+            .select(&Select::new(format!("tag_s:{t}")).param("distrib", "false"))
+            .await
+            .unwrap_or_else(|e| panic!("{node}: {e}"));
+        assert_eq!(r.response.num_found, 1, "replica on {node} serves the doc");
+    }
+}
+
+#[tokio::test]
+async fn tls_select_needs_the_generated_ca() {
+    let _g = support::shared();
+    let s = support::standalone_tls();
+    let url = s.url(None).unwrap();
+    assert!(url.starts_with("https://"), "{url}");
+    for kind in [
+        TransportKind::Fresh,
+        TransportKind::Pooled,
+        TransportKind::Http2,
+        TransportKind::Reqwest,
+    ] {
+        let ok = support::tls_client(s, kind);
+        let r = ok
+            .select(&Select::new("*:*").rows(0))
+            .await
+            .unwrap_or_else(|e| panic!("{kind}: {e}"));
+        assert!(r.header.status == 0);
+        if kind != TransportKind::Reqwest {
+            assert!(r.timing.tls.is_some(), "{kind}: TLS handshake timed");
+        }
+        // Without the CA: refused.
+        let bad = client(url, kind, false);
+        let err = bad
+            .select(&Select::new("*:*"))
+            .await
+            .expect_err("unknown CA must be refused");
+        assert!(err.is_connect(), "{kind}: {err}");
+        if kind != TransportKind::Reqwest {
+            assert!(matches!(err, Error::Tls { .. }), "{kind}: {err}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn gzip_on_get_and_post() {
+    let _g = support::shared();
+    let s = support::standalone();
+    let c = client(s.url(None).unwrap(), TransportKind::Pooled, false);
+    let params = Select::new("*:*").rows(20).params();
+    // GET
+    let mut get = c.wire(
+        http::Method::GET,
+        "select",
+        params.clone(),
+        RequestKind::Read,
+    );
+    get.headers
+        .insert(ACCEPT_ENCODING, HeaderValue::from_static("gzip"));
+    let r = c.send_raw(get).await.expect("GET");
+    assert_eq!(
+        r.headers.get(CONTENT_ENCODING).map(|v| v.as_bytes()),
+        Some(&b"gzip"[..]),
+        "GET gzipped"
+    );
+    // POST (form body)
+    let body = params
+        .iter()
+        .map(|(k, v)| format!("{k}={}", v.replace(':', "%3A").replace('*', "%2A")))
+        .collect::<Vec<_>>()
+        .join("&");
+    let mut post = c.wire(http::Method::POST, "select", Vec::new(), RequestKind::Read);
+    post.headers
+        .insert(ACCEPT_ENCODING, HeaderValue::from_static("gzip"));
+    post.headers.insert(
+        CONTENT_TYPE,
+        HeaderValue::from_static("application/x-www-form-urlencoded"),
+    );
+    post.body = body.into();
+    let r = c.send_raw(post).await.expect("POST");
+    assert_eq!(r.status, 200);
+    assert_eq!(
+        r.headers.get(CONTENT_ENCODING).map(|v| v.as_bytes()),
+        Some(&b"gzip"[..]),
+        "POST gzipped"
+    );
+}

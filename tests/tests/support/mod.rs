@@ -1,0 +1,102 @@
+//! Shared test support: the local Solr instances (started once per test process, reused
+//! across runs by `solr.sh`'s idempotent start), unique tags for test data, and the lock
+//! that keeps connection-counting tests alone.
+
+use std::sync::{OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use serde_json::{json, Value};
+use solr_client::{SolrClient, TlsOptions, TransportKind};
+use transport_bench::local_solr::{LocalSolr, Mode};
+
+/// Tests that count connections (kernel counters are per namespace) take this lock for
+/// writing; every other test takes it for reading, so nothing else opens a connection
+/// while they count.
+static NET: RwLock<()> = RwLock::new(());
+
+/// Shared access: for tests that do not count connections.
+pub fn shared() -> RwLockReadGuard<'static, ()> {
+    NET.read().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Exclusive access: for tests that count connections.
+pub fn exclusive() -> RwLockWriteGuard<'static, ()> {
+    NET.write().unwrap_or_else(|e| e.into_inner())
+}
+
+fn instance(
+    cell: &'static OnceLock<LocalSolr>,
+    mode: Mode,
+    name: &str,
+    extra: &[&str],
+) -> &'static LocalSolr {
+    cell.get_or_init(|| match LocalSolr::start(mode, name, extra) {
+        Ok(s) => s,
+        Err(e) => panic!("cannot start local Solr {name}: {e:#}"),
+    })
+}
+
+/// The plain-http standalone node.
+pub fn standalone() -> &'static LocalSolr {
+    static S: OnceLock<LocalSolr> = OnceLock::new();
+    instance(&S, Mode::Standalone, "e2e", &[])
+}
+
+/// The https standalone node (CA made at set-up time).
+pub fn standalone_tls() -> &'static LocalSolr {
+    static S: OnceLock<LocalSolr> = OnceLock::new();
+    instance(&S, Mode::Standalone, "e2e-tls", &["--tls"])
+}
+
+/// Leader + follower, follower polling every second.
+pub fn pair() -> &'static LocalSolr {
+    static S: OnceLock<LocalSolr> = OnceLock::new();
+    instance(&S, Mode::Pair, "e2e-pair", &["--poll-interval", "1"])
+}
+
+/// Two-node SolrCloud, collection `bench` 1 shard x 2 replicas.
+pub fn cloud() -> &'static LocalSolr {
+    static S: OnceLock<LocalSolr> = OnceLock::new();
+    instance(&S, Mode::Cloud, "e2e-cloud", &[])
+}
+
+/// A client on `url` with `kind`.
+pub fn client(url: &str, kind: TransportKind, gzip: bool) -> SolrClient {
+    SolrClient::builder(url)
+        .transport(kind)
+        .gzip(gzip)
+        .build()
+        .expect("client builds")
+}
+
+/// A client trusting the local CA.
+pub fn tls_client(s: &LocalSolr, kind: TransportKind) -> SolrClient {
+    let ca = s.ca.as_ref().expect("TLS instance has a CA");
+    let tls = TlsOptions::new().add_ca_pem_file(ca).expect("CA readable");
+    SolrClient::builder(s.url(None).expect("url"))
+        .transport(kind)
+        .tls(tls)
+        .build()
+        .expect("client builds")
+}
+
+/// A tag unique to this test run, to scope documents and counts.
+pub fn tag(name: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!("{name}_{}_{nanos}", std::process::id())
+}
+
+/// `n` documents tagged `tag` (ids `{tag}-{i}`), with `dim`-dimensional vectors when > 0.
+pub fn docs(tag: &str, n: usize, dim: usize) -> Vec<Value> {
+    let mut gen = transport_bench::workload::Generator::new(7, dim);
+    (0..n)
+        .map(|i| {
+            let mut d = gen.doc(&format!("{tag}-"), i);
+            d["tag_s"] = json!(tag);
+            d["seq_i"] = json!(i);
+            d
+        })
+        .collect()
+}
