@@ -11,7 +11,7 @@ use crate::support::{self, client, docs, tag};
 
 #[tokio::test]
 async fn gzip_shrinks_wire_bytes_and_identity_when_off() {
-    let _g = support::shared();
+    let _g = support::shared().await;
     let s = support::standalone();
     let url = s.url(None).unwrap();
     let t = tag("gz");
@@ -62,7 +62,7 @@ async fn gzip_shrinks_wire_bytes_and_identity_when_off() {
 
 #[tokio::test]
 async fn json_xml_cbor_index_identically() {
-    let _g = support::shared();
+    let _g = support::shared().await;
     let s = support::standalone();
     let url = s.url(None).unwrap();
     let mut stored = Vec::new();
@@ -94,7 +94,7 @@ async fn json_xml_cbor_index_identically() {
 
 #[tokio::test]
 async fn knn_returns_top_k_in_score_order() {
-    let _g = support::shared();
+    let _g = support::shared().await;
     let s = support::standalone();
     let c = client(s.url(None).unwrap(), TransportKind::Pooled, false);
     let t = tag("knn");
@@ -131,7 +131,7 @@ async fn knn_returns_top_k_in_score_order() {
 
 #[tokio::test]
 async fn cursor_yields_each_of_10000_once() {
-    let _g = support::shared();
+    let _g = support::shared().await;
     let s = support::standalone();
     let c = client(s.url(None).unwrap(), TransportKind::Pooled, false);
     let t = tag("cur");
@@ -152,7 +152,7 @@ async fn cursor_yields_each_of_10000_once() {
 
 #[tokio::test]
 async fn timing_fields_present_and_consistent() {
-    let _g = support::shared();
+    let _g = support::shared().await;
     let s = support::standalone();
     for kind in TransportKind::ALL {
         for gzip in [false, true] {
@@ -206,7 +206,7 @@ async fn timing_fields_present_and_consistent() {
 
 #[tokio::test]
 async fn failed_batch_names_exactly_the_bad_documents() {
-    let _g = support::shared();
+    let _g = support::shared().await;
     let s = support::standalone();
     let c = client(s.url(None).unwrap(), TransportKind::Pooled, false);
     let t = tag("bad");
@@ -237,7 +237,7 @@ async fn failed_batch_names_exactly_the_bad_documents() {
 
 #[tokio::test]
 async fn solr_errors_are_typed_and_user_text_is_escaped() {
-    let _g = support::shared();
+    let _g = support::shared().await;
     let s = support::standalone();
     let c = client(s.url(None).unwrap(), TransportKind::Pooled, false);
     let err = c

@@ -9,7 +9,7 @@ use crate::support::{self, client, docs, tag};
 
 #[tokio::test]
 async fn standalone_add_commit_select_100() {
-    let _g = support::shared();
+    let _g = support::shared().await;
     let s = support::standalone();
     let c = client(s.url(None).unwrap(), TransportKind::Pooled, false);
     let t = tag("std100");
@@ -45,7 +45,7 @@ async fn wait_for_hits(c: &SolrClient, q: &str, want: u64, limit: Duration) -> O
 
 #[tokio::test]
 async fn pair_follower_replicates_leader() {
-    let _g = support::shared();
+    let _g = support::shared().await;
     let p = support::pair();
     let leader = client(p.url(Some("leader")).unwrap(), TransportKind::Pooled, false);
     let follower = client(
@@ -66,7 +66,7 @@ async fn pair_follower_replicates_leader() {
 
 #[tokio::test]
 async fn cloud_both_replicas_serve_the_doc() {
-    let _g = support::shared();
+    let _g = support::shared().await;
     let cl = support::cloud();
     assert_eq!(
         cl.nodes
@@ -91,7 +91,7 @@ async fn cloud_both_replicas_serve_the_doc() {
 
 #[tokio::test]
 async fn tls_select_needs_the_generated_ca() {
-    let _g = support::shared();
+    let _g = support::shared().await;
     let s = support::standalone_tls();
     let url = s.url(None).unwrap();
     assert!(url.starts_with("https://"), "{url}");
@@ -125,7 +125,7 @@ async fn tls_select_needs_the_generated_ca() {
 
 #[tokio::test]
 async fn gzip_on_get_and_post() {
-    let _g = support::shared();
+    let _g = support::shared().await;
     let s = support::standalone();
     let c = client(s.url(None).unwrap(), TransportKind::Pooled, false);
     let params = Select::new("*:*").rows(20).params();

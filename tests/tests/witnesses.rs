@@ -1,6 +1,12 @@
 //! 20 identical searches per transport: the transport's own connection counter and the
-//! kernel's (`Tcp: ActiveOpens` of this network namespace) must both say fresh = 20,
-//! pooled = reqwest = 1 (sequential), http2 = 1 (20 concurrent).
+//! kernel's (`Tcp: ActiveOpens` of this network namespace) must agree exactly, and say
+//! fresh = 20, pooled = 1 (sequential), http2 = 1 (20 concurrent).
+//!
+//! reqwest's default client is not held to 1: on loopback its pool (hyper-util's legacy
+//! client) races a new connect against the checkout of the connection the previous response
+//! is still returning, and the connect often wins: 1 to 4 connections for 20 sequential
+//! searches were seen here. It must still reuse (fewer than 20), and both witnesses must
+//! agree on whatever it did.
 
 use solr_client::{Select, TransportKind};
 use transport_bench::witness::KernelTcp;
@@ -11,11 +17,11 @@ use crate::support::{self, client};
 async fn twenty_searches_connection_counts() {
     let s = support::standalone();
     let url = s.url(None).unwrap().to_string();
-    let _g = support::exclusive();
+    let _g = support::exclusive().await;
     for (kind, concurrent, expected) in [
         (TransportKind::Fresh, false, 20u64),
         (TransportKind::Pooled, false, 1),
-        (TransportKind::Reqwest, false, 1),
+        (TransportKind::Reqwest, false, 0), // 0: reuses, count not fixed (see above)
         (TransportKind::Http2, true, 1),
     ] {
         let c = client(&url, kind, false);
@@ -36,8 +42,19 @@ async fn twenty_searches_connection_counts() {
             .since(&before)
             .active_opens;
         let own = c.transport().stats().connections_opened;
-        assert_eq!(own, expected, "{kind}: transport's own connector count");
-        assert_eq!(kernel, expected, "{kind}: kernel ActiveOpens delta");
+        assert_eq!(
+            own, kernel,
+            "{kind}: transport's own count vs kernel ActiveOpens delta"
+        );
+        if expected > 0 {
+            assert_eq!(own, expected, "{kind}: connections opened");
+        } else {
+            assert!(
+                (1..20).contains(&own),
+                "{kind}: reuses connections, opened {own}"
+            );
+            eprintln!("{kind}: opened {own} connections for 20 sequential searches");
+        }
         assert_eq!(c.transport().stats().requests, 20);
     }
 }

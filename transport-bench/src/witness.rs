@@ -15,8 +15,9 @@ pub fn proc_counter(path: &str, prefix: &str, name: &str) -> Result<u64> {
 fn parse_counter(text: &str, prefix: &str, name: &str) -> Option<u64> {
     let mut lines = text.lines().filter(|l| l.starts_with(prefix));
     while let (Some(head), Some(vals)) = (lines.next(), lines.next()) {
-        let idx = head.split_whitespace().position(|h| h == name)?;
-        return vals.split_whitespace().nth(idx)?.parse().ok();
+        if let Some(idx) = head.split_whitespace().position(|h| h == name) {
+            return vals.split_whitespace().nth(idx)?.parse().ok();
+        }
     }
     None
 }

@@ -2,7 +2,9 @@
 //! across runs by `solr.sh`'s idempotent start), unique tags for test data, and the lock
 //! that keeps connection-counting tests alone.
 
-use std::sync::{OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::OnceLock;
+
+use tokio::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use serde_json::{json, Value};
 use solr_client::{SolrClient, TlsOptions, TransportKind};
@@ -11,16 +13,16 @@ use transport_bench::local_solr::{LocalSolr, Mode};
 /// Tests that count connections (kernel counters are per namespace) take this lock for
 /// writing; every other test takes it for reading, so nothing else opens a connection
 /// while they count.
-static NET: RwLock<()> = RwLock::new(());
+static NET: RwLock<()> = RwLock::const_new(());
 
 /// Shared access: for tests that do not count connections.
-pub fn shared() -> RwLockReadGuard<'static, ()> {
-    NET.read().unwrap_or_else(|e| e.into_inner())
+pub async fn shared() -> RwLockReadGuard<'static, ()> {
+    NET.read().await
 }
 
 /// Exclusive access: for tests that count connections.
-pub fn exclusive() -> RwLockWriteGuard<'static, ()> {
-    NET.write().unwrap_or_else(|e| e.into_inner())
+pub async fn exclusive() -> RwLockWriteGuard<'static, ()> {
+    NET.write().await
 }
 
 fn instance(

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what the project needs on a fresh Debian machine (idempotent): Java 17 and Maven
+# for the local Solr, openssl for its TLS material, libpcap for the pcap witness, curl; then
+# builds the Solr launcher (Maven Central) and makes the TLS CA. Run as root (or with sudo).
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+need=()
+for pkg in openjdk-17-jdk-headless maven openssl curl libpcap-dev pkg-config ca-certificates; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "setup: missing Debian packages: ${need[*]} (run as root, or: sudo apt-get install -y ${need[*]})" >&2
+    exit 1
+  fi
+  echo "setup: installing ${need[*]}" >&2
+  apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >&2
+fi
+if ! command -v cargo >/dev/null 2>&1; then
+  echo "setup: cargo not found: install the Rust toolchain (rustup, Rust >= 1.85) first" >&2
+  exit 1
+fi
+bash "$ROOT/local-solr/solr.sh" setup

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Runs every check and test: formatting, clippy, docs, unit tests, the end-to-end tests
+# against real local Solr nodes (standalone, TLS, leader/follower pair, SolrCloud), the
+# examples against the local Solr, and compiles the benches. Stops every Solr it started.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+t0=$(date +%s)
+step() { echo "== $* ($(( $(date +%s) - t0 )) s)"; }
+
+cleanup() { bash local-solr/solr.sh stop --all >/dev/null 2>&1 || true; }
+trap cleanup EXIT
+
+step "setup"
+bash scripts/setup.sh
+step "cargo fmt --check"
+cargo fmt --all --check
+step "cargo clippy"
+cargo clippy --workspace --all-targets -- -D warnings
+step "cargo doc"
+RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps -q
+step "cargo test (unit + end-to-end against real Solr)"
+cargo test --workspace
+step "examples against the local Solr"
+url=$(bash local-solr/solr.sh start standalone --name e2e | awk '$1=="node"{print $3; exit}')
+cargo build -q -p solr-client --examples
+SOLR_URL="$url" ./target/debug/examples/quickstart
+SOLR_URL="$url" ./target/debug/examples/transports
+step "benches compile"
+cargo bench --workspace --no-run -q
+step "done: all checks passed in $(( $(date +%s) - t0 )) s"

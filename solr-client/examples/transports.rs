@@ -1,0 +1,46 @@
+//! The same 20 searches through every transport: connections opened and median latency.
+//!
+//! ```text
+//! SOLR_URL=http://127.0.0.1:8983/solr cargo run -p solr-client --example transports
+//! ```
+
+use solr_client::{Select, SolrClient, TlsOptions, TransportKind};
+
+#[tokio::main]
+async fn main() -> solr_client::Result<()> {
+    let url = std::env::var("SOLR_URL").unwrap_or_else(|_| "http://127.0.0.1:8983/solr".into());
+    let mut tls = TlsOptions::new();
+    if let Ok(ca) = std::env::var("SOLR_CA") {
+        tls = tls.add_ca_pem_file(ca)?;
+    }
+    println!(
+        "{:<14} {:>11} {:>10} {:>10}",
+        "transport", "connections", "p50 ms", "QTime p50"
+    );
+    for kind in TransportKind::ALL {
+        for gzip in [false, true] {
+            let client = SolrClient::builder(&url)
+                .transport(kind)
+                .gzip(gzip)
+                .tls(tls.clone())
+                .build()?;
+            let mut totals = Vec::new();
+            let mut qtimes = Vec::new();
+            for _ in 0..20 {
+                let r = client.select(&Select::new("*:*").rows(10)).await?;
+                totals.push(r.timing.total());
+                qtimes.push(r.header.qtime);
+            }
+            totals.sort();
+            qtimes.sort();
+            println!(
+                "{:<14} {:>11} {:>10.2} {:>10}",
+                client.transport().name(),
+                client.transport().stats().connections_opened,
+                totals[totals.len() / 2].as_secs_f64() * 1000.0,
+                qtimes[qtimes.len() / 2]
+            );
+        }
+    }
+    Ok(())
+}
