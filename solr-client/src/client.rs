@@ -425,7 +425,19 @@ impl SolrClient {
             Ok((mut r, timing)) => {
                 r.timing = with_qtime(timing, r.header.qtime);
                 r.docs_sent = sent;
-                let failed = failed_docs(&r.header);
+                let mut failed = failed_docs(&r.header);
+                if r.header.rf == Some(i64::from(i32::MAX)) && sent > 0 {
+                    // The leader was unreachable and the tolerant chain hid it: nothing of
+                    // this batch is known to be indexed.
+                    let message = "SolrCloud could not forward the update to the shard leader (rf=2147483647)".to_string();
+                    failed = ids
+                        .into_iter()
+                        .map(|id| FailedDoc {
+                            id,
+                            message: message.clone(),
+                        })
+                        .collect();
+                }
                 if failed.is_empty() {
                     Ok(r)
                 } else {

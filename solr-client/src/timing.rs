@@ -23,9 +23,9 @@
 //! `transport_total()` is the sum of the phases up to `decompress`; `total()` adds `parse`.
 //! Overhead over Solr is `total() - qtime`.
 //!
-//! For HTTP/2 (many requests share one socket) `write` ends when the request body was handed
-//! to the HTTP/2 stream and `server_wait` ends when the response headers were decoded; wire
-//! bytes are then the stream's payload bytes, not socket bytes (see `bytes_exact`).
+//! For HTTP/2 (many requests share one socket, and the client writes control frames while
+//! waiting) `write` is zero, `server_wait` ends when the response headers were decoded, and
+//! when streams overlap the byte counts are payload bytes, not socket bytes (`bytes_exact`).
 //! For the `reqwest` transport, whose connection handling is opaque, the connection phases
 //! are None, `write` is zero and `server_wait` covers everything up to the response headers.
 

@@ -93,6 +93,15 @@ pub struct StudyArgs {
     /// Output folder (default results/study-<unix time>).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Interface for the pcap SYN witness (default: lo for a loopback URL, any otherwise).
+    #[arg(long)]
+    pub interface: Option<String>,
+    /// Do not capture packets (the pcap witness needs root or CAP_NET_RAW).
+    #[arg(long)]
+    pub no_pcap: bool,
+    /// Save each transport's first-repetition capture as pcapng here.
+    #[arg(long)]
+    pub save_captures: Option<PathBuf>,
     /// Keep the local Solr running afterwards.
     #[arg(long)]
     pub keep_solr: bool,
@@ -105,6 +114,19 @@ pub struct StudyArgs {
 pub async fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Study(a) => study_cmd(a).await,
+    }
+}
+
+/// `lo` for a loopback URL, `any` otherwise.
+pub fn default_interface(url: &str) -> String {
+    let host = url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_string))
+        .unwrap_or_default();
+    if host == "localhost" || host.starts_with("127.") || host == "[::1]" {
+        "lo".into()
+    } else {
+        "any".into()
     }
 }
 
@@ -132,6 +154,15 @@ async fn study_cmd(a: StudyArgs) -> Result<()> {
             (url, ca)
         }
     };
+    let pcap_interface = if a.no_pcap {
+        None
+    } else {
+        Some(
+            a.interface
+                .clone()
+                .unwrap_or_else(|| default_interface(&url)),
+        )
+    };
     let cfg = study::StudyConfig {
         url,
         collection: a.collection,
@@ -147,6 +178,8 @@ async fn study_cmd(a: StudyArgs) -> Result<()> {
         transports: a.transports,
         gzip,
         vector_dim: a.vector_dim,
+        pcap_interface,
+        capture_dir: a.save_captures,
         quiet: a.quiet,
     };
     let result = study::run(&cfg).await;

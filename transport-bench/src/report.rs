@@ -39,10 +39,10 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
         )?;
     }
     writeln!(w)?;
-    writeln!(w, "Searches: wall (client total) vs Solr QTime, ms; conns = connector / kernel ActiveOpens / expected")?;
+    writeln!(w, "Searches: wall (client total) vs Solr QTime, ms; conns = connector / kernel ActiveOpens / pcap SYNs / expected")?;
     writeln!(
         w,
-        "{:<14} {:>6} {:>8} {:>8} {:>8} {:>8} {:>7} {:>9} {:>7} {:>9} {:>9} {:>16} {:>4}",
+        "{:<14} {:>6} {:>8} {:>8} {:>8} {:>8} {:>7} {:>9} {:>7} {:>9} {:>9} {:>20} {:>4}",
         "transport",
         "n",
         "p50",
@@ -61,7 +61,7 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
         let wi = &t.witnesses;
         writeln!(
             w,
-            "{:<14} {:>6} {:>8} {:>8} {:>8} {:>8} {:>7} {:>9} {:>6.0}% {:>9.0} {:>9.0} {:>16} {:>4}",
+            "{:<14} {:>6} {:>8} {:>8} {:>8} {:>8} {:>7} {:>9} {:>7} {:>9.0} {:>9.0} {:>20} {:>4}",
             t.transport,
             t.wall.n,
             opt(t.wall.p50_ms),
@@ -70,10 +70,21 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
             opt(t.wall.max_ms),
             opt(t.qtime.p50_ms),
             opt(t.overhead.p50_ms),
-            t.reuse_ratio * 100.0,
+            t.reuse_ratio
+                .map(|r| format!("{:.0}%", r * 100.0))
+                .unwrap_or_else(|| "n/a".into()),
             t.bytes_in_mean,
             t.decoded_bytes_mean,
-            format!("{}/{}/{}{}", wi.connector, wi.kernel_active_opens, wi.expected, if wi.agree { "" } else { "!" }),
+            format!(
+                "{}/{}/{}/{}{}",
+                wi.connector,
+                wi.kernel_active_opens,
+                wi.pcap_syns
+                    .map(|p| p.to_string())
+                    .unwrap_or_else(|| "-".into()),
+                wi.expected,
+                if wi.agree { "" } else { "!" }
+            ),
             t.errors
         )?;
     }
@@ -107,7 +118,7 @@ pub fn save(dir: &Path, r: &StudyReport, records: &[Record]) -> Result<()> {
     for t in &r.transports {
         let o = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
         csv.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{:.3},{:.0},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{:.0},{},{},{},{}\n",
             t.transport,
             t.wall.n,
             o(t.wall.p50_ms),
@@ -116,7 +127,7 @@ pub fn save(dir: &Path, r: &StudyReport, records: &[Record]) -> Result<()> {
             o(t.wall.max_ms),
             o(t.qtime.p50_ms),
             o(t.overhead.p50_ms),
-            t.reuse_ratio,
+            o(t.reuse_ratio),
             t.bytes_in_mean,
             t.witnesses.connector,
             t.witnesses.kernel_active_opens,

@@ -22,6 +22,12 @@ pub struct ResponseHeader {
     /// ran (so writing stored fields and gzip are outside it).
     #[serde(rename = "QTime", default)]
     pub qtime: u32,
+    /// SolrCloud's achieved replication factor of an update. `i32::MAX` is what Solr 9
+    /// answers when the shard leader could not be reached and the tolerant chain swallowed
+    /// the failure (status 0, no errors, nothing indexed): the client treats it as a failed
+    /// update.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rf: Option<i64>,
     /// Per-document errors reported by `TolerantUpdateProcessorFactory`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub errors: Option<Vec<TolerantError>>,

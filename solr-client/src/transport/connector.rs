@@ -247,11 +247,11 @@ pub(crate) struct Conn {
     pub h2: bool,
 }
 
-/// ALPN offered by the HTTP/1.1 transports: none. Solr's embedded Jetty runner registers
-/// its HTTP/1.1 factory under the token `HTTP/1.1`, so a client offering the standard
-/// `http/1.1` token is refused with `no_application_protocol`; without ALPN Jetty falls back
-/// to its default protocol, HTTP/1.1. The handshake costs the same round trips either way.
-pub(crate) const HTTP1_ALPN: &[&[u8]] = &[];
+/// ALPN offered by the HTTP/1.1 transports: `http/1.1`, as curl and most clients send it.
+/// (Solr's embedded Jetty runner registers its HTTP/1.1 factory under the token `HTTP/1.1`
+/// and refuses the standard token; this project's launcher corrects the token, as the Solr
+/// distribution's Jetty configuration has it.)
+pub(crate) const HTTP1_ALPN: &[&[u8]] = &[b"http/1.1"];
 
 static NEXT_CONN_ID: AtomicU64 = AtomicU64::new(1);
 

@@ -5,10 +5,12 @@
 //! preface on its HTTP/1.1 port). Concurrent requests share the one connection; the first
 //! request opens it while the others wait (their wait is the `blocked` phase).
 //!
-//! Timing: while a request is the only one in flight on the connection, the socket stamps
-//! and byte counts are exact, as for HTTP/1.1. When streams overlap, `write` is zero,
-//! `server_wait` ends at the decoded response headers, and bytes are payload bytes
-//! (`Timing::bytes_exact == false`).
+//! Timing: on an HTTP/2 socket the client writes control frames (SETTINGS ACK,
+//! WINDOW_UPDATE, PING ACK) while responses are pending, so socket stamps cannot mark the
+//! end of one request. `write` is therefore zero (the request is handed to its stream at
+//! once), `server_wait` runs to the decoded response headers and `transfer` to the last body
+//! byte. Byte counts are exact socket counts while the request is alone on the connection;
+//! when streams overlap they are payload bytes (`Timing::bytes_exact == false`).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -107,9 +109,6 @@ impl Http2 {
         let (mut conn, setup) = self.connection(&req, &node).await?;
         let conn_ready = Instant::now();
         let alone_at_start = conn.inflight.fetch_add(1, Ordering::SeqCst) == 0;
-        if alone_at_start {
-            conn.meter.reset_marks();
-        }
         let (in0, out0) = if setup.is_some() {
             (0, 0)
         } else {
@@ -123,15 +122,10 @@ impl Http2 {
         let alone = alone_at_start && conn.inflight.load(Ordering::SeqCst) == 1;
         conn.inflight.fetch_sub(1, Ordering::SeqCst);
         let resp = result?;
-        let marks = conn.meter.marks();
-        let (write_done, first_byte) = if alone {
-            (
-                marks.last_write.unwrap_or(conn_ready),
-                marks.first_read.unwrap_or(resp.headers_at),
-            )
-        } else {
-            (conn_ready, resp.headers_at)
-        };
+        // Stream-level stamps: on an HTTP/2 socket the client also writes control frames
+        // (SETTINGS ACK, WINDOW_UPDATE, PING ACK) while a response is pending, so socket
+        // stamps cannot tell when this request's last byte left.
+        let (write_done, first_byte) = (conn_ready, resp.headers_at);
         let mut timing = Instants {
             start,
             conn_ready,

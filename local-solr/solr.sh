@@ -1,0 +1,696 @@
+#!/usr/bin/env bash
+# Starts real Apache Solr 9.10.1 nodes (from Maven Central artifacts) on 127.0.0.1.
+#
+#   solr.sh setup
+#   solr.sh start standalone|pair|cloud [--name NAME] [--tls] [--heap 512m] [--jvm-opts "..."]
+#           [--java-home DIR] [--poll-interval SECS] [--idle-timeout-ms MS]
+#           [--auto-commit-ms MS] [--auto-soft-commit-ms MS] [--vector-dim N]
+#           [--gzip-inflate] [--timeout SECS]
+#   solr.sh stop [NAME | --all]
+#   solr.sh kill-node NAME NODE | stop-node NAME NODE | start-node NAME NODE
+#   solr.sh status [NAME]
+#   solr.sh urls NAME
+#
+# stdout (start, start-node, urls) is machine-readable:
+#   node <NODE> <BASE_URL>        one line per Solr node, e.g. node leader http://127.0.0.1:41234/solr
+#   ca <ABS PATH OF ca.pem>       only with --tls
+# Everything else goes to stderr. State, data and logs: local-solr/run/NAME/
+#   nodes.tsv  tab-separated, no header: node port pid base_url
+#   zk.port    (cloud) ZooKeeper port; ZK itself is the pseudo node "zk" for stop/kill/start-node.
+# Modes: standalone = node1 (core bench); pair = leader + follower (core bench, follower polls
+# the leader); cloud = zk + node1 + node2, collection bench 1 shard x 2 replicas.
+# A `start` of an instance that is not fully alive wipes run/NAME and starts fresh.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+RUN="$ROOT/run"
+LAUNCHER="$ROOT/launcher"
+TLS_DIR="$RUN/tls"
+CONFDIR="$ROOT/configsets/bench/conf"
+STOP_TIMEOUT="${SOLR_SH_STOP_TIMEOUT:-30}"
+PROG="solr.sh"
+
+log() { echo "$PROG: $*" >&2; }
+die() { echo "$PROG: error: $*" >&2; exit 1; }
+
+# ---------------------------------------------------------------- processes
+
+# pid_alive PID ID: the pid is alive AND is the JVM we started for instance/node ID.
+pid_alive() {
+  local pid="$1" id="$2" cmd
+  [[ -n "$pid" && -r "/proc/$pid/cmdline" ]] || return 1
+  cmd="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" || return 1
+  [[ "$cmd" == *"-Dsolrbench.id=$id "* ]]
+}
+
+node_dir() { echo "$RUN/$1/$2"; }
+node_pid() { local f; f="$(node_dir "$1" "$2")/pid"; [[ -f "$f" ]] && cat "$f" || true; }
+node_port() { local f; f="$(node_dir "$1" "$2")/port"; [[ -f "$f" ]] && cat "$f" || true; }
+node_is_running() { pid_alive "$(node_pid "$1" "$2")" "$1/$2"; }
+
+# signal_and_wait NAME NODE...: SIGTERM the nodes, wait STOP_TIMEOUT, then SIGKILL.
+stop_nodes() {
+  local name="$1"; shift
+  local node pid pids=() ids=()
+  for node in "$@"; do
+    pid="$(node_pid "$name" "$node")"
+    if pid_alive "$pid" "$name/$node"; then
+      kill -TERM "$pid" 2>/dev/null || true
+      pids+=("$pid"); ids+=("$name/$node")
+    fi
+  done
+  local deadline=$((SECONDS + STOP_TIMEOUT)) i alive
+  while :; do
+    alive=0
+    for i in "${!pids[@]}"; do pid_alive "${pids[$i]}" "${ids[$i]}" && alive=1; done
+    [[ $alive == 0 ]] && break
+    if ((SECONDS >= deadline)); then
+      for i in "${!pids[@]}"; do
+        if pid_alive "${pids[$i]}" "${ids[$i]}"; then
+          log "${ids[$i]} (pid ${pids[$i]}) did not stop in ${STOP_TIMEOUT}s: SIGKILL"
+          kill -KILL "${pids[$i]}" 2>/dev/null || true
+        fi
+      done
+      deadline=$((SECONDS + 10))
+      while :; do
+        alive=0
+        for i in "${!pids[@]}"; do pid_alive "${pids[$i]}" "${ids[$i]}" && alive=1; done
+        [[ $alive == 0 ]] && break
+        ((SECONDS >= deadline)) && die "could not kill ${ids[*]}"
+        sleep 0.2
+      done
+      break
+    fi
+    sleep 0.2
+  done
+  for node in "$@"; do rm -f "$(node_dir "$name" "$node")/pid"; done
+}
+
+kill_node_hard() {
+  local name="$1" node="$2" pid
+  pid="$(node_pid "$name" "$node")"
+  if pid_alive "$pid" "$name/$node"; then
+    kill -KILL "$pid" 2>/dev/null || true
+    local deadline=$((SECONDS + 10))
+    while pid_alive "$pid" "$name/$node"; do
+      ((SECONDS >= deadline)) && die "pid $pid of $name/$node survived SIGKILL"
+      sleep 0.1
+    done
+  fi
+  rm -f "$(node_dir "$name" "$node")/pid"
+}
+
+# ---------------------------------------------------------------- setup
+
+java_bin() {
+  if [[ -n "${JAVA_HOME_OPT:-}" ]]; then
+    [[ -x "$JAVA_HOME_OPT/bin/java" ]] || die "no java at $JAVA_HOME_OPT/bin/java (--java-home)"
+    echo "$JAVA_HOME_OPT/bin/java"
+  else
+    command -v java || die "java not found on PATH (run: $0 setup)"
+  fi
+}
+
+check_java_version() {
+  local java="$1" v
+  v="$("$java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p' || true)"
+  [[ -n "$v" ]] || die "cannot run $java"
+  [[ "${v%%.*}" -ge 17 ]] 2>/dev/null || die "$java is Java $v; Solr 9 needs Java 17+"
+}
+
+install_prereqs() {
+  local missing=()
+  command -v java >/dev/null || missing+=(java)
+  command -v javac >/dev/null || missing+=(javac)
+  command -v mvn >/dev/null || missing+=(mvn)
+  command -v curl >/dev/null || missing+=(curl)
+  command -v openssl >/dev/null || missing+=(openssl)
+  command -v keytool >/dev/null || missing+=(keytool)
+  command -v flock >/dev/null || missing+=(flock)
+  ((${#missing[@]} == 0)) && return 0
+  if [[ "$(id -u)" != 0 ]]; then
+    die "missing ${missing[*]}; as root run: apt-get install -y openjdk-17-jdk-headless maven curl openssl util-linux"
+  fi
+  command -v apt-get >/dev/null || die "missing ${missing[*]} and no apt-get to install them"
+  log "installing ${missing[*]} with apt-get"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q >&2 || die "apt-get update failed"
+  local jdk=openjdk-17-jdk-headless
+  # Debian 13+ has no 17; Solr 9 runs on 21 as well.
+  apt-cache show "$jdk" >/dev/null 2>&1 || jdk=openjdk-21-jdk-headless
+  apt-get install -y -q --no-install-recommends "$jdk" maven curl openssl ca-certificates util-linux >&2 \
+    || die "apt-get install failed"
+}
+
+build_needed() {
+  local cp="$LAUNCHER/target/classpath.txt" stamp="$LAUNCHER/target/.solrbench-build-stamp"
+  [[ -s "$cp" && -f "$stamp" && -f "$LAUNCHER/target/classes/dev/solrbench/Node.class" ]] || return 0
+  [[ -n "$(find "$LAUNCHER/pom.xml" "$LAUNCHER/src" -newer "$stamp" -print -quit)" ]] && return 0
+  local jar
+  IFS=: read -r -a jars <"$cp"
+  for jar in "${jars[@]}"; do [[ -f "$jar" ]] || return 0; done
+  return 1
+}
+
+build_launcher() {
+  if build_needed; then
+    log "building launcher (mvn package)"
+    mvn -q -B -Dstyle.color=never -f "$LAUNCHER/pom.xml" package -DskipTests >&2 || die "mvn package of $LAUNCHER failed"
+    touch "$LAUNCHER/target/.solrbench-build-stamp"
+  fi
+  # java @argfile keeps the 140-jar classpath out of `ps`.
+  local argfile="$LAUNCHER/target/java-cp.args"
+  if [[ ! -f "$argfile" || "$LAUNCHER/target/.solrbench-build-stamp" -nt "$argfile" ]]; then
+    printf -- '-cp\n"%s:%s"\n' "$LAUNCHER/target/classes" "$(cat "$LAUNCHER/target/classpath.txt")" >"$argfile"
+  fi
+}
+
+gen_tls() {
+  [[ -f "$TLS_DIR/ca.pem" && -f "$TLS_DIR/server.p12" && -f "$TLS_DIR/truststore.p12" && -f "$TLS_DIR/password" ]] && return 0
+  log "generating TLS material in $TLS_DIR"
+  local tmp="$TLS_DIR.tmp.$$"
+  rm -rf "$tmp"; mkdir -p "$tmp"
+  (
+    cd "$tmp"
+    openssl rand -hex 16 >password
+    cat >ca.cnf <<'EOF'
+[req]
+distinguished_name = dn
+x509_extensions = v3_ca
+prompt = no
+[dn]
+CN = solrbench local test CA
+[v3_ca]
+basicConstraints = critical, CA:TRUE
+keyUsage = critical, keyCertSign, cRLSign
+subjectKeyIdentifier = hash
+EOF
+    cat >server.ext <<'EOF'
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature, keyEncipherment
+extendedKeyUsage = serverAuth
+subjectAltName = IP:127.0.0.1, DNS:localhost, IP:198.18.0.2, IP:198.19.0.2
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid
+EOF
+    openssl req -x509 -new -newkey rsa:2048 -nodes -sha256 -days 3650 -config ca.cnf \
+      -keyout ca.key -out ca.pem 2>/dev/null
+    openssl req -new -newkey rsa:2048 -nodes -sha256 -subj "/CN=localhost" \
+      -keyout server.key -out server.csr 2>/dev/null
+    openssl x509 -req -sha256 -days 3650 -in server.csr -CA ca.pem -CAkey ca.key -set_serial "0x$(openssl rand -hex 8)" \
+      -extfile server.ext -out server.pem 2>/dev/null
+    openssl pkcs12 -export -name solr -in server.pem -inkey server.key -certfile ca.pem \
+      -out server.p12 -passout file:password
+    keytool -importcert -noprompt -alias solrbench-ca -file ca.pem -keystore truststore.p12 \
+      -storetype PKCS12 -storepass "$(cat password)" >/dev/null 2>&1
+    openssl verify -CAfile ca.pem server.pem >/dev/null
+    rm -f server.csr ca.cnf server.ext
+    chmod 600 ca.key server.key password
+  ) || { rm -rf "$tmp"; die "TLS material generation failed"; }
+  rm -rf "$TLS_DIR"; mv "$tmp" "$TLS_DIR"
+}
+
+cmd_setup() {
+  install_prereqs
+  mkdir -p "$RUN/.locks"
+  exec 8>"$RUN/.locks/.setup"
+  flock -w 600 8 || die "timed out waiting for another setup"
+  build_launcher
+  gen_tls
+  exec 8>&-
+}
+
+# ---------------------------------------------------------------- instance config
+
+# Instance settings (saved to run/NAME/instance.env, reused by start-node).
+MODE=""; TLS=0; HEAP=512m; JVM_OPTS=""; JAVA_HOME_OPT=""; POLL=5; IDLE_MS=120000
+AUTO_COMMIT=-1; AUTO_SOFT_COMMIT=-1; VDIM=768; GZIP_INFLATE=0; START_TIMEOUT="${SOLR_SH_START_TIMEOUT:-120}"
+
+save_env() {
+  local f="$RUN/$1/instance.env"
+  {
+    for v in MODE TLS HEAP JVM_OPTS JAVA_HOME_OPT POLL IDLE_MS AUTO_COMMIT AUTO_SOFT_COMMIT VDIM GZIP_INFLATE START_TIMEOUT; do
+      printf '%s=%q\n' "$v" "${!v}"
+    done
+  } >"$f"
+}
+load_env() {
+  local f="$RUN/$1/instance.env"
+  [[ -f "$f" ]] || die "no instance '$1' (no $f)"
+  # shellcheck disable=SC1090
+  source "$f"
+}
+signature() { echo "$MODE|$TLS|$HEAP|$JVM_OPTS|$JAVA_HOME_OPT|$POLL|$IDLE_MS|$AUTO_COMMIT|$AUTO_SOFT_COMMIT|$VDIM|$GZIP_INFLATE"; }
+
+nodes_of_mode() {
+  case "$1" in
+    standalone) echo node1 ;;
+    pair) echo leader follower ;;
+    cloud) echo node1 node2 ;;
+    *) die "unknown mode '$1' (standalone|pair|cloud)" ;;
+  esac
+}
+scheme() { [[ "$TLS" == 1 ]] && echo https || echo http; }
+base_url() { echo "$(scheme)://127.0.0.1:$1/solr"; }
+
+# curl against our nodes (CA-aware). Prints the body; never fails.
+scurl() {
+  local args=(-sS --max-time "${CURL_MAX_TIME:-10}")
+  [[ "$TLS" == 1 ]] && args+=(--cacert "$TLS_DIR/ca.pem")
+  curl "${args[@]}" "$@" 2>/dev/null || true
+}
+
+# Is a started node answering? standalone/pair: core ping. cloud: node healthy with its cores active.
+node_answers() {
+  local name="$1" node="$2" port url body
+  port="$(node_port "$name" "$node")"; [[ -n "$port" ]] || return 1
+  url="$(base_url "$port")"
+  if [[ "$MODE" == cloud ]]; then
+    body="$(CURL_MAX_TIME=5 scurl "$url/admin/info/health?requireHealthyCores=true&wt=json")"
+  else
+    body="$(CURL_MAX_TIME=5 scurl "$url/bench/admin/ping?wt=json")"
+  fi
+  [[ "$body" =~ \"status\"[[:space:]]*:[[:space:]]*\"OK\" ]]
+}
+
+# ---------------------------------------------------------------- launching JVMs
+
+write_node_home() {
+  local name="$1" node="$2" leader_port="${3:-}"
+  local nd; nd="$(node_dir "$name" "$node")"
+  mkdir -p "$nd/home" "$nd/logs"
+  cp "$ROOT/conf/solr.xml" "$nd/home/solr.xml"
+  [[ "$MODE" == cloud ]] && return 0
+  mkdir -p "$nd/home/bench"
+  {
+    echo "name=bench"
+    echo "configSet=bench"
+    if [[ "$MODE" == pair && "$node" == leader ]]; then
+      echo "bench.leader.enable=true"
+    elif [[ "$MODE" == pair && "$node" == follower ]]; then
+      echo "bench.follower.enable=true"
+      echo "bench.leaderUrl=$(base_url "$leader_port")/bench"
+      printf 'bench.pollInterval=%02d:%02d:%02d\n' $((POLL / 3600)) $((POLL % 3600 / 60)) $((POLL % 60))
+    fi
+  } >"$nd/home/bench/core.properties"
+}
+
+# spawn_jvm NAME NODE MAINCLASS ARGS...: starts the JVM detached (own session), records its pid.
+spawn_jvm() {
+  local name="$1" node="$2" main="$3"; shift 3
+  local nd java; nd="$(node_dir "$name" "$node")"
+  java="$(java_bin)"
+  local jopts=(-Xms"$HEAP" -Xmx"$HEAP")
+  [[ "$node" == zk ]] && jopts=(-Xms128m -Xmx256m)
+  local props=(
+    "-Dsolrbench.id=$name/$node"
+    "-Dsolr.log.dir=$nd/logs"
+    "-Dlog4j2.configurationFile=$ROOT/conf/log4j2.xml"
+    "-Dsolr.disable.allowUrls=true"
+    "-DconfigSetBaseDir=$ROOT/configsets"
+    "-Dsolr.vector.dim=$VDIM"
+    "-Dsolr.autoCommit.maxTime=$AUTO_COMMIT"
+    "-Dsolr.autoSoftCommit.maxTime=$AUTO_SOFT_COMMIT"
+    "-Djava.io.tmpdir=$nd"
+    "-Dzookeeper.admin.enableServer=false"
+  )
+  if [[ "$TLS" == 1 ]]; then
+    props+=(
+      "-Djavax.net.ssl.trustStore=$TLS_DIR/truststore.p12"
+      "-Djavax.net.ssl.trustStorePassword=$(cat "$TLS_DIR/password")"
+      "-Djavax.net.ssl.trustStoreType=PKCS12"
+    )
+  fi
+  local extra=()
+  # shellcheck disable=SC2206
+  [[ -n "$JVM_OPTS" ]] && extra=($JVM_OPTS)
+  rm -f "$nd/port.new"
+  : >"$nd/console.log"
+  # fds 8/9 hold our flock locks: the JVM must not inherit them.
+  setsid "$java" "${jopts[@]}" "${props[@]}" "${extra[@]}" "@$LAUNCHER/target/java-cp.args" "$main" "$@" \
+    </dev/null >>"$nd/console.log" 2>&1 8>&- 9>&- &
+  local pid=$!
+  echo "$pid" >"$nd/pid"
+  # Until the forked child has exec'd java, /proc/PID/cmdline is not yet ours: wait for it so
+  # pid_alive() does not mistake a just-forked JVM for a dead one.
+  local deadline=$((SECONDS + 10))
+  until pid_alive "$pid" "$name/$node"; do
+    kill -0 "$pid" 2>/dev/null || return 0   # exited already; wait_port reports it
+    ((SECONDS >= deadline)) && { kill -KILL "$pid" 2>/dev/null; die "could not exec $java for $name/$node"; }
+    sleep 0.05
+  done
+}
+
+spawn_node() {
+  local name="$1" node="$2" port="${3:-0}"
+  local nd; nd="$(node_dir "$name" "$node")"
+  local args=(--home "$nd/home" --port "$port" --port-file "$nd/port.new"
+    --idle-timeout-ms "$IDLE_MS" --gzip-inflate-buffer "$([[ "$GZIP_INFLATE" == 1 ]] && echo 65536 || echo 0)")
+  [[ "$TLS" == 1 ]] && args+=(--keystore "$TLS_DIR/server.p12" --keystore-password-file "$TLS_DIR/password")
+  [[ "$MODE" == cloud ]] && args+=(--zk-host "127.0.0.1:$(node_port "$name" zk)")
+  spawn_jvm "$name" "$node" dev.solrbench.Node "${args[@]}"
+}
+
+spawn_zk() {
+  local name="$1" port="${2:-0}"
+  local nd; nd="$(node_dir "$name" zk)"
+  mkdir -p "$nd/data" "$nd/logs"
+  spawn_jvm "$name" zk dev.solrbench.Zk --data-dir "$nd/data" --confdir "$CONFDIR" \
+    --port "$port" --port-file "$nd/port.new" --tls "$([[ "$TLS" == 1 ]] && echo true || echo false)"
+}
+
+# node_failed NAME NODE REASON: one error line naming node + log, then the last 20 log lines.
+node_failed() {
+  local name="$1" node="$2" reason="$3" nd fatal
+  nd="$(node_dir "$name" "$node")"
+  fatal="$(grep -m1 '^FATAL: ' "$nd/console.log" 2>/dev/null | sed 's/^FATAL: //' || true)"
+  [[ -n "$fatal" ]] && reason="$fatal"
+  echo "$PROG: error: node $name/$node: $reason (log: $nd/logs/solr.log)" >&2
+  if [[ -s "$nd/logs/solr.log" ]]; then
+    echo "--- last 20 lines of $nd/logs/solr.log" >&2
+    tail -n 20 "$nd/logs/solr.log" >&2
+  fi
+  if [[ -s "$nd/console.log" ]]; then
+    echo "--- last 20 lines of $nd/console.log" >&2
+    tail -n 20 "$nd/console.log" >&2
+  fi
+  exit 1
+}
+
+# wait_port NAME NODE DEADLINE: wait for the JVM to write its port (= Jetty + cores started).
+wait_port() {
+  local name="$1" node="$2" deadline="$3" nd pid
+  nd="$(node_dir "$name" "$node")"; pid="$(cat "$nd/pid")"
+  while [[ ! -s "$nd/port.new" ]]; do
+    pid_alive "$pid" "$name/$node" || node_failed "$name" "$node" "JVM exited during startup"
+    ((SECONDS >= deadline)) && node_failed "$name" "$node" "not started after ${START_TIMEOUT}s"
+    sleep 0.2
+  done
+  mv -f "$nd/port.new" "$nd/port"
+}
+
+wait_answers() {
+  local name="$1" node="$2" deadline="$3" nd pid
+  nd="$(node_dir "$name" "$node")"; pid="$(cat "$nd/pid")"
+  until node_answers "$name" "$node"; do
+    pid_alive "$pid" "$name/$node" || node_failed "$name" "$node" "JVM exited"
+    ((SECONDS >= deadline)) && node_failed "$name" "$node" "not answering $([[ "$MODE" == cloud ]] && echo "healthy (cores active)" || echo ping) after ${START_TIMEOUT}s"
+    sleep 0.3
+  done
+}
+
+# cloud: every node hosts exactly one active replica of bench (node health requireHealthyCores
+# checks the replica state; CORES STATUS checks it exists).
+wait_collection() {
+  local name="$1" deadline="$2" node body
+  for node in $(nodes_of_mode cloud); do
+    while :; do
+      if node_answers "$name" "$node"; then
+        body="$(CURL_MAX_TIME=5 scurl "$(base_url "$(node_port "$name" "$node")")/admin/cores?action=STATUS&wt=json&indexInfo=false")"
+        [[ "$body" == *'"bench_shard1_replica'* ]] && break
+      fi
+      pid_alive "$(node_pid "$name" "$node")" "$name/$node" || node_failed "$name" "$node" "JVM exited"
+      ((SECONDS >= deadline)) && node_failed "$name" "$node" "replica of collection bench not active after ${START_TIMEOUT}s"
+      sleep 0.3
+    done
+  done
+}
+
+write_nodes_tsv() {
+  local name="$1" node port
+  : >"$RUN/$name/nodes.tsv.tmp"
+  for node in $(nodes_of_mode "$MODE"); do
+    port="$(node_port "$name" "$node")"
+    printf '%s\t%s\t%s\t%s\n' "$node" "$port" "$(node_pid "$name" "$node")" "$(base_url "$port")" >>"$RUN/$name/nodes.tsv.tmp"
+  done
+  mv -f "$RUN/$name/nodes.tsv.tmp" "$RUN/$name/nodes.tsv"
+  [[ "$MODE" == cloud ]] && node_port "$name" zk >"$RUN/$name/zk.port"
+  return 0
+}
+
+print_urls() {
+  local name="$1" node
+  for node in $(nodes_of_mode "$MODE"); do
+    echo "node $node $(base_url "$(node_port "$name" "$node")")"
+  done
+  [[ "$TLS" == 1 ]] && echo "ca $TLS_DIR/ca.pem"
+  return 0
+}
+
+all_alive_and_answering() {
+  local name="$1" node
+  [[ "$MODE" == cloud ]] && { node_is_running "$name" zk || return 1; }
+  for node in $(nodes_of_mode "$MODE"); do
+    node_is_running "$name" "$node" && node_answers "$name" "$node" || return 1
+  done
+}
+
+all_known_nodes() {
+  local name="$1"
+  # nodes first, zk last
+  case "$MODE" in
+    cloud) echo node1 node2 zk ;;
+    *) nodes_of_mode "$MODE" ;;
+  esac
+}
+
+stop_instance() {
+  local name="$1"
+  [[ -f "$RUN/$name/instance.env" ]] || return 0
+  ( load_env "$name"
+    local nodes; nodes="$(all_known_nodes "$name")"
+    stop_nodes "$name" ${nodes/zk/}
+    [[ "$MODE" == cloud ]] && stop_nodes "$name" zk
+    true )
+}
+
+lock_instance() {
+  mkdir -p "$RUN/.locks"
+  exec 9>"$RUN/.locks/$1"
+  flock -w 600 9 || die "timed out waiting for the lock of instance $1"
+}
+
+# ---------------------------------------------------------------- commands
+
+FAIL_CLEANUP=""
+on_exit() {
+  local rc=$?
+  if [[ $rc != 0 && -n "$FAIL_CLEANUP" ]]; then
+    log "cleaning up after failure: $FAIL_CLEANUP"
+    eval "$FAIL_CLEANUP" || true
+  fi
+}
+trap on_exit EXIT
+
+cmd_start() {
+  [[ $# -ge 1 ]] || die "usage: start standalone|pair|cloud [options]"
+  MODE="$1"; shift
+  nodes_of_mode "$MODE" >/dev/null
+  local name="$MODE"
+  while [[ $# -gt 0 ]]; do
+    case "$1" in
+      --name) name="${2:?--name needs a value}"; shift 2 ;;
+      --tls) TLS=1; shift ;;
+      --heap) HEAP="${2:?}"; shift 2 ;;
+      --jvm-opts) JVM_OPTS="${2?}"; shift 2 ;;
+      --java-home) JAVA_HOME_OPT="${2:?}"; shift 2 ;;
+      --poll-interval) POLL="${2:?}"; shift 2 ;;
+      --idle-timeout-ms) IDLE_MS="${2:?}"; shift 2 ;;
+      --auto-commit-ms) AUTO_COMMIT="${2:?}"; shift 2 ;;
+      --auto-soft-commit-ms) AUTO_SOFT_COMMIT="${2:?}"; shift 2 ;;
+      --vector-dim) VDIM="${2:?}"; shift 2 ;;
+      --gzip-inflate) GZIP_INFLATE=1; shift ;;
+      --timeout) START_TIMEOUT="${2:?}"; shift 2 ;;
+      *) die "unknown start option '$1'" ;;
+    esac
+  done
+  [[ "$name" =~ ^[A-Za-z0-9_.-]+$ && "$name" != tls ]] || die "bad instance name '$name'"
+  local n
+  for n in POLL IDLE_MS VDIM START_TIMEOUT; do [[ "${!n}" =~ ^[0-9]+$ ]] || die "--${n,,} must be a non-negative integer"; done
+  for n in AUTO_COMMIT AUTO_SOFT_COMMIT; do [[ "${!n}" =~ ^-?[0-9]+$ ]] || die "commit intervals must be integers (ms, -1 = off)"; done
+  [[ "$HEAP" =~ ^[0-9]+[kKmMgG]?$ ]] || die "bad --heap '$HEAP'"
+
+  cmd_setup
+  local java; java="$(java_bin)"
+  check_java_version "$java"
+  lock_instance "$name"
+
+  local want; want="$(signature)"
+  if [[ -f "$RUN/$name/instance.env" ]]; then
+    local have
+    have="$( load_env "$name"; signature )"
+    if [[ "$have" == "$want" ]] && ( load_env "$name"; all_alive_and_answering "$name" ); then
+      log "instance $name already running"
+      ( load_env "$name"; print_urls "$name" )
+      return 0
+    fi
+    log "instance $name exists but is not fully running with these options: restarting it fresh"
+    stop_instance "$name"
+  fi
+
+  rm -rf "${RUN:?}/$name"
+  mkdir -p "$RUN/$name"
+  save_env "$name"
+  FAIL_CLEANUP="stop_instance $name"
+  local t0=$SECONDS deadline=$((SECONDS + START_TIMEOUT)) node
+  case "$MODE" in
+    standalone)
+      write_node_home "$name" node1
+      spawn_node "$name" node1
+      wait_port "$name" node1 "$deadline"
+      wait_answers "$name" node1 "$deadline"
+      ;;
+    pair)
+      write_node_home "$name" leader
+      spawn_node "$name" leader
+      wait_port "$name" leader "$deadline"
+      write_node_home "$name" follower "$(node_port "$name" leader)"
+      spawn_node "$name" follower
+      wait_port "$name" follower "$deadline"
+      wait_answers "$name" leader "$deadline"
+      wait_answers "$name" follower "$deadline"
+      ;;
+    cloud)
+      spawn_zk "$name"
+      wait_port "$name" zk "$deadline"
+      for node in node1 node2; do write_node_home "$name" "$node"; spawn_node "$name" "$node"; done
+      for node in node1 node2; do wait_port "$name" "$node" "$deadline"; done
+      for node in node1 node2; do wait_answers "$name" "$node" "$deadline"; done
+      local p1 p2 body
+      p1="$(node_port "$name" node1)"; p2="$(node_port "$name" node2)"
+      body="$(CURL_MAX_TIME=$((START_TIMEOUT)) scurl "$(base_url "$p1")/admin/collections?action=CREATE&name=bench&numShards=1&replicationFactor=2&collection.configName=bench&createNodeSet=127.0.0.1:${p1}_solr,127.0.0.1:${p2}_solr&wt=json")"
+      if ! [[ "$body" =~ \"status\"[[:space:]]*:[[:space:]]*0 ]] || [[ "$body" == *'"failure"'* ]]; then
+        node_failed "$name" node1 "collection CREATE failed: $(tr -d '\n' <<<"$body" | cut -c1-400)"
+      fi
+      wait_collection "$name" "$deadline"
+      ;;
+  esac
+  write_nodes_tsv "$name"
+  FAIL_CLEANUP=""
+  log "instance $name ($MODE$([[ "$TLS" == 1 ]] && echo ", tls")) started in $((SECONDS - t0))s"
+  print_urls "$name"
+}
+
+cmd_stop() {
+  local target="${1:-}"
+  if [[ "$target" == --all ]]; then
+    local d
+    for d in "$RUN"/*/; do
+      [[ -f "$d/instance.env" ]] || continue
+      local n; n="$(basename "$d")"
+      ( lock_instance "$n"; stop_instance "$n" )
+      log "stopped $n"
+    done
+    return 0
+  fi
+  [[ -n "$target" ]] || die "usage: stop NAME | --all"
+  [[ -f "$RUN/$target/instance.env" ]] || { log "no instance $target"; return 0; }
+  lock_instance "$target"
+  stop_instance "$target"
+  log "stopped $target"
+}
+
+check_node_arg() {
+  local name="$1" node="$2"
+  load_env "$name"
+  [[ " $(all_known_nodes "$name") " == *" $node "* ]] || die "instance $name ($MODE) has no node '$node' (nodes: $(all_known_nodes "$name"))"
+}
+
+cmd_kill_node() {
+  [[ $# == 2 ]] || die "usage: kill-node NAME NODE"
+  check_node_arg "$1" "$2"; lock_instance "$1"
+  kill_node_hard "$1" "$2"
+  log "killed $1/$2 (SIGKILL)"
+}
+
+cmd_stop_node() {
+  [[ $# == 2 ]] || die "usage: stop-node NAME NODE"
+  check_node_arg "$1" "$2"; lock_instance "$1"
+  stop_nodes "$1" "$2"
+  log "stopped $1/$2"
+}
+
+cmd_start_node() {
+  [[ $# == 2 ]] || die "usage: start-node NAME NODE"
+  local name="$1" node="$2"
+  check_node_arg "$name" "$node"
+  local port; port="$(node_port "$name" "$node")"
+  [[ -n "$port" ]] || die "node $name/$node has no recorded port (was the instance started?)"
+  build_launcher
+  lock_instance "$name"
+  local deadline=$((SECONDS + START_TIMEOUT)) t0=$SECONDS
+  if node_is_running "$name" "$node"; then
+    if [[ "$node" == zk ]] || node_answers "$name" "$node"; then
+      log "$name/$node already running"
+      print_urls "$name"; return 0
+    fi
+    die "node $name/$node is running (pid $(node_pid "$name" "$node")) but not answering; stop-node it first"
+  fi
+  FAIL_CLEANUP="kill_node_hard $name $node"
+  if [[ "$node" == zk ]]; then
+    spawn_zk "$name" "$port"
+    wait_port "$name" zk "$deadline"
+  else
+    [[ "$MODE" == cloud ]] && ! node_is_running "$name" zk && die "ZooKeeper of $name is not running; start-node $name zk first"
+    spawn_node "$name" "$node" "$port"
+    wait_port "$name" "$node" "$deadline"
+    wait_answers "$name" "$node" "$deadline"
+    if [[ "$MODE" == cloud ]]; then wait_collection "$name" "$deadline"; fi
+  fi
+  [[ "$(node_port "$name" "$node")" == "$port" ]] || die "node $name/$node came back on another port"
+  FAIL_CLEANUP=""
+  write_nodes_tsv "$name"
+  log "$name/$node started in $((SECONDS - t0))s"
+  print_urls "$name"
+}
+
+cmd_status() {
+  local names=() d
+  if [[ -n "${1:-}" ]]; then
+    [[ -f "$RUN/$1/instance.env" ]] || die "no instance '$1'"
+    names=("$1")
+  else
+    for d in "$RUN"/*/; do [[ -f "$d/instance.env" ]] && names+=("$(basename "$d")"); done
+  fi
+  local name node state pid port
+  for name in "${names[@]}"; do
+    ( load_env "$name"
+      echo "instance $name mode=$MODE tls=$([[ $TLS == 1 ]] && echo yes || echo no) heap=$HEAP"
+      for node in $(all_known_nodes "$name"); do
+        pid="$(node_pid "$name" "$node")"; port="$(node_port "$name" "$node")"
+        if node_is_running "$name" "$node"; then
+          if [[ "$node" == zk ]] || node_answers "$name" "$node"; then state=up; else state=not-answering; fi
+        else
+          state=down; pid="-"
+        fi
+        if [[ "$node" == zk ]]; then
+          echo "  $node $state port=${port:--} pid=$pid zkHost=127.0.0.1:${port:--}"
+        else
+          echo "  $node $state port=${port:--} pid=$pid url=$([[ -n "$port" ]] && base_url "$port" || echo -)"
+        fi
+      done )
+  done
+}
+
+cmd_urls() {
+  [[ $# == 1 ]] || die "usage: urls NAME"
+  load_env "$1"
+  print_urls "$1"
+}
+
+usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+
+[[ $# -ge 1 ]] || usage
+cmd="$1"; shift
+case "$cmd" in
+  setup) cmd_setup ;;
+  start) cmd_start "$@" ;;
+  stop) cmd_stop "$@" ;;
+  kill-node) cmd_kill_node "$@" ;;
+  stop-node) cmd_stop_node "$@" ;;
+  start-node) cmd_start_node "$@" ;;
+  status) cmd_status "$@" ;;
+  urls) cmd_urls "$@" ;;
+  -h|--help|help) usage ;;
+  *) die "unknown command '$cmd' (setup|start|stop|kill-node|stop-node|start-node|status|urls)" ;;
+esac
