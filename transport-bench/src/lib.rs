@@ -90,7 +90,7 @@ pub struct StudyArgs {
     /// Dimension of the documents' `vector` field (0 = none).
     #[arg(long, default_value_t = 0)]
     pub vector_dim: usize,
-    /// Output folder (default results/study-<unix time>).
+    /// Output folder (default `results/study-<unix time>`).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Interface for the pcap SYN witness (default: lo for a loopback URL, any otherwise).
