@@ -4,6 +4,7 @@
 //! documents and queries; [`study`] runs the transport study; [`witness`] reads the kernel's
 //! connection counters; [`stats`] holds the percentile rules; [`report`] prints and saves.
 
+pub mod load;
 pub mod local_solr;
 pub mod report;
 pub mod stats;
@@ -53,15 +54,21 @@ pub struct StudyArgs {
     /// Start the local Solr with TLS (https) instead of plain http.
     #[arg(long)]
     pub tls: bool,
-    /// Documents indexed per update format.
-    #[arg(long, default_value_t = 5000)]
+    /// Documents reindexed per update format (seed 003: 50K); 0 skips reindexing.
+    #[arg(long, default_value_t = 50_000)]
     pub docs: usize,
     /// Documents per update request.
     #[arg(long, default_value_t = 500)]
     pub batch: usize,
-    /// Measured searches per transport and repetition.
-    #[arg(long, default_value_t = 300)]
+    /// Measured searches per transport and repetition (seed 003: 1K); 0 skips.
+    #[arg(long, default_value_t = 1000)]
     pub searches: usize,
+    /// Measured mixed read/write operations per transport and repetition (seed 003: 1K); 0 skips.
+    #[arg(long, default_value_t = 1000)]
+    pub mixed: usize,
+    /// Share of writes (single-document adds, no commit) in the mixed workload.
+    #[arg(long, default_value_t = 0.5)]
+    pub write_ratio: f64,
     /// Warm-up searches per transport and repetition (excluded from figures).
     #[arg(long, default_value_t = 20)]
     pub warmup: usize,
@@ -74,6 +81,15 @@ pub struct StudyArgs {
     /// Concurrent workers (closed loop).
     #[arg(long, default_value_t = 1)]
     pub concurrency: usize,
+    /// Open loop: target rate in requests per second (replaces the closed loop).
+    #[arg(long)]
+    pub rate: Option<f64>,
+    /// Open loop: Poisson arrivals instead of a constant gap.
+    #[arg(long)]
+    pub poisson: bool,
+    /// Open loop: most requests in flight at once.
+    #[arg(long, default_value_t = 64)]
+    pub max_in_flight: usize,
     /// Workload seed.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
@@ -170,10 +186,22 @@ async fn study_cmd(a: StudyArgs) -> Result<()> {
         docs: a.docs,
         batch: a.batch.max(1),
         searches: a.searches,
+        mixed: a.mixed,
+        write_ratio: a.write_ratio.clamp(0.0, 1.0),
         warmup: a.warmup,
         reps: a.reps,
         rows: a.rows,
-        concurrency: a.concurrency,
+        load: match a.rate {
+            Some(rate) if rate > 0.0 => load::Load::Open {
+                rate,
+                poisson: a.poisson,
+                max_in_flight: a.max_in_flight,
+            },
+            Some(rate) => anyhow::bail!("--rate must be positive, not {rate}"),
+            None => load::Load::Closed {
+                concurrency: a.concurrency,
+            },
+        },
         seed: a.seed,
         transports: a.transports,
         gzip,

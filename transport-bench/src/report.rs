@@ -16,80 +16,107 @@ fn opt(v: Option<f64>) -> String {
 pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
     writeln!(w, "Solr: {}", r.url)?;
     writeln!(w)?;
-    writeln!(
-        w,
-        "Indexing ({} docs per format, pooled transport)",
-        r.indexing.first().map(|i| i.docs).unwrap_or(0)
-    )?;
-    writeln!(
-        w,
-        "{:<6} {:>9} {:>10} {:>12} {:>12} {:>9}",
-        "format", "seconds", "docs/s", "body bytes", "gzipped", "QTime p50"
-    )?;
-    for i in &r.indexing {
+    if !r.indexing.is_empty() {
         writeln!(
             w,
-            "{:<6} {:>9.2} {:>10.0} {:>12} {:>12} {:>9}",
-            i.format,
-            i.seconds,
-            i.docs_per_sec,
-            i.body_bytes,
-            i.body_bytes_gzip,
-            opt(i.qtime_p50_ms)
+            "Reindex ({} docs per format, pooled transport)",
+            r.indexing.first().map(|i| i.docs).unwrap_or(0)
         )?;
-    }
-    writeln!(w)?;
-    writeln!(w, "Searches: wall (client total) vs Solr QTime, ms; conns = connector / kernel ActiveOpens / pcap SYNs / expected")?;
-    writeln!(
-        w,
-        "{:<14} {:>6} {:>8} {:>8} {:>8} {:>8} {:>7} {:>9} {:>7} {:>9} {:>9} {:>20} {:>4}",
-        "transport",
-        "n",
-        "p50",
-        "p90",
-        "p99",
-        "max",
-        "QTime50",
-        "overhd50",
-        "reuse",
-        "bytes_in",
-        "decoded",
-        "conns",
-        "err"
-    )?;
-    for t in &r.transports {
-        let wi = &t.witnesses;
         writeln!(
             w,
-            "{:<14} {:>6} {:>8} {:>8} {:>8} {:>8} {:>7} {:>9} {:>7} {:>9.0} {:>9.0} {:>20} {:>4}",
-            t.transport,
-            t.wall.n,
-            opt(t.wall.p50_ms),
-            opt(t.wall.p90_ms),
-            opt(t.wall.p99_ms),
-            opt(t.wall.max_ms),
-            opt(t.qtime.p50_ms),
-            opt(t.overhead.p50_ms),
-            t.reuse_ratio
-                .map(|r| format!("{:.0}%", r * 100.0))
-                .unwrap_or_else(|| "n/a".into()),
-            t.bytes_in_mean,
-            t.decoded_bytes_mean,
-            format!(
-                "{}/{}/{}/{}{}",
-                wi.connector,
-                wi.kernel_active_opens,
-                wi.pcap_syns
-                    .map(|p| p.to_string())
-                    .unwrap_or_else(|| "-".into()),
-                wi.expected,
-                if wi.agree { "" } else { "!" }
-            ),
-            t.errors
+            "{:<6} {:>9} {:>10} {:>12} {:>12} {:>9}",
+            "format", "seconds", "docs/s", "body bytes", "gzipped", "QTime p50"
         )?;
+        for i in &r.indexing {
+            writeln!(
+                w,
+                "{:<6} {:>9.2} {:>10.0} {:>12} {:>12} {:>9}",
+                i.format,
+                i.seconds,
+                i.docs_per_sec,
+                i.body_bytes,
+                i.body_bytes_gzip,
+                opt(i.qtime_p50_ms)
+            )?;
+        }
+        writeln!(w)?;
     }
-    writeln!(w)?;
-    writeln!(w, "Mean phase breakdown, ms")?;
+    for scenario in ["search", "mixed"] {
+        let ts: Vec<_> = r
+            .transports
+            .iter()
+            .filter(|t| t.scenario == scenario)
+            .collect();
+        if ts.is_empty() {
+            continue;
+        }
+        writeln!(w, "Workload {scenario}: wall (client total) vs Solr QTime, ms; conns = connector / kernel ActiveOpens / pcap SYNs / expected")?;
+        writeln!(
+            w,
+            "{:<14} {:>6} {:>8} {:>8} {:>8} {:>8} {:>7} {:>9} {:>7} {:>9} {:>9} {:>20} {:>4}",
+            "transport",
+            "n",
+            "p50",
+            "p90",
+            "p99",
+            "max",
+            "QTime50",
+            "overhd50",
+            "reuse",
+            "bytes_in",
+            "decoded",
+            "conns",
+            "err"
+        )?;
+        for t in ts {
+            let wi = &t.witnesses;
+            writeln!(
+                w,
+                "{:<14} {:>6} {:>8} {:>8} {:>8} {:>8} {:>7} {:>9} {:>7} {:>9.0} {:>9.0} {:>20} {:>4}",
+                t.transport,
+                t.wall.n,
+                opt(t.wall.p50_ms),
+                opt(t.wall.p90_ms),
+                opt(t.wall.p99_ms),
+                opt(t.wall.max_ms),
+                opt(t.qtime.p50_ms),
+                opt(t.overhead.p50_ms),
+                t.reuse_ratio.map(|r| format!("{:.0}%", r * 100.0)).unwrap_or_else(|| "n/a".into()),
+                t.bytes_in_mean,
+                t.decoded_bytes_mean,
+                format!(
+                    "{}/{}/{}/{}{}",
+                    wi.connector,
+                    wi.kernel_active_opens,
+                    wi.pcap_syns.map(|p| p.to_string()).unwrap_or_else(|| "-".into()),
+                    wi.expected,
+                    if wi.agree { "" } else { "!" }
+                ),
+                t.errors
+            )?;
+            if let Some(c) = &t.corrected {
+                writeln!(
+                    w,
+                    "{:<14} open loop, from scheduled start: p50 {} p90 {} p99 {} max {}; {} late starts",
+                    "",
+                    opt(c.p50_ms),
+                    opt(c.p90_ms),
+                    opt(c.p99_ms),
+                    opt(c.max_ms),
+                    t.late_starts.unwrap_or(0)
+                )?;
+            }
+        }
+        writeln!(w)?;
+    }
+    writeln!(
+        w,
+        "Mean phase breakdown, ms ({} workload)",
+        r.transports
+            .first()
+            .map(|t| t.scenario.as_str())
+            .unwrap_or("-")
+    )?;
     if let Some(first) = r.transports.first() {
         write!(w, "{:<14}", "transport")?;
         for (name, _) in &first.phases_mean_ms {
@@ -97,7 +124,11 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
         }
         writeln!(w)?;
     }
-    for t in &r.transports {
+    for t in r
+        .transports
+        .iter()
+        .filter(|t| t.scenario == r.transports[0].scenario)
+    {
         write!(w, "{:<14}", t.transport)?;
         for (_, v) in &t.phases_mean_ms {
             write!(w, " {:>11.3}", v)?;
@@ -105,6 +136,9 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
         writeln!(w)?;
     }
     writeln!(w)?;
+    for warning in &r.warnings {
+        writeln!(w, "warning: {warning}")?;
+    }
     writeln!(w, "study took {:.1} s", r.duration_s)?;
     writeln!(w, "{}", r.verdict)?;
     Ok(())
@@ -114,11 +148,12 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
 pub fn save(dir: &Path, r: &StudyReport, records: &[Record]) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     std::fs::write(dir.join("summary.json"), serde_json::to_vec_pretty(r)?)?;
-    let mut csv = String::from("transport,n,p50_ms,p90_ms,p99_ms,max_ms,qtime_p50_ms,overhead_p50_ms,reuse_ratio,bytes_in_mean,connector,kernel_active_opens,expected,errors\n");
+    let mut csv = String::from("scenario,transport,n,p50_ms,p90_ms,p99_ms,max_ms,qtime_p50_ms,overhead_p50_ms,reuse_ratio,bytes_in_mean,connector,kernel_active_opens,expected,errors\n");
     for t in &r.transports {
         let o = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
         csv.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{:.0},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{},{:.0},{},{},{},{}\n",
+            t.scenario,
             t.transport,
             t.wall.n,
             o(t.wall.p50_ms),

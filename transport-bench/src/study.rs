@@ -1,6 +1,8 @@
 //! `study`: the seed-003 transport study (digest S1 of `shared/SCENARIOS.md`) against one
-//! Solr: indexing in each update format, then the same seeded searches through every
-//! transport with and without gzip, with the connection-reuse witnesses beside each run.
+//! Solr. Three workloads, as the seed's author timed them: reindexing (in each update
+//! format), searches, and mixed read/write operations; the searches and mixed operations run
+//! through every transport with and without gzip, repetitions in rotated order, with the
+//! connection-reuse witnesses beside each run.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -10,6 +12,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 use solr_client::{Commit, Select, SolrClient, Timing, TlsOptions, TransportKind, UpdateFormat};
 
+use crate::load::{self, Load};
 use crate::stats::{percentiles, Percentiles};
 use crate::witness::{KernelTcp, PcapWitness};
 use crate::workload::Generator;
@@ -23,20 +26,24 @@ pub struct StudyConfig {
     pub collection: String,
     /// CA file to trust for https.
     pub ca: Option<std::path::PathBuf>,
-    /// Documents indexed per update format.
+    /// Documents reindexed per update format (0: skip the indexing workload).
     pub docs: usize,
     /// Documents per update request.
     pub batch: usize,
-    /// Measured searches per transport and repetition.
+    /// Measured searches per transport and repetition (0: skip).
     pub searches: usize,
-    /// Warm-up searches per transport and repetition (tagged, excluded from figures).
+    /// Measured mixed operations per transport and repetition (0: skip).
+    pub mixed: usize,
+    /// Share of writes in the mixed workload (0..1).
+    pub write_ratio: f64,
+    /// Warm-up requests per transport and repetition (tagged, excluded from figures).
     pub warmup: usize,
     /// Repetitions (transport order rotates between them).
     pub reps: usize,
     /// Rows per search.
     pub rows: u64,
-    /// Concurrent workers (closed loop).
-    pub concurrency: usize,
+    /// How requests are issued.
+    pub load: Load,
     /// Workload seed.
     pub seed: u64,
     /// Transports to compare.
@@ -53,9 +60,13 @@ pub struct StudyConfig {
     pub quiet: bool,
 }
 
-/// One measured request.
+/// One measured request (one line of `records.jsonl`: enough to rebuild every figure).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Record {
+    /// Workload: `search` or `mixed`.
+    pub scenario: String,
+    /// `select` or `add`.
+    pub op: String,
     /// Transport name (e.g. `pooled+gzip`).
     pub transport: String,
     /// Repetition.
@@ -66,6 +77,10 @@ pub struct Record {
     pub error: Option<String>,
     /// The client's timing record.
     pub timing: Option<Timing>,
+    /// Open loop: latency from the scheduled start, ms.
+    pub latency_ms: Option<f64>,
+    /// Open loop: start delay behind the schedule, ms.
+    pub start_delay_ms: Option<f64>,
 }
 
 /// The three witnesses of one transport run.
@@ -91,38 +106,45 @@ pub struct Witnesses {
     pub pcap_bytes_in: Option<u64>,
     /// What the transport should have opened.
     pub expected: u64,
-    /// All witnesses agree with each other.
+    /// The witnesses agree with each other (and with the expectation, except for reqwest).
     pub agree: bool,
 }
 
-/// Figures of one transport over all repetitions.
+/// Figures of one transport in one workload, over all repetitions.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TransportSummary {
+    /// Workload: `search` or `mixed`.
+    pub scenario: String,
     /// Transport name.
     pub transport: String,
     /// Wall (client total) latency.
     pub wall: Percentiles,
+    /// Open loop: latency from the scheduled start (corrected for coordinated omission).
+    pub corrected: Option<Percentiles>,
     /// Solr QTime.
     pub qtime: Percentiles,
     /// Overhead = total - QTime.
     pub overhead: Percentiles,
-    /// Per-repetition medians of wall time (noise estimate for `compare`).
+    /// Per-repetition medians of wall time (the noise estimate of `compare`).
     pub rep_p50_ms: Vec<f64>,
-    /// Mean of each phase in ms: blocked, dns, connect, tls, write, server_wait, transfer,
-    /// decompress, parse.
+    /// Mean of each phase in ms.
     pub phases_mean_ms: Vec<(String, f64)>,
     /// Mean wire bytes in per request.
     pub bytes_in_mean: f64,
     /// Mean decoded bytes per request.
     pub decoded_bytes_mean: f64,
-    /// Failed requests.
+    /// Failed requests, by error text (first 80 chars).
     pub errors: u64,
+    /// Error kinds and counts.
+    pub error_kinds: Vec<(String, u64)>,
     /// Share of requests on a reused connection (None where the transport cannot tell).
     pub reuse_ratio: Option<f64>,
     /// Witnesses, summed over repetitions.
     pub witnesses: Witnesses,
     /// Throughput in requests per second (measured part).
     pub throughput_rps: f64,
+    /// Open loop: requests that started more than 1 ms behind schedule.
+    pub late_starts: Option<u64>,
 }
 
 /// Indexing figures of one update format.
@@ -144,7 +166,7 @@ pub struct IndexSummary {
     pub qtime_p50_ms: Option<f64>,
 }
 
-/// The study's result: what `summary.json` holds.
+/// The study's result: what `summary.json` holds (schema: `transport-bench/schema/summary.schema.json`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StudyReport {
     /// Schema version of this JSON.
@@ -155,8 +177,10 @@ pub struct StudyReport {
     pub settings: serde_json::Value,
     /// Indexing per update format.
     pub indexing: Vec<IndexSummary>,
-    /// Searches per transport.
+    /// Per workload and transport.
     pub transports: Vec<TransportSummary>,
+    /// Warnings (saturation, capture drops, witness disagreement).
+    pub warnings: Vec<String>,
     /// Wall-clock duration of the whole study, seconds.
     pub duration_s: f64,
     /// The one-line verdict.
@@ -169,7 +193,7 @@ fn progress(quiet: bool, len: u64, msg: String) -> ProgressBar {
     }
     let pb = ProgressBar::new(len);
     pb.set_style(
-        ProgressStyle::with_template("{msg:>24} [{bar:30}] {pos}/{len} {elapsed}")
+        ProgressStyle::with_template("{msg:>28} [{bar:30}] {pos}/{len} {elapsed}")
             .unwrap_or_else(|_| ProgressStyle::default_bar())
             .progress_chars("=> "),
     );
@@ -185,9 +209,12 @@ fn tls(cfg: &StudyConfig) -> Result<TlsOptions> {
     Ok(t)
 }
 
-/// Indexes `cfg.docs` documents in each update format through a pooled client.
+/// Reindexes `cfg.docs` documents in each update format through a pooled client.
 async fn index_formats(cfg: &StudyConfig) -> Result<Vec<IndexSummary>> {
     let mut out = Vec::new();
+    if cfg.docs == 0 {
+        return Ok(out);
+    }
     for format in UpdateFormat::ALL {
         let client = SolrClient::builder(&cfg.url)
             .collection(&cfg.collection)
@@ -197,7 +224,7 @@ async fn index_formats(cfg: &StudyConfig) -> Result<Vec<IndexSummary>> {
             .build()?;
         let mut gen = Generator::new(cfg.seed, cfg.vector_dim);
         let prefix = format!("study-{}-", format.as_str());
-        let pb = progress(cfg.quiet, cfg.docs as u64, format!("index {format}"));
+        let pb = progress(cfg.quiet, cfg.docs as u64, format!("reindex ({format})"));
         let t0 = Instant::now();
         let (mut body, mut body_gz, mut qtimes, mut acked) = (0u64, 0u64, Vec::new(), 0usize);
         let mut i = 0;
@@ -232,66 +259,103 @@ async fn index_formats(cfg: &StudyConfig) -> Result<Vec<IndexSummary>> {
     Ok(out)
 }
 
-/// Runs `n` searches from the seeded generator through `client` with `concurrency` workers.
-async fn run_searches(
-    client: &SolrClient,
-    cfg: &StudyConfig,
-    n: usize,
-    seed: u64,
-    pb: &ProgressBar,
-) -> Vec<std::result::Result<Timing, String>> {
-    let mut gen = Generator::new(seed, 0);
-    let queries: Vec<Select> = (0..n)
-        .map(|_| {
-            let (q, fq) = gen.query();
-            let s = Select::new(q).rows(cfg.rows);
-            match fq {
-                Some(f) => s.fq(f),
-                None => s,
-            }
-        })
-        .collect();
-    let queries = Arc::new(queries);
-    let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let mut handles = Vec::new();
-    for _ in 0..cfg.concurrency.max(1) {
-        let (client, queries, next, pb) =
-            (client.clone(), queries.clone(), next.clone(), pb.clone());
-        handles.push(tokio::spawn(async move {
-            let mut out = Vec::new();
-            loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(q) = queries.get(i) else { break };
-                let r = client
-                    .select(q)
-                    .await
-                    .map(|r| r.timing)
-                    .map_err(|e| e.to_string());
-                out.push((i, r));
-                pb.inc(1);
-            }
-            out
-        }));
-    }
-    let mut all = Vec::new();
-    for h in handles {
-        if let Ok(v) = h.await {
-            all.extend(v);
-        }
-    }
-    all.sort_by_key(|(i, _)| *i);
-    all.into_iter().map(|(_, r)| r).collect()
+/// One operation of a workload.
+#[derive(Debug, Clone)]
+enum Op {
+    Search(Select),
+    Add(serde_json::Value),
 }
 
-/// What a transport should open for `requests` requests with `concurrency` workers. For
-/// `reqwest` this is the ideal; its pool may open a few more (see the e2e witness test), so
-/// its verdict checks only that the witnesses agree.
-fn expected_connections(kind: TransportKind, requests: u64, concurrency: usize) -> u64 {
-    match kind {
-        TransportKind::Fresh => requests,
-        TransportKind::Http2 => 1,
-        TransportKind::Pooled | TransportKind::Reqwest => concurrency.max(1) as u64,
+/// The seeded operations of a workload: `searches` only, or a mix with `write_ratio` adds.
+fn operations(n: usize, seed: u64, rows: u64, write_ratio: f64, tag: &str) -> Vec<Op> {
+    use rand::{Rng, SeedableRng};
+    let mut gen = Generator::new(seed, 0);
+    let mut coin = rand::rngs::StdRng::seed_from_u64(seed ^ 0x5EED);
+    (0..n)
+        .map(|i| {
+            if write_ratio > 0.0 && coin.random_bool(write_ratio.clamp(0.0, 1.0)) {
+                Op::Add(gen.doc(&format!("{tag}-"), i))
+            } else {
+                let (q, fq) = gen.query();
+                let s = Select::new(q).rows(rows);
+                Op::Search(match fq {
+                    Some(f) => s.fq(f),
+                    None => s,
+                })
+            }
+        })
+        .collect()
+}
+
+async fn run_ops(
+    client: &SolrClient,
+    ops: Vec<Op>,
+    load: Load,
+    seed: u64,
+    pb: &ProgressBar,
+) -> Vec<(Op, load::Outcome)> {
+    let ops = Arc::new(ops);
+    let (c, o) = (client.clone(), ops.clone());
+    let pb2 = pb.clone();
+    let outcomes = load::run(
+        load,
+        ops.len(),
+        seed,
+        move |i| {
+            let (c, o) = (c.clone(), o.clone());
+            async move {
+                match &o[i] {
+                    Op::Search(s) => c
+                        .select(s)
+                        .await
+                        .map(|r| r.timing)
+                        .map_err(|e| e.to_string()),
+                    Op::Add(d) => c
+                        .add(std::slice::from_ref(d))
+                        .await
+                        .map(|r| r.timing)
+                        .map_err(|e| e.to_string()),
+                }
+            }
+        },
+        move || pb2.inc(1),
+    )
+    .await;
+    outcomes
+        .into_iter()
+        .map(|out| (ops[out.index].clone(), out))
+        .collect()
+}
+
+fn expected_connections(kind: TransportKind, requests: u64, load: Load) -> u64 {
+    // reqwest's ideal; its pool may open more (see the e2e witness test): its verdict only
+    // requires the witnesses to agree.
+    match (kind, load) {
+        (TransportKind::Fresh, _) => requests,
+        (TransportKind::Http2, _) => 1,
+        (_, Load::Closed { concurrency }) => concurrency.max(1) as u64,
+        (_, Load::Open { max_in_flight, .. }) => max_in_flight as u64,
     }
+}
+
+fn pcap_start(
+    cfg: &StudyConfig,
+    port: u16,
+    name: &str,
+    scenario: &str,
+    rep: usize,
+) -> Result<Option<PcapWitness>> {
+    let Some(iface) = &cfg.pcap_interface else {
+        return Ok(None);
+    };
+    let save = match (&cfg.capture_dir, rep) {
+        (Some(d), 0) => {
+            std::fs::create_dir_all(d)?;
+            Some(d.join(format!("{scenario}-{}.pcapng", name.replace('+', "-"))))
+        }
+        _ => None,
+    };
+    Ok(Some(PcapWitness::start(iface, port, save)?))
 }
 
 /// Runs the whole study and returns the report plus every raw record.
@@ -307,205 +371,320 @@ pub async fn run(cfg: &StudyConfig) -> Result<(StudyReport, Vec<Record>)> {
         .iter()
         .flat_map(|t| cfg.gzip.iter().map(move |g| (*t, *g)))
         .collect();
+    let scenarios: Vec<(&str, usize, f64)> = [
+        ("search", cfg.searches, 0.0),
+        ("mixed", cfg.mixed, cfg.write_ratio),
+    ]
+    .into_iter()
+    .filter(|(_, n, _)| *n > 0)
+    .collect();
     let mut records = Vec::new();
-    let mut wit: Vec<Witnesses> = vec![Witnesses::default(); combos.len()];
-    let mut rep_p50: Vec<Vec<f64>> = vec![Vec::new(); combos.len()];
-    let mut measured_time: Vec<Duration> = vec![Duration::ZERO; combos.len()];
-    for rep in 0..cfg.reps.max(1) {
-        for k in 0..combos.len() {
-            let idx = (k + rep) % combos.len(); // rotate the order across repetitions
-            let (kind, gzip) = combos[idx];
-            let transport = kind.build(&tls(cfg)?, gzip)?;
-            let name = transport.name();
-            let client = SolrClient::builder(&cfg.url)
-                .collection(&cfg.collection)
-                .custom_transport(transport.clone())
-                .build()?;
-            let pb = progress(
-                cfg.quiet,
-                (cfg.warmup + cfg.searches) as u64,
-                format!("{name} rep {}", rep + 1),
-            );
-            let capture = match &cfg.pcap_interface {
-                Some(iface) => {
-                    let save = match (&cfg.capture_dir, rep) {
-                        (Some(d), 0) => {
-                            std::fs::create_dir_all(d)?;
-                            Some(d.join(format!("{}.pcapng", name.replace('+', "-"))))
-                        }
-                        _ => None,
-                    };
-                    Some(PcapWitness::start(iface, port, save)?)
+    let mut witnesses: std::collections::HashMap<(String, String), Witnesses> = Default::default();
+    let mut rep_p50: std::collections::HashMap<(String, String), Vec<f64>> = Default::default();
+    let mut measured_time: std::collections::HashMap<(String, String), Duration> =
+        Default::default();
+    for &(scenario, n, write_ratio) in &scenarios {
+        for rep in 0..cfg.reps.max(1) {
+            for k in 0..combos.len() {
+                let (kind, gzip) = combos[(k + rep) % combos.len()]; // rotate across repetitions
+                let transport = kind.build(&tls(cfg)?, gzip)?;
+                let name = transport.name();
+                let key = (scenario.to_string(), name.clone());
+                let client = SolrClient::builder(&cfg.url)
+                    .collection(&cfg.collection)
+                    .custom_transport(transport.clone())
+                    .build()?;
+                let pb = progress(
+                    cfg.quiet,
+                    (cfg.warmup + n) as u64,
+                    format!("{scenario} {name} rep {}", rep + 1),
+                );
+                let capture = pcap_start(cfg, port, &name, scenario, rep)?;
+                let k0 = KernelTcp::read()?;
+                let warm_ops = operations(cfg.warmup, cfg.seed ^ 0xABCD, cfg.rows, 0.0, "warm");
+                let warm = run_ops(
+                    &client,
+                    warm_ops,
+                    Load::Closed { concurrency: 1 },
+                    cfg.seed,
+                    &pb,
+                )
+                .await;
+                let tag = format!("{scenario}-{}-r{rep}", name.replace('+', "-"));
+                let ops = operations(
+                    n,
+                    cfg.seed.wrapping_add(rep as u64),
+                    cfg.rows,
+                    write_ratio,
+                    &tag,
+                );
+                let t0 = Instant::now();
+                let measured = run_ops(
+                    &client,
+                    ops,
+                    cfg.load,
+                    cfg.seed.wrapping_add(rep as u64),
+                    &pb,
+                )
+                .await;
+                *measured_time.entry(key.clone()).or_default() += t0.elapsed();
+                let kd = KernelTcp::read()?.since(&k0);
+                let pcap = match capture {
+                    Some(c) => Some(c.stop()?),
+                    None => None,
+                };
+                pb.finish_and_clear();
+                let stats = transport.stats();
+                let w = witnesses.entry(key.clone()).or_default();
+                w.requests += stats.requests;
+                w.connector += stats.connections_opened;
+                w.kernel_active_opens += kd.active_opens;
+                w.kernel_syn_retrans += kd.syn_retrans;
+                w.expected += expected_connections(kind, stats.requests, cfg.load);
+                if let Some(p) = pcap {
+                    let add = |acc: &mut Option<u64>, v: u64| *acc = Some(acc.unwrap_or(0) + v);
+                    add(&mut w.pcap_syns, p.syns);
+                    add(&mut w.pcap_syn_retransmits, p.syn_retransmits);
+                    add(&mut w.pcap_dropped, p.dropped + p.if_dropped);
+                    add(&mut w.pcap_bytes_out, p.wire_bytes_to_server);
+                    add(&mut w.pcap_bytes_in, p.wire_bytes_from_server);
                 }
-                None => None,
-            };
-            let k0 = KernelTcp::read()?;
-            let warm = run_searches(&client, cfg, cfg.warmup, cfg.seed ^ 0xABCD, &pb).await;
-            let t0 = Instant::now();
-            let measured = run_searches(
-                &client,
-                cfg,
-                cfg.searches,
-                cfg.seed.wrapping_add(rep as u64),
-                &pb,
-            )
-            .await;
-            measured_time[idx] += t0.elapsed();
-            let k1 = KernelTcp::read()?;
-            let pcap = match capture {
-                Some(c) => Some(c.stop()?),
-                None => None,
-            };
-            pb.finish_and_clear();
-            let stats = transport.stats();
-            let kd = k1.since(&k0);
-            let w = &mut wit[idx];
-            w.requests += stats.requests;
-            w.connector += stats.connections_opened;
-            w.kernel_active_opens += kd.active_opens;
-            w.kernel_syn_retrans += kd.syn_retrans;
-            w.expected += expected_connections(kind, stats.requests, cfg.concurrency);
-            if let Some(p) = pcap {
-                let add = |acc: &mut Option<u64>, v: u64| *acc = Some(acc.unwrap_or(0) + v);
-                add(&mut w.pcap_syns, p.syns);
-                add(&mut w.pcap_syn_retransmits, p.syn_retransmits);
-                add(&mut w.pcap_dropped, p.dropped + p.if_dropped);
-                add(&mut w.pcap_bytes_out, p.wire_bytes_to_server);
-                add(&mut w.pcap_bytes_in, p.wire_bytes_from_server);
-            }
-            let ok: Vec<Duration> = measured
-                .iter()
-                .filter_map(|r| r.as_ref().ok())
-                .map(|t| t.total())
-                .collect();
-            rep_p50[idx].push(percentiles(ok).p50_ms.unwrap_or(0.0));
-            for (warmup, list) in [(true, warm), (false, measured)] {
-                for r in list {
-                    let (timing, error) = match r {
-                        Ok(t) => (Some(t), None),
-                        Err(e) => (None, Some(e)),
-                    };
-                    records.push(Record {
-                        transport: name.clone(),
-                        rep,
-                        warmup,
-                        error,
-                        timing,
-                    });
+                let ok: Vec<Duration> = measured
+                    .iter()
+                    .filter_map(|(_, o)| o.result.as_ref().ok())
+                    .map(|t| t.total())
+                    .collect();
+                rep_p50
+                    .entry(key)
+                    .or_default()
+                    .push(percentiles(ok).p50_ms.unwrap_or(0.0));
+                for (warmup, list) in [(true, warm), (false, measured)] {
+                    for (op, o) in list {
+                        let (timing, error) = match o.result {
+                            Ok(t) => (Some(t), None),
+                            Err(e) => (None, Some(e)),
+                        };
+                        records.push(Record {
+                            scenario: scenario.into(),
+                            op: match op {
+                                Op::Search(_) => "select".into(),
+                                Op::Add(_) => "add".into(),
+                            },
+                            transport: name.clone(),
+                            rep,
+                            warmup,
+                            error,
+                            timing,
+                            latency_ms: o.latency_from_schedule.map(|d| d.as_secs_f64() * 1000.0),
+                            start_delay_ms: o.start_delay.map(|d| d.as_secs_f64() * 1000.0),
+                        });
+                    }
                 }
             }
         }
     }
 
     let mut transports = Vec::new();
-    for (idx, (kind, gzip)) in combos.iter().enumerate() {
-        let name = kind.build(&TlsOptions::new(), *gzip)?.name();
-        let recs: Vec<&Record> = records
-            .iter()
-            .filter(|r| r.transport == name && !r.warmup)
-            .collect();
-        let timings: Vec<&Timing> = recs.iter().filter_map(|r| r.timing.as_ref()).collect();
-        let n = timings.len().max(1) as f64;
-        let mean = |f: &dyn Fn(&Timing) -> Duration| {
-            timings
+    for &(scenario, _, _) in &scenarios {
+        for (kind, gzip) in &combos {
+            let name = kind.build(&TlsOptions::new(), *gzip)?.name();
+            let key = (scenario.to_string(), name.clone());
+            let recs: Vec<&Record> = records
                 .iter()
-                .map(|t| f(t).as_secs_f64() * 1000.0)
-                .sum::<f64>()
-                / n
-        };
-        let phases_mean_ms = vec![
-            ("blocked".to_string(), mean(&|t| t.blocked)),
-            ("dns".to_string(), mean(&|t| t.dns.unwrap_or_default())),
-            (
-                "connect".to_string(),
-                mean(&|t| t.connect.unwrap_or_default()),
-            ),
-            ("tls".to_string(), mean(&|t| t.tls.unwrap_or_default())),
-            ("write".to_string(), mean(&|t| t.write)),
-            ("server_wait".to_string(), mean(&|t| t.server_wait)),
-            ("transfer".to_string(), mean(&|t| t.transfer)),
-            (
-                "decompress".to_string(),
-                mean(&|t| t.decompress.unwrap_or_default()),
-            ),
-            ("parse".to_string(), mean(&|t| t.parse.unwrap_or_default())),
-        ];
-        let mut w = wit[idx].clone();
-        w.agree = w.connector == w.kernel_active_opens
-            && w.pcap_syns.is_none_or(|p| p == w.connector)
-            && (w.connector == w.expected || *kind == TransportKind::Reqwest);
-        transports.push(TransportSummary {
-            transport: name,
-            wall: percentiles(timings.iter().map(|t| t.total())),
-            qtime: percentiles(
-                timings
-                    .iter()
-                    .map(|t| Duration::from_millis(u64::from(t.qtime_ms.unwrap_or(0)))),
-            ),
-            overhead: percentiles(timings.iter().map(|t| t.overhead())),
-            rep_p50_ms: rep_p50[idx].clone(),
-            phases_mean_ms,
-            bytes_in_mean: timings.iter().map(|t| t.bytes_in as f64).sum::<f64>() / n,
-            decoded_bytes_mean: timings.iter().map(|t| t.decoded_bytes as f64).sum::<f64>() / n,
-            errors: recs.iter().filter(|r| r.error.is_some()).count() as u64,
-            reuse_ratio: (*kind != TransportKind::Reqwest)
-                .then(|| timings.iter().filter(|t| t.reused).count() as f64 / n),
-            witnesses: w,
-            throughput_rps: timings.len() as f64 / measured_time[idx].as_secs_f64().max(1e-9),
-        });
+                .filter(|r| r.scenario == scenario && r.transport == name && !r.warmup)
+                .collect();
+            let mut w = witnesses.get(&key).cloned().unwrap_or_default();
+            w.agree = w.connector == w.kernel_active_opens
+                && w.pcap_syns.is_none_or(|p| p == w.connector)
+                && match cfg.load {
+                    // Closed loop: exact expectation (reqwest's pool may open extra ones).
+                    Load::Closed { .. } => {
+                        w.connector == w.expected || *kind == TransportKind::Reqwest
+                    }
+                    // Open loop: the pool grows with the in-flight requests, up to the cap.
+                    Load::Open { .. } => {
+                        w.connector <= w.expected || *kind == TransportKind::Reqwest
+                    }
+                };
+            let elapsed = measured_time.get(&key).copied().unwrap_or_default();
+            let rep_p50 = rep_p50.get(&key).cloned().unwrap_or_default();
+            transports.push(summarize(
+                scenario, &name, *kind, &recs, w, rep_p50, elapsed,
+            ));
+        }
     }
+    let warnings = warnings(&transports, cfg);
     let verdict = verdict(&transports, &indexing);
     let report = StudyReport {
         schema_version: 1,
         url: cfg.url.clone(),
         settings: serde_json::json!({
             "collection": cfg.collection, "docs": cfg.docs, "batch": cfg.batch,
-            "searches": cfg.searches, "warmup": cfg.warmup, "reps": cfg.reps, "rows": cfg.rows,
-            "concurrency": cfg.concurrency, "seed": cfg.seed,
+            "searches": cfg.searches, "mixed": cfg.mixed, "write_ratio": cfg.write_ratio,
+            "warmup": cfg.warmup, "reps": cfg.reps, "rows": cfg.rows,
+            "load": format!("{:?}", cfg.load), "seed": cfg.seed,
+            "pcap_interface": cfg.pcap_interface,
         }),
         indexing,
         transports,
+        warnings,
         duration_s: t_start.elapsed().as_secs_f64(),
         verdict,
     };
     Ok((report, records))
 }
 
-/// The one-line verdict: the best transport against `fresh`, with the connection counts.
+/// Builds one transport's figures from its measured records (also used by `report RUN`).
+pub fn summarize(
+    scenario: &str,
+    name: &str,
+    kind: TransportKind,
+    recs: &[&Record],
+    witnesses: Witnesses,
+    rep_p50_ms: Vec<f64>,
+    elapsed: Duration,
+) -> TransportSummary {
+    let timings: Vec<&Timing> = recs.iter().filter_map(|r| r.timing.as_ref()).collect();
+    let n = timings.len().max(1) as f64;
+    let mean = |f: &dyn Fn(&Timing) -> Duration| {
+        timings
+            .iter()
+            .map(|t| f(t).as_secs_f64() * 1000.0)
+            .sum::<f64>()
+            / n
+    };
+    let phases_mean_ms = vec![
+        ("blocked".to_string(), mean(&|t| t.blocked)),
+        ("dns".to_string(), mean(&|t| t.dns.unwrap_or_default())),
+        (
+            "connect".to_string(),
+            mean(&|t| t.connect.unwrap_or_default()),
+        ),
+        ("tls".to_string(), mean(&|t| t.tls.unwrap_or_default())),
+        ("write".to_string(), mean(&|t| t.write)),
+        ("server_wait".to_string(), mean(&|t| t.server_wait)),
+        ("transfer".to_string(), mean(&|t| t.transfer)),
+        (
+            "decompress".to_string(),
+            mean(&|t| t.decompress.unwrap_or_default()),
+        ),
+        ("parse".to_string(), mean(&|t| t.parse.unwrap_or_default())),
+    ];
+    let mut kinds: std::collections::BTreeMap<String, u64> = Default::default();
+    for e in recs.iter().filter_map(|r| r.error.as_ref()) {
+        *kinds.entry(e.chars().take(80).collect()).or_default() += 1;
+    }
+    let corrected: Vec<Duration> = recs
+        .iter()
+        .filter_map(|r| r.latency_ms)
+        .map(|ms| Duration::from_secs_f64(ms / 1000.0))
+        .collect();
+    let late = recs
+        .iter()
+        .filter_map(|r| r.start_delay_ms)
+        .filter(|d| *d > 1.0)
+        .count() as u64;
+    let open_loop = !corrected.is_empty();
+    TransportSummary {
+        scenario: scenario.into(),
+        transport: name.into(),
+        wall: percentiles(timings.iter().map(|t| t.total())),
+        corrected: open_loop.then(|| percentiles(corrected)),
+        qtime: percentiles(
+            timings
+                .iter()
+                .map(|t| Duration::from_millis(u64::from(t.qtime_ms.unwrap_or(0)))),
+        ),
+        overhead: percentiles(timings.iter().map(|t| t.overhead())),
+        rep_p50_ms,
+        phases_mean_ms,
+        bytes_in_mean: timings.iter().map(|t| t.bytes_in as f64).sum::<f64>() / n,
+        decoded_bytes_mean: timings.iter().map(|t| t.decoded_bytes as f64).sum::<f64>() / n,
+        errors: recs.iter().filter(|r| r.error.is_some()).count() as u64,
+        error_kinds: kinds.into_iter().collect(),
+        reuse_ratio: (kind != TransportKind::Reqwest)
+            .then(|| timings.iter().filter(|t| t.reused).count() as f64 / n),
+        witnesses,
+        throughput_rps: timings.len() as f64 / elapsed.as_secs_f64().max(1e-9),
+        late_starts: open_loop.then_some(late),
+    }
+}
+
+fn warnings(ts: &[TransportSummary], cfg: &StudyConfig) -> Vec<String> {
+    let mut w = Vec::new();
+    for t in ts {
+        if !t.witnesses.agree {
+            w.push(format!(
+                "{} {}: witnesses disagree (connector {}, kernel {}, pcap {:?}, expected {})",
+                t.scenario,
+                t.transport,
+                t.witnesses.connector,
+                t.witnesses.kernel_active_opens,
+                t.witnesses.pcap_syns,
+                t.witnesses.expected
+            ));
+        }
+        if t.witnesses.pcap_dropped.unwrap_or(0) > 0 {
+            w.push(format!(
+                "{} {}: the capture dropped {} packets",
+                t.scenario,
+                t.transport,
+                t.witnesses.pcap_dropped.unwrap_or(0)
+            ));
+        }
+        if let (Load::Open { rate, .. }, Some(late)) = (cfg.load, t.late_starts) {
+            if t.throughput_rps < 0.95 * rate || late * 10 > t.wall.n {
+                w.push(format!(
+                    "{} {}: saturated: {:.0} req/s achieved of {rate:.0} targeted, {late} late starts",
+                    t.scenario, t.transport, t.throughput_rps
+                ));
+            }
+        }
+    }
+    w
+}
+
+/// The one-line verdict: the best transport against `fresh` in the search workload, with the
+/// connection counts, and the XML vs JSON update size.
 pub fn verdict(ts: &[TransportSummary], indexing: &[IndexSummary]) -> String {
     let p50 = |t: &TransportSummary| t.wall.p50_ms.unwrap_or(f64::NAN);
     let mut parts = Vec::new();
     if let Some(bad) = ts.iter().find(|t| !t.witnesses.agree) {
         parts.push(format!(
-            "WITNESSES DISAGREE for {} (connector {}, kernel {}, expected {})",
+            "WITNESSES DISAGREE for {} {} (connector {}, kernel {}, pcap {:?}, expected {})",
+            bad.scenario,
             bad.transport,
             bad.witnesses.connector,
             bad.witnesses.kernel_active_opens,
+            bad.witnesses.pcap_syns,
             bad.witnesses.expected
         ));
     }
+    let scenario = if ts.iter().any(|t| t.scenario == "search") {
+        "search"
+    } else {
+        "mixed"
+    };
+    let ts: Vec<&TransportSummary> = ts.iter().filter(|t| t.scenario == scenario).collect();
     let fresh = ts.iter().find(|t| t.transport == "fresh");
     let best = ts
         .iter()
         .filter(|t| t.wall.p50_ms.is_some())
         .min_by(|a, b| p50(a).total_cmp(&p50(b)));
     match (fresh, best) {
-        (Some(f), Some(b)) if b.transport != f.transport => {
-            let cut = (1.0 - p50(b) / p50(f)) * 100.0;
-            parts.push(format!(
-                "{} cut p50 by {:.0}% vs fresh ({:.2} -> {:.2} ms; QTime p50 {:.0} ms); fresh opened {} connections, {} opened {}",
-                b.transport,
-                cut,
-                p50(f),
-                p50(b),
-                b.qtime.p50_ms.unwrap_or(0.0),
-                f.witnesses.connector,
-                b.transport,
-                b.witnesses.connector
-            ));
-        }
+        (Some(f), Some(b)) if b.transport != f.transport => parts.push(format!(
+            "{} cut {scenario} p50 by {:.0}% vs fresh ({:.2} -> {:.2} ms; QTime p50 {:.0} ms); fresh opened {} connections, {} opened {}",
+            b.transport,
+            (1.0 - p50(b) / p50(f)) * 100.0,
+            p50(f),
+            p50(b),
+            b.qtime.p50_ms.unwrap_or(0.0),
+            f.witnesses.connector,
+            b.transport,
+            b.witnesses.connector
+        )),
         (_, Some(b)) => parts.push(format!("fastest: {} (p50 {:.2} ms)", b.transport, p50(b))),
-        _ => parts.push("no successful searches".into()),
+        _ => parts.push("no successful requests".into()),
     }
     let json = indexing.iter().find(|i| i.format == "json");
     let xml = indexing.iter().find(|i| i.format == "xml");
