@@ -3,6 +3,8 @@
 
 mod support;
 
+mod captures;
+mod cli;
 mod client;
 mod foundation;
 mod witnesses;

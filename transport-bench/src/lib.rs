@@ -36,7 +36,21 @@ pub struct Cli {
 pub enum Command {
     /// The transport study (seed 003): indexing per update format, then the same searches
     /// through every transport with and without gzip, with connection witnesses.
-    Study(StudyArgs),
+    Study(Box<StudyArgs>),
+    /// Compares two saved studies (`summary.json`): differences and the noise margin.
+    Compare {
+        /// Baseline summary.json (or its folder).
+        baseline: PathBuf,
+        /// Contender summary.json (or its folder).
+        contender: PathBuf,
+    },
+    /// Prints the JSON Schema of `summary.json`.
+    Schema,
+    /// Re-renders the tables and charts of a saved run from its raw `records.jsonl`.
+    Report {
+        /// The run folder (holding summary.json and records.jsonl).
+        run: PathBuf,
+    },
 }
 
 /// Options of `study`.
@@ -129,8 +143,33 @@ pub struct StudyArgs {
 /// Runs the CLI.
 pub async fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Study(a) => study_cmd(a).await,
+        Command::Study(a) => study_cmd(*a).await,
+        Command::Compare {
+            baseline,
+            contender,
+        } => {
+            let a = report::load_summary(&baseline)?;
+            let b = report::load_summary(&contender)?;
+            let diffs = report::compare::compare(&a, &b);
+            report::compare::print(&diffs, &mut std::io::stdout().lock())
+        }
+        Command::Schema => {
+            println!("{}", summary_schema());
+            Ok(())
+        }
+        Command::Report { run } => {
+            let r = report::rerender(&run)?;
+            report::print_text(&r, &mut std::io::stdout().lock())?;
+            eprintln!("re-rendered: {}", run.display());
+            Ok(())
+        }
     }
+}
+
+/// The JSON Schema of `summary.json`, as published in `transport-bench/schema/summary.schema.json`.
+pub fn summary_schema() -> String {
+    let schema = schemars::schema_for!(study::StudyReport);
+    serde_json::to_string_pretty(&schema).unwrap_or_default()
 }
 
 /// `lo` for a loopback URL, `any` otherwise.
@@ -232,4 +271,17 @@ async fn study_cmd(a: StudyArgs) -> Result<()> {
     report::print_text(&report, &mut stdout)?;
     eprintln!("saved: {}", out.display());
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn published_schema_is_current() {
+        let published = include_str!("../schema/summary.schema.json");
+        assert_eq!(
+            published.trim(),
+            super::summary_schema().trim(),
+            "run `transport-bench schema > transport-bench/schema/summary.schema.json`"
+        );
+    }
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 /// Percentiles of one distribution, in milliseconds. A percentile is None when the sample is
 /// too small to support it (p90 needs 10 values, p99 100, p99.9 1000), as rally does.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Percentiles {
     /// Sample size.
     pub n: u64,
@@ -43,6 +43,22 @@ pub fn percentiles(values: impl IntoIterator<Item = Duration>) -> Percentiles {
         p99_ms: (n >= 100).then(|| ms(h.value_at_quantile(0.99))),
         max_ms: Some(ms(h.max())),
     }
+}
+
+/// The latency curve: `(percentile, ms)` at 50, 75, 90, 95, 99, 99.9 where the sample
+/// supports it (a percentile p needs at least 1 / (1 - p) values).
+pub fn curve(values: impl IntoIterator<Item = Duration>) -> Vec<(f64, f64)> {
+    let mut h =
+        Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).expect("valid histogram bounds");
+    for v in values {
+        let _ = h.record((v.as_micros() as u64).clamp(1, 3_600_000_000));
+    }
+    let n = h.len() as f64;
+    [50.0, 75.0, 90.0, 95.0, 99.0, 99.9]
+        .into_iter()
+        .filter(|p| n > 0.0 && n >= 1.0 / (1.0 - p / 100.0))
+        .map(|p| (p, h.value_at_quantile(p / 100.0) as f64 / 1000.0))
+        .collect()
 }
 
 #[cfg(test)]

@@ -84,7 +84,7 @@ pub struct Record {
 }
 
 /// The three witnesses of one transport run.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Witnesses {
     /// Requests sent (warm-up included).
     pub requests: u64,
@@ -111,7 +111,7 @@ pub struct Witnesses {
 }
 
 /// Figures of one transport in one workload, over all repetitions.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TransportSummary {
     /// Workload: `search` or `mixed`.
     pub scenario: String,
@@ -119,6 +119,8 @@ pub struct TransportSummary {
     pub transport: String,
     /// Wall (client total) latency.
     pub wall: Percentiles,
+    /// Latency curve `(percentile, ms)` of the wall time, for charts.
+    pub curve_ms: Vec<(f64, f64)>,
     /// Open loop: latency from the scheduled start (corrected for coordinated omission).
     pub corrected: Option<Percentiles>,
     /// Solr QTime.
@@ -148,7 +150,7 @@ pub struct TransportSummary {
 }
 
 /// Indexing figures of one update format.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct IndexSummary {
     /// Format.
     pub format: String,
@@ -167,7 +169,7 @@ pub struct IndexSummary {
 }
 
 /// The study's result: what `summary.json` holds (schema: `transport-bench/schema/summary.schema.json`).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct StudyReport {
     /// Schema version of this JSON.
     pub schema_version: u32,
@@ -589,6 +591,7 @@ pub fn summarize(
         scenario: scenario.into(),
         transport: name.into(),
         wall: percentiles(timings.iter().map(|t| t.total())),
+        curve_ms: crate::stats::curve(timings.iter().map(|t| t.total())),
         corrected: open_loop.then(|| percentiles(corrected)),
         qtime: percentiles(
             timings

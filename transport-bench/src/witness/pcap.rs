@@ -216,18 +216,37 @@ fn capture_loop(
     Ok(tally.count)
 }
 
-/// Counts a saved capture (pcap or pcapng) for server port `port`.
-pub fn count_file(path: &Path, port: u16) -> Result<PcapCount> {
+/// Counts a saved capture (pcap or pcapng) for server port `port`; with `None` the server
+/// port is the destination port of the first SYN-only packet in the file.
+pub fn count_file(path: &Path, port: Option<u16>) -> Result<PcapCount> {
     let mut cap = pcap::Capture::from_file(path)
         .with_context(|| format!("cannot read capture {}", path.display()))?;
     let link = cap.get_datalink().0;
-    let mut tally = Tally::new(port);
+    let mut frames = Vec::new();
     loop {
         match cap.next_packet() {
-            Ok(pkt) => tally.add(link, pkt.data, pkt.header.len),
+            Ok(pkt) => frames.push((pkt.data.to_vec(), pkt.header.len)),
             Err(pcap::Error::NoMorePackets) => break,
             Err(e) => return Err(anyhow!("reading {}: {e}", path.display())),
         }
+    }
+    let port = match port {
+        Some(p) => p,
+        None => frames
+            .iter()
+            .filter_map(|(f, _)| packet::parse(link, f))
+            .find(|p| p.is_syn_only())
+            .map(|p| p.dst_port)
+            .ok_or_else(|| {
+                anyhow!(
+                    "{}: no SYN packet to infer the server port from",
+                    path.display()
+                )
+            })?,
+    };
+    let mut tally = Tally::new(port);
+    for (f, len) in &frames {
+        tally.add(link, f, *len);
     }
     Ok(tally.count)
 }

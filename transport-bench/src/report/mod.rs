@@ -1,12 +1,16 @@
-//! Printing and saving a study: a text table, `summary.json`, `transports.csv` and the raw
-//! per-request `records.jsonl`. Printers are generic over `Write` so tests print into a Vec.
+//! Printing and saving a study: a text table, `summary.json`, `transports.csv`, the raw
+//! per-request `records.jsonl`, and SVG charts. Printers are generic over `Write` so tests
+//! print into a Vec.
+
+pub mod compare;
+pub mod svg;
 
 use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use crate::study::{Record, StudyReport};
+use crate::study::{summarize, Record, StudyReport};
 
 fn opt(v: Option<f64>) -> String {
     v.map(|x| format!("{x:.2}")).unwrap_or_else(|| "-".into())
@@ -180,5 +184,77 @@ pub fn save(dir: &Path, r: &StudyReport, records: &[Record]) -> Result<()> {
     let mut txt = Vec::new();
     print_text(r, &mut txt)?;
     std::fs::write(dir.join("report.txt"), txt)?;
+    for scenario in ["search", "mixed"] {
+        if r.transports.iter().any(|t| t.scenario == scenario) {
+            std::fs::write(
+                dir.join(format!("phases-{scenario}.svg")),
+                svg::phases(r, scenario),
+            )?;
+            std::fs::write(
+                dir.join(format!("percentiles-{scenario}.svg")),
+                svg::percentiles(r, scenario),
+            )?;
+            std::fs::write(
+                dir.join(format!("connections-{scenario}.svg")),
+                svg::connections(r, scenario),
+            )?;
+        }
+    }
     Ok(())
+}
+
+/// Reads a `summary.json` (or the `summary.json` inside a run folder).
+pub fn load_summary(path: &Path) -> Result<StudyReport> {
+    let file = if path.is_dir() {
+        path.join("summary.json")
+    } else {
+        path.to_path_buf()
+    };
+    let text = std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?;
+    serde_json::from_slice(&text)
+        .with_context(|| format!("{} is not a transport-bench summary", file.display()))
+}
+
+/// Rebuilds every figure of a saved run from its raw `records.jsonl` (witness counts and
+/// indexing figures come from `summary.json`, which recorded them), then rewrites the text
+/// report, CSV and charts.
+pub fn rerender(run: &Path) -> Result<StudyReport> {
+    let mut r = load_summary(run)?;
+    let path = run.join("records.jsonl");
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let records: Vec<Record> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .enumerate()
+        .map(|(i, l)| {
+            serde_json::from_str(l).with_context(|| format!("{} line {}", path.display(), i + 1))
+        })
+        .collect::<Result<_>>()?;
+    for t in &mut r.transports {
+        let recs: Vec<&Record> = records
+            .iter()
+            .filter(|x| x.scenario == t.scenario && x.transport == t.transport && !x.warmup)
+            .collect();
+        let kind = t
+            .transport
+            .split('+')
+            .next()
+            .and_then(|k| k.split('(').next())
+            .and_then(|k| k.parse().ok())
+            .unwrap_or(solr_client::TransportKind::Pooled);
+        let elapsed =
+            std::time::Duration::from_secs_f64(t.wall.n as f64 / t.throughput_rps.max(1e-9));
+        *t = summarize(
+            &t.scenario,
+            &t.transport,
+            kind,
+            &recs,
+            t.witnesses.clone(),
+            t.rep_p50_ms.clone(),
+            elapsed,
+        );
+    }
+    save(run, &r, &records)?;
+    Ok(r)
 }

@@ -1,0 +1,143 @@
+//! `transport-bench` end to end, in-process: a study of 20 searches per transport against
+//! the real local Solr, its three witnesses, its JSON against the published schema, `compare`
+//! of a run with itself, and `report` re-rendering from raw records.
+
+use clap::Parser;
+use transport_bench::report::{compare, load_summary};
+use transport_bench::{run, Cli};
+
+use crate::support;
+
+fn study_args(url: &str, out: &std::path::Path, reps: &str) -> Vec<String> {
+    [
+        "transport-bench",
+        "study",
+        "--url",
+        url,
+        "--docs",
+        "0",
+        "--mixed",
+        "0",
+        "--searches",
+        "20",
+        "--warmup",
+        "0",
+        "--reps",
+        reps,
+        "--transports",
+        "fresh,pooled,http2",
+        "--gzip",
+        "off",
+        "--quiet",
+        "--out",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([out.display().to_string()])
+    .collect()
+}
+
+#[tokio::test]
+async fn study_witnesses_schema_compare_report() {
+    let s = support::standalone();
+    let url = s.url(None).unwrap().to_string();
+    let dir = std::env::temp_dir().join(support::tag("cli"));
+    let one = dir.join("one");
+    let two = dir.join("two");
+    {
+        let _g = support::exclusive().await;
+        run(Cli::parse_from(study_args(&url, &one, "1")))
+            .await
+            .expect("study runs");
+        run(Cli::parse_from(study_args(&url, &two, "2")))
+            .await
+            .expect("study with 2 repetitions runs");
+    }
+
+    // Three witnesses agree exactly: fresh 20, pooled 1, http2 1.
+    let r = load_summary(&one).expect("summary.json");
+    for (name, expected) in [("fresh", 20), ("pooled", 1), ("http2", 1)] {
+        let t = r
+            .transports
+            .iter()
+            .find(|t| t.transport == name)
+            .expect("transport in report");
+        let w = &t.witnesses;
+        assert_eq!(w.connector, expected, "{name}: connector");
+        assert_eq!(w.kernel_active_opens, expected, "{name}: kernel");
+        assert_eq!(
+            w.pcap_syns,
+            Some(expected),
+            "{name}: pcap (run the tests as root)"
+        );
+        assert_eq!(w.pcap_dropped, Some(0), "{name}: capture drops");
+        assert!(w.agree);
+        assert_eq!(t.wall.n, 20);
+        assert_eq!(t.errors, 0);
+    }
+    assert!(r.verdict.starts_with("verdict: "), "{}", r.verdict);
+    let report_txt = std::fs::read_to_string(one.join("report.txt")).expect("report.txt");
+    assert_eq!(
+        report_txt.lines().last(),
+        Some(r.verdict.as_str()),
+        "the report ends with the verdict"
+    );
+    for f in [
+        "records.jsonl",
+        "transports.csv",
+        "phases-search.svg",
+        "percentiles-search.svg",
+        "connections-search.svg",
+    ] {
+        assert!(one.join(f).is_file(), "{f} written");
+    }
+
+    // The JSON validates against the published schema.
+    let schema: serde_json::Value = serde_json::from_str(include_str!(
+        "../../transport-bench/schema/summary.schema.json"
+    ))
+    .expect("schema is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    for run_dir in [&one, &two] {
+        let json: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(run_dir.join("summary.json")).expect("read"))
+                .expect("JSON");
+        let errors: Vec<String> = validator
+            .iter_errors(&json)
+            .map(|e| e.to_string())
+            .collect();
+        assert!(errors.is_empty(), "schema violations: {errors:?}");
+    }
+
+    // compare of a run with itself: every difference inside the noise margin.
+    let b = load_summary(&two).expect("summary");
+    let diffs = compare::compare(&b, &b);
+    let judged: Vec<_> = diffs.iter().filter(|d| d.metric == "p50_ms").collect();
+    assert_eq!(judged.len(), 3);
+    assert!(
+        judged
+            .iter()
+            .all(|d| d.significant == Some(false) && d.diff == 0.0),
+        "{judged:?}"
+    );
+
+    // report re-renders the same figures from records.jsonl.
+    let before = load_summary(&one).expect("summary");
+    run(Cli::parse_from([
+        "transport-bench",
+        "report",
+        one.to_str().unwrap(),
+    ]))
+    .await
+    .expect("report runs");
+    let after = load_summary(&one).expect("summary");
+    for (x, y) in before.transports.iter().zip(after.transports.iter()) {
+        assert_eq!(
+            x.wall, y.wall,
+            "{}: same percentiles from raw records",
+            x.transport
+        );
+        assert_eq!(x.witnesses.connector, y.witnesses.connector);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,136 @@
+//! `compare A.json B.json`: baseline vs contender, like `esrally compare`. For every
+//! workload and transport present in both runs: p50, p90, p99 and throughput, absolute and
+//! relative differences, and whether the p50 difference is outside the noise margin.
+//!
+//! Noise margin: the spread (max - min) of the per-repetition medians, the larger of the two
+//! runs'; with a single repetition there is no estimate and every difference is "noise?".
+
+use std::io::Write;
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+use crate::study::StudyReport;
+
+/// One compared figure.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Difference {
+    /// Workload.
+    pub scenario: String,
+    /// Transport.
+    pub transport: String,
+    /// Figure name (`p50_ms`, `p90_ms`, `p99_ms`, `throughput_rps`).
+    pub metric: String,
+    /// Baseline value.
+    pub baseline: f64,
+    /// Contender value.
+    pub contender: f64,
+    /// contender - baseline.
+    pub diff: f64,
+    /// Relative difference in percent of the baseline.
+    pub diff_pct: f64,
+    /// Noise margin for this figure (p50 only).
+    pub noise: Option<f64>,
+    /// Whether |diff| exceeds the noise margin (None: no margin known).
+    pub significant: Option<bool>,
+}
+
+fn spread(v: &[f64]) -> Option<f64> {
+    if v.len() < 2 {
+        return None;
+    }
+    let max = v.iter().cloned().fold(f64::MIN, f64::max);
+    let min = v.iter().cloned().fold(f64::MAX, f64::min);
+    Some(max - min)
+}
+
+/// Compares two studies.
+pub fn compare(a: &StudyReport, b: &StudyReport) -> Vec<Difference> {
+    let mut out = Vec::new();
+    for ta in &a.transports {
+        let Some(tb) = b
+            .transports
+            .iter()
+            .find(|t| t.scenario == ta.scenario && t.transport == ta.transport)
+        else {
+            continue;
+        };
+        let noise = match (spread(&ta.rep_p50_ms), spread(&tb.rep_p50_ms)) {
+            (Some(x), Some(y)) => Some(x.max(y)),
+            (x, y) => x.or(y),
+        };
+        let figures = [
+            ("p50_ms", ta.wall.p50_ms, tb.wall.p50_ms, noise),
+            ("p90_ms", ta.wall.p90_ms, tb.wall.p90_ms, None),
+            ("p99_ms", ta.wall.p99_ms, tb.wall.p99_ms, None),
+            (
+                "throughput_rps",
+                Some(ta.throughput_rps),
+                Some(tb.throughput_rps),
+                None,
+            ),
+        ];
+        for (metric, x, y, noise) in figures {
+            let (Some(x), Some(y)) = (x, y) else { continue };
+            let diff = y - x;
+            out.push(Difference {
+                scenario: ta.scenario.clone(),
+                transport: ta.transport.clone(),
+                metric: metric.into(),
+                baseline: x,
+                contender: y,
+                diff,
+                diff_pct: if x != 0.0 { diff / x * 100.0 } else { 0.0 },
+                noise,
+                significant: noise.map(|n| diff.abs() > n),
+            });
+        }
+    }
+    out
+}
+
+/// Prints the comparison; the last line is the verdict.
+pub fn print<W: Write>(diffs: &[Difference], w: &mut W) -> Result<()> {
+    writeln!(
+        w,
+        "{:<7} {:<14} {:<15} {:>10} {:>10} {:>10} {:>8} {:>8}  verdict",
+        "workload", "transport", "metric", "baseline", "contender", "diff", "diff %", "noise"
+    )?;
+    for d in diffs {
+        writeln!(
+            w,
+            "{:<7} {:<14} {:<15} {:>10.3} {:>10.3} {:>+10.3} {:>+7.1}% {:>8}  {}",
+            d.scenario,
+            d.transport,
+            d.metric,
+            d.baseline,
+            d.contender,
+            d.diff,
+            d.diff_pct,
+            d.noise
+                .map(|n| format!("{n:.3}"))
+                .unwrap_or_else(|| "-".into()),
+            match d.significant {
+                Some(true) => "OUTSIDE noise",
+                Some(false) => "within noise",
+                None => "",
+            }
+        )?;
+    }
+    let judged: Vec<_> = diffs.iter().filter(|d| d.significant.is_some()).collect();
+    let outside = judged
+        .iter()
+        .filter(|d| d.significant == Some(true))
+        .count();
+    writeln!(
+        w,
+        "verdict: {outside} of {} p50 differences outside the noise margin{}",
+        judged.len(),
+        if judged.is_empty() {
+            " (no margin: run with --reps 2 or more)"
+        } else {
+            ""
+        }
+    )?;
+    Ok(())
+}
