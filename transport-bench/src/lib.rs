@@ -37,6 +37,9 @@ pub enum Command {
     /// The transport study (seed 003): indexing per update format, then the same searches
     /// through every transport with and without gzip, with connection witnesses.
     Study(Box<StudyArgs>),
+    /// A quick audit of any Solr: each transport with and without gzip, a few searches,
+    /// connection reuse proven by the witnesses, the phase breakdown and overhead over QTime.
+    Audit(Box<AuditArgs>),
     /// Compares two saved studies (`summary.json`): differences and the noise margin.
     Compare {
         /// Baseline summary.json (or its folder).
@@ -51,6 +54,41 @@ pub enum Command {
         /// The run folder (holding summary.json and records.jsonl).
         run: PathBuf,
     },
+}
+
+/// Options of `audit`.
+#[derive(Debug, clap::Args)]
+pub struct AuditArgs {
+    /// Solr base URL, e.g. `https://solr.example:8983/solr`.
+    #[arg(long)]
+    pub url: String,
+    /// Collection or core.
+    #[arg(long, default_value = "bench")]
+    pub collection: String,
+    /// CA certificate (PEM) to trust for https.
+    #[arg(long)]
+    pub ca: Option<PathBuf>,
+    /// The query each search sends (any Solr answers `*:*`).
+    #[arg(long, default_value = "*:*")]
+    pub query: String,
+    /// Rows per search.
+    #[arg(long, default_value_t = 10)]
+    pub rows: u64,
+    /// Searches per transport.
+    #[arg(long, default_value_t = 50)]
+    pub searches: usize,
+    /// Interface for the pcap SYN witness (default: lo for a loopback URL, any otherwise).
+    #[arg(long)]
+    pub interface: Option<String>,
+    /// Do not capture packets.
+    #[arg(long)]
+    pub no_pcap: bool,
+    /// Output folder (default `results/audit-<unix time>`).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// No progress bars.
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// Options of `study`.
@@ -144,6 +182,7 @@ pub struct StudyArgs {
 pub async fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Study(a) => study_cmd(*a).await,
+        Command::Audit(a) => audit_cmd(*a).await,
         Command::Compare {
             baseline,
             contender,
@@ -183,6 +222,66 @@ pub fn default_interface(url: &str) -> String {
     } else {
         "any".into()
     }
+}
+
+fn out_dir(out: Option<PathBuf>, kind: &str) -> PathBuf {
+    out.unwrap_or_else(|| {
+        let secs = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        local_solr::project_root()
+            .join("results")
+            .join(format!("{kind}-{secs}"))
+    })
+}
+
+async fn audit_cmd(a: AuditArgs) -> Result<()> {
+    let pcap_interface = (!a.no_pcap).then(|| {
+        a.interface
+            .clone()
+            .unwrap_or_else(|| default_interface(&a.url))
+    });
+    let cfg = study::StudyConfig {
+        url: a.url.clone(),
+        collection: a.collection,
+        ca: a.ca,
+        docs: 0,
+        batch: 1,
+        searches: a.searches,
+        mixed: 0,
+        write_ratio: 0.0,
+        warmup: 0,
+        reps: 1,
+        rows: a.rows,
+        query: Some(a.query),
+        load: load::Load::Closed { concurrency: 1 },
+        seed: 42,
+        transports: TransportKind::ALL.to_vec(),
+        gzip: vec![false, true],
+        vector_dim: 0,
+        pcap_interface,
+        capture_dir: None,
+        quiet: a.quiet,
+    };
+    let (report, records) = study::run(&cfg).await?;
+    let out = out_dir(a.out, "audit");
+    report::save(&out, &report, &records)
+        .with_context(|| format!("saving to {}", out.display()))?;
+    let mut stdout = std::io::stdout().lock();
+    use std::io::Write;
+    writeln!(
+        stdout,
+        "Audit of {}: {} searches per transport",
+        a.url, a.searches
+    )?;
+    for line in study::findings(&report.transports) {
+        writeln!(stdout, "  {line}")?;
+    }
+    writeln!(stdout)?;
+    report::print_text(&report, &mut stdout)?;
+    eprintln!("saved: {}", out.display());
+    Ok(())
 }
 
 async fn study_cmd(a: StudyArgs) -> Result<()> {
@@ -245,6 +344,7 @@ async fn study_cmd(a: StudyArgs) -> Result<()> {
         transports: a.transports,
         gzip,
         vector_dim: a.vector_dim,
+        query: None,
         pcap_interface,
         capture_dir: a.save_captures,
         quiet: a.quiet,

@@ -42,6 +42,9 @@ pub struct StudyConfig {
     pub reps: usize,
     /// Rows per search.
     pub rows: u64,
+    /// A fixed query for every search instead of the seeded generator's (e.g. `*:*` for a
+    /// Solr whose schema is not this project's).
+    pub query: Option<String>,
     /// How requests are issued.
     pub load: Load,
     /// Workload seed.
@@ -269,7 +272,14 @@ enum Op {
 }
 
 /// The seeded operations of a workload: `searches` only, or a mix with `write_ratio` adds.
-fn operations(n: usize, seed: u64, rows: u64, write_ratio: f64, tag: &str) -> Vec<Op> {
+fn operations(
+    n: usize,
+    seed: u64,
+    rows: u64,
+    write_ratio: f64,
+    tag: &str,
+    fixed: Option<&str>,
+) -> Vec<Op> {
     use rand::{Rng, SeedableRng};
     let mut gen = Generator::new(seed, 0);
     let mut coin = rand::rngs::StdRng::seed_from_u64(seed ^ 0x5EED);
@@ -279,6 +289,9 @@ fn operations(n: usize, seed: u64, rows: u64, write_ratio: f64, tag: &str) -> Ve
                 Op::Add(gen.doc(&format!("{tag}-"), i))
             } else {
                 let (q, fq) = gen.query();
+                if let Some(q) = fixed {
+                    return Op::Search(Select::new(q).rows(rows));
+                }
                 let s = Select::new(q).rows(rows);
                 Op::Search(match fq {
                     Some(f) => s.fq(f),
@@ -403,7 +416,14 @@ pub async fn run(cfg: &StudyConfig) -> Result<(StudyReport, Vec<Record>)> {
                 );
                 let capture = pcap_start(cfg, port, &name, scenario, rep)?;
                 let k0 = KernelTcp::read()?;
-                let warm_ops = operations(cfg.warmup, cfg.seed ^ 0xABCD, cfg.rows, 0.0, "warm");
+                let warm_ops = operations(
+                    cfg.warmup,
+                    cfg.seed ^ 0xABCD,
+                    cfg.rows,
+                    0.0,
+                    "warm",
+                    cfg.query.as_deref(),
+                );
                 let warm = run_ops(
                     &client,
                     warm_ops,
@@ -419,6 +439,7 @@ pub async fn run(cfg: &StudyConfig) -> Result<(StudyReport, Vec<Record>)> {
                     cfg.rows,
                     write_ratio,
                     &tag,
+                    cfg.query.as_deref(),
                 );
                 let t0 = Instant::now();
                 let measured = run_ops(
@@ -645,6 +666,39 @@ fn warnings(ts: &[TransportSummary], cfg: &StudyConfig) -> Vec<String> {
         }
     }
     w
+}
+
+/// One line per transport: does it reuse connections as it should, and how much of its time
+/// is outside Solr (the `audit` findings).
+pub fn findings(ts: &[TransportSummary]) -> Vec<String> {
+    ts.iter()
+        .map(|t| {
+            let w = &t.witnesses;
+            let reuse = if w.connector >= w.requests && w.requests > 1 {
+                format!(
+                    "NO connection reuse: {} requests, {} connections",
+                    w.requests, w.connector
+                )
+            } else {
+                format!(
+                    "reuses connections: {} requests, {} connections",
+                    w.requests, w.connector
+                )
+            };
+            let share = match (t.wall.p50_ms, t.overhead.p50_ms) {
+                (Some(wall), Some(over)) if wall > 0.0 => format!(
+                    "{:.0}% of p50 outside Solr ({over:.2} of {wall:.2} ms)",
+                    over / wall * 100.0
+                ),
+                _ => "no successful request".into(),
+            };
+            format!(
+                "{:<14} {reuse}; {share}{}",
+                t.transport,
+                if w.agree { "" } else { "; WITNESSES DISAGREE" }
+            )
+        })
+        .collect()
 }
 
 /// The one-line verdict: the best transport against `fresh` in the search workload, with the
