@@ -80,7 +80,7 @@ pub fn phases(r: &StudyReport, scenario: &str) -> String {
     let ly = height - 30.0;
     if let Some(t) = ts.first() {
         for (k, (name, _)) in t.phases_mean_ms.iter().enumerate() {
-            let x = left + k as f64 * 80.0;
+            let x = 20.0 + k as f64 * 97.0;
             let _ = writeln!(
                 s,
                 "<rect x=\"{x}\" y=\"{ly}\" width=\"12\" height=\"12\" fill=\"{}\"/>",
