@@ -5,7 +5,7 @@
 #   solr.sh start standalone|pair|cloud [--name NAME] [--tls] [--heap 512m] [--jvm-opts "..."]
 #           [--java-home DIR] [--poll-interval SECS] [--idle-timeout-ms MS]
 #           [--auto-commit-ms MS] [--auto-soft-commit-ms MS] [--vector-dim N]
-#           [--gzip-inflate] [--timeout SECS]
+#           [--gzip-inflate] [--timeout SECS] [--port BASE]
 #   solr.sh stop [NAME | --all]
 #   solr.sh kill-node NAME NODE | stop-node NAME NODE | start-node NAME NODE
 #   solr.sh status [NAME]
@@ -225,11 +225,12 @@ cmd_setup() {
 # Instance settings (saved to run/NAME/instance.env, reused by start-node).
 MODE=""; TLS=0; HEAP=512m; JVM_OPTS=""; JAVA_HOME_OPT=""; POLL=5; IDLE_MS=120000
 AUTO_COMMIT=-1; AUTO_SOFT_COMMIT=-1; VDIM=768; GZIP_INFLATE=0; START_TIMEOUT="${SOLR_SH_START_TIMEOUT:-120}"
+PORT_BASE=0   # 0: ports picked by the kernel; else node i gets PORT_BASE+i-1, ZooKeeper PORT_BASE+10
 
 save_env() {
   local f="$RUN/$1/instance.env"
   {
-    for v in MODE TLS HEAP JVM_OPTS JAVA_HOME_OPT POLL IDLE_MS AUTO_COMMIT AUTO_SOFT_COMMIT VDIM GZIP_INFLATE START_TIMEOUT; do
+    for v in MODE TLS HEAP JVM_OPTS JAVA_HOME_OPT POLL IDLE_MS AUTO_COMMIT AUTO_SOFT_COMMIT VDIM GZIP_INFLATE START_TIMEOUT PORT_BASE; do
       printf '%s=%q\n' "$v" "${!v}"
     done
   } >"$f"
@@ -240,7 +241,10 @@ load_env() {
   # shellcheck disable=SC1090
   source "$f"
 }
-signature() { echo "$MODE|$TLS|$HEAP|$JVM_OPTS|$JAVA_HOME_OPT|$POLL|$IDLE_MS|$AUTO_COMMIT|$AUTO_SOFT_COMMIT|$VDIM|$GZIP_INFLATE"; }
+signature() { echo "$MODE|$TLS|$HEAP|$JVM_OPTS|$JAVA_HOME_OPT|$POLL|$IDLE_MS|$AUTO_COMMIT|$AUTO_SOFT_COMMIT|$VDIM|$GZIP_INFLATE|${PORT_BASE:-0}"; }
+
+# fixed_port N: the port of the Nth node (1-based) when --port was given, else 0 (any).
+fixed_port() { if [[ "${PORT_BASE:-0}" -gt 0 ]]; then echo $((PORT_BASE + $1 - 1)); else echo 0; fi; }
 
 nodes_of_mode() {
   case "$1" in
@@ -501,12 +505,13 @@ cmd_start() {
       --vector-dim) VDIM="${2:?}"; shift 2 ;;
       --gzip-inflate) GZIP_INFLATE=1; shift ;;
       --timeout) START_TIMEOUT="${2:?}"; shift 2 ;;
+      --port) PORT_BASE="${2:?}"; shift 2 ;;
       *) die "unknown start option '$1'" ;;
     esac
   done
   [[ "$name" =~ ^[A-Za-z0-9_.-]+$ && "$name" != tls ]] || die "bad instance name '$name'"
   local n
-  for n in POLL IDLE_MS VDIM START_TIMEOUT; do [[ "${!n}" =~ ^[0-9]+$ ]] || die "--${n,,} must be a non-negative integer"; done
+  for n in POLL IDLE_MS VDIM START_TIMEOUT PORT_BASE; do [[ "${!n}" =~ ^[0-9]+$ ]] || die "--${n,,} must be a non-negative integer"; done
   for n in AUTO_COMMIT AUTO_SOFT_COMMIT; do [[ "${!n}" =~ ^-?[0-9]+$ ]] || die "commit intervals must be integers (ms, -1 = off)"; done
   [[ "$HEAP" =~ ^[0-9]+[kKmMgG]?$ ]] || die "bad --heap '$HEAP'"
 
@@ -536,24 +541,25 @@ cmd_start() {
   case "$MODE" in
     standalone)
       write_node_home "$name" node1
-      spawn_node "$name" node1
+      spawn_node "$name" node1 "$(fixed_port 1)"
       wait_port "$name" node1 "$deadline"
       wait_answers "$name" node1 "$deadline"
       ;;
     pair)
       write_node_home "$name" leader
-      spawn_node "$name" leader
+      spawn_node "$name" leader "$(fixed_port 1)"
       wait_port "$name" leader "$deadline"
       write_node_home "$name" follower "$(node_port "$name" leader)"
-      spawn_node "$name" follower
+      spawn_node "$name" follower "$(fixed_port 2)"
       wait_port "$name" follower "$deadline"
       wait_answers "$name" leader "$deadline"
       wait_answers "$name" follower "$deadline"
       ;;
     cloud)
-      spawn_zk "$name"
+      spawn_zk "$name" "$(if [[ "${PORT_BASE:-0}" -gt 0 ]]; then echo $((PORT_BASE + 10)); else echo 0; fi)"
       wait_port "$name" zk "$deadline"
-      for node in node1 node2; do write_node_home "$name" "$node"; spawn_node "$name" "$node"; done
+      spawn_node_n=1
+      for node in node1 node2; do write_node_home "$name" "$node"; spawn_node "$name" "$node" "$(fixed_port "$spawn_node_n")"; spawn_node_n=$((spawn_node_n + 1)); done
       for node in node1 node2; do wait_port "$name" "$node" "$deadline"; done
       for node in node1 node2; do wait_answers "$name" "$node" "$deadline"; done
       local p1 p2 body

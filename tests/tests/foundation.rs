@@ -166,3 +166,29 @@ async fn gzip_on_get_and_post() {
         "POST gzipped"
     );
 }
+
+#[tokio::test]
+async fn busy_port_fails_with_one_clear_line() {
+    let _g = support::shared().await;
+    let s = support::standalone();
+    let port = url::Url::parse(s.url(None).unwrap())
+        .unwrap()
+        .port()
+        .unwrap()
+        .to_string();
+    let err = transport_bench::local_solr::LocalSolr::start(
+        transport_bench::local_solr::Mode::Standalone,
+        "e2e-busy",
+        &["--port", &port],
+    )
+    .expect_err("the port is taken by the e2e node");
+    let msg = format!("{err:#}");
+    assert!(
+        msg.contains(&format!("port {port} on 127.0.0.1 is already in use")),
+        "{msg}"
+    );
+    assert!(msg.contains("log: "), "names the log: {msg}");
+    // The e2e node is untouched.
+    let c = client(s.url(None).unwrap(), TransportKind::Pooled, false);
+    c.ping().await.expect("the running node still answers");
+}
