@@ -76,6 +76,17 @@ impl std::fmt::Debug for Credentials {
     }
 }
 
+/// The account of [`SolrClient::add_batched`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BatchReport {
+    /// Documents Solr acknowledged.
+    pub acknowledged: usize,
+    /// Every document that was not indexed, with the reason.
+    pub failed: Vec<FailedDoc>,
+    /// Update requests sent.
+    pub requests: usize,
+}
+
 /// Options of a commit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Commit {
@@ -353,6 +364,30 @@ impl SolrClient {
         let ids: Vec<String> = docs.iter().map(doc_id).collect();
         self.update(body, self.update_format.content_type(), query, ids)
             .await
+    }
+
+    /// Adds documents in batches of `batch_size`, one request per batch, and accounts for
+    /// every document: the result lists how many were acknowledged and, by id, every one that
+    /// was not (rejected by Solr, or in a batch whose request failed). Nothing is committed.
+    /// `acknowledged + failed.len() == docs.len()` always holds.
+    pub async fn add_batched<T: Serialize>(
+        &self,
+        docs: &[T],
+        batch_size: usize,
+    ) -> Result<BatchReport> {
+        let mut report = BatchReport::default();
+        for chunk in docs.chunks(batch_size.max(1)) {
+            report.requests += 1;
+            match self.add(chunk).await {
+                Ok(r) => report.acknowledged += r.docs_sent,
+                Err(Error::Update { sent, failed, .. }) => {
+                    report.acknowledged += sent - failed.len();
+                    report.failed.extend(failed);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(report)
     }
 
     /// Encodes documents in the client's update format without sending them (for size

@@ -33,7 +33,9 @@ pub mod response;
 pub mod timing;
 pub mod transport;
 
-pub use client::{Commit, Credentials, SolrClient, SolrClientBuilder, DEFAULT_MAX_RESPONSE_BYTES};
+pub use client::{
+    BatchReport, Commit, Credentials, SolrClient, SolrClientBuilder, DEFAULT_MAX_RESPONSE_BYTES,
+};
 pub use codec::UpdateFormat;
 pub use error::{Error, FailedDoc, Result, TimeoutPhase};
 pub use escape::{escape_query, quote_phrase};

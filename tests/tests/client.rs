@@ -260,3 +260,89 @@ async fn solr_errors_are_typed_and_user_text_is_escaped() {
         .expect("escaped query runs");
     assert_eq!(r.response.num_found, 0);
 }
+
+#[tokio::test]
+async fn batched_add_accounts_for_every_document_and_blocking_client_works() {
+    let _g = support::shared().await;
+    let s = support::standalone();
+    let url = s.url(None).unwrap().to_string();
+    let c = client(&url, TransportKind::Pooled, false);
+    let t = tag("batched");
+    let mut batch = docs(&t, 95, 0);
+    batch[10]["popularity"] = Value::String("x".into());
+    batch[90]["price"] = Value::String("y".into());
+    let report = c.add_batched(&batch, 20).await.expect("batched add");
+    assert_eq!(report.requests, 5);
+    assert_eq!(report.acknowledged + report.failed.len(), 95);
+    let ids: Vec<&str> = report.failed.iter().map(|f| f.id.as_str()).collect();
+    assert_eq!(ids, vec![format!("{t}-10"), format!("{t}-90")]);
+    // The blocking wrapper, from a plain thread.
+    let q = format!("tag_s:{t}");
+    let found = tokio::task::spawn_blocking(move || {
+        let b = solr_client::blocking::SolrClient::new(client(&url, TransportKind::Fresh, false))
+            .expect("blocking client");
+        b.commit(Commit::default()).expect("commit");
+        b.select(&Select::new(q).rows(0))
+            .expect("select")
+            .response
+            .num_found
+    })
+    .await
+    .expect("thread");
+    assert_eq!(found, 93);
+}
+
+#[tokio::test]
+async fn gzip_request_bodies_need_an_inflating_jetty() {
+    use solr_client::transport::{Gzip, Pooled, PooledConfig};
+    use solr_client::{SolrClient, TlsOptions};
+    use std::sync::Arc;
+    let _g = support::shared().await;
+    let gz_client = |url: &str| {
+        let t = Pooled::new(&TlsOptions::new(), PooledConfig::default()).expect("pooled");
+        SolrClient::builder(url)
+            .custom_transport(Arc::new(Gzip::new(t).compress_requests(true)))
+            .build()
+            .expect("client")
+    };
+    let t = tag("gzreq");
+    // Solr as distributed (Jetty inflateBufferSize 0): a gzip body is refused, every doc reported.
+    let plain = support::standalone();
+    let err = gz_client(plain.url(None).unwrap())
+        .add(&docs(&t, 5, 0))
+        .await
+        .expect_err("refused");
+    match err {
+        Error::Update {
+            sent,
+            failed,
+            cause,
+        } => {
+            assert_eq!((sent, failed.len()), (5, 5));
+            assert_eq!(
+                cause.and_then(|c| c.status()),
+                Some(400),
+                "Solr rejects the undecoded body"
+            );
+        }
+        other => panic!("expected Error::Update, got {other}"),
+    }
+    // With the launcher's --gzip-inflate (a GzipHandler inflate buffer), the same body indexes.
+    let inflating = transport_bench::local_solr::LocalSolr::start(
+        transport_bench::local_solr::Mode::Standalone,
+        "e2e-inflate",
+        &["--gzip-inflate"],
+    )
+    .expect("inflating Solr starts");
+    let c = gz_client(inflating.url(None).unwrap());
+    let r = c.add(&docs(&t, 5, 0)).await.expect("gzip body accepted");
+    assert!(r.timing.bytes_out > 0);
+    c.commit(Commit::default()).await.expect("commit");
+    let n = c
+        .select(&Select::new(format!("tag_s:{t}")).rows(0))
+        .await
+        .expect("select")
+        .response
+        .num_found;
+    assert_eq!(n, 5);
+}
