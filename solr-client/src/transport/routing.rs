@@ -680,8 +680,9 @@ impl Routing {
                     if !retryable || attempts >= max {
                         return Err(e);
                     }
-                    if self.cloud && connect && !refreshed {
-                        refreshed = true;
+                    if self.cloud && connect {
+                        // The node is gone: the leader may have moved. Cheap (one
+                        // CLUSTERSTATUS), and needed on every retry while an election runs.
                         let seen = self.refreshes();
                         let _ = self.refresh_with(&req.headers, seen).await;
                         plan.clear();
