@@ -13,9 +13,7 @@ use std::time::{Duration, Instant};
 
 use futures::TryStreamExt;
 use serde_json::{json, Value};
-use solr_client::transport::{
-    HealthPolicy, Policy, ReadPreference, RetryPolicy, Routing,
-};
+use solr_client::transport::{HealthPolicy, Policy, ReadPreference, RetryPolicy, Routing};
 use solr_client::{Commit, Error, Select, SolrClient, TransportKind};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::Mutex;
@@ -242,8 +240,8 @@ async fn cloud_compositeid_routing_matches_solr_placement_on_two_shards() {
         .await
         .expect("commit acknowledged");
     let after = router.node_stats();
-    let writes: u64 = after.iter().map(|s| s.writes).sum::<u64>()
-        - before.iter().map(|s| s.writes).sum::<u64>();
+    let writes: u64 =
+        after.iter().map(|s| s.writes).sum::<u64>() - before.iter().map(|s| s.writes).sum::<u64>();
     assert_eq!(writes, 3, "one request per shard batch, plus the commit");
     // Ask each shard's core alone (distrib=false) which ids it holds: Solr placed every
     // document where our hash said.
@@ -275,7 +273,11 @@ async fn cloud_compositeid_routing_matches_solr_placement_on_two_shards() {
             .flat_map(|(_, b)| b.iter())
             .filter_map(|d| d.get("id").and_then(Value::as_str).map(str::to_string))
             .collect();
-        assert_eq!(held, expected, "shard {} holds what compositeId says", shard.name);
+        assert_eq!(
+            held, expected,
+            "shard {} holds what compositeId says",
+            shard.name
+        );
         total += held.len();
     }
     assert_eq!(total, 200);
@@ -306,7 +308,9 @@ async fn pair_follower_killed_mid_reads_fails_over_and_comes_back() {
     for i in 0..1000 {
         if i == 300 {
             let s2 = s.clone();
-            killer = Some(tokio::task::spawn_blocking(move || s2.kill_node("follower")));
+            killer = Some(tokio::task::spawn_blocking(move || {
+                s2.kill_node("follower")
+            }));
         }
         if i == 500 {
             // Every read from here on starts after the follower is dead.
@@ -342,10 +346,19 @@ async fn pair_follower_killed_mid_reads_fails_over_and_comes_back() {
         f.marked_down, f.answered, l.reads
     );
     assert_eq!(ok + failed, 1000);
-    assert_eq!(failed_after_down, 0, "every read after the follower was marked down succeeded");
-    assert!(first_down_read.is_some_and(|i| i <= 501), "marked down right after the kill");
+    assert_eq!(
+        failed_after_down, 0,
+        "every read after the follower was marked down succeeded"
+    );
+    assert!(
+        first_down_read.is_some_and(|i| i <= 501),
+        "marked down right after the kill"
+    );
     assert!(f.marked_down >= 1 && !f.up);
-    assert!(f.reads >= 300 && l.reads >= 499, "follower served before, leader after");
+    assert!(
+        f.reads >= 300 && l.reads >= 499,
+        "follower served before, leader after"
+    );
 
     // Restart it: the next probe after the backoff brings it back.
     let s2 = s.clone();
@@ -368,7 +381,11 @@ async fn pair_follower_killed_mid_reads_fails_over_and_comes_back() {
         .select(&Select::new("*:*").rows(0))
         .await
         .expect("read");
-    assert_eq!(key(&r.timing.node), follower, "reads are back on the follower");
+    assert_eq!(
+        key(&r.timing.node),
+        follower,
+        "reads are back on the follower"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -393,7 +410,11 @@ async fn cloud_leader_killed_mid_indexing_loses_no_acknowledged_doc() {
             .expect("router builds"),
     );
     router.refresh().await.expect("CLUSTERSTATUS answers");
-    let leader_url = key(router.view().shards[0].leader().expect("leader").base_url.as_str());
+    let leader_url = key(router.view().shards[0]
+        .leader()
+        .expect("leader")
+        .base_url
+        .as_str());
     let leader_node = s
         .nodes
         .iter()
@@ -424,7 +445,10 @@ async fn cloud_leader_killed_mid_indexing_loses_no_acknowledged_doc() {
                 .await
                 .expect("joins")
                 .expect("leader killed and restarted");
-            println!("leader restarted at batch 120 ({:?} after start)", t0.elapsed());
+            println!(
+                "leader restarted at batch 120 ({:?} after start)",
+                t0.elapsed()
+            );
         }
         let ids: Vec<String> = batch
             .iter()
@@ -432,13 +456,19 @@ async fn cloud_leader_killed_mid_indexing_loses_no_acknowledged_doc() {
             .collect();
         match client.add(batch).await {
             Ok(_) => acked.extend(ids),
-            Err(Error::Update { failed, sent, cause }) => {
+            Err(Error::Update {
+                failed,
+                sent,
+                cause,
+            }) => {
                 assert_eq!(sent, ids.len());
                 let lost: HashSet<&str> = failed.iter().map(|f| f.id.as_str()).collect();
                 eprintln!(
                     "batch {b}: {} of {sent} not acknowledged: {}",
                     lost.len(),
-                    cause.map(|c| c.to_string()).unwrap_or_else(|| failed[0].message.clone())
+                    cause
+                        .map(|c| c.to_string())
+                        .unwrap_or_else(|| failed[0].message.clone())
                 );
                 acked.extend(ids.iter().filter(|i| !lost.contains(i.as_str())).cloned());
                 reported.extend(lost.iter().map(|s| s.to_string()));
@@ -455,10 +485,28 @@ async fn cloud_leader_killed_mid_indexing_loses_no_acknowledged_doc() {
         router.refreshes(),
         router.node_stats()
     );
-    assert_eq!(acked.len() + reported.len(), 10_000, "nothing silently lost");
+    assert_eq!(
+        acked.len() + reported.len(),
+        10_000,
+        "nothing silently lost"
+    );
     assert_eq!(acked_set.len(), acked.len());
     assert!(acked_set.is_disjoint(&reported_set));
-    assert!(router.refreshes() >= 2, "the kill forced a refresh of the cluster view");
+    assert!(
+        router.refreshes() >= 2,
+        "the kill forced a refresh of the cluster view"
+    );
+    router.refresh().await.expect("CLUSTERSTATUS answers");
+    let new_leader = key(router.view().shards[0]
+        .leader()
+        .expect("leader")
+        .base_url
+        .as_str());
+    let to_new = router.stats_of(&new_leader).map_or(0, |s| s.writes);
+    println!("leader after: {new_leader}, which took {to_new} write attempts");
+    if new_leader != leader_url {
+        assert!(to_new > 0, "writes followed the leader to {new_leader}");
+    }
 
     // Commit (retry while the restarted node settles) and look for every acknowledged id.
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -657,7 +705,11 @@ async fn retry_after_is_honoured_and_the_budget_ends_in_retries_exhausted() {
     let (router, client) = single(&srv.url, budget);
     let docs = support::docs(&support::tag("route_d"), 3, 0);
     match client.add(&docs).await {
-        Err(Error::Update { sent, failed, cause }) => {
+        Err(Error::Update {
+            sent,
+            failed,
+            cause,
+        }) => {
             assert_eq!((sent, failed.len()), (3, 3));
             assert_eq!(cause.and_then(|c| c.status()), Some(503));
         }
@@ -672,7 +724,11 @@ async fn pair_replication_lag_with_5s_poll_interval() {
     let _net = support::shared().await;
     let _pair = PAIR_LOCK.lock().await;
     let s = pair();
-    let leader = support::client(s.url(Some("leader")).expect("leader"), TransportKind::Pooled, false);
+    let leader = support::client(
+        s.url(Some("leader")).expect("leader"),
+        TransportKind::Pooled,
+        false,
+    );
     let follower = support::client(
         s.url(Some("follower")).expect("follower"),
         TransportKind::Pooled,
@@ -708,11 +764,17 @@ async fn pair_replication_lag_with_5s_poll_interval() {
         }
         let lag = acked.elapsed();
         let seen = Instant::now() <= deadline;
-        println!("probe {i}: {} after {lag:?}", if seen { "seen" } else { "NOT seen" });
+        println!(
+            "probe {i}: {} after {lag:?}",
+            if seen { "seen" } else { "NOT seen" }
+        );
         lags.push((lag, seen));
     }
     let mean = lags.iter().map(|(l, _)| *l).sum::<Duration>() / PROBES as u32;
     let max = lags.iter().map(|(l, _)| *l).max().unwrap_or_default();
     println!("replication lag, poll interval 5 s, {PROBES} probes: mean {mean:?}, max {max:?}");
-    assert!(lags.iter().all(|(_, seen)| *seen), "every probe reached the follower");
+    assert!(
+        lags.iter().all(|(_, seen)| *seen),
+        "every probe reached the follower"
+    );
 }

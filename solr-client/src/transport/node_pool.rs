@@ -215,11 +215,13 @@ impl NodeState {
         }
     }
 
-    /// An answer arrived: the node is up; its service time feeds the EWMA.
-    pub(crate) fn answered(&self, took: Duration) {
+    /// An answer arrived: the node is up; its service time feeds the EWMA. Returns true when
+    /// the node was marked down until now (it came back).
+    pub(crate) fn answered(&self, took: Duration) -> bool {
         self.answered.fetch_add(1, Ordering::Relaxed);
         self.probing.store(false, Ordering::Release);
         let mut h = self.health();
+        let was_down = h.down;
         h.down = false;
         h.consecutive_failures = 0;
         h.retry_at = None;
@@ -228,6 +230,7 @@ impl NodeState {
             None => s,
             Some(e) => EWMA_ALPHA * s + (1.0 - EWMA_ALPHA) * e,
         });
+        was_down
     }
 
     /// A transport error. When `connect` (no connection could be made) the node is marked

@@ -18,6 +18,15 @@
 //!   `shards.preference=replica.location:local` (unless the request sets `shards.preference`
 //!   or `distrib`) so that the chosen replica serves it.
 //!
+//! # When the SolrCloud view is reloaded
+//! Before a request: on first use, when it is older than [`RoutingBuilder::view_max_age`], or
+//! when marked stale (a node came back after being marked down, or an update was answered
+//! with the `rf=2147483647` sentinel). During a request: after every failed connect (the
+//! leader may have moved; needed on each retry while an election runs), and once after an
+//! answer saying the view is wrong (404 core not found, 510, or 503 about a leader), followed
+//! by one retry. A node that is not the leader any more still accepts updates and forwards
+//! them, so a stale view costs a hop, not data.
+//!
 //! # Reads ([`ReadPreference`])
 //! Candidates are tried tier by tier (default: non-leader replicas, then the leader); within a
 //! tier the [`Policy`] orders them. A node that failed to connect is marked down and skipped;
@@ -104,6 +113,7 @@ pub struct RoutingBuilder {
     retry: RetryPolicy,
     health: HealthPolicy,
     timeouts: Timeouts,
+    view_max_age: Duration,
 }
 
 impl RoutingBuilder {
@@ -153,6 +163,14 @@ impl RoutingBuilder {
     /// Down-node backoff. Default [`HealthPolicy::default`] (500 ms doubling to 30 s).
     pub fn health(mut self, h: HealthPolicy) -> Self {
         self.health = h;
+        self
+    }
+
+    /// SolrCloud: reload the cluster view before a request when it is older than this, so a
+    /// leader change that no error revealed (a restarted old leader forwards updates to the
+    /// new one) is noticed. Default 30 s.
+    pub fn view_max_age(mut self, age: Duration) -> Self {
+        self.view_max_age = age;
         self
     }
 
@@ -232,6 +250,8 @@ impl RoutingBuilder {
             stale: AtomicBool::new(cloud),
             refresh_lock: tokio::sync::Mutex::new(()),
             refreshes: AtomicU64::new(0),
+            refreshed_at: std::sync::Mutex::new(None),
+            view_max_age: self.view_max_age,
             policy: self.policy,
             read_preference: self.read_preference,
             retry: self.retry,
@@ -252,6 +272,8 @@ pub struct Routing {
     stale: AtomicBool,
     refresh_lock: tokio::sync::Mutex<()>,
     refreshes: AtomicU64,
+    refreshed_at: std::sync::Mutex<Option<std::time::Instant>>,
+    view_max_age: Duration,
     policy: Policy,
     read_preference: ReadPreference,
     retry: RetryPolicy,
@@ -281,6 +303,7 @@ impl Routing {
             retry: RetryPolicy::default(),
             health: HealthPolicy::default(),
             timeouts: Timeouts::default(),
+            view_max_age: Duration::from_secs(30),
         }
     }
 
@@ -350,7 +373,7 @@ impl Routing {
             drop(flight);
             match res {
                 Ok(resp) => {
-                    node.answered(took);
+                    let _ = node.answered(took);
                     if !resp.status.is_success() {
                         last = Error::UnexpectedResponse {
                             node: node_key(&node.url),
@@ -367,6 +390,8 @@ impl Routing {
                             }
                             *self.view.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(view);
                             self.stale.store(false, Ordering::Release);
+                            *self.refreshed_at.lock().unwrap_or_else(|e| e.into_inner()) =
+                                Some(std::time::Instant::now());
                             self.refreshes.fetch_add(1, Ordering::AcqRel);
                             return Ok(());
                         }
@@ -421,6 +446,7 @@ impl Routing {
             match res {
                 Ok(_) => {
                     node.answered(took);
+                    self.stale.store(self.cloud, Ordering::Release);
                     back += 1;
                 }
                 Err(e) => node.failed(e.is_connect(), &self.health),
@@ -558,6 +584,13 @@ impl Routing {
         Ok(out)
     }
 
+    fn view_too_old(&self) -> bool {
+        self.refreshed_at
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_none_or(|t| t.elapsed() > self.view_max_age)
+    }
+
     fn prepare(&self, req: &WireRequest, target: &Target) -> WireRequest {
         let mut r = req.clone();
         r.node = target.node.url.clone();
@@ -581,6 +614,9 @@ impl Routing {
     }
 
     async fn route(&self, req: WireRequest) -> Result<WireResponse> {
+        if self.cloud && self.view_too_old() {
+            self.stale.store(true, Ordering::Release);
+        }
         if self.cloud && self.stale.load(Ordering::Acquire) {
             let seen = self.refreshes();
             if let Err(e) = self.refresh_with(&req.headers, seen).await {
@@ -631,7 +667,10 @@ impl Routing {
             let node_name = node_key(&target.node.url);
             match res {
                 Ok(mut resp) => {
-                    target.node.answered(took);
+                    if target.node.answered(took) && self.cloud {
+                        // A node came back: it restarted, and leadership may have moved.
+                        self.stale.store(true, Ordering::Release);
+                    }
                     let status = resp.status.as_u16();
                     if self.cloud && !refreshed && is_stale_answer(status, &resp.body) {
                         refreshed = true;
