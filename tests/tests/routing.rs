@@ -81,6 +81,31 @@ where
         .expect("solr.sh action succeeds");
 }
 
+/// Waits (up to 90 s) until every replica of the collection is active on a live node, as
+/// CLUSTERSTATUS says (a restarted node recovers for a while after it answers).
+async fn wait_healthy(router: &Routing) {
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        if router.refresh().await.is_ok() {
+            let view = router.view();
+            if !view.shards.is_empty()
+                && view
+                    .shards
+                    .iter()
+                    .all(|s| s.leader().is_some() && s.replicas.iter().all(|r| r.usable))
+            {
+                return;
+            }
+        }
+        assert!(
+            Instant::now() < deadline,
+            "cluster not healthy: {:?}",
+            router.view()
+        );
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pair_writes_hit_only_the_leader_and_reads_only_the_follower() {
     let _net = support::shared().await;
@@ -128,7 +153,7 @@ async fn cloud_writes_hit_only_the_shard_leader_and_reads_only_the_other_replica
             .build()
             .expect("router builds"),
     );
-    router.refresh().await.expect("CLUSTERSTATUS answers");
+    wait_healthy(&router).await;
     let view = router.view();
     assert_eq!(view.router, "compositeId");
     assert_eq!(view.shards.len(), 1);
@@ -200,7 +225,7 @@ async fn cloud_compositeid_routing_matches_solr_placement_on_two_shards() {
             .build()
             .expect("router builds"),
     );
-    router.refresh().await.expect("CLUSTERSTATUS answers");
+    wait_healthy(&router).await;
     let view = router.view();
     assert_eq!(view.shards.len(), 2);
     let client = SolrClient::builder(&node1)
@@ -409,7 +434,7 @@ async fn cloud_leader_killed_mid_indexing_loses_no_acknowledged_doc() {
             .build()
             .expect("router builds"),
     );
-    router.refresh().await.expect("CLUSTERSTATUS answers");
+    wait_healthy(&router).await;
     let leader_url = key(router.view().shards[0]
         .leader()
         .expect("leader")
@@ -539,6 +564,8 @@ async fn cloud_leader_killed_mid_indexing_loses_no_acknowledged_doc() {
         reported.iter().filter(|i| found.contains(*i)).count()
     );
     assert!(missing.is_empty(), "acknowledged but missing: {missing:?}");
+    // Leave the cluster as found: both replicas active.
+    wait_healthy(&router).await;
 }
 
 /// A tiny HTTP/1.1 server for what real Solr does not send (429/503 with Retry-After):

@@ -728,6 +728,8 @@ impl Routing {
                         if let Ok(p) = self.plan(&req) {
                             plan = p;
                         }
+                        // The new plan puts the node that just failed last.
+                        pos = 0;
                     } else {
                         pos += 1;
                     }
