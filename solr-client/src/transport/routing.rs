@@ -46,7 +46,7 @@
 //! - the TCP connect (or DNS, or the TLS handshake, or the connect timeout) failed;
 //! - the keep-alive connection was found closed before the request was written
 //!   (`Error::Io { not_sent: true }`);
-//! - no node could take it ([`Error::NoNode`], e.g. no live shard leader during an election):
+//! - in SolrCloud, no node could take it ([`Error::NoNode`], e.g. no live shard leader during an election):
 //!   the view is refreshed and the write retried after a backoff;
 //! - in SolrCloud, an answer `404` (the leader core is not on that node any more): Solr
 //!   rejected the request before any update processor ran; the view is refreshed once and the
