@@ -165,6 +165,11 @@ pub enum Error {
         /// Total time spent waiting between attempts.
         waited: Duration,
     },
+    /// No node can take the request: the routing decorator has no node of the needed role
+    /// (for example a SolrCloud shard without a live leader during an election). Nothing
+    /// was sent.
+    #[error("no node available: {0}")]
+    NoNode(String),
     /// A batch update in which some or all documents were not indexed. `failed` names every
     /// one of them; the others were acknowledged by Solr.
     #[error("update: {} of {sent} documents not indexed (first: {})", failed.len(), failed.first().map(|f| format!("{}: {}", f.id, f.message)).unwrap_or_default())]
@@ -227,9 +232,10 @@ impl Error {
     }
 
     /// True when the request certainly did not reach Solr, so retrying it (even a write)
-    /// cannot apply it twice: connect failures and connections found closed before sending.
+    /// cannot apply it twice: connect failures, connections found closed before sending, and
+    /// requests the routing decorator found no node for.
     pub fn is_not_sent(&self) -> bool {
-        self.is_connect() || matches!(self, Error::Io { not_sent: true, .. })
+        self.is_connect() || matches!(self, Error::Io { not_sent: true, .. } | Error::NoNode(_))
     }
 }
 

@@ -7,4 +7,5 @@ mod captures;
 mod cli;
 mod client;
 mod foundation;
+mod routing;
 mod witnesses;

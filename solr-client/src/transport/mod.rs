@@ -7,18 +7,24 @@
 //! | `http2`   | one HTTP/2 connection (ALPN h2, or h2c prior knowledge) multiplexing all requests |
 //! | `reqwest` | reqwest's default client as it comes                                 |
 //! | `+gzip`   | decorator: `Accept-Encoding: gzip`, timed decompression, optional gzip request bodies |
+//! | `+routing` | decorator over one transport and many nodes: writes to the leader, reads to replicas, failover, Retry-After, SolrCloud shard leaders ([`Routing`]) |
 //!
 //! Transports know nothing about Solr except whether a request is a read or a write
 //! ([`RequestKind`]). All of them measure the phases documented in [`crate::timing`].
 
+mod cloud;
+mod composite_id;
 mod connector;
 mod fresh;
 #[cfg(feature = "gzip")]
 mod gzip;
 mod h1;
 mod http2;
+mod node_pool;
 mod pooled;
 mod reqwest_default;
+mod retry;
+mod routing;
 mod tls;
 
 use std::fmt;
@@ -31,13 +37,18 @@ use bytes::Bytes;
 use http::{HeaderMap, Method, StatusCode};
 use url::Url;
 
+pub use cloud::{ClusterView, ReplicaInfo, ReplicaType, ShardInfo};
+pub use composite_id::{composite_id_hash, murmurhash3_x86_32, HashRange};
 pub use connector::Connector;
 pub use fresh::Fresh;
 #[cfg(feature = "gzip")]
 pub use gzip::{gzip_bytes, Gzip};
 pub use http2::Http2;
+pub use node_pool::{HealthPolicy, NodeStats, Policy};
 pub use pooled::{Pooled, PooledConfig};
 pub use reqwest_default::ReqwestDefault;
+pub use retry::{retry_after, RetryPolicy};
+pub use routing::{ReadPreference, Routing, RoutingBuilder};
 pub use tls::{TlsOptions, TlsVersion};
 
 use crate::error::Result;

@@ -1,0 +1,342 @@
+//! [`ClusterView`]: who holds what, as the [`Routing`](super::Routing) decorator sees it.
+//!
+//! For SolrCloud the view comes from the Collections API over plain HTTP
+//! (`admin/collections?action=CLUSTERSTATUS&collection=C&wt=json`, any live node answers);
+//! no ZooKeeper client is needed. It lists live nodes, the collection's router
+//! (`compositeId` or `implicit`, with an optional `router.field`), its shards with their hash
+//! ranges and state, and each shard's replicas with core name, node, type, state and the
+//! leader flag. A replica counts only while it is `active` and its node is live.
+//!
+//! A standalone leader/follower pair is the same picture with one shard: the leader is the
+//! shard leader and the follower a replica; both cores are named `bench` in this project's
+//! pair mode, so requests keep their path and only the node changes.
+
+use serde_json::Value;
+use url::Url;
+
+use super::composite_id::{composite_id_hash, HashRange};
+use crate::error::{snippet, Error, Result};
+use crate::response::Document;
+
+/// A replica's type in SolrCloud.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ReplicaType {
+    /// NRT: indexes every update itself; can be leader.
+    Nrt,
+    /// TLOG: keeps a transaction log, copies segments from the leader; can be leader.
+    Tlog,
+    /// PULL: only copies segments from the leader; serves reads, never leader.
+    Pull,
+}
+
+/// One copy of a shard.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReplicaInfo {
+    /// The replica's name (`core_node3`), or the node name for a standalone pair.
+    pub name: String,
+    /// The core name (`bench_shard1_replica_n1`; `bench` in the standalone pair).
+    pub core: String,
+    /// The base URL of the node holding it.
+    pub base_url: Url,
+    /// True for the shard leader (or the standalone pair's leader).
+    pub leader: bool,
+    /// True when the replica is `active` and its node is live.
+    pub usable: bool,
+    /// NRT, TLOG or PULL.
+    pub kind: ReplicaType,
+}
+
+/// One shard (slice) of a collection.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShardInfo {
+    /// Shard name, e.g. `shard1`.
+    pub name: String,
+    /// Its hash range; None for the implicit router and the standalone pair.
+    pub range: Option<HashRange>,
+    /// True when the shard is `active` (a split parent or a new sub-shard is not).
+    pub active: bool,
+    /// Its replicas.
+    pub replicas: Vec<ReplicaInfo>,
+}
+
+impl ShardInfo {
+    /// The shard's leader, if it has a usable one.
+    pub fn leader(&self) -> Option<&ReplicaInfo> {
+        self.replicas.iter().find(|r| r.leader && r.usable)
+    }
+}
+
+/// A collection's layout.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClusterView {
+    /// The collection (or core) name.
+    pub collection: String,
+    /// True when the view came from SolrCloud's CLUSTERSTATUS.
+    pub cloud: bool,
+    /// The router name (`compositeId`, `implicit`); `standalone` for a pair.
+    pub router: String,
+    /// `router.field`: the field hashed instead of `id`, if configured.
+    pub route_field: Option<String>,
+    /// The shards, in the order Solr listed them.
+    pub shards: Vec<ShardInfo>,
+    /// Live node names (`127.0.0.1:8983_solr`).
+    pub live_nodes: Vec<String>,
+}
+
+impl ClusterView {
+    /// A standalone leader with followers: one shard, no hashing, cores named `core`.
+    pub fn standalone(collection: &str, leader: Url, followers: Vec<Url>) -> ClusterView {
+        let replica = |url: Url, leader: bool| ReplicaInfo {
+            name: url.to_string(),
+            core: collection.to_string(),
+            base_url: url,
+            leader,
+            usable: true,
+            kind: ReplicaType::Nrt,
+        };
+        let mut replicas = vec![replica(leader, true)];
+        replicas.extend(followers.into_iter().map(|u| replica(u, false)));
+        ClusterView {
+            collection: collection.to_string(),
+            cloud: false,
+            router: "standalone".into(),
+            route_field: None,
+            shards: vec![ShardInfo {
+                name: "shard1".into(),
+                range: None,
+                active: true,
+                replicas,
+            }],
+            live_nodes: Vec::new(),
+        }
+    }
+
+    /// Parses a CLUSTERSTATUS response for `collection`. `seed` (the node that answered)
+    /// gives the URL scheme when a replica lacks `base_url`.
+    pub fn from_cluster_status(collection: &str, body: &[u8], seed: &Url) -> Result<ClusterView> {
+        let bad = |message: String| Error::Decode {
+            node: seed.to_string(),
+            what: "CLUSTERSTATUS response",
+            message,
+            snippet: snippet(body, 200),
+        };
+        let v: Value = serde_json::from_slice(body).map_err(|e| bad(e.to_string()))?;
+        let cluster = v
+            .get("cluster")
+            .ok_or_else(|| bad("no `cluster` object".into()))?;
+        let live_nodes: Vec<String> = cluster
+            .get("live_nodes")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let coll = cluster
+            .get("collections")
+            .and_then(|c| c.get(collection))
+            .ok_or_else(|| {
+                bad(format!(
+                    "collection {collection:?} not in the cluster state"
+                ))
+            })?;
+        let router = coll.get("router");
+        let router_name = router
+            .and_then(|r| r.get("name"))
+            .and_then(Value::as_str)
+            .unwrap_or("compositeId")
+            .to_string();
+        let route_field = router
+            .and_then(|r| r.get("field"))
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let shards_obj = coll
+            .get("shards")
+            .and_then(Value::as_object)
+            .ok_or_else(|| bad("no `shards` object".into()))?;
+        let mut shards = Vec::with_capacity(shards_obj.len());
+        for (name, s) in shards_obj {
+            let range = match s.get("range").and_then(Value::as_str) {
+                Some(r) if !r.is_empty() => {
+                    Some(r.parse::<HashRange>().map_err(|e| bad(e.to_string()))?)
+                }
+                _ => None,
+            };
+            let active = s.get("state").and_then(Value::as_str) == Some("active");
+            let mut replicas = Vec::new();
+            for (rname, r) in s
+                .get("replicas")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+            {
+                let node_name = r.get("node_name").and_then(Value::as_str).unwrap_or("");
+                let base_url = match r.get("base_url").and_then(Value::as_str) {
+                    Some(u) => Url::parse(u).map_err(|e| bad(format!("replica {rname}: {e}")))?,
+                    None => url_of_node_name(node_name, seed.scheme())
+                        .ok_or_else(|| bad(format!("replica {rname}: no base_url or node_name")))?,
+                };
+                let kind = match r.get("type").and_then(Value::as_str) {
+                    Some("TLOG") => ReplicaType::Tlog,
+                    Some("PULL") => ReplicaType::Pull,
+                    _ => ReplicaType::Nrt,
+                };
+                let leader = matches!(r.get("leader"), Some(Value::String(s)) if s == "true")
+                    || r.get("leader") == Some(&Value::Bool(true));
+                let usable = r.get("state").and_then(Value::as_str) == Some("active")
+                    && live_nodes.iter().any(|n| n == node_name);
+                replicas.push(ReplicaInfo {
+                    name: rname.clone(),
+                    core: r
+                        .get("core")
+                        .and_then(Value::as_str)
+                        .unwrap_or(collection)
+                        .to_string(),
+                    base_url,
+                    leader,
+                    usable,
+                    kind,
+                });
+            }
+            shards.push(ShardInfo {
+                name: name.clone(),
+                range,
+                active,
+                replicas,
+            });
+        }
+        Ok(ClusterView {
+            collection: collection.to_string(),
+            cloud: true,
+            router: router_name,
+            route_field,
+            shards,
+            live_nodes,
+        })
+    }
+
+    /// The shard a document belongs to (compositeId: the active shard whose range holds
+    /// the hash of its id or `router.field`; a single-shard or standalone view: that shard).
+    pub fn shard_for(&self, doc: &Document) -> Result<&ShardInfo> {
+        let active: Vec<&ShardInfo> = self.shards.iter().filter(|s| s.active).collect();
+        if active.len() == 1 && (active[0].range.is_none() || self.router != "compositeId") {
+            return Ok(active[0]);
+        }
+        if self.router != "compositeId" {
+            return Err(Error::InvalidInput(format!(
+                "router {:?} of {} needs an explicit shard; only compositeId is hashed",
+                self.router, self.collection
+            )));
+        }
+        let field = self.route_field.as_deref().unwrap_or("id");
+        let key = match doc.get(field) {
+            Some(Value::String(s)) => s.clone(),
+            Some(Value::Null) | None => {
+                return Err(Error::InvalidInput(format!(
+                    "document has no {field:?}: cannot pick its shard"
+                )))
+            }
+            Some(v) => v.to_string(),
+        };
+        self.shard_for_key(&key)
+    }
+
+    /// The active shard whose hash range holds `composite_id_hash(key)`.
+    pub fn shard_for_key(&self, key: &str) -> Result<&ShardInfo> {
+        let hash = composite_id_hash(key);
+        self.shards
+            .iter()
+            .filter(|s| s.active)
+            .find(|s| s.range.is_some_and(|r| r.includes(hash)))
+            .ok_or_else(|| {
+                Error::InvalidInput(format!(
+                    "no active shard of {} serves hash {:x} (id {key:?})",
+                    self.collection, hash as u32
+                ))
+            })
+    }
+
+    /// Every distinct node base URL holding a replica.
+    pub fn nodes(&self) -> Vec<Url> {
+        let mut out: Vec<Url> = Vec::new();
+        for r in self.shards.iter().flat_map(|s| &s.replicas) {
+            if !out.contains(&r.base_url) {
+                out.push(r.base_url.clone());
+            }
+        }
+        out
+    }
+}
+
+/// `127.0.0.1:8983_solr` -> `http://127.0.0.1:8983/solr`.
+fn url_of_node_name(node_name: &str, scheme: &str) -> Option<Url> {
+    let (host, ctx) = node_name.split_once('_')?;
+    Url::parse(&format!("{scheme}://{host}/{}", ctx.replace("%2F", "/"))).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn status(leader_on_1: bool) -> Vec<u8> {
+        json!({"responseHeader":{"status":0,"QTime":1},"cluster":{
+            "live_nodes":["127.0.0.1:1_solr","127.0.0.1:2_solr"],
+            "collections":{"bench":{"router":{"name":"compositeId"},"shards":{
+                "shard1":{"range":"80000000-ffffffff","state":"active","replicas":{
+                    "core_node1":{"core":"bench_shard1_replica_n1","node_name":"127.0.0.1:1_solr","type":"NRT","state":"active","leader": if leader_on_1 {"true"} else {"false"}},
+                    "core_node2":{"core":"bench_shard1_replica_n2","node_name":"127.0.0.1:2_solr","type":"NRT","state":"active","base_url":"http://127.0.0.1:2/solr"}}},
+                "shard2":{"range":"0-7fffffff","state":"active","replicas":{
+                    "core_node3":{"core":"bench_shard2_replica_n3","node_name":"127.0.0.1:3_solr","type":"PULL","state":"active"},
+                    "core_node4":{"core":"bench_shard2_replica_n4","node_name":"127.0.0.1:2_solr","type":"NRT","state":"active","leader":"true"}}}
+            }}}}})
+        .to_string()
+        .into_bytes()
+    }
+
+    #[test]
+    fn parses_cluster_status_and_routes_by_hash() {
+        let seed = Url::parse("http://127.0.0.1:1/solr").expect("url");
+        let v = ClusterView::from_cluster_status("bench", &status(true), &seed).expect("parses");
+        assert_eq!(v.shards.len(), 2);
+        let s1 = &v.shards[0];
+        assert_eq!(
+            s1.leader().map(|r| r.core.as_str()),
+            Some("bench_shard1_replica_n1")
+        );
+        assert_eq!(s1.replicas[0].base_url.as_str(), "http://127.0.0.1:1/solr");
+        // Node 3 is not live: its replica is not usable.
+        assert!(!v.shards[1].replicas[0].usable);
+        assert_eq!(v.shards[1].replicas[0].kind, ReplicaType::Pull);
+        for id in ["a", "b", "doc-1", "doc-2", "x!y", "tenant/3!doc"] {
+            let h = composite_id_hash(id);
+            let want = if h < 0 { "shard1" } else { "shard2" };
+            let mut doc = Document::new();
+            doc.insert("id".into(), json!(id));
+            assert_eq!(v.shard_for(&doc).expect("routed").name, want, "id {id}");
+        }
+        let no_leader =
+            ClusterView::from_cluster_status("bench", &status(false), &seed).expect("parses");
+        assert!(no_leader.shards[0].leader().is_none());
+        assert!(ClusterView::from_cluster_status("other", &status(true), &seed).is_err());
+        assert!(ClusterView::from_cluster_status("bench", b"<html>", &seed).is_err());
+    }
+
+    #[test]
+    fn standalone_is_one_shard() {
+        let l = Url::parse("http://127.0.0.1:1/solr").expect("url");
+        let f = Url::parse("http://127.0.0.1:2/solr").expect("url");
+        let v = ClusterView::standalone("bench", l.clone(), vec![f]);
+        let doc = Document::new();
+        assert_eq!(
+            v.shard_for(&doc)
+                .expect("one shard")
+                .leader()
+                .map(|r| &r.base_url),
+            Some(&l)
+        );
+        assert_eq!(v.nodes().len(), 2);
+    }
+}
