@@ -5,4 +5,5 @@ mod support;
 
 mod client;
 mod foundation;
+mod wan;
 mod witnesses;
