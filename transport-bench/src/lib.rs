@@ -112,7 +112,7 @@ pub struct StudyArgs {
     pub quiet: bool,
     /// WAN emulation (`--rtt`, `--jitter`, `--bandwidth`, `--tls-version`).
     #[command(flatten)]
-    pub wan: wan::cli::WanArgs,
+    pub wan: Box<wan::cli::WanArgs>,
 }
 
 /// Runs the CLI.

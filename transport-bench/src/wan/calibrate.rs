@@ -25,6 +25,9 @@ pub struct Calibration {
     pub connect_samples: usize,
     /// Median TCP connect time, ms.
     pub connect_p50_ms: f64,
+    /// The forwarder's own round trip measured at start and subtracted from the hold
+    /// time, ms.
+    pub compensation_ms: f64,
     /// Median connect time over the RTT (None at RTT 0).
     pub connect_ratio: Option<f64>,
     /// Requested cap, bit/s.
@@ -43,7 +46,11 @@ impl std::fmt::Display for Calibration {
             self.connect_p50_ms, self.rtt_ms
         )?;
         if let Some(r) = self.connect_ratio {
-            write!(f, " (ratio {r:.3}, {} samples)", self.connect_samples)?;
+            write!(
+                f,
+                " (ratio {r:.3}, {} samples; forwarder's own {:.3} ms compensated)",
+                self.connect_samples, self.compensation_ms
+            )?;
         }
         if let (Some(cap), Some(g), Some(r)) =
             (self.bandwidth_bps, self.goodput_bps, self.bandwidth_ratio)

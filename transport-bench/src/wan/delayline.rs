@@ -4,7 +4,8 @@
 //! arrival and computes when it leaves: with a bandwidth cap the packet first waits for the
 //! link (a token bucket one packet deep: departure = max(arrival, link free) + size / rate,
 //! dropped when that backlog exceeds max(RTT, 5 ms), i.e. a drop-tail buffer of about one
-//! bandwidth-delay product), then travels RTT/2, plus a seeded uniform jitter in
+//! bandwidth-delay product), then travels RTT/2 (minus half the forwarder's own round-trip
+//! cost, measured at start, so that the round trip a client sees is the RTT), plus a seeded uniform jitter in
 //! [-jitter, +jitter]. Release times never go backwards, so FIFO order is kept (jitter delays
 //! followers rather than reordering). The writer waits until each release time (sleep, then a short yield loop) and writes
 //! the packet into the other device. Every packet is delayed: SYNs, TLS handshakes, ACKs.
@@ -45,6 +46,11 @@ impl LinkParams {
     }
 }
 
+/// The forwarder's own round-trip cost, subtracted (half per direction) from the hold
+/// time, in ns.
+#[derive(Debug, Default)]
+struct Compensation(AtomicU64);
+
 /// Counters of one direction.
 #[derive(Debug, Default)]
 struct DirCounters {
@@ -68,6 +74,7 @@ pub struct DirStats {
 #[derive(Debug)]
 pub struct DelayLine {
     params: Arc<Mutex<LinkParams>>,
+    compensation: Arc<Compensation>,
     stop: Arc<AtomicBool>,
     threads: Vec<JoinHandle<()>>,
     /// [app -> solr, solr -> app].
@@ -78,6 +85,7 @@ impl DelayLine {
     /// Starts forwarding between the `app` and `solr` devices. `seed` seeds the jitter.
     pub fn start(app: Tun, solr: Tun, params: LinkParams, seed: u64) -> Result<DelayLine> {
         let params = Arc::new(Mutex::new(params));
+        let compensation = Arc::new(Compensation::default());
         let stop = Arc::new(AtomicBool::new(false));
         let app = Arc::new(app);
         let solr = Arc::new(solr);
@@ -89,11 +97,12 @@ impl DelayLine {
         {
             let (tx, rx) = mpsc::channel::<(Instant, Vec<u8>)>();
             let (p, s, c) = (params.clone(), stop.clone(), counters[dir].clone());
+            let comp = compensation.clone();
             let rng = StdRng::seed_from_u64(seed ^ (dir as u64).wrapping_mul(0x9E37_79B9));
             threads.push(
                 std::thread::Builder::new()
                     .name(format!("wan-read-{dir}"))
-                    .spawn(move || reader(&src, &tx, &p, &s, &c, rng))
+                    .spawn(move || reader(&src, &tx, &p, &comp, &s, &c, rng))
                     .context("cannot spawn a delay-line thread")?,
             );
             let (s, c) = (stop.clone(), counters[dir].clone());
@@ -106,6 +115,7 @@ impl DelayLine {
         }
         Ok(DelayLine {
             params,
+            compensation,
             stop,
             threads,
             counters,
@@ -115,6 +125,18 @@ impl DelayLine {
     /// Changes the link; packets already queued keep their release times.
     pub fn set_params(&self, p: LinkParams) {
         *self.params.lock().unwrap_or_else(|e| e.into_inner()) = p;
+    }
+
+    /// Sets the forwarder's own round-trip cost (measured at RTT 0); each direction then
+    /// holds packets RTT/2 minus half of it, so the round trip a client sees is the RTT.
+    pub fn set_compensation(&self, round_trip: Duration) {
+        let ns = u64::try_from(round_trip.as_nanos()).unwrap_or(u64::MAX);
+        self.compensation.0.store(ns, Ordering::Relaxed);
+    }
+
+    /// The compensation in use.
+    pub fn compensation(&self) -> Duration {
+        Duration::from_nanos(self.compensation.0.load(Ordering::Relaxed))
     }
 
     /// The current link.
@@ -151,6 +173,7 @@ fn reader(
     src: &Tun,
     tx: &Sender<(Instant, Vec<u8>)>,
     params: &Mutex<LinkParams>,
+    compensation: &Compensation,
     stop: &AtomicBool,
     counters: &DirCounters,
     mut rng: StdRng,
@@ -187,7 +210,8 @@ fn reader(
             }
             _ => now,
         };
-        let mut delay = p.rtt / 2;
+        let comp = Duration::from_nanos(compensation.0.load(Ordering::Relaxed) / 2);
+        let mut delay = (p.rtt / 2).saturating_sub(comp);
         if !p.jitter.is_zero() {
             let j = p.jitter.as_nanos() as i64;
             let d = delay.as_nanos() as i64 + rng.random_range(-j..=j);
