@@ -166,7 +166,7 @@ build_launcher() {
 }
 
 gen_tls() {
-  [[ -f "$TLS_DIR/ca.pem" && -f "$TLS_DIR/server.p12" && -f "$TLS_DIR/truststore.p12" && -f "$TLS_DIR/password" ]] && return 0
+  [[ -f "$TLS_DIR/ca.pem" && -f "$TLS_DIR/server.pem" && -f "$TLS_DIR/server.key" && -f "$TLS_DIR/server.p12" && -f "$TLS_DIR/truststore.p12" && -f "$TLS_DIR/password" ]] && return 0
   log "generating TLS material in $TLS_DIR"
   local tmp="$TLS_DIR.tmp.$$"
   rm -rf "$tmp"; mkdir -p "$tmp"

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs what the project needs on a fresh Debian machine (idempotent): Java 17 and Maven
-# for the local Solr, openssl for its TLS material, libpcap for the pcap witness, curl; then
+# for the local Solr, openssl for its TLS material, libpcap for the pcap witness, curl,
+# iproute2 (`ip`) for the WAN emulation's network namespaces; then
 # builds the Solr launcher (Maven Central) and makes the TLS CA. Run as root (or with sudo).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 need=()
-for pkg in openjdk-17-jdk-headless maven openssl curl libpcap-dev pkg-config ca-certificates; do
+for pkg in openjdk-17-jdk-headless maven openssl curl libpcap-dev pkg-config ca-certificates iproute2; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

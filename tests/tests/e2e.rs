@@ -8,4 +8,5 @@ mod cli;
 mod client;
 mod foundation;
 mod routing;
+mod wan;
 mod witnesses;

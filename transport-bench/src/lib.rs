@@ -2,13 +2,15 @@
 //!
 //! Modules: [`local_solr`] starts the project's real Solr; [`workload`] generates seeded
 //! documents and queries; [`study`] runs the transport study; [`witness`] reads the kernel's
-//! connection counters; [`stats`] holds the percentile rules; [`report`] prints and saves.
+//! connection counters; [`stats`] holds the percentile rules; [`report`] prints and saves;
+//! [`wan`] emulates a remote Solr (namespaces, delay line, TLS proxy).
 
 pub mod load;
 pub mod local_solr;
 pub mod report;
 pub mod stats;
 pub mod study;
+pub mod wan;
 pub mod witness;
 pub mod workload;
 
@@ -176,6 +178,9 @@ pub struct StudyArgs {
     /// No progress bars.
     #[arg(long)]
     pub quiet: bool,
+    /// WAN emulation (`--rtt`, `--jitter`, `--bandwidth`, `--tls-version`).
+    #[command(flatten)]
+    pub wan: Box<wan::cli::WanArgs>,
 }
 
 /// Runs the CLI.
@@ -291,16 +296,19 @@ async fn study_cmd(a: StudyArgs) -> Result<()> {
         "off" => vec![false],
         other => anyhow::bail!("--gzip must be both, on or off, not {other:?}"),
     };
+    a.wan.validate()?;
+    // Through the WAN topology the proxy terminates TLS; Solr itself stays plain http.
+    let solr_tls = a.tls && !a.wan.enabled();
     let mut local = None;
     let (url, ca) = match a.url {
         Some(u) => (u, a.ca),
         None => {
             eprintln!(
                 "starting the project's local Solr (standalone{})...",
-                if a.tls { ", TLS" } else { "" }
+                if solr_tls { ", TLS" } else { "" }
             );
-            let extra: &[&str] = if a.tls { &["--tls"] } else { &[] };
-            let name = if a.tls { "study-tls" } else { "study" };
+            let extra: &[&str] = if solr_tls { &["--tls"] } else { &[] };
+            let name = if solr_tls { "study-tls" } else { "study" };
             let s = local_solr::LocalSolr::start(local_solr::Mode::Standalone, name, extra)?;
             let url = s.url(None)?.to_string();
             let ca = s.ca.clone().or(a.ca);
@@ -349,7 +357,11 @@ async fn study_cmd(a: StudyArgs) -> Result<()> {
         capture_dir: a.save_captures,
         quiet: a.quiet,
     };
-    let result = study::run(&cfg).await;
+    let result = if a.wan.enabled() {
+        wan::cli::run_study(&a.wan, a.tls, cfg).await
+    } else {
+        study::run(&cfg).await
+    };
     if let (Some(s), false) = (&local, a.keep_solr) {
         if let Err(e) = s.stop() {
             eprintln!("warning: could not stop the local Solr: {e:#}");

@@ -32,11 +32,20 @@ pub struct KernelTcp {
 }
 
 impl KernelTcp {
-    /// Reads the counters of this process's network namespace.
+    /// Reads the counters of the calling thread's network namespace. `/proc/net` is the
+    /// namespace of the process's main thread; `/proc/thread-self/net` (Linux 3.17+) is the
+    /// calling thread's, which differs for code running in a thread that entered another
+    /// namespace (the WAN topology's app side).
     pub fn read() -> Result<KernelTcp> {
+        let dir = if std::path::Path::new("/proc/thread-self/net/snmp").exists() {
+            "/proc/thread-self/net"
+        } else {
+            "/proc/net"
+        };
         Ok(KernelTcp {
-            active_opens: proc_counter("/proc/net/snmp", "Tcp:", "ActiveOpens")?,
-            syn_retrans: proc_counter("/proc/net/netstat", "TcpExt:", "TCPSynRetrans").unwrap_or(0),
+            active_opens: proc_counter(&format!("{dir}/snmp"), "Tcp:", "ActiveOpens")?,
+            syn_retrans: proc_counter(&format!("{dir}/netstat"), "TcpExt:", "TCPSynRetrans")
+                .unwrap_or(0),
         })
     }
 

@@ -1,0 +1,203 @@
+//! The WAN topology (needs root; CI runs as root): namespaces `stbt-app`/`stbt-solr`, the
+//! delay line, the TLS 1.3 front proxy to the real standalone Solr.
+//!
+//! Each test builds and tears down its own topology under `support::exclusive()`: the
+//! tests share the namespace prefix, and their ratios are timing-sensitive on a 2-core
+//! machine, so nothing else runs beside them.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use solr_client::{Select, SolrClient, TlsOptions, TransportKind};
+use transport_bench::local_solr::project_root;
+use transport_bench::wan::{calibrate, LinkParams, TlsTermination, TlsVersion, Wan, WanConfig};
+
+use crate::support;
+
+fn rtt(ms: u64) -> LinkParams {
+    LinkParams {
+        rtt: Duration::from_millis(ms),
+        ..Default::default()
+    }
+}
+
+fn tls_dir() -> std::path::PathBuf {
+    project_root().join("local-solr").join("run").join("tls")
+}
+
+/// A topology in front of the standalone Solr, TLS 1.3 at the proxy.
+fn topology(link: LinkParams) -> Wan {
+    let s = support::standalone();
+    let u = url::Url::parse(s.url(None).expect("url")).expect("url parses");
+    let upstream = SocketAddr::from(([127, 0, 0, 1], u.port().expect("port")));
+    Wan::start(WanConfig {
+        prefix: "stbt".into(),
+        link,
+        seed: 7,
+        upstream,
+        tls: Some(TlsTermination {
+            version: TlsVersion::Tls13,
+            cert_pem: tls_dir().join("server.pem"),
+            key_pem: tls_dir().join("server.key"),
+            resumption: false,
+        }),
+    })
+    .unwrap_or_else(|e| panic!("WAN topology: {e:#}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connect_time_equals_rtt() {
+    let _g = support::exclusive().await;
+    let wan = topology(rtt(0));
+    let mut table = Vec::new();
+    table.push(format!(
+        "forwarder's own round trip, measured at start and compensated: {:.3} ms",
+        wan.compensation().as_secs_f64() * 1000.0
+    ));
+    let c0 = tokio::task::block_in_place(|| wan.calibrate(25)).expect("calibration");
+    table.push(format!(
+        "RTT  0 ms: connect p50 {:.3} ms (no hold: the forwarder's own cost)",
+        c0.connect_p50_ms
+    ));
+    for ms in [2u64, 20, 80] {
+        wan.set_link(rtt(ms));
+        let c = tokio::task::block_in_place(|| wan.calibrate(25)).expect("calibration");
+        table.push(format!(
+            "RTT {ms:>2} ms: connect p50 {:.3} ms, ratio {:.3}",
+            c.connect_p50_ms,
+            c.connect_ratio.unwrap_or(f64::NAN)
+        ));
+        let ratio = c.connect_ratio.expect("ratio at RTT > 0");
+        eprintln!("{}", table.join("\n"));
+        assert!(
+            (0.9..=1.1).contains(&ratio),
+            "RTT {ms} ms: median connect {:.3} ms, ratio {ratio:.3} not within 10%",
+            c.connect_p50_ms
+        );
+    }
+    eprintln!("{}", table.join("\n"));
+    // The server side accepts RTT/2 after the client's connect returns (the final ACK is
+    // still on the line): let the last ones land before counting.
+    let deadline = std::time::Instant::now() + Duration::from_secs(3);
+    // 25 connects at start (compensation), 4 x 25 here.
+    while wan.proxy_stats().0 < 125 && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let (accepted, handshakes, upstream, _) = wan.proxy_stats();
+    assert_eq!(accepted, 125, "every calibration connect reached the proxy");
+    assert_eq!(handshakes, 0, "bare connects send no ClientHello");
+    assert_eq!(upstream, 0, "bare connects never reach Solr");
+    wan.stop().expect("teardown");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bulk_transfer_runs_at_the_bandwidth_cap() {
+    let _g = support::exclusive().await;
+    let link = LinkParams {
+        rtt: Duration::from_millis(20),
+        bandwidth_bps: Some(transport_bench::wan::parse_rate("100mbit").expect("rate")),
+        ..Default::default()
+    };
+    let wan = topology(link);
+    let c = tokio::task::block_in_place(|| wan.calibrate(5)).expect("calibration");
+    let ratio = c.bandwidth_ratio.expect("bandwidth measured");
+    let (_, down) = wan.link_stats();
+    eprintln!(
+        "{c}; solr->app {} packets, {} dropped",
+        down.packets, down.dropped
+    );
+    assert!(
+        (0.85..=1.02).contains(&ratio),
+        "goodput {:.1} Mbit/s is {ratio:.3} of the 100 Mbit/s cap",
+        c.goodput_bps.unwrap_or(0.0) / 1e6
+    );
+    wan.stop().expect("teardown");
+}
+
+/// Medians of `n` selects through `fresh` and `pooled`, alternating one of each so both see
+/// the same machine load (after `warm` unmeasured ones each), in the app namespace; and how
+/// many measured requests reused a connection, per transport.
+fn fresh_pooled_p50(wan: &Wan, warm: usize, n: usize) -> (f64, f64, usize, usize) {
+    let url = wan.url("/solr");
+    let ca = tls_dir().join("ca.pem");
+    wan.app()
+        .block_on(move || async move {
+            let tls = TlsOptions::new().add_ca_pem_file(&ca)?;
+            let client = |kind| {
+                SolrClient::builder(url.clone())
+                    .transport(kind)
+                    .tls(tls.clone())
+                    .build()
+            };
+            let (fresh, pooled) = (
+                client(TransportKind::Fresh)?,
+                client(TransportKind::Pooled)?,
+            );
+            let q = Select::new("*:*").rows(10);
+            for _ in 0..warm {
+                fresh.select(&q).await?;
+                pooled.select(&q).await?;
+            }
+            let (mut tf, mut tp, mut rf, mut rp) = (Vec::new(), Vec::new(), 0, 0);
+            for _ in 0..n {
+                let t = fresh.select(&q).await?.timing;
+                rf += usize::from(t.reused);
+                tf.push(t.total());
+                let t = pooled.select(&q).await?.timing;
+                rp += usize::from(t.reused);
+                tp.push(t.total());
+            }
+            let ms = |v| calibrate::median(v).as_secs_f64() * 1000.0;
+            Ok((ms(tf), ms(tp), rf, rp))
+        })
+        .unwrap_or_else(|e| panic!("selects through the topology: {e:#}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tls13_fresh_vs_pooled_follows_round_trips() {
+    let _g = support::exclusive().await;
+    let wan = topology(rtt(0));
+    let n = 25;
+    let (fresh0, pooled0, _, _) = tokio::task::block_in_place(|| fresh_pooled_p50(&wan, 3, n));
+    let mut table = vec![format!(
+        "RTT  0 ms: fresh {fresh0:.2} ms, pooled {pooled0:.2} ms (server + proxy + client time)"
+    )];
+    let before = wan.proxy_stats();
+    for ms in [2u64, 20, 80] {
+        wan.set_link(rtt(ms));
+        let (fresh, pooled, fresh_reused, pooled_reused) =
+            tokio::task::block_in_place(|| fresh_pooled_p50(&wan, 1, n));
+        assert_eq!(fresh_reused, 0, "fresh never reuses");
+        assert_eq!(pooled_reused, n, "pooled reuses after the warm-up");
+        // TLS 1.3: fresh = TCP (1 RTT) + handshake (1 RTT) + request (1 RTT) + its RTT-0
+        // time; pooled = request (1 RTT) + its RTT-0 time.
+        let r = ms as f64;
+        let theory = (fresh0 + 3.0 * r) / (pooled0 + r);
+        let ratio = fresh / pooled;
+        table.push(format!(
+            "RTT {ms:>2} ms: fresh {fresh:.2} ms, pooled {pooled:.2} ms, ratio {ratio:.3}, theory {theory:.3} ({:+.1}%)",
+            (ratio / theory - 1.0) * 100.0
+        ));
+        if ms >= 20 {
+            assert!(
+                (ratio / theory - 1.0).abs() <= 0.10,
+                "RTT {ms} ms: fresh/pooled {ratio:.3} vs theory {theory:.3}\n{}",
+                table.join("\n")
+            );
+        }
+    }
+    eprintln!("{}", table.join("\n"));
+    let after = wan.proxy_stats();
+    // Per RTT: fresh 1 warm-up + n measured handshakes, pooled 1.
+    assert_eq!(
+        after.1 - before.1,
+        3 * (n as u64 + 2),
+        "TLS handshakes at the proxy"
+    );
+    assert_eq!(
+        after.2 - before.2,
+        3 * (n as u64 + 2),
+        "upstream connections to Solr"
+    );
+    wan.stop().expect("teardown");
+}
