@@ -4,5 +4,6 @@
 mod support;
 
 mod client;
+mod faults;
 mod foundation;
 mod witnesses;

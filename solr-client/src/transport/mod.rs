@@ -7,6 +7,7 @@
 //! | `http2`   | one HTTP/2 connection (ALPN h2, or h2c prior knowledge) multiplexing all requests |
 //! | `reqwest` | reqwest's default client as it comes                                 |
 //! | `+gzip`   | decorator: `Accept-Encoding: gzip`, timed decompression, optional gzip request bodies |
+//! | `+retry`  | decorator: retries 429/503 honouring `Retry-After` (jittered backoff, attempt budget) |
 //!
 //! Transports know nothing about Solr except whether a request is a read or a write
 //! ([`RequestKind`]). All of them measure the phases documented in [`crate::timing`].
@@ -19,6 +20,7 @@ mod h1;
 mod http2;
 mod pooled;
 mod reqwest_default;
+mod retry;
 mod tls;
 
 use std::fmt;
@@ -38,6 +40,7 @@ pub use gzip::{gzip_bytes, Gzip};
 pub use http2::Http2;
 pub use pooled::{Pooled, PooledConfig};
 pub use reqwest_default::ReqwestDefault;
+pub use retry::{Retry, RetryPolicy};
 pub use tls::{TlsOptions, TlsVersion};
 
 use crate::error::Result;

@@ -2,6 +2,8 @@
 //! across runs by `solr.sh`'s idempotent start), unique tags for test data, and the lock
 //! that keeps connection-counting tests alone.
 
+pub mod fault_server;
+
 use std::sync::OnceLock;
 
 use tokio::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
