@@ -6,4 +6,6 @@ mod support;
 mod client;
 mod faults;
 mod foundation;
+mod hostile_input;
+mod idle_timeout;
 mod witnesses;

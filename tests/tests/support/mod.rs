@@ -51,6 +51,12 @@ pub fn standalone_tls() -> &'static LocalSolr {
     instance(&S, Mode::Standalone, "e2e-tls", &["--tls"])
 }
 
+/// A standalone node whose Jetty closes connections idle for more than 1 s (issue 8, fault 1).
+pub fn standalone_idle() -> &'static LocalSolr {
+    static S: OnceLock<LocalSolr> = OnceLock::new();
+    instance(&S, Mode::Standalone, "e2e-idle", &["--idle-timeout-ms", "1000"])
+}
+
 /// Leader + follower, follower polling every second.
 pub fn pair() -> &'static LocalSolr {
     static S: OnceLock<LocalSolr> = OnceLock::new();
