@@ -8,4 +8,6 @@ mod faults;
 mod foundation;
 mod hostile_input;
 mod idle_timeout;
+mod load;
+mod security;
 mod witnesses;

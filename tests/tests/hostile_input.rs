@@ -35,7 +35,9 @@ async fn xml_update_with_control_characters_is_refused_before_sending() {
     // Nothing reached Solr: none of the batch (not even the valid doc) is there.
     let json_client = client(url, TransportKind::Pooled, false);
     json_client.commit(Commit::default()).await.expect("commit");
-    let q = Select::new(format!("tag_s:{t}")).fl("id,body").sort("id asc");
+    let q = Select::new(format!("tag_s:{t}"))
+        .fl("id,body")
+        .sort("id asc");
     let r = json_client.select(&q).await.expect("select");
     assert_eq!(r.response.num_found, 0);
 

@@ -110,7 +110,14 @@ async fn requests_racing_jettys_idle_close_reads_recover_writes_accounted() {
                 sent: 1,
                 failed,
                 cause: Some(cause),
-            }) if matches!(*cause, Error::Io { not_sent: false, .. }) => {
+            }) if matches!(
+                *cause,
+                Error::Io {
+                    not_sent: false,
+                    ..
+                }
+            ) =>
+            {
                 assert_eq!(failed.len(), 1);
                 ambiguous.insert(id);
             }
@@ -139,7 +146,10 @@ async fn requests_racing_jettys_idle_close_reads_recover_writes_accounted() {
         pooled.stats().connections_opened
     );
     assert_eq!(acked.len() + ambiguous.len(), offsets.len());
-    assert!(acked.is_subset(&found), "every acknowledged write is in Solr");
+    assert!(
+        acked.is_subset(&found),
+        "every acknowledged write is in Solr"
+    );
     let known: HashSet<String> = acked.union(&ambiguous).cloned().collect();
     assert!(found.is_subset(&known), "nothing but what was sent");
 }

@@ -36,7 +36,7 @@ use url::Url;
 pub use connector::Connector;
 pub use fresh::Fresh;
 #[cfg(feature = "gzip")]
-pub use gzip::{gzip_bytes, Gzip};
+pub use gzip::{gunzip_bytes, gzip_bytes, Gzip};
 pub use http2::Http2;
 pub use pooled::{Pooled, PooledConfig};
 pub use reqwest_default::ReqwestDefault;

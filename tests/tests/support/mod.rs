@@ -3,6 +3,7 @@
 //! that keeps connection-counting tests alone.
 
 pub mod fault_server;
+pub mod tcp_relay;
 
 use std::sync::OnceLock;
 
@@ -54,7 +55,12 @@ pub fn standalone_tls() -> &'static LocalSolr {
 /// A standalone node whose Jetty closes connections idle for more than 1 s (issue 8, fault 1).
 pub fn standalone_idle() -> &'static LocalSolr {
     static S: OnceLock<LocalSolr> = OnceLock::new();
-    instance(&S, Mode::Standalone, "e2e-idle", &["--idle-timeout-ms", "1000"])
+    instance(
+        &S,
+        Mode::Standalone,
+        "e2e-idle",
+        &["--idle-timeout-ms", "1000"],
+    )
 }
 
 /// Leader + follower, follower polling every second.
