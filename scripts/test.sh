@@ -26,6 +26,10 @@ url=$(bash local-solr/solr.sh start standalone --name e2e | awk '$1=="node"{prin
 cargo build -q -p solr-client --examples
 SOLR_URL="$url" ./target/debug/examples/quickstart
 SOLR_URL="$url" ./target/debug/examples/transports
+step "fuzz: every target ${FUZZ_SECS:-60} s (FUZZ_SECS=0 skips; needs nightly + cargo-fuzz)"
+if [ "${FUZZ_SECS:-60}" != 0 ]; then
+  bash scripts/fuzz.sh "${FUZZ_SECS:-60}"
+fi
 step "benches compile"
 cargo bench --workspace --no-run -q
 step "done: all checks passed in $(( $(date +%s) - t0 )) s"
