@@ -26,6 +26,15 @@ url=$(bash local-solr/solr.sh start standalone --name e2e | awk '$1=="node"{prin
 cargo build -q -p solr-client --examples
 SOLR_URL="$url" ./target/debug/examples/quickstart
 SOLR_URL="$url" ./target/debug/examples/transports
+step "fuzz: every target ${FUZZ_SECS:-60} s (FUZZ_SECS=0 skips; needs nightly + cargo-fuzz)"
+if [ "${FUZZ_SECS:-60}" != 0 ]; then
+  if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then
+    echo "fuzz: SKIPPED: no nightly Rust toolchain on this machine (cargo-fuzz needs one)" >&2
+  else
+    command -v cargo-fuzz >/dev/null 2>&1 || cargo install -q cargo-fuzz --locked
+    bash scripts/fuzz.sh "${FUZZ_SECS:-60}"
+  fi
+fi
 step "benches compile"
 cargo bench --workspace --no-run -q
 step "done: all checks passed in $(( $(date +%s) - t0 )) s"

@@ -8,6 +8,12 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+mod bytes;
+
+pub use bytes::{
+    decode_ping_bytes, decode_response_bytes, decode_select_bytes, decode_update_bytes,
+};
+
 use crate::error::{snippet, Error, FailedDoc, Result};
 use crate::timing::Timing;
 use crate::transport::WireResponse;

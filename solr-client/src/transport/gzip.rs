@@ -50,6 +50,13 @@ pub fn gzip_bytes(data: &[u8]) -> Vec<u8> {
     enc.finish().unwrap_or_default()
 }
 
+/// Gunzips `data` exactly as the decorator does, refusing output larger than `limit` bytes
+/// ([`Error::TooLarge`]) and truncated or corrupt input ([`Error::Decompress`]). Public for
+/// the fuzz targets and for callers that hold a gzip body from elsewhere.
+pub fn gunzip_bytes(data: &[u8], limit: u64) -> Result<Vec<u8>> {
+    gunzip_limited("<bytes>", data, limit)
+}
+
 /// Gunzips `data`, refusing output larger than `limit` bytes.
 pub(crate) fn gunzip_limited(node: &str, data: &[u8], limit: u64) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(data.len().saturating_mul(4).min(limit as usize));

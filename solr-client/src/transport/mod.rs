@@ -8,6 +8,7 @@
 //! | `reqwest` | reqwest's default client as it comes                                 |
 //! | `+gzip`   | decorator: `Accept-Encoding: gzip`, timed decompression, optional gzip request bodies |
 //! | `+routing` | decorator over one transport and many nodes: writes to the leader, reads to replicas, failover, Retry-After, SolrCloud shard leaders ([`Routing`]) |
+//! | `+retry`  | decorator: retries 429/503 honouring `Retry-After` (jittered backoff, attempt budget) ([`Retry`]) |
 //!
 //! Transports know nothing about Solr except whether a request is a read or a write
 //! ([`RequestKind`]). All of them measure the phases documented in [`crate::timing`].
@@ -42,12 +43,12 @@ pub use composite_id::{composite_id_hash, murmurhash3_x86_32, HashRange};
 pub use connector::Connector;
 pub use fresh::Fresh;
 #[cfg(feature = "gzip")]
-pub use gzip::{gzip_bytes, Gzip};
+pub use gzip::{gunzip_bytes, gzip_bytes, Gzip};
 pub use http2::Http2;
 pub use node_pool::{HealthPolicy, NodeStats, Policy};
 pub use pooled::{Pooled, PooledConfig};
 pub use reqwest_default::ReqwestDefault;
-pub use retry::{retry_after, RetryPolicy};
+pub use retry::{retry_after, Retry, RetryPolicy};
 pub use routing::{ReadPreference, Routing, RoutingBuilder};
 pub use tls::{TlsOptions, TlsVersion};
 

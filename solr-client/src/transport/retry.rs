@@ -1,12 +1,35 @@
-//! [`RetryPolicy`]: how often and how long the [`Routing`](super::Routing) decorator retries,
-//! `Retry-After` parsing, and jittered exponential backoff.
+//! [`RetryPolicy`]: how often and how long the [`Routing`](super::Routing) decorator and the
+//! [`Retry`] decorator retry, `Retry-After` parsing, and jittered exponential backoff.
+//!
+//! `+retry` ([`Retry`]) retries a request answered with **429 Too Many Requests** or
+//! **503 Service Unavailable**, honouring `Retry-After`, and nothing else:
+//! - the wait before the next attempt is the jittered backoff, but never shorter than the
+//!   server's `Retry-After` ([`RetryPolicy::wait`]);
+//! - a wait that does not fit in what is left of [`RetryPolicy::max_wait`] is not shortened
+//!   (that would ignore the server) and not waited: the request ends at once with
+//!   [`Error::RetriesExhausted`]; so does the last of [`RetryPolicy::max_attempts`].
+//!
+//! **Reads and writes alike are retried by [`Retry`]**, because a 429 or 503 means the
+//! request was not processed: Solr's rate limiter answers 429 before running the request,
+//! and Solr/Jetty answer 503 when the core or node is unavailable, before touching the
+//! index; a proxy answers 503 when it could not reach Solr. That is the only reason a write
+//! is retried here. Every other failure (connection broken, timeout, 500) is returned
+//! unchanged: whether a write that failed that way was applied is unknown, and this
+//! decorator does not guess. (Stale pooled connections are retried by [`super::Pooled`]
+//! itself; node failover belongs to [`super::Routing`], whose write rules are stricter.)
+//!
+//! The returned response's `timing.attempts` counts every attempt (including the inner
+//! transport's own retries); its phases are those of the last attempt.
 
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use http::header::RETRY_AFTER;
-use http::HeaderMap;
+use http::{HeaderMap, StatusCode};
+
+use super::{BoxFuture, Transport, TransportStats, WireRequest, WireResponse};
+use crate::error::{Error, Result};
 
 /// The retry budget of one request.
 ///
@@ -124,6 +147,63 @@ fn parse_imf_fixdate(s: &str) -> Option<u64> {
         return Some(0);
     }
     Some(days as u64 * 86_400 + t[0] * 3600 + t[1] * 60 + t[2])
+}
+
+/// Wraps a transport with the 429/503 retry policy described in the module docs.
+#[derive(Debug)]
+pub struct Retry<T> {
+    inner: T,
+    policy: RetryPolicy,
+}
+
+impl<T: Transport> Retry<T> {
+    /// Wraps `inner` with `policy`.
+    pub fn new(inner: T, policy: RetryPolicy) -> Self {
+        Retry { inner, policy }
+    }
+
+    async fn send_inner(&self, req: WireRequest) -> Result<WireResponse> {
+        let max = self.policy.max_attempts.max(1);
+        let mut waited = Duration::ZERO;
+        let mut earlier_attempts = 0u32;
+        let mut attempt = 1u32;
+        loop {
+            let mut resp = self.inner.send(req.clone()).await?;
+            let status = resp.status;
+            if status != StatusCode::TOO_MANY_REQUESTS && status != StatusCode::SERVICE_UNAVAILABLE
+            {
+                resp.timing.attempts = resp.timing.attempts.max(1) + earlier_attempts;
+                return Ok(resp);
+            }
+            earlier_attempts += resp.timing.attempts.max(1);
+            let delay = self.policy.wait(attempt, retry_after(&resp.headers));
+            if attempt >= max || waited + delay > self.policy.max_wait {
+                return Err(Error::RetriesExhausted {
+                    node: resp.timing.node,
+                    status: status.as_u16(),
+                    attempts: attempt,
+                    waited,
+                });
+            }
+            tokio::time::sleep(delay).await;
+            waited += delay;
+            attempt += 1;
+        }
+    }
+}
+
+impl<T: Transport> Transport for Retry<T> {
+    fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
+        Box::pin(self.send_inner(req))
+    }
+
+    fn name(&self) -> String {
+        format!("{}+retry", self.inner.name())
+    }
+
+    fn stats(&self) -> TransportStats {
+        self.inner.stats()
+    }
 }
 
 #[cfg(test)]

@@ -2,6 +2,9 @@
 //! across runs by `solr.sh`'s idempotent start), unique tags for test data, and the lock
 //! that keeps connection-counting tests alone.
 
+pub mod fault_server;
+pub mod tcp_relay;
+
 use std::sync::OnceLock;
 
 use tokio::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -47,6 +50,17 @@ pub fn standalone() -> &'static LocalSolr {
 pub fn standalone_tls() -> &'static LocalSolr {
     static S: OnceLock<LocalSolr> = OnceLock::new();
     instance(&S, Mode::Standalone, "e2e-tls", &["--tls"])
+}
+
+/// A standalone node whose Jetty closes connections idle for more than 1 s (issue 8, fault 1).
+pub fn standalone_idle() -> &'static LocalSolr {
+    static S: OnceLock<LocalSolr> = OnceLock::new();
+    instance(
+        &S,
+        Mode::Standalone,
+        "e2e-idle",
+        &["--idle-timeout-ms", "1000"],
+    )
 }
 
 /// Leader + follower, follower polling every second.

@@ -1,0 +1,40 @@
+//! Every response decoder on arbitrary bytes: the first byte picks status and content
+//! type, the rest is the body. Must return Ok or a typed error, never panic.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use solr_client::response::{
+    decode_ping_bytes, decode_response_bytes, decode_select_bytes, decode_update_bytes,
+    SelectResponse, UpdateResponse,
+};
+
+const STATUSES: [u16; 8] = [200, 204, 400, 404, 429, 500, 502, 503];
+const TYPES: [Option<&str>; 4] = [
+    Some("application/json;charset=utf-8"),
+    Some("text/plain"),
+    Some("text/html"),
+    None,
+];
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&sel, body)) = data.split_first() else {
+        return;
+    };
+    let _ = decode_select_bytes(body);
+    let _ = decode_ping_bytes(body);
+    if let Ok((r, failed)) = decode_update_bytes(body) {
+        assert_eq!(failed.len(), r.header.errors.map_or(0, |e| e.len()));
+    }
+    let status = STATUSES[usize::from(sel) % STATUSES.len()];
+    let ct = TYPES[usize::from(sel >> 4) % TYPES.len()];
+    match decode_response_bytes::<SelectResponse>(status, ct, body) {
+        Ok(_) => assert!((200..300).contains(&status)),
+        Err(e) => {
+            // Errors for a non-2xx status always carry it.
+            if !(200..300).contains(&status) {
+                assert_eq!(e.status(), Some(status), "{e}");
+            }
+        }
+    }
+    let _ = decode_response_bytes::<UpdateResponse>(status, ct, body);
+});

@@ -1,0 +1,135 @@
+//! Issue 8, load: 1,000 concurrent searches through `pooled` with a cap of N connections
+//! per host never open more than N connections (the transport's own count, the distinct
+//! connection ids on the responses, and the kernel's `ActiveOpens` all say so), leave no
+//! file descriptor behind once the client is dropped, and keep memory bounded.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use solr_client::transport::{Pooled, PooledConfig};
+use solr_client::{Select, SolrClient, TlsOptions, Transport};
+use transport_bench::witness::kernel::KernelTcp;
+
+use crate::support;
+
+const N: usize = 8;
+const REQUESTS: usize = 1000;
+
+fn open_fds() -> usize {
+    std::fs::read_dir("/proc/self/fd")
+        .expect("/proc/self/fd")
+        .count()
+}
+
+fn rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .expect("VmRSS")
+}
+
+/// Waits (up to 5 s) until no more than `fds` descriptors are open: dropped connections
+/// close asynchronously, as their tasks notice the senders are gone.
+async fn settle(fds: usize) {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while open_fds() > fds && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+async fn round(c: &SolrClient) -> HashSet<u64> {
+    let tasks: Vec<_> = (0..REQUESTS)
+        .map(|i| {
+            let c = c.clone();
+            tokio::spawn(async move {
+                c.select(&Select::new("*:*").rows(1).param("load_i", i.to_string()))
+                    .await
+            })
+        })
+        .collect();
+    let mut ids = HashSet::new();
+    for t in tasks {
+        let r = t.await.expect("task").expect("select under load");
+        ids.insert(r.timing.connection_id);
+    }
+    ids
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn thousand_concurrent_requests_stay_within_the_pool_cap_and_leak_nothing() {
+    let _g = support::exclusive().await;
+    let s = support::standalone();
+    let url = s.url(None).unwrap();
+    // Warm-up (runtime worker stacks, allocator arenas, TLS roots) with its own client, so
+    // the baseline is a process that has already served requests.
+    let fds_pre = open_fds();
+    round(&crate::support::client(
+        url,
+        solr_client::TransportKind::Pooled,
+        false,
+    ))
+    .await;
+    settle(fds_pre).await;
+    let (fds0, rss0) = (open_fds(), rss_kib());
+    let k0 = KernelTcp::read().expect("kernel counters");
+    let (rss1, rss2);
+    {
+        let pooled = Arc::new(
+            Pooled::new(
+                &TlsOptions::default(),
+                PooledConfig {
+                    max_connections_per_host: N,
+                    max_idle_per_host: N,
+                    ..PooledConfig::default()
+                },
+            )
+            .expect("pooled"),
+        );
+        let c = SolrClient::builder(url)
+            .custom_transport(pooled.clone())
+            .build()
+            .expect("client");
+        let t0 = Instant::now();
+        let ids = round(&c).await;
+        let first = t0.elapsed();
+        rss1 = rss_kib();
+        let fds_busy = open_fds();
+        let ids2 = round(&c).await;
+        rss2 = rss_kib();
+        let opened = KernelTcp::read()
+            .expect("kernel counters")
+            .since(&k0)
+            .active_opens;
+        let stats = pooled.stats();
+        eprintln!(
+            "load: {} requests in 2 rounds (first {first:?}); connections: transport {}, \
+             distinct ids {}, kernel ActiveOpens +{opened}; fds {fds0} -> {fds_busy} (busy); \
+             RSS {rss0} -> {rss1} -> {rss2} KiB",
+            2 * REQUESTS,
+            stats.connections_opened,
+            ids.union(&ids2).count(),
+        );
+        assert_eq!(stats.requests, 2 * REQUESTS as u64);
+        assert!(stats.connections_opened <= N as u64, "{stats:?}");
+        assert!(ids.union(&ids2).count() <= N);
+        assert!(opened <= N as u64, "kernel saw {opened} connects");
+        assert!(fds_busy - fds0 <= N, "{fds0} -> {fds_busy}");
+        assert!(pooled.idle_connections() <= N);
+    }
+    // The client is gone; its connection tasks end as the senders drop.
+    settle(fds0).await;
+    assert_eq!(open_fds(), fds0, "no file descriptor left behind");
+    // Memory: the second round did not grow it (no per-request leak), and the whole run
+    // stayed within a small multiple of where it started.
+    assert!(
+        (rss2 as f64) <= 1.25 * rss1 as f64,
+        "RSS grew {rss1} -> {rss2} KiB"
+    );
+    assert!(
+        (rss2 as f64) <= 4.0 * rss0 as f64,
+        "RSS {rss0} -> {rss2} KiB"
+    );
+}

@@ -1,0 +1,155 @@
+//! Issue 8, security: TLS verification names the host, credentials never show in Debug
+//! output or error messages, and escaped user text is a literal term.
+//! (A server whose CA the client does not trust is refused: `foundation::tls_select_needs_the_generated_ca`.)
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+
+use http::header::AUTHORIZATION;
+use http::Method;
+use serde_json::json;
+use solr_client::{
+    escape_query, Commit, Credentials, Error, RequestKind, Select, SolrClient, TlsOptions,
+    TransportKind,
+};
+
+use crate::support::fault_server::{Fault, FaultServer, SELECT_OK};
+use crate::support::tcp_relay::TcpRelay;
+use crate::support::{self, client, tag};
+
+/// The TLS node's certificate names 127.0.0.1, localhost, 198.18.0.2 and 198.19.0.2.
+/// Solr listens on 127.0.0.1 only, so the test reaches the *same* server (same
+/// certificate, same CA the client trusts) through a byte relay listening on 127.0.0.2,
+/// an address the certificate does not name: the handshake must fail. A relay on
+/// 127.0.0.1 is the control: it must succeed, so the failure is the name, not the relay.
+#[tokio::test]
+async fn tls_certificate_for_another_host_is_refused() {
+    let _g = support::shared().await;
+    let s = support::standalone_tls();
+    let uri: http::Uri = s.url(None).unwrap().parse().expect("url");
+    let target = SocketAddr::new(
+        IpAddr::V4(Ipv4Addr::LOCALHOST),
+        uri.port_u16().expect("port"),
+    );
+    let ca = s.ca.as_ref().expect("CA");
+    let good = TcpRelay::start(IpAddr::V4(Ipv4Addr::LOCALHOST), target).await;
+    let wrong = TcpRelay::start(IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2)), target).await;
+    for kind in TransportKind::ALL {
+        let build = |addr: SocketAddr| {
+            SolrClient::builder(format!("https://{addr}/solr"))
+                .transport(kind)
+                .tls(TlsOptions::new().add_ca_pem_file(ca).expect("CA"))
+                .build()
+                .expect("client")
+        };
+        build(good.addr())
+            .select(&Select::new("*:*").rows(0))
+            .await
+            .unwrap_or_else(|e| panic!("{kind}: control through the relay: {e}"));
+        let err = build(wrong.addr())
+            .select(&Select::new("*:*").rows(0))
+            .await
+            .expect_err("127.0.0.2 is not in the certificate");
+        assert!(err.is_connect(), "{kind}: {err}");
+        if kind != TransportKind::Reqwest {
+            // reqwest folds handshake failures into its connect error.
+            assert!(matches!(err, Error::Tls { .. }), "{kind}: {err:?}");
+        }
+        let text = format!("{err}").to_lowercase();
+        assert!(
+            text.contains("not valid for") || text.contains("certificate"),
+            "{kind}: the reason is the certificate: {text}"
+        );
+    }
+}
+
+const PASSWORD: &str = "s3cret-P4ss";
+/// base64("solr-user:s3cret-P4ss")
+const TOKEN: &str = "c29sci11c2VyOnMzY3JldC1QNHNz";
+
+#[tokio::test]
+async fn credentials_are_sent_but_never_shown() {
+    let _g = support::shared().await;
+    let srv = FaultServer::start(vec![Fault::Ok(SELECT_OK), Fault::Html502]).await;
+    let c = SolrClient::builder(srv.url())
+        .transport(TransportKind::Pooled)
+        .credentials(Credentials::basic("solr-user", PASSWORD))
+        .build()
+        .expect("client");
+
+    let shown = [
+        format!("{c:?}"),
+        format!("{:?}", Credentials::basic("solr-user", PASSWORD)),
+    ];
+    for s in &shown {
+        assert!(!s.contains(PASSWORD) && !s.contains(TOKEN), "{s}");
+    }
+    assert!(shown[0].contains("<redacted>"), "{}", shown[0]);
+
+    let wire = c.wire(Method::GET, "select", Vec::new(), RequestKind::Read);
+    let auth = wire.headers.get(AUTHORIZATION).expect("Authorization set");
+    assert!(
+        auth.is_sensitive(),
+        "marked sensitive for HTTP/2 HPACK and Debug"
+    );
+    let dbg = format!("{wire:?}");
+    assert!(!dbg.contains(TOKEN) && !dbg.contains(PASSWORD), "{dbg}");
+
+    // Really sent...
+    c.select(&Select::new("*:*")).await.expect("select");
+    let seen = srv.seen();
+    assert!(
+        seen[0]
+            .headers
+            .iter()
+            .any(|h| h.eq_ignore_ascii_case(&format!("authorization: Basic {TOKEN}"))),
+        "{:?}",
+        seen[0].headers
+    );
+    // ...and absent from errors.
+    let err = c.select(&Select::new("*:*")).await.expect_err("502");
+    for s in [format!("{err}"), format!("{err:?}")] {
+        assert!(!s.contains(PASSWORD) && !s.contains(TOKEN), "{s}");
+    }
+
+    // Credentials in the URL are refused, without echoing them.
+    let err = SolrClient::builder(format!("http://solr-user:{PASSWORD}@127.0.0.1:1/solr"))
+        .build()
+        .expect_err("userinfo in URL");
+    assert!(matches!(err, Error::Config(_)));
+    assert!(!format!("{err}").contains(PASSWORD), "{err}");
+}
+
+#[tokio::test]
+async fn escaped_user_text_matches_only_itself() {
+    let _g = support::shared().await;
+    let s = support::standalone();
+    let c = client(s.url(None).unwrap(), TransportKind::Pooled, false);
+    let t = tag("esc");
+    let hostile = [
+        "{!func}sum(1,1) OR *:*",
+        "*:* OR id:*",
+        "a\" OR \"b",
+        "x) OR (y",
+        "{!term f=id}x",
+        "\\",
+    ];
+    let docs: Vec<_> = hostile
+        .iter()
+        .enumerate()
+        .map(|(i, h)| json!({"id": format!("{t}-{i}"), "tag_s": t, "kind_s": h}))
+        .collect();
+    c.add(&docs).await.expect("add");
+    c.commit(Commit::default()).await.expect("commit");
+    for (i, h) in hostile.iter().enumerate() {
+        let r = c
+            .select(
+                &Select::new(format!("kind_s:{}", escape_query(h)))
+                    .fq(format!("tag_s:{t}"))
+                    .fl("id"),
+            )
+            .await
+            .unwrap_or_else(|e| panic!("{h:?}: {e}"));
+        assert_eq!(r.response.num_found, 1, "{h:?} matches exactly its own doc");
+        assert_eq!(r.response.docs[0]["id"], json!(format!("{t}-{i}")));
+    }
+}

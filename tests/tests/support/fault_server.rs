@@ -1,0 +1,360 @@
+//! A tiny HTTP/1.1 server for the faults real Solr cannot produce on demand: a stall after
+//! the headers, a reset in the middle of a body, garbage bodies, 429/503 with `Retry-After`.
+//!
+//! It binds `127.0.0.1:0` (never a fixed port), plays a script of [`Fault`]s (one per
+//! request, in order, over all connections; the last one repeats), counts accepted
+//! connections and records every request it read. Dropping it stops the accept loop and
+//! every connection task (reqwest's `tests/support/server.rs` pattern).
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::{JoinHandle, JoinSet};
+
+/// A small but valid Solr select response.
+pub const SELECT_OK: &str =
+    r#"{"responseHeader":{"status":0,"QTime":1},"response":{"numFound":0,"start":0,"docs":[]}}"#;
+
+/// A small but valid Solr update response.
+pub const UPDATE_OK: &str = r#"{"responseHeader":{"status":0,"QTime":1}}"#;
+
+/// What the server does with one request.
+#[derive(Debug, Clone)]
+pub enum Fault {
+    /// 200 with `body` as `application/json`; the connection stays open (keep-alive).
+    Ok(&'static str),
+    /// 200 with `body`, then the server closes the connection once it has been idle for
+    /// the given time (what Jetty's idle timeout does to a pooled connection).
+    OkThenCloseIdle(&'static str, Duration),
+    /// Reads the request and closes the connection without answering (the server's idle
+    /// timeout raced the request: the request was sent, no response comes).
+    CloseWithoutReply,
+    /// Sends the headers (Content-Length 100) and nothing more, holding the connection open.
+    StallAfterHeaders,
+    /// Sends the headers (Content-Length 10000) and 100 bytes of body, then resets the
+    /// connection (SO_LINGER 0 + close sends RST).
+    ResetMidBody,
+    /// `status` with a Solr-like JSON error body and, when given, `Retry-After: seconds`.
+    Status(u16, Option<u64>),
+    /// 200 `Content-Encoding: gzip` whose body is the first half of a valid gzip stream.
+    TruncatedGzip,
+    /// 200 `Content-Encoding: gzip` whose body inflates to `n` bytes of JSON whitespace
+    /// (a decompression bomb when `n` is above the client's limit).
+    GzipOf(usize),
+    /// 502 with a `text/html` page, as nginx sends when the upstream is down.
+    Html502,
+    /// 200 `application/json` whose body is not JSON.
+    InvalidJson,
+    /// 200 `application/json`, valid JSON of the wrong shape for a select.
+    WrongShape,
+    /// 200 with a body of `n` bytes; `chunked` hides the length (no Content-Length).
+    Oversized {
+        /// Body length.
+        n: usize,
+        /// Send with `Transfer-Encoding: chunked` instead of Content-Length.
+        chunked: bool,
+    },
+}
+
+/// One request as the server read it.
+#[derive(Debug, Clone)]
+pub struct Seen {
+    /// Which accepted connection (0-based) carried it.
+    pub conn: usize,
+    /// Request line, e.g. `GET /solr/bench/select?q=... HTTP/1.1`.
+    pub line: String,
+    /// Header lines as sent (`Name: value`).
+    pub headers: Vec<String>,
+    /// The body.
+    pub body: Vec<u8>,
+}
+
+struct State {
+    script: Vec<Fault>,
+    next: AtomicUsize,
+    accepted: AtomicUsize,
+    seen: Mutex<Vec<Seen>>,
+}
+
+impl State {
+    fn next_fault(&self) -> Fault {
+        let i = self.next.fetch_add(1, Ordering::SeqCst);
+        let last = self.script.len().saturating_sub(1);
+        self.script[i.min(last)].clone()
+    }
+}
+
+/// The running server. Dropping it stops it.
+pub struct FaultServer {
+    addr: SocketAddr,
+    state: Arc<State>,
+    task: JoinHandle<()>,
+}
+
+impl FaultServer {
+    /// Starts a server on `127.0.0.1:0` playing `script` (must not be empty).
+    pub async fn start(script: Vec<Fault>) -> FaultServer {
+        assert!(
+            !script.is_empty(),
+            "a fault script needs at least one entry"
+        );
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind port 0");
+        let addr = listener.local_addr().expect("local addr");
+        let state = Arc::new(State {
+            script,
+            next: AtomicUsize::new(0),
+            accepted: AtomicUsize::new(0),
+            seen: Mutex::new(Vec::new()),
+        });
+        let st = state.clone();
+        let task = tokio::spawn(async move {
+            // Owned by the accept task: aborting it aborts every connection.
+            let mut conns = JoinSet::new();
+            loop {
+                tokio::select! {
+                    accepted = listener.accept() => {
+                        let Ok((sock, _)) = accepted else { continue };
+                        let id = st.accepted.fetch_add(1, Ordering::SeqCst);
+                        conns.spawn(serve(sock, id, st.clone()));
+                    }
+                    Some(done) = conns.join_next() => {
+                        if let Err(e) = done {
+                            if e.is_panic() {
+                                std::panic::resume_unwind(e.into_panic());
+                            }
+                        }
+                    }
+                }
+            }
+        });
+        FaultServer { addr, state, task }
+    }
+
+    /// The base URL to give a client: `http://127.0.0.1:PORT/solr`.
+    pub fn url(&self) -> String {
+        format!("http://{}/solr", self.addr)
+    }
+
+    /// Connections accepted so far.
+    pub fn accepted(&self) -> usize {
+        self.state.accepted.load(Ordering::SeqCst)
+    }
+
+    /// Requests read so far.
+    pub fn seen(&self) -> Vec<Seen> {
+        self.state
+            .seen
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+}
+
+impl Drop for FaultServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Reads one request (head + Content-Length body). None on EOF or a broken request.
+async fn read_request(sock: &mut TcpStream, buf: &mut Vec<u8>, conn: usize) -> Option<Seen> {
+    let head_end = loop {
+        if let Some(p) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break p;
+        }
+        let mut chunk = [0u8; 4096];
+        let n = sock.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
+    let mut lines = head.split("\r\n");
+    let line = lines.next()?.to_string();
+    let headers: Vec<String> = lines.map(str::to_string).collect();
+    let len = headers
+        .iter()
+        .filter_map(|h| h.split_once(':'))
+        .find(|(k, _)| k.trim().eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, v)| v.trim().parse::<usize>().ok())
+        .unwrap_or(0);
+    let total = head_end + 4 + len;
+    while buf.len() < total {
+        let mut chunk = [0u8; 4096];
+        let n = sock.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    let body = buf[head_end + 4..total].to_vec();
+    buf.drain(..total);
+    Some(Seen {
+        conn,
+        line,
+        headers,
+        body,
+    })
+}
+
+fn head(status: &str, content_type: &str, extra: &[String], len: Option<usize>) -> Vec<u8> {
+    let mut h = format!("HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\n");
+    for e in extra {
+        h.push_str(e);
+        h.push_str("\r\n");
+    }
+    match len {
+        Some(n) => h.push_str(&format!("Content-Length: {n}\r\n")),
+        None => h.push_str("Transfer-Encoding: chunked\r\n"),
+    }
+    h.push_str("\r\n");
+    h.into_bytes()
+}
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    solr_client::transport::gzip_bytes(data)
+}
+
+/// What to do with the connection after answering.
+enum After {
+    KeepAlive,
+    CloseWhenIdle(Duration),
+    Close,
+    Reset,
+    Hold,
+}
+
+async fn serve(mut sock: TcpStream, conn: usize, st: Arc<State>) {
+    let mut buf = Vec::new();
+    while let Some(seen) = read_request(&mut sock, &mut buf, conn).await {
+        st.seen.lock().unwrap_or_else(|e| e.into_inner()).push(seen);
+        let json = "application/json;charset=utf-8";
+        let (out, after): (Vec<u8>, After) = match st.next_fault() {
+            Fault::Ok(body) => (ok(json, body.as_bytes()), After::KeepAlive),
+            Fault::OkThenCloseIdle(body, idle) => {
+                (ok(json, body.as_bytes()), After::CloseWhenIdle(idle))
+            }
+            Fault::CloseWithoutReply => (Vec::new(), After::Close),
+            Fault::StallAfterHeaders => (head("200 OK", json, &[], Some(100)), After::Hold),
+            Fault::ResetMidBody => {
+                let mut out = head("200 OK", json, &[], Some(10_000));
+                out.extend_from_slice(&[b' '; 100]);
+                (out, After::Reset)
+            }
+            Fault::Status(code, retry_after) => {
+                let reason = match code {
+                    429 => "Too Many Requests",
+                    503 => "Service Unavailable",
+                    _ => "Error",
+                };
+                let body = format!(
+                    r#"{{"responseHeader":{{"status":{code},"QTime":0}},"error":{{"msg":"busy","code":{code}}}}}"#
+                );
+                let extra: Vec<String> = retry_after
+                    .map(|s| format!("Retry-After: {s}"))
+                    .into_iter()
+                    .collect();
+                let mut out = head(&format!("{code} {reason}"), json, &extra, Some(body.len()));
+                out.extend_from_slice(body.as_bytes());
+                (out, After::KeepAlive)
+            }
+            Fault::TruncatedGzip => {
+                let full = gzip(SELECT_OK.repeat(20).as_bytes());
+                let cut = &full[..full.len() / 2];
+                let extra = ["Content-Encoding: gzip".to_string()];
+                let mut out = head("200 OK", json, &extra, Some(cut.len()));
+                out.extend_from_slice(cut);
+                (out, After::KeepAlive)
+            }
+            Fault::GzipOf(n) => {
+                let z = gzip(&vec![b' '; n]);
+                let extra = ["Content-Encoding: gzip".to_string()];
+                let mut out = head("200 OK", json, &extra, Some(z.len()));
+                out.extend_from_slice(&z);
+                (out, After::KeepAlive)
+            }
+            Fault::Html502 => {
+                let page = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n";
+                let mut out = head(
+                    "502 Bad Gateway",
+                    "text/html",
+                    &["Server: nginx".to_string()],
+                    Some(page.len()),
+                );
+                out.extend_from_slice(page.as_bytes());
+                (out, After::KeepAlive)
+            }
+            Fault::InvalidJson => (
+                ok(
+                    json,
+                    br#"{"responseHeader":{"status":0,"QTime":1},"response":{"numFo"#,
+                ),
+                After::KeepAlive,
+            ),
+            Fault::WrongShape => (
+                ok(
+                    json,
+                    br#"{"responseHeader":{"status":"zero"},"response":["not","a","doclist"]}"#,
+                ),
+                After::KeepAlive,
+            ),
+            Fault::Oversized { n, chunked } => {
+                let body = vec![b' '; n];
+                if chunked {
+                    let mut out = head("200 OK", json, &[], None);
+                    for c in body.chunks(8192) {
+                        out.extend_from_slice(format!("{:x}\r\n", c.len()).as_bytes());
+                        out.extend_from_slice(c);
+                        out.extend_from_slice(b"\r\n");
+                    }
+                    out.extend_from_slice(b"0\r\n\r\n");
+                    (out, After::KeepAlive)
+                } else {
+                    (ok(json, &body), After::KeepAlive)
+                }
+            }
+        };
+        if sock.write_all(&out).await.is_err() {
+            return;
+        }
+        let _ = sock.flush().await;
+        match after {
+            After::KeepAlive => {}
+            After::Close => return,
+            After::Reset => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                let _ = sock.set_zero_linger();
+                return;
+            }
+            After::Hold => {
+                // Never answers again; the client's timeout must end this.
+                let mut sink = [0u8; 1024];
+                while let Ok(n) = sock.read(&mut sink).await {
+                    if n == 0 {
+                        return;
+                    }
+                }
+                return;
+            }
+            After::CloseWhenIdle(idle) => {
+                // Close unless the next request starts within `idle`.
+                let mut peek = [0u8; 1];
+                match tokio::time::timeout(idle, sock.peek(&mut peek)).await {
+                    Ok(Ok(n)) if n > 0 => {}
+                    _ => return,
+                }
+            }
+        }
+    }
+}
+
+fn ok(content_type: &str, body: &[u8]) -> Vec<u8> {
+    let mut out = head("200 OK", content_type, &[], Some(body.len()));
+    out.extend_from_slice(body);
+    out
+}
