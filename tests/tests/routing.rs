@@ -415,6 +415,7 @@ async fn pair_follower_killed_mid_reads_fails_over_and_comes_back() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cloud_leader_killed_mid_indexing_loses_no_acknowledged_doc() {
+    const TOTAL: usize = 50_000;
     let _net = support::shared().await;
     let _cloud = CLOUD_LOCK.lock().await;
     let s = cloud();
@@ -449,12 +450,14 @@ async fn cloud_leader_killed_mid_indexing_loses_no_acknowledged_doc() {
     println!("leader before the kill: {leader_node} {leader_url}");
     let client = client_over(&router);
     let tag = support::tag("route_c");
-    let docs = support::docs(&tag, 10_000, 0);
+    // 50,000 docs in 200 batches of 250: issue 4 asks for 10,000, the reliability issue for
+    // 50,000; the same 200 requests cover both.
+    let docs = support::docs(&tag, TOTAL, 0);
     let mut acked: Vec<String> = Vec::new();
     let mut reported: Vec<String> = Vec::new();
     let mut restart = None;
     let t0 = Instant::now();
-    for (b, batch) in docs.chunks(50).enumerate() {
+    for (b, batch) in docs.chunks(TOTAL / 200).enumerate() {
         if b == 40 {
             let s2 = s.clone();
             let n = leader_node.clone();
@@ -504,17 +507,13 @@ async fn cloud_leader_killed_mid_indexing_loses_no_acknowledged_doc() {
     let acked_set: HashSet<&String> = acked.iter().collect();
     let reported_set: HashSet<&String> = reported.iter().collect();
     println!(
-        "10,000 docs: {} acknowledged, {} reported not acknowledged; {} view refreshes; node stats {:#?}",
+        "{TOTAL} docs: {} acknowledged, {} reported not acknowledged; {} view refreshes; node stats {:#?}",
         acked.len(),
         reported.len(),
         router.refreshes(),
         router.node_stats()
     );
-    assert_eq!(
-        acked.len() + reported.len(),
-        10_000,
-        "nothing silently lost"
-    );
+    assert_eq!(acked.len() + reported.len(), TOTAL, "nothing silently lost");
     assert_eq!(acked_set.len(), acked.len());
     assert!(acked_set.is_disjoint(&reported_set));
     assert!(
