@@ -102,14 +102,20 @@ impl DelayLine {
             threads.push(
                 std::thread::Builder::new()
                     .name(format!("wan-read-{dir}"))
-                    .spawn(move || reader(&src, &tx, &p, &comp, &s, &c, rng))
+                    .spawn(move || {
+                        super::tun::realtime_thread();
+                        reader(&src, &tx, &p, &comp, &s, &c, rng)
+                    })
                     .context("cannot spawn a delay-line thread")?,
             );
             let (s, c) = (stop.clone(), counters[dir].clone());
             threads.push(
                 std::thread::Builder::new()
                     .name(format!("wan-write-{dir}"))
-                    .spawn(move || writer(&dst, &rx, &s, &c))
+                    .spawn(move || {
+                        super::tun::realtime_thread();
+                        writer(&dst, &rx, &s, &c)
+                    })
                     .context("cannot spawn a delay-line thread")?,
             );
         }

@@ -71,3 +71,16 @@ pub fn open(name: &str) -> Result<Tun> {
         file,
     })
 }
+
+/// Gives the calling thread real-time (SCHED_FIFO, priority 10) scheduling, so a busy machine
+/// (Solr JVMs, compilers) cannot hold a packet in the delay line longer than the emulated
+/// delay: under CFS a forwarder thread woken for a release can wait several milliseconds for
+/// a CPU, on every hop, which inflates multi-round-trip exchanges (a fresh TLS connection)
+/// far more than single ones. Returns false (and changes nothing) without CAP_SYS_NICE.
+pub fn realtime_thread() -> bool {
+    let param = libc::sched_param { sched_priority: 10 };
+    // SAFETY: sched_setscheduler reads the sched_param we pass by reference for the duration
+    // of the call; pid 0 is the calling thread. No memory is shared or retained.
+    let rc = unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) };
+    rc == 0
+}
