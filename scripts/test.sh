@@ -19,8 +19,15 @@ step "cargo clippy"
 cargo clippy --workspace --all-targets -- -D warnings
 step "cargo doc"
 RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps -q
-step "cargo test (unit + end-to-end against real Solr)"
-cargo test --workspace
+step "cargo test: unit tests"
+cargo test --workspace --exclude e2e-tests
+# The WAN tests measure round trips through a userspace delay line: they run first, alone in
+# their own process. After the rest of the suite (many Solr JVMs, ~45 tests) a fresh TLS 1.3
+# request at RTT 20 ms measured ~134 ms instead of ~80 ms, systematically; not yet explained.
+step "end-to-end: WAN emulation, alone"
+cargo test -p e2e-tests -- wan::
+step "end-to-end: client, bench, routing, faults against real Solr"
+cargo test -p e2e-tests -- --skip wan::
 step "examples against the local Solr"
 url=$(bash local-solr/solr.sh start standalone --name e2e | awk '$1=="node"{print $3; exit}')
 cargo build -q -p solr-client --examples
