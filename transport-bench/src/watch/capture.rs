@@ -143,7 +143,7 @@ fn run(
             .with_context(|| format!("cannot capture on {iface} (needs root or CAP_NET_RAW)"))?;
         cap.filter(&format!("tcp port {port}"), true)
             .context("setting the BPF filter")?;
-        Ok(cap.setnonblock().context("non-blocking capture")?)
+        cap.setnonblock().context("non-blocking capture")
     })();
     let mut cap = match opened {
         Ok(c) => {

@@ -118,9 +118,9 @@ impl Conn {
             Proto::Tls
         } else if from_client && first.starts_with(b"PRI * HTTP/2") {
             Proto::Http2
-        } else if from_client && first[0].is_ascii_uppercase() {
-            Proto::Http1
-        } else if !from_client && first.starts_with(b"HTTP/") {
+        } else if (from_client && first[0].is_ascii_uppercase())
+            || (!from_client && first.starts_with(b"HTTP/"))
+        {
             Proto::Http1
         } else {
             Proto::Other

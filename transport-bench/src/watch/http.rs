@@ -35,7 +35,7 @@ pub struct Message {
     pub wire_bytes: u64,
     /// Body bytes after de-chunking (still content-encoded).
     pub body_len: u64,
-    /// The first [`BODY_KEEP`] body bytes.
+    /// The first 1 MB of the body.
     pub body: Vec<u8>,
     /// Timestamp (µs) of the first byte.
     pub first_ts: u64,
