@@ -310,3 +310,53 @@ async fn cli_watch_with_duration_writes_schema_valid_json() {
     assert_eq!(csv.lines().count(), 4, "header + 3 requests");
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// Python's own `ssl` module (OpenSSL) connecting three times, offering the previous
+/// connection's session each time; it prints whether the server resumed it.
+const PY_TLS: &str = r#"
+import socket, ssl, sys
+port, ca = int(sys.argv[1]), sys.argv[2]
+ctx = ssl.create_default_context(cafile=ca)
+sess = None
+for i in range(3):
+    t = ctx.wrap_socket(socket.create_connection(("127.0.0.1", port)),
+                        server_hostname="localhost", session=sess)
+    t.sendall(b"GET /solr/bench/select?q=*:* HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+    while t.recv(65536):
+        pass
+    print("resumed" if t.session_reused else "full")
+    sess = t.session
+    t.close()
+"#;
+
+#[tokio::test]
+async fn tls_full_and_resumed_handshakes_match_the_clients_own_view() {
+    let s = support::standalone_tls();
+    let base = s.url(None).expect("url").to_string();
+    let ca =
+        s.ca.as_ref()
+            .expect("TLS instance has a CA")
+            .display()
+            .to_string();
+    let port = port(&base);
+    let _g = support::exclusive().await;
+    let mut said = Vec::new();
+    let r = watched(port, || {
+        said = run_ok(Command::new("python3").args(["-c", PY_TLS, &port.to_string(), &ca]));
+    });
+    let said = String::from_utf8_lossy(&said);
+    let full = said.lines().filter(|l| *l == "full").count() as u64;
+    let resumed = said.lines().filter(|l| *l == "resumed").count() as u64;
+    assert_eq!(full + resumed, 3, "python printed {said:?}");
+    let tls = r.tls.as_ref().expect("TLS summary");
+    assert_eq!(r.connections.opened, 3);
+    assert_eq!(tls.connections, 3);
+    assert_eq!(tls.client_hellos, 3);
+    assert_eq!(
+        (tls.full, tls.resumed, tls.unknown),
+        (full, resumed, 0),
+        "watch vs Python's ssl.session_reused"
+    );
+    assert_eq!(r.requests.requests, 0, "TLS hides requests");
+    assert!(has(&r, "tls-opaque"), "{:?}", r.findings);
+}
