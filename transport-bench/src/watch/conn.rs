@@ -147,7 +147,7 @@ impl Conn {
                                 &|i| heads.get(i).copied().unwrap_or(false),
                                 &mut out,
                             );
-                            self.responses.extend(out);
+                            self.push_responses(out);
                         }
                         (Proto::Tls, true) => {
                             self.tls.client(&bytes);
@@ -169,7 +169,7 @@ impl Conn {
                         }
                         (Proto::Http1, false) => {
                             self.resp.gap(n, &mut out);
-                            self.responses.extend(out);
+                            self.push_responses(out);
                         }
                         _ => self.opaque_bytes += n,
                     }
@@ -178,8 +178,16 @@ impl Conn {
         }
     }
 
+    fn push_responses(&mut self, out: Vec<Message>) {
+        for mut m in out {
+            super::solr::digest_response(&mut m);
+            self.responses.push(m);
+        }
+    }
+
     fn push_requests(&mut self, out: Vec<Message>) {
-        for m in out {
+        for mut m in out {
+            super::solr::digest_request(&mut m);
             self.is_head.push(m.method == "HEAD");
             self.requests.push(m);
         }
@@ -200,7 +208,7 @@ impl Conn {
         self.push_requests(out);
         let mut out = Vec::new();
         self.resp.finish(&mut out);
-        self.responses.extend(out);
+        self.push_responses(out);
     }
 }
 

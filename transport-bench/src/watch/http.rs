@@ -43,6 +43,8 @@ pub struct Message {
     pub last_ts: u64,
     /// The stream ended (or lost sync) before the message was complete.
     pub incomplete: bool,
+    /// What the body said, read once the message is complete (the body is then dropped).
+    pub facts: super::solr::Facts,
 }
 
 impl Message {

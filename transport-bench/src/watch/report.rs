@@ -341,24 +341,11 @@ pub fn requests(t: &Tracker) -> Vec<RequestRecord> {
         for (i, q) in c.requests.iter().enumerate() {
             let r = c.responses.get(i).filter(|r| !r.incomplete);
             let path = solr::path(&q.target).to_string();
-            let fmt = if q.body_len > 0 {
-                solr::body_format(q.header("content-type"), &q.body)
-                    .name()
-                    .to_string()
-            } else {
-                String::new()
-            };
-            let form = if fmt == "form" {
-                String::from_utf8_lossy(&q.body).to_string()
-            } else {
-                String::new()
-            };
+            let fmt = q.facts.format.map_or("", |f| f.name()).to_string();
             let wt = solr::param(&q.target, "wt")
-                .or_else(|| solr::param(&form, "wt"))
+                .or_else(|| q.facts.form_wt.clone())
                 .unwrap_or_default();
-            let qtime = r.and_then(|r| {
-                solr::decode(r.header("content-encoding"), &r.body).and_then(|d| solr::qtime(&d))
-            });
+            let qtime = r.and_then(|r| r.facts.qtime);
             out.push(RequestRecord {
                 conn: c.id,
                 method: q.method.clone(),
@@ -579,8 +566,7 @@ pub fn build(
                 }
             }
             let path = solr::path(&q.target);
-            if is_update(path, &q.method) && q.body_len > 0 {
-                let f = solr::body_format(q.header("content-type"), &q.body);
+            if let Some(f) = q.facts.format.filter(|_| is_update(path, &q.method)) {
                 let e = formats.entry(f.name()).or_default();
                 e.0 += 1;
                 e.1 += q.body_len;
@@ -687,13 +673,10 @@ fn xml_as_json_ratio(t: &Tracker) -> Option<f64> {
     let (mut xml, mut json) = (0u64, 0u64);
     for q in t.conns.iter().flat_map(|c| c.requests.iter()) {
         let path = solr::path(&q.target);
-        if !is_update(path, &q.method) || q.body_len as usize != q.body.len() {
+        if !is_update(path, &q.method) || q.facts.format != Some(BodyFormat::Xml) {
             continue;
         }
-        if solr::body_format(q.header("content-type"), &q.body) != BodyFormat::Xml {
-            continue;
-        }
-        let Some(j) = super::xmljson::estimate(&q.body) else {
+        let Some(j) = q.facts.json_estimate else {
             continue;
         };
         xml += q.body_len;

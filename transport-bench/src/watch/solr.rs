@@ -4,8 +4,46 @@
 
 use std::io::Read;
 
+use super::http::Message;
+
 /// Most decoded bytes read from a compressed body (QTime sits in the first few hundred).
 const MAX_DECODED: u64 = 4 * 1024 * 1024;
+
+/// What a message's body said, kept after the body itself is dropped.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Facts {
+    /// Request body format (requests with a body).
+    pub format: Option<BodyFormat>,
+    /// `wt` from a form-encoded request body.
+    pub form_wt: Option<String>,
+    /// Estimated JSON size of an XML update body captured whole.
+    pub json_estimate: Option<u64>,
+    /// QTime from the response body.
+    pub qtime: Option<u64>,
+}
+
+/// Reads a complete request's body into its [`Facts`] and drops the body.
+pub fn digest_request(m: &mut Message) {
+    if m.body_len > 0 {
+        let f = body_format(m.header("content-type"), &m.body);
+        m.facts.format = Some(f);
+        if f == BodyFormat::Form {
+            m.facts.form_wt = param(&String::from_utf8_lossy(&m.body), "wt");
+        }
+        if f == BodyFormat::Xml && m.body_len == m.body.len() as u64 {
+            m.facts.json_estimate = super::xmljson::estimate(&m.body);
+        }
+    }
+    m.body = Vec::new();
+}
+
+/// Reads a complete response's QTime into its [`Facts`] and drops the body.
+pub fn digest_response(m: &mut Message) {
+    if !m.incomplete {
+        m.facts.qtime = decode(m.header("content-encoding"), &m.body).and_then(|d| qtime(&d));
+    }
+    m.body = Vec::new();
+}
 
 /// Format of an update request body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
