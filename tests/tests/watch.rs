@@ -273,6 +273,7 @@ async fn cli_watch_with_duration_writes_schema_valid_json() {
         &port.to_string(),
         "--duration",
         "3s",
+        "--quiet",
         "--out",
         &out.display().to_string(),
     ]

@@ -2,7 +2,7 @@
 //! or a saved pcap/pcapng file. Both feed a [`Tracker`].
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -81,10 +81,22 @@ pub fn read_file(path: &Path, port: Option<u16>) -> Result<Captured> {
     })
 }
 
+/// Running totals of a live capture, for a progress line.
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// Frames captured.
+    pub frames: AtomicU64,
+    /// Connections seen.
+    pub connections: AtomicU64,
+    /// HTTP requests parsed.
+    pub requests: AtomicU64,
+}
+
 /// A running live capture; [`LiveWatch::stop`] ends it.
 #[derive(Debug)]
 pub struct LiveWatch {
     stop: Arc<AtomicBool>,
+    progress: Arc<Progress>,
     handle: Option<JoinHandle<Result<Captured>>>,
 }
 
@@ -97,15 +109,23 @@ impl LiveWatch {
         let (ready_tx, ready_rx) = mpsc::channel::<Result<()>>();
         let iface = interface.to_string();
         let stop2 = stop.clone();
-        let handle = std::thread::spawn(move || run(&iface, port, save, stop2, ready_tx));
+        let progress = Arc::new(Progress::default());
+        let p2 = progress.clone();
+        let handle = std::thread::spawn(move || run(&iface, port, save, stop2, p2, ready_tx));
         match ready_rx.recv_timeout(Duration::from_secs(10)) {
             Ok(Ok(())) => Ok(LiveWatch {
                 stop,
+                progress,
                 handle: Some(handle),
             }),
             Ok(Err(e)) => Err(e),
             Err(_) => Err(anyhow!("capture on {interface} did not start within 10 s")),
         }
+    }
+
+    /// Running totals so far.
+    pub fn progress(&self) -> &Progress {
+        &self.progress
     }
 
     /// Stops after draining what the kernel still holds; returns the finished tracker.
@@ -130,6 +150,7 @@ fn run(
     port: u16,
     save: Option<PathBuf>,
     stop: Arc<AtomicBool>,
+    progress: Arc<Progress>,
     ready: mpsc::Sender<Result<()>>,
 ) -> Result<Captured> {
     let opened = (|| -> Result<_> {
@@ -174,6 +195,10 @@ fn run(
             Ok(pkt) => {
                 let ts = ts_us(&pkt.header.ts);
                 tracker.add(link, pkt.data, pkt.header.len, ts);
+                progress.frames.store(tracker.frames, Ordering::Relaxed);
+                progress
+                    .connections
+                    .store(tracker.conns.len() as u64, Ordering::Relaxed);
                 if let Some(w) = writer.as_mut() {
                     w.packet(ts, pkt.data, pkt.header.len)?;
                 }
@@ -182,6 +207,8 @@ fn run(
                 if stop.load(Ordering::SeqCst) {
                     break;
                 }
+                let reqs: usize = tracker.conns.iter().map(|c| c.requests.len()).sum();
+                progress.requests.store(reqs as u64, Ordering::Relaxed);
                 std::thread::sleep(Duration::from_millis(1));
             }
             Err(e) => {

@@ -3,7 +3,10 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use std::sync::atomic::Ordering;
+
 use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
 
 /// Options of `watch`.
 #[derive(Debug, clap::Args)]
@@ -29,6 +32,9 @@ pub struct WatchArgs {
     /// Print the report as JSON on stdout instead of the text table.
     #[arg(long)]
     pub json: bool,
+    /// No progress line.
+    #[arg(long)]
+    pub quiet: bool,
     /// Print the JSON Schema of `watch.json` and exit.
     #[arg(long)]
     pub schema: bool,
@@ -74,28 +80,48 @@ pub async fn run(a: WatchArgs) -> Result<()> {
                 bail!("--port is required for a live capture (the Solr port, e.g. 8983)");
             };
             let live = super::LiveWatch::start(&a.interface, port, a.save.clone())?;
-            match a.duration {
-                Some(d) => {
-                    eprintln!(
-                        "watching tcp port {port} on {} for {:.1} s...",
-                        a.interface,
-                        d.as_secs_f64()
-                    );
-                    tokio::select! {
-                        _ = tokio::time::sleep(d) => {}
-                        _ = tokio::signal::ctrl_c() => eprintln!("interrupted"),
+            let what = match a.duration {
+                Some(d) => format!("for {:.1} s", d.as_secs_f64()),
+                None => "until Ctrl-C".into(),
+            };
+            eprintln!("watching tcp port {port} on {} {what}...", a.interface);
+            let pb = if a.quiet {
+                ProgressBar::hidden()
+            } else {
+                let pb = ProgressBar::new_spinner();
+                pb.set_style(
+                    ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}")
+                        .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+                );
+                pb
+            };
+            let wait = async {
+                match a.duration {
+                    Some(d) => tokio::select! {
+                        _ = tokio::time::sleep(d) => Ok(()),
+                        r = tokio::signal::ctrl_c() => r,
+                    },
+                    None => tokio::signal::ctrl_c().await,
+                }
+            };
+            tokio::pin!(wait);
+            let mut tick = tokio::time::interval(Duration::from_millis(250));
+            loop {
+                tokio::select! {
+                    r = &mut wait => { r.context("waiting for Ctrl-C")?; break; }
+                    _ = tick.tick() => {
+                        let p = live.progress();
+                        pb.set_message(format!(
+                            "{} packets, {} connections, {} requests",
+                            p.frames.load(Ordering::Relaxed),
+                            p.connections.load(Ordering::Relaxed),
+                            p.requests.load(Ordering::Relaxed)
+                        ));
+                        pb.tick();
                     }
                 }
-                None => {
-                    eprintln!(
-                        "watching tcp port {port} on {} until Ctrl-C...",
-                        a.interface
-                    );
-                    tokio::signal::ctrl_c()
-                        .await
-                        .context("waiting for Ctrl-C")?;
-                }
             }
+            pb.finish_and_clear();
             let c = tokio::task::spawn_blocking(move || live.stop()).await??;
             (c, format!("interface {}", a.interface))
         }
