@@ -230,6 +230,13 @@ async fn python_requests_with_and_without_session() {
     });
     assert_counts(&r, N as u64, N as u64, "requests.get");
     assert_eq!(r.findings[0].kind, "no-reuse", "{:?}", r.findings);
+    // Seed 003's trap: every request says `Connection: keep-alive`, none is reused.
+    assert_eq!(r.requests.keep_alive_header, N as u64);
+    assert!(
+        r.findings[0].what.contains("keep-alive"),
+        "{}",
+        r.findings[0].what
+    );
     // requests asks for gzip by default and Solr compresses.
     assert_eq!(r.requests.accept_gzip, N as u64);
     assert_eq!(r.requests.compressed_responses, N as u64);
