@@ -189,7 +189,11 @@ async fn curl_xml_and_json_updates() {
         .find(|f| f.kind == "xml-updates")
         .unwrap_or_else(|| panic!("xml finding: {:?}", r.findings));
     assert!(f.what.contains("1 update requests sent XML"), "{}", f.what);
-    assert!(f.what.contains("as JSON would be about"), "{}", f.what);
+    assert!(
+        f.what.contains("the same documents as JSON would be about"),
+        "{}",
+        f.what
+    );
 }
 
 const PY: &str = r#"
