@@ -98,8 +98,12 @@ pub struct ConnectionSummary {
     pub new_per_second: f64,
     /// Most new connections in any one second.
     pub new_per_second_peak: u64,
-    /// Sockets the closing side keeps in TIME_WAIT (60 s on Linux) at this rate.
+    /// Sockets the closing side keeps in TIME_WAIT (60 s on Linux) in steady state at this
+    /// rate of new connections.
     pub time_wait_estimate: u64,
+    /// Connections closed with a FIN in the last 60 s of the capture: in TIME_WAIT on the
+    /// closing side when it ended.
+    pub time_wait_at_end: u64,
     /// Segments whose bytes had been seen already.
     pub retransmitted_segments: u64,
     /// Segments that arrived ahead of a hole.
@@ -536,6 +540,13 @@ pub fn build(
     };
     cs.new_per_second_peak = opened_secs.values().copied().max().unwrap_or(0);
     cs.time_wait_estimate = (cs.new_per_second * 60.0).round() as u64;
+    cs.time_wait_at_end = t
+        .conns
+        .iter()
+        .filter(|c| {
+            matches!(c.close, Some((Close::ClientFin | Close::ServerFin, ts)) if t.last_ts.saturating_sub(ts) < 60_000_000)
+        })
+        .count() as u64;
 
     // Requests.
     let mut rs = RequestSummary {
@@ -1022,11 +1033,11 @@ pub fn print_text<W: Write>(r: &WatchReport, w: &mut W) -> Result<()> {
     )?;
     writeln!(
         w,
-        "  new connections/s {:.1} (peak {} in one second, ~{} in TIME_WAIT); SYN retransmits {}, \
+        "  new connections/s {:.1} (peak {} in one second), {} in TIME_WAIT at the end; SYN retransmits {}, \
          retransmitted segments {}, out of order {}",
         c.new_per_second,
         c.new_per_second_peak,
-        c.time_wait_estimate,
+        c.time_wait_at_end,
         c.syn_retransmits,
         c.retransmitted_segments,
         c.out_of_order_segments
