@@ -88,6 +88,8 @@ pub struct ConnectionSummary {
     pub closed_by_client: u64,
     /// The server sent the first FIN (e.g. its idle timeout).
     pub closed_by_server: u64,
+    /// Of those, after the client's last request asked it to close.
+    pub closed_by_server_as_asked: u64,
     /// Reset by the client.
     pub reset_by_client: u64,
     /// Reset by the server.
@@ -141,6 +143,9 @@ pub struct RequestSummary {
     pub wt: BTreeMap<String, u64>,
     /// Requests that sent `Connection: keep-alive`.
     pub keep_alive_header: u64,
+    /// Requests that asked the server to close (`Connection: close`, or HTTP/1.0 without
+    /// keep-alive).
+    pub close_requested: u64,
     /// Update bodies by format.
     pub update_formats: Vec<FormatSummary>,
     /// Per method and path.
@@ -333,6 +338,16 @@ fn gzip_asked(m: &super::http::Message) -> bool {
         .is_some_and(|v| v.to_ascii_lowercase().contains("gzip"))
 }
 
+/// The request asks the server to close the connection after answering.
+fn asks_close(m: &super::http::Message) -> bool {
+    let conn = m.header("connection").map(|v| v.to_ascii_lowercase());
+    match conn.as_deref() {
+        Some(v) if v.contains("close") => true,
+        Some(v) if v.contains("keep-alive") => false,
+        _ => m.version == "HTTP/1.0",
+    }
+}
+
 fn is_update(path: &str, method: &str) -> bool {
     method == "POST" && path.split('/').any(|s| s == "update")
 }
@@ -462,7 +477,12 @@ pub fn build(
         cs.out_of_order_segments += c.c2s.out_of_order + c.s2c.out_of_order;
         match c.close.map(|x| x.0) {
             Some(Close::ClientFin) => cs.closed_by_client += 1,
-            Some(Close::ServerFin) => cs.closed_by_server += 1,
+            Some(Close::ServerFin) => {
+                cs.closed_by_server += 1;
+                if c.requests.last().is_some_and(asks_close) {
+                    cs.closed_by_server_as_asked += 1;
+                }
+            }
             Some(Close::ClientRst) => cs.reset_by_client += 1,
             Some(Close::ServerRst) => cs.reset_by_server += 1,
             None => cs.still_open += 1,
@@ -566,6 +586,9 @@ pub fn build(
                 .is_some_and(|v| v.eq_ignore_ascii_case("keep-alive"))
             {
                 rs.keep_alive_header += 1;
+            }
+            if asks_close(q) {
+                rs.close_requested += 1;
             }
             if let Some(r) = c.responses.get(i).filter(|r| !r.incomplete) {
                 if r.header("content-encoding")
@@ -726,6 +749,11 @@ fn findings(r: &WatchReport, t: &Tracker) -> Vec<Finding> {
                 " although {} requests sent `Connection: keep-alive` (the header alone is not reuse)",
                 q.keep_alive_header
             )
+        } else if q.close_requested > 0 {
+            format!(
+                ": {} requests asked the server to close (`Connection: close` or HTTP/1.0)",
+                q.close_requested
+            )
         } else {
             String::new()
         };
@@ -855,13 +883,15 @@ fn findings(r: &WatchReport, t: &Tracker) -> Vec<Finding> {
             "a reset loses whatever was in flight: check client timeouts and server idle timeouts",
         ));
     }
-    if c.closed_by_server > 0 && c.closed_by_server * 2 >= c.seen {
+    let unasked = c.closed_by_server - c.closed_by_server_as_asked;
+    if r.tls.is_none() && unasked > 0 && unasked * 2 >= c.seen {
         f.push(finding(
             "medium",
             "server-closes",
             format!(
-                "the server closed {} of {} connections first (idle timeout or Connection: close)",
-                c.closed_by_server, c.seen
+                "the server closed {unasked} of {} connections first without being asked \
+                 (its idle timeout, or an error)",
+                c.seen
             ),
             "let the client's pool drop idle connections before the server's idle timeout, or \
              raise the server's timeout",

@@ -300,3 +300,39 @@ fn published_watch_schema_is_current() {
         "run `transport-bench watch --schema > transport-bench/schema/watch.schema.json`"
     );
 }
+
+#[test]
+fn server_closing_as_asked_is_not_blamed_on_the_server() {
+    let close = b"GET /solr/bench/select HTTP/1.1\r\nConnection: close\r\n\r\n";
+    let mut frames = Vec::new();
+    for (i, req) in [&close[..], &close[..], GET, GET].into_iter().enumerate() {
+        let mut c = Conv::new(45000 + i as u16, i as u64 * 10_000);
+        c.open();
+        let q = c.client(req);
+        let s = c.server(&resp(0, 5));
+        c.send(q).send(s).close(false).close(true);
+        frames.extend(c.frames);
+    }
+    let r = run(&frames);
+    assert_eq!(r.connections.closed_by_server, 4);
+    assert_eq!(r.connections.closed_by_server_as_asked, 2);
+    assert_eq!(r.requests.close_requested, 2);
+    let f = r
+        .findings
+        .iter()
+        .find(|f| f.kind == "server-closes")
+        .expect("2 of 4 unasked");
+    assert!(f.what.contains("closed 2 of 4"), "{}", f.what);
+    // Only the ones that asked: no server finding.
+    let r = run(&frames[..frames.len() / 2]);
+    assert!(
+        !r.findings.iter().any(|f| f.kind == "server-closes"),
+        "{:?}",
+        r.findings
+    );
+    assert!(
+        r.findings[0].what.contains("asked the server to close"),
+        "{}",
+        r.findings[0].what
+    );
+}
