@@ -14,4 +14,5 @@ mod load;
 mod routing;
 mod security;
 mod wan;
+mod watch;
 mod witnesses;

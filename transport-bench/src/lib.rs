@@ -3,7 +3,8 @@
 //! Modules: [`local_solr`] starts the project's real Solr; [`workload`] generates seeded
 //! documents and queries; [`study`] runs the transport study; [`witness`] reads the kernel's
 //! connection counters; [`stats`] holds the percentile rules; [`report`] prints and saves;
-//! [`wan`] emulates a remote Solr (namespaces, delay line, TLS proxy).
+//! [`wan`] emulates a remote Solr (namespaces, delay line, TLS proxy); [`watch`] audits any
+//! application's Solr traffic from a packet capture.
 
 pub mod load;
 pub mod local_solr;
@@ -11,6 +12,7 @@ pub mod report;
 pub mod stats;
 pub mod study;
 pub mod wan;
+pub mod watch;
 pub mod witness;
 pub mod workload;
 
@@ -51,6 +53,9 @@ pub enum Command {
     },
     /// Prints the JSON Schema of `summary.json`.
     Schema,
+    /// Watches any application's Solr traffic on the wire (or in a saved capture): connections,
+    /// reuse, requests, gzip, update formats, wall time vs QTime, findings with fixes.
+    Watch(Box<watch::cli::WatchArgs>),
     /// Re-renders the tables and charts of a saved run from its raw `records.jsonl`.
     Report {
         /// The run folder (holding summary.json and records.jsonl).
@@ -188,6 +193,7 @@ pub async fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Study(a) => study_cmd(*a).await,
         Command::Audit(a) => audit_cmd(*a).await,
+        Command::Watch(a) => watch::cli::run(*a).await,
         Command::Compare {
             baseline,
             contender,
