@@ -3,13 +3,16 @@
 //! Modules: [`local_solr`] starts the project's real Solr; [`workload`] generates seeded
 //! documents and queries; [`study`] runs the transport study; [`witness`] reads the kernel's
 //! connection counters; [`stats`] holds the percentile rules; [`report`] prints and saves;
-//! [`wan`] emulates a remote Solr (namespaces, delay line, TLS proxy).
+//! [`wan`] emulates a remote Solr (namespaces, delay line, TLS proxy); [`sweep`] runs the
+//! study's searches at several RTTs through it; [`large_responses`] is scenario S5 (seed 004).
 
+pub mod large_responses;
 pub mod load;
 pub mod local_solr;
 pub mod report;
 pub mod stats;
 pub mod study;
+pub mod sweep;
 pub mod wan;
 pub mod witness;
 pub mod workload;
@@ -49,8 +52,18 @@ pub enum Command {
         /// Contender summary.json (or its folder).
         contender: PathBuf,
     },
-    /// Prints the JSON Schema of `summary.json`.
-    Schema,
+    /// The study's searches at several round-trip times through the WAN topology (root):
+    /// one table (p50/p95, QTime, connections, fresh/pooled ratio vs theory) and one chart.
+    Sweep(Box<sweep::SweepArgs>),
+    /// Scenario S5 (seed 004): pages of 10..1000 rows with and without gzip across an
+    /// emulated slow link (root): wire bytes, p50/p95, client CPU, where gzip starts to pay.
+    LargeResponses(Box<large_responses::LargeArgs>),
+    /// Prints a JSON Schema: of `summary.json` (default), `sweep.json` or `large-responses.json`.
+    Schema {
+        /// Which: summary, sweep or large-responses.
+        #[arg(default_value = "summary")]
+        which: String,
+    },
     /// Re-renders the tables and charts of a saved run from its raw `records.jsonl`.
     Report {
         /// The run folder (holding summary.json and records.jsonl).
@@ -197,8 +210,18 @@ pub async fn run(cli: Cli) -> Result<()> {
             let diffs = report::compare::compare(&a, &b);
             report::compare::print(&diffs, &mut std::io::stdout().lock())
         }
-        Command::Schema => {
-            println!("{}", summary_schema());
+        Command::Sweep(a) => sweep::run_cmd(*a).await,
+        Command::LargeResponses(a) => large_responses::run_cmd(*a).await,
+        Command::Schema { which } => {
+            let s = match which.as_str() {
+                "summary" => summary_schema(),
+                "sweep" => sweep::sweep_schema(),
+                "large-responses" => large_responses::large_schema(),
+                other => anyhow::bail!(
+                    "schema {other:?}: expected summary, sweep or large-responses"
+                ),
+            };
+            println!("{s}");
             Ok(())
         }
         Command::Report { run } => {
