@@ -180,8 +180,11 @@ pub struct LargeComparison {
 pub struct ByteAccount {
     /// Sum of the transport's socket bytes read, every request (warm-up included).
     pub client_bytes_in: u64,
-    /// TCP payload bytes from the server seen by the capture on the app-side device.
+    /// TCP payload bytes from the server seen by the capture on the app-side device, each
+    /// sequence number once (what the socket could read).
     pub pcap_payload_in: Option<u64>,
+    /// The same with retransmitted segments counted each time they arrived.
+    pub pcap_payload_in_with_retransmits: Option<u64>,
     /// Packets the capture dropped.
     pub pcap_dropped: Option<u64>,
     /// Connections the transport opened.
@@ -242,7 +245,9 @@ impl LargeDocs {
         let mut vocab = Vec::with_capacity(4000);
         while vocab.len() < 4000 {
             let n = rng.random_range(1..=4);
-            let w: String = (0..n).map(|_| SYL[rng.random_range(0..SYL.len())]).collect();
+            let w: String = (0..n)
+                .map(|_| SYL[rng.random_range(0..SYL.len())])
+                .collect();
             if !vocab.contains(&w) {
                 vocab.push(w);
             }
@@ -429,10 +434,22 @@ async fn measure(p: Plan) -> Result<Measured> {
     let mut records = Vec::with_capacity(steps * p.cells.len());
     for step in 0..steps {
         // One offset per page size and step, shared by gzip on and off.
+        let mut by_rows: Vec<(u64, u64)> = Vec::new();
+        for (rows, _) in &p.cells {
+            if !by_rows.iter().any(|(r, _)| r == rows) {
+                by_rows.push((*rows, rng.random_range(0..=p.docs.saturating_sub(*rows))));
+            }
+        }
         let starts: Vec<u64> = p
             .cells
             .iter()
-            .map(|(rows, _)| rng.random_range(0..=p.docs.saturating_sub(*rows)))
+            .map(|(rows, _)| {
+                by_rows
+                    .iter()
+                    .find(|(r, _)| r == rows)
+                    .map(|(_, s)| *s)
+                    .unwrap_or(0)
+            })
             .collect();
         for k in 0..p.cells.len() {
             let c = (k + step) % p.cells.len();
@@ -683,17 +700,17 @@ pub fn print_text<W: Write>(r: &LargeReport, w: &mut W) -> Result<()> {
         )?;
     }
     writeln!(w)?;
-    writeln!(w, "Gzip vs none, per page size (reduction: positive = gzip smaller/faster)")?;
+    writeln!(
+        w,
+        "Gzip vs none, per page size (reduction: positive = gzip smaller/faster)"
+    )?;
     writeln!(
         w,
         "{:>5} {:>10} {:>9} {:>9} {:>10} {:>16}",
         "rows", "wire", "p50", "p95", "cpu ms", "same bodies"
     )?;
     for c in &r.comparisons {
-        let pct = |v: Option<f64>| {
-            v.map(|p| format!("{p:+.1}%"))
-                .unwrap_or_else(|| "-".into())
-        };
+        let pct = |v: Option<f64>| v.map(|p| format!("{p:+.1}%")).unwrap_or_else(|| "-".into());
         writeln!(
             w,
             "{:>5} {:>10} {:>9} {:>9} {:>+10.2} {:>16}",
@@ -709,9 +726,12 @@ pub fn print_text<W: Write>(r: &LargeReport, w: &mut W) -> Result<()> {
     let b = &r.bytes;
     writeln!(
         w,
-        "Byte accounting: the transport read {} bytes; the capture saw {} TCP payload bytes from the server ({} dropped); {} connections opened, {} SYNs captured",
+        "Byte accounting: the transport read {} bytes; the capture saw {} TCP payload bytes from the server ({} with retransmissions; {} packets dropped by the capture); {} connections opened, {} SYNs captured",
         b.client_bytes_in,
         b.pcap_payload_in
+            .map(|p| p.to_string())
+            .unwrap_or_else(|| "-".into()),
+        b.pcap_payload_in_with_retransmits
             .map(|p| p.to_string())
             .unwrap_or_else(|| "-".into()),
         b.pcap_dropped
@@ -954,7 +974,8 @@ pub async fn scenario(a: &LargeArgs, url: &str) -> Result<(LargeReport, Vec<Larg
         .sum();
     let bytes = ByteAccount {
         client_bytes_in,
-        pcap_payload_in: measured.pcap.as_ref().map(|p| p.payload_from_server),
+        pcap_payload_in: measured.pcap.as_ref().map(|p| p.payload_from_server_unique),
+        pcap_payload_in_with_retransmits: measured.pcap.as_ref().map(|p| p.payload_from_server),
         pcap_dropped: measured.pcap.as_ref().map(|p| p.dropped + p.if_dropped),
         connections: measured.connections,
         pcap_syns: measured.pcap.as_ref().map(|p| p.syns),

@@ -44,6 +44,8 @@ pub enum Command {
     Study(Box<StudyArgs>),
     /// A quick audit of any Solr: each transport with and without gzip, a few searches,
     /// connection reuse proven by the witnesses, the phase breakdown and overhead over QTime.
+    /// Without `--url` it audits the project's local Solr, through the WAN topology with
+    /// `--rtt`/`--bandwidth` (emulation applies only to a Solr on this machine's loopback).
     Audit(Box<AuditArgs>),
     /// Compares two saved studies (`summary.json`): differences and the noise margin.
     Compare {
@@ -74,9 +76,13 @@ pub enum Command {
 /// Options of `audit`.
 #[derive(Debug, clap::Args)]
 pub struct AuditArgs {
-    /// Solr base URL, e.g. `https://solr.example:8983/solr`.
+    /// Solr base URL, e.g. `https://solr.example:8983/solr`. Without it the project's local
+    /// Solr is started (and stopped after).
     #[arg(long)]
-    pub url: String,
+    pub url: Option<String>,
+    /// The local Solr with TLS; with `--rtt`, TLS 1.3 at the WAN proxy instead.
+    #[arg(long)]
+    pub tls: bool,
     /// Collection or core.
     #[arg(long, default_value = "bench")]
     pub collection: String,
@@ -104,6 +110,10 @@ pub struct AuditArgs {
     /// No progress bars.
     #[arg(long)]
     pub quiet: bool,
+    /// WAN emulation (`--rtt`, `--jitter`, `--bandwidth`, `--tls-version`; root): only for
+    /// the project's local Solr or another Solr on this machine's loopback.
+    #[command(flatten)]
+    pub wan: Box<wan::cli::WanArgs>,
 }
 
 /// Options of `study`.
@@ -217,9 +227,9 @@ pub async fn run(cli: Cli) -> Result<()> {
                 "summary" => summary_schema(),
                 "sweep" => sweep::sweep_schema(),
                 "large-responses" => large_responses::large_schema(),
-                other => anyhow::bail!(
-                    "schema {other:?}: expected summary, sweep or large-responses"
-                ),
+                other => {
+                    anyhow::bail!("schema {other:?}: expected summary, sweep or large-responses")
+                }
             };
             println!("{s}");
             Ok(())
@@ -265,17 +275,48 @@ fn out_dir(out: Option<PathBuf>, kind: &str) -> PathBuf {
 }
 
 async fn audit_cmd(a: AuditArgs) -> Result<()> {
+    a.wan.validate()?;
+    if let (Some(url), true) = (&a.url, a.wan.enabled()) {
+        if let Err(e) = wan::cli::upstream_of(url) {
+            anyhow::bail!(
+                "WAN emulation (--rtt/--bandwidth) applies only to the project's local Solr or \
+                 another plain-http Solr on this machine's loopback, and {url} is not one ({e:#}). \
+                 Drop --rtt/--bandwidth to audit it over the real network, or drop --url to \
+                 audit the local Solr through the emulated link."
+            );
+        }
+    }
+    // Through the WAN topology the proxy terminates TLS; Solr itself stays plain http.
+    let solr_tls = a.tls && !a.wan.enabled();
+    let mut local = None;
+    let (url, ca, docs) = match &a.url {
+        Some(u) => (u.clone(), a.ca.clone(), 0),
+        None => {
+            eprintln!(
+                "starting the project's local Solr (standalone{})...",
+                if solr_tls { ", TLS" } else { "" }
+            );
+            let extra: &[&str] = if solr_tls { &["--tls"] } else { &[] };
+            let name = if solr_tls { "audit-tls" } else { "audit" };
+            let s = local_solr::LocalSolr::start(local_solr::Mode::Standalone, name, extra)?;
+            let url = s.url(None)?.to_string();
+            let ca = s.ca.clone().or(a.ca.clone());
+            local = Some(s);
+            // An empty core would answer every search with nothing: index a few documents.
+            (url, ca, 100)
+        }
+    };
     let pcap_interface = (!a.no_pcap).then(|| {
         a.interface
             .clone()
-            .unwrap_or_else(|| default_interface(&a.url))
+            .unwrap_or_else(|| default_interface(&url))
     });
     let cfg = study::StudyConfig {
-        url: a.url.clone(),
+        url: url.clone(),
         collection: a.collection,
-        ca: a.ca,
-        docs: 0,
-        batch: 1,
+        ca,
+        docs,
+        batch: 100,
         searches: a.searches,
         mixed: 0,
         write_ratio: 0.0,
@@ -292,16 +333,34 @@ async fn audit_cmd(a: AuditArgs) -> Result<()> {
         capture_dir: None,
         quiet: a.quiet,
     };
-    let (report, records) = study::run(&cfg).await?;
+    let result = if a.wan.enabled() {
+        wan::cli::run_study(&a.wan, a.tls, cfg).await
+    } else {
+        study::run(&cfg).await
+    };
+    if let Some(s) = &local {
+        if let Err(e) = s.stop() {
+            eprintln!("warning: could not stop the local Solr: {e:#}");
+        }
+    }
+    let (report, records) = result?;
     let out = out_dir(a.out, "audit");
     report::save(&out, &report, &records)
         .with_context(|| format!("saving to {}", out.display()))?;
     let mut stdout = std::io::stdout().lock();
     use std::io::Write;
+    let through = match report.settings.get("wan") {
+        Some(w) => format!(
+            " through the emulated link (RTT {} ms, proxy {})",
+            w["rtt_ms"],
+            w["proxy"].as_str().unwrap_or("-")
+        ),
+        None => String::new(),
+    };
     writeln!(
         stdout,
-        "Audit of {}: {} searches per transport",
-        a.url, a.searches
+        "Audit of {url}{through}: {} searches per transport",
+        a.searches
     )?;
     for line in study::findings(&report.transports) {
         writeln!(stdout, "  {line}")?;

@@ -832,7 +832,10 @@ mod tests {
 
     #[test]
     fn rtt_list_adds_the_baseline_and_refuses_bad_values() {
-        assert_eq!(rtt_list(&[80.0, 2.0, 20.0]).unwrap(), vec![0.0, 2.0, 20.0, 80.0]);
+        assert_eq!(
+            rtt_list(&[80.0, 2.0, 20.0]).unwrap(),
+            vec![0.0, 2.0, 20.0, 80.0]
+        );
         assert!(rtt_list(&[-1.0]).is_err());
         assert!(rtt_list(&[f64::NAN]).is_err());
         assert!(versions("1.1").is_err());

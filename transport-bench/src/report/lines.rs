@@ -191,7 +191,11 @@ mod tests {
             ],
         );
         assert!(s.starts_with("<svg") && s.ends_with("</svg>\n"));
-        assert_eq!(s.matches("<circle").count(), 2, "x=0 on a log axis and NaN are skipped");
+        assert_eq!(
+            s.matches("<circle").count(),
+            2,
+            "x=0 on a log axis and NaN are skipped"
+        );
         assert!(s.contains("a&amp;b") && s.contains("t &lt;1&gt;"));
         assert!(!s.contains("empty"), "an empty series has no legend entry");
     }
