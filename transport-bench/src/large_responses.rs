@@ -885,9 +885,8 @@ pub async fn scenario(a: &LargeArgs, url: &str) -> Result<(LargeReport, Vec<Larg
     if a.requests == 0 {
         bail!("--requests must be at least 1");
     }
-    if !(a.rtt.is_finite() && (0.0..=10_000.0).contains(&a.rtt))
-        || !(a.jitter.is_finite() && (0.0..=10_000.0).contains(&a.jitter))
-    {
+    let in_range = |v: f64| v.is_finite() && (0.0..=10_000.0).contains(&v);
+    if !(in_range(a.rtt) && in_range(a.jitter)) {
         bail!("--rtt and --jitter must be between 0 and 10000 ms");
     }
     let bandwidth = match a.bandwidth.as_str() {

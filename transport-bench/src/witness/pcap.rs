@@ -51,6 +51,9 @@ pub struct PcapCount {
     pub undecoded: u64,
 }
 
+/// A TCP flow: source address and port, destination address and port.
+type Flow = ([u8; 16], u16, [u8; 16], u16);
+
 /// Tallies packets into a [`PcapCount`].
 #[derive(Debug, Default)]
 pub struct Tally {
@@ -58,7 +61,7 @@ pub struct Tally {
     seen: HashSet<([u8; 16], u16, u32)>,
     /// Per server -> client flow: the server's initial sequence number and the byte ranges
     /// seen (offsets from it, disjoint, sorted).
-    ranges: HashMap<([u8; 16], u16, [u8; 16], u16), (u32, Vec<(u64, u64)>)>,
+    ranges: HashMap<Flow, (u32, Vec<(u64, u64)>)>,
     /// The running count.
     pub count: PcapCount,
 }
