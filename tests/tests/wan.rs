@@ -265,7 +265,7 @@ async fn sweep_follows_round_trips_with_exact_witnesses() {
         .expect("sweep.json parses as the published type");
         let txt = std::fs::read_to_string(dir.join("sweep.txt")).expect("sweep.txt");
         eprintln!("attempt {attempt}:\n{txt}");
-        assert_eq!(r.points.len(), 2, "RTT 0 (the baseline) and 20");
+        assert_eq!(r.points.len(), 3, "RTT 0 (the baseline), 20, RTT 0 again");
         let row = |rtt: f64, t: &str| {
             r.rows
                 .iter()
@@ -290,7 +290,12 @@ async fn sweep_follows_round_trips_with_exact_witnesses() {
             assert!(f.witnesses_agree && p.witnesses_agree);
             assert_eq!(f.round_trips, 3, "TLS 1.3 fresh: TCP + handshake + request");
         }
-        for f in ["sweep.csv", "sweep.svg", "tls1.3-rtt20/summary.json"] {
+        for f in [
+            "sweep.csv",
+            "sweep.svg",
+            "tls1.3-rtt20/summary.json",
+            "tls1.3-rtt0-end/summary.json",
+        ] {
             assert!(dir.join(f).is_file(), "{f} written");
         }
         let svg = std::fs::read_to_string(dir.join("sweep.svg")).expect("svg");
