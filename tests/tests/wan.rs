@@ -1,5 +1,6 @@
 //! The WAN topology (needs root; CI runs as root): namespaces `stbt-app`/`stbt-solr`, the
-//! delay line, the TLS 1.3 front proxy to the real standalone Solr.
+//! delay line, the TLS 1.3 front proxy to the real standalone Solr; and the commands built on
+//! it, in-process at a small scale: `sweep`, `large-responses`, `audit --rtt`.
 //!
 //! Each test builds and tears down its own topology under `support::exclusive()`: the
 //! tests share the namespace prefix, and their ratios are timing-sensitive on a 2-core
