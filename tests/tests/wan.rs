@@ -1,5 +1,6 @@
 //! The WAN topology (needs root; CI runs as root): namespaces `stbt-app`/`stbt-solr`, the
-//! delay line, the TLS 1.3 front proxy to the real standalone Solr.
+//! delay line, the TLS 1.3 front proxy to the real standalone Solr; and the commands built on
+//! it, in-process at a small scale: `sweep`, `large-responses`, `audit --rtt`.
 //!
 //! Each test builds and tears down its own topology under `support::exclusive()`: the
 //! tests share the namespace prefix, and their ratios are timing-sensitive on a 2-core
@@ -209,4 +210,276 @@ async fn tls13_fresh_vs_pooled_follows_round_trips() {
         "upstream connections to Solr"
     );
     wan.stop().expect("teardown");
+}
+
+fn args(list: &[&str], out: &std::path::Path) -> Vec<String> {
+    list.iter()
+        .map(|s| s.to_string())
+        .chain(["--out".to_string(), out.display().to_string()])
+        .collect()
+}
+
+/// `sweep` at RTT 0 and 20 ms (TLS 1.3, fresh and pooled, 10 searches each): the three
+/// witnesses count exactly one connection per fresh search and one per pooled run, the
+/// fresh/pooled ratio at RTT 20 lands near the round-trip theory (a run disturbed by the
+/// shared machine is repeated, up to 3 times; the counts must be exact in every run), and
+/// the table, JSON, CSV and chart are written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sweep_follows_round_trips_with_exact_witnesses() {
+    use clap::Parser;
+    use transport_bench::sweep::SweepReport;
+    let url = support::standalone().url(None).expect("url").to_string();
+    let mut log = Vec::new();
+    for attempt in 1..=3 {
+        let dir = std::env::temp_dir().join(support::tag("wan-sweep"));
+        {
+            let _g = support::exclusive().await;
+            let cli = transport_bench::Cli::parse_from(args(
+                &[
+                    "transport-bench",
+                    "sweep",
+                    "--url",
+                    &url,
+                    "--rtt",
+                    "20",
+                    "--docs",
+                    "0",
+                    "--searches",
+                    "10",
+                    "--warmup",
+                    "1",
+                    "--transports",
+                    "fresh,pooled",
+                    "--gzip",
+                    "off",
+                    "--quiet",
+                    "--wan-prefix",
+                    "stbt",
+                ],
+                &dir,
+            ));
+            transport_bench::run(cli).await.expect("sweep runs");
+        }
+        let r: SweepReport = serde_json::from_slice(
+            &std::fs::read(dir.join("sweep.json")).expect("sweep.json written"),
+        )
+        .expect("sweep.json parses as the published type");
+        let txt = std::fs::read_to_string(dir.join("sweep.txt")).expect("sweep.txt");
+        eprintln!("attempt {attempt}:\n{txt}");
+        assert_eq!(r.points.len(), 3, "RTT 0 (the baseline), 20, RTT 0 again");
+        let row = |rtt: f64, t: &str| {
+            r.rows
+                .iter()
+                .find(|x| x.rtt_ms == rtt && x.transport == t)
+                .unwrap_or_else(|| panic!("row RTT {rtt} {t}"))
+                .clone()
+        };
+        for rtt in [0.0, 20.0] {
+            let (f, p) = (row(rtt, "fresh"), row(rtt, "pooled"));
+            assert_eq!((f.n, f.errors, p.n, p.errors), (10, 0, 10, 0));
+            // 1 warm-up + 10 measured searches: a connection each for fresh, one for pooled.
+            assert_eq!(
+                (f.conns_connector, f.conns_kernel, f.conns_pcap),
+                (11, 11, Some(11)),
+                "fresh at RTT {rtt}"
+            );
+            assert_eq!(
+                (p.conns_connector, p.conns_kernel, p.conns_pcap),
+                (1, 1, Some(1)),
+                "pooled at RTT {rtt}"
+            );
+            assert!(f.witnesses_agree && p.witnesses_agree);
+            assert_eq!(f.round_trips, 3, "TLS 1.3 fresh: TCP + handshake + request");
+        }
+        for f in [
+            "sweep.csv",
+            "sweep.svg",
+            "tls1.3-rtt20/summary.json",
+            "tls1.3-rtt0-end/summary.json",
+        ] {
+            assert!(dir.join(f).is_file(), "{f} written");
+        }
+        let svg = std::fs::read_to_string(dir.join("sweep.svg")).expect("svg");
+        assert!(svg.contains("<polyline") && svg.contains("pooled theory"));
+        assert!(txt
+            .trim_end()
+            .lines()
+            .last()
+            .unwrap_or("")
+            .starts_with("verdict: "));
+        let _ = std::fs::remove_dir_all(&dir);
+        let f20 = row(20.0, "fresh");
+        let ratio = f20.fresh_pooled_ratio.expect("ratio");
+        let off = f20.ratio_off_pct.expect("theory");
+        log.push(format!(
+            "attempt {attempt}: fresh/pooled at RTT 20 {ratio:.2}, {off:+.1}% from theory"
+        ));
+        // 3 round trips against 1: generous bounds on 2 shared cores.
+        if ratio > 1.5 && off.abs() < 35.0 {
+            break;
+        }
+        assert!(attempt < 3, "{}", log.join("\n"));
+    }
+    eprintln!("{}", log.join("\n"));
+}
+
+/// `large-responses` at rows 10 and 1000 through RTT 20 ms and 100 Mbit/s: gzip puts fewer
+/// bytes on the wire at both sizes, the decoded bodies are the same documents (up to the
+/// digits of QTime), every page is full, the transport's byte count equals the TCP payload
+/// the capture saw, two connections (one per gzip setting) as the SYNs show, and the files
+/// are written.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn large_responses_gzip_saves_wire_bytes_exactly_accounted() {
+    use clap::Parser;
+    use transport_bench::large_responses::LargeReport;
+    let url = support::standalone().url(None).expect("url").to_string();
+    let dir = std::env::temp_dir().join(support::tag("wan-large"));
+    {
+        let _g = support::exclusive().await;
+        let cli = transport_bench::Cli::parse_from(args(
+            &[
+                "transport-bench",
+                "large-responses",
+                "--url",
+                &url,
+                "--rows",
+                "1000,10",
+                "--docs",
+                "1000",
+                "--requests",
+                "4",
+                "--warmup",
+                "1",
+                "--quiet",
+                "--wan-prefix",
+                "stbt",
+            ],
+            &dir,
+        ));
+        transport_bench::run(cli)
+            .await
+            .expect("large-responses runs");
+    }
+    let r: LargeReport = serde_json::from_slice(
+        &std::fs::read(dir.join("large-responses.json")).expect("json written"),
+    )
+    .expect("large-responses.json parses as the published type");
+    eprintln!(
+        "{}",
+        std::fs::read_to_string(dir.join("large-responses.txt")).expect("txt")
+    );
+    assert_eq!(r.cells.len(), 4);
+    for c in &r.cells {
+        assert_eq!((c.n, c.errors), (4, 0), "rows {} gzip {}", c.rows, c.gzip);
+        assert!(c.docs_exact, "every page of {} rows is full", c.rows);
+    }
+    for rows in [10u64, 1000] {
+        let cell = |g: bool| {
+            r.cells
+                .iter()
+                .find(|c| c.rows == rows && c.gzip == g)
+                .expect("cell")
+        };
+        assert!(
+            cell(true).wire_bytes_mean < cell(false).wire_bytes_mean,
+            "rows {rows}: gzip {} >= plain {} bytes",
+            cell(true).wire_bytes_mean,
+            cell(false).wire_bytes_mean
+        );
+        let cmp = r.comparisons.iter().find(|c| c.rows == rows).expect("cmp");
+        assert!(cmp.decoded_identical, "rows {rows}: same decoded documents");
+    }
+    assert_eq!(
+        r.bytes.connections, 2,
+        "one pooled connection per gzip setting"
+    );
+    assert_eq!(
+        r.bytes.pcap_syns,
+        Some(2),
+        "the capture saw the same two SYNs"
+    );
+    assert_eq!(r.bytes.pcap_dropped, Some(0), "the capture dropped nothing");
+    assert_eq!(
+        r.bytes.pcap_payload_in,
+        Some(r.bytes.client_bytes_in),
+        "bytes the transport read == TCP payload captured from the server"
+    );
+    for f in [
+        "large-responses.csv",
+        "large-responses-time.svg",
+        "large-responses-bytes.svg",
+        "records.jsonl",
+    ] {
+        assert!(dir.join(f).is_file(), "{f} written");
+    }
+    assert!(r.verdict.starts_with("verdict: ") && r.verdict.contains("rows=1000"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `audit` with the WAN options: a loopback Solr is audited through the emulated link
+/// (every fresh search a connection, at the app-side device); a remote URL is refused with
+/// a message saying emulation applies only to the local Solr.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn audit_through_the_wan_and_refusal_for_remote_urls() {
+    use clap::Parser;
+    let out = std::env::temp_dir().join(support::tag("wan-audit"));
+    let remote = transport_bench::Cli::parse_from(args(
+        &[
+            "transport-bench",
+            "audit",
+            "--url",
+            "https://solr.example.com/solr",
+            "--rtt",
+            "20",
+            "--quiet",
+        ],
+        &out,
+    ));
+    let e = transport_bench::run(remote)
+        .await
+        .expect_err("remote URL with --rtt is refused");
+    let msg = format!("{e:#}");
+    assert!(
+        msg.contains("applies only to the project's local Solr"),
+        "{msg}"
+    );
+    let url = support::standalone().url(None).expect("url").to_string();
+    {
+        let _g = support::exclusive().await;
+        let cli = transport_bench::Cli::parse_from(args(
+            &[
+                "transport-bench",
+                "audit",
+                "--url",
+                &url,
+                "--rtt",
+                "5",
+                "--tls",
+                "--searches",
+                "5",
+                "--quiet",
+                "--wan-prefix",
+                "stbt",
+            ],
+            &out,
+        ));
+        transport_bench::run(cli)
+            .await
+            .expect("audit through the WAN");
+    }
+    let r = transport_bench::report::load_summary(&out).expect("summary.json");
+    assert_eq!(r.settings["wan"]["rtt_ms"], serde_json::json!(5.0));
+    assert_eq!(r.settings["wan"]["tls_version"], serde_json::json!("1.3"));
+    let fresh = r
+        .transports
+        .iter()
+        .find(|t| t.transport == "fresh")
+        .expect("fresh");
+    assert_eq!(fresh.witnesses.connector, 5);
+    assert_eq!(
+        fresh.witnesses.pcap_syns,
+        Some(5),
+        "SYNs on the app-side device"
+    );
+    let _ = std::fs::remove_dir_all(&out);
 }

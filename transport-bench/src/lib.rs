@@ -3,14 +3,17 @@
 //! Modules: [`local_solr`] starts the project's real Solr; [`workload`] generates seeded
 //! documents and queries; [`study`] runs the transport study; [`witness`] reads the kernel's
 //! connection counters; [`stats`] holds the percentile rules; [`report`] prints and saves;
-//! [`wan`] emulates a remote Solr (namespaces, delay line, TLS proxy); [`watch`] audits any
-//! application's Solr traffic from a packet capture.
+//! [`wan`] emulates a remote Solr (namespaces, delay line, TLS proxy); [`sweep`] runs the
+//! study's searches at several RTTs through it; [`large_responses`] is scenario S5 (seed 004);
+//! [`watch`] audits any application's Solr traffic from a packet capture.
 
+pub mod large_responses;
 pub mod load;
 pub mod local_solr;
 pub mod report;
 pub mod stats;
 pub mod study;
+pub mod sweep;
 pub mod wan;
 pub mod watch;
 pub mod witness;
@@ -43,6 +46,8 @@ pub enum Command {
     Study(Box<StudyArgs>),
     /// A quick audit of any Solr: each transport with and without gzip, a few searches,
     /// connection reuse proven by the witnesses, the phase breakdown and overhead over QTime.
+    /// Without `--url` it audits the project's local Solr, through the WAN topology with
+    /// `--rtt`/`--bandwidth` (emulation applies only to a Solr on this machine's loopback).
     Audit(Box<AuditArgs>),
     /// Compares two saved studies (`summary.json`): differences and the noise margin.
     Compare {
@@ -51,11 +56,22 @@ pub enum Command {
         /// Contender summary.json (or its folder).
         contender: PathBuf,
     },
-    /// Prints the JSON Schema of `summary.json`.
-    Schema,
     /// Watches any application's Solr traffic on the wire (or in a saved capture): connections,
     /// reuse, requests, gzip, update formats, wall time vs QTime, findings with fixes.
     Watch(Box<watch::cli::WatchArgs>),
+    /// The study's searches at several round-trip times through the WAN topology (root):
+    /// one table (p50/p95, QTime, connections, fresh/pooled ratio vs theory) and one chart.
+    Sweep(Box<sweep::SweepArgs>),
+    /// Scenario S5 (seed 004): pages of 10..1000 rows with and without gzip across an
+    /// emulated slow link (root): wire bytes, p50/p95, client CPU, where gzip starts to pay.
+    LargeResponses(Box<large_responses::LargeArgs>),
+    /// Prints a JSON Schema: of `summary.json` (default), `sweep.json`, `large-responses.json`
+    /// or `watch.json`.
+    Schema {
+        /// Which: summary, sweep, large-responses or watch.
+        #[arg(default_value = "summary")]
+        which: String,
+    },
     /// Re-renders the tables and charts of a saved run from its raw `records.jsonl`.
     Report {
         /// The run folder (holding summary.json and records.jsonl).
@@ -66,9 +82,13 @@ pub enum Command {
 /// Options of `audit`.
 #[derive(Debug, clap::Args)]
 pub struct AuditArgs {
-    /// Solr base URL, e.g. `https://solr.example:8983/solr`.
+    /// Solr base URL, e.g. `https://solr.example:8983/solr`. Without it the project's local
+    /// Solr is started (and stopped after).
     #[arg(long)]
-    pub url: String,
+    pub url: Option<String>,
+    /// The local Solr with TLS; with `--rtt`, TLS 1.3 at the WAN proxy instead.
+    #[arg(long)]
+    pub tls: bool,
     /// Collection or core.
     #[arg(long, default_value = "bench")]
     pub collection: String,
@@ -96,6 +116,10 @@ pub struct AuditArgs {
     /// No progress bars.
     #[arg(long)]
     pub quiet: bool,
+    /// WAN emulation (`--rtt`, `--jitter`, `--bandwidth`, `--tls-version`; root): only for
+    /// the project's local Solr or another Solr on this machine's loopback.
+    #[command(flatten)]
+    pub wan: Box<wan::cli::WanArgs>,
 }
 
 /// Options of `study`.
@@ -203,8 +227,21 @@ pub async fn run(cli: Cli) -> Result<()> {
             let diffs = report::compare::compare(&a, &b);
             report::compare::print(&diffs, &mut std::io::stdout().lock())
         }
-        Command::Schema => {
-            println!("{}", summary_schema());
+        Command::Sweep(a) => sweep::run_cmd(*a).await,
+        Command::LargeResponses(a) => large_responses::run_cmd(*a).await,
+        Command::Schema { which } => {
+            let s = match which.as_str() {
+                "summary" => summary_schema(),
+                "sweep" => sweep::sweep_schema(),
+                "large-responses" => large_responses::large_schema(),
+                "watch" => watch::watch_schema(),
+                other => {
+                    anyhow::bail!(
+                        "schema {other:?}: expected summary, sweep, large-responses or watch"
+                    )
+                }
+            };
+            println!("{s}");
             Ok(())
         }
         Command::Report { run } => {
@@ -248,17 +285,48 @@ fn out_dir(out: Option<PathBuf>, kind: &str) -> PathBuf {
 }
 
 async fn audit_cmd(a: AuditArgs) -> Result<()> {
+    a.wan.validate()?;
+    if let (Some(url), true) = (&a.url, a.wan.enabled()) {
+        if let Err(e) = wan::cli::upstream_of(url) {
+            anyhow::bail!(
+                "WAN emulation (--rtt/--bandwidth) applies only to the project's local Solr or \
+                 another plain-http Solr on this machine's loopback, and {url} is not one ({e:#}). \
+                 Drop --rtt/--bandwidth to audit it over the real network, or drop --url to \
+                 audit the local Solr through the emulated link."
+            );
+        }
+    }
+    // Through the WAN topology the proxy terminates TLS; Solr itself stays plain http.
+    let solr_tls = a.tls && !a.wan.enabled();
+    let mut local = None;
+    let (url, ca, docs) = match &a.url {
+        Some(u) => (u.clone(), a.ca.clone(), 0),
+        None => {
+            eprintln!(
+                "starting the project's local Solr (standalone{})...",
+                if solr_tls { ", TLS" } else { "" }
+            );
+            let extra: &[&str] = if solr_tls { &["--tls"] } else { &[] };
+            let name = if solr_tls { "audit-tls" } else { "audit" };
+            let s = local_solr::LocalSolr::start(local_solr::Mode::Standalone, name, extra)?;
+            let url = s.url(None)?.to_string();
+            let ca = s.ca.clone().or(a.ca.clone());
+            local = Some(s);
+            // An empty core would answer every search with nothing: index a few documents.
+            (url, ca, 100)
+        }
+    };
     let pcap_interface = (!a.no_pcap).then(|| {
         a.interface
             .clone()
-            .unwrap_or_else(|| default_interface(&a.url))
+            .unwrap_or_else(|| default_interface(&url))
     });
     let cfg = study::StudyConfig {
-        url: a.url.clone(),
+        url: url.clone(),
         collection: a.collection,
-        ca: a.ca,
-        docs: 0,
-        batch: 1,
+        ca,
+        docs,
+        batch: 100,
         searches: a.searches,
         mixed: 0,
         write_ratio: 0.0,
@@ -275,16 +343,34 @@ async fn audit_cmd(a: AuditArgs) -> Result<()> {
         capture_dir: None,
         quiet: a.quiet,
     };
-    let (report, records) = study::run(&cfg).await?;
+    let result = if a.wan.enabled() {
+        wan::cli::run_study(&a.wan, a.tls, cfg).await
+    } else {
+        study::run(&cfg).await
+    };
+    if let Some(s) = &local {
+        if let Err(e) = s.stop() {
+            eprintln!("warning: could not stop the local Solr: {e:#}");
+        }
+    }
+    let (report, records) = result?;
     let out = out_dir(a.out, "audit");
     report::save(&out, &report, &records)
         .with_context(|| format!("saving to {}", out.display()))?;
     let mut stdout = std::io::stdout().lock();
     use std::io::Write;
+    let through = match report.settings.get("wan") {
+        Some(w) => format!(
+            " through the emulated link (RTT {} ms, proxy {})",
+            w["rtt_ms"],
+            w["proxy"].as_str().unwrap_or("-")
+        ),
+        None => String::new(),
+    };
     writeln!(
         stdout,
-        "Audit of {}: {} searches per transport",
-        a.url, a.searches
+        "Audit of {url}{through}: {} searches per transport",
+        a.searches
     )?;
     for line in study::findings(&report.transports) {
         writeln!(stdout, "  {line}")?;

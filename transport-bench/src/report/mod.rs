@@ -3,6 +3,7 @@
 //! print into a Vec.
 
 pub mod compare;
+pub mod lines;
 pub mod svg;
 
 use std::io::Write;

@@ -65,8 +65,9 @@ impl WanArgs {
     }
 }
 
-/// The loopback socket address of an `http://127.x.y.z:PORT/...` Solr URL.
-fn upstream_of(url: &str) -> Result<SocketAddr> {
+/// The loopback socket address of an `http://127.x.y.z:PORT/...` Solr URL (the only kind
+/// of Solr the WAN proxy forwards to: emulation applies to the project's local Solr only).
+pub fn upstream_of(url: &str) -> Result<SocketAddr> {
     let u = url::Url::parse(url).with_context(|| format!("bad Solr URL {url}"))?;
     if u.scheme() != "http" {
         bail!("through the WAN topology the proxy terminates TLS: give a plain http Solr URL, not {url}");
@@ -94,21 +95,13 @@ pub async fn run_study(
     let link = args.link()?;
     let upstream = upstream_of(&cfg.url)?;
     let path = url::Url::parse(&cfg.url)?.path().to_string();
-    let tls_dir = crate::local_solr::project_root()
-        .join("local-solr")
-        .join("run")
-        .join("tls");
+    let tls_dir = tls_dir();
     let version = match (tls, args.tls_version) {
         (_, Some(v)) => Some(v),
         (true, None) => Some(TlsVersion::Tls13),
         (false, None) => None,
     };
-    let termination = version.map(|version| TlsTermination {
-        version,
-        cert_pem: tls_dir.join("server.pem"),
-        key_pem: tls_dir.join("server.key"),
-        resumption: false,
-    });
+    let termination = version.map(termination);
     let wan = Wan::start(WanConfig {
         prefix: args.wan_prefix.clone(),
         link,
@@ -152,6 +145,25 @@ pub async fn run_study(
     Ok((report, records))
 }
 
+/// The project's TLS material (`local-solr/run/tls`: `ca.pem`, `server.pem`, `server.key`).
+pub fn tls_dir() -> std::path::PathBuf {
+    crate::local_solr::project_root()
+        .join("local-solr")
+        .join("run")
+        .join("tls")
+}
+
+/// TLS termination at the proxy with the project's server certificate (no resumption).
+pub fn termination(version: TlsVersion) -> TlsTermination {
+    let dir = tls_dir();
+    TlsTermination {
+        version,
+        cert_pem: dir.join("server.pem"),
+        key_pem: dir.join("server.key"),
+        resumption: false,
+    }
+}
+
 /// The report header of a WAN run.
 pub fn header(wan: &Wan, link: &LinkParams, c: &Calibration) -> String {
     let tls = wan
@@ -172,7 +184,7 @@ pub fn header(wan: &Wan, link: &LinkParams, c: &Calibration) -> String {
 }
 
 /// Resolves on Ctrl-C or SIGTERM with the signal's name.
-async fn interrupted() -> Result<&'static str> {
+pub async fn interrupted() -> Result<&'static str> {
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
         .context("SIGTERM handler")?;
     tokio::select! {

@@ -6,7 +6,7 @@
 //! port and sequence number is a retransmission and counted apart. Capture drops (kernel and
 //! interface) come from `pcap_stats` and are reported, never hidden.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
@@ -38,6 +38,11 @@ pub struct PcapCount {
     pub payload_to_server: u64,
     /// TCP payload bytes server to client.
     pub payload_from_server: u64,
+    /// TCP payload bytes server to client, each sequence number counted once (a segment
+    /// retransmitted and delivered twice counts once): what the client's socket can read.
+    /// Exact for connections whose SYN-ACK was captured.
+    #[serde(default)]
+    pub payload_from_server_unique: u64,
     /// Packets the kernel dropped (pcap_stats ps_drop).
     pub dropped: u64,
     /// Packets the interface dropped (ps_ifdrop).
@@ -46,11 +51,17 @@ pub struct PcapCount {
     pub undecoded: u64,
 }
 
+/// A TCP flow: source address and port, destination address and port.
+type Flow = ([u8; 16], u16, [u8; 16], u16);
+
 /// Tallies packets into a [`PcapCount`].
 #[derive(Debug, Default)]
 pub struct Tally {
     port: u16,
     seen: HashSet<([u8; 16], u16, u32)>,
+    /// Per server -> client flow: the server's initial sequence number and the byte ranges
+    /// seen (offsets from it, disjoint, sorted).
+    ranges: HashMap<Flow, (u32, Vec<(u64, u64)>)>,
     /// The running count.
     pub count: PcapCount,
 }
@@ -92,8 +103,42 @@ impl Tally {
         } else if p.src_port == self.port {
             c.wire_bytes_from_server += u64::from(orig_len);
             c.payload_from_server += p.payload_len as u64;
+            let flow = (p.src, p.src_port, p.dst, p.dst_port);
+            if p.flags & 0x02 != 0 {
+                // SYN-ACK: data starts at ISN + 1.
+                self.ranges.insert(flow, (p.seq, Vec::new()));
+            } else if p.payload_len > 0 {
+                // A flow whose SYN-ACK was not captured starts at its first data byte.
+                let (isn, seen) = self
+                    .ranges
+                    .entry(flow)
+                    .or_insert((p.seq.wrapping_sub(1), Vec::new()));
+                let a = u64::from(p.seq.wrapping_sub(*isn));
+                c.payload_from_server_unique += add_range(seen, a, a + p.payload_len as u64);
+            }
         }
     }
+}
+
+/// Adds `[a, b)` to the sorted disjoint `ranges`; returns how many of its bytes were new.
+fn add_range(ranges: &mut Vec<(u64, u64)>, a: u64, b: u64) -> u64 {
+    let overlap: u64 = ranges
+        .iter()
+        .map(|&(x, y)| y.min(b).saturating_sub(x.max(a)))
+        .sum();
+    let (mut lo, mut hi) = (a, b);
+    ranges.retain(|&(x, y)| {
+        if y < lo || x > hi {
+            true
+        } else {
+            lo = lo.min(x);
+            hi = hi.max(y);
+            false
+        }
+    });
+    let at = ranges.partition_point(|&(x, _)| x < lo);
+    ranges.insert(at, (lo, hi));
+    (b - a) - overlap
 }
 
 /// A running capture; [`PcapWitness::stop`] ends it and returns the count.
@@ -152,7 +197,10 @@ fn capture_loop(
         let mut cap = pcap::Capture::from_device(iface)
             .with_context(|| format!("no capture device {iface}"))?
             .immediate_mode(true)
-            .snaplen(262_144)
+            // Counting needs only the headers (lengths come from the IP header); a short
+            // snaplen keeps the ring from overflowing at 100 Mbit/s and more. Saved
+            // captures keep whole packets.
+            .snaplen(if save.is_some() { 262_144 } else { 256 })
             .buffer_size(16 * 1024 * 1024)
             .timeout(50)
             .open()
@@ -249,4 +297,42 @@ pub fn count_file(path: &Path, port: Option<u16>) -> Result<PcapCount> {
         tally.add(link, f, *len);
     }
     Ok(tally.count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seg(seq: u32, len: usize, flags: u8) -> TcpPacket {
+        TcpPacket {
+            src: [2; 16],
+            dst: [1; 16],
+            src_port: 80,
+            dst_port: 40000,
+            seq,
+            flags,
+            payload_len: len,
+            payload_offset: 0,
+            v6: false,
+        }
+    }
+
+    #[test]
+    fn unique_payload_counts_each_byte_once() {
+        let mut t = Tally::new(80);
+        t.add_tcp(&seg(1000, 0, 0x12), 60); // SYN-ACK, data from 1001
+        t.add_tcp(&seg(1001, 100, 0x10), 160);
+        t.add_tcp(&seg(1201, 100, 0x10), 160); // 1101..1201 lost, this arrives first
+        t.add_tcp(&seg(1001, 100, 0x10), 160); // spurious retransmission
+        t.add_tcp(&seg(1101, 100, 0x10), 160); // the lost one, retransmitted
+        t.add_tcp(&seg(1251, 100, 0x10), 160); // half overlapping
+        assert_eq!(t.count.payload_from_server, 500);
+        assert_eq!(t.count.payload_from_server_unique, 350);
+        // Wrapping sequence numbers.
+        let mut t = Tally::new(80);
+        t.add_tcp(&seg(u32::MAX - 10, 0, 0x12), 60);
+        t.add_tcp(&seg(u32::MAX - 9, 100, 0x10), 160);
+        t.add_tcp(&seg(90, 10, 0x10), 70);
+        assert_eq!(t.count.payload_from_server_unique, 110);
+    }
 }

@@ -1,0 +1,1138 @@
+//! `large-responses`: scenario S5 (seed 004, "large responses across a slow link"). Pages of
+//! {10, 40, 100, 1000} documents, with and without gzip, fetched through the WAN topology
+//! (default RTT 20 ms, 100 Mbit/s per direction) from the project's real Solr.
+//!
+//! Figures per page size and gzip setting: wire bytes per response (socket bytes counted by
+//! the transport, cross-checked against the TCP payload a pcap capture saw on the app-side
+//! device), decoded bytes, wall p50/p95, Solr QTime, and the client's CPU time per response:
+//! the measuring thread runs a current-thread tokio runtime, so the thread's CPU clock
+//! (`CLOCK_THREAD_CPUTIME_ID`) read around each request covers every bit of client work for
+//! it (socket reads, TLS, gunzip, JSON decode) and nothing else (Solr, the proxy and the
+//! delay line run on other threads).
+//!
+//! Requests are interleaved: step i sends one request of every (rows, gzip) cell in rotated
+//! order, with the same page offset for gzip on and off, so both see the same machine load
+//! and the same documents.
+//!
+//! The seed publishes no response size (only 12,000 KB/s of traffic in total); the corpus
+//! here is `--docs` documents of about `--doc-bytes` JSON each (default 2,000 x 2 KB, so
+//! rows=1000 is a ~2 MB response), with text drawn from a Zipf-distributed vocabulary of
+//! 4,000 pseudo-words so that it compresses like prose rather than like a repeated string.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use solr_client::{Commit, Select, SolrClient, Timing, TlsOptions, TransportKind};
+
+use crate::report::lines::{self, Chart, Series};
+use crate::stats::percentiles;
+use crate::wan::cli::{header, interrupted, termination, tls_dir, upstream_of};
+use crate::wan::{TlsVersion, Wan, WanConfig};
+
+/// Options of `large-responses`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LargeArgs {
+    /// Page sizes (rows per search), comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "10,40,100,1000")]
+    pub rows: Vec<u64>,
+    /// Gzip settings to compare: both, on or off.
+    #[arg(long, default_value = "both")]
+    pub gzip: String,
+    /// Emulated round-trip time, ms.
+    #[arg(long, value_name = "MS", default_value_t = 20.0)]
+    pub rtt: f64,
+    /// Jitter in ms (uniform in [-J, +J] on each one-way delay).
+    #[arg(long, value_name = "MS", default_value_t = 0.0)]
+    pub jitter: f64,
+    /// Bandwidth cap per direction (e.g. 100mbit, 1gbit), or `none`.
+    #[arg(long, value_name = "RATE", default_value = "100mbit")]
+    pub bandwidth: String,
+    /// TLS at the proxy (1.2 or 1.3); plain http without it.
+    #[arg(long, value_name = "1.2|1.3")]
+    pub tls_version: Option<TlsVersion>,
+    /// Measured requests per cell (page size x gzip).
+    #[arg(long, default_value_t = 60)]
+    pub requests: usize,
+    /// Warm-up requests per cell (excluded from figures, counted in the byte accounting).
+    #[arg(long, default_value_t = 3)]
+    pub warmup: usize,
+    /// Documents in the corpus (at least the largest page).
+    #[arg(long, default_value_t = 2000)]
+    pub docs: usize,
+    /// Approximate JSON size of one document, bytes.
+    #[arg(long, default_value_t = 2048)]
+    pub doc_bytes: usize,
+    /// Transport (the seed's client pools connections).
+    #[arg(long, default_value = "pooled")]
+    pub transport: TransportKind,
+    /// A Solr on this machine's loopback (plain http). Without it the project's local Solr is
+    /// started and stopped after.
+    #[arg(long)]
+    pub url: Option<String>,
+    /// Collection or core.
+    #[arg(long, default_value = "bench")]
+    pub collection: String,
+    /// Seed of the corpus and of the page offsets.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Output folder (default `results/large-responses-<unix time>`).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Do not capture packets (no byte cross-check).
+    #[arg(long)]
+    pub no_pcap: bool,
+    /// Keep the local Solr running afterwards.
+    #[arg(long)]
+    pub keep_solr: bool,
+    /// No progress bars.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Namespace prefix (`PREFIX-app`, `PREFIX-solr`).
+    #[arg(long, default_value = "stb", hide = true)]
+    pub wan_prefix: String,
+}
+
+/// One measured request (a line of `records.jsonl`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LargeRecord {
+    /// Rows asked for.
+    pub rows: u64,
+    /// Gzip on.
+    pub gzip: bool,
+    /// Step (requests with the same step and rows fetched the same page).
+    pub step: usize,
+    /// Warm-up request.
+    pub warmup: bool,
+    /// Page offset.
+    pub start: u64,
+    /// Documents in the response.
+    pub docs: u64,
+    /// Client CPU time for this request (thread CPU clock), ms.
+    pub cpu_ms: f64,
+    /// The client's timing record (None when the request failed).
+    pub timing: Option<Timing>,
+    /// Error text.
+    pub error: Option<String>,
+}
+
+/// Figures of one cell (page size x gzip).
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct LargeCell {
+    /// Rows per search.
+    pub rows: u64,
+    /// Gzip on.
+    pub gzip: bool,
+    /// Successful measured requests.
+    pub n: u64,
+    /// Failed measured requests.
+    pub errors: u64,
+    /// Every response held exactly `rows` documents.
+    pub docs_exact: bool,
+    /// Mean bytes read from the socket per response (headers, body, TLS records).
+    pub wire_bytes_mean: f64,
+    /// Mean decoded (decompressed) body bytes per response.
+    pub decoded_bytes_mean: f64,
+    /// Wall p50, ms.
+    pub p50_ms: Option<f64>,
+    /// Wall p95, ms (None under 20 samples).
+    pub p95_ms: Option<f64>,
+    /// Wall mean, ms.
+    pub mean_ms: f64,
+    /// Solr QTime p50, ms.
+    pub qtime_p50_ms: Option<f64>,
+    /// Mean transfer phase (first to last response byte), ms.
+    pub transfer_mean_ms: f64,
+    /// Mean decompress phase, ms.
+    pub decompress_mean_ms: f64,
+    /// Mean parse phase, ms.
+    pub parse_mean_ms: f64,
+    /// Client CPU time per response (thread CPU clock around the request): mean, ms.
+    pub cpu_mean_ms: f64,
+    /// Client CPU time per response: p50, ms.
+    pub cpu_p50_ms: f64,
+}
+
+/// Gzip against no gzip at one page size.
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct LargeComparison {
+    /// Rows per search.
+    pub rows: u64,
+    /// Wire bytes saved by gzip, % of the uncompressed response.
+    pub wire_reduction_pct: f64,
+    /// p50 saved by gzip, % (negative: gzip was slower).
+    pub p50_reduction_pct: Option<f64>,
+    /// p95 saved by gzip, %.
+    pub p95_reduction_pct: Option<f64>,
+    /// Extra client CPU per response with gzip, ms.
+    pub cpu_delta_ms: f64,
+    /// Responses at the same step had identical decoded bodies, up to the digits of QTime.
+    pub decoded_identical: bool,
+}
+
+/// Cross-check of the transport's byte counts against the capture.
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ByteAccount {
+    /// Sum of the transport's socket bytes read, every request (warm-up included).
+    pub client_bytes_in: u64,
+    /// TCP payload bytes from the server seen by the capture on the app-side device, each
+    /// sequence number once (what the socket could read).
+    pub pcap_payload_in: Option<u64>,
+    /// The same with retransmitted segments counted each time they arrived.
+    pub pcap_payload_in_with_retransmits: Option<u64>,
+    /// Packets the capture dropped.
+    pub pcap_dropped: Option<u64>,
+    /// Connections the transport opened.
+    pub connections: u64,
+    /// SYNs the capture saw.
+    pub pcap_syns: Option<u64>,
+}
+
+/// What `large-responses.json` holds (schema: `transport-bench/schema/large-responses.schema.json`).
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct LargeReport {
+    /// Schema version of this JSON.
+    pub schema_version: u32,
+    /// The Solr behind the proxy.
+    pub upstream: String,
+    /// Settings and the WAN calibration.
+    pub settings: Value,
+    /// Per page size and gzip setting.
+    pub cells: Vec<LargeCell>,
+    /// Gzip vs not, per page size.
+    pub comparisons: Vec<LargeComparison>,
+    /// Byte accounting.
+    pub bytes: ByteAccount,
+    /// Smallest page size from which gzip's p50 is lower at every larger size measured.
+    pub gzip_pays_from_rows: Option<u64>,
+    /// Warnings.
+    pub warnings: Vec<String>,
+    /// Wall-clock duration, seconds.
+    pub duration_s: f64,
+    /// The one-line verdict.
+    pub verdict: String,
+}
+
+/// The JSON Schema of `large-responses.json`.
+pub fn large_schema() -> String {
+    let schema = schemars::schema_for!(LargeReport);
+    serde_json::to_string_pretty(&schema).unwrap_or_default()
+}
+
+/// Documents of about `doc_bytes` JSON whose text follows a Zipf law over pseudo-words.
+#[derive(Debug)]
+pub struct LargeDocs {
+    rng: StdRng,
+    vocab: Vec<String>,
+    cumulative: Vec<f64>,
+    doc_bytes: usize,
+}
+
+impl LargeDocs {
+    /// A seeded generator.
+    pub fn new(seed: u64, doc_bytes: usize) -> Self {
+        const SYL: &[&str] = &[
+            "ka", "lo", "mi", "ne", "ra", "to", "su", "vi", "de", "po", "an", "el", "or", "us",
+            "ic", "ba", "fe", "gu", "ho", "ju", "ly", "me", "ni", "qu", "re", "sa", "ti", "wo",
+            "xe", "zo", "st", "br", "gr", "pl", "tr", "ch", "sh", "th",
+        ];
+        let mut rng = StdRng::seed_from_u64(seed ^ 0x1A26E);
+        let mut vocab = Vec::with_capacity(4000);
+        while vocab.len() < 4000 {
+            let n = rng.random_range(1..=4);
+            let w: String = (0..n)
+                .map(|_| SYL[rng.random_range(0..SYL.len())])
+                .collect();
+            if !vocab.contains(&w) {
+                vocab.push(w);
+            }
+        }
+        let mut acc = 0.0;
+        let cumulative = (0..vocab.len())
+            .map(|r| {
+                acc += 1.0 / (r as f64 + 1.0);
+                acc
+            })
+            .collect();
+        LargeDocs {
+            rng,
+            vocab,
+            cumulative,
+            doc_bytes,
+        }
+    }
+
+    fn word(&mut self) -> &str {
+        let total = self.cumulative.last().copied().unwrap_or(1.0);
+        let u = self.rng.random_range(0.0..total);
+        let i = self.cumulative.partition_point(|c| *c < u);
+        &self.vocab[i.min(self.vocab.len() - 1)]
+    }
+
+    fn text(&mut self, bytes: usize) -> String {
+        let mut s = String::with_capacity(bytes + 16);
+        while s.len() < bytes {
+            if !s.is_empty() {
+                s.push(' ');
+            }
+            let w = self.word().to_string();
+            s.push_str(&w);
+        }
+        s
+    }
+
+    /// Document `i` of set `tag` (id `{tag}-{i}`, `set_s` = tag).
+    pub fn doc(&mut self, tag: &str, i: usize) -> Value {
+        const CATEGORIES: &[&str] = &[
+            "books", "music", "film", "games", "tools", "garden", "sports", "toys",
+        ];
+        let title_len = self.rng.random_range(30..70);
+        let title = self.text(title_len);
+        let brand = self.word().to_string();
+        let sku: String = (0..12)
+            .map(|_| char::from(b"0123456789ABCDEF"[self.rng.random_range(0..16)]))
+            .collect();
+        // Fields other than the body take about 300 bytes in Solr's JSON.
+        let body = self.text(self.doc_bytes.saturating_sub(300).max(20));
+        json!({
+            "id": format!("{tag}-{i}"),
+            "set_s": tag,
+            "title": title,
+            "body": body,
+            "category": CATEGORIES[self.rng.random_range(0..CATEGORIES.len())],
+            "brand_s": brand,
+            "sku_s": sku,
+            "price": (self.rng.random_range(100..100_000) as f64) / 100.0,
+            "popularity": self.rng.random_range(0..1000),
+            "stock_i": self.rng.random_range(0..500),
+        })
+    }
+}
+
+fn gzip_list(s: &str) -> Result<Vec<bool>> {
+    Ok(match s {
+        "both" => vec![false, true],
+        "on" => vec![true],
+        "off" => vec![false],
+        other => bail!("--gzip must be both, on or off, not {other:?}"),
+    })
+}
+
+/// The corpus tag: seed and document size, so a corpus is reused only when identical.
+pub fn corpus_tag(seed: u64, doc_bytes: usize, docs: usize) -> String {
+    format!("lr{seed}x{doc_bytes}x{docs}")
+}
+
+/// Indexes the corpus on loopback unless exactly `docs` documents of the tag are there.
+async fn ensure_corpus(a: &LargeArgs, url: &str, tag: &str) -> Result<()> {
+    let client = SolrClient::builder(url)
+        .collection(&a.collection)
+        .transport(TransportKind::Pooled)
+        .build()?;
+    let q = Select::new(format!("set_s:{tag}")).rows(0);
+    let have = client.select(&q).await?.response.num_found;
+    if have == a.docs as u64 {
+        eprintln!("large-responses: corpus {tag} already indexed ({have} docs)");
+        return Ok(());
+    }
+    eprintln!(
+        "large-responses: indexing {} documents of ~{} bytes on loopback...",
+        a.docs, a.doc_bytes
+    );
+    let mut gen = LargeDocs::new(a.seed, a.doc_bytes);
+    let mut i = 0;
+    while i < a.docs {
+        let k = 250.min(a.docs - i);
+        let docs: Vec<Value> = (i..i + k).map(|j| gen.doc(tag, j)).collect();
+        client
+            .add(&docs)
+            .await
+            .with_context(|| format!("indexing the corpus at {i}"))?;
+        i += k;
+    }
+    client.commit(Commit::default()).await?;
+    let have = client.select(&q).await?.response.num_found;
+    if have != a.docs as u64 {
+        bail!(
+            "corpus {tag}: Solr holds {have} documents after indexing {}",
+            a.docs
+        );
+    }
+    Ok(())
+}
+
+/// CPU time of the calling thread.
+fn thread_cpu() -> Duration {
+    nix::time::clock_gettime(nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID)
+        .map(|t| Duration::new(t.tv_sec().max(0) as u64, t.tv_nsec().max(0) as u32))
+        .unwrap_or_default()
+}
+
+/// What the measuring thread hands back.
+struct Measured {
+    records: Vec<LargeRecord>,
+    connections: u64,
+    pcap: Option<crate::witness::PcapCount>,
+}
+
+struct Plan {
+    url: String,
+    collection: String,
+    ca: Option<PathBuf>,
+    transport: TransportKind,
+    cells: Vec<(u64, bool)>,
+    requests: usize,
+    warmup: usize,
+    docs: u64,
+    tag: String,
+    seed: u64,
+    pcap: Option<(String, u16)>,
+    quiet: bool,
+}
+
+/// Runs in the app namespace on a current-thread runtime (so the thread CPU clock is the
+/// client's whole CPU cost).
+async fn measure(p: Plan) -> Result<Measured> {
+    let mut tls = TlsOptions::new();
+    if let Some(ca) = &p.ca {
+        tls = tls.add_ca_pem_file(ca)?;
+    }
+    let mut clients = Vec::new();
+    for g in [false, true] {
+        clients.push(
+            SolrClient::builder(&p.url)
+                .collection(&p.collection)
+                .transport(p.transport)
+                .gzip(g)
+                .tls(tls.clone())
+                .build()?,
+        );
+    }
+    let capture = match &p.pcap {
+        Some((dev, port)) => Some(crate::witness::PcapWitness::start(dev, *port, None)?),
+        None => None,
+    };
+    let steps = p.warmup + p.requests;
+    let pb = if p.quiet {
+        indicatif::ProgressBar::hidden()
+    } else {
+        let pb = indicatif::ProgressBar::new((steps * p.cells.len()) as u64);
+        pb.set_style(
+            indicatif::ProgressStyle::with_template("{msg:>20} [{bar:30}] {pos}/{len} {elapsed}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        pb.set_message("large responses");
+        pb
+    };
+    let mut rng = StdRng::seed_from_u64(p.seed ^ 0x0FF5E7);
+    let mut records = Vec::with_capacity(steps * p.cells.len());
+    for step in 0..steps {
+        // One offset per page size and step, shared by gzip on and off.
+        let mut by_rows: Vec<(u64, u64)> = Vec::new();
+        for (rows, _) in &p.cells {
+            if !by_rows.iter().any(|(r, _)| r == rows) {
+                by_rows.push((*rows, rng.random_range(0..=p.docs.saturating_sub(*rows))));
+            }
+        }
+        let starts: Vec<u64> = p
+            .cells
+            .iter()
+            .map(|(rows, _)| {
+                by_rows
+                    .iter()
+                    .find(|(r, _)| r == rows)
+                    .map(|(_, s)| *s)
+                    .unwrap_or(0)
+            })
+            .collect();
+        for k in 0..p.cells.len() {
+            let c = (k + step) % p.cells.len();
+            let (rows, gzip) = p.cells[c];
+            let start = starts[c];
+            let q = Select::new(format!("set_s:{}", p.tag))
+                .rows(rows)
+                .start(start);
+            let client = &clients[usize::from(gzip)];
+            let cpu0 = thread_cpu();
+            let r = client.select(&q).await;
+            let cpu_ms = (thread_cpu().saturating_sub(cpu0)).as_secs_f64() * 1000.0;
+            let (timing, docs, error) = match r {
+                Ok(r) => (Some(r.timing), r.response.docs.len() as u64, None),
+                Err(e) => (None, 0, Some(e.to_string())),
+            };
+            records.push(LargeRecord {
+                rows,
+                gzip,
+                step,
+                warmup: step < p.warmup,
+                start,
+                docs,
+                cpu_ms,
+                timing,
+                error,
+            });
+            pb.inc(1);
+        }
+    }
+    pb.finish_and_clear();
+    // Stop the capture before the clients close their connections.
+    let pcap = match capture {
+        Some(c) => Some(c.stop()?),
+        None => None,
+    };
+    let connections = clients
+        .iter()
+        .map(|c| c.transport().stats().connections_opened)
+        .sum();
+    Ok(Measured {
+        records,
+        connections,
+        pcap,
+    })
+}
+
+fn digits(n: u32) -> u64 {
+    n.to_string().len() as u64
+}
+
+/// Builds the cells, comparisons and verdict from the raw records.
+pub fn summarize(records: &[LargeRecord], rows: &[u64], gzip: &[bool]) -> LargeSummary {
+    let mut cells = Vec::new();
+    for &r in rows {
+        for &g in gzip {
+            let recs: Vec<&LargeRecord> = records
+                .iter()
+                .filter(|x| x.rows == r && x.gzip == g && !x.warmup)
+                .collect();
+            let ok: Vec<(&LargeRecord, &Timing)> = recs
+                .iter()
+                .filter_map(|x| x.timing.as_ref().map(|t| (*x, t)))
+                .collect();
+            let n = ok.len().max(1) as f64;
+            let mean = |f: &dyn Fn(&Timing) -> f64| ok.iter().map(|(_, t)| f(t)).sum::<f64>() / n;
+            let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+            let curve = crate::stats::curve(ok.iter().map(|(_, t)| t.total()));
+            let wall = percentiles(ok.iter().map(|(_, t)| t.total()));
+            let mut cpu: Vec<f64> = ok.iter().map(|(x, _)| x.cpu_ms).collect();
+            cpu.sort_by(f64::total_cmp);
+            cells.push(LargeCell {
+                rows: r,
+                gzip: g,
+                n: ok.len() as u64,
+                errors: recs.iter().filter(|x| x.error.is_some()).count() as u64,
+                docs_exact: !ok.is_empty() && ok.iter().all(|(x, _)| x.docs == r),
+                wire_bytes_mean: mean(&|t| t.bytes_in as f64),
+                decoded_bytes_mean: mean(&|t| t.decoded_bytes as f64),
+                p50_ms: wall.p50_ms,
+                p95_ms: curve
+                    .iter()
+                    .find(|(p, _)| (*p - 95.0).abs() < 1e-9)
+                    .map(|(_, v)| *v),
+                mean_ms: wall.mean_ms,
+                qtime_p50_ms: percentiles(
+                    ok.iter()
+                        .map(|(_, t)| Duration::from_millis(u64::from(t.qtime_ms.unwrap_or(0)))),
+                )
+                .p50_ms,
+                transfer_mean_ms: mean(&|t| ms(t.transfer)),
+                decompress_mean_ms: mean(&|t| ms(t.decompress.unwrap_or_default())),
+                parse_mean_ms: mean(&|t| ms(t.parse.unwrap_or_default())),
+                cpu_mean_ms: cpu.iter().sum::<f64>() / n,
+                cpu_p50_ms: cpu.get(cpu.len() / 2).copied().unwrap_or(0.0),
+            });
+        }
+    }
+    let mut comparisons = Vec::new();
+    for &r in rows {
+        let off = cells.iter().find(|c| c.rows == r && !c.gzip);
+        let on = cells.iter().find(|c| c.rows == r && c.gzip);
+        let (Some(off), Some(on)) = (off, on) else {
+            continue;
+        };
+        let red = |a: Option<f64>, b: Option<f64>| match (a, b) {
+            (Some(a), Some(b)) if a > 0.0 => Some((1.0 - b / a) * 100.0),
+            _ => None,
+        };
+        // Same step, same page: identical bodies except the digits of QTime.
+        let body = |g: bool, step: usize| {
+            records
+                .iter()
+                .find(|x| x.rows == r && x.gzip == g && x.step == step)
+                .and_then(|x| x.timing.as_ref())
+                .map(|t| t.decoded_bytes - digits(t.qtime_ms.unwrap_or(0)))
+        };
+        let steps = records.iter().map(|x| x.step + 1).max().unwrap_or(0);
+        let decoded_identical = (0..steps).all(|s| body(false, s) == body(true, s));
+        comparisons.push(LargeComparison {
+            rows: r,
+            wire_reduction_pct: (1.0 - on.wire_bytes_mean / off.wire_bytes_mean.max(1.0)) * 100.0,
+            p50_reduction_pct: red(off.p50_ms, on.p50_ms),
+            p95_reduction_pct: red(off.p95_ms, on.p95_ms),
+            cpu_delta_ms: on.cpu_mean_ms - off.cpu_mean_ms,
+            decoded_identical,
+        });
+    }
+    let mut pays = None;
+    for c in comparisons.iter().rev() {
+        if c.p50_reduction_pct.is_some_and(|p| p > 0.0) {
+            pays = Some(c.rows);
+        } else {
+            break;
+        }
+    }
+    LargeSummary {
+        cells,
+        comparisons,
+        gzip_pays_from_rows: pays,
+    }
+}
+
+/// Cells, comparisons and where gzip starts to pay.
+#[derive(Debug, Clone)]
+pub struct LargeSummary {
+    /// Per page size and gzip setting.
+    pub cells: Vec<LargeCell>,
+    /// Gzip vs not, per page size.
+    pub comparisons: Vec<LargeComparison>,
+    /// Smallest page size from which gzip's p50 is lower at every larger size measured.
+    pub gzip_pays_from_rows: Option<u64>,
+}
+
+/// The one-line verdict, with the seed's figures and the issue's check at the largest page.
+pub fn verdict(s: &LargeSummary, link: &str) -> String {
+    let mut parts = Vec::new();
+    if let Some(c) = s.comparisons.last() {
+        let off = s.cells.iter().find(|x| x.rows == c.rows && !x.gzip);
+        let on = s.cells.iter().find(|x| x.rows == c.rows && x.gzip);
+        if let (Some(off), Some(on)) = (off, on) {
+            let p50 = c.p50_reduction_pct.unwrap_or(f64::NAN);
+            parts.push(format!(
+                "rows={} over {link}: gzip cut wire bytes by {:.0}% ({:.0} -> {:.0} KB per response) and p50 by {p50:.0}% ({:.1} -> {:.1} ms; p95 {}), client CPU {:+.2} ms per response{}",
+                c.rows,
+                c.wire_reduction_pct,
+                off.wire_bytes_mean / 1000.0,
+                on.wire_bytes_mean / 1000.0,
+                off.p50_ms.unwrap_or(f64::NAN),
+                on.p50_ms.unwrap_or(f64::NAN),
+                c.p95_reduction_pct
+                    .map(|p| format!("{:+.0}%", -p))
+                    .unwrap_or_else(|| "-".into()),
+                c.cpu_delta_ms,
+                if c.rows >= 1000 {
+                    format!(
+                        " (seed 004: -75% traffic, -60% time; check >=70% bytes and >=50% p50: {})",
+                        if c.wire_reduction_pct >= 70.0 && p50 >= 50.0 {
+                            "met"
+                        } else {
+                            "NOT met"
+                        }
+                    )
+                } else {
+                    String::new()
+                }
+            ));
+        }
+    }
+    parts.push(match s.gzip_pays_from_rows {
+        Some(r) if Some(r) == s.comparisons.first().map(|c| c.rows) => {
+            format!("gzip paid at every page size measured (from rows={r})")
+        }
+        Some(r) => format!("gzip starts to pay at rows={r}"),
+        None => "gzip did not pay at the largest page size measured".into(),
+    });
+    if s.cells.iter().any(|c| !c.docs_exact) {
+        parts.push("SOME RESPONSES HELD FEWER DOCUMENTS THAN ASKED".into());
+    }
+    format!("verdict: {}", parts.join("; "))
+}
+
+fn opt(v: Option<f64>, prec: usize) -> String {
+    v.map(|x| format!("{x:.prec$}"))
+        .unwrap_or_else(|| "-".into())
+}
+
+/// Prints the tables; the last line is the verdict.
+pub fn print_text<W: Write>(r: &LargeReport, w: &mut W) -> Result<()> {
+    writeln!(
+        w,
+        "Large responses (seed 004) through the WAN topology, Solr {}",
+        r.upstream
+    )?;
+    if let Some(h) = r.settings["wan_header"].as_str() {
+        writeln!(w, "{h}")?;
+    }
+    writeln!(w)?;
+    writeln!(w, "Per page size and gzip: bytes per response, wall ms, client CPU ms per response (thread CPU clock)")?;
+    writeln!(
+        w,
+        "{:>5} {:<4} {:>4} {:>11} {:>11} {:>8} {:>8} {:>6} {:>8} {:>8} {:>7} {:>7} {:>4}",
+        "rows",
+        "gzip",
+        "n",
+        "wire B",
+        "decoded B",
+        "p50",
+        "p95",
+        "QTime",
+        "transfer",
+        "gunzip",
+        "parse",
+        "cpu",
+        "err"
+    )?;
+    for c in &r.cells {
+        writeln!(
+            w,
+            "{:>5} {:<4} {:>4} {:>11.0} {:>11.0} {:>8} {:>8} {:>6} {:>8.2} {:>8.2} {:>7.2} {:>7.2} {:>4}{}",
+            c.rows,
+            if c.gzip { "on" } else { "off" },
+            c.n,
+            c.wire_bytes_mean,
+            c.decoded_bytes_mean,
+            opt(c.p50_ms, 2),
+            opt(c.p95_ms, 2),
+            opt(c.qtime_p50_ms, 0),
+            c.transfer_mean_ms,
+            c.decompress_mean_ms,
+            c.parse_mean_ms,
+            c.cpu_mean_ms,
+            c.errors,
+            if c.docs_exact { "" } else { " (short pages!)" }
+        )?;
+    }
+    writeln!(w)?;
+    writeln!(
+        w,
+        "Gzip vs none, per page size (reduction: positive = gzip smaller/faster)"
+    )?;
+    writeln!(
+        w,
+        "{:>5} {:>10} {:>9} {:>9} {:>10} {:>16}",
+        "rows", "wire", "p50", "p95", "cpu ms", "same bodies"
+    )?;
+    for c in &r.comparisons {
+        let pct = |v: Option<f64>| v.map(|p| format!("{p:+.1}%")).unwrap_or_else(|| "-".into());
+        writeln!(
+            w,
+            "{:>5} {:>10} {:>9} {:>9} {:>+10.2} {:>16}",
+            c.rows,
+            format!("{:+.1}%", c.wire_reduction_pct),
+            pct(c.p50_reduction_pct),
+            pct(c.p95_reduction_pct),
+            c.cpu_delta_ms,
+            if c.decoded_identical { "yes" } else { "NO" }
+        )?;
+    }
+    writeln!(w)?;
+    let b = &r.bytes;
+    writeln!(
+        w,
+        "Byte accounting: the transport read {} bytes; the capture saw {} TCP payload bytes from the server ({} with retransmissions; {} packets dropped by the capture); {} connections opened, {} SYNs captured",
+        b.client_bytes_in,
+        b.pcap_payload_in
+            .map(|p| p.to_string())
+            .unwrap_or_else(|| "-".into()),
+        b.pcap_payload_in_with_retransmits
+            .map(|p| p.to_string())
+            .unwrap_or_else(|| "-".into()),
+        b.pcap_dropped
+            .map(|p| p.to_string())
+            .unwrap_or_else(|| "-".into()),
+        b.connections,
+        b.pcap_syns
+            .map(|p| p.to_string())
+            .unwrap_or_else(|| "-".into()),
+    )?;
+    for warning in &r.warnings {
+        writeln!(w, "warning: {warning}")?;
+    }
+    writeln!(w, "large-responses took {:.1} s", r.duration_s)?;
+    writeln!(w, "{}", r.verdict)?;
+    Ok(())
+}
+
+/// Charts: wall p50/p95 vs rows, and wire/decoded KB per response vs rows (log x).
+pub fn charts(r: &LargeReport) -> (String, String) {
+    let name = |g: bool| if g { "gzip" } else { "no gzip" };
+    let mut time = Vec::new();
+    let mut bytes = Vec::new();
+    for (i, g) in [false, true].into_iter().enumerate() {
+        let cells: Vec<&LargeCell> = r.cells.iter().filter(|c| c.gzip == g).collect();
+        if cells.is_empty() {
+            continue;
+        }
+        let pts = |f: &dyn Fn(&LargeCell) -> Option<f64>| {
+            cells
+                .iter()
+                .filter_map(|c| f(c).map(|v| (c.rows as f64, v)))
+                .collect::<Vec<_>>()
+        };
+        time.push(Series {
+            label: format!("p50, {}", name(g)),
+            points: pts(&|c| c.p50_ms),
+            dashed: false,
+            color: i,
+        });
+        time.push(Series {
+            label: format!("p95, {}", name(g)),
+            points: pts(&|c| c.p95_ms),
+            dashed: true,
+            color: i,
+        });
+        bytes.push(Series {
+            label: format!("wire, {}", name(g)),
+            points: pts(&|c| Some(c.wire_bytes_mean / 1000.0)),
+            dashed: false,
+            color: i,
+        });
+    }
+    bytes.push(Series {
+        label: "decoded".into(),
+        points: r
+            .cells
+            .iter()
+            .filter(|c| !c.gzip)
+            .map(|c| (c.rows as f64, c.decoded_bytes_mean / 1000.0))
+            .collect(),
+        dashed: true,
+        color: 2,
+    });
+    let link = r.settings["link"].as_str().unwrap_or("");
+    (
+        lines::render(
+            &Chart {
+                title: format!("Large responses: wall time vs page size ({link})"),
+                x_label: "rows per search (log)".into(),
+                y_label: "ms".into(),
+                log_x: true,
+            },
+            &time,
+        ),
+        lines::render(
+            &Chart {
+                title: format!("Large responses: KB per response vs page size ({link})"),
+                x_label: "rows per search (log)".into(),
+                y_label: "KB".into(),
+                log_x: true,
+            },
+            &bytes,
+        ),
+    )
+}
+
+/// Writes `large-responses.json`, `.csv`, `.txt`, `records.jsonl` and two SVG charts.
+pub fn save(dir: &Path, r: &LargeReport, records: &[LargeRecord]) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    std::fs::write(
+        dir.join("large-responses.json"),
+        serde_json::to_vec_pretty(r)?,
+    )?;
+    let mut csv = String::from("rows,gzip,n,errors,docs_exact,wire_bytes_mean,decoded_bytes_mean,p50_ms,p95_ms,mean_ms,qtime_p50_ms,transfer_mean_ms,decompress_mean_ms,parse_mean_ms,cpu_mean_ms,cpu_p50_ms\n");
+    let o = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
+    for c in &r.cells {
+        csv.push_str(&format!(
+            "{},{},{},{},{},{:.0},{:.0},{},{},{:.3},{},{:.3},{:.3},{:.3},{:.3},{:.3}\n",
+            c.rows,
+            c.gzip,
+            c.n,
+            c.errors,
+            c.docs_exact,
+            c.wire_bytes_mean,
+            c.decoded_bytes_mean,
+            o(c.p50_ms),
+            o(c.p95_ms),
+            c.mean_ms,
+            o(c.qtime_p50_ms),
+            c.transfer_mean_ms,
+            c.decompress_mean_ms,
+            c.parse_mean_ms,
+            c.cpu_mean_ms,
+            c.cpu_p50_ms
+        ));
+    }
+    std::fs::write(dir.join("large-responses.csv"), csv)?;
+    let mut jsonl = Vec::new();
+    for rec in records {
+        serde_json::to_writer(&mut jsonl, rec)?;
+        jsonl.push(b'\n');
+    }
+    std::fs::write(dir.join("records.jsonl"), jsonl)?;
+    let mut txt = Vec::new();
+    print_text(r, &mut txt)?;
+    std::fs::write(dir.join("large-responses.txt"), txt)?;
+    let (time, bytes) = charts(r);
+    std::fs::write(dir.join("large-responses-time.svg"), time)?;
+    std::fs::write(dir.join("large-responses-bytes.svg"), bytes)?;
+    Ok(())
+}
+
+/// Runs the scenario against `url` (a loopback Solr).
+pub async fn scenario(a: &LargeArgs, url: &str) -> Result<(LargeReport, Vec<LargeRecord>)> {
+    let t0 = Instant::now();
+    let gzip = gzip_list(&a.gzip)?;
+    let mut rows = a.rows.clone();
+    rows.sort_unstable();
+    rows.dedup();
+    if rows.is_empty() || rows[0] == 0 {
+        bail!("--rows needs page sizes of at least 1");
+    }
+    if rows.last().copied().unwrap_or(0) > a.docs as u64 {
+        bail!(
+            "--docs {} is smaller than the largest page (--rows {})",
+            a.docs,
+            rows.last().copied().unwrap_or(0)
+        );
+    }
+    if a.requests == 0 {
+        bail!("--requests must be at least 1");
+    }
+    let in_range = |v: f64| v.is_finite() && (0.0..=10_000.0).contains(&v);
+    if !(in_range(a.rtt) && in_range(a.jitter)) {
+        bail!("--rtt and --jitter must be between 0 and 10000 ms");
+    }
+    let bandwidth = match a.bandwidth.as_str() {
+        "none" | "0" => None,
+        b => Some(crate::wan::parse_rate(b)?),
+    };
+    let upstream = upstream_of(url)?;
+    let tag = corpus_tag(a.seed, a.doc_bytes, a.docs);
+    ensure_corpus(a, url, &tag).await?;
+
+    let link = crate::wan::LinkParams {
+        rtt: Duration::from_secs_f64(a.rtt / 1000.0),
+        jitter: Duration::from_secs_f64(a.jitter / 1000.0),
+        bandwidth_bps: bandwidth,
+    };
+    let wan = Wan::start(WanConfig {
+        prefix: a.wan_prefix.clone(),
+        link,
+        seed: a.seed,
+        upstream,
+        tls: a.tls_version.map(termination),
+    })?;
+    eprintln!("wan: calibrating...");
+    let calibration = wan.calibrate(21)?;
+    let head = header(&wan, &link, &calibration);
+    eprintln!("{head}");
+    let path = url::Url::parse(url)?.path().to_string();
+    let cells: Vec<(u64, bool)> = rows
+        .iter()
+        .flat_map(|r| gzip.iter().map(move |g| (*r, *g)))
+        .collect();
+    let plan = Plan {
+        url: wan.url(&path),
+        collection: a.collection.clone(),
+        ca: a.tls_version.map(|_| tls_dir().join("ca.pem")),
+        transport: a.transport,
+        cells,
+        requests: a.requests,
+        warmup: a.warmup,
+        docs: a.docs as u64,
+        tag,
+        seed: a.seed,
+        pcap: (!a.no_pcap).then(|| (wan.app_device().to_string(), wan.proxy_addr().port())),
+        quiet: a.quiet,
+    };
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let app = wan.app();
+    std::thread::spawn(move || {
+        let r = app.run(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .context("measuring runtime")?;
+            rt.block_on(measure(plan))
+        });
+        let _ = tx.send(r);
+    });
+    let measured = tokio::select! {
+        r = rx => r.context("the measuring thread ended without a result")??,
+        s = interrupted() => {
+            let name = s?;
+            drop(wan);
+            bail!("interrupted by {name}: WAN namespaces removed");
+        }
+    };
+    let (_, down) = wan.link_stats();
+    let link_name = format!(
+        "RTT {} ms, {}{}",
+        a.rtt,
+        bandwidth
+            .map(|b| format!("{:.0} Mbit/s", b as f64 / 1e6))
+            .unwrap_or_else(|| "no bandwidth cap".into()),
+        a.tls_version
+            .map(|v| format!(", TLS {v}"))
+            .unwrap_or_default()
+    );
+    wan.stop()?;
+    let summary = summarize(&measured.records, &rows, &gzip);
+    let client_bytes_in: u64 = measured
+        .records
+        .iter()
+        .filter_map(|x| x.timing.as_ref())
+        .map(|t| t.bytes_in)
+        .sum();
+    let bytes = ByteAccount {
+        client_bytes_in,
+        pcap_payload_in: measured.pcap.as_ref().map(|p| p.payload_from_server_unique),
+        pcap_payload_in_with_retransmits: measured.pcap.as_ref().map(|p| p.payload_from_server),
+        pcap_dropped: measured.pcap.as_ref().map(|p| p.dropped + p.if_dropped),
+        connections: measured.connections,
+        pcap_syns: measured.pcap.as_ref().map(|p| p.syns),
+    };
+    let mut warnings = Vec::new();
+    if let Some(p) = bytes.pcap_payload_in {
+        if p != client_bytes_in {
+            warnings.push(format!(
+                "byte accounting: the capture saw {p} payload bytes from the server, the transport read {client_bytes_in}"
+            ));
+        }
+    }
+    if down.dropped > 0 {
+        warnings.push(format!(
+            "the delay line dropped {} of {} packets towards the client (drop-tail buffer of one bandwidth-delay product: TCP retransmitted them)",
+            down.dropped, down.packets
+        ));
+    }
+    let errors: u64 = summary.cells.iter().map(|c| c.errors).sum();
+    if errors > 0 {
+        warnings.push(format!("{errors} requests failed"));
+    }
+    let verdict = verdict(&summary, &link_name);
+    let report = LargeReport {
+        schema_version: 1,
+        upstream: url.to_string(),
+        settings: json!({
+            "rows": rows, "gzip": a.gzip, "rtt_ms": a.rtt, "jitter_ms": a.jitter,
+            "bandwidth_bps": bandwidth, "tls_version": a.tls_version.map(|v| v.to_string()),
+            "requests": a.requests, "warmup": a.warmup, "docs": a.docs,
+            "doc_bytes": a.doc_bytes, "transport": a.transport.as_str(), "seed": a.seed,
+            "link": link_name, "wan_header": head, "calibration": calibration,
+            "delay_line_to_client": { "packets": down.packets, "bytes": down.bytes, "dropped": down.dropped },
+        }),
+        cells: summary.cells,
+        comparisons: summary.comparisons,
+        bytes,
+        gzip_pays_from_rows: summary.gzip_pays_from_rows,
+        warnings,
+        duration_s: t0.elapsed().as_secs_f64(),
+        verdict,
+    };
+    Ok((report, measured.records))
+}
+
+/// `transport-bench large-responses`: starts the local Solr unless `--url`, runs, saves, prints.
+pub async fn run_cmd(a: LargeArgs) -> Result<()> {
+    gzip_list(&a.gzip)?;
+    let mut local = None;
+    let url = match &a.url {
+        Some(u) => u.clone(),
+        None => {
+            eprintln!("starting the project's local Solr (standalone)...");
+            let s = crate::local_solr::LocalSolr::start(
+                crate::local_solr::Mode::Standalone,
+                "large",
+                &[],
+            )?;
+            let url = s.url(None)?.to_string();
+            local = Some(s);
+            url
+        }
+    };
+    let result = scenario(&a, &url).await;
+    if let (Some(s), false) = (&local, a.keep_solr) {
+        if let Err(e) = s.stop() {
+            eprintln!("warning: could not stop the local Solr: {e:#}");
+        }
+    }
+    let (report, records) = result?;
+    let out = a.out.clone().unwrap_or_else(|| {
+        let secs = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        crate::local_solr::project_root()
+            .join("results")
+            .join(format!("large-responses-{secs}"))
+    });
+    save(&out, &report, &records)?;
+    print_text(&report, &mut std::io::stdout().lock())?;
+    eprintln!("saved: {}", out.display());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(rows: u64, gzip: bool, step: usize, ms: u64, bytes: u64, decoded: u64) -> LargeRecord {
+        LargeRecord {
+            rows,
+            gzip,
+            step,
+            warmup: false,
+            start: 0,
+            docs: rows,
+            cpu_ms: if gzip { 2.0 } else { 1.0 },
+            timing: Some(Timing {
+                server_wait: Duration::from_millis(ms),
+                bytes_in: bytes,
+                decoded_bytes: decoded,
+                qtime_ms: Some(if step % 2 == 0 { 3 } else { 12 }),
+                ..Default::default()
+            }),
+            error: None,
+        }
+    }
+
+    #[test]
+    fn reductions_and_where_gzip_pays() {
+        let mut recs = Vec::new();
+        for step in 0..4 {
+            // QTime differs between the two settings at odd steps: 1 vs 2 digits.
+            let d = if step % 2 == 1 { 1 } else { 0 };
+            recs.push(rec(10, false, step, 20, 5_000, 4_800));
+            recs.push(rec(10, true, step, 22, 1_500, 4_800));
+            recs.push(rec(1000, false, step, 200, 2_000_000, 1_990_000 + d));
+            recs.push(rec(1000, true, step, 80, 500_000, 1_990_000 + d));
+        }
+        let s = summarize(&recs, &[10, 1000], &[false, true]);
+        assert_eq!(s.cells.len(), 4);
+        let big = s.comparisons.iter().find(|c| c.rows == 1000).unwrap();
+        assert!((big.wire_reduction_pct - 75.0).abs() < 1e-9);
+        assert!((big.p50_reduction_pct.unwrap() - 60.0).abs() < 0.5);
+        assert!(big.decoded_identical);
+        assert!((big.cpu_delta_ms - 1.0).abs() < 1e-9);
+        assert_eq!(s.gzip_pays_from_rows, Some(1000));
+        let v = verdict(&s, "RTT 20 ms, 100 Mbit/s");
+        assert!(v.contains("gzip starts to pay at rows=1000"), "{v}");
+        assert!(v.contains("met"), "{v}");
+        assert!(s.cells.iter().all(|c| c.docs_exact));
+    }
+
+    #[test]
+    fn zipf_documents_have_the_asked_size() {
+        let mut g = LargeDocs::new(1, 2048);
+        let d = g.doc("t", 0);
+        let n = serde_json::to_vec(&d).unwrap().len();
+        assert!((1800..2400).contains(&n), "{n}");
+        let mut h = LargeDocs::new(1, 2048);
+        assert_eq!(d, h.doc("t", 0), "seeded");
+    }
+
+    #[test]
+    fn published_schema_is_current() {
+        let published = include_str!("../schema/large-responses.schema.json");
+        assert_eq!(
+            published.trim(),
+            large_schema().trim(),
+            "run `transport-bench schema large-responses > transport-bench/schema/large-responses.schema.json`"
+        );
+    }
+}
