@@ -5,9 +5,12 @@
 //! connection counters; [`stats`] holds the percentile rules; [`report`] prints and saves;
 //! [`wan`] emulates a remote Solr (namespaces, delay line, TLS proxy).
 
+pub mod bulk_files;
 pub mod load;
 pub mod local_solr;
+pub mod nrt;
 pub mod report;
+pub mod seedkit;
 pub mod stats;
 pub mod study;
 pub mod wan;
@@ -49,8 +52,18 @@ pub enum Command {
         /// Contender summary.json (or its folder).
         contender: PathBuf,
     },
-    /// Prints the JSON Schema of `summary.json`.
-    Schema,
+    /// Prints the JSON Schema of `summary.json` (of `study`/`audit`, or of `nrt`,
+    /// `bulk-files`).
+    Schema {
+        /// Whose summary: study (default), nrt or bulk-files.
+        #[arg(default_value = "study")]
+        of: String,
+    },
+    /// Near-real-time indexing under search load (seed 001): a commit loop, paced indexing,
+    /// full-speed searches and a visibility-lag prober, hard and soft commits side by side.
+    Nrt(Box<nrt::NrtArgs>),
+    /// Bulk indexing of update files with the page cache hot and cold (seed 002).
+    BulkFiles(Box<bulk_files::BulkArgs>),
     /// Re-renders the tables and charts of a saved run from its raw `records.jsonl`.
     Report {
         /// The run folder (holding summary.json and records.jsonl).
@@ -188,6 +201,8 @@ pub async fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Study(a) => study_cmd(*a).await,
         Command::Audit(a) => audit_cmd(*a).await,
+        Command::Nrt(a) => nrt::cmd(*a).await.map(|_| ()),
+        Command::BulkFiles(a) => bulk_files::cmd(*a).await.map(|_| ()),
         Command::Compare {
             baseline,
             contender,
@@ -197,8 +212,14 @@ pub async fn run(cli: Cli) -> Result<()> {
             let diffs = report::compare::compare(&a, &b);
             report::compare::print(&diffs, &mut std::io::stdout().lock())
         }
-        Command::Schema => {
-            println!("{}", summary_schema());
+        Command::Schema { of } => {
+            let schema = match of.as_str() {
+                "study" | "audit" => summary_schema(),
+                "nrt" => nrt_schema(),
+                "bulk-files" => bulk_files_schema(),
+                other => anyhow::bail!("no schema for {other:?}; try study, nrt or bulk-files"),
+            };
+            println!("{schema}");
             Ok(())
         }
         Command::Report { run } => {
@@ -213,6 +234,18 @@ pub async fn run(cli: Cli) -> Result<()> {
 /// The JSON Schema of `summary.json`, as published in `transport-bench/schema/summary.schema.json`.
 pub fn summary_schema() -> String {
     let schema = schemars::schema_for!(study::StudyReport);
+    serde_json::to_string_pretty(&schema).unwrap_or_default()
+}
+
+/// The JSON Schema of the `nrt` summary (`transport-bench/schema/nrt.schema.json`).
+pub fn nrt_schema() -> String {
+    let schema = schemars::schema_for!(nrt::NrtReport);
+    serde_json::to_string_pretty(&schema).unwrap_or_default()
+}
+
+/// The JSON Schema of the `bulk-files` summary (`transport-bench/schema/bulk-files.schema.json`).
+pub fn bulk_files_schema() -> String {
+    let schema = schemars::schema_for!(bulk_files::BulkReport);
     serde_json::to_string_pretty(&schema).unwrap_or_default()
 }
 
@@ -394,6 +427,22 @@ mod tests {
             published.trim(),
             super::summary_schema().trim(),
             "run `transport-bench schema > transport-bench/schema/summary.schema.json`"
+        );
+    }
+
+    #[test]
+    fn nrt_and_bulk_files_schemas_are_current() {
+        let nrt = include_str!("../schema/nrt.schema.json");
+        assert_eq!(
+            nrt.trim(),
+            super::nrt_schema().trim(),
+            "run `transport-bench schema nrt > transport-bench/schema/nrt.schema.json`"
+        );
+        let bulk = include_str!("../schema/bulk-files.schema.json");
+        assert_eq!(
+            bulk.trim(),
+            super::bulk_files_schema().trim(),
+            "run `transport-bench schema bulk-files > transport-bench/schema/bulk-files.schema.json`"
         );
     }
 }
