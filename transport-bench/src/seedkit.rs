@@ -213,3 +213,14 @@ pub fn out_dir(out: Option<PathBuf>, kind: &str) -> PathBuf {
 pub fn opt_ms(v: Option<f64>) -> String {
     v.map(|x| format!("{x:.1}")).unwrap_or_else(|| "-".into())
 }
+
+/// The host's 1-minute load average (`/proc/loadavg`), to tell a busy machine from a slow
+/// Solr.
+pub fn load_1m() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}

@@ -74,9 +74,17 @@ pub struct BulkArgs {
     /// File format: xml (seed) or json (or cbor).
     #[arg(long, default_value = "xml")]
     pub format: UpdateFormat,
+    /// Files posted (then deleted) before the first timed run, untimed, so the JVM's JIT
+    /// and Solr's caches are warm (the first run on a fresh node was 4x slower without).
+    #[arg(long, default_value_t = 20)]
+    pub warmup_files: usize,
     /// Repetitions of the hot/cold pair (the seed ran 2).
     #[arg(long, default_value_t = 2)]
     pub reps: usize,
+    /// Run hot then cold in every repetition, as the seed did (default: ABBA order, hot/cold
+    /// then cold/hot, so a drift over the runs cancels out of the difference).
+    #[arg(long)]
+    pub seed_order: bool,
     /// How the cold run evicts the files.
     #[arg(long, value_enum, default_value = "drop-caches")]
     pub cold: ColdMode,
@@ -156,6 +164,8 @@ pub struct BulkRun {
     pub indexed: u64,
     /// `indexed == docs`.
     pub ok: bool,
+    /// Host 1-minute load average at the start of the run (2 cores here).
+    pub load_1m: Option<f64>,
 }
 
 /// The `bulk-files` report (`summary.json`).
@@ -177,7 +187,7 @@ pub struct BulkReport {
     pub mean_file_mb: f64,
     /// Why the cold runs were skipped, if they were.
     pub cold_skipped: Option<String>,
-    /// Every run in order (hot, cold, hot, cold...).
+    /// Every run in the order it ran.
     pub runs: Vec<BulkRun>,
     /// Wall time of the hot runs, as a distribution (ms).
     pub hot_wall: Percentiles,
@@ -419,6 +429,7 @@ async fn timed_run(
         paths.len() as u64,
         format!("rep {} {cache}: posting", rep + 1),
     );
+    let load_1m = seedkit::load_1m();
     let (mut reads, mut posts) = (Vec::new(), Vec::new());
     let mut bytes = 0u64;
     let t0 = Instant::now();
@@ -473,6 +484,7 @@ async fn timed_run(
         post_per_file: percentiles(posts),
         indexed,
         ok: indexed == docs,
+        load_1m,
     })
 }
 
@@ -501,21 +513,46 @@ async fn run(a: &BulkArgs, files: usize, target: &Target) -> Result<BulkReport> 
     let paths: Vec<PathBuf> = (0..files)
         .map(|i| dir.join(file_name(i, a.format)))
         .collect();
+    if a.warmup_files > 0 {
+        let n = a.warmup_files.min(paths.len());
+        let pb = seedkit::progress(a.quiet, n as u64, "warm-up (untimed)");
+        for p in &paths[..n] {
+            let body = tokio::fs::read(p)
+                .await
+                .with_context(|| format!("reading {}", p.display()))?;
+            post_file(&client, bytes::Bytes::from(body), a.format, false)
+                .await
+                .with_context(|| format!("warm-up post of {}", p.display()))?;
+            pb.inc(1);
+        }
+        pb.finish_and_clear();
+    }
     let mut runs = Vec::new();
     let mut cold_skipped = None;
     for rep in 0..a.reps {
-        warm(&paths)?;
-        let res = resident_mb(&paths);
-        runs.push(timed_run(a, &client, &paths, &m, rep, "hot", res).await?);
-        if cold_skipped.is_none() {
-            match evict(a.cold, &paths) {
-                Ok(()) => {
-                    let res = resident_mb(&paths);
-                    runs.push(timed_run(a, &client, &paths, &m, rep, "cold", res).await?);
-                }
-                Err(why) => {
-                    eprintln!("cold run skipped: {why}");
-                    cold_skipped = Some(why);
+        // ABBA order (hot, cold, cold, hot, ...) unless --seed-order: a drift of the machine
+        // or of Solr over the runs then cancels out of the hot-cold difference.
+        let cold_first = !a.seed_order && rep % 2 == 1;
+        let order: [&str; 2] = if cold_first {
+            ["cold", "hot"]
+        } else {
+            ["hot", "cold"]
+        };
+        for cache in order {
+            if cache == "hot" {
+                warm(&paths)?;
+                let res = resident_mb(&paths);
+                runs.push(timed_run(a, &client, &paths, &m, rep, "hot", res).await?);
+            } else if cold_skipped.is_none() {
+                match evict(a.cold, &paths) {
+                    Ok(()) => {
+                        let res = resident_mb(&paths);
+                        runs.push(timed_run(a, &client, &paths, &m, rep, "cold", res).await?);
+                    }
+                    Err(why) => {
+                        eprintln!("cold run skipped: {why}");
+                        cold_skipped = Some(why);
+                    }
                 }
             }
         }
@@ -572,6 +609,8 @@ async fn run(a: &BulkArgs, files: usize, target: &Target) -> Result<BulkReport> 
             "scale": a.scale,
             "format": a.format,
             "reps": a.reps,
+            "warmup_files": a.warmup_files,
+            "order": if a.seed_order { "hot,cold" } else { "ABBA" },
             "cold": a.cold,
             "commit": a.commit,
             "transport": "pooled",
@@ -594,4 +633,47 @@ async fn run(a: &BulkArgs, files: usize, target: &Target) -> Result<BulkReport> 
     };
     report.verdict = report::verdict(&report);
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    fn args(extra: &[&str]) -> super::BulkArgs {
+        let cli = crate::Cli::parse_from(
+            ["transport-bench", "bulk-files"]
+                .iter()
+                .chain(extra.iter())
+                .copied(),
+        );
+        match cli.command {
+            crate::Command::BulkFiles(a) => *a,
+            other => panic!("parsed as {other:?}"),
+        }
+    }
+
+    #[test]
+    fn scale_sets_the_file_count_and_bad_values_are_errors() {
+        assert_eq!(args(&[]).files_scaled().expect("default"), 420);
+        assert_eq!(
+            args(&["--scale", "0.25"]).files_scaled().expect("0.25"),
+            105
+        );
+        assert_eq!(
+            args(&["--format", "json"]).format,
+            solr_client::UpdateFormat::Json
+        );
+        for bad in [
+            &["--scale", "0"][..],
+            &["--scale", "NaN"],
+            &["--docs-per-file", "0"],
+            &["--reps", "0"],
+        ] {
+            assert!(args(bad).files_scaled().is_err(), "{bad:?}");
+        }
+        assert!(
+            crate::Cli::try_parse_from(["transport-bench", "bulk-files", "--format", "yaml"])
+                .is_err()
+        );
+    }
 }

@@ -41,7 +41,7 @@ pub fn print_text<W: Write>(r: &BulkReport, w: &mut W) -> Result<()> {
     writeln!(w)?;
     writeln!(
         w,
-        "{:<4} {:<5} {:>9} {:>8} {:>7} {:>7} {:>7} {:>9} {:>7} {:>9} {:>9} {:>9} {:>16}",
+        "{:<4} {:<5} {:>9} {:>8} {:>7} {:>7} {:>7} {:>9} {:>7} {:>9} {:>9} {:>9} {:>16} {:>5}",
         "rep",
         "cache",
         "cached MB",
@@ -54,12 +54,13 @@ pub fn print_text<W: Write>(r: &BulkReport, w: &mut W) -> Result<()> {
         "read p50",
         "post p50",
         "post p99",
-        "indexed == sent"
+        "indexed == sent",
+        "load"
     )?;
     for run in &r.runs {
         writeln!(
             w,
-            "{:<4} {:<5} {:>9} {:>8.2} {:>7.2} {:>7.2} {:>7.2} {:>9.0} {:>7.1} {:>9} {:>9} {:>9} {:>16}",
+            "{:<4} {:<5} {:>9} {:>8.2} {:>7.2} {:>7.2} {:>7.2} {:>9.0} {:>7.1} {:>9} {:>9} {:>9} {:>16} {:>5}",
             run.rep + 1,
             run.cache,
             run.resident_mb
@@ -80,9 +81,15 @@ pub fn print_text<W: Write>(r: &BulkReport, w: &mut W) -> Result<()> {
                 run.indexed,
                 run.docs
             ),
+            run.load_1m
+                .map(|l| format!("{l:.1}"))
+                .unwrap_or_else(|| "-".into()),
         )?;
     }
-    writeln!(w, "(read/post p50, p99: per file, ms)")?;
+    writeln!(
+        w,
+        "(read/post p50, p99: per file, ms; cached MB: the files in the page cache before the run, by fincore; load: host 1-minute load average at the start)"
+    )?;
     writeln!(w)?;
     writeln!(w, "Seed (Solr 4.3.1, 420 XML files, 462K docs, 1,126 MB):")?;
     for (i, (cache, s)) in SEED_RUNS.iter().enumerate() {
@@ -134,8 +141,29 @@ pub fn verdict(r: &BulkReport) -> String {
         (Some(d), _) => {
             let read_hot = mean(r, "hot", |x| x.read_s);
             let read_cold = mean(r, "cold", |x| x.read_s);
+            // Run-to-run noise: the spread of the runs with the same cache state.
+            let spread = |cache: &str| {
+                let v: Vec<f64> = r
+                    .runs
+                    .iter()
+                    .filter(|x| x.cache == cache)
+                    .map(|x| x.wall_s)
+                    .collect();
+                v.iter().copied().fold(f64::MIN, f64::max)
+                    - v.iter().copied().fold(f64::MAX, f64::min)
+            };
+            let noise = spread("hot").max(spread("cold"));
+            let within = if r.cold_minus_hot_s.len() >= 2 && d.abs() <= noise {
+                format!(
+                    ", inside the run-to-run noise ({noise:.1} s between runs of one cache state)"
+                )
+            } else if r.cold_minus_hot_s.len() >= 2 {
+                format!(", beyond the run-to-run noise ({noise:.1} s)")
+            } else {
+                ", one repetition: noise unknown".to_string()
+            };
             format!(
-                "cold cache {d:+.2} s ({:+.1}%) vs hot, of which file reads {:+.2} s (seed: +3-5 s, +3-6%)",
+                "cold - hot {d:+.2} s ({:+.1}%) mean wall{within}; the page cache's direct share, file reads, {:+.2} s cold (seed: cold slower by 3-5 s, 3-6%)",
                 d / hot.max(1e-9) * 100.0,
                 read_cold - read_hot
             )
@@ -178,11 +206,11 @@ pub fn save(dir: &Path, r: &BulkReport) -> Result<()> {
     print_text(r, &mut txt)?;
     std::fs::write(dir.join("report.txt"), txt)?;
     let o = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
-    let mut csv = String::from("rep,cache,resident_mb,wall_s,read_s,post_s,commit_s,docs,mb,docs_per_s,mb_per_s,read_p50_ms,post_p50_ms,post_p90_ms,post_p99_ms,post_max_ms,indexed,ok\n");
+    let mut csv = String::from("rep,cache,resident_mb,wall_s,read_s,post_s,commit_s,docs,mb,docs_per_s,mb_per_s,read_p50_ms,post_p50_ms,post_p90_ms,post_p99_ms,post_max_ms,indexed,ok,load_1m\n");
     for x in &r.runs {
         let _ = writeln!(
             csv,
-            "{},{},{},{:.3},{:.3},{:.3},{:.3},{},{:.3},{:.1},{:.3},{},{},{},{},{},{},{}",
+            "{},{},{},{:.3},{:.3},{:.3},{:.3},{},{:.3},{:.1},{:.3},{},{},{},{},{},{},{},{}",
             x.rep + 1,
             x.cache,
             o(x.resident_mb),
@@ -200,7 +228,8 @@ pub fn save(dir: &Path, r: &BulkReport) -> Result<()> {
             o(x.post_per_file.p99_ms),
             o(x.post_per_file.max_ms),
             x.indexed,
-            x.ok
+            x.ok,
+            o(x.load_1m)
         );
     }
     std::fs::write(dir.join("runs.csv"), csv)?;

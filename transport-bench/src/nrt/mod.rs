@@ -143,6 +143,11 @@ impl NrtArgs {
         if self.preload_threads == 0 || self.index_threads == 0 || self.search_threads == 0 {
             bail!("--preload-threads, --index-threads and --search-threads must be >= 1");
         }
+        if let Some(p) = &self.id_prefix {
+            if p.is_empty() || p.chars().any(|c| c == ',' || c.is_whitespace()) {
+                bail!("--id-prefix must be non-empty, without commas or spaces (the prober lists ids comma-separated)");
+            }
+        }
         if self.probe_every == 0 {
             bail!("--probe-every must be >= 1");
         }
@@ -270,6 +275,10 @@ pub struct NrtRun {
     pub timeline: Vec<Second>,
     /// Exact counts.
     pub check: CountCheck,
+    /// Host 1-minute load average when the measured phase started (2 cores here).
+    pub load_1m_before: Option<f64>,
+    /// Host 1-minute load average when it ended.
+    pub load_1m_after: Option<f64>,
 }
 
 /// The `nrt` report (`summary.json`).
@@ -473,6 +482,7 @@ async fn run_one(
     }
     let merges_before = seedkit::merges(client).await?;
 
+    let load_1m_before = seedkit::load_1m();
     let start = Instant::now();
     let deadline = start + Duration::from_secs_f64(a.duration);
     let load_done = Arc::new(AtomicBool::new(false));
@@ -661,6 +671,7 @@ async fn run_one(
         t.await.context("load task panicked")?;
     }
     let duration_s = start.elapsed().as_secs_f64();
+    let load_1m_after = seedkit::load_1m();
     pb.finish_and_clear();
     // Keep refreshing until every probed document was seen (or the timeout).
     let wait_until = Instant::now() + Duration::from_secs_f64(a.probe_timeout);
@@ -790,5 +801,44 @@ async fn run_one(
             indexed_found,
             ok: preload_found == preload_docs && indexed_found == acknowledged,
         },
+        load_1m_before,
+        load_1m_after,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    fn args(extra: &[&str]) -> super::NrtArgs {
+        let cli = crate::Cli::parse_from(
+            ["transport-bench", "nrt"]
+                .iter()
+                .chain(extra.iter())
+                .copied(),
+        );
+        match cli.command {
+            crate::Command::Nrt(a) => *a,
+            other => panic!("parsed as {other:?}"),
+        }
+    }
+
+    #[test]
+    fn bad_options_are_clear_errors() {
+        assert!(args(&[]).validate().is_ok());
+        assert_eq!(
+            args(&["--commit", "soft,hard"]).commit,
+            vec![super::CommitKind::Soft, super::CommitKind::Hard]
+        );
+        for bad in [
+            &["--duration", "0"][..],
+            &["--rate", "-1"],
+            &["--probe-every", "0"],
+            &["--search-threads", "0"],
+            &["--id-prefix", "a,b"],
+        ] {
+            let e = args(bad).validate().expect_err("rejected");
+            assert!(e.to_string().starts_with("--"), "{e}");
+        }
+    }
 }

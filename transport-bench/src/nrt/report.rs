@@ -200,6 +200,11 @@ pub fn print_text<W: Write>(r: &NrtReport, w: &mut W) -> Result<()> {
             Box::new(|_| "-".into()),
         ),
         (
+            "host load 1 min, before/after",
+            Box::new(|r| format!("{}/{}", f1(r.load_1m_before), f1(r.load_1m_after))),
+            Box::new(|_| "-".into()),
+        ),
+        (
             "indexed == acknowledged",
             Box::new(|r| {
                 format!(
