@@ -832,7 +832,7 @@ mod tests {
         );
         for bad in [
             &["--duration", "0"][..],
-            &["--rate", "-1"],
+            &["--rate=-1"],
             &["--probe-every", "0"],
             &["--search-threads", "0"],
             &["--id-prefix", "a,b"],
