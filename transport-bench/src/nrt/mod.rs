@@ -514,12 +514,17 @@ async fn run_one(
                 let t0 = Instant::now();
                 let r = c.commit(commit).await;
                 let t1 = Instant::now();
+                let failed = r.is_err();
                 {
                     let mut e = lock(&ev);
                     match r {
                         Ok(_) => e.ok.push((off(t1), (t1 - t0).as_secs_f64() * 1e3)),
                         Err(_) => e.errors += 1,
                     }
+                }
+                if failed {
+                    // Do not spin on a failing Solr.
+                    tokio::time::sleep(Duration::from_millis(50)).await;
                 }
                 if !interval.is_zero() {
                     tokio::time::sleep(interval).await;
