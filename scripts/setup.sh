@@ -23,4 +23,15 @@ if ! command -v cargo >/dev/null 2>&1; then
   echo "setup: cargo not found: install the Rust toolchain (rustup, Rust >= 1.85) first" >&2
   exit 1
 fi
+# Python `requests`: a real client no one here wrote, for the `watch` e2e tests.
+if ! python3 -c 'import requests' >/dev/null 2>&1; then
+  if ! command -v python3 >/dev/null 2>&1; then
+    [ "$(id -u)" -eq 0 ] || { echo "setup: python3 missing (sudo apt-get install -y python3)" >&2; exit 1; }
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 python3-pip >&2
+  fi
+  echo "setup: installing the Python package requests" >&2
+  python3 -m pip install -q requests >&2 \
+    || { [ "$(id -u)" -eq 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-requests >&2; } \
+    || { echo "setup: could not install Python requests (pip and apt both failed)" >&2; exit 1; }
+fi
 bash "$ROOT/local-solr/solr.sh" setup

@@ -344,5 +344,6 @@ async fn gzip_request_bodies_need_an_inflating_jetty() {
         .expect("select")
         .response
         .num_found;
+    inflating.stop().expect("inflating Solr stops");
     assert_eq!(n, 5);
 }

@@ -15,4 +15,5 @@ mod nrt;
 mod routing;
 mod security;
 mod wan;
+mod watch;
 mod witnesses;

@@ -3,7 +3,8 @@
 //! Modules: [`local_solr`] starts the project's real Solr; [`workload`] generates seeded
 //! documents and queries; [`study`] runs the transport study; [`witness`] reads the kernel's
 //! connection counters; [`stats`] holds the percentile rules; [`report`] prints and saves;
-//! [`wan`] emulates a remote Solr (namespaces, delay line, TLS proxy).
+//! [`wan`] emulates a remote Solr (namespaces, delay line, TLS proxy); [`watch`] audits any
+//! application's Solr traffic from a packet capture.
 
 pub mod bulk_files;
 pub mod load;
@@ -14,6 +15,7 @@ pub mod seedkit;
 pub mod stats;
 pub mod study;
 pub mod wan;
+pub mod watch;
 pub mod witness;
 pub mod workload;
 
@@ -64,6 +66,9 @@ pub enum Command {
     Nrt(Box<nrt::NrtArgs>),
     /// Bulk indexing of update files with the page cache hot and cold (seed 002).
     BulkFiles(Box<bulk_files::BulkArgs>),
+    /// Watches any application's Solr traffic on the wire (or in a saved capture): connections,
+    /// reuse, requests, gzip, update formats, wall time vs QTime, findings with fixes.
+    Watch(Box<watch::cli::WatchArgs>),
     /// Re-renders the tables and charts of a saved run from its raw `records.jsonl`.
     Report {
         /// The run folder (holding summary.json and records.jsonl).
@@ -203,6 +208,7 @@ pub async fn run(cli: Cli) -> Result<()> {
         Command::Audit(a) => audit_cmd(*a).await,
         Command::Nrt(a) => nrt::cmd(*a).await.map(|_| ()),
         Command::BulkFiles(a) => bulk_files::cmd(*a).await.map(|_| ()),
+        Command::Watch(a) => watch::cli::run(*a).await,
         Command::Compare {
             baseline,
             contender,

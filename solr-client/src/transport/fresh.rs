@@ -4,7 +4,7 @@
 //! request pays DNS + TCP connect + TLS handshake, and every closed connection leaves a
 //! TIME_WAIT socket behind. It is the baseline of every comparison.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use hyper_util::rt::TokioIo;
@@ -20,8 +20,7 @@ use crate::timing::HttpVersion;
 #[derive(Debug)]
 pub struct Fresh {
     connector: Connector,
-    requests: AtomicU64,
-    insecure: bool,
+    counted: super::Counted,
 }
 
 impl Fresh {
@@ -29,8 +28,7 @@ impl Fresh {
     pub fn new(tls: &TlsOptions) -> Result<Self> {
         Ok(Fresh {
             connector: Connector::new(tls, super::connector::HTTP1_ALPN)?,
-            requests: AtomicU64::new(0),
-            insecure: tls.is_insecure(),
+            counted: super::Counted::new("fresh", tls.is_insecure()),
         })
     }
 
@@ -83,23 +81,14 @@ impl Fresh {
 
 impl Transport for Fresh {
     fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
-        self.requests.fetch_add(1, Ordering::Relaxed);
-        let (node, limit) = (req.node.to_string(), req.timeouts.request);
-        Box::pin(super::whole_request(node, limit, self.send_inner(req)))
+        self.counted.send(req, |req| self.send_inner(req))
     }
 
     fn name(&self) -> String {
-        if self.insecure {
-            "fresh(insecure-tls)".into()
-        } else {
-            "fresh".into()
-        }
+        self.counted.name()
     }
 
     fn stats(&self) -> TransportStats {
-        TransportStats {
-            connections_opened: self.connector.opened(),
-            requests: self.requests.load(Ordering::Relaxed),
-        }
+        self.counted.stats(self.connector.opened())
     }
 }

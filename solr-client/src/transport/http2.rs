@@ -40,8 +40,7 @@ struct H2Conn {
 pub struct Http2 {
     connector: Connector,
     conns: tokio::sync::Mutex<HashMap<String, H2Conn>>,
-    requests: AtomicU64,
-    insecure: bool,
+    counted: super::Counted,
 }
 
 impl std::fmt::Debug for Http2 {
@@ -58,8 +57,7 @@ impl Http2 {
         Ok(Http2 {
             connector: Connector::new(tls, &[b"h2"])?,
             conns: tokio::sync::Mutex::new(HashMap::new()),
-            requests: AtomicU64::new(0),
-            insecure: tls.is_insecure(),
+            counted: super::Counted::new("http2", tls.is_insecure()),
         })
     }
 
@@ -156,23 +154,14 @@ impl Http2 {
 
 impl Transport for Http2 {
     fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
-        self.requests.fetch_add(1, Ordering::Relaxed);
-        let (node, limit) = (req.node.to_string(), req.timeouts.request);
-        Box::pin(super::whole_request(node, limit, self.send_inner(req)))
+        self.counted.send(req, |req| self.send_inner(req))
     }
 
     fn name(&self) -> String {
-        if self.insecure {
-            "http2(insecure-tls)".into()
-        } else {
-            "http2".into()
-        }
+        self.counted.name()
     }
 
     fn stats(&self) -> TransportStats {
-        TransportStats {
-            connections_opened: self.connector.opened(),
-            requests: self.requests.load(Ordering::Relaxed),
-        }
+        self.counted.stats(self.connector.opened())
     }
 }

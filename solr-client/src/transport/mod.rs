@@ -193,6 +193,57 @@ impl<T: Transport + ?Sized> Transport for Arc<T> {
     }
 }
 
+/// What the four base transports share: their name, whether certificate checks are off (it
+/// shows in the name, so no report hides it), and the count of requests sent.
+#[derive(Debug)]
+pub(crate) struct Counted {
+    label: &'static str,
+    insecure: bool,
+    requests: std::sync::atomic::AtomicU64,
+}
+
+impl Counted {
+    pub(crate) fn new(label: &'static str, insecure: bool) -> Self {
+        Self {
+            label,
+            insecure,
+            requests: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    /// Counts `req` and runs `inner(req)` under its whole-request timeout.
+    pub(crate) fn send<'a, F>(
+        &self,
+        req: WireRequest,
+        inner: impl FnOnce(WireRequest) -> F,
+    ) -> BoxFuture<'a, Result<WireResponse>>
+    where
+        F: Future<Output = Result<WireResponse>> + Send + 'a,
+    {
+        self.requests
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let (node, limit) = (req.node.to_string(), req.timeouts.request);
+        Box::pin(whole_request(node, limit, inner(req)))
+    }
+
+    /// `label`, or `label(insecure-tls)`.
+    pub(crate) fn name(&self) -> String {
+        if self.insecure {
+            format!("{}(insecure-tls)", self.label)
+        } else {
+            self.label.to_string()
+        }
+    }
+
+    /// The stats, given how many connections the transport opened.
+    pub(crate) fn stats(&self, connections_opened: u64) -> TransportStats {
+        TransportStats {
+            connections_opened,
+            requests: self.requests.load(std::sync::atomic::Ordering::Relaxed),
+        }
+    }
+}
+
 /// Runs `fut` under the whole-request timeout.
 pub(crate) async fn whole_request<F>(node: String, limit: Duration, fut: F) -> Result<WireResponse>
 where

@@ -19,7 +19,7 @@
 //! transport will not guess.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -75,8 +75,7 @@ pub struct Pooled {
     connector: Connector,
     config: PooledConfig,
     hosts: Mutex<HashMap<String, Arc<HostPool>>>,
-    requests: AtomicU64,
-    insecure: bool,
+    counted: super::Counted,
 }
 
 impl std::fmt::Debug for Pooled {
@@ -100,8 +99,7 @@ impl Pooled {
             connector: Connector::new(tls, super::connector::HTTP1_ALPN)?,
             config,
             hosts: Mutex::new(HashMap::new()),
-            requests: AtomicU64::new(0),
-            insecure: tls.is_insecure(),
+            counted: super::Counted::new("pooled", tls.is_insecure()),
         })
     }
 
@@ -250,23 +248,14 @@ impl Pooled {
 
 impl Transport for Pooled {
     fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
-        self.requests.fetch_add(1, Ordering::Relaxed);
-        let (node, limit) = (req.node.to_string(), req.timeouts.request);
-        Box::pin(super::whole_request(node, limit, self.send_inner(req)))
+        self.counted.send(req, |req| self.send_inner(req))
     }
 
     fn name(&self) -> String {
-        if self.insecure {
-            "pooled(insecure-tls)".into()
-        } else {
-            "pooled".into()
-        }
+        self.counted.name()
     }
 
     fn stats(&self) -> TransportStats {
-        TransportStats {
-            connections_opened: self.connector.opened(),
-            requests: self.requests.load(Ordering::Relaxed),
-        }
+        self.counted.stats(self.connector.opened())
     }
 }

@@ -74,8 +74,7 @@ where
 pub struct ReqwestDefault {
     client: reqwest::Client,
     opened: Arc<AtomicU64>,
-    requests: AtomicU64,
-    insecure: bool,
+    counted: super::Counted,
 }
 
 impl ReqwestDefault {
@@ -100,8 +99,7 @@ impl ReqwestDefault {
         Ok(ReqwestDefault {
             client,
             opened,
-            requests: AtomicU64::new(0),
-            insecure: tls.is_insecure(),
+            counted: super::Counted::new("reqwest", tls.is_insecure()),
         })
     }
 
@@ -190,23 +188,14 @@ impl ReqwestDefault {
 
 impl Transport for ReqwestDefault {
     fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
-        self.requests.fetch_add(1, Ordering::Relaxed);
-        let (node, limit) = (req.node.to_string(), req.timeouts.request);
-        Box::pin(super::whole_request(node, limit, self.send_inner(req)))
+        self.counted.send(req, |req| self.send_inner(req))
     }
 
     fn name(&self) -> String {
-        if self.insecure {
-            "reqwest(insecure-tls)".into()
-        } else {
-            "reqwest".into()
-        }
+        self.counted.name()
     }
 
     fn stats(&self) -> TransportStats {
-        TransportStats {
-            connections_opened: self.opened.load(Ordering::Relaxed),
-            requests: self.requests.load(Ordering::Relaxed),
-        }
+        self.counted.stats(self.opened.load(Ordering::Relaxed))
     }
 }

@@ -94,6 +94,12 @@ fn parse_v4(f: &[u8], off: usize) -> Option<TcpPacket> {
         return None;
     }
     let total = usize::from(be16(f, off + 2)?);
+    // TSO/GSO segments captured before segmentation can carry total length 0: use the frame.
+    let total = if total == 0 {
+        f.len().saturating_sub(off)
+    } else {
+        total
+    };
     let frag = be16(f, off + 6)? & 0x1fff;
     if frag != 0 {
         return None;

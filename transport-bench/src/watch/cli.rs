@@ -1,0 +1,166 @@
+//! `transport-bench watch`: options and the command.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use std::sync::atomic::Ordering;
+
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+
+/// Options of `watch`.
+#[derive(Debug, clap::Args)]
+pub struct WatchArgs {
+    /// Solr port to watch (with --read: inferred from the first SYN when omitted).
+    #[arg(long)]
+    pub port: Option<u16>,
+    /// Interface to capture on (`lo` for a local Solr, `any` for every interface).
+    #[arg(long, default_value = "any")]
+    pub interface: String,
+    /// How long to capture, e.g. `60s`, `2m`, `500ms` (default: until Ctrl-C).
+    #[arg(long, value_parser = parse_duration)]
+    pub duration: Option<Duration>,
+    /// Read a saved pcap or pcapng file instead of capturing.
+    #[arg(long)]
+    pub read: Option<PathBuf>,
+    /// Also save the live capture as pcapng here.
+    #[arg(long)]
+    pub save: Option<PathBuf>,
+    /// Output folder (default `results/watch-<unix time>`).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Print the report as JSON on stdout instead of the text table.
+    #[arg(long)]
+    pub json: bool,
+    /// No progress line.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Print the JSON Schema of `watch.json` and exit.
+    #[arg(long)]
+    pub schema: bool,
+}
+
+/// Parses `60s`, `2m`, `500ms`, `1h` or a bare number of seconds.
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    let (num, unit) = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .map_or((s, "s"), |i| (&s[..i], &s[i..]));
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("not a duration: {s:?} (try 60s, 2m, 500ms)"))?;
+    let secs = match unit {
+        "ms" => v / 1000.0,
+        "s" | "" => v,
+        "m" => v * 60.0,
+        "h" => v * 3600.0,
+        _ => return Err(format!("unknown unit in {s:?} (ms, s, m, h)")),
+    };
+    if !secs.is_finite() || secs <= 0.0 {
+        return Err(format!("duration must be positive: {s:?}"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// Runs `watch`.
+pub async fn run(a: WatchArgs) -> Result<()> {
+    if a.schema {
+        println!("{}", super::watch_schema());
+        return Ok(());
+    }
+    let (captured, source) = match &a.read {
+        Some(path) => {
+            if a.duration.is_some() || a.save.is_some() {
+                bail!("--read analyses a saved file: --duration and --save do not apply");
+            }
+            (super::read_file(path, a.port)?, path.display().to_string())
+        }
+        None => {
+            let Some(port) = a.port else {
+                bail!("--port is required for a live capture (the Solr port, e.g. 8983)");
+            };
+            let live = super::LiveWatch::start(&a.interface, port, a.save.clone())?;
+            let what = match a.duration {
+                Some(d) => format!("for {:.1} s", d.as_secs_f64()),
+                None => "until Ctrl-C".into(),
+            };
+            eprintln!("watching tcp port {port} on {} {what}...", a.interface);
+            let pb = if a.quiet {
+                ProgressBar::hidden()
+            } else {
+                let pb = ProgressBar::new_spinner();
+                pb.set_style(
+                    ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}")
+                        .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+                );
+                pb
+            };
+            let wait = async {
+                match a.duration {
+                    Some(d) => tokio::select! {
+                        _ = tokio::time::sleep(d) => Ok(()),
+                        r = tokio::signal::ctrl_c() => r,
+                    },
+                    None => tokio::signal::ctrl_c().await,
+                }
+            };
+            tokio::pin!(wait);
+            let mut tick = tokio::time::interval(Duration::from_millis(250));
+            loop {
+                tokio::select! {
+                    r = &mut wait => { r.context("waiting for Ctrl-C")?; break; }
+                    _ = tick.tick() => {
+                        let p = live.progress();
+                        pb.set_message(format!(
+                            "{} packets, {} connections, {} requests",
+                            p.frames.load(Ordering::Relaxed),
+                            p.connections.load(Ordering::Relaxed),
+                            p.requests.load(Ordering::Relaxed)
+                        ));
+                        pb.tick();
+                    }
+                }
+            }
+            pb.finish_and_clear();
+            let c = tokio::task::spawn_blocking(move || live.stop()).await??;
+            (c, format!("interface {}", a.interface))
+        }
+    };
+    let report = super::analyse(&captured, &source);
+    let out = a.out.clone().unwrap_or_else(|| {
+        let secs = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        crate::local_solr::project_root()
+            .join("results")
+            .join(format!("watch-{secs}"))
+    });
+    super::save(&out, &report, &captured)
+        .with_context(|| format!("saving to {}", out.display()))?;
+    let mut stdout = std::io::stdout().lock();
+    if a.json {
+        use std::io::Write;
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&report)?)?;
+    } else {
+        super::print_text(&report, &mut stdout)?;
+    }
+    eprintln!("saved: {}", out.display());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("60s"), Ok(Duration::from_secs(60)));
+        assert_eq!(parse_duration("2m"), Ok(Duration::from_secs(120)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("3"), Ok(Duration::from_secs(3)));
+        assert!(parse_duration("x").is_err());
+        assert!(parse_duration("5d").is_err());
+        assert!(parse_duration("0s").is_err());
+    }
+}

@@ -1,0 +1,523 @@
+//! An incremental HTTP/1.1 message parser for one direction of a reassembled connection:
+//! requests (client to server) or responses (server to client), pipelined or split across
+//! any number of segments, bodies by `Content-Length`, `chunked` or (responses) until close.
+//! Anything that is not HTTP/1.x puts the parser out of sync; from then on its bytes are only
+//! counted, with the reason kept.
+
+/// Longest message head accepted.
+const MAX_HEAD: usize = 64 * 1024;
+/// Body bytes kept per message (for QTime decoding and format sniffing); the rest is counted.
+const BODY_KEEP: usize = 1024 * 1024;
+
+/// Which side this parser reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    /// Client to server.
+    Request,
+    /// Server to client.
+    Response,
+}
+
+/// One parsed message.
+#[derive(Debug, Clone, Default)]
+pub struct Message {
+    /// Request method (requests).
+    pub method: String,
+    /// Request target (requests).
+    pub target: String,
+    /// Status code (responses).
+    pub status: u16,
+    /// `HTTP/1.0` or `HTTP/1.1`.
+    pub version: String,
+    /// Headers, names lower-cased.
+    pub headers: Vec<(String, String)>,
+    /// Bytes on the wire (head, body and chunk framing).
+    pub wire_bytes: u64,
+    /// Body bytes after de-chunking (still content-encoded).
+    pub body_len: u64,
+    /// The first 1 MB of the body.
+    pub body: Vec<u8>,
+    /// Timestamp (µs) of the first byte.
+    pub first_ts: u64,
+    /// Timestamp (µs) of the last byte.
+    pub last_ts: u64,
+    /// The stream ended (or lost sync) before the message was complete.
+    pub incomplete: bool,
+    /// What the body said, read once the message is complete (the body is then dropped).
+    pub facts: super::solr::Facts,
+}
+
+impl Message {
+    /// The value of header `name` (lower case), if present.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Head,
+    Body(u64),
+    ChunkSize,
+    ChunkData(u64),
+    ChunkCrlf,
+    Trailers,
+    UntilClose,
+    Lost,
+}
+
+/// Parser for one direction.
+#[derive(Debug)]
+pub struct Parser {
+    side: Side,
+    buf: Vec<u8>,
+    state: State,
+    cur: Message,
+    started: bool,
+    /// Final (non-1xx) responses completed, to match HEAD requests.
+    finals: usize,
+    /// Why the parser lost sync, if it did.
+    pub lost: Option<String>,
+    /// Bytes received after losing sync (or in a gap).
+    pub undecoded_bytes: u64,
+    /// Interim (1xx) responses skipped.
+    pub interim: u64,
+}
+
+fn find(h: &[u8], n: &[u8]) -> Option<usize> {
+    h.windows(n.len()).position(|w| w == n)
+}
+
+impl Parser {
+    /// A parser for `side`.
+    pub fn new(side: Side) -> Self {
+        Parser {
+            side,
+            buf: Vec::new(),
+            state: State::Head,
+            cur: Message::default(),
+            started: false,
+            finals: 0,
+            lost: None,
+            undecoded_bytes: 0,
+            interim: 0,
+        }
+    }
+
+    fn lose(&mut self, why: String) {
+        if self.lost.is_none() {
+            self.lost = Some(why);
+        }
+        self.state = State::Lost;
+        self.undecoded_bytes += self.buf.len() as u64;
+        self.buf.clear();
+    }
+
+    /// Bytes are missing from the stream: the parser cannot know where messages start any
+    /// more (a gap inside a counted body is skipped over instead).
+    pub fn gap(&mut self, n: u64, out: &mut Vec<Message>) {
+        match self.state {
+            State::Body(rem) if self.buf.is_empty() && n <= rem => {
+                self.cur.wire_bytes += n;
+                self.cur.body_len += n;
+                self.undecoded_bytes += n;
+                self.state = State::Body(rem - n);
+                if rem == n {
+                    self.complete(out);
+                }
+            }
+            State::UntilClose => {
+                self.cur.wire_bytes += n;
+                self.undecoded_bytes += n;
+            }
+            State::Lost => self.undecoded_bytes += n,
+            _ => {
+                self.undecoded_bytes += n;
+                if self.started {
+                    self.cur.incomplete = true;
+                    out.push(std::mem::take(&mut self.cur));
+                    self.started = false;
+                }
+                self.lose(format!("{n} bytes missing from the capture"));
+            }
+        }
+    }
+
+    /// Feeds in-order bytes received at `ts`; `is_head(i)` says whether the i-th request on
+    /// the connection was a HEAD (responses only). Completed messages are appended to `out`.
+    pub fn feed(
+        &mut self,
+        ts: u64,
+        data: &[u8],
+        is_head: &dyn Fn(usize) -> bool,
+        out: &mut Vec<Message>,
+    ) {
+        if self.state == State::Lost {
+            self.undecoded_bytes += data.len() as u64;
+            return;
+        }
+        if data.is_empty() {
+            return;
+        }
+        self.buf.extend_from_slice(data);
+        let mut pos = 0;
+        while pos < self.buf.len() {
+            if !self.started {
+                if self.state == State::Head {
+                    // Tolerate stray CRLFs between messages (RFC 9112 2.2).
+                    while pos < self.buf.len() && matches!(self.buf[pos], b'\r' | b'\n') {
+                        pos += 1;
+                    }
+                    if pos == self.buf.len() {
+                        break;
+                    }
+                }
+                self.started = true;
+                self.cur = Message {
+                    first_ts: ts,
+                    ..Default::default()
+                };
+            }
+            self.cur.last_ts = ts;
+            let avail = self.buf.len() - pos;
+            match self.state {
+                State::Head => {
+                    let hay = &self.buf[pos..];
+                    if let Err(e) = self.sanity(hay) {
+                        self.buf.drain(..pos);
+                        self.cur.incomplete = true;
+                        self.started = false;
+                        return self.lose(e);
+                    }
+                    let Some(end) = find(hay, b"\r\n\r\n") else {
+                        if hay.len() > MAX_HEAD {
+                            self.buf.drain(..pos);
+                            self.started = false;
+                            return self.lose(format!("message head over {MAX_HEAD} bytes"));
+                        }
+                        break;
+                    };
+                    let head = hay[..end].to_vec();
+                    pos += end + 4;
+                    self.cur.wire_bytes += (end + 4) as u64;
+                    if let Err(e) = self.head(&head, is_head, out) {
+                        self.buf.drain(..pos);
+                        self.started = false;
+                        return self.lose(e);
+                    }
+                }
+                State::Body(rem) => {
+                    let n = (avail as u64).min(rem) as usize;
+                    self.body(pos, n);
+                    pos += n;
+                    self.state = State::Body(rem - n as u64);
+                    if rem == n as u64 {
+                        self.complete(out);
+                    }
+                }
+                State::UntilClose => {
+                    self.body(pos, avail);
+                    pos += avail;
+                }
+                State::ChunkSize => {
+                    let Some(eol) = find(&self.buf[pos..], b"\r\n") else {
+                        if avail > 1024 {
+                            return self.lose("chunk size line over 1 KB".into());
+                        }
+                        break;
+                    };
+                    let line = String::from_utf8_lossy(&self.buf[pos..pos + eol]).to_string();
+                    let hex = line.split(';').next().unwrap_or("").trim();
+                    let Ok(size) = u64::from_str_radix(hex, 16) else {
+                        self.buf.drain(..pos);
+                        return self.lose(format!("bad chunk size {line:?}"));
+                    };
+                    pos += eol + 2;
+                    self.cur.wire_bytes += (eol + 2) as u64;
+                    self.state = if size == 0 {
+                        State::Trailers
+                    } else {
+                        State::ChunkData(size)
+                    };
+                }
+                State::ChunkData(rem) => {
+                    let n = (avail as u64).min(rem) as usize;
+                    self.body(pos, n);
+                    pos += n;
+                    self.state = if rem == n as u64 {
+                        State::ChunkCrlf
+                    } else {
+                        State::ChunkData(rem - n as u64)
+                    };
+                }
+                State::ChunkCrlf => {
+                    if avail < 2 {
+                        break;
+                    }
+                    if &self.buf[pos..pos + 2] != b"\r\n" {
+                        self.buf.drain(..pos);
+                        return self.lose("chunk not followed by CRLF".into());
+                    }
+                    pos += 2;
+                    self.cur.wire_bytes += 2;
+                    self.state = State::ChunkSize;
+                }
+                State::Trailers => {
+                    let Some(eol) = find(&self.buf[pos..], b"\r\n") else {
+                        break;
+                    };
+                    pos += eol + 2;
+                    self.cur.wire_bytes += (eol + 2) as u64;
+                    if eol == 0 {
+                        self.complete(out);
+                    }
+                }
+                State::Lost => break,
+            }
+        }
+        self.buf.drain(..pos.min(self.buf.len()));
+    }
+
+    /// Cheap early check that this looks like HTTP/1.x at all (TLS, HTTP/2 or garbage would
+    /// otherwise wait for a CRLFCRLF that never comes).
+    fn sanity(&self, hay: &[u8]) -> Result<(), String> {
+        let n = hay.len().min(8);
+        let p = &hay[..n];
+        match self.side {
+            Side::Request => {
+                if p.starts_with(b"PRI * HT") {
+                    return Err("HTTP/2 (prior knowledge), not HTTP/1.1".into());
+                }
+                if let Some(&b) = p.first() {
+                    if b == 0x16 {
+                        return Err("TLS, not cleartext HTTP".into());
+                    }
+                }
+                let token = p.iter().take_while(|b| b.is_ascii_uppercase()).count();
+                if token == 0 || (token < n && p[token] != b' ') {
+                    return Err(format!("not an HTTP/1.x request line: {:?}", preview(hay)));
+                }
+            }
+            Side::Response => {
+                if !b"HTTP/1.".starts_with(&p[..n.min(7)]) {
+                    return Err(format!("not an HTTP/1.x status line: {:?}", preview(hay)));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn body(&mut self, pos: usize, n: usize) {
+        self.cur.wire_bytes += n as u64;
+        self.cur.body_len += n as u64;
+        let room = BODY_KEEP.saturating_sub(self.cur.body.len()).min(n);
+        self.cur.body.extend_from_slice(&self.buf[pos..pos + room]);
+    }
+
+    fn complete(&mut self, out: &mut Vec<Message>) {
+        self.started = false;
+        self.state = State::Head;
+        out.push(std::mem::take(&mut self.cur));
+    }
+
+    fn head(
+        &mut self,
+        head: &[u8],
+        is_head: &dyn Fn(usize) -> bool,
+        out: &mut Vec<Message>,
+    ) -> Result<(), String> {
+        let text = String::from_utf8_lossy(head);
+        let mut lines = text.split("\r\n");
+        let start = lines.next().unwrap_or("");
+        let mut parts = start.splitn(3, ' ');
+        let (a, b, c) = (
+            parts.next().unwrap_or(""),
+            parts.next().unwrap_or(""),
+            parts.next().unwrap_or(""),
+        );
+        match self.side {
+            Side::Request => {
+                if !c.starts_with("HTTP/1.") || b.is_empty() {
+                    return Err(format!("bad request line {:?}", preview(start.as_bytes())));
+                }
+                self.cur.method = a.to_string();
+                self.cur.target = b.to_string();
+                self.cur.version = c.to_string();
+            }
+            Side::Response => {
+                let code = b.parse::<u16>().ok().filter(|c| (100..600).contains(c));
+                let Some(code) = code.filter(|_| a.starts_with("HTTP/1.")) else {
+                    return Err(format!("bad status line {:?}", preview(start.as_bytes())));
+                };
+                self.cur.status = code;
+                self.cur.version = a.to_string();
+            }
+        }
+        for line in lines {
+            if let Some((n, v)) = line.split_once(':') {
+                self.cur
+                    .headers
+                    .push((n.trim().to_ascii_lowercase(), v.trim().to_string()));
+            }
+        }
+        let chunked = self
+            .cur
+            .header("transfer-encoding")
+            .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"));
+        let length = match self.cur.header("content-length") {
+            Some(v) => Some(
+                v.parse::<u64>()
+                    .map_err(|_| format!("bad Content-Length {v:?}"))?,
+            ),
+            None => None,
+        };
+        if self.side == Side::Response {
+            let status = self.cur.status;
+            if (100..200).contains(&status) {
+                if status == 101 {
+                    return Err("protocol switched (101), not HTTP/1.1 any more".into());
+                }
+                // Interim response (100 Continue): not the answer to the request.
+                self.interim += 1;
+                self.started = false;
+                self.state = State::Head;
+                self.cur = Message::default();
+                return Ok(());
+            }
+            let head_req = is_head(self.finals);
+            self.finals += 1;
+            if head_req || status == 204 || status == 304 {
+                self.complete(out);
+                return Ok(());
+            }
+        }
+        self.state = if chunked {
+            State::ChunkSize
+        } else {
+            match (length, self.side) {
+                (Some(0), _) | (None, Side::Request) => {
+                    self.complete(out);
+                    return Ok(());
+                }
+                (Some(n), _) => State::Body(n),
+                (None, Side::Response) => State::UntilClose,
+            }
+        };
+        Ok(())
+    }
+
+    /// The stream ended: a body read until close is complete, anything else half-received is
+    /// returned marked incomplete.
+    pub fn finish(&mut self, out: &mut Vec<Message>) {
+        if self.started {
+            if self.state != State::UntilClose {
+                self.cur.incomplete = true;
+            }
+            self.undecoded_bytes += self.buf.len() as u64;
+            self.buf.clear();
+            self.started = false;
+            out.push(std::mem::take(&mut self.cur));
+        } else if !self.buf.is_empty() && self.state != State::Lost {
+            self.undecoded_bytes += self.buf.len() as u64;
+            self.buf.clear();
+        }
+        if self.state != State::Lost {
+            self.state = State::Head;
+        }
+    }
+}
+
+fn preview(b: &[u8]) -> String {
+    String::from_utf8_lossy(&b[..b.len().min(24)]).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_head(_: usize) -> bool {
+        false
+    }
+
+    #[test]
+    fn pipelined_requests_split_anywhere() {
+        let wire = b"GET /solr/bench/select?q=a HTTP/1.1\r\nHost: x\r\n\r\nPOST /solr/bench/update HTTP/1.1\r\nContent-Length: 5\r\nContent-Type: application/json\r\n\r\n[{}]\nGET /b HTTP/1.1\r\n\r\n";
+        for split in 0..wire.len() {
+            let mut p = Parser::new(Side::Request);
+            let mut out = Vec::new();
+            p.feed(1, &wire[..split], &no_head, &mut out);
+            p.feed(2, &wire[split..], &no_head, &mut out);
+            assert_eq!(out.len(), 3, "split at {split}");
+            assert_eq!(out[1].method, "POST");
+            assert_eq!(out[1].body, b"[{}]\n");
+            assert_eq!(out[2].target, "/b");
+            let total: u64 = out.iter().map(|m| m.wire_bytes).sum();
+            assert_eq!(total, wire.len() as u64);
+            assert!(p.lost.is_none());
+        }
+    }
+
+    #[test]
+    fn chunked_response_with_interim_100() {
+        let wire = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nabcd\r\n3;x=y\r\nefg\r\n0\r\n\r\n";
+        let mut p = Parser::new(Side::Response);
+        let mut out = Vec::new();
+        for b in wire.iter() {
+            p.feed(1, &[*b], &no_head, &mut out);
+        }
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].body, b"abcdefg");
+        assert_eq!(out[0].status, 200);
+        assert_eq!(p.interim, 1);
+    }
+
+    #[test]
+    fn response_to_head_has_no_body_and_until_close_ends_at_finish() {
+        let mut p = Parser::new(Side::Response);
+        let mut out = Vec::new();
+        let head = |i: usize| i == 0;
+        p.feed(
+            1,
+            b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nHTTP/1.0 200 OK\r\n\r\nbody",
+            &head,
+            &mut out,
+        );
+        assert_eq!(out.len(), 1);
+        p.finish(&mut out);
+        assert_eq!(out.len(), 2);
+        assert_eq!(out[1].body, b"body");
+        assert!(!out[1].incomplete);
+    }
+
+    #[test]
+    fn garbage_tls_and_partial_are_counted_not_fatal() {
+        let mut p = Parser::new(Side::Request);
+        let mut out = Vec::new();
+        p.feed(1, &[0x16, 3, 1, 0, 5, 1, 2, 3], &no_head, &mut out);
+        assert!(p.lost.as_deref().unwrap_or("").contains("TLS"));
+        p.feed(2, b"more", &no_head, &mut out);
+        assert_eq!(p.undecoded_bytes, 12);
+
+        let mut p = Parser::new(Side::Request);
+        p.feed(
+            1,
+            b"POST /u HTTP/1.1\r\nContent-Length: 100\r\n\r\nabc",
+            &no_head,
+            &mut out,
+        );
+        p.finish(&mut out);
+        assert!(out.last().is_some_and(|m| m.incomplete && m.body == b"abc"));
+
+        let mut p = Parser::new(Side::Response);
+        p.feed(
+            1,
+            b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n",
+            &no_head,
+            &mut out,
+        );
+        assert!(p.lost.is_some());
+    }
+}

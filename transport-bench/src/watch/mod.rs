@@ -1,0 +1,102 @@
+//! `transport-bench watch`: a passive audit of any application's Solr traffic, from the wire.
+//!
+//! Packets to and from the Solr port (a live libpcap capture or a saved pcap/pcapng file) are
+//! put back into TCP connections ([`tcp`], [`conn`]); cleartext HTTP/1.1 is parsed into
+//! requests and responses ([`http`]) and read for Solr facts ([`solr`]: endpoint, `wt`,
+//! update format, QTime, gunzipped when needed); TLS connections are classified from their
+//! handshake only ([`tls`]). [`report`] turns that into connection and request figures,
+//! findings with fixes and a one-line verdict; [`svg`] draws the connections.
+//!
+//! Whatever cannot be decoded (frames that are not TCP/IP, bytes missing from the capture,
+//! HTTP out of sync, HTTP/2, unknown protocols) is counted and said, never a panic.
+
+pub mod capture;
+pub mod cli;
+pub mod conn;
+pub mod http;
+pub mod report;
+pub mod solr;
+pub mod svg;
+pub mod tcp;
+pub mod tls;
+pub mod xmljson;
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+pub use capture::{read_file, Captured, LiveWatch};
+pub use report::{print_text, WatchReport};
+
+/// Builds the report of a finished capture.
+pub fn analyse(c: &Captured, source: &str) -> WatchReport {
+    report::build(&c.tracker, source, c.dropped, c.error.clone())
+}
+
+/// Reads a saved capture and reports on it (`port` None: inferred from the first SYN).
+pub fn watch_file(path: &Path, port: Option<u16>) -> Result<WatchReport> {
+    let c = read_file(path, port)?;
+    Ok(analyse(&c, &path.display().to_string()))
+}
+
+/// The JSON Schema of `watch.json`, as published in `transport-bench/schema/watch.schema.json`.
+pub fn watch_schema() -> String {
+    let schema = schemars::schema_for!(WatchReport);
+    serde_json::to_string_pretty(&schema).unwrap_or_default()
+}
+
+/// Saves `watch.json`, `connections.csv`, `requests.csv` and `watch.svg` into `dir`.
+pub fn save(dir: &Path, r: &WatchReport, c: &Captured) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    std::fs::write(dir.join("watch.json"), serde_json::to_string_pretty(r)?)?;
+    std::fs::write(dir.join("watch.svg"), svg::chart(r))?;
+    let mut csv = String::from(
+        "id,client,protocol,opened_in_capture,start_ms,end_ms,requests,bytes_to_server,bytes_from_server,closed_by,max_idle_ms,handshake\n",
+    );
+    for x in &r.connection_list {
+        csv.push_str(&format!(
+            "{},{},{},{},{:.3},{:.3},{},{},{},{},{},{}\n",
+            x.id,
+            x.client,
+            x.protocol,
+            x.opened_in_capture,
+            x.start_ms,
+            x.end_ms,
+            x.requests,
+            x.bytes_to_server,
+            x.bytes_from_server,
+            x.closed_by,
+            x.max_idle_ms.map_or(String::new(), |v| format!("{v:.3}")),
+            x.handshake
+                .map_or(String::new(), |h| format!("{h:?}").to_ascii_lowercase())
+        ));
+    }
+    std::fs::write(dir.join("connections.csv"), csv)?;
+    let q = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
+    let mut csv = String::from(
+        "conn,method,path,wt,status,request_bytes,response_bytes,accept_encoding,content_encoding,body_format,start_ms,wall_ms,qtime_ms\n",
+    );
+    for x in report::requests(&c.tracker) {
+        csv.push_str(&format!(
+            "{},{},{},{},{},{},{},{},{},{},{:.3},{},{}\n",
+            x.conn,
+            q(&x.method),
+            q(&x.path),
+            q(&x.wt),
+            x.status,
+            x.request_bytes,
+            x.response_bytes,
+            q(&x.accept_encoding),
+            q(&x.content_encoding),
+            x.body_format,
+            x.start_ms,
+            x.wall_ms.map_or(String::new(), |v| format!("{v:.3}")),
+            x.qtime_ms.map_or(String::new(), |v| v.to_string())
+        ));
+    }
+    std::fs::write(dir.join("requests.csv"), csv)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;

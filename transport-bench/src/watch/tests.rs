@@ -1,0 +1,338 @@
+//! Tracker-level tests on packets built here: pipelining, out-of-order and retransmitted
+//! segments, holes, resets, port reuse, TLS, damaged capture files, and the schema.
+
+use std::io::Write;
+
+use super::conn::Tracker;
+use super::report::build;
+use super::tls::tests::client_hello_record;
+use crate::witness::packet::linktype;
+
+const SRV: u16 = 8983;
+const FIN: u8 = 0x01;
+const SYN: u8 = 0x02;
+const RST: u8 = 0x04;
+const PSH: u8 = 0x08;
+const ACK: u8 = 0x10;
+
+/// An Ethernet/IPv4/TCP frame from 127.0.0.1:`sport` to 127.0.0.1:`dport`.
+fn frame(sport: u16, dport: u16, seq: u32, flags: u8, payload: &[u8]) -> Vec<u8> {
+    let mut f = vec![0u8; 12];
+    f.extend([0x08, 0x00]);
+    let total = (40 + payload.len()) as u16;
+    f.extend([0x45, 0]);
+    f.extend(total.to_be_bytes());
+    f.extend([0, 0, 0x40, 0, 64, 6, 0, 0, 127, 0, 0, 1, 127, 0, 0, 1]);
+    f.extend(sport.to_be_bytes());
+    f.extend(dport.to_be_bytes());
+    f.extend(seq.to_be_bytes());
+    f.extend([0, 0, 0, 0, 0x50, flags, 0xff, 0xff, 0, 0, 0, 0]);
+    f.extend(payload);
+    f
+}
+
+/// Builds a client/server exchange as frames, with timestamps.
+struct Conv {
+    frames: Vec<(u64, Vec<u8>)>,
+    cport: u16,
+    cseq: u32,
+    sseq: u32,
+    ts: u64,
+}
+
+impl Conv {
+    fn new(cport: u16, ts: u64) -> Self {
+        Conv {
+            frames: Vec::new(),
+            cport,
+            cseq: 1000,
+            sseq: 50_000,
+            ts,
+        }
+    }
+    fn tick(&mut self) -> u64 {
+        self.ts += 100;
+        self.ts
+    }
+    fn open(&mut self) -> &mut Self {
+        let t = self.tick();
+        self.frames
+            .push((t, frame(self.cport, SRV, self.cseq, SYN, b"")));
+        let t = self.tick();
+        self.frames
+            .push((t, frame(SRV, self.cport, self.sseq, SYN | ACK, b"")));
+        self.cseq += 1;
+        self.sseq += 1;
+        let t = self.tick();
+        self.frames
+            .push((t, frame(self.cport, SRV, self.cseq, ACK, b"")));
+        self
+    }
+    fn client(&mut self, data: &[u8]) -> Vec<u8> {
+        let f = frame(self.cport, SRV, self.cseq, PSH | ACK, data);
+        self.cseq += data.len() as u32;
+        f
+    }
+    fn server(&mut self, data: &[u8]) -> Vec<u8> {
+        let f = frame(SRV, self.cport, self.sseq, PSH | ACK, data);
+        self.sseq += data.len() as u32;
+        f
+    }
+    fn send(&mut self, f: Vec<u8>) -> &mut Self {
+        let t = self.tick();
+        self.frames.push((t, f));
+        self
+    }
+    fn close(&mut self, from_client: bool) -> &mut Self {
+        let f = if from_client {
+            frame(self.cport, SRV, self.cseq, FIN | ACK, b"")
+        } else {
+            frame(SRV, self.cport, self.sseq, FIN | ACK, b"")
+        };
+        self.send(f)
+    }
+}
+
+fn run(frames: &[(u64, Vec<u8>)]) -> super::report::WatchReport {
+    let mut t = Tracker::new(SRV);
+    for (ts, f) in frames {
+        t.add(linktype::ETHERNET, f, f.len() as u32, *ts);
+    }
+    t.finish();
+    build(&t, "test", 0, None)
+}
+
+fn resp(qtime: u32, body_pad: usize) -> Vec<u8> {
+    let body = format!(
+        "{{\"responseHeader\":{{\"status\":0,\"QTime\":{qtime}}},\"pad\":\"{}\"}}",
+        "x".repeat(body_pad)
+    );
+    format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+const GET: &[u8] = b"GET /solr/bench/select?q=*:*&wt=json HTTP/1.1\r\nHost: x\r\n\r\n";
+
+#[test]
+fn pipelined_requests_with_out_of_order_and_retransmitted_segments() {
+    let mut c = Conv::new(40000, 0);
+    c.open();
+    // Two pipelined requests in one segment, a third split in two.
+    let two = [GET, GET].concat();
+    let f = c.client(&two);
+    c.send(f);
+    let a = c.client(&GET[..10]);
+    let b = c.client(&GET[10..]);
+    // Out of order: the second half first, then the first, then the first again.
+    c.send(b).send(a.clone()).send(a);
+    // Responses: three, the middle one's segments reordered and the first retransmitted.
+    let r1 = c.server(&resp(1, 10));
+    let r2 = resp(2, 3000);
+    let r2a = c.server(&r2[..1500]);
+    let r2b = c.server(&r2[1500..]);
+    let r3 = c.server(&resp(3, 10));
+    c.send(r1.clone()).send(r2b).send(r1).send(r2a).send(r3);
+    c.close(true).close(false);
+    let r = run(&c.frames);
+    assert_eq!(r.connections.seen, 1);
+    assert_eq!(r.connections.opened, 1);
+    assert_eq!(r.requests.requests, 3);
+    assert_eq!(r.requests.answered, 3);
+    assert_eq!(r.requests.qtime_decoded, 3);
+    let qmax = r.requests.qtime.max_ms.unwrap_or(0.0);
+    assert!((qmax - 3.0).abs() < 0.01, "{qmax}");
+    assert_eq!(r.connections.retransmitted_segments, 2);
+    assert_eq!(r.connections.out_of_order_segments, 2);
+    assert_eq!(r.connections.closed_by_client, 1);
+    assert_eq!(r.undecodable.missing_bytes + r.undecodable.http_bytes, 0);
+    assert_eq!(r.connections.max_requests_per_connection, 3);
+    assert!(
+        r.findings.iter().any(|f| f.kind == "no-gzip"),
+        "{:?}",
+        r.findings
+    );
+}
+
+#[test]
+fn one_connection_per_request_is_found_and_counted() {
+    let mut frames = Vec::new();
+    for i in 0..5u16 {
+        let mut c = Conv::new(41000 + i, u64::from(i) * 10_000);
+        c.open();
+        let q = c.client(GET);
+        let s = c.server(&resp(0, 5));
+        c.send(q).send(s).close(i % 2 == 0).close(i % 2 == 1);
+        frames.extend(c.frames);
+    }
+    let r = run(&frames);
+    assert_eq!((r.connections.opened, r.requests.requests), (5, 5));
+    assert_eq!(
+        (
+            r.connections.closed_by_client,
+            r.connections.closed_by_server
+        ),
+        (3, 2)
+    );
+    assert_eq!(r.findings[0].kind, "no-reuse");
+    assert!(
+        r.verdict.contains("5 requests on 5 connections"),
+        "{}",
+        r.verdict
+    );
+}
+
+#[test]
+fn lost_segment_is_counted_and_parsing_stops_cleanly() {
+    let mut c = Conv::new(42000, 0);
+    c.open();
+    let q1 = c.client(GET);
+    let _lost = c.client(b"GET /solr/bench/sel");
+    let q3 = c.client(b"ect HTTP/1.1\r\n\r\n");
+    c.send(q1).send(q3);
+    let mut reset = frame(42000, SRV, c.cseq, RST, b"");
+    reset[47] = RST;
+    c.send(reset);
+    let r = run(&c.frames);
+    assert_eq!(r.requests.requests, 1);
+    assert_eq!(r.undecodable.missing_bytes, 19);
+    assert_eq!(r.undecodable.connections_out_of_sync, 1);
+    assert_eq!(r.connections.reset_by_client, 1);
+    assert!(r.findings.iter().any(|f| f.kind == "undecodable"));
+}
+
+#[test]
+fn tls_connection_is_connection_level_only() {
+    let mut c = Conv::new(43000, 0);
+    c.open();
+    let ch = c.client(&client_hello_record(&[], &[]));
+    c.send(ch).close(true);
+    let r = run(&c.frames);
+    let tls = r.tls.as_ref().expect("tls summary");
+    assert_eq!((tls.connections, tls.client_hellos, tls.unknown), (1, 1, 1));
+    assert_eq!(r.requests.requests, 0);
+    assert!(r.findings.iter().any(|f| f.kind == "tls-opaque"));
+}
+
+#[test]
+fn garbage_frames_never_panic() {
+    let mut c = Conv::new(44000, 0);
+    c.open();
+    let q = c.client(GET);
+    c.send(q);
+    let mut frames = c.frames.clone();
+    // Every prefix of every frame, plus noise.
+    for (ts, f) in &c.frames {
+        for cut in 0..f.len() {
+            frames.push((*ts, f[..cut].to_vec()));
+        }
+    }
+    let noise: Vec<u8> = (0..3000u32)
+        .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+        .collect();
+    for w in noise.chunks(97) {
+        frames.push((1, w.to_vec()));
+        let mut f = frame(44000, SRV, 7, PSH | ACK, w);
+        // Noise in the TCP header (ports, sequence, offset, flags).
+        f[34..54].copy_from_slice(&w[..20]);
+        f[34..36].copy_from_slice(&SRV.to_be_bytes());
+        frames.push((2, f));
+    }
+    let r = run(&frames);
+    assert!(r.frames_undecoded > 0);
+}
+
+#[test]
+fn reference_captures_20_connections_vs_1() {
+    let dir = crate::local_solr::project_root().join("captures");
+    let fresh = super::watch_file(&dir.join("search-fresh.pcapng"), None).expect("fresh");
+    let pooled = super::watch_file(&dir.join("search-pooled.pcapng"), None).expect("pooled");
+    assert_eq!(
+        (fresh.connections.opened, fresh.requests.requests),
+        (20, 20)
+    );
+    assert_eq!(
+        (pooled.connections.opened, pooled.requests.requests),
+        (1, 20)
+    );
+    assert_eq!(fresh.requests.qtime_decoded, 20);
+    assert_eq!(pooled.connections.max_requests_per_connection, 20);
+}
+
+#[test]
+fn damaged_capture_files_are_errors_or_partial_never_panics() {
+    let src = crate::local_solr::project_root().join("captures/search-pooled.pcapng");
+    let bytes = std::fs::read(&src).expect("capture");
+    let dir = std::env::temp_dir().join(format!("watch-damaged-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp");
+    let p = dir.join("cut.pcapng");
+    let mut partial = 0;
+    for cut in (0..bytes.len())
+        .step_by(bytes.len() / 40 + 1)
+        .chain([10, 27, 28, 100])
+    {
+        std::fs::File::create(&p)
+            .and_then(|mut f| f.write_all(&bytes[..cut]))
+            .expect("write");
+        match super::watch_file(&p, Some(SRV)) {
+            Ok(r) => {
+                partial += 1;
+                assert!(r.requests.requests <= 20);
+            }
+            Err(e) => assert!(!format!("{e:#}").is_empty()),
+        }
+    }
+    assert!(partial > 10, "most prefixes are still readable captures");
+    std::fs::write(&p, b"definitely not a capture").expect("write");
+    let e = super::watch_file(&p, None).expect_err("not a capture");
+    assert!(format!("{e:#}").contains("cannot read capture"), "{e:#}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn published_watch_schema_is_current() {
+    let published = include_str!("../../schema/watch.schema.json");
+    assert_eq!(
+        published.trim(),
+        super::watch_schema().trim(),
+        "run `transport-bench watch --schema > transport-bench/schema/watch.schema.json`"
+    );
+}
+
+#[test]
+fn server_closing_as_asked_is_not_blamed_on_the_server() {
+    let close = b"GET /solr/bench/select HTTP/1.1\r\nConnection: close\r\n\r\n";
+    let mut frames = Vec::new();
+    for (i, req) in [&close[..], &close[..], GET, GET].into_iter().enumerate() {
+        let mut c = Conv::new(45000 + i as u16, i as u64 * 10_000);
+        c.open();
+        let q = c.client(req);
+        let s = c.server(&resp(0, 5));
+        c.send(q).send(s).close(false).close(true);
+        frames.extend(c.frames);
+    }
+    let r = run(&frames);
+    assert_eq!(r.connections.closed_by_server, 4);
+    assert_eq!(r.connections.closed_by_server_as_asked, 2);
+    assert_eq!(r.requests.close_requested, 2);
+    let f = r
+        .findings
+        .iter()
+        .find(|f| f.kind == "server-closes")
+        .expect("2 of 4 unasked");
+    assert!(f.what.contains("closed 2 of 4"), "{}", f.what);
+    // Only the ones that asked: no server finding.
+    let r = run(&frames[..frames.len() / 2]);
+    assert!(
+        !r.findings.iter().any(|f| f.kind == "server-closes"),
+        "{:?}",
+        r.findings
+    );
+    assert!(
+        r.findings[0].what.contains("asked the server to close"),
+        "{}",
+        r.findings[0].what
+    );
+}
