@@ -11,6 +11,7 @@ mod foundation;
 mod hostile_input;
 mod idle_timeout;
 mod load;
+mod nrt;
 mod routing;
 mod security;
 mod wan;

@@ -7,10 +7,13 @@
 //! study's searches at several RTTs through it; [`large_responses`] is scenario S5 (seed 004);
 //! [`watch`] audits any application's Solr traffic from a packet capture.
 
+pub mod bulk_files;
 pub mod large_responses;
 pub mod load;
 pub mod local_solr;
+pub mod nrt;
 pub mod report;
+pub mod seedkit;
 pub mod stats;
 pub mod study;
 pub mod sweep;
@@ -56,6 +59,11 @@ pub enum Command {
         /// Contender summary.json (or its folder).
         contender: PathBuf,
     },
+    /// Near-real-time indexing under search load (seed 001): a commit loop, paced indexing,
+    /// full-speed searches and a visibility-lag prober, hard and soft commits side by side.
+    Nrt(Box<nrt::NrtArgs>),
+    /// Bulk indexing of update files with the page cache hot and cold (seed 002).
+    BulkFiles(Box<bulk_files::BulkArgs>),
     /// Watches any application's Solr traffic on the wire (or in a saved capture): connections,
     /// reuse, requests, gzip, update formats, wall time vs QTime, findings with fixes.
     Watch(Box<watch::cli::WatchArgs>),
@@ -65,10 +73,10 @@ pub enum Command {
     /// Scenario S5 (seed 004): pages of 10..1000 rows with and without gzip across an
     /// emulated slow link (root): wire bytes, p50/p95, client CPU, where gzip starts to pay.
     LargeResponses(Box<large_responses::LargeArgs>),
-    /// Prints a JSON Schema: of `summary.json` (default), `sweep.json`, `large-responses.json`
-    /// or `watch.json`.
+    /// Prints the JSON Schema of a command's JSON output: `summary.json` of study/audit
+    /// (default), or that of sweep, large-responses, watch, nrt or bulk-files.
     Schema {
-        /// Which: summary, sweep, large-responses or watch.
+        /// Whose: summary (also: study, audit), sweep, large-responses, watch, nrt, bulk-files.
         #[arg(default_value = "summary")]
         which: String,
     },
@@ -217,6 +225,8 @@ pub async fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Study(a) => study_cmd(*a).await,
         Command::Audit(a) => audit_cmd(*a).await,
+        Command::Nrt(a) => nrt::cmd(*a).await.map(|_| ()),
+        Command::BulkFiles(a) => bulk_files::cmd(*a).await.map(|_| ()),
         Command::Watch(a) => watch::cli::run(*a).await,
         Command::Compare {
             baseline,
@@ -231,15 +241,16 @@ pub async fn run(cli: Cli) -> Result<()> {
         Command::LargeResponses(a) => large_responses::run_cmd(*a).await,
         Command::Schema { which } => {
             let s = match which.as_str() {
-                "summary" => summary_schema(),
+                "summary" | "study" | "audit" => summary_schema(),
                 "sweep" => sweep::sweep_schema(),
                 "large-responses" => large_responses::large_schema(),
                 "watch" => watch::watch_schema(),
-                other => {
-                    anyhow::bail!(
-                        "schema {other:?}: expected summary, sweep, large-responses or watch"
-                    )
-                }
+                "nrt" => nrt_schema(),
+                "bulk-files" => bulk_files_schema(),
+                other => anyhow::bail!(
+                    "schema {other:?}: expected summary, sweep, large-responses, watch, nrt or \
+                     bulk-files"
+                ),
             };
             println!("{s}");
             Ok(())
@@ -256,6 +267,18 @@ pub async fn run(cli: Cli) -> Result<()> {
 /// The JSON Schema of `summary.json`, as published in `transport-bench/schema/summary.schema.json`.
 pub fn summary_schema() -> String {
     let schema = schemars::schema_for!(study::StudyReport);
+    serde_json::to_string_pretty(&schema).unwrap_or_default()
+}
+
+/// The JSON Schema of the `nrt` summary (`transport-bench/schema/nrt.schema.json`).
+pub fn nrt_schema() -> String {
+    let schema = schemars::schema_for!(nrt::NrtReport);
+    serde_json::to_string_pretty(&schema).unwrap_or_default()
+}
+
+/// The JSON Schema of the `bulk-files` summary (`transport-bench/schema/bulk-files.schema.json`).
+pub fn bulk_files_schema() -> String {
+    let schema = schemars::schema_for!(bulk_files::BulkReport);
     serde_json::to_string_pretty(&schema).unwrap_or_default()
 }
 
@@ -486,6 +509,22 @@ mod tests {
             published.trim(),
             super::summary_schema().trim(),
             "run `transport-bench schema > transport-bench/schema/summary.schema.json`"
+        );
+    }
+
+    #[test]
+    fn nrt_and_bulk_files_schemas_are_current() {
+        let nrt = include_str!("../schema/nrt.schema.json");
+        assert_eq!(
+            nrt.trim(),
+            super::nrt_schema().trim(),
+            "run `transport-bench schema nrt > transport-bench/schema/nrt.schema.json`"
+        );
+        let bulk = include_str!("../schema/bulk-files.schema.json");
+        assert_eq!(
+            bulk.trim(),
+            super::bulk_files_schema().trim(),
+            "run `transport-bench schema bulk-files > transport-bench/schema/bulk-files.schema.json`"
         );
     }
 }

@@ -1,0 +1,314 @@
+//! Printing and saving a `bulk-files` report: the per-run table beside the seed's figures,
+//! `summary.json`, `runs.csv`, `runs.svg` and the verdict.
+
+use std::fmt::Write as _;
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use super::BulkReport;
+use crate::report::svg::{esc, header};
+use crate::seedkit::opt_ms;
+
+/// The seed's published wall times (420 XML files, 2.68 MB and ~1.1K docs each, Solr 4.3.1,
+/// soft commits): hot, cold, hot, cold, in seconds.
+pub const SEED_RUNS: [(&str, f64); 4] = [
+    ("hot", 87.604),
+    ("cold", 90.285),
+    ("hot", 87.924),
+    ("cold", 92.791),
+];
+
+/// The seed's documents and megabytes per run (420 x 1,100 docs, 420 x 2.68 MB).
+pub const SEED_DOCS: f64 = 462_000.0;
+/// See [`SEED_DOCS`].
+pub const SEED_MB: f64 = 1_125.6;
+
+/// Writes the table; the last line is the verdict.
+pub fn print_text<W: Write>(r: &BulkReport, w: &mut W) -> Result<()> {
+    writeln!(w, "Solr: {}", r.url)?;
+    writeln!(
+        w,
+        "Bulk files (seed 002): {} {} files, {} docs, {:.1} MB ({:.2} MB/file), one post per file, soft commit; files in {}",
+        r.files,
+        r.settings["format"].as_str().unwrap_or("?"),
+        r.docs,
+        r.mb,
+        r.mean_file_mb,
+        r.dir
+    )?;
+    writeln!(w)?;
+    writeln!(
+        w,
+        "{:<4} {:<5} {:>9} {:>8} {:>7} {:>7} {:>7} {:>9} {:>7} {:>9} {:>9} {:>9} {:>16} {:>5}",
+        "rep",
+        "cache",
+        "cached MB",
+        "wall s",
+        "read s",
+        "post s",
+        "commit",
+        "docs/s",
+        "MB/s",
+        "read p50",
+        "post p50",
+        "post p99",
+        "indexed == sent",
+        "load"
+    )?;
+    for run in &r.runs {
+        writeln!(
+            w,
+            "{:<4} {:<5} {:>9} {:>8.2} {:>7.2} {:>7.2} {:>7.2} {:>9.0} {:>7.1} {:>9} {:>9} {:>9} {:>16} {:>5}",
+            run.rep + 1,
+            run.cache,
+            run.resident_mb
+                .map(|m| format!("{m:.1}"))
+                .unwrap_or_else(|| "-".into()),
+            run.wall_s,
+            run.read_s,
+            run.post_s,
+            run.commit_s,
+            run.docs_per_s,
+            run.mb_per_s,
+            opt_ms(run.read_per_file.p50_ms),
+            opt_ms(run.post_per_file.p50_ms),
+            opt_ms(run.post_per_file.p99_ms),
+            format!(
+                "{} {}/{}",
+                if run.ok { "yes" } else { "NO" },
+                run.indexed,
+                run.docs
+            ),
+            run.load_1m
+                .map(|l| format!("{l:.1}"))
+                .unwrap_or_else(|| "-".into()),
+        )?;
+    }
+    writeln!(
+        w,
+        "(read/post p50, p99: per file, ms; cached MB: the files in the page cache before the run, by fincore; load: host 1-minute load average at the start)"
+    )?;
+    writeln!(w)?;
+    writeln!(w, "Seed (Solr 4.3.1, 420 XML files, 462K docs, 1,126 MB):")?;
+    for (i, (cache, s)) in SEED_RUNS.iter().enumerate() {
+        writeln!(
+            w,
+            "{:<4} {:<5} {:>9} {:>8.2} {:>7} {:>7} {:>7} {:>9.0} {:>7.1}",
+            i / 2 + 1,
+            cache,
+            "-",
+            s,
+            "-",
+            "-",
+            "-",
+            SEED_DOCS / s,
+            SEED_MB / s
+        )?;
+    }
+    writeln!(w)?;
+    if let Some(why) = &r.cold_skipped {
+        writeln!(w, "cold runs skipped: {why}")?;
+    }
+    if let Some(d) = r.cold_minus_hot_mean_s {
+        let diffs: Vec<String> = r
+            .cold_minus_hot_s
+            .iter()
+            .map(|d| format!("{d:+.2}"))
+            .collect();
+        writeln!(
+            w,
+            "cold - hot wall time: {} s per repetition, mean {d:+.2} s (seed: +2.68, +4.87 s)",
+            diffs.join(", ")
+        )?;
+    }
+    for warning in &r.warnings {
+        writeln!(w, "warning: {warning}")?;
+    }
+    writeln!(w)?;
+    writeln!(w, "{}", r.verdict)?;
+    Ok(())
+}
+
+/// The one-line verdict.
+pub fn verdict(r: &BulkReport) -> String {
+    let hot = r.hot_wall.mean_ms / 1e3;
+    let seed_hot = (SEED_RUNS[0].1 + SEED_RUNS[2].1) / 2.0;
+    let docs_per_s = r.docs as f64 / hot.max(1e-9);
+    let ok = r.runs.iter().all(|x| x.ok);
+    let cold = match (r.cold_minus_hot_mean_s, &r.cold_skipped) {
+        (Some(d), _) => {
+            let read_hot = mean(r, "hot", |x| x.read_s);
+            let read_cold = mean(r, "cold", |x| x.read_s);
+            // Run-to-run noise: the spread of the runs with the same cache state.
+            let spread = |cache: &str| {
+                let v: Vec<f64> = r
+                    .runs
+                    .iter()
+                    .filter(|x| x.cache == cache)
+                    .map(|x| x.wall_s)
+                    .collect();
+                v.iter().copied().fold(f64::MIN, f64::max)
+                    - v.iter().copied().fold(f64::MAX, f64::min)
+            };
+            let noise = spread("hot").max(spread("cold"));
+            let within = if r.cold_minus_hot_s.len() >= 2 && d.abs() <= noise {
+                format!(
+                    ", inside the run-to-run noise ({noise:.1} s between runs of one cache state)"
+                )
+            } else if r.cold_minus_hot_s.len() >= 2 {
+                format!(", beyond the run-to-run noise ({noise:.1} s)")
+            } else {
+                ", one repetition: noise unknown".to_string()
+            };
+            format!(
+                "cold - hot {d:+.2} s ({:+.1}%) mean wall{within}; the page cache's direct share, file reads, {:+.2} s cold (seed: cold slower by 3-5 s, 3-6%)",
+                d / hot.max(1e-9) * 100.0,
+                read_cold - read_hot
+            )
+        }
+        (None, Some(why)) => format!(
+            "no cold run ({})",
+            why.split(':').next().unwrap_or("skipped")
+        ),
+        (None, None) => "no cold run".into(),
+    };
+    format!(
+        "verdict: {} docs ({:.0} MB) in {hot:.1} s hot = {docs_per_s:.0} docs/s, {:.1} MB/s (seed: {seed_hot:.1} s = {:.0} docs/s, {:.1} MB/s); {cold}; {}",
+        r.docs,
+        r.mb,
+        r.mb / hot.max(1e-9),
+        SEED_DOCS / seed_hot,
+        SEED_MB / seed_hot,
+        if ok {
+            "docs indexed == docs sent in every run"
+        } else {
+            "DOCS INDEXED != DOCS SENT"
+        }
+    )
+}
+
+fn mean(r: &BulkReport, cache: &str, f: fn(&super::BulkRun) -> f64) -> f64 {
+    let v: Vec<f64> = r.runs.iter().filter(|x| x.cache == cache).map(f).collect();
+    if v.is_empty() {
+        0.0
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
+
+/// Saves `summary.json`, `report.txt`, `runs.csv` and `runs.svg` in `dir`.
+pub fn save(dir: &Path, r: &BulkReport) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    std::fs::write(dir.join("summary.json"), serde_json::to_string_pretty(r)?)?;
+    let mut txt = Vec::new();
+    print_text(r, &mut txt)?;
+    std::fs::write(dir.join("report.txt"), txt)?;
+    let o = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
+    let mut csv = String::from("rep,cache,resident_mb,wall_s,read_s,post_s,commit_s,docs,mb,docs_per_s,mb_per_s,read_p50_ms,post_p50_ms,post_p90_ms,post_p99_ms,post_max_ms,indexed,ok,load_1m\n");
+    for x in &r.runs {
+        let _ = writeln!(
+            csv,
+            "{},{},{},{:.3},{:.3},{:.3},{:.3},{},{:.3},{:.1},{:.3},{},{},{},{},{},{},{},{}",
+            x.rep + 1,
+            x.cache,
+            o(x.resident_mb),
+            x.wall_s,
+            x.read_s,
+            x.post_s,
+            x.commit_s,
+            x.docs,
+            x.mb,
+            x.docs_per_s,
+            x.mb_per_s,
+            o(x.read_per_file.p50_ms),
+            o(x.post_per_file.p50_ms),
+            o(x.post_per_file.p90_ms),
+            o(x.post_per_file.p99_ms),
+            o(x.post_per_file.max_ms),
+            x.indexed,
+            x.ok,
+            o(x.load_1m)
+        );
+    }
+    std::fs::write(dir.join("runs.csv"), csv)?;
+    std::fs::write(dir.join("runs.svg"), runs_svg(r))?;
+    Ok(())
+}
+
+/// Horizontal bars per run: wall time split into file reads, posts and the commit; hot runs
+/// blue, cold red.
+pub fn runs_svg(r: &BulkReport) -> String {
+    let (w, l, rgt, bar, gap) = (900.0, 120.0, 90.0, 20.0, 8.0);
+    let h = 50.0 + r.runs.len() as f64 * (bar + gap) + 50.0;
+    let max = r.runs.iter().map(|x| x.wall_s).fold(1e-6, f64::max);
+    let scale = (w - l - rgt) / max;
+    let mut s = header(
+        w as u32,
+        h as u32,
+        &format!(
+            "Bulk files: wall time per run (s), {} files, {} docs",
+            r.files, r.docs
+        ),
+    );
+    for (i, x) in r.runs.iter().enumerate() {
+        let y = 40.0 + i as f64 * (bar + gap);
+        let _ = writeln!(
+            s,
+            "<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
+            l - 6.0,
+            y + bar * 0.7,
+            esc(&format!("rep {} {}", x.rep + 1, x.cache))
+        );
+        let base = if x.cache == "hot" {
+            "#1e88e5"
+        } else {
+            "#e53935"
+        };
+        let other = (x.wall_s - x.read_s - x.post_s - x.commit_s).max(0.0);
+        let mut at = l;
+        for (v, color, name) in [
+            (x.read_s, "#fb8c00", "read"),
+            (x.post_s, base, "post"),
+            (x.commit_s, "#43a047", "commit"),
+            (other, "#9e9e9e", "other"),
+        ] {
+            let wpx = v * scale;
+            if wpx > 0.0 {
+                let _ = writeln!(
+                    s,
+                    "<rect x=\"{at:.1}\" y=\"{y:.1}\" width=\"{wpx:.2}\" height=\"{bar}\" fill=\"{color}\"><title>{name}: {v:.2} s</title></rect>"
+                );
+            }
+            at += wpx;
+        }
+        let _ = writeln!(
+            s,
+            "<text x=\"{:.1}\" y=\"{:.1}\">{:.2} s</text>",
+            at + 4.0,
+            y + bar * 0.7,
+            x.wall_s
+        );
+    }
+    let ly = h - 30.0;
+    for (k, (name, color)) in [
+        ("file reads", "#fb8c00"),
+        ("posts (hot)", "#1e88e5"),
+        ("posts (cold)", "#e53935"),
+        ("soft commit", "#43a047"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let x = l + k as f64 * 130.0;
+        let _ = writeln!(
+            s,
+            "<rect x=\"{x}\" y=\"{ly}\" width=\"12\" height=\"12\" fill=\"{color}\"/><text x=\"{}\" y=\"{}\">{name}</text>",
+            x + 16.0,
+            ly + 10.0
+        );
+    }
+    s.push_str("</svg>\n");
+    s
+}
