@@ -247,6 +247,9 @@ pub struct Cell {
     pub host_cpu_mean_pct: Option<f64>,
     /// Host CPU, max %.
     pub host_cpu_max_pct: Option<f64>,
+    /// Mean runnable threads on the host (`/proc/stat` procs_running): more than the CPU
+    /// count means the machine was contended (a shared machine; figures then noisier).
+    pub host_runnable_mean: Option<f64>,
     /// `/proc` samples in the cell.
     pub samples: usize,
     /// Solr queryResultCache hits during the cell (each vector once: expected 0).
@@ -872,6 +875,7 @@ fn cell_from(
         solr_rss_max_mib: usage.proc_rss_max_mib,
         host_cpu_mean_pct: usage.host_cpu_mean,
         host_cpu_max_pct: usage.host_cpu_max,
+        host_runnable_mean: usage.host_runnable_mean,
         samples: usage.samples,
         cache_hits: cache,
         first_error: shots.iter().find_map(|s| s.outcome.as_ref().err().cloned()),

@@ -17,6 +17,9 @@ pub struct Sample {
     pub proc_rss_bytes: Option<u64>,
     /// Host CPU busy over the interval, % of all cores.
     pub host_cpu_pct: f64,
+    /// Threads runnable on the host at the end of the interval (`procs_running`, this
+    /// sampler included): above the core count means others wait for a CPU.
+    pub host_runnable: Option<u64>,
 }
 
 /// Aggregates of the samples within one time window.
@@ -34,6 +37,8 @@ pub struct Usage {
     pub host_cpu_mean: Option<f64>,
     /// Max host CPU %.
     pub host_cpu_max: Option<f64>,
+    /// Mean runnable threads on the host.
+    pub host_runnable_mean: Option<f64>,
 }
 
 /// Clock ticks per second of `/proc/*/stat` times (`getconf CLK_TCK`; 100 on Linux).
@@ -87,6 +92,14 @@ fn host_ticks() -> Option<(u64, u64)> {
     Some((total - idle, total))
 }
 
+/// `procs_running` from `/proc/stat`.
+fn host_runnable() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/stat").ok()?;
+    s.lines()
+        .find_map(|l| l.strip_prefix("procs_running "))
+        .and_then(|v| v.trim().parse().ok())
+}
+
 /// A background thread sampling `/proc` every `interval` until dropped or stopped.
 #[derive(Debug)]
 pub struct Sampler {
@@ -130,6 +143,7 @@ impl Sampler {
                     proc_cpu_pct,
                     proc_rss_bytes: pid.and_then(proc_rss),
                     host_cpu_pct,
+                    host_runnable: host_runnable(),
                 };
                 v2.lock().unwrap_or_else(|e| e.into_inner()).push(sample);
                 (last_t, last_p, last_h) = (now, p, h);
@@ -159,7 +173,13 @@ impl Sampler {
             .filter_map(|s| s.proc_rss_bytes)
             .map(|b| b as f64 / 1048576.0)
             .collect();
+        let run: Vec<f64> = w
+            .iter()
+            .filter_map(|s| s.host_runnable)
+            .map(|n| n as f64)
+            .collect();
         Usage {
+            host_runnable_mean: mean(&run),
             samples: w.len(),
             proc_cpu_mean: mean(&pc),
             proc_cpu_max: max(&pc),
@@ -205,5 +225,6 @@ mod tests {
         assert!(u.proc_rss_max_mib.unwrap_or(0.0) > 0.0, "{u:?}");
         assert!(u.proc_cpu_max.unwrap_or(0.0) > 0.0, "{u:?}");
         assert!(u.host_cpu_mean.is_some());
+        assert!(u.host_runnable_mean.unwrap_or(0.0) >= 1.0, "{u:?}");
     }
 }

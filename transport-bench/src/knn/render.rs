@@ -152,13 +152,13 @@ fn print_jvm<W: Write>(j: &JvmRun, w: &mut W) -> Result<()> {
     }
     writeln!(
         w,
-        "{:>5} {:>5} {:>6} {:>4} {:>7} {:>8} {:>8} {:>8} {:>8} {:>8} {:>7} {:>6} {:>8} {:>8} {:>11} {:>7} {:>11} {:>5}",
-        "conc", "topK", "n", "err", "hits!=K", "QPS", "mean", "p50", "p90", "p99", "QTime50", "Little", "B out/q", "B in/q", "SolrCPU%m/x", "RSS MiB", "HostCPU%m/x", "cache"
+        "{:>5} {:>5} {:>6} {:>4} {:>7} {:>8} {:>8} {:>8} {:>8} {:>8} {:>7} {:>6} {:>8} {:>8} {:>11} {:>7} {:>11} {:>4} {:>5}",
+        "conc", "topK", "n", "err", "hits!=K", "QPS", "mean", "p50", "p90", "p99", "QTime50", "Little", "B out/q", "B in/q", "SolrCPU%m/x", "RSS MiB", "HostCPU%m/x", "runq", "cache"
     )?;
     for c in &j.cells {
         writeln!(
             w,
-            "{:>5} {:>5} {:>6} {:>4} {:>7} {:>8.1} {:>8.2} {:>8} {:>8} {:>8} {:>7} {:>6.2} {:>8.0} {:>8.0} {:>11} {:>7} {:>11} {:>5}",
+            "{:>5} {:>5} {:>6} {:>4} {:>7} {:>8.1} {:>8.2} {:>8} {:>8} {:>8} {:>7} {:>6.2} {:>8.0} {:>8.0} {:>11} {:>7} {:>11} {:>4} {:>5}",
             c.concurrency,
             c.top_k,
             c.requests,
@@ -176,6 +176,7 @@ fn print_jvm<W: Write>(j: &JvmRun, w: &mut W) -> Result<()> {
             format!("{}/{}", opt(c.solr_cpu_mean_pct, 0), opt(c.solr_cpu_max_pct, 0)),
             opt(c.solr_rss_max_mib, 0),
             format!("{}/{}", opt(c.host_cpu_mean_pct, 0), opt(c.host_cpu_max_pct, 0)),
+            opt(c.host_runnable_mean, 1),
             c.cache_hits.map(|h| h.to_string()).unwrap_or_else(|| "-".into())
         )?;
     }
@@ -184,7 +185,7 @@ fn print_jvm<W: Write>(j: &JvmRun, w: &mut W) -> Result<()> {
     if n > 0 {
         writeln!(
             w,
-            "  own document ranked first in {top1} of {n} answers ({:.1} %); Little = QPS x mean latency / concurrency",
+            "  own document ranked first in {top1} of {n} answers ({:.1} %); Little = QPS x mean latency / concurrency; runq = mean runnable threads on the host",
             top1 as f64 / n as f64 * 100.0
         )?;
     }
@@ -231,19 +232,43 @@ pub fn verdict(r: &KnnReport) -> String {
             answered + errors
         )
     });
+    let base = r
+        .reductions
+        .first()
+        .map(|x| x.baseline.as_str())
+        .unwrap_or("?");
+    let run_of = |n: &str| ran.iter().copied().find(|j| j.name == n);
     for (cont, (mean, min, max, _)) in reduction_summary(r) {
-        let (smin, smax, smean) = SEED_SIMD_REDUCTION_PCT;
-        let cmp = if mean >= smin && mean <= smax {
-            "within the seed's range"
-        } else if mean < smin {
-            "below the seed's range"
-        } else {
-            "above the seed's range"
+        let (Some(b), Some(c)) = (run_of(base), run_of(&cont)) else {
+            continue;
         };
-        parts.push(format!(
-            "{cont} vs {}: response-time reduction {mean:.0} % (cells {min:.0}..{max:.0} %), seed SIMD {smin:.0}..{smax:.0} % (mean {smean:.0} %): {cmp}",
-            r.reductions.first().map(|x| x.baseline.as_str()).unwrap_or("?")
-        ));
+        if b.vectorized != c.vectorized {
+            // The seed's comparison: vectorization off -> on.
+            let (off, on) = if c.vectorized { (b, c) } else { (c, b) };
+            let pair = KnnReport {
+                reductions: super::reductions(&[off.clone(), on.clone()]),
+                ..Default::default()
+            };
+            let Some((_, (m, lo, hi, _))) = reduction_summary(&pair).into_iter().next() else {
+                continue;
+            };
+            let (smin, smax, smean) = SEED_SIMD_REDUCTION_PCT;
+            let cmp = if m >= smin && m <= smax {
+                "within the seed's range"
+            } else if m < smin {
+                "below the seed's range"
+            } else {
+                "above the seed's range"
+            };
+            parts.push(format!(
+                "SIMD on ({}) vs off ({}): response-time reduction {m:.0} % (cells {lo:.0}..{hi:.0} %), seed {smin:.0}..{smax:.0} % (mean {smean:.0} %): {cmp}",
+                on.name, off.name
+            ));
+        } else {
+            parts.push(format!(
+                "{cont} vs {base} (same vectorization): response-time reduction {mean:.0} % (cells {min:.0}..{max:.0} %), seed Java 11 vs 21: no difference (-4..+4 %)"
+            ));
+        }
     }
     // QPS growth with concurrency at the smallest topK, last JVM run (the seed's QPS table).
     if let (Some(j), Some(k)) = (ran.last(), r.top_k.iter().min()) {
@@ -270,13 +295,13 @@ pub fn verdict(r: &KnnReport) -> String {
 
 /// One CSV row per JVM x cell.
 pub fn csv(r: &KnnReport) -> String {
-    let mut s = String::from("jvm,concurrency,top_k,requests,errors,hits_mismatches,self_top1,qps,mean_ms,p50_ms,p90_ms,p99_ms,qtime_p50_ms,little_ratio,bytes_out_per_query,bytes_in_per_query,solr_cpu_mean_pct,solr_cpu_max_pct,solr_rss_max_mib,host_cpu_mean_pct,host_cpu_max_pct,cache_hits\n");
+    let mut s = String::from("jvm,concurrency,top_k,requests,errors,hits_mismatches,self_top1,qps,mean_ms,p50_ms,p90_ms,p99_ms,qtime_p50_ms,little_ratio,bytes_out_per_query,bytes_in_per_query,solr_cpu_mean_pct,solr_cpu_max_pct,solr_rss_max_mib,host_cpu_mean_pct,host_cpu_max_pct,host_runnable_mean,cache_hits\n");
     let o = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
     for j in &r.jvms {
         for c in &j.cells {
             let _ = writeln!(
                 s,
-                "{},{},{},{},{},{},{},{:.3},{:.3},{},{},{},{},{:.4},{:.1},{:.1},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{},{:.3},{:.3},{},{},{},{},{:.4},{:.1},{:.1},{},{},{},{},{},{},{}",
                 j.name,
                 c.concurrency,
                 c.top_k,
@@ -298,6 +323,7 @@ pub fn csv(r: &KnnReport) -> String {
                 o(c.solr_rss_max_mib),
                 o(c.host_cpu_mean_pct),
                 o(c.host_cpu_max_pct),
+                o(c.host_runnable_mean),
                 c.cache_hits.map(|h| h.to_string()).unwrap_or_default()
             );
         }
@@ -486,7 +512,16 @@ mod tests {
             r.verdict
         );
         assert!(
-            r.verdict.contains("reduction 20 %") && r.verdict.contains("within the seed's range"),
+            r.verdict.contains("reduction 20 %") && r.verdict.contains("same vectorization"),
+            "{}",
+            r.verdict
+        );
+        r.jvms[2].vectorized = true;
+        r.verdict = verdict(&r);
+        assert!(
+            r.verdict.contains(
+                "SIMD on (temurin25+vector) vs off (java17): response-time reduction 20 %"
+            ) && r.verdict.contains("within the seed's range"),
             "{}",
             r.verdict
         );
