@@ -5,6 +5,11 @@
 //! vectorization). Per cell: QPS, latency percentiles, hits == topK checked exactly, Little's
 //! law, Solr and host CPU and RSS sampled from `/proc`, bytes per query on the wire.
 //!
+//! Every JVM's Solr is started and filled first; the sweep then runs the JVMs interleaved
+//! cell by cell (rotating order), so the background load of a shared machine falls on all of
+//! them alike (run one after the other, Java 17 came out 80 % slower in one run and the
+//! fastest in the next).
+//!
 //! [`run`] does the work; [`render`] prints, saves and charts; [`procstat`] samples `/proc`.
 
 pub mod procstat;
@@ -457,14 +462,73 @@ pub async fn run(cfg: &KnnConfig) -> Result<KnnReport> {
     };
     // The corpus once: every JVM indexes the same documents.
     let corpus = Arc::new(Corpus::generate(cfg.seed, cfg.docs, cfg.dim));
+    let mut targets: Vec<Target> = Vec::new();
+    let result = prepare_and_sweep(cfg, &corpus, &mut report, &mut targets).await;
+    // Whatever happened: collect the logs and stop what we started.
+    for t in targets {
+        let mut run = t.run;
+        if let Some(solr) = &t.solr {
+            run.vectorization_log = vectorization_log(
+                &local_solr::project_root()
+                    .join("local-solr")
+                    .join("run")
+                    .join(&solr.name),
+            );
+            run.vectorized = run
+                .vectorization_log
+                .iter()
+                .any(|l| l.contains("vector incubator API enabled"));
+            if !cfg.keep_solr {
+                if let Err(e) = solr.stop() {
+                    eprintln!("knn: warning: could not stop {}: {e:#}", solr.name);
+                }
+            }
+        }
+        let at = report
+            .jvms
+            .iter()
+            .position(|j| j.name == run.name && j.cells.is_empty() && j.skipped.is_none());
+        match at {
+            Some(i) => report.jvms[i] = run,
+            None => report.jvms.push(run),
+        }
+    }
+    result?;
+    report.reductions = reductions(&report.jvms);
+    report.verdict = render::verdict(&report);
+    Ok(report)
+}
+
+/// One Solr under test: its run record, client, pid and (when local) the instance.
+struct Target {
+    run: JvmRun,
+    client: SolrClient,
+    pid: Option<u32>,
+    solr: Option<LocalSolr>,
+}
+
+/// Starts and fills every Solr, then runs the sweep with the JVMs interleaved cell by cell
+/// (the order rotating), so that the background load of a shared machine falls on all of
+/// them alike instead of on whichever ran last.
+async fn prepare_and_sweep(
+    cfg: &KnnConfig,
+    corpus: &Arc<Corpus>,
+    report: &mut KnnReport,
+    targets: &mut Vec<Target>,
+) -> Result<()> {
     if let Some(url) = &cfg.url {
-        let mut run = JvmRun {
+        let run = JvmRun {
             name: "external".into(),
             url: Some(url.clone()),
             ..Default::default()
         };
-        sweep(cfg, url, cfg.solr_pid, &corpus, &mut run).await?;
-        report.jvms.push(run);
+        report.jvms.push(run.clone());
+        targets.push(Target {
+            run,
+            client: client(cfg, url)?,
+            pid: cfg.solr_pid,
+            solr: None,
+        });
     } else {
         for name in &cfg.jvms {
             let spec = JvmSpec::preset(name)?;
@@ -483,21 +547,32 @@ pub async fn run(cfg: &KnnConfig) -> Result<KnnReport> {
                 }
                 Ok(v) => run.java_version = Some(v),
             }
-            run_local(cfg, &spec, &corpus, &mut run).await?;
-            report.jvms.push(run);
+            report.jvms.push(run.clone());
+            let solr = start_local(cfg, &spec, &run)?;
+            let url = solr.url(None)?.to_string();
+            run.url = Some(url.clone());
+            let pid = node_pid(&solr.name);
+            if pid.is_none() {
+                eprintln!(
+                    "knn: no pid in local-solr/run/{}/nodes.tsv: Solr CPU and RSS not sampled",
+                    solr.name
+                );
+            }
+            targets.push(Target {
+                run,
+                client: client(cfg, &url)?,
+                pid,
+                solr: Some(solr),
+            });
         }
     }
-    report.reductions = reductions(&report.jvms);
-    report.verdict = render::verdict(&report);
-    Ok(report)
+    for t in targets.iter_mut() {
+        prepare(cfg, corpus, t).await?;
+    }
+    sweep(cfg, corpus, targets).await
 }
 
-async fn run_local(
-    cfg: &KnnConfig,
-    spec: &JvmSpec,
-    corpus: &Arc<Corpus>,
-    run: &mut JvmRun,
-) -> Result<()> {
+fn start_local(cfg: &KnnConfig, spec: &JvmSpec, run: &JvmRun) -> Result<LocalSolr> {
     let name = format!("{}-{}", cfg.instance_prefix, spec.slug());
     // A fresh JVM and an empty index for every setting, as the seed restarted Solr per case.
     let old = LocalSolr {
@@ -530,31 +605,8 @@ async fn run_local(
             run.java_version.as_deref().unwrap_or("?")
         );
     }
-    let solr = LocalSolr::start(Mode::Standalone, &name, &args)
-        .with_context(|| format!("starting Solr on {}", spec.name))?;
-    let url = solr.url(None)?.to_string();
-    run.url = Some(url.clone());
-    let pid = node_pid(&name);
-    if pid.is_none() {
-        eprintln!("knn: no pid in local-solr/run/{name}/nodes.tsv: Solr CPU and RSS not sampled");
-    }
-    let result = sweep(cfg, &url, pid, corpus, run).await;
-    run.vectorization_log = vectorization_log(
-        &local_solr::project_root()
-            .join("local-solr")
-            .join("run")
-            .join(&name),
-    );
-    run.vectorized = run
-        .vectorization_log
-        .iter()
-        .any(|l| l.contains("vector incubator API enabled"));
-    if !cfg.keep_solr {
-        if let Err(e) = solr.stop() {
-            eprintln!("knn: warning: could not stop {name}: {e:#}");
-        }
-    }
-    result
+    LocalSolr::start(Mode::Standalone, &name, &args)
+        .with_context(|| format!("starting Solr on {}", spec.name))
 }
 
 /// The pid of the first node of local instance `name`, from `local-solr/run/NAME/nodes.tsv`
@@ -888,20 +940,14 @@ fn shuffled(n: usize, seed: u64) -> Vec<usize> {
     v
 }
 
-async fn sweep(
-    cfg: &KnnConfig,
-    url: &str,
-    pid: Option<u32>,
-    corpus: &Arc<Corpus>,
-    run: &mut JvmRun,
-) -> Result<()> {
-    let client = client(cfg, url)?;
-    client
+/// Ping, index, commit and warm up one Solr.
+async fn prepare(cfg: &KnnConfig, corpus: &Arc<Corpus>, t: &mut Target) -> Result<()> {
+    let url = t.run.url.clone().unwrap_or_default();
+    t.client
         .ping()
         .await
         .with_context(|| format!("Solr at {url} does not answer ping"))?;
-    run.indexing = Some(index(cfg, &client, corpus).await?);
-    let fl = cfg.fl.clone();
+    t.run.indexing = Some(index(cfg, &t.client, corpus).await?);
     // Warm-up with a topK outside the sweep, so no warm-up answer sits in Solr's
     // queryResultCache under a key the sweep will ask for.
     if cfg.warmup > 0 {
@@ -913,17 +959,24 @@ async fn sweep(
         let pb = progress(
             cfg.quiet,
             cfg.warmup as u64,
-            format!("{} warm-up (topK {wk})", run.name),
+            format!("{} warm-up (topK {wk})", t.run.name),
         );
         let c = cfg.concurrency.iter().copied().max().unwrap_or(1).min(4);
         let (shots, _) = closed_loop(
-            &client, &fl, corpus, &order, 0, c, wk, cfg.warmup, None, &pb,
+            &t.client, &cfg.fl, corpus, &order, 0, c, wk, cfg.warmup, None, &pb,
         )
         .await;
         pb.finish_and_clear();
         if let Some(e) = shots.iter().find_map(|s| s.outcome.as_ref().err()) {
-            bail!("warm-up query failed on {}: {e}", run.name);
+            bail!("warm-up query failed on {}: {e}", t.run.name);
         }
+    }
+    Ok(())
+}
+
+async fn sweep(cfg: &KnnConfig, corpus: &Arc<Corpus>, targets: &mut [Target]) -> Result<()> {
+    if targets.is_empty() {
+        return Ok(());
     }
     let per_cell = if cfg.requests == 0 {
         corpus.docs.len()
@@ -931,52 +984,73 @@ async fn sweep(
         cfg.requests
     };
     let limit = (cfg.cell_seconds > 0.0).then(|| Duration::from_secs_f64(cfg.cell_seconds));
-    let total = (per_cell * cfg.concurrency.len() * cfg.top_k.len()) as u64;
-    let pb = progress(cfg.quiet, total, format!("{} sweep", run.name));
-    let mut sampler = procstat::Sampler::start(pid, cfg.sample_interval);
+    let total = (per_cell * cfg.concurrency.len() * cfg.top_k.len() * targets.len()) as u64;
+    let pb = progress(cfg.quiet, total, "sweep".into());
+    let mut samplers: Vec<procstat::Sampler> = targets
+        .iter()
+        .map(|t| procstat::Sampler::start(t.pid, cfg.sample_interval))
+        .collect();
+    let mut cell_no = 0;
     for &k in &cfg.top_k {
-        // One shuffled stream per topK: each vector once until the stream wraps around.
+        // One shuffled stream per topK, the same for every JVM: each vector once until the
+        // stream wraps around.
         let order = Arc::new(shuffled(
             corpus.docs.len(),
             cfg.seed.wrapping_add(u64::from(k)),
         ));
-        let mut cursor = 0;
+        let mut cursors = vec![0usize; targets.len()];
         for &c in &cfg.concurrency {
-            pb.set_message(format!("{} c={c} topK={k}", run.name));
-            let hits0 = cache_hits(&client).await;
-            let from = Instant::now();
-            let (shots, wall) = closed_loop(
-                &client, &fl, corpus, &order, cursor, c, k, per_cell, limit, &pb,
-            )
-            .await;
-            let to = Instant::now();
-            // Let the sampler close the interval that covers the end of the cell.
-            tokio::time::sleep(cfg.sample_interval.min(Duration::from_millis(500))).await;
-            let usage = sampler.usage(from, to + cfg.sample_interval);
-            let hits1 = cache_hits(&client).await;
-            let cache = match (hits0, hits1) {
-                (Some(a), Some(b)) => Some(b.saturating_sub(a)),
-                _ => None,
-            };
-            // Skipped requests of a time-limited cell still count on the bar.
-            pb.inc((per_cell - shots.len()) as u64);
-            cursor += shots.len();
-            let cell = cell_from(c, k, &shots, wall, usage, cache);
-            if cell.errors > 0 && !cfg.quiet {
-                pb.suspend(|| {
-                    eprintln!(
-                        "knn: {} c={c} topK={k}: {} of {} queries failed: {}",
-                        run.name,
-                        cell.errors,
-                        cell.requests,
-                        cell.first_error.as_deref().unwrap_or("")
-                    )
-                });
+            for step in 0..targets.len() {
+                let ti = (cell_no + step) % targets.len();
+                let t = &mut targets[ti];
+                pb.set_message(format!("{} c={c} topK={k}", t.run.name));
+                let hits0 = cache_hits(&t.client).await;
+                let from = Instant::now();
+                let (shots, wall) = closed_loop(
+                    &t.client,
+                    &cfg.fl,
+                    corpus,
+                    &order,
+                    cursors[ti],
+                    c,
+                    k,
+                    per_cell,
+                    limit,
+                    &pb,
+                )
+                .await;
+                let to = Instant::now();
+                // Let the sampler close the interval that covers the end of the cell.
+                tokio::time::sleep(cfg.sample_interval.min(Duration::from_millis(500))).await;
+                let usage = samplers[ti].usage(from, to + cfg.sample_interval);
+                let hits1 = cache_hits(&t.client).await;
+                let cache = match (hits0, hits1) {
+                    (Some(a), Some(b)) => Some(b.saturating_sub(a)),
+                    _ => None,
+                };
+                // Skipped requests of a time-limited cell still count on the bar.
+                pb.inc((per_cell - shots.len()) as u64);
+                cursors[ti] += shots.len();
+                let cell = cell_from(c, k, &shots, wall, usage, cache);
+                if cell.errors > 0 && !cfg.quiet {
+                    pb.suspend(|| {
+                        eprintln!(
+                            "knn: {} c={c} topK={k}: {} of {} queries failed: {}",
+                            t.run.name,
+                            cell.errors,
+                            cell.requests,
+                            cell.first_error.as_deref().unwrap_or("")
+                        )
+                    });
+                }
+                t.run.cells.push(cell);
             }
-            run.cells.push(cell);
+            cell_no += 1;
         }
     }
-    sampler.stop();
+    for s in &mut samplers {
+        s.stop();
+    }
     pb.finish_and_clear();
     Ok(())
 }
