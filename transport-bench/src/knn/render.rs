@@ -347,7 +347,7 @@ const DASHES: [&str; 4] = ["", "6,4", "2,3", "10,3,2,3"];
 pub fn svg(r: &KnnReport) -> String {
     let (pw, ph, l, top, bot, gap) = (430.0, 330.0, 60.0, 50.0, 50.0, 40.0);
     let legend_h = 20.0 + 16.0 * (r.jvms.len() + r.top_k.len()) as f64;
-    let width = l + 2.0 * pw + gap + 20.0;
+    let width = l + 2.0 * pw + gap + 40.0;
     let height = top + ph + bot + legend_h;
     let mut s = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{}\" y=\"20\" text-anchor=\"middle\" font-size=\"15\">{}</text>\n",
