@@ -10,6 +10,7 @@ mod faults;
 mod foundation;
 mod hostile_input;
 mod idle_timeout;
+mod knn;
 mod load;
 mod nrt;
 mod routing;

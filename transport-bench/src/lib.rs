@@ -8,6 +8,7 @@
 //! [`watch`] audits any application's Solr traffic from a packet capture.
 
 pub mod bulk_files;
+pub mod knn;
 pub mod large_responses;
 pub mod load;
 pub mod local_solr;
@@ -74,12 +75,15 @@ pub enum Command {
     /// emulated slow link (root): wire bytes, p50/p95, client CPU, where gzip starts to pay.
     LargeResponses(Box<large_responses::LargeArgs>),
     /// Prints the JSON Schema of a command's JSON output: `summary.json` of study/audit
-    /// (default), or that of sweep, large-responses, watch, nrt or bulk-files.
+    /// (default), or that of sweep, large-responses, watch, nrt, bulk-files or knn.
     Schema {
-        /// Whose: summary (also: study, audit), sweep, large-responses, watch, nrt, bulk-files.
+        /// Whose: summary (also: study, audit), sweep, large-responses, watch, nrt, bulk-files, knn.
         #[arg(default_value = "summary")]
         which: String,
     },
+    /// The kNN load test of seed 000 (S2): concurrency x topK sweep of vector searches on one
+    /// or more Solr JVM settings, with /proc resource sampling and the reduction table.
+    Knn(Box<KnnArgs>),
     /// Re-renders the tables and charts of a saved run from its raw `records.jsonl`.
     Report {
         /// The run folder (holding summary.json and records.jsonl).
@@ -220,6 +224,82 @@ pub struct StudyArgs {
     pub wan: Box<wan::cli::WanArgs>,
 }
 
+/// Options of `knn`.
+#[derive(Debug, clap::Args)]
+pub struct KnnArgs {
+    /// Solr base URL. Without it the project's local Solr is started once per `--jvm`.
+    #[arg(long)]
+    pub url: Option<String>,
+    /// Collection or core.
+    #[arg(long, default_value = "bench")]
+    pub collection: String,
+    /// CA certificate (PEM) to trust for https.
+    #[arg(long)]
+    pub ca: Option<PathBuf>,
+    /// With `--url`: pid of the Solr JVM to sample (default: host CPU only).
+    #[arg(long)]
+    pub solr_pid: Option<u32>,
+    /// Documents in the corpus (seed: 7,367).
+    #[arg(long, default_value_t = 7367)]
+    pub docs: usize,
+    /// Vector dimension (seed: 768).
+    #[arg(long, default_value_t = 768)]
+    pub dim: usize,
+    /// Workload seed.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Documents per update request.
+    #[arg(long, default_value_t = 500)]
+    pub batch: usize,
+    /// Concurrency levels, comma-separated (seed: 1,5,10,20).
+    #[arg(long, value_delimiter = ',', default_value = "1,5,10,20")]
+    pub concurrency: Vec<usize>,
+    /// topK values, comma-separated.
+    #[arg(long = "topk", value_delimiter = ',', default_value = "10,100,1000")]
+    pub top_k: Vec<u32>,
+    /// Queries per cell (0 = one per document, as the seed's loop count).
+    #[arg(long, default_value_t = 0)]
+    pub requests: usize,
+    /// Longest a cell runs, seconds (0 = until its queries are done).
+    #[arg(long, default_value_t = 0.0)]
+    pub cell_seconds: f64,
+    /// Warm-up queries per JVM before the sweep (not measured).
+    #[arg(long, default_value_t = 200)]
+    pub warmup: usize,
+    /// Solr JVM settings to compare; the first is the baseline (java17, temurin25,
+    /// temurin25+incubator, temurin25+vector). Repeat or comma-separate.
+    #[arg(
+        long = "jvm",
+        value_delimiter = ',',
+        default_value = "java17,temurin25+vector"
+    )]
+    pub jvms: Vec<String>,
+    /// Solr heap.
+    #[arg(long, default_value = "1g")]
+    pub heap: String,
+    /// Fields per hit ("" = every stored field, the 768 floats included).
+    #[arg(long, default_value = "id,score")]
+    pub fl: String,
+    /// /proc sampling interval, ms.
+    #[arg(long, default_value_t = 250)]
+    pub sample_ms: u64,
+    /// Local Solr instance names are PREFIX-JVM.
+    #[arg(long, default_value = "knn")]
+    pub instance_prefix: String,
+    /// Keep the local Solr running afterwards.
+    #[arg(long)]
+    pub keep_solr: bool,
+    /// Output folder (default `results/knn-<unix time>`).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// No progress bars.
+    #[arg(long)]
+    pub quiet: bool,
+    /// Print the JSON Schema of `knn.json` and exit.
+    #[arg(long)]
+    pub schema: bool,
+}
+
 /// Runs the CLI.
 pub async fn run(cli: Cli) -> Result<()> {
     match cli.command {
@@ -237,6 +317,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             let diffs = report::compare::compare(&a, &b);
             report::compare::print(&diffs, &mut std::io::stdout().lock())
         }
+        Command::Knn(a) => knn_cmd(*a).await,
         Command::Sweep(a) => sweep::run_cmd(*a).await,
         Command::LargeResponses(a) => large_responses::run_cmd(*a).await,
         Command::Schema { which } => {
@@ -247,9 +328,10 @@ pub async fn run(cli: Cli) -> Result<()> {
                 "watch" => watch::watch_schema(),
                 "nrt" => nrt_schema(),
                 "bulk-files" => bulk_files_schema(),
+                "knn" => knn_schema(),
                 other => anyhow::bail!(
-                    "schema {other:?}: expected summary, sweep, large-responses, watch, nrt or \
-                     bulk-files"
+                    "schema {other:?}: expected summary, sweep, large-responses, watch, nrt, \
+                     bulk-files or knn"
                 ),
             };
             println!("{s}");
@@ -280,6 +362,55 @@ pub fn nrt_schema() -> String {
 pub fn bulk_files_schema() -> String {
     let schema = schemars::schema_for!(bulk_files::BulkReport);
     serde_json::to_string_pretty(&schema).unwrap_or_default()
+}
+
+/// The JSON Schema of `knn.json`, as published in `transport-bench/schema/knn.schema.json`.
+pub fn knn_schema() -> String {
+    let schema = schemars::schema_for!(knn::KnnReport);
+    serde_json::to_string_pretty(&schema).unwrap_or_default()
+}
+
+async fn knn_cmd(a: KnnArgs) -> Result<()> {
+    if a.schema {
+        println!("{}", knn_schema());
+        return Ok(());
+    }
+    if a.sample_ms == 0 {
+        anyhow::bail!("--sample-ms must be at least 1");
+    }
+    if a.url.is_some() && a.jvms != ["java17", "temurin25+vector"] {
+        eprintln!(
+            "knn: --jvm is ignored with --url (the JVM of an external Solr is not ours to choose)"
+        );
+    }
+    let cfg = knn::KnnConfig {
+        url: a.url,
+        collection: a.collection,
+        ca: a.ca,
+        solr_pid: a.solr_pid,
+        docs: a.docs,
+        dim: a.dim,
+        seed: a.seed,
+        batch: a.batch,
+        concurrency: a.concurrency,
+        top_k: a.top_k,
+        requests: a.requests,
+        cell_seconds: a.cell_seconds,
+        warmup: a.warmup,
+        jvms: a.jvms,
+        heap: a.heap,
+        fl: a.fl,
+        sample_interval: std::time::Duration::from_millis(a.sample_ms),
+        instance_prefix: a.instance_prefix,
+        keep_solr: a.keep_solr,
+        quiet: a.quiet,
+    };
+    let report = knn::run(&cfg).await?;
+    let out = out_dir(a.out, "knn");
+    knn::render::save(&out, &report).with_context(|| format!("saving to {}", out.display()))?;
+    knn::render::print_text(&report, &mut std::io::stdout().lock())?;
+    eprintln!("saved: {}", out.display());
+    Ok(())
 }
 
 /// `lo` for a loopback URL, `any` otherwise.
@@ -525,6 +656,16 @@ mod tests {
             bulk.trim(),
             super::bulk_files_schema().trim(),
             "run `transport-bench schema bulk-files > transport-bench/schema/bulk-files.schema.json`"
+        );
+    }
+
+    #[test]
+    fn published_knn_schema_is_current() {
+        let published = include_str!("../schema/knn.schema.json");
+        assert_eq!(
+            published.trim(),
+            super::knn_schema().trim(),
+            "run `transport-bench knn --schema > transport-bench/schema/knn.schema.json`"
         );
     }
 }

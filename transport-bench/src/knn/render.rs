@@ -1,0 +1,541 @@
+//! Printing and saving the kNN report: a text table per JVM, the response-time reduction
+//! table, `knn.json`, `knn.csv`, the `knn.svg` chart, and the verdict set beside seed 000.
+
+use std::fmt::Write as _;
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use super::{JvmRun, KnnReport};
+
+/// Seed 000: SIMD on vs off (Java 21) cut response time by this much, % (min, max, mean).
+pub const SEED_SIMD_REDUCTION_PCT: (f64, f64, f64) = (10.0, 30.0, 16.0);
+/// Seed 000, 2-vCPU rows with SIMD: (instance, QPS at 1, 5, 10, 20 users).
+pub const SEED_QPS_2VCPU: &[(&str, [f64; 4])] = &[
+    ("t4g.large", [143.0, 241.0, 247.0, 259.0]),
+    ("c7g.large", [187.0, 348.0, 373.0, 383.0]),
+];
+/// Seed 000, 4-vCPU t4g.xlarge with SIMD: QPS at 1, 5, 10, 20 users.
+pub const SEED_QPS_4VCPU: [f64; 4] = [140.0, 482.0, 506.0, 518.0];
+
+fn opt(v: Option<f64>, prec: usize) -> String {
+    v.map(|x| format!("{x:.prec$}"))
+        .unwrap_or_else(|| "-".into())
+}
+
+/// Writes the human-readable report; its last line is the verdict.
+pub fn print_text<W: Write>(r: &KnnReport, w: &mut W) -> Result<()> {
+    writeln!(
+        w,
+        "kNN load test (S2, seed 000): {} docs x {} dims, dot_product, fl={:?}, {} requests per cell{}, heap {}",
+        r.docs,
+        r.dim,
+        r.fl,
+        r.requests_per_cell,
+        if r.cell_seconds > 0.0 {
+            format!(" (at most {} s)", r.cell_seconds)
+        } else {
+            String::new()
+        },
+        r.heap
+    )?;
+    writeln!(
+        w,
+        "host: {} CPUs, {} [{}]; CPU % sampled from /proc every {} ms (Solr: 100 = one core; host: 100 = all cores)",
+        r.host.cpus,
+        r.host.cpu_model,
+        r.host.simd_flags.join(" "),
+        r.sample_ms
+    )?;
+    for j in &r.jvms {
+        writeln!(w)?;
+        print_jvm(j, w)?;
+    }
+    if !r.reductions.is_empty() {
+        writeln!(w)?;
+        writeln!(
+            w,
+            "Response-time reduction, contender vs baseline (mean latency; positive = faster). Seed: SIMD on vs off {:.0}..{:.0} % (mean {:.0} %)",
+            SEED_SIMD_REDUCTION_PCT.0, SEED_SIMD_REDUCTION_PCT.1, SEED_SIMD_REDUCTION_PCT.2
+        )?;
+        writeln!(
+            w,
+            "{:<22} {:>5} {:>5} {:>10} {:>10} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} {:>7}",
+            "contender",
+            "conc",
+            "topK",
+            "base mean",
+            "cont mean",
+            "red %",
+            "base p50",
+            "cont p50",
+            "p50 red%",
+            "base QPS",
+            "cont QPS",
+            "QPS +%"
+        )?;
+        for x in &r.reductions {
+            writeln!(
+                w,
+                "{:<22} {:>5} {:>5} {:>10.2} {:>10.2} {:>8.1} {:>8} {:>8} {:>8} {:>9.1} {:>9.1} {:>7.1}",
+                x.contender,
+                x.concurrency,
+                x.top_k,
+                x.baseline_mean_ms,
+                x.contender_mean_ms,
+                x.mean_reduction_pct,
+                opt(x.baseline_p50_ms, 2),
+                opt(x.contender_p50_ms, 2),
+                opt(x.p50_reduction_pct, 1),
+                x.baseline_qps,
+                x.contender_qps,
+                x.qps_gain_pct
+            )?;
+        }
+        for (cont, s) in reduction_summary(r) {
+            writeln!(
+                w,
+                "{cont} vs {}: mean reduction {:.1} % (min {:.1}, max {:.1}) over {} cells",
+                r.reductions[0].baseline, s.0, s.1, s.2, s.3
+            )?;
+        }
+    }
+    writeln!(w)?;
+    writeln!(w, "{}", r.verdict)?;
+    Ok(())
+}
+
+fn print_jvm<W: Write>(j: &JvmRun, w: &mut W) -> Result<()> {
+    writeln!(
+        w,
+        "JVM {}: {}{}",
+        j.name,
+        j.java_version.as_deref().unwrap_or("(external Solr)"),
+        if j.jvm_opts.is_empty() {
+            String::new()
+        } else {
+            format!(" [{}]", j.jvm_opts.join(" "))
+        }
+    )?;
+    if let Some(why) = &j.skipped {
+        writeln!(w, "  SKIPPED: {why}")?;
+        return Ok(());
+    }
+    writeln!(
+        w,
+        "  Lucene vectorization: {}",
+        if j.vectorized {
+            "Panama Vector API ON"
+        } else {
+            "off (scalar)"
+        }
+    )?;
+    if j.vectorization_log.is_empty() && j.java_version.is_some() {
+        writeln!(
+            w,
+            "    log: (nothing: on this Java Lucene picks its scalar provider without a word)"
+        )?;
+    }
+    for l in &j.vectorization_log {
+        writeln!(w, "    log: {l}")?;
+    }
+    if let Some(i) = &j.indexing {
+        writeln!(
+            w,
+            "  indexed {} docs in {:.1} s ({:.0} docs/s, {:.1} MB sent), committed",
+            i.docs,
+            i.seconds,
+            i.docs_per_sec,
+            i.bytes_out as f64 / 1e6
+        )?;
+    }
+    writeln!(
+        w,
+        "{:>5} {:>5} {:>6} {:>4} {:>7} {:>8} {:>8} {:>8} {:>8} {:>8} {:>7} {:>6} {:>8} {:>8} {:>11} {:>7} {:>11} {:>4} {:>5}",
+        "conc", "topK", "n", "err", "hits!=K", "QPS", "mean", "p50", "p90", "p99", "QTime50", "Little", "B out/q", "B in/q", "SolrCPU%m/x", "RSS MiB", "HostCPU%m/x", "runq", "cache"
+    )?;
+    for c in &j.cells {
+        writeln!(
+            w,
+            "{:>5} {:>5} {:>6} {:>4} {:>7} {:>8.1} {:>8.2} {:>8} {:>8} {:>8} {:>7} {:>6.2} {:>8.0} {:>8.0} {:>11} {:>7} {:>11} {:>4} {:>5}",
+            c.concurrency,
+            c.top_k,
+            c.requests,
+            c.errors,
+            c.hits_mismatches,
+            c.qps,
+            c.latency.mean_ms,
+            opt(c.latency.p50_ms, 2),
+            opt(c.latency.p90_ms, 2),
+            opt(c.latency.p99_ms, 2),
+            opt(c.qtime.p50_ms, 0),
+            c.little_ratio,
+            c.bytes_out_per_query,
+            c.bytes_in_per_query,
+            format!("{}/{}", opt(c.solr_cpu_mean_pct, 0), opt(c.solr_cpu_max_pct, 0)),
+            opt(c.solr_rss_max_mib, 0),
+            format!("{}/{}", opt(c.host_cpu_mean_pct, 0), opt(c.host_cpu_max_pct, 0)),
+            opt(c.host_runnable_mean, 1),
+            c.cache_hits.map(|h| h.to_string()).unwrap_or_else(|| "-".into())
+        )?;
+    }
+    let n: u64 = j.cells.iter().map(|c| c.requests - c.errors).sum();
+    let top1: u64 = j.cells.iter().map(|c| c.self_top1).sum();
+    if n > 0 {
+        writeln!(
+            w,
+            "  own document ranked first in {top1} of {n} answers ({:.1} %); Little = QPS x mean latency / concurrency; runq = mean runnable threads on the host",
+            top1 as f64 / n as f64 * 100.0
+        )?;
+    }
+    Ok(())
+}
+
+/// Per contender: (mean, min, max, cells) of the mean-latency reduction, %.
+pub fn reduction_summary(r: &KnnReport) -> Vec<(String, (f64, f64, f64, usize))> {
+    let mut names: Vec<&str> = r.reductions.iter().map(|x| x.contender.as_str()).collect();
+    names.dedup();
+    names
+        .into_iter()
+        .map(|n| {
+            let v: Vec<f64> = r
+                .reductions
+                .iter()
+                .filter(|x| x.contender == n)
+                .map(|x| x.mean_reduction_pct)
+                .collect();
+            let mean = v.iter().sum::<f64>() / v.len().max(1) as f64;
+            let min = v.iter().copied().fold(f64::INFINITY, f64::min);
+            let max = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            (n.to_string(), (mean, min, max, v.len()))
+        })
+        .collect()
+}
+
+/// The one-line verdict, set beside the seed's published figures.
+pub fn verdict(r: &KnnReport) -> String {
+    let ran: Vec<&JvmRun> = r.jvms.iter().filter(|j| j.skipped.is_none()).collect();
+    if ran.is_empty() {
+        return "verdict: nothing measured (every JVM setting was skipped)".into();
+    }
+    let cells: Vec<_> = ran.iter().flat_map(|j| j.cells.iter()).collect();
+    let answered: u64 = cells.iter().map(|c| c.requests - c.errors).sum();
+    let errors: u64 = cells.iter().map(|c| c.errors).sum();
+    let mism: u64 = cells.iter().map(|c| c.hits_mismatches).sum();
+    let mut parts = Vec::new();
+    parts.push(if mism == 0 && errors == 0 {
+        format!("hits == topK in all {answered} answers")
+    } else {
+        format!(
+            "FINDING: {mism} answers with hits != topK, {errors} failed queries (of {})",
+            answered + errors
+        )
+    });
+    let base = r
+        .reductions
+        .first()
+        .map(|x| x.baseline.as_str())
+        .unwrap_or("?");
+    let run_of = |n: &str| ran.iter().copied().find(|j| j.name == n);
+    for (cont, (mean, min, max, _)) in reduction_summary(r) {
+        let (Some(b), Some(c)) = (run_of(base), run_of(&cont)) else {
+            continue;
+        };
+        if b.vectorized != c.vectorized {
+            // The seed's comparison: vectorization off -> on.
+            let (off, on) = if c.vectorized { (b, c) } else { (c, b) };
+            let pair = KnnReport {
+                reductions: super::reductions(&[off.clone(), on.clone()]),
+                ..Default::default()
+            };
+            let Some((_, (m, lo, hi, _))) = reduction_summary(&pair).into_iter().next() else {
+                continue;
+            };
+            let (smin, smax, smean) = SEED_SIMD_REDUCTION_PCT;
+            let cmp = if m >= smin && m <= smax {
+                "within the seed's range"
+            } else if m < smin {
+                "below the seed's range"
+            } else {
+                "above the seed's range"
+            };
+            parts.push(format!(
+                "SIMD on ({}) vs off ({}): response-time reduction {m:.0} % (cells {lo:.0}..{hi:.0} %), seed {smin:.0}..{smax:.0} % (mean {smean:.0} %): {cmp}",
+                on.name, off.name
+            ));
+        } else {
+            parts.push(format!(
+                "{cont} vs {base} (same vectorization): response-time reduction {mean:.0} % (cells {min:.0}..{max:.0} %), seed Java 11 vs 21: no difference (-4..+4 %)"
+            ));
+        }
+    }
+    // QPS growth with concurrency at the smallest topK, last JVM run (the seed's QPS table).
+    if let (Some(j), Some(k)) = (ran.last(), r.top_k.iter().min()) {
+        let row: Vec<_> = j.cells.iter().filter(|c| c.top_k == *k).collect();
+        if let (Some(a), Some(b)) = (row.first(), row.last()) {
+            if a.concurrency != b.concurrency {
+                parts.push(format!(
+                    "{} QPS {:.0} at c={} -> {:.0} at c={} (topK {k}; seed 2 vCPU c7g.large {:.0} -> {:.0}, 4 vCPU {:.0} -> {:.0})",
+                    j.name,
+                    a.qps,
+                    a.concurrency,
+                    b.qps,
+                    b.concurrency,
+                    SEED_QPS_2VCPU[1].1[0],
+                    SEED_QPS_2VCPU[1].1[3],
+                    SEED_QPS_4VCPU[0],
+                    SEED_QPS_4VCPU[3]
+                ));
+            }
+        }
+    }
+    format!("verdict: {}", parts.join("; "))
+}
+
+/// One CSV row per JVM x cell.
+pub fn csv(r: &KnnReport) -> String {
+    let mut s = String::from("jvm,concurrency,top_k,requests,errors,hits_mismatches,self_top1,qps,mean_ms,p50_ms,p90_ms,p99_ms,qtime_p50_ms,little_ratio,bytes_out_per_query,bytes_in_per_query,solr_cpu_mean_pct,solr_cpu_max_pct,solr_rss_max_mib,host_cpu_mean_pct,host_cpu_max_pct,host_runnable_mean,cache_hits\n");
+    let o = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
+    for j in &r.jvms {
+        for c in &j.cells {
+            let _ = writeln!(
+                s,
+                "{},{},{},{},{},{},{},{:.3},{:.3},{},{},{},{},{:.4},{:.1},{:.1},{},{},{},{},{},{},{}",
+                j.name,
+                c.concurrency,
+                c.top_k,
+                c.requests,
+                c.errors,
+                c.hits_mismatches,
+                c.self_top1,
+                c.qps,
+                c.latency.mean_ms,
+                o(c.latency.p50_ms),
+                o(c.latency.p90_ms),
+                o(c.latency.p99_ms),
+                o(c.qtime.p50_ms),
+                c.little_ratio,
+                c.bytes_out_per_query,
+                c.bytes_in_per_query,
+                o(c.solr_cpu_mean_pct),
+                o(c.solr_cpu_max_pct),
+                o(c.solr_rss_max_mib),
+                o(c.host_cpu_mean_pct),
+                o(c.host_cpu_max_pct),
+                o(c.host_runnable_mean),
+                c.cache_hits.map(|h| h.to_string()).unwrap_or_default()
+            );
+        }
+    }
+    s
+}
+
+fn esc(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+const COLORS: [&str; 6] = [
+    "#1e88e5", "#e53935", "#43a047", "#fb8c00", "#8e24aa", "#00acc1",
+];
+const DASHES: [&str; 4] = ["", "6,4", "2,3", "10,3,2,3"];
+
+/// Two panels: mean latency vs concurrency and QPS vs concurrency; one line per JVM x topK
+/// (colour = topK, dash = JVM).
+pub fn svg(r: &KnnReport) -> String {
+    let (pw, ph, l, top, bot, gap) = (430.0, 330.0, 60.0, 50.0, 50.0, 40.0);
+    let legend_h = 20.0 + 16.0 * (r.jvms.len() + r.top_k.len()) as f64;
+    let width = l + 2.0 * pw + gap + 40.0;
+    let height = top + ph + bot + legend_h;
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{}\" y=\"20\" text-anchor=\"middle\" font-size=\"15\">{}</text>\n",
+        width / 2.0,
+        esc(&format!("kNN sweep: {} docs x {} dims (seed 000)", r.docs, r.dim))
+    );
+    let xs: Vec<f64> = r.concurrency.iter().map(|c| *c as f64).collect();
+    let xmax = xs.iter().copied().fold(1.0, f64::max);
+    type Metric = fn(&super::Cell) -> f64;
+    let panels: [(&str, Metric); 2] = [
+        ("mean latency, ms", |c| c.latency.mean_ms),
+        ("QPS", |c| c.qps),
+    ];
+    for (pi, (title, f)) in panels.iter().enumerate() {
+        let x0 = l + pi as f64 * (pw + gap);
+        let ymax = r
+            .jvms
+            .iter()
+            .flat_map(|j| j.cells.iter().map(f))
+            .fold(0.0, f64::max)
+            .max(1e-6)
+            * 1.1;
+        let px = |x: f64| x0 + x / xmax * pw;
+        let py = |y: f64| top + ph - y / ymax * ph;
+        let _ = writeln!(
+            s,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{} vs concurrency</text>",
+            x0 + pw / 2.0,
+            top - 10.0,
+            esc(title)
+        );
+        let _ = writeln!(
+            s,
+            "<line x1=\"{x0}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>",
+            top + ph,
+            x0 + pw,
+            top + ph
+        );
+        let _ = writeln!(
+            s,
+            "<line x1=\"{x0}\" y1=\"{top}\" x2=\"{x0}\" y2=\"{}\" stroke=\"black\"/>",
+            top + ph
+        );
+        for x in &xs {
+            let _ = writeln!(
+                s,
+                "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{x}</text>",
+                px(*x),
+                top + ph + 16.0
+            );
+        }
+        for k in 0..=4 {
+            let v = ymax * k as f64 / 4.0;
+            let _ = writeln!(
+                s,
+                "<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{v:.1}</text>",
+                x0 - 4.0,
+                py(v) + 4.0
+            );
+        }
+        for (ji, j) in r.jvms.iter().enumerate() {
+            for (ki, k) in r.top_k.iter().enumerate() {
+                let pts: Vec<String> = j
+                    .cells
+                    .iter()
+                    .filter(|c| c.top_k == *k)
+                    .map(|c| format!("{:.1},{:.1}", px(c.concurrency as f64), py(f(c))))
+                    .collect();
+                if pts.is_empty() {
+                    continue;
+                }
+                let _ = writeln!(
+                    s,
+                    "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\" stroke-dasharray=\"{}\" points=\"{}\"><title>{} topK {k}</title></polyline>",
+                    COLORS[ki % COLORS.len()],
+                    DASHES[ji % DASHES.len()],
+                    pts.join(" "),
+                    esc(&j.name)
+                );
+            }
+        }
+    }
+    let mut y = top + ph + bot;
+    for (ki, k) in r.top_k.iter().enumerate() {
+        let _ = writeln!(s, "<rect x=\"{l}\" y=\"{}\" width=\"24\" height=\"3\" fill=\"{}\"/><text x=\"{}\" y=\"{y}\">topK {k}</text>", y - 4.0, COLORS[ki % COLORS.len()], l + 30.0);
+        y += 16.0;
+    }
+    for (ji, j) in r.jvms.iter().enumerate() {
+        let _ = writeln!(s, "<line x1=\"{l}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\" stroke-width=\"2\" stroke-dasharray=\"{}\"/><text x=\"{}\" y=\"{y}\">{}{}</text>", y - 3.0, l + 24.0, y - 3.0, DASHES[ji % DASHES.len()], l + 30.0, esc(&j.name), if j.skipped.is_some() { " (skipped)" } else { "" });
+        y += 16.0;
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+/// Writes `knn.json`, `knn.csv`, `knn.svg` and `report.txt` into `dir`.
+pub fn save(dir: &Path, r: &KnnReport) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    std::fs::write(dir.join("knn.json"), serde_json::to_string_pretty(r)?)?;
+    std::fs::write(dir.join("knn.csv"), csv(r))?;
+    std::fs::write(dir.join("knn.svg"), svg(r))?;
+    let mut text = Vec::new();
+    print_text(r, &mut text)?;
+    std::fs::write(dir.join("report.txt"), text)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{reductions, Cell, JvmRun, KnnReport};
+    use super::*;
+    use crate::stats::Percentiles;
+
+    fn cell(c: usize, k: u32, mean: f64, qps: f64) -> Cell {
+        Cell {
+            concurrency: c,
+            top_k: k,
+            requests: 10,
+            qps,
+            latency: Percentiles {
+                n: 10,
+                mean_ms: mean,
+                p50_ms: Some(mean),
+                ..Default::default()
+            },
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn reduction_table_and_verdict() {
+        let base = JvmRun {
+            name: "java17".into(),
+            cells: vec![cell(1, 10, 10.0, 100.0), cell(2, 10, 20.0, 100.0)],
+            ..Default::default()
+        };
+        let cont = JvmRun {
+            name: "temurin25+vector".into(),
+            cells: vec![cell(1, 10, 8.0, 125.0), cell(2, 10, 16.0, 125.0)],
+            ..Default::default()
+        };
+        let skipped = JvmRun {
+            name: "x".into(),
+            skipped: Some("not installed".into()),
+            ..Default::default()
+        };
+        let mut r = KnnReport {
+            concurrency: vec![1, 2],
+            top_k: vec![10],
+            jvms: vec![base, skipped, cont],
+            ..Default::default()
+        };
+        r.reductions = reductions(&r.jvms);
+        assert_eq!(r.reductions.len(), 2);
+        assert!((r.reductions[0].mean_reduction_pct - 20.0).abs() < 1e-9);
+        assert!((r.reductions[0].qps_gain_pct - 25.0).abs() < 1e-9);
+        r.verdict = verdict(&r);
+        assert!(
+            r.verdict
+                .starts_with("verdict: hits == topK in all 40 answers"),
+            "{}",
+            r.verdict
+        );
+        assert!(
+            r.verdict.contains("reduction 20 %") && r.verdict.contains("same vectorization"),
+            "{}",
+            r.verdict
+        );
+        r.jvms[2].vectorized = true;
+        r.verdict = verdict(&r);
+        assert!(
+            r.verdict.contains(
+                "SIMD on (temurin25+vector) vs off (java17): response-time reduction 20 %"
+            ) && r.verdict.contains("within the seed's range"),
+            "{}",
+            r.verdict
+        );
+        let mut out = Vec::new();
+        print_text(&r, &mut out).expect("print");
+        let text = String::from_utf8(out).expect("utf8");
+        assert!(text
+            .trim_end()
+            .lines()
+            .last()
+            .unwrap_or("")
+            .starts_with("verdict:"));
+        assert!(text.contains("SKIPPED: not installed"));
+        assert_eq!(csv(&r).lines().count(), 1 + 4);
+        assert!(svg(&r).contains("<polyline"));
+    }
+}
