@@ -321,19 +321,12 @@ pub async fn run(cli: Cli) -> Result<()> {
         Command::Sweep(a) => sweep::run_cmd(*a).await,
         Command::LargeResponses(a) => large_responses::run_cmd(*a).await,
         Command::Schema { which } => {
-            let s = match which.as_str() {
-                "summary" | "study" | "audit" => summary_schema(),
-                "sweep" => sweep::sweep_schema(),
-                "large-responses" => large_responses::large_schema(),
-                "watch" => watch::watch_schema(),
-                "nrt" => nrt_schema(),
-                "bulk-files" => bulk_files_schema(),
-                "knn" => knn_schema(),
-                other => anyhow::bail!(
-                    "schema {other:?}: expected summary, sweep, large-responses, watch, nrt, \
+            let s = schema_named(&which).with_context(|| {
+                format!(
+                    "schema {which:?}: expected summary, sweep, large-responses, watch, nrt, \
                      bulk-files or knn"
-                ),
-            };
+                )
+            })?;
             println!("{s}");
             Ok(())
         }
@@ -348,26 +341,22 @@ pub async fn run(cli: Cli) -> Result<()> {
 
 /// The JSON Schema of `summary.json`, as published in `transport-bench/schema/summary.schema.json`.
 pub fn summary_schema() -> String {
-    let schema = schemars::schema_for!(study::StudyReport);
-    serde_json::to_string_pretty(&schema).unwrap_or_default()
+    schema_of::<study::StudyReport>()
 }
 
 /// The JSON Schema of the `nrt` summary (`transport-bench/schema/nrt.schema.json`).
 pub fn nrt_schema() -> String {
-    let schema = schemars::schema_for!(nrt::NrtReport);
-    serde_json::to_string_pretty(&schema).unwrap_or_default()
+    schema_of::<nrt::NrtReport>()
 }
 
 /// The JSON Schema of the `bulk-files` summary (`transport-bench/schema/bulk-files.schema.json`).
 pub fn bulk_files_schema() -> String {
-    let schema = schemars::schema_for!(bulk_files::BulkReport);
-    serde_json::to_string_pretty(&schema).unwrap_or_default()
+    schema_of::<bulk_files::BulkReport>()
 }
 
 /// The JSON Schema of `knn.json`, as published in `transport-bench/schema/knn.schema.json`.
 pub fn knn_schema() -> String {
-    let schema = schemars::schema_for!(knn::KnnReport);
-    serde_json::to_string_pretty(&schema).unwrap_or_default()
+    schema_of::<knn::KnnReport>()
 }
 
 async fn knn_cmd(a: KnnArgs) -> Result<()> {
@@ -426,16 +415,33 @@ pub fn default_interface(url: &str) -> String {
     }
 }
 
-fn out_dir(out: Option<PathBuf>, kind: &str) -> PathBuf {
+/// `results/{kind}-{unix time}` under the project root, unless `out` is given.
+pub fn out_dir(out: Option<PathBuf>, kind: &str) -> PathBuf {
     out.unwrap_or_else(|| {
-        let secs = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0);
         local_solr::project_root()
             .join("results")
-            .join(format!("{kind}-{secs}"))
+            .join(format!("{kind}-{}", seedkit::unix_secs()))
     })
+}
+
+/// The JSON Schema published as `transport-bench/schema/{name}.schema.json` (`study` and
+/// `audit` are aliases of `summary`), or None for an unknown name.
+pub fn schema_named(name: &str) -> Option<String> {
+    Some(match name {
+        "summary" | "study" | "audit" => summary_schema(),
+        "sweep" => sweep::sweep_schema(),
+        "large-responses" => large_responses::large_schema(),
+        "watch" => watch::watch_schema(),
+        "nrt" => nrt_schema(),
+        "bulk-files" => bulk_files_schema(),
+        "knn" => knn_schema(),
+        _ => return None,
+    })
+}
+
+/// The JSON Schema of `T`, pretty-printed (what `transport-bench/schema/*.schema.json` hold).
+pub fn schema_of<T: schemars::JsonSchema>() -> String {
+    serde_json::to_string_pretty(&schemars::schema_for!(T)).unwrap_or_default()
 }
 
 async fn audit_cmd(a: AuditArgs) -> Result<()> {
@@ -614,15 +620,7 @@ async fn study_cmd(a: StudyArgs) -> Result<()> {
         }
     }
     let (report, records) = result?;
-    let out = a.out.unwrap_or_else(|| {
-        let secs = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0);
-        local_solr::project_root()
-            .join("results")
-            .join(format!("study-{secs}"))
-    });
+    let out = out_dir(a.out, "study");
     report::save(&out, &report, &records)
         .with_context(|| format!("saving to {}", out.display()))?;
     let mut stdout = std::io::stdout().lock();
@@ -634,38 +632,29 @@ async fn study_cmd(a: StudyArgs) -> Result<()> {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn published_schema_is_current() {
-        let published = include_str!("../schema/summary.schema.json");
-        assert_eq!(
-            published.trim(),
-            super::summary_schema().trim(),
-            "run `transport-bench schema > transport-bench/schema/summary.schema.json`"
-        );
-    }
-
-    #[test]
-    fn nrt_and_bulk_files_schemas_are_current() {
-        let nrt = include_str!("../schema/nrt.schema.json");
-        assert_eq!(
-            nrt.trim(),
-            super::nrt_schema().trim(),
-            "run `transport-bench schema nrt > transport-bench/schema/nrt.schema.json`"
-        );
-        let bulk = include_str!("../schema/bulk-files.schema.json");
-        assert_eq!(
-            bulk.trim(),
-            super::bulk_files_schema().trim(),
-            "run `transport-bench schema bulk-files > transport-bench/schema/bulk-files.schema.json`"
-        );
-    }
-
-    #[test]
-    fn published_knn_schema_is_current() {
-        let published = include_str!("../schema/knn.schema.json");
-        assert_eq!(
-            published.trim(),
-            super::knn_schema().trim(),
-            "run `transport-bench knn --schema > transport-bench/schema/knn.schema.json`"
-        );
+    fn published_schemas_are_current() {
+        let published = [
+            ("summary", include_str!("../schema/summary.schema.json")),
+            ("sweep", include_str!("../schema/sweep.schema.json")),
+            (
+                "large-responses",
+                include_str!("../schema/large-responses.schema.json"),
+            ),
+            ("watch", include_str!("../schema/watch.schema.json")),
+            ("nrt", include_str!("../schema/nrt.schema.json")),
+            (
+                "bulk-files",
+                include_str!("../schema/bulk-files.schema.json"),
+            ),
+            ("knn", include_str!("../schema/knn.schema.json")),
+        ];
+        for (name, text) in published {
+            assert_eq!(
+                text.trim(),
+                super::schema_named(name).expect("a known schema").trim(),
+                "run `transport-bench schema {name} > transport-bench/schema/{name}.schema.json`"
+            );
+        }
+        assert_eq!(super::schema_named("nope"), None);
     }
 }

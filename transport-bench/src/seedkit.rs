@@ -200,15 +200,6 @@ pub fn unix_secs() -> u64 {
         .unwrap_or(0)
 }
 
-/// `results/{kind}-{unix time}` under the project root, unless `out` is given.
-pub fn out_dir(out: Option<PathBuf>, kind: &str) -> PathBuf {
-    out.unwrap_or_else(|| {
-        crate::local_solr::project_root()
-            .join("results")
-            .join(format!("{kind}-{}", unix_secs()))
-    })
-}
-
 /// Formats an optional millisecond figure.
 pub fn opt_ms(v: Option<f64>) -> String {
     v.map(|x| format!("{x:.1}")).unwrap_or_else(|| "-".into())

@@ -226,7 +226,7 @@ pub async fn cmd(a: BulkArgs) -> Result<BulkReport> {
     let result = run(&a, files, &target).await;
     target.finish(a.keep_solr);
     let report = result?;
-    let out = seedkit::out_dir(a.out.clone(), "bulk-files");
+    let out = crate::out_dir(a.out.clone(), "bulk-files");
     report::save(&out, &report).with_context(|| format!("saving to {}", out.display()))?;
     report::print_text(&report, &mut std::io::stdout().lock())?;
     eprintln!("saved: {}", out.display());

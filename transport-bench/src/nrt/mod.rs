@@ -304,7 +304,7 @@ pub async fn cmd(a: NrtArgs) -> Result<NrtReport> {
     let result = run_all(&a, &target, clear).await;
     target.finish(a.keep_solr);
     let report = result?;
-    let out = seedkit::out_dir(a.out.clone(), "nrt");
+    let out = crate::out_dir(a.out.clone(), "nrt");
     report::save(&out, &report).with_context(|| format!("saving to {}", out.display()))?;
     report::print_text(&report, &mut std::io::stdout().lock())?;
     eprintln!("saved: {}", out.display());

@@ -127,15 +127,7 @@ pub async fn run(a: WatchArgs) -> Result<()> {
         }
     };
     let report = super::analyse(&captured, &source);
-    let out = a.out.clone().unwrap_or_else(|| {
-        let secs = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs())
-            .unwrap_or(0);
-        crate::local_solr::project_root()
-            .join("results")
-            .join(format!("watch-{secs}"))
-    });
+    let out = crate::out_dir(a.out.clone(), "watch");
     super::save(&out, &report, &captured)
         .with_context(|| format!("saving to {}", out.display()))?;
     let mut stdout = std::io::stdout().lock();

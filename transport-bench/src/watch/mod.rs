@@ -41,8 +41,7 @@ pub fn watch_file(path: &Path, port: Option<u16>) -> Result<WatchReport> {
 
 /// The JSON Schema of `watch.json`, as published in `transport-bench/schema/watch.schema.json`.
 pub fn watch_schema() -> String {
-    let schema = schemars::schema_for!(WatchReport);
-    serde_json::to_string_pretty(&schema).unwrap_or_default()
+    crate::schema_of::<WatchReport>()
 }
 
 /// Saves `watch.json`, `connections.csv`, `requests.csv` and `watch.svg` into `dir`.

@@ -292,16 +292,6 @@ fn damaged_capture_files_are_errors_or_partial_never_panics() {
 }
 
 #[test]
-fn published_watch_schema_is_current() {
-    let published = include_str!("../../schema/watch.schema.json");
-    assert_eq!(
-        published.trim(),
-        super::watch_schema().trim(),
-        "run `transport-bench watch --schema > transport-bench/schema/watch.schema.json`"
-    );
-}
-
-#[test]
 fn server_closing_as_asked_is_not_blamed_on_the_server() {
     let close = b"GET /solr/bench/select HTTP/1.1\r\nConnection: close\r\n\r\n";
     let mut frames = Vec::new();
