@@ -141,24 +141,56 @@ fn add_range(ranges: &mut Vec<(u64, u64)>, a: u64, b: u64) -> u64 {
     (b - a) - overlap
 }
 
-/// A running capture; [`PcapWitness::stop`] ends it and returns the count.
-#[derive(Debug)]
-pub struct PcapWitness {
-    stop: Arc<AtomicBool>,
-    handle: Option<JoinHandle<Result<PcapCount>>>,
+/// What a [`Background`] capture feeds its packets to, on the capture thread.
+pub trait Sink: Send + 'static {
+    /// What the capture returns when stopped.
+    type Out: Send + 'static;
+    /// One captured frame of link type `link` (`wire_len` = its length on the wire), at
+    /// `ts_us` microseconds since the epoch.
+    fn packet(&mut self, link: i32, data: &[u8], wire_len: u32, ts_us: u64);
+    /// Called when no packet is queued (about every millisecond while idle).
+    fn idle(&mut self) {}
+    /// The capture ended: kernel and interface drops from `pcap_stats`, and the error that
+    /// stopped it early, if any.
+    fn finish(self, dropped: u64, if_dropped: u64, error: Option<String>) -> Result<Self::Out>;
 }
 
-impl PcapWitness {
-    /// Starts capturing `tcp port {port}` on `interface` (e.g. `lo`), optionally saving every
-    /// packet to a pcapng file. Returns once the capture is open and filtering.
-    pub fn start(interface: &str, port: u16, save: Option<PathBuf>) -> Result<PcapWitness> {
+/// How a [`Background`] capture opens its device.
+#[derive(Debug, Clone)]
+pub struct CaptureOptions {
+    /// Bytes kept of each packet.
+    pub snaplen: i32,
+    /// Kernel ring size, bytes.
+    pub buffer: i32,
+    /// Also write every packet (whole, up to `snaplen`) to this pcapng file.
+    pub save: Option<PathBuf>,
+}
+
+/// A capture of `tcp port P` running on its own thread, feeding a [`Sink`];
+/// [`Background::stop`] ends it and returns what the sink made.
+#[derive(Debug)]
+pub struct Background<O> {
+    stop: Arc<AtomicBool>,
+    handle: Option<JoinHandle<Result<O>>>,
+}
+
+impl<O: Send + 'static> Background<O> {
+    /// Starts capturing `tcp port {port}` on `interface`. Returns once the capture is open
+    /// and filtering (needs root or CAP_NET_RAW).
+    pub fn start<S: Sink<Out = O>>(
+        interface: &str,
+        port: u16,
+        opts: CaptureOptions,
+        sink: S,
+    ) -> Result<Self> {
         let stop = Arc::new(AtomicBool::new(false));
         let (ready_tx, ready_rx) = mpsc::channel::<Result<()>>();
         let iface = interface.to_string();
         let stop2 = stop.clone();
-        let handle = std::thread::spawn(move || capture_loop(&iface, port, save, stop2, ready_tx));
+        let handle =
+            std::thread::spawn(move || capture_loop(&iface, port, opts, stop2, ready_tx, sink));
         match ready_rx.recv_timeout(Duration::from_secs(10)) {
-            Ok(Ok(())) => Ok(PcapWitness {
+            Ok(Ok(())) => Ok(Background {
                 stop,
                 handle: Some(handle),
             }),
@@ -169,39 +201,42 @@ impl PcapWitness {
         }
     }
 
-    /// Stops the capture after draining what the kernel still holds, and returns the count.
-    pub fn stop(mut self) -> Result<PcapCount> {
+    /// Stops the capture after draining what the kernel still holds.
+    pub fn stop(mut self) -> Result<O> {
         std::thread::sleep(Duration::from_millis(100));
         self.stop.store(true, Ordering::SeqCst);
         match self.handle.take() {
-            Some(h) => h.join().map_err(|_| anyhow!("pcap thread panicked"))?,
+            Some(h) => h.join().map_err(|_| anyhow!("capture thread panicked"))?,
             None => Err(anyhow!("capture already stopped")),
         }
     }
 }
 
-impl Drop for PcapWitness {
+impl<O> Drop for Background<O> {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::SeqCst);
     }
 }
 
-fn capture_loop(
+/// Microseconds since the epoch of a pcap timestamp.
+pub fn ts_us(ts: &libc::timeval) -> u64 {
+    (ts.tv_sec.max(0) as u64) * 1_000_000 + ts.tv_usec.max(0) as u64
+}
+
+fn capture_loop<S: Sink>(
     iface: &str,
     port: u16,
-    save: Option<PathBuf>,
+    opts: CaptureOptions,
     stop: Arc<AtomicBool>,
     ready: mpsc::Sender<Result<()>>,
-) -> Result<PcapCount> {
+    mut sink: S,
+) -> Result<S::Out> {
     let opened = (|| -> Result<_> {
         let mut cap = pcap::Capture::from_device(iface)
             .with_context(|| format!("no capture device {iface}"))?
             .immediate_mode(true)
-            // Counting needs only the headers (lengths come from the IP header); a short
-            // snaplen keeps the ring from overflowing at 100 Mbit/s and more. Saved
-            // captures keep whole packets.
-            .snaplen(if save.is_some() { 262_144 } else { 256 })
-            .buffer_size(16 * 1024 * 1024)
+            .snaplen(opts.snaplen)
+            .buffer_size(opts.buffer)
             .timeout(50)
             .open()
             .with_context(|| format!("cannot capture on {iface} (needs root or CAP_NET_RAW)"))?;
@@ -224,77 +259,165 @@ fn capture_loop(
         }
     };
     let link = cap.get_datalink().0;
-    let mut writer = match &save {
+    let mut writer = match &opts.save {
         Some(p) => Some(PcapngWriter::new(
             std::io::BufWriter::new(
                 std::fs::File::create(p).with_context(|| format!("creating {}", p.display()))?,
             ),
             link as u16,
-            262_144,
+            opts.snaplen.max(0) as u32,
         )?),
         None => None,
     };
-    let mut tally = Tally::new(port);
+    let mut error = None;
     loop {
         match cap.next_packet() {
             Ok(pkt) => {
-                tally.add(link, pkt.data, pkt.header.len);
+                let ts = ts_us(&pkt.header.ts);
+                sink.packet(link, pkt.data, pkt.header.len, ts);
                 if let Some(w) = writer.as_mut() {
-                    let ts = pkt.header.ts;
-                    let us = (ts.tv_sec as u64) * 1_000_000 + ts.tv_usec as u64;
-                    w.packet(us, pkt.data, pkt.header.len)?;
+                    w.packet(ts, pkt.data, pkt.header.len)?;
                 }
             }
             Err(pcap::Error::TimeoutExpired) => {
                 if stop.load(Ordering::SeqCst) {
                     break;
                 }
+                sink.idle();
                 std::thread::sleep(Duration::from_millis(1));
             }
-            Err(e) => return Err(anyhow!("capture error: {e}")),
+            Err(e) => {
+                error = Some(format!("capture error: {e}"));
+                break;
+            }
         }
     }
-    if let Ok(s) = cap.stats() {
-        tally.count.dropped = u64::from(s.dropped);
-        tally.count.if_dropped = u64::from(s.if_dropped);
-    }
+    let (dropped, if_dropped) = cap
+        .stats()
+        .map(|s| (u64::from(s.dropped), u64::from(s.if_dropped)))
+        .unwrap_or((0, 0));
     if let Some(w) = writer {
         w.finish()?;
     }
-    Ok(tally.count)
+    sink.finish(dropped, if_dropped, error)
+}
+
+impl Sink for Tally {
+    type Out = PcapCount;
+
+    fn packet(&mut self, link: i32, data: &[u8], wire_len: u32, _ts_us: u64) {
+        self.add(link, data, wire_len);
+    }
+
+    fn finish(mut self, dropped: u64, if_dropped: u64, error: Option<String>) -> Result<PcapCount> {
+        if let Some(e) = error {
+            return Err(anyhow!(e));
+        }
+        self.count.dropped = dropped;
+        self.count.if_dropped = if_dropped;
+        Ok(self.count)
+    }
+}
+
+/// A running pcap witness; [`PcapWitness::stop`] ends it and returns the count.
+#[derive(Debug)]
+pub struct PcapWitness(Background<PcapCount>);
+
+impl PcapWitness {
+    /// Starts capturing `tcp port {port}` on `interface` (e.g. `lo`), optionally saving every
+    /// packet to a pcapng file. Returns once the capture is open and filtering.
+    pub fn start(interface: &str, port: u16, save: Option<PathBuf>) -> Result<PcapWitness> {
+        let opts = CaptureOptions {
+            // Counting needs only the headers (lengths come from the IP header); a short
+            // snaplen keeps the ring from overflowing at 100 Mbit/s and more. Saved
+            // captures keep whole packets.
+            snaplen: if save.is_some() { 262_144 } else { 256 },
+            buffer: 16 * 1024 * 1024,
+            save,
+        };
+        Background::start(interface, port, opts, Tally::new(port)).map(PcapWitness)
+    }
+
+    /// Stops the capture after draining what the kernel still holds, and returns the count.
+    pub fn stop(self) -> Result<PcapCount> {
+        self.0.stop()
+    }
+}
+
+/// The frames of a saved capture file.
+#[derive(Debug)]
+pub struct SavedCapture {
+    /// Link type.
+    pub link: i32,
+    /// `(timestamp µs, frame bytes, length on the wire)` in file order.
+    pub frames: Vec<(u64, Vec<u8>, u32)>,
+    /// Why reading stopped before the end of the file (a truncated or damaged file).
+    pub error: Option<String>,
+}
+
+impl SavedCapture {
+    /// Reads a pcap or pcapng file; a file that is not a capture is an error, a damaged one
+    /// keeps the frames read before the damage and says where reading stopped.
+    pub fn read(path: &Path) -> Result<SavedCapture> {
+        let mut cap = pcap::Capture::from_file(path).with_context(|| {
+            format!(
+                "cannot read capture {} (not pcap or pcapng?)",
+                path.display()
+            )
+        })?;
+        let link = cap.get_datalink().0;
+        let mut frames = Vec::new();
+        let mut error = None;
+        loop {
+            match cap.next_packet() {
+                Ok(pkt) => frames.push((ts_us(&pkt.header.ts), pkt.data.to_vec(), pkt.header.len)),
+                Err(pcap::Error::NoMorePackets) => break,
+                Err(e) => {
+                    error = Some(format!(
+                        "reading stopped after {} packets: {e}",
+                        frames.len()
+                    ));
+                    break;
+                }
+            }
+        }
+        Ok(SavedCapture {
+            link,
+            frames,
+            error,
+        })
+    }
+
+    /// `port`, or else the destination port of the first SYN-only packet (the server's).
+    pub fn server_port(&self, port: Option<u16>, path: &Path) -> Result<u16> {
+        if let Some(p) = port {
+            return Ok(p);
+        }
+        self.frames
+            .iter()
+            .filter_map(|(_, f, _)| packet::parse(self.link, f))
+            .find(|p| p.is_syn_only())
+            .map(|p| p.dst_port)
+            .ok_or_else(|| {
+                anyhow!(
+                    "{}: no SYN packet to infer the server port from; pass the port",
+                    path.display()
+                )
+            })
+    }
 }
 
 /// Counts a saved capture (pcap or pcapng) for server port `port`; with `None` the server
 /// port is the destination port of the first SYN-only packet in the file.
 pub fn count_file(path: &Path, port: Option<u16>) -> Result<PcapCount> {
-    let mut cap = pcap::Capture::from_file(path)
-        .with_context(|| format!("cannot read capture {}", path.display()))?;
-    let link = cap.get_datalink().0;
-    let mut frames = Vec::new();
-    loop {
-        match cap.next_packet() {
-            Ok(pkt) => frames.push((pkt.data.to_vec(), pkt.header.len)),
-            Err(pcap::Error::NoMorePackets) => break,
-            Err(e) => return Err(anyhow!("reading {}: {e}", path.display())),
-        }
+    let saved = SavedCapture::read(path)?;
+    if let Some(e) = &saved.error {
+        anyhow::bail!("reading {}: {e}", path.display());
     }
-    let port = match port {
-        Some(p) => p,
-        None => frames
-            .iter()
-            .filter_map(|(f, _)| packet::parse(link, f))
-            .find(|p| p.is_syn_only())
-            .map(|p| p.dst_port)
-            .ok_or_else(|| {
-                anyhow!(
-                    "{}: no SYN packet to infer the server port from",
-                    path.display()
-                )
-            })?,
-    };
+    let port = saved.server_port(port, path)?;
     let mut tally = Tally::new(port);
-    for (f, len) in &frames {
-        tally.add(link, f, *len);
+    for (_, f, len) in &saved.frames {
+        tally.add(saved.link, f, *len);
     }
     Ok(tally.count)
 }
