@@ -283,7 +283,7 @@ async fn cli_watch_with_duration_writes_schema_valid_json() {
         "--port",
         &port.to_string(),
         "--duration",
-        "5s",
+        "8s",
         "--quiet",
         "--out",
         &out.display().to_string(),
@@ -294,7 +294,7 @@ async fn cli_watch_with_duration_writes_schema_valid_json() {
     let _g = support::exclusive().await;
     let cli = transport_bench::Cli::parse_from(args);
     let task = tokio::spawn(transport_bench::run(cli));
-    // The capture opens in milliseconds; 2 s leaves room on a busy machine (it runs 5 s).
+    // The capture opens in milliseconds; 2 s leaves room on a busy machine (it runs 8 s).
     tokio::time::sleep(std::time::Duration::from_millis(2000)).await;
     let url2 = url.clone();
     tokio::task::spawn_blocking(move || {
