@@ -856,12 +856,7 @@ pub fn save(dir: &Path, r: &LargeReport, records: &[LargeRecord]) -> Result<()> 
         ));
     }
     std::fs::write(dir.join("large-responses.csv"), csv)?;
-    let mut jsonl = Vec::new();
-    for rec in records {
-        serde_json::to_writer(&mut jsonl, rec)?;
-        jsonl.push(b'\n');
-    }
-    std::fs::write(dir.join("records.jsonl"), jsonl)?;
+    crate::report::write_jsonl(&dir.join("records.jsonl"), records)?;
     let mut txt = Vec::new();
     print_text(r, &mut txt)?;
     std::fs::write(dir.join("large-responses.txt"), txt)?;

@@ -402,6 +402,16 @@ async fn knn_cmd(a: KnnArgs) -> Result<()> {
     Ok(())
 }
 
+/// The command `transport-bench {cmd} {extra...}` parses to (for tests of option handling).
+#[cfg(test)]
+pub(crate) fn parse_command(cmd: &str, extra: &[&str]) -> Command {
+    use clap::Parser;
+    let argv = ["transport-bench", cmd]
+        .into_iter()
+        .chain(extra.iter().copied());
+    Cli::parse_from(argv).command
+}
+
 /// `lo` for a loopback URL, `any` otherwise.
 pub fn default_interface(url: &str) -> String {
     let host = url::Url::parse(url)

@@ -640,13 +640,7 @@ mod tests {
     use clap::Parser;
 
     fn args(extra: &[&str]) -> super::BulkArgs {
-        let cli = crate::Cli::parse_from(
-            ["transport-bench", "bulk-files"]
-                .iter()
-                .chain(extra.iter())
-                .copied(),
-        );
-        match cli.command {
+        match crate::parse_command("bulk-files", extra) {
             crate::Command::BulkFiles(a) => *a,
             other => panic!("parsed as {other:?}"),
         }

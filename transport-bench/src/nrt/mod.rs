@@ -813,16 +813,8 @@ async fn run_one(
 
 #[cfg(test)]
 mod tests {
-    use clap::Parser;
-
     fn args(extra: &[&str]) -> super::NrtArgs {
-        let cli = crate::Cli::parse_from(
-            ["transport-bench", "nrt"]
-                .iter()
-                .chain(extra.iter())
-                .copied(),
-        );
-        match cli.command {
+        match crate::parse_command("nrt", extra) {
             crate::Command::Nrt(a) => *a,
             other => panic!("parsed as {other:?}"),
         }

@@ -176,12 +176,7 @@ pub fn save(dir: &Path, r: &StudyReport, records: &[Record]) -> Result<()> {
         ));
     }
     std::fs::write(dir.join("transports.csv"), csv)?;
-    let mut jsonl = Vec::new();
-    for rec in records {
-        serde_json::to_writer(&mut jsonl, rec)?;
-        jsonl.push(b'\n');
-    }
-    std::fs::write(dir.join("records.jsonl"), jsonl)?;
+    write_jsonl(&dir.join("records.jsonl"), records)?;
     let mut txt = Vec::new();
     print_text(r, &mut txt)?;
     std::fs::write(dir.join("report.txt"), txt)?;
@@ -258,4 +253,16 @@ pub fn rerender(run: &Path) -> Result<StudyReport> {
     }
     save(run, &r, &records)?;
     Ok(r)
+}
+
+/// Writes `records` to `path` as JSON lines (one record a line), the raw data a report is
+/// re-rendered from.
+pub fn write_jsonl<T: serde::Serialize>(path: &std::path::Path, records: &[T]) -> Result<()> {
+    let mut out = Vec::new();
+    for rec in records {
+        serde_json::to_writer(&mut out, rec)?;
+        out.push(b'\n');
+    }
+    std::fs::write(path, out)?;
+    Ok(())
 }
