@@ -63,6 +63,13 @@ pub struct WanConfig {
     pub tls: Option<TlsTermination>,
 }
 
+/// Unmeasured connects before the compensation is measured ([`Wan::compensate`]).
+pub const COMPENSATION_WARMUP: usize = 10;
+/// Connects whose median is the compensation ([`Wan::compensate`]).
+pub const COMPENSATION_SAMPLES: usize = 25;
+/// The link's RTT while its own cost is measured ([`Wan::compensate`]).
+pub const COMPENSATION_PROBE_RTT: Duration = Duration::from_millis(2);
+
 /// A running topology. Dropping it tears everything down.
 #[derive(Debug)]
 pub struct Wan {
@@ -148,13 +155,45 @@ impl Wan {
             port,
             app_device,
         };
-        // The forwarder's own round trip (two reads, two hand-offs, two writes), measured
-        // with no delay: 0.1-0.3 ms here, 5-15 % of RTT 2 ms. The link then holds that much less.
-        let own = wan.calibrate(25)?;
-        wan.delay
-            .set_compensation(Duration::from_secs_f64(own.connect_p50_ms / 1000.0));
+        wan.compensate()?;
         wan.set_link(cfg.link);
         Ok(wan)
+    }
+
+    /// Measures the forwarder's own round trip (two reads, two hand-offs, two writes, and the
+    /// kernels' work on both sides) and sets it as the compensation: each direction then
+    /// holds RTT/2 minus half of it, so a client sees the RTT. It is measured where the link
+    /// works, on held packets: TCP connects through an uncompensated [`COMPENSATION_PROBE_RTT`]
+    /// link, minus that RTT. (At RTT 0 the writer threads sleep and are woken for every
+    /// packet; a held packet finds its writer already awake at its release time, so RTT 0
+    /// over-states the cost by ~0.1 ms, 5 % of RTT 2 ms.) The cost is 0.1-0.3 ms here and
+    /// follows the machine's load: [`COMPENSATION_WARMUP`] unmeasured connects come first (the
+    /// first ones after a start pay for cold paths), then the median of
+    /// [`COMPENSATION_SAMPLES`]. The link is restored afterwards. `start` calls it; call it
+    /// again before a measurement when the load may have changed since.
+    pub fn compensate(&self) -> Result<Duration> {
+        let link = self.link();
+        let previous = self.compensation();
+        self.delay.set_compensation(Duration::ZERO);
+        self.set_link(LinkParams {
+            rtt: COMPENSATION_PROBE_RTT,
+            ..Default::default()
+        });
+        let proxy = self.proxy_addr();
+        let times = self.app().run(move || {
+            calibrate::connect_times(proxy, COMPENSATION_WARMUP)?;
+            calibrate::connect_times(proxy, COMPENSATION_SAMPLES)
+        });
+        self.set_link(link);
+        let own = match times {
+            Ok(t) => calibrate::median(t).saturating_sub(COMPENSATION_PROBE_RTT),
+            Err(e) => {
+                self.delay.set_compensation(previous);
+                return Err(e);
+            }
+        };
+        self.delay.set_compensation(own);
+        Ok(own)
     }
 
     /// The forwarder's own round-trip cost measured at start (subtracted from the hold time).
