@@ -141,3 +141,75 @@ async fn study_witnesses_schema_compare_report() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `audit` on loopback with the idle-penalty probe: the same search on one kept-alive
+/// connection back to back and after idle gaps. Asserted exactly: every search answered,
+/// no gap reopened the connection (the penalty is not a reconnect), the figures in
+/// `summary.json` (valid against the published schema) and in `report.txt` before the verdict.
+#[tokio::test]
+async fn audit_measures_the_idle_penalty_on_one_connection() {
+    let s = support::standalone();
+    let url = s.url(None).unwrap().to_string();
+    let dir = std::env::temp_dir().join(support::tag("audit-idle"));
+    {
+        let _g = support::exclusive().await;
+        run(Cli::parse_from([
+            "transport-bench",
+            "audit",
+            "--url",
+            &url,
+            "--searches",
+            "5",
+            "--idle-gaps",
+            "0,50,150",
+            "--idle-searches",
+            "6",
+            "--quiet",
+            "--out",
+            dir.to_str().unwrap(),
+        ]))
+        .await
+        .expect("audit runs");
+    }
+    let r = load_summary(&dir).expect("summary.json");
+    let idle = r.idle.as_ref().expect("the idle probe ran");
+    assert_eq!(idle.transport, "pooled");
+    assert_eq!(
+        idle.gaps.iter().map(|g| g.gap_ms).collect::<Vec<_>>(),
+        vec![0, 50, 150]
+    );
+    for g in &idle.gaps {
+        assert_eq!((g.n, g.errors), (6, 0), "gap {} ms", g.gap_ms);
+        assert_eq!(
+            g.connections_opened, 0,
+            "gap {} ms: the kept-alive connection served every search",
+            g.gap_ms
+        );
+        assert!(g.wall_p50_ms.is_some() && g.server_wait_p50_ms.is_some());
+        assert!(g.qtime_p50_ms.is_some(), "Solr reports QTime");
+    }
+    assert_eq!(idle.gaps[0].vs_back_to_back_pct, Some(0.0));
+    assert!(
+        idle.finding.contains("after 150 ms idle") && idle.finding.contains("same connection"),
+        "{}",
+        idle.finding
+    );
+    let schema: serde_json::Value = serde_json::from_str(include_str!(
+        "../../transport-bench/schema/summary.schema.json"
+    ))
+    .expect("schema is JSON");
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("summary.json")).expect("read"))
+            .expect("JSON");
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&json)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "schema violations: {errors:?}");
+    let txt = std::fs::read_to_string(dir.join("report.txt")).expect("report.txt");
+    assert!(txt.contains("Idle penalty (pooled"), "{txt}");
+    assert!(txt.contains(&idle.finding), "{txt}");
+    assert_eq!(txt.lines().last(), Some(r.verdict.as_str()), "verdict last");
+    let _ = std::fs::remove_dir_all(&dir);
+}

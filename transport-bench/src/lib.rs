@@ -8,6 +8,7 @@
 //! [`watch`] audits any application's Solr traffic from a packet capture.
 
 pub mod bulk_files;
+pub mod idle;
 pub mod knn;
 pub mod large_responses;
 pub mod load;
@@ -128,6 +129,16 @@ pub struct AuditArgs {
     /// No progress bars.
     #[arg(long)]
     pub quiet: bool,
+    /// Idle gaps (ms) for the idle-penalty probe: the same search on one kept-alive pooled
+    /// connection, back to back (0) and after each gap. Not through `--rtt`.
+    #[arg(long, value_delimiter = ',', default_values_t = idle::DEFAULT_GAPS_MS)]
+    pub idle_gaps: Vec<u64>,
+    /// Searches per idle gap.
+    #[arg(long, default_value_t = idle::DEFAULT_SEARCHES)]
+    pub idle_searches: usize,
+    /// Skip the idle-penalty probe.
+    #[arg(long)]
+    pub no_idle: bool,
     /// WAN emulation (`--rtt`, `--jitter`, `--bandwidth`, `--tls-version`; root): only for
     /// the project's local Solr or another Solr on this machine's loopback.
     #[command(flatten)]
@@ -516,7 +527,16 @@ async fn audit_cmd(a: AuditArgs) -> Result<()> {
     let result = if a.wan.enabled() {
         wan::cli::run_study(&a.wan, a.tls, cfg).await
     } else {
-        study::run(&cfg).await
+        let mut result = study::run(&cfg).await;
+        if let (Ok((report, _)), false) = (&mut result, a.no_idle || a.idle_gaps.is_empty()) {
+            match idle_probe(&cfg, &a.idle_gaps, a.idle_searches).await {
+                Ok(p) => report.idle = Some(p),
+                Err(e) => report
+                    .warnings
+                    .push(format!("idle-penalty probe failed: {e:#}")),
+            }
+        }
+        result
     };
     if let Some(s) = &local {
         if let Err(e) = s.stop() {
@@ -549,6 +569,32 @@ async fn audit_cmd(a: AuditArgs) -> Result<()> {
     report::print_text(&report, &mut stdout)?;
     eprintln!("saved: {}", out.display());
     Ok(())
+}
+
+/// The idle-penalty probe of `audit` ([`idle::probe`]) on a new pooled client.
+async fn idle_probe(cfg: &study::StudyConfig, gaps: &[u64], n: usize) -> Result<idle::IdleProbe> {
+    let mut tls = solr_client::TlsOptions::new();
+    if let Some(ca) = &cfg.ca {
+        tls = tls.add_ca_pem_file(ca)?;
+    }
+    let pooled = std::sync::Arc::new(solr_client::transport::Pooled::new(
+        &tls,
+        solr_client::transport::PooledConfig::default(),
+    )?);
+    let client = solr_client::SolrClient::builder(&cfg.url)
+        .collection(&cfg.collection)
+        .custom_transport(pooled.clone())
+        .build()?;
+    let select =
+        solr_client::Select::new(cfg.query.clone().unwrap_or_else(|| "*:*".into())).rows(cfg.rows);
+    let pb = seedkit::progress(cfg.quiet, (gaps.len() * n) as u64, "idle-penalty probe");
+    let opened = {
+        let pooled = pooled.clone();
+        move || solr_client::Transport::stats(&*pooled).connections_opened
+    };
+    let p = idle::probe(&client, &opened, &select, gaps, n, &pb).await;
+    pb.finish_and_clear();
+    p
 }
 
 async fn study_cmd(a: StudyArgs) -> Result<()> {

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use serde::{Deserialize, Serialize};
 use solr_client::{Commit, Select, SolrClient, Timing, TlsOptions, TransportKind, UpdateFormat};
 
@@ -190,20 +190,13 @@ pub struct StudyReport {
     pub duration_s: f64,
     /// The one-line verdict.
     pub verdict: String,
+    /// `audit` only: the idle penalty of one kept-alive connection ([`crate::idle`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idle: Option<crate::idle::IdleProbe>,
 }
 
 fn progress(quiet: bool, len: u64, msg: String) -> ProgressBar {
-    if quiet {
-        return ProgressBar::hidden();
-    }
-    let pb = ProgressBar::new(len);
-    pb.set_style(
-        ProgressStyle::with_template("{msg:>28} [{bar:30}] {pos}/{len} {elapsed}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
-    pb.set_message(msg);
-    pb
+    crate::seedkit::progress(quiet, len, msg)
 }
 
 fn tls(cfg: &StudyConfig) -> Result<TlsOptions> {
@@ -553,6 +546,7 @@ pub async fn run(cfg: &StudyConfig) -> Result<(StudyReport, Vec<Record>)> {
         warnings,
         duration_s: t_start.elapsed().as_secs_f64(),
         verdict,
+        idle: None,
     };
     Ok((report, records))
 }

@@ -149,7 +149,8 @@ pub struct SweepRow {
     pub conns_expected: u64,
     /// The witnesses agree.
     pub witnesses_agree: bool,
-    /// Round trips per request in the theory (3 or 4 for fresh, 1 otherwise).
+    /// Round trips per request in the theory: 3 (TLS 1.3) or 4 (TLS 1.2) for fresh, plus
+    /// the slow-start rounds its answer needs ([`slow_start_rounds`]); 1 otherwise.
     pub round_trips: u32,
     /// Theory: p50 at RTT 0 + round_trips x RTT, ms.
     pub expected_p50_ms: Option<f64>,
@@ -230,6 +231,28 @@ fn p95(t: &TransportSummary) -> Option<f64> {
         .map(|(_, v)| *v)
 }
 
+/// Payload bytes per TCP segment on the emulated link (1500-byte MTU, less IPv4, TCP and
+/// TCP timestamp headers).
+const MSS: f64 = 1448.0;
+/// Linux's initial congestion window, in segments (RFC 6928).
+const INITIAL_WINDOW: f64 = 10.0;
+
+/// Round trips beyond the first that a new connection needs to receive `bytes`: slow start
+/// sends [`INITIAL_WINDOW`] segments in the first round trip and doubles the window each
+/// round trip after (the client acknowledges every second segment; Linux grows the window by
+/// the segments acknowledged). A pooled connection's window is already open, so this is
+/// charged to fresh connections only; a 21 KB answer costs fresh one more RTT.
+pub fn slow_start_rounds(bytes: f64) -> u32 {
+    let segments = (bytes / MSS).ceil();
+    let (mut sent, mut window, mut extra) = (INITIAL_WINDOW, INITIAL_WINDOW, 0);
+    while sent < segments {
+        window *= 2.0;
+        sent += window;
+        extra += 1;
+    }
+    extra
+}
+
 fn round_trips(transport: &str, tls: TlsVersion) -> u32 {
     match (transport.starts_with("fresh"), tls) {
         (true, TlsVersion::Tls13) => 3,
@@ -273,6 +296,17 @@ pub fn rows(
                 flagged: false,
             });
         }
+    }
+    // A fresh connection receives its answer in slow start: the pooled sibling's bytes in
+    // (the same answer, without the handshake) decide the extra round trips.
+    let snapshot = out.clone();
+    for row in out.iter_mut().filter(|r| r.transport.starts_with("fresh")) {
+        let pooled_name = row.transport.replacen("fresh", "pooled", 1);
+        let answer = snapshot
+            .iter()
+            .find(|r| r.tls == row.tls && r.rtt_ms == row.rtt_ms && r.transport == pooled_name)
+            .map_or(row.bytes_in_mean, |p| p.bytes_in_mean);
+        row.round_trips += slow_start_rounds(answer);
     }
     let base = |rows: &[SweepRow], tls: &str, transport: &str| {
         let first = rows
@@ -798,7 +832,62 @@ mod tests {
             warnings: vec![],
             duration_s: 0.0,
             verdict: String::new(),
+            idle: None,
         }
+    }
+
+    #[test]
+    fn slow_start_charges_answers_beyond_the_initial_window() {
+        assert_eq!(slow_start_rounds(0.0), 0);
+        assert_eq!(slow_start_rounds(500.0), 0);
+        assert_eq!(
+            slow_start_rounds(10.0 * 1448.0),
+            0,
+            "exactly the initial window"
+        );
+        assert_eq!(slow_start_rounds(10.0 * 1448.0 + 1.0), 1);
+        assert_eq!(slow_start_rounds(21_178.0), 1, "10 rows of large documents");
+        assert_eq!(slow_start_rounds(30.0 * 1448.0), 1, "10 + 20 segments");
+        assert_eq!(slow_start_rounds(31.0 * 1448.0), 2);
+        assert_eq!(
+            slow_start_rounds(2_100_000.0),
+            7,
+            "1,451 segments: 10..1270 sent, 2550"
+        );
+    }
+
+    #[test]
+    fn a_large_answer_adds_a_round_trip_to_fresh_only() {
+        let sized = |t: &str, p50: f64, bytes: f64| TransportSummary {
+            bytes_in_mean: bytes,
+            ..summary(t, p50)
+        };
+        // Fresh reads the handshake too (its own bytes in are larger); the pooled sibling's
+        // 21 KB answer decides: one slow-start round, so 4 round trips with TLS 1.3.
+        let s0 = study(vec![
+            sized("fresh", 4.0, 23_000.0),
+            sized("pooled", 2.0, 21_178.0),
+        ]);
+        let s20 = study(vec![
+            sized("fresh", 84.0, 23_000.0),
+            sized("pooled", 22.0, 21_178.0),
+        ]);
+        let rows = rows(
+            &[
+                (TlsVersion::Tls13, 0.0, &s0),
+                (TlsVersion::Tls13, 20.0, &s20),
+            ],
+            &[],
+        );
+        let get = |t: &str| {
+            rows.iter()
+                .find(|r| r.rtt_ms == 20.0 && r.transport == t)
+                .unwrap()
+        };
+        assert_eq!(get("fresh").round_trips, 4);
+        assert_eq!(get("pooled").round_trips, 1);
+        assert_eq!(get("fresh").expected_p50_ms, Some(84.0));
+        assert!(!get("fresh").flagged, "{:?}", get("fresh"));
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub struct Knn {
     vector: Vec<f32>,
     top_k: u32,
     pre_filter: Vec<String>,
+    cache: bool,
 }
 
 impl Knn {
@@ -21,6 +22,7 @@ impl Knn {
             vector: vector.into(),
             top_k: 10,
             pre_filter: Vec::new(),
+            cache: true,
         }
     }
 
@@ -37,11 +39,23 @@ impl Knn {
         self
     }
 
+    /// Whether Solr may answer from, and store into, its queryResultCache (local param
+    /// `cache=false` when off). Default: on. A load test that repeats vectors turns it off so
+    /// every request runs the vector search; checked against Solr 9.10: with `cache=false`
+    /// the cache sees no lookups and no inserts.
+    pub fn cache(mut self, on: bool) -> Self {
+        self.cache = on;
+        self
+    }
+
     /// The query string, e.g. `{!knn f=vector topK=10}[0.1,0.2]`.
     pub fn query(&self) -> String {
         let mut q = format!("{{!knn f={} topK={}", self.field, self.top_k);
         for i in 0..self.pre_filter.len() {
             q.push_str(&format!(" preFilter=$knn_pf{i}"));
+        }
+        if !self.cache {
+            q.push_str(" cache=false");
         }
         q.push_str("}[");
         for (i, v) in self.vector.iter().enumerate() {
@@ -78,6 +92,10 @@ mod tests {
         assert_eq!(
             k.query(),
             "{!knn f=vector topK=3 preFilter=$knn_pf0}[0.5,-1]"
+        );
+        assert_eq!(
+            k.clone().cache(false).query(),
+            "{!knn f=vector topK=3 preFilter=$knn_pf0 cache=false}[0.5,-1]"
         );
         let p = k.to_select().params();
         assert!(p.contains(&("knn_pf0".into(), "category:a b".into())));

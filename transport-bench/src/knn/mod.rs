@@ -776,7 +776,10 @@ struct ShotOk {
 }
 
 fn knn_query(field_fl: &str, v: &[f32], k: u32) -> solr_client::Select {
-    let s = Knn::new("vector", v.to_vec()).top_k(k).to_select();
+    let s = Knn::new("vector", v.to_vec())
+        .top_k(k)
+        .cache(false)
+        .to_select();
     if field_fl.is_empty() {
         s
     } else {
@@ -788,7 +791,11 @@ async fn one(client: &SolrClient, fl: &str, corpus: &Corpus, doc: usize, k: u32)
     let t0 = Instant::now();
     let r = if fl.is_empty() {
         client
-            .knn(&Knn::new("vector", corpus.vectors[doc].clone()).top_k(k))
+            .knn(
+                &Knn::new("vector", corpus.vectors[doc].clone())
+                    .top_k(k)
+                    .cache(false),
+            )
             .await
     } else {
         client.select(&knn_query(fl, &corpus.vectors[doc], k)).await

@@ -141,6 +141,9 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
         writeln!(w)?;
     }
     writeln!(w)?;
+    if let Some(p) = &r.idle {
+        crate::idle::print(p, w)?;
+    }
     for warning in &r.warnings {
         writeln!(w, "warning: {warning}")?;
     }
