@@ -143,8 +143,9 @@ async fn study_witnesses_schema_compare_report() {
 }
 
 /// `audit` on loopback with the idle-penalty probe: the same search on one kept-alive
-/// connection back to back and after idle gaps. Asserted exactly: every search answered,
-/// no gap reopened the connection (the penalty is not a reconnect), the figures in
+/// connection back to back and after idle gaps, then the longest gap with a warmer on a
+/// second connection. Asserted exactly: every search answered, no gap reopened the
+/// measured connection (the penalty is not a reconnect), the figures in
 /// `summary.json` (valid against the published schema) and in `report.txt` before the verdict.
 #[tokio::test]
 async fn audit_measures_the_idle_penalty_on_one_connection() {
@@ -189,8 +190,23 @@ async fn audit_measures_the_idle_penalty_on_one_connection() {
         assert!(g.qtime_p50_ms.is_some(), "Solr reports QTime");
     }
     assert_eq!(idle.gaps[0].vs_back_to_back_pct, Some(0.0));
+    // The longest gap again with the default warmer (every 20 ms, on its own connection).
+    let warmed = idle.warmed.as_ref().expect("the warmer ran");
+    assert_eq!(warmed.interval_ms, 20);
+    assert_eq!(
+        (warmed.gap.gap_ms, warmed.gap.n, warmed.gap.errors),
+        (150, 6, 0)
+    );
+    assert_eq!(
+        warmed.gap.connections_opened, 0,
+        "the measured connection is still the first one"
+    );
+    assert!(warmed.warmer_requests > 0, "the warmer sent requests");
+    assert!(warmed.vs_cold_pct.is_some());
     assert!(
-        idle.finding.contains("after 150 ms idle") && idle.finding.contains("same connection"),
+        idle.finding.contains("after 150 ms idle")
+            && idle.finding.contains("same connection")
+            && idle.finding.contains("warmer request every 20 ms"),
         "{}",
         idle.finding
     );

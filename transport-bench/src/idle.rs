@@ -10,7 +10,7 @@
 //! p50 3.3 ms back to back, 6.8 ms after 20 ms gaps, 16 ms after 80 ms, 49 ms after 300 ms;
 //! QTime 0 -> 7 ms.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
@@ -46,6 +46,20 @@ pub struct IdleGap {
     pub vs_back_to_back_pct: Option<f64>,
 }
 
+/// The longest gap again, while a warmer keeps Solr busy with cheap requests on a second
+/// connection: what a client-side keep-warm would buy, and what it costs.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct IdleWarmed {
+    /// The warmer's interval between its requests, ms.
+    pub interval_ms: u64,
+    /// Requests the warmer sent during the measurement (its cost to Solr).
+    pub warmer_requests: u64,
+    /// The measured searches (same gap, same connection as the cold ones).
+    pub gap: IdleGap,
+    /// Wall p50 over the cold p50 at the same gap, minus 1, in %.
+    pub vs_cold_pct: Option<f64>,
+}
+
 /// The probe's result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct IdleProbe {
@@ -53,57 +67,113 @@ pub struct IdleProbe {
     pub transport: String,
     /// Per gap, in the order probed.
     pub gaps: Vec<IdleGap>,
+    /// The longest gap with a warmer running (None without `--idle-warmer`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmed: Option<IdleWarmed>,
     /// One sentence: the penalty at the longest gap, and whose share it is.
     pub finding: String,
 }
 
+/// A warmer: a second client sending `select` every `interval` while the longest gap is
+/// measured again.
+#[derive(Debug)]
+pub struct Warmer<'a> {
+    /// Its own client (its own connection).
+    pub client: &'a SolrClient,
+    /// What it sends (cheap: e.g. `*:*` with no rows).
+    pub select: Select,
+    /// Time between its requests.
+    pub interval: Duration,
+}
+
 /// Runs `n` searches after each gap in `gaps_ms` on `client` (a pooled client; `opened`
-/// reads its connections-opened counter).
+/// reads its connections-opened counter); then, with a `warmer`, the longest gap again while
+/// the warmer runs.
 pub async fn probe(
     client: &SolrClient,
     opened: &(dyn Fn() -> u64 + Send + Sync),
     select: &Select,
     gaps_ms: &[u64],
     n: usize,
+    warmer: Option<Warmer<'_>>,
     progress: &indicatif::ProgressBar,
 ) -> Result<IdleProbe> {
     // One search opens the connection; it is not measured.
     client.select(select).await?;
     let mut gaps = Vec::new();
     for &gap_ms in gaps_ms {
-        let before = opened();
-        let (mut wall, mut qtime, mut wait, mut errors) = (Vec::new(), Vec::new(), Vec::new(), 0);
-        for _ in 0..n {
-            let idle_until = Instant::now() + Duration::from_millis(gap_ms);
-            tokio::time::sleep_until(idle_until.into()).await;
-            match client.select(select).await {
-                Ok(r) => {
-                    wall.push(r.timing.total());
-                    wait.push(r.timing.server_wait);
-                    if let Some(q) = r.timing.qtime_ms {
-                        qtime.push(Duration::from_millis(u64::from(q)));
-                    }
-                }
-                Err(_) => errors += 1,
+        gaps.push(measure(client, opened, select, gap_ms, n, progress).await);
+    }
+    let longest = gaps_ms.iter().copied().filter(|g| *g > 0).max();
+    let mut warmed = None;
+    if let (Some(w), Some(gap_ms)) = (warmer, longest) {
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let sent = std::sync::atomic::AtomicU64::new(0);
+        let warm = async {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                tokio::time::sleep(w.interval).await;
+                // A failed warm-up request costs nothing but its own figure.
+                let _ = w.client.select(&w.select).await;
+                sent.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             }
-            progress.inc(1);
-        }
-        gaps.push(IdleGap {
-            gap_ms,
-            n: wall.len(),
-            errors,
-            wall_p50_ms: percentiles(wall.iter().copied()).p50_ms,
-            qtime_p50_ms: percentiles(qtime.iter().copied()).p50_ms,
-            server_wait_p50_ms: percentiles(wait.iter().copied()).p50_ms,
-            connections_opened: opened() - before,
-            vs_back_to_back_pct: None,
+        };
+        let measured = async {
+            // Let the warmer run one gap before measuring.
+            tokio::time::sleep(Duration::from_millis(gap_ms)).await;
+            let g = measure(client, opened, select, gap_ms, n, progress).await;
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+            g
+        };
+        let ((), gap) = tokio::join!(warm, measured);
+        warmed = Some(IdleWarmed {
+            interval_ms: u64::try_from(w.interval.as_millis()).unwrap_or(u64::MAX),
+            warmer_requests: sent.load(std::sync::atomic::Ordering::Relaxed),
+            gap,
+            vs_cold_pct: None,
         });
     }
-    Ok(finish(gaps))
+    Ok(finish(gaps, warmed))
+}
+
+/// `n` searches, each after `gap_ms` of idle.
+async fn measure(
+    client: &SolrClient,
+    opened: &(dyn Fn() -> u64 + Send + Sync),
+    select: &Select,
+    gap_ms: u64,
+    n: usize,
+    progress: &indicatif::ProgressBar,
+) -> IdleGap {
+    let before = opened();
+    let (mut wall, mut qtime, mut wait, mut errors) = (Vec::new(), Vec::new(), Vec::new(), 0);
+    for _ in 0..n {
+        tokio::time::sleep(Duration::from_millis(gap_ms)).await;
+        match client.select(select).await {
+            Ok(r) => {
+                wall.push(r.timing.total());
+                wait.push(r.timing.server_wait);
+                if let Some(q) = r.timing.qtime_ms {
+                    qtime.push(Duration::from_millis(u64::from(q)));
+                }
+            }
+            Err(_) => errors += 1,
+        }
+        progress.inc(1);
+    }
+    IdleGap {
+        gap_ms,
+        n: wall.len(),
+        errors,
+        wall_p50_ms: percentiles(wall.iter().copied()).p50_ms,
+        qtime_p50_ms: percentiles(qtime.iter().copied()).p50_ms,
+        server_wait_p50_ms: percentiles(wait.iter().copied()).p50_ms,
+        connections_opened: opened() - before,
+        vs_back_to_back_pct: None,
+    }
 }
 
 /// Fills the comparisons against the back-to-back gap and writes the finding.
-pub fn finish(mut gaps: Vec<IdleGap>) -> IdleProbe {
+pub fn finish(mut gaps: Vec<IdleGap>, mut warmed: Option<IdleWarmed>) -> IdleProbe {
     let base = gaps
         .iter()
         .find(|g| g.gap_ms == 0)
@@ -118,6 +188,27 @@ pub fn finish(mut gaps: Vec<IdleGap>) -> IdleProbe {
         .iter()
         .filter(|g| g.gap_ms > 0 && g.wall_p50_ms.is_some())
         .max_by_key(|g| g.gap_ms);
+    let mut warm_text = String::new();
+    if let (Some(w), Some(l)) = (warmed.as_mut(), longest) {
+        w.gap.vs_back_to_back_pct = match (base, w.gap.wall_p50_ms) {
+            (Some((b, _)), Some(x)) if b > 0.0 => Some((x / b - 1.0) * 100.0),
+            _ => None,
+        };
+        w.vs_cold_pct = match (l.wall_p50_ms, w.gap.wall_p50_ms) {
+            (Some(c), Some(x)) if c > 0.0 => Some((x / c - 1.0) * 100.0),
+            _ => None,
+        };
+        if let (Some(x), Some(pct)) = (w.gap.wall_p50_ms, w.vs_cold_pct) {
+            warm_text = format!(
+                "; with a warmer request every {} ms on another connection ({} sent) it took {x:.2} ms ({pct:+.0}%{})",
+                w.interval_ms,
+                w.warmer_requests,
+                w.gap
+                    .qtime_p50_ms
+                    .map_or_else(String::new, |q| format!(", QTime p50 {q:.0} ms"))
+            );
+        }
+    }
     let finding = match (base, longest) {
         (Some((b, bq)), Some(l)) => {
             let w = l.wall_p50_ms.unwrap_or(b);
@@ -135,13 +226,13 @@ pub fn finish(mut gaps: Vec<IdleGap>) -> IdleProbe {
             };
             if w > b * 1.2 && w - b > 1.0 {
                 format!(
-                    "idle penalty: after {} ms idle a kept-alive search took {w:.2} ms p50 vs {b:.2} ms back to back ({:+.0}%; {dq}{reconnect}): the machines run slower after idling; an app with sparse traffic pays it, a benchmark loop does not",
+                    "idle penalty: after {} ms idle a kept-alive search took {w:.2} ms p50 vs {b:.2} ms back to back ({:+.0}%; {dq}{reconnect}){warm_text}: the machines run slower after idling; an app with sparse traffic pays it, a benchmark loop does not",
                     l.gap_ms,
                     (w / b - 1.0) * 100.0
                 )
             } else {
                 format!(
-                    "no idle penalty: after {} ms idle a kept-alive search took {w:.2} ms p50 vs {b:.2} ms back to back ({dq}{reconnect})",
+                    "no idle penalty: after {} ms idle a kept-alive search took {w:.2} ms p50 vs {b:.2} ms back to back ({dq}{reconnect}){warm_text}",
                     l.gap_ms
                 )
             }
@@ -151,6 +242,7 @@ pub fn finish(mut gaps: Vec<IdleGap>) -> IdleProbe {
     IdleProbe {
         transport: "pooled".into(),
         gaps,
+        warmed,
         finding,
     }
 }
@@ -183,6 +275,26 @@ pub fn print<W: std::io::Write>(p: &IdleProbe, w: &mut W) -> std::io::Result<()>
                 .map_or_else(|| "-".to_string(), |x| format!("{x:+.0}%"))
         )?;
     }
+    if let Some(x) = &p.warmed {
+        let g = &x.gap;
+        writeln!(
+            w,
+            "{:>7} {:>4} {:>4} {:>9} {:>9} {:>11} {:>6} {:>8}  warmer every {} ms ({} requests; {} vs cold)",
+            g.gap_ms,
+            g.n,
+            g.errors,
+            o(g.wall_p50_ms),
+            o(g.qtime_p50_ms),
+            o(g.server_wait_p50_ms),
+            g.connections_opened,
+            g.vs_back_to_back_pct
+                .map_or_else(|| "-".to_string(), |v| format!("{v:+.0}%")),
+            x.interval_ms,
+            x.warmer_requests,
+            x.vs_cold_pct
+                .map_or_else(|| "-".to_string(), |v| format!("{v:+.0}%"))
+        )?;
+    }
     writeln!(w, "{}", p.finding)?;
     writeln!(w)
 }
@@ -206,11 +318,28 @@ mod tests {
 
     #[test]
     fn penalty_against_back_to_back() {
-        let p = finish(vec![
-            gap(0, 3.0, 0.0, 0),
-            gap(100, 6.0, 2.0, 0),
-            gap(300, 12.0, 6.0, 0),
-        ]);
+        let warmed = IdleWarmed {
+            interval_ms: 20,
+            warmer_requests: 240,
+            gap: gap(300, 4.8, 0.0, 0),
+            vs_cold_pct: None,
+        };
+        let p = finish(
+            vec![
+                gap(0, 3.0, 0.0, 0),
+                gap(100, 6.0, 2.0, 0),
+                gap(300, 12.0, 6.0, 0),
+            ],
+            Some(warmed),
+        );
+        let w = p.warmed.as_ref().unwrap();
+        assert!((w.vs_cold_pct.unwrap() + 60.0).abs() < 1e-9);
+        assert!((w.gap.vs_back_to_back_pct.unwrap() - 60.0).abs() < 1e-9);
+        assert!(
+            p.finding.contains("warmer request every 20 ms") && p.finding.contains("-60%"),
+            "{}",
+            p.finding
+        );
         assert_eq!(p.gaps[0].vs_back_to_back_pct, Some(0.0));
         assert_eq!(p.gaps[2].vs_back_to_back_pct, Some(300.0));
         assert!(
@@ -224,14 +353,18 @@ mod tests {
         print(&p, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("+300%"), "{text}");
+        assert!(
+            text.contains("warmer every 20 ms (240 requests; -60% vs cold)"),
+            "{text}"
+        );
     }
 
     #[test]
     fn small_differences_and_reconnects_are_named() {
-        let p = finish(vec![gap(0, 3.0, 0.0, 0), gap(300, 3.3, 0.0, 2)]);
+        let p = finish(vec![gap(0, 3.0, 0.0, 0), gap(300, 3.3, 0.0, 2)], None);
         assert!(p.finding.starts_with("no idle penalty"), "{}", p.finding);
         assert!(p.finding.contains("2 reconnects"), "{}", p.finding);
-        let none = finish(vec![gap(300, 3.3, 0.0, 0)]);
+        let none = finish(vec![gap(300, 3.3, 0.0, 0)], None);
         assert!(none.finding.contains("no back-to-back baseline"));
     }
 }

@@ -139,6 +139,10 @@ pub struct AuditArgs {
     /// Skip the idle-penalty probe.
     #[arg(long)]
     pub no_idle: bool,
+    /// Then measure the longest idle gap again while a warmer sends `*:*` with no rows
+    /// every this many ms on a second connection (0: no warmer).
+    #[arg(long, value_name = "MS", default_value_t = 20)]
+    pub idle_warmer: u64,
     /// WAN emulation (`--rtt`, `--jitter`, `--bandwidth`, `--tls-version`; root): only for
     /// the project's local Solr or another Solr on this machine's loopback.
     #[command(flatten)]
@@ -529,7 +533,7 @@ async fn audit_cmd(a: AuditArgs) -> Result<()> {
     } else {
         let mut result = study::run(&cfg).await;
         if let (Ok((report, _)), false) = (&mut result, a.no_idle || a.idle_gaps.is_empty()) {
-            match idle_probe(&cfg, &a.idle_gaps, a.idle_searches).await {
+            match idle_probe(&cfg, &a.idle_gaps, a.idle_searches, a.idle_warmer).await {
                 Ok(p) => report.idle = Some(p),
                 Err(e) => report
                     .warnings
@@ -571,8 +575,14 @@ async fn audit_cmd(a: AuditArgs) -> Result<()> {
     Ok(())
 }
 
-/// The idle-penalty probe of `audit` ([`idle::probe`]) on a new pooled client.
-async fn idle_probe(cfg: &study::StudyConfig, gaps: &[u64], n: usize) -> Result<idle::IdleProbe> {
+/// The idle-penalty probe of `audit` ([`idle::probe`]) on a new pooled client, with a warmer
+/// on a second one every `warmer_ms` (0: none).
+async fn idle_probe(
+    cfg: &study::StudyConfig,
+    gaps: &[u64],
+    n: usize,
+    warmer_ms: u64,
+) -> Result<idle::IdleProbe> {
     let mut tls = solr_client::TlsOptions::new();
     if let Some(ca) = &cfg.ca {
         tls = tls.add_ca_pem_file(ca)?;
@@ -581,18 +591,31 @@ async fn idle_probe(cfg: &study::StudyConfig, gaps: &[u64], n: usize) -> Result<
         &tls,
         solr_client::transport::PooledConfig::default(),
     )?);
-    let client = solr_client::SolrClient::builder(&cfg.url)
-        .collection(&cfg.collection)
-        .custom_transport(pooled.clone())
-        .build()?;
+    let client = |transport: std::sync::Arc<solr_client::transport::Pooled>| {
+        solr_client::SolrClient::builder(&cfg.url)
+            .collection(&cfg.collection)
+            .custom_transport(transport)
+            .build()
+    };
+    let measured = client(pooled.clone())?;
+    let warm_client = client(std::sync::Arc::new(solr_client::transport::Pooled::new(
+        &tls,
+        solr_client::transport::PooledConfig::default(),
+    )?))?;
     let select =
         solr_client::Select::new(cfg.query.clone().unwrap_or_else(|| "*:*".into())).rows(cfg.rows);
-    let pb = seedkit::progress(cfg.quiet, (gaps.len() * n) as u64, "idle-penalty probe");
+    let warmer = (warmer_ms > 0).then(|| idle::Warmer {
+        client: &warm_client,
+        select: solr_client::Select::new("*:*").rows(0),
+        interval: std::time::Duration::from_millis(warmer_ms),
+    });
+    let steps = (gaps.len() + usize::from(warmer.is_some())) * n;
+    let pb = seedkit::progress(cfg.quiet, steps as u64, "idle-penalty probe");
     let opened = {
         let pooled = pooled.clone();
         move || solr_client::Transport::stats(&*pooled).connections_opened
     };
-    let p = idle::probe(&client, &opened, &select, gaps, n, &pb).await;
+    let p = idle::probe(&measured, &opened, &select, gaps, n, warmer, &pb).await;
     pb.finish_and_clear();
     p
 }

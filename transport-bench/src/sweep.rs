@@ -233,9 +233,9 @@ fn p95(t: &TransportSummary) -> Option<f64> {
 
 /// Payload bytes per TCP segment on the emulated link (1500-byte MTU, less IPv4, TCP and
 /// TCP timestamp headers).
-const MSS: f64 = 1448.0;
+pub const MSS: f64 = 1448.0;
 /// Linux's initial congestion window, in segments (RFC 6928).
-const INITIAL_WINDOW: f64 = 10.0;
+pub const INITIAL_WINDOW: f64 = 10.0;
 
 /// Round trips beyond the first that a new connection needs to receive `bytes`: slow start
 /// sends [`INITIAL_WINDOW`] segments in the first round trip and doubles the window each
