@@ -8,6 +8,9 @@ use transport_bench::{run, Cli};
 
 use crate::support;
 
+/// The published schema of `summary.json`.
+const SUMMARY_SCHEMA: &str = include_str!("../../transport-bench/schema/summary.schema.json");
+
 fn study_args(url: &str, out: &std::path::Path, reps: &str) -> Vec<String> {
     [
         "transport-bench",
@@ -93,20 +96,11 @@ async fn study_witnesses_schema_compare_report() {
     }
 
     // The JSON validates against the published schema.
-    let schema: serde_json::Value = serde_json::from_str(include_str!(
-        "../../transport-bench/schema/summary.schema.json"
-    ))
-    .expect("schema is JSON");
-    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
     for run_dir in [&one, &two] {
-        let json: serde_json::Value =
-            serde_json::from_slice(&std::fs::read(run_dir.join("summary.json")).expect("read"))
-                .expect("JSON");
-        let errors: Vec<String> = validator
-            .iter_errors(&json)
-            .map(|e| e.to_string())
-            .collect();
-        assert!(errors.is_empty(), "schema violations: {errors:?}");
+        support::assert_schema_valid(
+            SUMMARY_SCHEMA,
+            &support::read_json(&run_dir.join("summary.json")),
+        );
     }
 
     // compare of a run with itself: every difference inside the noise margin.
@@ -210,19 +204,10 @@ async fn audit_measures_the_idle_penalty_on_one_connection() {
         "{}",
         idle.finding
     );
-    let schema: serde_json::Value = serde_json::from_str(include_str!(
-        "../../transport-bench/schema/summary.schema.json"
-    ))
-    .expect("schema is JSON");
-    let json: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.join("summary.json")).expect("read"))
-            .expect("JSON");
-    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
-    let errors: Vec<String> = validator
-        .iter_errors(&json)
-        .map(|e| e.to_string())
-        .collect();
-    assert!(errors.is_empty(), "schema violations: {errors:?}");
+    support::assert_schema_valid(
+        SUMMARY_SCHEMA,
+        &support::read_json(&dir.join("summary.json")),
+    );
     let txt = std::fs::read_to_string(dir.join("report.txt")).expect("report.txt");
     assert!(txt.contains("Idle penalty (pooled"), "{txt}");
     assert!(txt.contains(&idle.finding), "{txt}");

@@ -127,15 +127,9 @@ async fn knn_sweep_small_scale() {
     let svg = std::fs::read_to_string(dir.join("knn.svg")).expect("knn.svg");
     assert!(svg.starts_with("<svg") && svg.contains("<polyline"));
 
-    let schema: serde_json::Value =
-        serde_json::from_str(include_str!("../../transport-bench/schema/knn.schema.json"))
-            .expect("schema is JSON");
-    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
-    let json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
-    let errors: Vec<String> = validator
-        .iter_errors(&json)
-        .map(|e| e.to_string())
-        .collect();
-    assert!(errors.is_empty(), "schema violations: {errors:?}");
+    support::assert_schema_valid(
+        include_str!("../../transport-bench/schema/knn.schema.json"),
+        &serde_json::from_str(&text).expect("JSON"),
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -27,16 +27,7 @@ fn args(list: &[&str]) -> Cli {
 }
 
 fn validate(schema: &str, dir: &Path) {
-    let schema: serde_json::Value = serde_json::from_str(schema).expect("schema is JSON");
-    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
-    let json: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(dir.join("summary.json")).expect("summary.json"))
-            .expect("summary is JSON");
-    let errors: Vec<String> = validator
-        .iter_errors(&json)
-        .map(|e| e.to_string())
-        .collect();
-    assert!(errors.is_empty(), "schema violations: {errors:?}");
+    support::assert_schema_valid(schema, &support::read_json(&dir.join("summary.json")));
 }
 
 fn last_line(path: &Path) -> String {

@@ -303,17 +303,8 @@ async fn cli_watch_with_duration_writes_schema_valid_json() {
     .await
     .expect("curl");
     task.await.expect("join").expect("watch runs");
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("watch.json")).expect("watch.json"))
-            .expect("json");
-    let schema: serde_json::Value =
-        serde_json::from_str(&watch::watch_schema()).expect("schema json");
-    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
-    let errors: Vec<String> = validator
-        .iter_errors(&json)
-        .map(|e| e.to_string())
-        .collect();
-    assert!(errors.is_empty(), "{errors:?}");
+    let json = support::read_json(&out.join("watch.json"));
+    support::assert_schema_valid(&watch::watch_schema(), &json);
     assert_eq!(json["connections"]["opened"], 1);
     assert_eq!(json["requests"]["requests"], 3);
     for f in ["watch.svg", "connections.csv", "requests.csv"] {

@@ -247,9 +247,28 @@ pub fn finish(mut gaps: Vec<IdleGap>, mut warmed: Option<IdleWarmed>) -> IdlePro
     }
 }
 
+fn pct(v: Option<f64>) -> String {
+    v.map_or_else(|| "-".to_string(), |x| format!("{x:+.0}%"))
+}
+
+/// One gap's table row.
+fn row(g: &IdleGap) -> String {
+    let o = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |x| format!("{x:.2}"));
+    format!(
+        "{:>7} {:>4} {:>4} {:>9} {:>9} {:>11} {:>6} {:>8}",
+        g.gap_ms,
+        g.n,
+        g.errors,
+        o(g.wall_p50_ms),
+        o(g.qtime_p50_ms),
+        o(g.server_wait_p50_ms),
+        g.connections_opened,
+        pct(g.vs_back_to_back_pct)
+    )
+}
+
 /// Prints the probe's table and finding.
 pub fn print<W: std::io::Write>(p: &IdleProbe, w: &mut W) -> std::io::Result<()> {
-    let o = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |x| format!("{x:.2}"));
     writeln!(
         w,
         "Idle penalty ({}, one kept-alive connection; each search after an idle gap)",
@@ -261,38 +280,16 @@ pub fn print<W: std::io::Write>(p: &IdleProbe, w: &mut W) -> std::io::Result<()>
         "gap ms", "n", "err", "p50 ms", "QTime50", "srv wait50", "conns", "vs 0"
     )?;
     for g in &p.gaps {
-        writeln!(
-            w,
-            "{:>7} {:>4} {:>4} {:>9} {:>9} {:>11} {:>6} {:>8}",
-            g.gap_ms,
-            g.n,
-            g.errors,
-            o(g.wall_p50_ms),
-            o(g.qtime_p50_ms),
-            o(g.server_wait_p50_ms),
-            g.connections_opened,
-            g.vs_back_to_back_pct
-                .map_or_else(|| "-".to_string(), |x| format!("{x:+.0}%"))
-        )?;
+        writeln!(w, "{}", row(g))?;
     }
     if let Some(x) = &p.warmed {
-        let g = &x.gap;
         writeln!(
             w,
-            "{:>7} {:>4} {:>4} {:>9} {:>9} {:>11} {:>6} {:>8}  warmer every {} ms ({} requests; {} vs cold)",
-            g.gap_ms,
-            g.n,
-            g.errors,
-            o(g.wall_p50_ms),
-            o(g.qtime_p50_ms),
-            o(g.server_wait_p50_ms),
-            g.connections_opened,
-            g.vs_back_to_back_pct
-                .map_or_else(|| "-".to_string(), |v| format!("{v:+.0}%")),
+            "{}  warmer every {} ms ({} requests; {} vs cold)",
+            row(&x.gap),
             x.interval_ms,
             x.warmer_requests,
-            x.vs_cold_pct
-                .map_or_else(|| "-".to_string(), |v| format!("{v:+.0}%"))
+            pct(x.vs_cold_pct)
         )?;
     }
     writeln!(w, "{}", p.finding)?;

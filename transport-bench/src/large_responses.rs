@@ -1024,27 +1024,9 @@ pub async fn scenario(a: &LargeArgs, url: &str) -> Result<(LargeReport, Vec<Larg
 /// `transport-bench large-responses`: starts the local Solr unless `--url`, runs, saves, prints.
 pub async fn run_cmd(a: LargeArgs) -> Result<()> {
     gzip_list(&a.gzip)?;
-    let mut local = None;
-    let url = match &a.url {
-        Some(u) => u.clone(),
-        None => {
-            eprintln!("starting the project's local Solr (standalone)...");
-            let s = crate::local_solr::LocalSolr::start(
-                crate::local_solr::Mode::Standalone,
-                "large",
-                &[],
-            )?;
-            let url = s.url(None)?.to_string();
-            local = Some(s);
-            url
-        }
-    };
-    let result = scenario(&a, &url).await;
-    if let (Some(s), false) = (&local, a.keep_solr) {
-        if let Err(e) = s.stop() {
-            eprintln!("warning: could not stop the local Solr: {e:#}");
-        }
-    }
+    let target = crate::seedkit::Target::open(a.url.clone(), &a.collection, None, "large", &[])?;
+    let result = scenario(&a, &target.url).await;
+    target.finish(a.keep_solr);
     let (report, records) = result?;
     let out = crate::out_dir(a.out.clone(), "large-responses");
     save(&out, &report, &records)?;

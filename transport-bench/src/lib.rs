@@ -483,24 +483,16 @@ async fn audit_cmd(a: AuditArgs) -> Result<()> {
     }
     // Through the WAN topology the proxy terminates TLS; Solr itself stays plain http.
     let solr_tls = a.tls && !a.wan.enabled();
-    let mut local = None;
-    let (url, ca, docs) = match &a.url {
-        Some(u) => (u.clone(), a.ca.clone(), 0),
-        None => {
-            eprintln!(
-                "starting the project's local Solr (standalone{})...",
-                if solr_tls { ", TLS" } else { "" }
-            );
-            let extra: &[&str] = if solr_tls { &["--tls"] } else { &[] };
-            let name = if solr_tls { "audit-tls" } else { "audit" };
-            let s = local_solr::LocalSolr::start(local_solr::Mode::Standalone, name, extra)?;
-            let url = s.url(None)?.to_string();
-            let ca = s.ca.clone().or(a.ca.clone());
-            local = Some(s);
-            // An empty core would answer every search with nothing: index a few documents.
-            (url, ca, 100)
-        }
-    };
+    let target = local_target(
+        a.url.clone(),
+        &a.collection,
+        a.ca.clone(),
+        "audit",
+        solr_tls,
+    )?;
+    let (url, ca) = (target.url.clone(), target.ca.clone());
+    // An empty local core would answer every search with nothing: index a few documents.
+    let docs = if target.local.is_some() { 100 } else { 0 };
     let pcap_interface = (!a.no_pcap).then(|| {
         a.interface
             .clone()
@@ -542,11 +534,7 @@ async fn audit_cmd(a: AuditArgs) -> Result<()> {
         }
         result
     };
-    if let Some(s) = &local {
-        if let Err(e) = s.stop() {
-            eprintln!("warning: could not stop the local Solr: {e:#}");
-        }
-    }
+    target.finish(false);
     let (report, records) = result?;
     let out = out_dir(a.out, "audit");
     report::save(&out, &report, &records)
@@ -573,6 +561,22 @@ async fn audit_cmd(a: AuditArgs) -> Result<()> {
     report::print_text(&report, &mut stdout)?;
     eprintln!("saved: {}", out.display());
     Ok(())
+}
+
+/// `url` when given; otherwise the project's local standalone Solr, instance `name`
+/// (`name-tls` with TLS).
+fn local_target(
+    url: Option<String>,
+    collection: &str,
+    ca: Option<PathBuf>,
+    name: &str,
+    tls: bool,
+) -> Result<seedkit::Target> {
+    if tls {
+        seedkit::Target::open(url, collection, ca, &format!("{name}-tls"), &["--tls"])
+    } else {
+        seedkit::Target::open(url, collection, ca, name, &[])
+    }
 }
 
 /// The idle-penalty probe of `audit` ([`idle::probe`]) on a new pooled client, with a warmer
@@ -630,23 +634,8 @@ async fn study_cmd(a: StudyArgs) -> Result<()> {
     a.wan.validate()?;
     // Through the WAN topology the proxy terminates TLS; Solr itself stays plain http.
     let solr_tls = a.tls && !a.wan.enabled();
-    let mut local = None;
-    let (url, ca) = match a.url {
-        Some(u) => (u, a.ca),
-        None => {
-            eprintln!(
-                "starting the project's local Solr (standalone{})...",
-                if solr_tls { ", TLS" } else { "" }
-            );
-            let extra: &[&str] = if solr_tls { &["--tls"] } else { &[] };
-            let name = if solr_tls { "study-tls" } else { "study" };
-            let s = local_solr::LocalSolr::start(local_solr::Mode::Standalone, name, extra)?;
-            let url = s.url(None)?.to_string();
-            let ca = s.ca.clone().or(a.ca);
-            local = Some(s);
-            (url, ca)
-        }
-    };
+    let target = local_target(a.url, &a.collection, a.ca, "study", solr_tls)?;
+    let url = target.url.clone();
     let pcap_interface = if a.no_pcap {
         None
     } else {
@@ -659,7 +648,7 @@ async fn study_cmd(a: StudyArgs) -> Result<()> {
     let cfg = study::StudyConfig {
         url,
         collection: a.collection,
-        ca,
+        ca: target.ca.clone(),
         docs: a.docs,
         batch: a.batch.max(1),
         searches: a.searches,
@@ -693,11 +682,7 @@ async fn study_cmd(a: StudyArgs) -> Result<()> {
     } else {
         study::run(&cfg).await
     };
-    if let (Some(s), false) = (&local, a.keep_solr) {
-        if let Err(e) = s.stop() {
-            eprintln!("warning: could not stop the local Solr: {e:#}");
-        }
-    }
+    target.finish(a.keep_solr);
     let (report, records) = result?;
     let out = out_dir(a.out, "study");
     report::save(&out, &report, &records)

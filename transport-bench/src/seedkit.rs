@@ -1,4 +1,4 @@
-//! Shared pieces of the seed scenarios `nrt` and `bulk-files`: where Solr is (the project's
+//! Shared pieces of the commands: where Solr is (the project's
 //! own local node, or `--url`), pooled clients, progress bars, exact document counts and
 //! Solr's merge gauges.
 

@@ -758,28 +758,10 @@ pub async fn run_cmd(a: SweepArgs) -> Result<()> {
     rtt_list(&a.rtt)?;
     versions(&a.tls_version)?;
     gzip_list(&a.gzip)?;
-    let mut local = None;
-    let url = match &a.url {
-        Some(u) => u.clone(),
-        None => {
-            eprintln!("starting the project's local Solr (standalone)...");
-            let s = crate::local_solr::LocalSolr::start(
-                crate::local_solr::Mode::Standalone,
-                "sweep",
-                &[],
-            )?;
-            let url = s.url(None)?.to_string();
-            local = Some(s);
-            url
-        }
-    };
+    let target = crate::seedkit::Target::open(a.url.clone(), &a.collection, None, "sweep", &[])?;
     let out = crate::out_dir(a.out.clone(), "sweep");
-    let result = sweep(&a, &url, &out).await;
-    if let (Some(s), false) = (&local, a.keep_solr) {
-        if let Err(e) = s.stop() {
-            eprintln!("warning: could not stop the local Solr: {e:#}");
-        }
-    }
+    let result = sweep(&a, &target.url, &out).await;
+    target.finish(a.keep_solr);
     let report = result?;
     save(&out, &report)?;
     print_text(&report, &mut std::io::stdout().lock())?;

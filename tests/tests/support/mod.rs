@@ -116,3 +116,18 @@ pub fn docs(tag: &str, n: usize, dim: usize) -> Vec<Value> {
         })
         .collect()
 }
+
+/// Asserts that `json` validates against the JSON Schema text `schema` (a published one),
+/// listing every violation.
+pub fn assert_schema_valid(schema: &str, json: &Value) {
+    let schema: Value = serde_json::from_str(schema).expect("schema is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    let errors: Vec<String> = validator.iter_errors(json).map(|e| e.to_string()).collect();
+    assert!(errors.is_empty(), "schema violations: {errors:?}");
+}
+
+/// Reads a JSON file.
+pub fn read_json(path: &std::path::Path) -> Value {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
