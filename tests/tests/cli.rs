@@ -212,5 +212,8 @@ async fn audit_measures_the_idle_penalty_on_one_connection() {
     assert!(txt.contains("Idle penalty (pooled"), "{txt}");
     assert!(txt.contains(&idle.finding), "{txt}");
     assert_eq!(txt.lines().last(), Some(r.verdict.as_str()), "verdict last");
+    support::assert_rerenders(&dir, "study", &["report.txt"]);
+    let again = load_summary(&dir).expect("summary.json after report");
+    assert_eq!(again.idle, r.idle, "report keeps the idle probe");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -131,5 +131,6 @@ async fn knn_sweep_small_scale() {
         include_str!("../../transport-bench/schema/knn.schema.json"),
         &serde_json::from_str(&text).expect("JSON"),
     );
+    support::assert_rerenders(&dir, "knn", &["report.txt", "knn.csv", "knn.svg"]);
     let _ = std::fs::remove_dir_all(&dir);
 }

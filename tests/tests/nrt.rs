@@ -136,6 +136,17 @@ async fn nrt_hard_and_soft_measure_every_probed_doc() {
     let timeline = std::fs::read_to_string(out.join("timeline.csv")).expect("timeline.csv");
     let rows = r.runs.iter().map(|x| x.timeline.len()).sum::<usize>();
     assert_eq!(timeline.lines().count(), 1 + rows);
+    support::assert_rerenders(
+        &out,
+        "nrt",
+        &[
+            "report.txt",
+            "groups.csv",
+            "timeline.csv",
+            "timeline-hard.svg",
+            "timeline-soft.svg",
+        ],
+    );
     let _ = std::fs::remove_dir_all(&out);
 }
 
@@ -207,6 +218,7 @@ async fn bulk(format: &str, cold: &str) {
     let svg = std::fs::read_to_string(out.join("runs.svg")).expect("runs.svg");
     assert!(svg.starts_with("<svg"));
     assert!(!data.join("00000.xml").exists() && !data.join("00000.json").exists());
+    support::assert_rerenders(&out, "bulk-files", &["report.txt", "runs.csv", "runs.svg"]);
     let _ = std::fs::remove_dir_all(&out);
     let _ = std::fs::remove_dir_all(&data);
 }

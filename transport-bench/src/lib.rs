@@ -85,9 +85,11 @@ pub enum Command {
     /// The kNN load test of seed 000 (S2): concurrency x topK sweep of vector searches on one
     /// or more Solr JVM settings, with /proc resource sampling and the reduction table.
     Knn(Box<KnnArgs>),
-    /// Re-renders the tables and charts of a saved run from its raw `records.jsonl`.
+    /// Re-renders the tables, CSV and charts of a saved run: a study or audit from its raw
+    /// `records.jsonl`; an `nrt`, `bulk-files` or `knn` run from its JSON (which holds every
+    /// figure and timeline they are drawn from).
     Report {
-        /// The run folder (holding summary.json and records.jsonl).
+        /// The run folder (summary.json + records.jsonl, or knn.json).
         run: PathBuf,
     },
 }
@@ -346,9 +348,8 @@ pub async fn run(cli: Cli) -> Result<()> {
             Ok(())
         }
         Command::Report { run } => {
-            let r = report::rerender(&run)?;
-            report::print_text(&r, &mut std::io::stdout().lock())?;
-            eprintln!("re-rendered: {}", run.display());
+            let kind = rerender_any(&run, &mut std::io::stdout().lock())?;
+            eprintln!("re-rendered ({kind}): {}", run.display());
             Ok(())
         }
     }
@@ -561,6 +562,40 @@ async fn audit_cmd(a: AuditArgs) -> Result<()> {
     report::print_text(&report, &mut stdout)?;
     eprintln!("saved: {}", out.display());
     Ok(())
+}
+
+/// Re-renders whatever run `run` holds (see [`Command::Report`]), prints its text report to
+/// `w`, and says which kind it was.
+pub fn rerender_any<W: std::io::Write>(run: &std::path::Path, w: &mut W) -> Result<&'static str> {
+    let knn_json = run.join("knn.json");
+    if knn_json.is_file() {
+        let r: knn::KnnReport = serde_json::from_slice(&std::fs::read(&knn_json)?)
+            .with_context(|| format!("{} is not a knn report", knn_json.display()))?;
+        knn::render::save(run, &r)?;
+        knn::render::print_text(&r, w)?;
+        return Ok("knn");
+    }
+    let path = run.join("summary.json");
+    let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    if serde_json::from_slice::<study::StudyReport>(&bytes).is_ok() {
+        let r = report::rerender(run)?;
+        report::print_text(&r, w)?;
+        return Ok("study");
+    }
+    if let Ok(r) = serde_json::from_slice::<nrt::NrtReport>(&bytes) {
+        nrt::report::save(run, &r)?;
+        nrt::report::print_text(&r, w)?;
+        return Ok("nrt");
+    }
+    if let Ok(r) = serde_json::from_slice::<bulk_files::BulkReport>(&bytes) {
+        bulk_files::report::save(run, &r)?;
+        bulk_files::report::print_text(&r, w)?;
+        return Ok("bulk-files");
+    }
+    anyhow::bail!(
+        "{} is none of a study/audit, nrt or bulk-files summary (and there is no knn.json)",
+        path.display()
+    )
 }
 
 /// `url` when given; otherwise the project's local standalone Solr, instance `name`

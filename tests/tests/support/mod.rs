@@ -131,3 +131,26 @@ pub fn read_json(path: &std::path::Path) -> Value {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
+
+/// `transport-bench report DIR` on a saved run: deletes `files`, re-renders, and asserts the
+/// run was read as `kind`, every file came back byte for byte, and the printed report ends
+/// with the same last line as `report.txt`.
+pub fn assert_rerenders(dir: &std::path::Path, kind: &str, files: &[&str]) {
+    let before: Vec<Vec<u8>> = files
+        .iter()
+        .map(|f| std::fs::read(dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}")))
+        .collect();
+    for f in files {
+        std::fs::remove_file(dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+    }
+    let mut printed = Vec::new();
+    let got = transport_bench::rerender_any(dir, &mut printed).expect("report re-renders");
+    assert_eq!(got, kind);
+    for (f, old) in files.iter().zip(&before) {
+        let new = std::fs::read(dir.join(f)).unwrap_or_else(|e| panic!("{f} re-rendered: {e}"));
+        assert!(new == *old, "{f}: the re-rendered file differs");
+    }
+    let text = String::from_utf8(printed).expect("utf-8");
+    let report = std::fs::read_to_string(dir.join("report.txt")).expect("report.txt");
+    assert_eq!(text.lines().last(), report.lines().last());
+}
