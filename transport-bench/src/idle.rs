@@ -18,8 +18,9 @@ use solr_client::{Select, SolrClient};
 
 use crate::stats::percentiles;
 
-/// Idle gaps probed by `audit` unless `--idle-gaps` says otherwise, ms.
-pub const DEFAULT_GAPS_MS: [u64; 4] = [0, 20, 100, 300];
+/// Idle gaps probed by `audit` unless `--idle-gaps` says otherwise, ms (comma-separated, as
+/// the option takes them).
+pub const DEFAULT_GAPS: &str = "0,20,100,300";
 
 /// Searches per gap (after one unmeasured search that opens the connection).
 pub const DEFAULT_SEARCHES: usize = 15;

@@ -133,7 +133,7 @@ pub struct AuditArgs {
     pub quiet: bool,
     /// Idle gaps (ms) for the idle-penalty probe: the same search on one kept-alive pooled
     /// connection, back to back (0) and after each gap. Not through `--rtt`.
-    #[arg(long, value_delimiter = ',', default_values_t = idle::DEFAULT_GAPS_MS)]
+    #[arg(long, value_delimiter = ',', default_value = idle::DEFAULT_GAPS)]
     pub idle_gaps: Vec<u64>,
     /// Searches per idle gap.
     #[arg(long, default_value_t = idle::DEFAULT_SEARCHES)]
@@ -755,5 +755,18 @@ mod tests {
             );
         }
         assert_eq!(super::schema_named("nope"), None);
+    }
+
+    #[test]
+    fn audit_idle_options() {
+        let gaps = |extra: &[&str]| match super::parse_command("audit", extra) {
+            super::Command::Audit(a) => (a.idle_gaps, a.idle_searches, a.idle_warmer, a.no_idle),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(gaps(&[]), (vec![0, 20, 100, 300], 15, 20, false));
+        assert_eq!(
+            gaps(&["--idle-gaps", "0,50", "--idle-warmer", "0", "--no-idle"]),
+            (vec![0, 50], 15, 0, true)
+        );
     }
 }
