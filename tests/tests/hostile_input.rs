@@ -4,7 +4,7 @@
 //! stores them as they are. Invalid UTF-8 cannot reach either encoder: documents are Rust
 //! strings (`serde_json::Value`), so it is rejected where bytes become text, in the caller.
 
-use serde_json::json;
+use serde_json::{json, Value};
 use solr_client::{Commit, Error, Select, TransportKind, UpdateFormat};
 
 use crate::support::{self, client, tag};
@@ -77,4 +77,75 @@ async fn xml_update_escapes_markup_and_solr_stores_it_verbatim() {
     // raw, so Solr stores "\n" where "\r\n" was sent.
     let stored = r.response.docs[0]["body"].as_str().expect("body");
     assert_eq!(stored.replace("\r\n", "\n"), nasty.replace("\r\n", "\n"));
+}
+
+/// Issue 12, item 11: every hostile text, escaped with `escape_query`, is one literal term.
+/// Each value is indexed verbatim in a string field; querying that field with the escaped
+/// value answers 200 and finds exactly its own document (never a 400, never another doc).
+#[tokio::test]
+async fn escaped_hostile_text_is_always_one_literal_term() {
+    let _g = support::shared().await;
+    let s = support::standalone();
+    let c = client(s.url(None).unwrap(), TransportKind::Pooled, false);
+    let t = tag("esc");
+    let hostile = [
+        "AND",
+        "OR",
+        "NOT",
+        "and",
+        "or",
+        "not",
+        "&&",
+        "||",
+        "!",
+        "a AND b",
+        "NOT x",
+        "x OR",
+        "a && b || c",
+        "*:*",
+        "*",
+        "?",
+        "{!func}sum(1,1)",
+        "{!lucene q.op=OR}x",
+        "title:x",
+        "(unbalanced",
+        "[a TO b]",
+        "{a TO b}",
+        "x~2",
+        "a^10",
+        "/re.*gex/",
+        "\\",
+        "\"quoted",
+        "-minus",
+        "+plus",
+        "a;b",
+        "tab\there",
+        " ",
+        "TO",
+    ];
+    let batch: Vec<Value> = hostile
+        .iter()
+        .enumerate()
+        .map(|(i, v)| json!({"id": format!("{t}-{i}"), "tag_s": t, "lit_s": v}))
+        .collect();
+    c.add(&batch).await.expect("add");
+    c.commit(Commit::default()).await.expect("commit");
+    let fq = format!("tag_s:{t}");
+    for (i, v) in hostile.iter().enumerate() {
+        let q = Select::new(format!("lit_s:{}", solr_client::escape_query(v)))
+            .fq(fq.clone())
+            .fl("id");
+        let r = c
+            .select(&q)
+            .await
+            .unwrap_or_else(|e| panic!("{v:?} escaped must be a valid query: {e}"));
+        assert_eq!(r.response.num_found, 1, "{v:?} matches exactly its doc");
+        assert_eq!(r.response.docs[0]["id"], json!(format!("{t}-{i}")), "{v:?}");
+    }
+    // The empty text becomes the empty phrase: a valid query, not a dangling `lit_s:`.
+    let r = c
+        .select(&Select::new(format!("lit_s:{}", solr_client::escape_query(""))).fq(fq))
+        .await
+        .expect("empty text escaped is a valid query");
+    assert_eq!(r.response.num_found, 0);
 }
