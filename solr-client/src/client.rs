@@ -10,12 +10,11 @@ use http::{HeaderMap, Method};
 use serde::Serialize;
 use url::Url;
 
+use crate::batch::BatchReport;
 use crate::codec::{doc_id, UpdateFormat};
-use crate::error::{Error, FailedDoc, Result};
+use crate::error::{Error, Result};
 use crate::request::{Knn, Select};
-use crate::response::{
-    decode, failed_docs, Document, PingResponse, SelectResponse, UpdateResponse,
-};
+use crate::response::{decode, Document, PingResponse, SelectResponse, UpdateResponse};
 use crate::timing::Timing;
 use crate::transport::{
     RequestKind, Timeouts, TlsOptions, Transport, TransportKind, WireRequest, WireResponse,
@@ -74,17 +73,6 @@ impl std::fmt::Debug for Credentials {
             .field("password", &"<redacted>")
             .finish()
     }
-}
-
-/// The account of [`SolrClient::add_batched`].
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct BatchReport {
-    /// Documents Solr acknowledged.
-    pub acknowledged: usize,
-    /// Every document that was not indexed, with the reason.
-    pub failed: Vec<FailedDoc>,
-    /// Update requests sent.
-    pub requests: usize,
 }
 
 /// Options of a commit.
@@ -342,9 +330,11 @@ impl SolrClient {
     /// Adds documents in one request, in the client's update format. Nothing is committed.
     ///
     /// On success every document was acknowledged. Otherwise the error is
-    /// [`Error::Update`], naming every document that was not indexed: the ones Solr rejected
-    /// (reported per document by the project's tolerant update chain), or, when the whole
-    /// request failed, all of them.
+    /// [`Error::Update`], whose [`BatchReport`] accounts for every document: the ones Solr
+    /// rejected (reported per document by the project's tolerant update chain) are `failed`;
+    /// when the whole request failed, all of them are `failed` if nothing can have been
+    /// indexed (not sent, or a 4xx answer) and `unknown` otherwise (sent, then the
+    /// connection broke, a timeout fired or Solr answered 5xx).
     pub async fn add<T: Serialize>(&self, docs: &[T]) -> Result<UpdateResponse> {
         self.add_with(docs, None).await
     }
@@ -367,9 +357,10 @@ impl SolrClient {
     }
 
     /// Adds documents in batches of `batch_size`, one request per batch, and accounts for
-    /// every document: the result lists how many were acknowledged and, by id, every one that
-    /// was not (rejected by Solr, or in a batch whose request failed). Nothing is committed.
-    /// `acknowledged + failed.len() == docs.len()` always holds.
+    /// every document (see [`Self::add`] and [`BatchReport`]): the result lists how many were
+    /// acknowledged, every one that was not indexed (by id, with the reason), every one whose
+    /// outcome is unknown, and Solr's errors that named no document of a batch. Nothing is
+    /// committed. `acknowledged + failed.len() + unknown.len() == docs.len()` always holds.
     pub async fn add_batched<T: Serialize>(
         &self,
         docs: &[T],
@@ -377,13 +368,9 @@ impl SolrClient {
     ) -> Result<BatchReport> {
         let mut report = BatchReport::default();
         for chunk in docs.chunks(batch_size.max(1)) {
-            report.requests += 1;
             match self.add(chunk).await {
-                Ok(r) => report.acknowledged += r.docs_sent,
-                Err(Error::Update { sent, failed, .. }) => {
-                    report.acknowledged += sent - failed.len();
-                    report.failed.extend(failed);
-                }
+                Ok(r) => report.merge(BatchReport::all_acknowledged(r.docs_sent)),
+                Err(Error::Update { report: r, .. }) => report.merge(r),
                 Err(e) => return Err(e),
             }
         }
@@ -451,7 +438,6 @@ impl SolrClient {
         req.headers
             .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
         req.body = body;
-        let sent = ids.len();
         let outcome = match self.transport.send(req).await {
             Ok(resp) => decode::<UpdateResponse>(resp, "update response"),
             Err(e) => Err(e),
@@ -459,45 +445,30 @@ impl SolrClient {
         match outcome {
             Ok((mut r, timing)) => {
                 r.timing = with_qtime(timing, r.header.qtime);
-                r.docs_sent = sent;
-                let mut failed = failed_docs(&r.header);
-                if r.header.rf == Some(i64::from(i32::MAX)) && sent > 0 {
+                r.docs_sent = ids.len();
+                let report = if r.header.rf == Some(i64::from(i32::MAX)) && !ids.is_empty() {
                     // The leader was unreachable and the tolerant chain hid it: nothing of
                     // this batch is known to be indexed.
-                    let message = "SolrCloud could not forward the update to the shard leader (rf=2147483647)".to_string();
-                    failed = ids
-                        .into_iter()
-                        .map(|id| FailedDoc {
-                            id,
-                            message: message.clone(),
-                        })
-                        .collect();
-                }
-                if failed.is_empty() {
+                    BatchReport::all_failed(
+                        ids,
+                        "SolrCloud could not forward the update to the shard leader (rf=2147483647)",
+                    )
+                } else {
+                    BatchReport::account(&ids, r.header.errors.as_deref().unwrap_or_default())
+                };
+                if report.is_clean() {
                     Ok(r)
                 } else {
                     Err(Error::Update {
-                        sent,
-                        failed,
+                        report,
                         cause: None,
                     })
                 }
             }
-            Err(e) if sent > 0 => {
-                let message = e.to_string();
-                let failed = ids
-                    .into_iter()
-                    .map(|id| FailedDoc {
-                        id,
-                        message: message.clone(),
-                    })
-                    .collect();
-                Err(Error::Update {
-                    sent,
-                    failed,
-                    cause: Some(Box::new(e)),
-                })
-            }
+            Err(e) if !ids.is_empty() => Err(Error::Update {
+                report: BatchReport::lost(ids, &e),
+                cause: Some(Box::new(e)),
+            }),
             Err(e) => Err(e),
         }
     }

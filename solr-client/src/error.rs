@@ -7,6 +7,7 @@
 
 use std::time::Duration;
 
+use crate::batch::BatchReport;
 use crate::response::SolrErrorBody;
 
 /// `Result` with this crate's [`Error`].
@@ -170,15 +171,14 @@ pub enum Error {
     /// was sent.
     #[error("no node available: {0}")]
     NoNode(String),
-    /// A batch update in which some or all documents were not indexed. `failed` names every
-    /// one of them; the others were acknowledged by Solr.
-    #[error("update: {} of {sent} documents not indexed (first: {})", failed.len(), failed.first().map(|f| format!("{}: {}", f.id, f.message)).unwrap_or_default())]
+    /// An update in which not every document is known to be indexed, or in which Solr
+    /// reported errors. `report` accounts for every document of the request
+    /// (`acknowledged + failed + unknown == sent`, see [`BatchReport`]).
+    #[error("update: {}", update_summary(report, cause.as_deref()))]
     Update {
-        /// Documents sent in the batch.
-        sent: usize,
-        /// The documents that were not indexed, with the reason.
-        failed: Vec<FailedDoc>,
-        /// When the whole batch was lost, the error that lost it.
+        /// The account of the request's documents.
+        report: BatchReport,
+        /// When the whole request failed, the error that lost it.
         cause: Option<Box<Error>>,
     },
 }
@@ -237,6 +237,28 @@ impl Error {
     pub fn is_not_sent(&self) -> bool {
         self.is_connect() || matches!(self, Error::Io { not_sent: true, .. } | Error::NoNode(_))
     }
+}
+
+/// One line about an update's account, for [`Error::Update`]'s message.
+fn update_summary(r: &BatchReport, cause: Option<&Error>) -> String {
+    let mut s = format!(
+        "{} of {} documents acknowledged, {} not indexed, {} unknown",
+        r.acknowledged,
+        r.sent,
+        r.failed.len(),
+        r.unknown.len()
+    );
+    if !r.other_errors.is_empty() {
+        s.push_str(&format!(", {} other errors", r.other_errors.len()));
+    }
+    if let Some(c) = cause {
+        s.push_str(&format!(" ({c})"));
+    } else if let Some(f) = r.failed.first() {
+        s.push_str(&format!(" (first not indexed: {}: {})", f.id, f.message));
+    } else if let Some(o) = r.other_errors.first() {
+        s.push_str(&format!(" (first error: {o})"));
+    }
+    s
 }
 
 /// First `max` bytes of a body as text, for error messages.

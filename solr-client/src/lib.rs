@@ -23,6 +23,7 @@
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+mod batch;
 pub mod blocking;
 mod client;
 pub mod codec;
@@ -33,9 +34,8 @@ pub mod response;
 pub mod timing;
 pub mod transport;
 
-pub use client::{
-    BatchReport, Commit, Credentials, SolrClient, SolrClientBuilder, DEFAULT_MAX_RESPONSE_BYTES,
-};
+pub use batch::BatchReport;
+pub use client::{Commit, Credentials, SolrClient, SolrClientBuilder, DEFAULT_MAX_RESPONSE_BYTES};
 pub use codec::UpdateFormat;
 pub use error::{Error, FailedDoc, Result, TimeoutPhase};
 pub use escape::{escape_query, quote_phrase};

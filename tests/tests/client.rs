@@ -219,14 +219,11 @@ async fn failed_batch_names_exactly_the_bad_documents() {
     batch[7]["price"] = Value::String("free".into());
     let err = c.add(&batch).await.expect_err("two docs are bad");
     match err {
-        Error::Update {
-            sent,
-            failed,
-            cause,
-        } => {
-            assert_eq!(sent, 10);
+        Error::Update { report, cause } => {
+            assert_eq!((report.sent, report.acknowledged), (10, 8));
             assert!(cause.is_none(), "Solr answered; per-document errors");
-            let ids: Vec<&str> = failed.iter().map(|f| f.id.as_str()).collect();
+            assert!(report.unknown.is_empty() && report.other_errors.is_empty());
+            let ids: Vec<&str> = report.failed.iter().map(|f| f.id.as_str()).collect();
             assert_eq!(ids, vec![format!("{t}-3"), format!("{t}-7")]);
         }
         other => panic!("expected Error::Update, got {other}"),
@@ -287,7 +284,9 @@ async fn batched_add_accounts_for_every_document_and_blocking_client_works() {
     batch[90]["price"] = Value::String("y".into());
     let report = c.add_batched(&batch, 20).await.expect("batched add");
     assert_eq!(report.requests, 5);
-    assert_eq!(report.acknowledged + report.failed.len(), 95);
+    assert_eq!((report.sent, report.acknowledged), (95, 93));
+    assert!(report.unknown.is_empty() && report.other_errors.is_empty());
+    assert!(report.is_balanced());
     let ids: Vec<&str> = report.failed.iter().map(|f| f.id.as_str()).collect();
     assert_eq!(ids, vec![format!("{t}-10"), format!("{t}-90")]);
     // The blocking wrapper, from a plain thread.
@@ -327,12 +326,12 @@ async fn gzip_request_bodies_need_an_inflating_jetty() {
         .await
         .expect_err("refused");
     match err {
-        Error::Update {
-            sent,
-            failed,
-            cause,
-        } => {
-            assert_eq!((sent, failed.len()), (5, 5));
+        Error::Update { report, cause } => {
+            assert_eq!(
+                (report.sent, report.failed.len()),
+                (5, 5),
+                "a 400: nothing indexed"
+            );
             assert_eq!(
                 cause.and_then(|c| c.status()),
                 Some(400),

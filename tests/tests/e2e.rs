@@ -3,6 +3,8 @@
 
 mod support;
 
+mod accounting;
+
 mod captures;
 mod cli;
 mod client;

@@ -107,8 +107,7 @@ async fn requests_racing_jettys_idle_close_reads_recover_writes_accounted() {
                 acked.insert(id);
             }
             Err(Error::Update {
-                sent: 1,
-                failed,
+                report,
                 cause: Some(cause),
             }) if matches!(
                 *cause,
@@ -118,7 +117,7 @@ async fn requests_racing_jettys_idle_close_reads_recover_writes_accounted() {
                 }
             ) =>
             {
-                assert_eq!(failed.len(), 1);
+                assert_eq!((report.sent, report.unknown.len()), (1, 1));
                 ambiguous.insert(id);
             }
             Err(e) => panic!("write after {ms} ms idle: unexpected {e:?}"),

@@ -484,19 +484,22 @@ async fn cloud_leader_killed_mid_indexing_loses_no_acknowledged_doc() {
             .collect();
         match client.add(batch).await {
             Ok(_) => acked.extend(ids),
-            Err(Error::Update {
-                failed,
-                sent,
-                cause,
-            }) => {
-                assert_eq!(sent, ids.len());
-                let lost: HashSet<&str> = failed.iter().map(|f| f.id.as_str()).collect();
+            Err(Error::Update { report, cause }) => {
+                assert_eq!(report.sent, ids.len());
+                assert!(report.is_balanced());
+                let lost: HashSet<&str> = report
+                    .failed
+                    .iter()
+                    .map(|f| f.id.as_str())
+                    .chain(report.unknown.iter().map(String::as_str))
+                    .collect();
                 eprintln!(
-                    "batch {b}: {} of {sent} not acknowledged: {}",
+                    "batch {b}: {} of {} not acknowledged: {}",
                     lost.len(),
+                    report.sent,
                     cause
                         .map(|c| c.to_string())
-                        .unwrap_or_else(|| failed[0].message.clone())
+                        .unwrap_or_else(|| report.failed[0].message.clone())
                 );
                 acked.extend(ids.iter().filter(|i| !lost.contains(i.as_str())).cloned());
                 reported.extend(lost.iter().map(|s| s.to_string()));
@@ -731,12 +734,12 @@ async fn retry_after_is_honoured_and_the_budget_ends_in_retries_exhausted() {
     let (router, client) = single(&srv.url, budget);
     let docs = support::docs(&support::tag("route_d"), 3, 0);
     match client.add(&docs).await {
-        Err(Error::Update {
-            sent,
-            failed,
-            cause,
-        }) => {
-            assert_eq!((sent, failed.len()), (3, 3));
+        Err(Error::Update { report, cause }) => {
+            assert_eq!(
+                (report.sent, report.unknown.len()),
+                (3, 3),
+                "a 503: Solr may have applied part of it"
+            );
             assert_eq!(cause.and_then(|c| c.status()), Some(503));
         }
         other => panic!("expected Error::Update, got {other:?}"),

@@ -1,0 +1,283 @@
+//! The account of update requests: which documents Solr acknowledged, which it did not index,
+//! which have an outcome the client cannot know, and which errors named no document.
+//!
+//! One function, [`BatchReport::account`], turns Solr's answer to one update request into a
+//! report; [`BatchReport::merge`] adds reports of several requests together. Every update API
+//! of the client ([`SolrClient::add`](crate::SolrClient::add),
+//! [`add_with`](crate::SolrClient::add_with),
+//! [`add_batched`](crate::SolrClient::add_batched)) goes through them, so for every report
+//! `acknowledged + failed.len() + unknown.len() == sent`, exactly.
+
+use std::collections::HashMap;
+
+use crate::error::{Error, FailedDoc};
+use crate::response::TolerantError;
+
+/// The account of one or more update requests.
+///
+/// Invariant (checked by [`Self::is_balanced`]): `acknowledged + failed.len() +
+/// unknown.len() == sent`. Each entry of `failed` and `unknown` is one document of a batch,
+/// so an id appears there at most as often as it was sent.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BatchReport {
+    /// Documents sent (in every request of this report).
+    pub sent: usize,
+    /// Documents Solr acknowledged.
+    pub acknowledged: usize,
+    /// Documents that were certainly not indexed, with the reason: the ones Solr's tolerant
+    /// chain rejected by id, or every document of a request that was not sent or that Solr
+    /// refused as a whole (a 4xx answer).
+    pub failed: Vec<FailedDoc>,
+    /// Ids of documents whose outcome the client cannot know: the request was sent, and then
+    /// the connection broke, a timeout fired, Solr answered 5xx, or the 2xx answer could not
+    /// be read. Solr may or may not have indexed them; re-sending them is safe (an add by id
+    /// overwrites).
+    pub unknown: Vec<String>,
+    /// Errors Solr reported that name no document of the batch (an id that was not sent,
+    /// a second report for a document already counted as failed, a delete error), as
+    /// `TYPE id: message`. They do not change the counts.
+    pub other_errors: Vec<String>,
+    /// Update requests sent.
+    pub requests: usize,
+}
+
+impl BatchReport {
+    /// The account of one update request that Solr answered: `sent_ids` are the ids of the
+    /// documents in the request, in order (repeats allowed), `errors` Solr's per-document
+    /// errors (`responseHeader.errors` of the tolerant chain).
+    ///
+    /// An `ADD` error takes one not yet failed occurrence of its id in the batch; an error
+    /// for an id that is not in the batch (or whose every occurrence already failed), and any
+    /// other kind of error, goes to `other_errors`. So however many errors Solr reports, the
+    /// counts stay within the batch.
+    ///
+    /// ```
+    /// use solr_client::response::TolerantError;
+    /// use solr_client::BatchReport;
+    /// let ids = vec!["a".to_string(), "b".to_string()];
+    /// let err = |id: &str| TolerantError { kind: "ADD".into(), id: id.into(), message: "bad".into() };
+    /// let r = BatchReport::account(&ids, &[err("b"), err("b"), err("zz")]);
+    /// assert_eq!((r.sent, r.acknowledged, r.failed.len(), r.unknown.len()), (2, 1, 1, 0));
+    /// assert_eq!(r.other_errors.len(), 2);
+    /// assert!(r.is_balanced());
+    /// ```
+    pub fn account(sent_ids: &[String], errors: &[TolerantError]) -> BatchReport {
+        let mut open: HashMap<&str, usize> = HashMap::new();
+        for id in sent_ids {
+            *open.entry(id.as_str()).or_default() += 1;
+        }
+        let mut failed = Vec::new();
+        let mut other_errors = Vec::new();
+        for e in errors {
+            let slot = if e.kind.eq_ignore_ascii_case("ADD") {
+                open.get_mut(e.id.as_str()).filter(|n| **n > 0)
+            } else {
+                None
+            };
+            match slot {
+                Some(n) => {
+                    *n -= 1;
+                    failed.push(FailedDoc {
+                        id: e.id.clone(),
+                        message: e.message.clone(),
+                    });
+                }
+                None => other_errors.push(format!("{} {}: {}", e.kind, e.id, e.message)),
+            }
+        }
+        BatchReport {
+            sent: sent_ids.len(),
+            acknowledged: sent_ids.len() - failed.len(),
+            failed,
+            unknown: Vec::new(),
+            other_errors,
+            requests: 1,
+        }
+    }
+
+    /// The account of one update request in which all `n` documents were acknowledged.
+    pub(crate) fn all_acknowledged(n: usize) -> BatchReport {
+        BatchReport {
+            sent: n,
+            acknowledged: n,
+            requests: 1,
+            ..BatchReport::default()
+        }
+    }
+
+    /// The account of one update request in which every document failed for `message`.
+    pub(crate) fn all_failed(sent_ids: Vec<String>, message: &str) -> BatchReport {
+        BatchReport {
+            sent: sent_ids.len(),
+            failed: sent_ids
+                .into_iter()
+                .map(|id| FailedDoc {
+                    id,
+                    message: message.to_string(),
+                })
+                .collect(),
+            requests: 1,
+            ..BatchReport::default()
+        }
+    }
+
+    /// The account of one update request that failed with `cause` instead of a readable
+    /// answer: every document failed when the cause proves nothing was indexed (the request
+    /// was not sent, or Solr refused it with a 4xx status), otherwise every document's
+    /// outcome is unknown.
+    pub(crate) fn lost(sent_ids: Vec<String>, cause: &Error) -> BatchReport {
+        if nothing_indexed(cause) {
+            BatchReport::all_failed(sent_ids, &cause.to_string())
+        } else {
+            BatchReport {
+                sent: sent_ids.len(),
+                unknown: sent_ids,
+                requests: 1,
+                ..BatchReport::default()
+            }
+        }
+    }
+
+    /// Adds `other` (the account of further requests) to this one.
+    pub fn merge(&mut self, other: BatchReport) {
+        self.sent += other.sent;
+        self.acknowledged += other.acknowledged;
+        self.failed.extend(other.failed);
+        self.unknown.extend(other.unknown);
+        self.other_errors.extend(other.other_errors);
+        self.requests += other.requests;
+    }
+
+    /// True when `acknowledged + failed.len() + unknown.len() == sent` (always, for a report
+    /// the client made).
+    pub fn is_balanced(&self) -> bool {
+        self.acknowledged + self.failed.len() + self.unknown.len() == self.sent
+    }
+
+    /// True when every document was acknowledged and Solr reported no error at all.
+    pub fn is_clean(&self) -> bool {
+        self.acknowledged == self.sent && self.other_errors.is_empty()
+    }
+}
+
+/// True when `cause` proves an update request indexed nothing: it was certainly not sent, or
+/// Solr refused it as a whole with a 4xx status (with the tolerant chain, per-document
+/// problems come back in a 200 answer). A 5xx, a broken connection after sending, a timeout
+/// or an unreadable 2xx answer leave the outcome unknown.
+fn nothing_indexed(cause: &Error) -> bool {
+    cause.is_not_sent() || matches!(cause.status(), Some(400..=499))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(n: usize) -> Vec<String> {
+        (0..n).map(|i| format!("d{i}")).collect()
+    }
+
+    fn add_err(id: &str) -> TolerantError {
+        TolerantError {
+            kind: "ADD".into(),
+            id: id.into(),
+            message: format!("bad {id}"),
+        }
+    }
+
+    #[test]
+    fn more_errors_than_documents_never_underflow() {
+        // The reported case: 50 errors for a batch of 3 (the sum wrapped to 2^64 - 50 + 3).
+        let errors: Vec<TolerantError> = (0..50).map(|i| add_err(&format!("x{i}"))).collect();
+        let r = BatchReport::account(&ids(3), &errors);
+        assert_eq!((r.sent, r.acknowledged), (3, 3));
+        assert!(r.failed.is_empty());
+        assert_eq!(r.other_errors.len(), 50);
+        assert!(r.is_balanced());
+        // Every document named, and then some: each failed exactly once.
+        let mut errors: Vec<TolerantError> = ids(3).iter().map(|i| add_err(i)).collect();
+        errors.extend(errors.clone());
+        errors.push(add_err("nope"));
+        let r = BatchReport::account(&ids(3), &errors);
+        assert_eq!(
+            (r.acknowledged, r.failed.len(), r.other_errors.len()),
+            (0, 3, 4)
+        );
+        assert!(r.is_balanced());
+    }
+
+    #[test]
+    fn ids_not_in_the_batch_and_other_kinds_are_other_errors() {
+        let errs = [
+            add_err("d1"),
+            add_err("zz"),
+            TolerantError {
+                kind: "DELID".into(),
+                id: "d0".into(),
+                message: "no".into(),
+            },
+        ];
+        let r = BatchReport::account(&ids(2), &errs);
+        assert_eq!(r.acknowledged, 1);
+        assert_eq!(
+            r.failed,
+            vec![FailedDoc {
+                id: "d1".into(),
+                message: "bad d1".into()
+            }]
+        );
+        assert_eq!(r.other_errors, vec!["ADD zz: bad zz", "DELID d0: no"]);
+        assert!(r.is_balanced() && !r.is_clean());
+    }
+
+    #[test]
+    fn duplicate_ids_in_the_batch_fail_once_per_occurrence() {
+        let sent: Vec<String> = ["a", "a", "b"].iter().map(|s| s.to_string()).collect();
+        let r = BatchReport::account(&sent, &[add_err("a")]);
+        assert_eq!((r.acknowledged, r.failed.len()), (2, 1));
+        let r = BatchReport::account(&sent, &[add_err("a"), add_err("a"), add_err("a")]);
+        assert_eq!(
+            (r.acknowledged, r.failed.len(), r.other_errors.len()),
+            (1, 2, 1)
+        );
+        assert!(r.is_balanced());
+    }
+
+    #[test]
+    fn lost_requests_fail_or_stay_unknown_by_cause_and_merge_keeps_the_sum() {
+        let io = Error::Io {
+            node: "http://h/solr".into(),
+            message: "closed".into(),
+            not_sent: false,
+        };
+        let unsent = Error::Io {
+            node: "http://h/solr".into(),
+            message: "closed".into(),
+            not_sent: true,
+        };
+        let solr = |status| Error::Solr {
+            node: "http://h/solr".into(),
+            status,
+            body: Default::default(),
+        };
+        let r = BatchReport::lost(ids(4), &io);
+        assert_eq!((r.failed.len(), r.unknown.len()), (0, 4));
+        assert_eq!(BatchReport::lost(ids(4), &unsent).failed.len(), 4);
+        assert_eq!(BatchReport::lost(ids(4), &solr(400)).failed.len(), 4);
+        assert_eq!(BatchReport::lost(ids(4), &solr(500)).unknown.len(), 4);
+        let mut total = BatchReport::default();
+        total.merge(r);
+        total.merge(BatchReport::account(&ids(5), &[add_err("d2")]));
+        total.merge(BatchReport::lost(ids(2), &unsent));
+        assert_eq!(
+            (
+                total.sent,
+                total.acknowledged,
+                total.failed.len(),
+                total.unknown.len()
+            ),
+            (11, 4, 3, 4)
+        );
+        assert_eq!(total.requests, 3);
+        assert!(total.is_balanced());
+    }
+}
