@@ -20,8 +20,19 @@ use crate::transport::{
     RequestKind, Timeouts, TlsOptions, Transport, TransportKind, WireRequest, WireResponse,
 };
 
-/// Default response size limit: 256 MiB.
-pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 256 * 1024 * 1024;
+/// Default response size limit: 64 MiB, applied to the body as it arrives and again to the
+/// body after gzip decompression.
+///
+/// Why 64 MiB: the limit bounds the memory one response can take before the client refuses
+/// it. A whole body is held in memory, and the decoded documents (a JSON tree) take several
+/// times its size again, so a 64 MiB body already means a few hundred MiB of documents;
+/// pages larger than that belong in a cursor ([`SolrClient::cursor`]), which holds one page
+/// at a time. A gzip body is inflated in 64 KiB steps and refused as soon as it passes the
+/// limit, so a decompression bomb (1 MB on the wire inflating to 1 GiB) costs at most the
+/// limit plus the compressed body plus a constant (measured by the e2e test
+/// `memory::gzip_bomb_peak_memory_stays_within_the_limit`). Raise it with
+/// [`SolrClientBuilder::max_response_bytes`] for larger pages.
+pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 64 * 1024 * 1024;
 
 /// HTTP basic credentials. Debug output never shows the password.
 #[derive(Clone)]
@@ -147,7 +158,8 @@ impl SolrClientBuilder {
         self
     }
 
-    /// Largest response accepted (wire and decoded). Default 256 MiB.
+    /// Largest response accepted (wire and decoded). Default
+    /// [`DEFAULT_MAX_RESPONSE_BYTES`] (64 MiB; see there why).
     pub fn max_response_bytes(mut self, n: u64) -> Self {
         self.max_response_bytes = n;
         self

@@ -14,6 +14,7 @@ mod hostile_input;
 mod idle_timeout;
 mod knn;
 mod load;
+mod memory;
 mod nrt;
 mod routing;
 mod security;

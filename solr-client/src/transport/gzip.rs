@@ -51,28 +51,53 @@ pub fn gzip_bytes(data: &[u8]) -> Vec<u8> {
 }
 
 /// Gunzips `data` exactly as the decorator does, refusing output larger than `limit` bytes
-/// ([`Error::TooLarge`]) and truncated or corrupt input ([`Error::Decompress`]). Public for
+/// ([`Error::TooLarge`], as soon as the inflated size passes the limit: memory stays within
+/// `limit` plus a 64 KiB step) and truncated or corrupt input ([`Error::Decompress`]). Public for
 /// the fuzz targets and for callers that hold a gzip body from elsewhere.
 pub fn gunzip_bytes(data: &[u8], limit: u64) -> Result<Vec<u8>> {
     gunzip_limited("<bytes>", data, limit)
 }
 
-/// Gunzips `data`, refusing output larger than `limit` bytes.
+/// Bytes inflated per step.
+const INFLATE_CHUNK: usize = 64 * 1024;
+
+/// Gunzips `data` (one or more gzip members) in steps of [`INFLATE_CHUNK`] bytes, refusing
+/// output larger than `limit` bytes as soon as it passes the limit.
+///
+/// The output buffer grows by doubling, but never past `limit`, and the check comes before
+/// the bytes are kept: however far a body would inflate (a decompression bomb), this holds
+/// at most `limit` output bytes, one 64 KiB step, and the input.
 pub(crate) fn gunzip_limited(node: &str, data: &[u8], limit: u64) -> Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(data.len().saturating_mul(4).min(limit as usize));
-    let mut dec = flate2::read::MultiGzDecoder::new(data).take(limit + 1);
-    dec.read_to_end(&mut out).map_err(|e| Error::Decompress {
-        node: node.to_string(),
-        encoding: "gzip".into(),
-        message: e.to_string(),
-    })?;
-    if out.len() as u64 > limit {
-        return Err(Error::TooLarge {
-            node: node.to_string(),
-            limit,
-        });
+    let limit_usize = usize::try_from(limit).unwrap_or(usize::MAX);
+    let mut dec = flate2::read::MultiGzDecoder::new(data);
+    let mut step = vec![0u8; INFLATE_CHUNK];
+    let mut out: Vec<u8> = Vec::new();
+    loop {
+        let n = match dec.read(&mut step) {
+            Ok(0) => return Ok(out),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                return Err(Error::Decompress {
+                    node: node.to_string(),
+                    encoding: "gzip".into(),
+                    message: e.to_string(),
+                })
+            }
+        };
+        let len = out.len() + n;
+        if len > limit_usize {
+            return Err(Error::TooLarge {
+                node: node.to_string(),
+                limit,
+            });
+        }
+        if len > out.capacity() {
+            let want = len.max(out.capacity().saturating_mul(2)).min(limit_usize);
+            out.reserve_exact(want - out.len());
+        }
+        out.extend_from_slice(&step[..n]);
     }
-    Ok(out)
 }
 
 impl<T: Transport> Transport for Gzip<T> {
@@ -125,5 +150,45 @@ impl<T: Transport> Transport for Gzip<T> {
 
     fn stats(&self) -> TransportStats {
         self.inner.stats()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inflates_up_to_the_limit_exactly_and_refuses_one_byte_more() {
+        let body = vec![b'x'; 3 * INFLATE_CHUNK + 17];
+        let z = gzip_bytes(&body);
+        let n = body.len() as u64;
+        assert_eq!(gunzip_bytes(&z, n).expect("exactly the limit"), body);
+        assert!(matches!(
+            gunzip_bytes(&z, n - 1),
+            Err(Error::TooLarge { limit, .. }) if limit == n - 1
+        ));
+        // Several members (a concatenated bomb) are all inflated, and counted together.
+        let mut two = z.clone();
+        two.extend_from_slice(&z);
+        assert_eq!(
+            gunzip_bytes(&two, 2 * n).expect("two members").len() as u64,
+            2 * n
+        );
+        assert!(matches!(
+            gunzip_bytes(&two, 2 * n - 1),
+            Err(Error::TooLarge { .. })
+        ));
+        assert!(matches!(
+            gunzip_bytes(&z[..z.len() / 2], n),
+            Err(Error::Decompress { .. })
+        ));
+        assert_eq!(gunzip_bytes(&gzip_bytes(b""), 0).expect("empty"), b"");
+    }
+
+    #[test]
+    fn the_output_buffer_never_grows_past_the_limit() {
+        let limit = 5 * INFLATE_CHUNK as u64 + 1;
+        let out = gunzip_bytes(&gzip_bytes(&vec![b' '; limit as usize]), limit).expect("fits");
+        assert!(out.capacity() as u64 <= limit, "{}", out.capacity());
     }
 }

@@ -45,6 +45,9 @@ pub enum Fault {
     /// 200 `Content-Encoding: gzip` whose body inflates to `n` bytes of JSON whitespace
     /// (a decompression bomb when `n` is above the client's limit).
     GzipOf(usize),
+    /// 200 `Content-Encoding: gzip` with this body, already compressed (for bombs too large
+    /// to compress on the fly: concatenated gzip members).
+    Gzipped(&'static [u8]),
     /// 502 with a `text/html` page, as nginx sends when the upstream is down.
     Html502,
     /// 200 `application/json` whose body is not JSON.
@@ -276,6 +279,12 @@ async fn serve(mut sock: TcpStream, conn: usize, st: Arc<State>) {
                 let extra = ["Content-Encoding: gzip".to_string()];
                 let mut out = head("200 OK", json, &extra, Some(z.len()));
                 out.extend_from_slice(&z);
+                (out, After::KeepAlive)
+            }
+            Fault::Gzipped(z) => {
+                let extra = ["Content-Encoding: gzip".to_string()];
+                let mut out = head("200 OK", json, &extra, Some(z.len()));
+                out.extend_from_slice(z);
                 (out, After::KeepAlive)
             }
             Fault::Html502 => {
