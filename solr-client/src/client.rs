@@ -81,7 +81,7 @@ impl std::fmt::Debug for Credentials {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Credentials")
             .field("user", &self.user)
-            .field("password", &"<redacted>")
+            .field("password", &"***")
             .finish()
     }
 }
@@ -108,7 +108,7 @@ impl Default for Commit {
 #[derive(Debug)]
 #[must_use]
 pub struct SolrClientBuilder {
-    node: String,
+    node: crate::error::UrlText,
     collection: String,
     transport: Option<Arc<dyn Transport>>,
     kind: TransportKind,
@@ -179,18 +179,7 @@ impl SolrClientBuilder {
 
     /// Builds the client.
     pub fn build(self) -> Result<SolrClient> {
-        let node = Url::parse(self.node.trim_end_matches('/'))
-            .map_err(|e| Error::Config(format!("bad node URL {:?}: {e}", self.node)))?;
-        if !matches!(node.scheme(), "http" | "https") {
-            return Err(Error::Config(format!(
-                "node URL must be http or https: {node}"
-            )));
-        }
-        if !node.username().is_empty() || node.password().is_some() {
-            return Err(Error::Config(
-                "credentials in the URL are not accepted (they would leak into logs); use .credentials()".into(),
-            ));
-        }
+        let node = crate::error::parse_node_url(&self.node.0)?;
         let transport = match self.transport {
             Some(t) => t,
             None => self.kind.build(&self.tls, self.gzip)?,
@@ -223,7 +212,7 @@ impl SolrClient {
     /// A builder for the node at `base_url` (e.g. `http://127.0.0.1:8983/solr`).
     pub fn builder(base_url: impl Into<String>) -> SolrClientBuilder {
         SolrClientBuilder {
-            node: base_url.into(),
+            node: crate::error::UrlText(base_url.into()),
             collection: "bench".into(),
             transport: None,
             kind: TransportKind::Pooled,

@@ -45,18 +45,22 @@ pub struct FailedDoc {
 }
 
 /// Everything that can go wrong with a Solr request.
-#[derive(Debug, thiserror::Error)]
+///
+/// No `Display` or `Debug` output of an error shows the user info (`user:password@`) of a URL:
+/// node URLs, and any URL inside a message, are printed with it removed. (URLs with user
+/// info are refused anyway: see [`SolrClientBuilder::credentials`](crate::SolrClientBuilder::credentials).)
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// The builder was given something unusable (bad URL, unreadable CA file, no nodes).
-    #[error("configuration: {0}")]
+    #[error("configuration: {}", redact(_0))]
     Config(String),
     /// The caller's input cannot be encoded safely (for example an XML-invalid control
     /// character in a field). Nothing was sent.
-    #[error("invalid input: {0}")]
+    #[error("invalid input: {}", redact(_0))]
     InvalidInput(String),
     /// Name resolution failed.
-    #[error("{node}: DNS lookup failed: {source}")]
+    #[error("{}: DNS lookup failed: {}", redact(node), redact(&source.to_string()))]
     Dns {
         /// The node's base URL.
         node: String,
@@ -64,7 +68,7 @@ pub enum Error {
         source: std::io::Error,
     },
     /// The TCP connection could not be made (refused, unreachable).
-    #[error("{node}: connect failed: {source}")]
+    #[error("{}: connect failed: {}", redact(node), redact(&source.to_string()))]
     Connect {
         /// The node's base URL.
         node: String,
@@ -72,7 +76,7 @@ pub enum Error {
         source: std::io::Error,
     },
     /// The TLS handshake failed (unknown CA, wrong hostname, protocol mismatch).
-    #[error("{node}: TLS handshake failed: {source}")]
+    #[error("{}: TLS handshake failed: {}", redact(node), redact(&source.to_string()))]
     Tls {
         /// The node's base URL.
         node: String,
@@ -80,7 +84,7 @@ pub enum Error {
         source: std::io::Error,
     },
     /// A configured timeout fired.
-    #[error("{node}: {phase} timeout after {after:?}")]
+    #[error("{}: {phase} timeout after {after:?}", redact(node))]
     Timeout {
         /// The node's base URL.
         node: String,
@@ -90,7 +94,7 @@ pub enum Error {
         after: Duration,
     },
     /// The connection broke after it was established (reset, closed mid-response).
-    #[error("{node}: connection broken: {message}")]
+    #[error("{}: connection broken: {}", redact(node), redact(message))]
     Io {
         /// The node's base URL.
         node: String,
@@ -100,7 +104,7 @@ pub enum Error {
         not_sent: bool,
     },
     /// Solr answered with an error status and its own JSON error body.
-    #[error("{node}: Solr error {status}: {}", body.msg)]
+    #[error("{}: Solr error {status}: {}", redact(node), redact(&body.msg))]
     Solr {
         /// The node's base URL.
         node: String,
@@ -112,7 +116,10 @@ pub enum Error {
     /// The response was not what Solr sends: an HTML error page from a proxy, an empty body,
     /// or a status without a Solr error body. `snippet` holds its first bytes.
     #[error(
-        "{node}: unexpected response (HTTP {status}, content-type {content_type:?}): {snippet}"
+        "{}: unexpected response (HTTP {status}, content-type {:?}): {}",
+        redact(node),
+        content_type.as_deref().map(redact),
+        redact(snippet)
     )]
     UnexpectedResponse {
         /// The node's base URL.
@@ -125,7 +132,12 @@ pub enum Error {
         snippet: String,
     },
     /// The body was JSON-like but did not decode into the expected shape.
-    #[error("{node}: cannot decode {what}: {message}; body starts with: {snippet}")]
+    #[error(
+        "{}: cannot decode {what}: {}; body starts with: {}",
+        redact(node),
+        redact(message),
+        redact(snippet)
+    )]
     Decode {
         /// The node's base URL.
         node: String,
@@ -137,7 +149,12 @@ pub enum Error {
         snippet: String,
     },
     /// The body was compressed and could not be decompressed (truncated or corrupt gzip).
-    #[error("{node}: cannot decompress {encoding} body: {message}")]
+    #[error(
+        "{}: cannot decompress {} body: {}",
+        redact(node),
+        redact(encoding),
+        redact(message)
+    )]
     Decompress {
         /// The node's base URL.
         node: String,
@@ -147,7 +164,10 @@ pub enum Error {
         message: String,
     },
     /// The response body (wire or decoded) is larger than the configured limit.
-    #[error("{node}: response body larger than the limit of {limit} bytes")]
+    #[error(
+        "{}: response body larger than the limit of {limit} bytes",
+        redact(node)
+    )]
     TooLarge {
         /// The node's base URL.
         node: String,
@@ -155,7 +175,10 @@ pub enum Error {
         limit: u64,
     },
     /// The server kept answering 429/503 until the retry budget was spent.
-    #[error("{node}: still {status} after {attempts} attempts (waited {waited:?} in total)")]
+    #[error(
+        "{}: still {status} after {attempts} attempts (waited {waited:?} in total)",
+        redact(node)
+    )]
     RetriesExhausted {
         /// The last node tried.
         node: String,
@@ -169,12 +192,12 @@ pub enum Error {
     /// No node can take the request: the routing decorator has no node of the needed role
     /// (for example a SolrCloud shard without a live leader during an election). Nothing
     /// was sent.
-    #[error("no node available: {0}")]
+    #[error("no node available: {}", redact(_0))]
     NoNode(String),
     /// An update in which not every document is known to be indexed, or in which Solr
     /// reported errors. `report` accounts for every document of the request
     /// (`acknowledged + failed + unknown == sent`, see [`BatchReport`]).
-    #[error("update: {}", update_summary(report, cause.as_deref()))]
+    #[error("update: {}", redact(&update_summary(report, cause.as_deref())))]
     Update {
         /// The account of the request's documents.
         report: BatchReport,
@@ -269,4 +292,452 @@ pub(crate) fn snippet(body: &[u8], max: usize) -> String {
         s.push('…');
     }
     s
+}
+
+/// `text` with the user info (`user:password@`) of every URL in it removed:
+/// `http://u:p@host/solr` becomes `http://host/solr`. Text without such a URL is returned as
+/// it is.
+pub(crate) fn redact(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("://") || !text.contains('@') {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("://") {
+        let (head, tail) = rest.split_at(i + 3);
+        out.push_str(head);
+        let end = tail
+            .find(|c: char| {
+                matches!(c, '/' | '?' | '#' | '"' | '\'' | '<' | '>' | '`') || c.is_whitespace()
+            })
+            .unwrap_or(tail.len());
+        let authority = &tail[..end];
+        match authority.rfind('@') {
+            Some(at) => out.push_str(&authority[at + 1..]),
+            None => out.push_str(authority),
+        }
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    std::borrow::Cow::Owned(out)
+}
+
+/// A node URL as errors, timings and statistics show it: without user info.
+pub(crate) fn node_label(url: &url::Url) -> String {
+    if url.username().is_empty() && url.password().is_none() {
+        return url.to_string();
+    }
+    let mut u = url.clone();
+    let _ = u.set_password(None);
+    let _ = u.set_username("");
+    u.to_string()
+}
+
+/// Parses a node base URL the way every part of the client accepts one: http or https, and
+/// no user info (credentials in a URL leak into logs, errors and reports; they go to
+/// [`SolrClientBuilder::credentials`](crate::SolrClientBuilder::credentials)). The errors
+/// never echo a password.
+pub(crate) fn parse_node_url(raw: &str) -> Result<url::Url> {
+    let url = url::Url::parse(raw.trim_end_matches('/')).map_err(|e| {
+        let shown = redact(raw);
+        if shown.contains('@') {
+            Error::Config(format!(
+                "bad node URL (not shown: it contains '@', maybe credentials): {e}"
+            ))
+        } else {
+            Error::Config(format!("bad node URL {shown:?}: {e}"))
+        }
+    })?;
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(Error::Config(format!(
+            "node URL {} carries user info (user:password@), which is not accepted: it would \
+             leak into logs, errors and reports; give the URL without it and the credentials \
+             with .credentials(Credentials::basic(user, password))",
+            node_label(&url)
+        )));
+    }
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(Error::Config(format!(
+            "node URL must be http or https: {url}"
+        )));
+    }
+    Ok(url)
+}
+
+/// Debug output of a string, redacted and quoted.
+struct Quoted<'a>(&'a str);
+
+impl std::fmt::Debug for Quoted<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", redact(self.0))
+    }
+}
+
+/// Debug output of a value, rendered then redacted.
+struct Scrubbed(String);
+
+impl std::fmt::Debug for Scrubbed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&redact(&self.0))
+    }
+}
+
+/// A value's Debug output, redacted.
+fn scrub(v: &dyn std::fmt::Debug) -> Scrubbed {
+    Scrubbed(format!("{v:?}"))
+}
+
+impl std::fmt::Debug for Error {
+    /// The derived shape (`Variant { field: value }`), with every URL's user info removed.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Config(m) => f.debug_tuple("Config").field(&Quoted(m)).finish(),
+            Error::InvalidInput(m) => f.debug_tuple("InvalidInput").field(&Quoted(m)).finish(),
+            Error::NoNode(m) => f.debug_tuple("NoNode").field(&Quoted(m)).finish(),
+            Error::Dns { node, source } => f
+                .debug_struct("Dns")
+                .field("node", &Quoted(node))
+                .field("source", &scrub(source))
+                .finish(),
+            Error::Connect { node, source } => f
+                .debug_struct("Connect")
+                .field("node", &Quoted(node))
+                .field("source", &scrub(source))
+                .finish(),
+            Error::Tls { node, source } => f
+                .debug_struct("Tls")
+                .field("node", &Quoted(node))
+                .field("source", &scrub(source))
+                .finish(),
+            Error::Timeout { node, phase, after } => f
+                .debug_struct("Timeout")
+                .field("node", &Quoted(node))
+                .field("phase", phase)
+                .field("after", after)
+                .finish(),
+            Error::Io {
+                node,
+                message,
+                not_sent,
+            } => f
+                .debug_struct("Io")
+                .field("node", &Quoted(node))
+                .field("message", &Quoted(message))
+                .field("not_sent", not_sent)
+                .finish(),
+            Error::Solr { node, status, body } => f
+                .debug_struct("Solr")
+                .field("node", &Quoted(node))
+                .field("status", status)
+                .field("body", &scrub(body))
+                .finish(),
+            Error::UnexpectedResponse {
+                node,
+                status,
+                content_type,
+                snippet,
+            } => f
+                .debug_struct("UnexpectedResponse")
+                .field("node", &Quoted(node))
+                .field("status", status)
+                .field("content_type", &scrub(content_type))
+                .field("snippet", &Quoted(snippet))
+                .finish(),
+            Error::Decode {
+                node,
+                what,
+                message,
+                snippet,
+            } => f
+                .debug_struct("Decode")
+                .field("node", &Quoted(node))
+                .field("what", what)
+                .field("message", &Quoted(message))
+                .field("snippet", &Quoted(snippet))
+                .finish(),
+            Error::Decompress {
+                node,
+                encoding,
+                message,
+            } => f
+                .debug_struct("Decompress")
+                .field("node", &Quoted(node))
+                .field("encoding", &Quoted(encoding))
+                .field("message", &Quoted(message))
+                .finish(),
+            Error::TooLarge { node, limit } => f
+                .debug_struct("TooLarge")
+                .field("node", &Quoted(node))
+                .field("limit", limit)
+                .finish(),
+            Error::RetriesExhausted {
+                node,
+                status,
+                attempts,
+                waited,
+            } => f
+                .debug_struct("RetriesExhausted")
+                .field("node", &Quoted(node))
+                .field("status", status)
+                .field("attempts", attempts)
+                .field("waited", waited)
+                .finish(),
+            Error::Update { report, cause } => f
+                .debug_struct("Update")
+                .field("report", &scrub(report))
+                .field("cause", cause)
+                .finish(),
+        }
+    }
+}
+
+/// A URL as the caller typed it, kept for parsing later: its Debug output is redacted (so a
+/// builder's Debug never shows a password, even before the URL is refused).
+#[derive(Clone)]
+pub(crate) struct UrlText(pub(crate) String);
+
+impl std::fmt::Debug for UrlText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        Quoted(&self.0).fmt(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::batch::BatchReport;
+    use crate::response::SolrErrorBody;
+
+    const PASSWORD: &str = "s3cret-P4ss";
+    /// base64("solr:s3cret-P4ss"), the Authorization value of these credentials.
+    const TOKEN: &str = "c29scjpzM2NyZXQtUDRzcw==";
+    const URL: &str = "http://solr:s3cret-P4ss@solr.example:8983/solr";
+
+    /// Every variant, each string field carrying a URL with credentials.
+    fn every_variant() -> Vec<Error> {
+        let node = || URL.to_string();
+        let text = || format!("failed talking to {URL}/bench/select?q=x");
+        let io = || std::io::Error::other(text());
+        vec![
+            Error::Config(text()),
+            Error::InvalidInput(text()),
+            Error::Dns {
+                node: node(),
+                source: io(),
+            },
+            Error::Connect {
+                node: node(),
+                source: io(),
+            },
+            Error::Tls {
+                node: node(),
+                source: io(),
+            },
+            Error::Timeout {
+                node: node(),
+                phase: TimeoutPhase::ReadIdle,
+                after: Duration::from_secs(1),
+            },
+            Error::Io {
+                node: node(),
+                message: text(),
+                not_sent: false,
+            },
+            Error::Solr {
+                node: node(),
+                status: 500,
+                body: SolrErrorBody {
+                    msg: text(),
+                    code: 500,
+                    metadata: Some(serde_json::json!([text()])),
+                },
+            },
+            Error::UnexpectedResponse {
+                node: node(),
+                status: 502,
+                content_type: Some(text()),
+                snippet: text(),
+            },
+            Error::Decode {
+                node: node(),
+                what: "select response",
+                message: text(),
+                snippet: text(),
+            },
+            Error::Decompress {
+                node: node(),
+                encoding: text(),
+                message: text(),
+            },
+            Error::TooLarge {
+                node: node(),
+                limit: 1,
+            },
+            Error::RetriesExhausted {
+                node: node(),
+                status: 503,
+                attempts: 3,
+                waited: Duration::from_secs(1),
+            },
+            Error::NoNode(text()),
+            Error::Update {
+                report: BatchReport {
+                    sent: 2,
+                    acknowledged: 0,
+                    failed: vec![FailedDoc {
+                        id: text(),
+                        message: text(),
+                    }],
+                    unknown: vec![text()],
+                    other_errors: vec![text()],
+                    requests: 1,
+                },
+                cause: Some(Box::new(Error::Io {
+                    node: node(),
+                    message: text(),
+                    not_sent: false,
+                })),
+            },
+        ]
+    }
+
+    /// No wildcard: a new variant does not compile until `every_variant` builds it.
+    fn name(e: &Error) -> &'static str {
+        match e {
+            Error::Config(_) => "Config",
+            Error::InvalidInput(_) => "InvalidInput",
+            Error::Dns { .. } => "Dns",
+            Error::Connect { .. } => "Connect",
+            Error::Tls { .. } => "Tls",
+            Error::Timeout { .. } => "Timeout",
+            Error::Io { .. } => "Io",
+            Error::Solr { .. } => "Solr",
+            Error::UnexpectedResponse { .. } => "UnexpectedResponse",
+            Error::Decode { .. } => "Decode",
+            Error::Decompress { .. } => "Decompress",
+            Error::TooLarge { .. } => "TooLarge",
+            Error::RetriesExhausted { .. } => "RetriesExhausted",
+            Error::NoNode(_) => "NoNode",
+            Error::Update { .. } => "Update",
+        }
+    }
+
+    #[test]
+    fn no_variant_shows_a_password_in_display_or_debug() {
+        let all = every_variant();
+        let names: std::collections::HashSet<&str> = all.iter().map(name).collect();
+        assert_eq!(names.len(), all.len(), "each variant once");
+        assert_eq!(
+            names.len(),
+            15,
+            "every variant: extend every_variant() and name()"
+        );
+        for e in &all {
+            for shown in [e.to_string(), format!("{e:?}"), format!("{e:#?}")] {
+                assert!(!shown.contains(PASSWORD), "{}: {shown}", name(e));
+                assert!(
+                    !shown.contains('@'),
+                    "{}: no user info at all: {shown}",
+                    name(e)
+                );
+                assert!(
+                    shown.contains("solr.example"),
+                    "{}: host kept: {shown}",
+                    name(e)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn redact_removes_user_info_of_every_url() {
+        assert_eq!(redact("http://h:1/solr"), "http://h:1/solr");
+        assert_eq!(
+            redact("a http://u:p@h:1/solr and https://x@y/z?q=a@b, end"),
+            "a http://h:1/solr and https://y/z?q=a@b, end"
+        );
+        assert_eq!(redact("\"http://u:p@h\""), "\"http://h\"");
+        assert_eq!(redact("mail me@x"), "mail me@x");
+    }
+
+    #[test]
+    fn node_urls_with_user_info_are_refused_without_echo() {
+        for raw in [
+            URL,
+            "ftp://solr:s3cret-P4ss@solr.example/solr",
+            "http://solr:s3cret-P4ss@solr.example:notaport/solr",
+            "http://solr:s3cret-P4ss@solr.example:8983/solr/",
+        ] {
+            let err = parse_node_url(raw).expect_err(raw);
+            assert!(matches!(err, Error::Config(_)), "{raw}");
+            for shown in [err.to_string(), format!("{err:?}")] {
+                assert!(!shown.contains(PASSWORD), "{shown}");
+            }
+        }
+        let msg = parse_node_url(URL).expect_err("userinfo").to_string();
+        assert!(msg.contains("http://solr.example:8983/solr"), "{msg}");
+        assert!(msg.contains(".credentials("), "{msg}");
+        let msg = parse_node_url("ftp://solr.example/solr")
+            .expect_err("ftp")
+            .to_string();
+        assert!(msg.contains("http or https"), "{msg}");
+        assert!(parse_node_url("https://solr.example:8983/solr/").is_ok());
+    }
+
+    #[test]
+    fn builders_credentials_and_wire_requests_never_show_secrets() {
+        use crate::transport::{RequestKind, Routing, TransportKind};
+        use crate::{Credentials, SolrClient};
+
+        let b = SolrClient::builder(URL);
+        let shown = format!("{b:?}");
+        assert!(!shown.contains(PASSWORD), "{shown}");
+        assert!(matches!(b.build(), Err(Error::Config(_))));
+
+        let inner = TransportKind::Fresh
+            .build(&Default::default(), false)
+            .expect("transport");
+        for rb in [
+            Routing::builder(inner.clone()).leader(URL),
+            Routing::builder(inner.clone()).replica(URL),
+            Routing::builder(inner.clone()).cloud_seed(URL),
+        ] {
+            let shown = format!("{rb:?}");
+            assert!(!shown.contains(PASSWORD), "{shown}");
+            let err = rb.build().expect_err("userinfo refused by Routing too");
+            assert!(!format!("{err} {err:?}").contains(PASSWORD), "{err}");
+        }
+
+        let creds = Credentials::basic("solr", PASSWORD);
+        assert_eq!(
+            format!("{creds:?}"),
+            r#"Credentials { user: "solr", password: "***" }"#
+        );
+        let c = SolrClient::builder("http://solr.example:8983/solr")
+            .credentials(creds)
+            .build()
+            .expect("client");
+        let mut req = c.wire(http::Method::GET, "select", Vec::new(), RequestKind::Read);
+        assert_eq!(
+            req.headers[http::header::AUTHORIZATION]
+                .to_str()
+                .expect("ascii"),
+            format!("Basic {TOKEN}")
+        );
+        // A hand-built request: user info in its node, a non-sensitive Authorization value.
+        req.node = url::Url::parse(URL).expect("url");
+        req.headers.insert(
+            http::header::PROXY_AUTHORIZATION,
+            http::HeaderValue::from_static("Basic c29scjpzM2NyZXQtUDRzcw=="),
+        );
+        for shown in [format!("{req:?}"), format!("{c:?}")] {
+            assert!(
+                !shown.contains(PASSWORD) && !shown.contains(TOKEN),
+                "{shown}"
+            );
+        }
+        assert!(format!("{req:?}").contains("\"authorization\": \"***\""));
+    }
 }

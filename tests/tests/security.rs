@@ -83,7 +83,7 @@ async fn credentials_are_sent_but_never_shown() {
     for s in &shown {
         assert!(!s.contains(PASSWORD) && !s.contains(TOKEN), "{s}");
     }
-    assert!(shown[0].contains("<redacted>"), "{}", shown[0]);
+    assert!(shown[0].contains("***"), "{}", shown[0]);
 
     let wire = c.wire(Method::GET, "select", Vec::new(), RequestKind::Read);
     let auth = wire.headers.get(AUTHORIZATION).expect("Authorization set");
@@ -151,5 +151,72 @@ async fn escaped_user_text_matches_only_itself() {
             .unwrap_or_else(|e| panic!("{h:?}: {e}"));
         assert_eq!(r.response.num_found, 1, "{h:?} matches exactly its own doc");
         assert_eq!(r.response.docs[0]["id"], json!(format!("{t}-{i}")));
+    }
+}
+
+/// Issue 12, item 3: one policy for URLs with user info, everywhere a URL is accepted: the
+/// client builder, every `Routing` node, and every `--url` of `transport-bench` refuse it,
+/// and no message repeats the password.
+#[tokio::test]
+async fn user_info_urls_are_refused_everywhere_without_echo() {
+    use clap::Parser;
+    use solr_client::transport::Routing;
+
+    let with_password = format!("http://solr-user:{PASSWORD}@127.0.0.1:1/solr");
+    let not_http = format!("ftp://solr-user:{PASSWORD}@127.0.0.1:1/solr");
+    let no_echo = |err: &Error| {
+        for s in [format!("{err}"), format!("{err:?}")] {
+            assert!(!s.contains(PASSWORD) && !s.contains("solr-user"), "{s}");
+        }
+    };
+    for url in [&with_password, &not_http] {
+        let b = SolrClient::builder(url.as_str());
+        assert!(!format!("{b:?}").contains(PASSWORD));
+        let err = b.build().expect_err("refused");
+        assert!(matches!(err, Error::Config(_)), "{err:?}");
+        no_echo(&err);
+    }
+    let err = SolrClient::builder(&with_password)
+        .build()
+        .expect_err("refused");
+    let msg = err.to_string();
+    assert!(msg.contains("http://127.0.0.1:1/solr"), "{msg}");
+    assert!(
+        msg.contains(".credentials("),
+        "says what to do instead: {msg}"
+    );
+
+    let inner = TransportKind::Pooled
+        .build(&TlsOptions::default(), false)
+        .expect("transport");
+    let ok = "http://127.0.0.1:1/solr";
+    for b in [
+        Routing::builder(inner.clone()).leader(&with_password),
+        Routing::builder(inner.clone())
+            .leader(ok)
+            .replica(&with_password),
+        Routing::builder(inner.clone()).cloud_seed(&with_password),
+    ] {
+        let err = b.build().expect_err("Routing refuses user info");
+        assert!(matches!(err, Error::Config(_)), "{err:?}");
+        no_echo(&err);
+    }
+
+    for sub in [
+        "study",
+        "audit",
+        "knn",
+        "nrt",
+        "bulk-files",
+        "sweep",
+        "large-responses",
+    ] {
+        let err =
+            transport_bench::Cli::try_parse_from(["transport-bench", sub, "--url", &with_password])
+                .err()
+                .unwrap_or_else(|| panic!("{sub}: --url with user info refused"));
+        let text = err.to_string();
+        assert!(text.contains("user info"), "{sub}: {text}");
+        assert!(!text.contains(PASSWORD), "{sub}: {text}");
     }
 }

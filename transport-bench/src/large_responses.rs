@@ -73,7 +73,7 @@ pub struct LargeArgs {
     pub transport: TransportKind,
     /// A Solr on this machine's loopback (plain http). Without it the project's local Solr is
     /// started and stopped after.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::SolrUrl)]
     pub url: Option<String>,
     /// Collection or core.
     #[arg(long, default_value = "bench")]

@@ -99,7 +99,7 @@ pub enum Command {
 pub struct AuditArgs {
     /// Solr base URL, e.g. `https://solr.example:8983/solr`. Without it the project's local
     /// Solr is started (and stopped after).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::SolrUrl)]
     pub url: Option<String>,
     /// The local Solr with TLS; with `--rtt`, TLS 1.3 at the WAN proxy instead.
     #[arg(long)]
@@ -155,7 +155,7 @@ pub struct AuditArgs {
 #[derive(Debug, clap::Args)]
 pub struct StudyArgs {
     /// Solr base URL. Without it the project's own local Solr is started (and stopped after).
-    #[arg(long)]
+    #[arg(long, value_parser = crate::SolrUrl)]
     pub url: Option<String>,
     /// Collection or core.
     #[arg(long, default_value = "bench")]
@@ -245,7 +245,7 @@ pub struct StudyArgs {
 #[derive(Debug, clap::Args)]
 pub struct KnnArgs {
     /// Solr base URL. Without it the project's local Solr is started once per `--jvm`.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::SolrUrl)]
     pub url: Option<String>,
     /// Collection or core.
     #[arg(long, default_value = "bench")]
@@ -426,6 +426,51 @@ pub(crate) fn parse_command(cmd: &str, extra: &[&str]) -> Command {
         .into_iter()
         .chain(extra.iter().copied());
     Cli::parse_from(argv).command
+}
+
+/// The parser of every `--url`: [`check_solr_url`], with an error that does not repeat the
+/// value (clap's own "invalid value '...'" would print the password back).
+#[derive(Debug, Clone, Copy)]
+pub struct SolrUrl;
+
+impl clap::builder::TypedValueParser for SolrUrl {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> std::result::Result<String, clap::Error> {
+        let fail = |m: String| {
+            clap::Error::raw(
+                clap::error::ErrorKind::ValueValidation,
+                format!("--url: {m}\n"),
+            )
+            .with_cmd(cmd)
+        };
+        let raw = value.to_str().ok_or_else(|| fail("not UTF-8".into()))?;
+        check_solr_url(raw).map_err(fail)
+    }
+}
+
+/// Checks a `--url` value: an http(s) URL without user info. Credentials in the URL would be
+/// written into every report, JSON and CSV file of the run, so they are refused with a message
+/// that does not repeat them.
+pub fn check_solr_url(raw: &str) -> std::result::Result<String, String> {
+    let url = url::Url::parse(raw).map_err(|e| format!("not a URL ({e})"))?;
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(
+            "user info (user:password@) is not accepted: it would be written into \
+             the run's reports; give the URL without it (Solr with basic auth is not supported \
+             by the benchmark commands)"
+                .into(),
+        );
+    }
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(format!("must be http or https, not {}", url.scheme()));
+    }
+    Ok(raw.to_string())
 }
 
 /// `lo` for a loopback URL, `any` otherwise.

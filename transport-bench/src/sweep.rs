@@ -51,7 +51,7 @@ pub struct SweepArgs {
     pub bandwidth: Option<String>,
     /// A Solr on this machine's loopback (plain http; the proxy terminates TLS). Without it
     /// the project's local Solr is started and stopped after.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::SolrUrl)]
     pub url: Option<String>,
     /// Collection or core.
     #[arg(long, default_value = "bench")]

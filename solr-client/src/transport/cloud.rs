@@ -87,7 +87,7 @@ impl ClusterView {
     /// A standalone leader with followers: one shard, no hashing, cores named `core`.
     pub fn standalone(collection: &str, leader: Url, followers: Vec<Url>) -> ClusterView {
         let replica = |url: Url, leader: bool| ReplicaInfo {
-            name: url.to_string(),
+            name: crate::error::node_label(&url),
             core: collection.to_string(),
             base_url: url,
             leader,
@@ -115,7 +115,7 @@ impl ClusterView {
     /// gives the URL scheme when a replica lacks `base_url`.
     pub fn from_cluster_status(collection: &str, body: &[u8], seed: &Url) -> Result<ClusterView> {
         let bad = |message: String| Error::Decode {
-            node: seed.to_string(),
+            node: crate::error::node_label(seed),
             what: "CLUSTERSTATUS response",
             message,
             snippet: snippet(body, 200),
@@ -174,7 +174,14 @@ impl ClusterView {
             {
                 let node_name = r.get("node_name").and_then(Value::as_str).unwrap_or("");
                 let base_url = match r.get("base_url").and_then(Value::as_str) {
-                    Some(u) => Url::parse(u).map_err(|e| bad(format!("replica {rname}: {e}")))?,
+                    Some(u) => {
+                        let mut url =
+                            Url::parse(u).map_err(|e| bad(format!("replica {rname}: {e}")))?;
+                        // User info is never taken from a cluster state (nor shown).
+                        let _ = url.set_password(None);
+                        let _ = url.set_username("");
+                        url
+                    }
                     None => url_of_node_name(node_name, seed.scheme())
                         .ok_or_else(|| bad(format!("replica {rname}: no base_url or node_name")))?,
                 };

@@ -287,7 +287,7 @@ impl Connector {
 
     /// Resolves, connects and (for https) handshakes, within `timeout` in total.
     pub(crate) async fn connect(&self, node: &Url, timeout: Duration) -> Result<Conn> {
-        let node_s = node.to_string();
+        let node_s = crate::error::node_label(node);
         match tokio::time::timeout(timeout, self.connect_inner(node, &node_s)).await {
             Ok(r) => r,
             Err(_) => Err(Error::Timeout {

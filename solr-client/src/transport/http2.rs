@@ -102,7 +102,7 @@ impl Http2 {
     }
 
     async fn send_inner(&self, req: WireRequest) -> Result<WireResponse> {
-        let node = req.node.to_string();
+        let node = crate::error::node_label(&req.node);
         let start = Instant::now();
         let (mut conn, setup) = self.connection(&req, &node).await?;
         let conn_ready = Instant::now();

@@ -92,7 +92,11 @@ impl Default for Timeouts {
 }
 
 /// A request on the wire, before any transport touches it.
-#[derive(Debug, Clone)]
+///
+/// Its `Debug` output never shows a credential: the node URL is printed without user info,
+/// and the values of `Authorization`, `Proxy-Authorization` and `Cookie` headers (and of any
+/// header marked sensitive) as `***`.
+#[derive(Clone)]
 pub struct WireRequest {
     /// HTTP method.
     pub method: Method,
@@ -112,6 +116,39 @@ pub struct WireRequest {
     pub timeouts: Timeouts,
     /// Largest response body accepted, wire or decoded, in bytes.
     pub max_response_bytes: u64,
+}
+
+impl fmt::Debug for WireRequest {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        struct Headers<'a>(&'a HeaderMap);
+        impl fmt::Debug for Headers<'_> {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                let secret = |name: &http::HeaderName, v: &http::HeaderValue| {
+                    v.is_sensitive()
+                        || name == http::header::AUTHORIZATION
+                        || name == http::header::PROXY_AUTHORIZATION
+                        || name == http::header::COOKIE
+                };
+                f.debug_map()
+                    .entries(self.0.iter().map(|(k, v)| {
+                        let shown: &dyn fmt::Debug = if secret(k, v) { &"***" } else { v };
+                        (k, shown)
+                    }))
+                    .finish()
+            }
+        }
+        f.debug_struct("WireRequest")
+            .field("method", &self.method)
+            .field("node", &crate::error::node_label(&self.node))
+            .field("path", &self.path)
+            .field("query", &self.query)
+            .field("headers", &Headers(&self.headers))
+            .field("body", &self.body)
+            .field("kind", &self.kind)
+            .field("timeouts", &self.timeouts)
+            .field("max_response_bytes", &self.max_response_bytes)
+            .finish()
+    }
 }
 
 impl WireRequest {
@@ -222,7 +259,7 @@ impl Counted {
     {
         self.requests
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let (node, limit) = (req.node.to_string(), req.timeouts.request);
+        let (node, limit) = (crate::error::node_label(&req.node), req.timeouts.request);
         Box::pin(whole_request(node, limit, inner(req)))
     }
 

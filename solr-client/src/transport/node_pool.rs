@@ -264,7 +264,7 @@ impl NodeState {
     pub(crate) fn stats(&self) -> NodeStats {
         let h = self.health();
         NodeStats {
-            node: self.url.to_string(),
+            node: crate::error::node_label(&self.url),
             up: !h.down,
             reads: self.reads.load(Ordering::Relaxed),
             writes: self.writes.load(Ordering::Relaxed),
@@ -307,7 +307,9 @@ pub(crate) struct NodePool {
 
 /// The key of a node: its URL without a trailing slash.
 pub(crate) fn node_key(url: &Url) -> String {
-    url.as_str().trim_end_matches('/').to_string()
+    crate::error::node_label(url)
+        .trim_end_matches('/')
+        .to_string()
 }
 
 impl NodePool {

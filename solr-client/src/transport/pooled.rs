@@ -164,7 +164,7 @@ impl Pooled {
     }
 
     async fn send_inner(&self, req: WireRequest) -> Result<WireResponse> {
-        let node = req.node.to_string();
+        let node = crate::error::node_label(&req.node);
         let start = Instant::now();
         let host = self.host(&req);
         let _permit = host

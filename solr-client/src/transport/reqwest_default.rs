@@ -104,8 +104,10 @@ impl ReqwestDefault {
     }
 
     async fn send_inner(&self, req: WireRequest) -> Result<WireResponse> {
-        let node = req.node.to_string();
+        let node = crate::error::node_label(&req.node);
         let map = |e: reqwest::Error| {
+            // The node is in the error already; the URL (with its query) is not repeated.
+            let e = e.without_url();
             let mut message = e.to_string();
             let mut src = std::error::Error::source(&e);
             while let Some(s) = src {

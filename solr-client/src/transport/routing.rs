@@ -66,6 +66,7 @@
 //! failures, times marked down, in-flight requests and the service-time EWMA. Each response's
 //! [`Timing`](crate::Timing) records `attempts` and the final `node`.
 
+use crate::error::UrlText;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
@@ -105,9 +106,9 @@ pub enum ReadPreference {
 pub struct RoutingBuilder {
     inner: Arc<dyn Transport>,
     collection: String,
-    leader: Option<String>,
-    replicas: Vec<String>,
-    seeds: Vec<String>,
+    leader: Option<UrlText>,
+    replicas: Vec<UrlText>,
+    seeds: Vec<UrlText>,
     policy: Policy,
     read_preference: ReadPreference,
     retry: RetryPolicy,
@@ -119,20 +120,20 @@ pub struct RoutingBuilder {
 impl RoutingBuilder {
     /// The standalone leader (primary), which takes every write. Default none.
     pub fn leader(mut self, base_url: impl Into<String>) -> Self {
-        self.leader = Some(base_url.into());
+        self.leader = Some(UrlText(base_url.into()));
         self
     }
 
     /// A standalone replica (follower), which takes reads. Call once per replica.
     pub fn replica(mut self, base_url: impl Into<String>) -> Self {
-        self.replicas.push(base_url.into());
+        self.replicas.push(UrlText(base_url.into()));
         self
     }
 
     /// A SolrCloud node to ask for the cluster state (any node; give several in case one is
     /// down). Makes this a SolrCloud router; cannot be mixed with `leader`/`replica`.
     pub fn cloud_seed(mut self, base_url: impl Into<String>) -> Self {
-        self.seeds.push(base_url.into());
+        self.seeds.push(UrlText(base_url.into()));
         self
     }
 
@@ -184,16 +185,9 @@ impl RoutingBuilder {
     /// Builds the router. An empty node list, a bad URL, or mixing standalone nodes with cloud
     /// seeds is [`Error::Config`].
     pub fn build(self) -> Result<Routing> {
-        let parse = |u: &str| -> Result<Url> {
-            let url = Url::parse(u.trim_end_matches('/'))
-                .map_err(|e| Error::Config(format!("bad node URL {u:?}: {e}")))?;
-            if !matches!(url.scheme(), "http" | "https") {
-                return Err(Error::Config(format!(
-                    "node URL must be http or https: {u}"
-                )));
-            }
-            Ok(url)
-        };
+        fn parse(u: &UrlText) -> Result<Url> {
+            crate::error::parse_node_url(&u.0)
+        }
         let standalone = self.leader.is_some() || !self.replicas.is_empty();
         if standalone && !self.seeds.is_empty() {
             return Err(Error::Config(
@@ -209,7 +203,7 @@ impl RoutingBuilder {
             let replicas = self
                 .replicas
                 .iter()
-                .map(|u| parse(u))
+                .map(parse)
                 .collect::<Result<Vec<_>>>()?;
             let mut view = match &self.leader {
                 Some(l) => ClusterView::standalone(&self.collection, parse(l)?, replicas),
@@ -227,11 +221,7 @@ impl RoutingBuilder {
             view.live_nodes.clear();
             (view, Vec::new())
         } else {
-            let seeds = self
-                .seeds
-                .iter()
-                .map(|u| parse(u))
-                .collect::<Result<Vec<_>>>()?;
+            let seeds = self.seeds.iter().map(parse).collect::<Result<Vec<_>>>()?;
             let mut view = ClusterView::standalone(&self.collection, seeds[0].clone(), Vec::new());
             view.cloud = true;
             view.shards.clear();

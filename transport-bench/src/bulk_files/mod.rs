@@ -51,7 +51,7 @@ pub enum CommitMode {
 pub struct BulkArgs {
     /// Solr base URL. Without it the project's local standalone Solr (instance `bulk`) is
     /// started and stopped after.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::SolrUrl)]
     pub url: Option<String>,
     /// Core or collection.
     #[arg(long, default_value = "bench")]

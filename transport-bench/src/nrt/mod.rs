@@ -54,7 +54,7 @@ impl CommitKind {
 pub struct NrtArgs {
     /// Solr base URL. Without it the project's local standalone Solr (instance `nrt`) is
     /// started, cleared before each run as the seed did, and stopped after.
-    #[arg(long)]
+    #[arg(long, value_parser = crate::SolrUrl)]
     pub url: Option<String>,
     /// Core or collection.
     #[arg(long, default_value = "bench")]
