@@ -57,7 +57,8 @@
 //! while the client waits), and a write answered with an error status (including 429 and 503)
 //! was seen by Solr, which may have applied part of it (a leader indexes locally before it
 //! forwards to replicas). [`SolrClient::add`](crate::SolrClient::add) turns any such failure into
-//! [`Error::Update`] listing every id of the batch. A tolerant-chain answer with the
+//! [`Error::Update`] listing every id of the batch: as failed when nothing can have been
+//! indexed (not sent, or a 4xx answer), otherwise as unknown. A tolerant-chain answer with the
 //! `rf=2147483647` sentinel (leader unreachable, nothing indexed) marks the view stale, so the
 //! next batch goes to the new leader.
 //!
