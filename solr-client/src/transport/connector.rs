@@ -69,6 +69,15 @@ impl ConnMeter {
         *self.marks.lock().unwrap_or_else(|e| e.into_inner()) = IoMarks::default();
     }
 
+    /// When a byte last moved either way on this socket (for the read-idle timer).
+    pub fn last_activity(&self) -> Option<Instant> {
+        let m = self.marks();
+        match (m.last_read, m.last_write) {
+            (Some(r), Some(w)) => Some(r.max(w)),
+            (r, w) => r.or(w),
+        }
+    }
+
     /// The current stamps.
     pub fn marks(&self) -> IoMarks {
         *self.marks.lock().unwrap_or_else(|e| e.into_inner())
