@@ -289,6 +289,7 @@ impl SolrClient {
             kind,
             timeouts: self.timeouts,
             max_response_bytes: self.max_response_bytes,
+            deadline: None,
         }
     }
 

@@ -667,6 +667,7 @@ async fn retry_after_is_honoured_and_the_budget_ends_in_retries_exhausted() {
         max_wait: Duration::from_secs(30),
         base_backoff: Duration::from_millis(10),
         max_backoff: Duration::from_millis(100),
+        ..RetryPolicy::default()
     };
 
     // Always 503 + Retry-After: 1 -> three attempts, two waits of at least 1 s, then a clear error.

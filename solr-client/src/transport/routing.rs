@@ -36,10 +36,20 @@
 //! I/O, timeout) fails over to the next node, within the [`RetryPolicy`].
 //!
 //! # 429 and 503
-//! A read answered 429 or 503 is retried after `max(Retry-After, jittered exponential
-//! backoff)`, on the next candidate, until the budget ([`RetryPolicy::max_attempts`],
+//! A request (read or write: the one policy of [`retries_status`], shared with
+//! [`Retry`](super::Retry), whose module docs give the reasons) answered 429 or 503 is
+//! retried after `max(min(Retry-After, max_retry_after), jittered exponential backoff)`, on
+//! the next candidate, until the budget ([`RetryPolicy::max_attempts`],
 //! [`RetryPolicy::max_wait`]) is spent; then the error is [`Error::RetriesExhausted`]. A
-//! `Retry-After` longer than the budget left ends the retries at once.
+//! wait longer than the budget left, or ending after the request deadline, ends the retries
+//! at once.
+//!
+//! # The request deadline
+//! [`Timeouts::request`] bounds the whole call: the deadline ([`WireRequest::deadline`]) is
+//! set once when the request enters, every attempt carries it, no failover or retry starts
+//! after it, no backoff wait is begun that would end after it, and when it passes the call
+//! ends with a [`TimeoutPhase::Request`](crate::TimeoutPhase::Request) timeout naming the
+//! configured value.
 //!
 //! # Writes: exactly when they are retried
 //! A write is retried only when [`Error::is_not_sent`] is true, i.e. Solr cannot have seen it:
@@ -52,11 +62,12 @@
 //!   rejected the request before any update processor ran; the view is refreshed once and the
 //!   write sent once more to the new leader.
 //!
+//! - it was answered 429 or 503 (refused before processing; see above and [`retries_status`]).
+//!
 //! Everything else is returned to the caller, never retried and never dropped: a write that
 //! was sent and then lost its connection or timed out may have been applied (Solr indexes
-//! while the client waits), and a write answered with an error status (including 429 and 503)
-//! was seen by Solr, which may have applied part of it (a leader indexes locally before it
-//! forwards to replicas). [`SolrClient::add`](crate::SolrClient::add) turns any such failure into
+//! while the client waits), and a write answered with another error status (500, 502, 504)
+//! may have been applied in part (a leader indexes locally before it forwards to replicas). [`SolrClient::add`](crate::SolrClient::add) turns any such failure into
 //! [`Error::Update`] listing every id of the batch. A tolerant-chain answer with the
 //! `rf=2147483647` sentinel (leader unreachable, nothing indexed) marks the view stale, so the
 //! next batch goes to the new leader.
@@ -78,7 +89,7 @@ use super::cloud::{ClusterView, ShardInfo};
 use super::node_pool::{
     node_key, Availability, HealthPolicy, NodePool, NodeState, NodeStats, Policy,
 };
-use super::retry::{retry_after, RetryPolicy};
+use super::retry::{retries_status, retry_after, RetryPolicy};
 use super::{
     BoxFuture, RequestKind, Timeouts, Transport, TransportStats, WireRequest, WireResponse,
 };
@@ -422,6 +433,7 @@ impl Routing {
             kind: RequestKind::Admin,
             timeouts: self.timeouts,
             max_response_bytes: 64 * 1024 * 1024,
+            deadline: None,
         }
     }
 
@@ -613,7 +625,17 @@ impl Routing {
         r
     }
 
-    async fn route(&self, req: WireRequest) -> Result<WireResponse> {
+    async fn route(&self, mut req: WireRequest) -> Result<WireResponse> {
+        let deadline = req.start_deadline();
+        let timeout = req.request_timeout(req.node.as_str());
+        super::until_deadline(deadline, timeout, self.route_until(req, deadline)).await
+    }
+
+    async fn route_until(
+        &self,
+        req: WireRequest,
+        deadline: std::time::Instant,
+    ) -> Result<WireResponse> {
         if self.cloud && self.view_too_old() {
             self.stale.store(true, Ordering::Release);
         }
@@ -639,7 +661,10 @@ impl Routing {
                         // No node for it: nothing was sent. Wait, refresh, try again.
                         attempts += 1;
                         let wait = self.retry.wait(attempts, None);
-                        if !self.cloud || attempts >= max || waited + wait > self.retry.max_wait {
+                        if !self.cloud
+                            || attempts >= max
+                            || !self.retry.fits(waited, wait, deadline)
+                        {
                             return Err(e);
                         }
                         tokio::time::sleep(wait).await;
@@ -678,12 +703,12 @@ impl Routing {
                         self.stale.store(true, Ordering::Release);
                         let _ = self.refresh_with(&req.headers, seen).await;
                         let safe = req.kind != RequestKind::Write || status == 404;
-                        if safe && attempts < max {
+                        if safe && attempts < max && std::time::Instant::now() < deadline {
                             plan.clear();
                             continue;
                         }
                     }
-                    if matches!(status, 429 | 503) && req.kind != RequestKind::Write {
+                    if retries_status(req.kind, resp.status) {
                         let exhausted = |waited| Error::RetriesExhausted {
                             node: node_name.clone(),
                             status,
@@ -694,7 +719,7 @@ impl Routing {
                             return Err(exhausted(waited));
                         }
                         let wait = self.retry.wait(attempts, retry_after(&resp.headers));
-                        if waited + wait > self.retry.max_wait {
+                        if !self.retry.fits(waited, wait, deadline) {
                             return Err(exhausted(waited));
                         }
                         tokio::time::sleep(wait).await;
@@ -716,7 +741,7 @@ impl Routing {
                         RequestKind::Write => e.is_not_sent(),
                         RequestKind::Read | RequestKind::Admin => is_transport_error(&e),
                     };
-                    if !retryable || attempts >= max {
+                    if !retryable || attempts >= max || std::time::Instant::now() >= deadline {
                         return Err(e);
                     }
                     if self.cloud && connect {
@@ -740,7 +765,7 @@ impl Routing {
                         .is_none_or(|t| Arc::ptr_eq(&t.node, &target.node));
                     if same {
                         let wait = self.retry.wait(attempts, None);
-                        if waited + wait > self.retry.max_wait {
+                        if !self.retry.fits(waited, wait, deadline) {
                             return Err(e);
                         }
                         tokio::time::sleep(wait).await;
@@ -844,6 +869,7 @@ mod tests {
             kind: RequestKind::Write,
             timeouts: Timeouts::default(),
             max_response_bytes: 1024,
+            deadline: None,
         };
         let e = r.send(req).await.expect_err("no leader");
         assert!(matches!(e, Error::NoNode(_)) && e.is_not_sent());
