@@ -6,6 +6,7 @@ mod support;
 mod captures;
 mod cli;
 mod client;
+mod fault_table;
 mod faults;
 mod foundation;
 mod hostile_input;
