@@ -46,7 +46,7 @@ pub(crate) struct ConnMeter {
 }
 
 impl ConnMeter {
-    fn new(id: u64) -> Self {
+    pub(crate) fn new(id: u64) -> Self {
         ConnMeter {
             id,
             bytes_in: AtomicU64::new(0),

@@ -124,7 +124,9 @@ pub(crate) async fn idle_watch<F: std::future::Future>(
     let mut fut = std::pin::pin!(fut);
     let mut last = since;
     loop {
-        let wake = last.checked_add(idle)?;
+        let Some(wake) = last.checked_add(idle) else {
+            return Some(fut.await); // an idle limit beyond any Instant never fires
+        };
         tokio::select! {
             biased;
             out = &mut fut => return Some(out),
@@ -253,5 +255,24 @@ impl Instants {
             bytes_exact: true,
             ..Timing::default()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn idle_watch_fires_without_bytes_and_never_with_an_endless_limit() {
+        let meter = ConnMeter::new(0);
+        let never = std::future::pending::<()>();
+        let out = idle_watch(&meter, Duration::from_millis(20), Instant::now(), never).await;
+        assert!(out.is_none(), "no byte: the watch fires");
+        let out = idle_watch(&meter, Duration::MAX, Instant::now(), async { 7 }).await;
+        assert_eq!(
+            out,
+            Some(7),
+            "a limit beyond any Instant does not fire at once"
+        );
     }
 }

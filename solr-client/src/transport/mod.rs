@@ -78,7 +78,8 @@ pub struct Timeouts {
     pub connect: Duration,
     /// Longest gap without a byte while waiting for the response: the timer restarts on
     /// every byte received, in the header phase as in the body phase, so a slow but
-    /// steady response is never cut by it. (HTTP/2: every frame of the request's stream.)
+    /// steady response is never cut by it. (HTTP/2: every frame of the request's stream;
+    /// reqwest: every body read, the head as a whole, see [`ReqwestDefault`].)
     /// Default 30 s.
     pub read_idle: Duration,
     /// A deadline for the whole call, from the moment the outermost transport or decorator
