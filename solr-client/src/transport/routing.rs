@@ -52,7 +52,8 @@
 //! configured value.
 //!
 //! # Writes: exactly when they are retried
-//! A write is retried only when [`Error::is_not_sent`] is true, i.e. Solr cannot have seen it:
+//! A write is retried only when Solr cannot have processed it: [`Error::is_not_sent`] is
+//! true (Solr cannot have seen it), or Solr refused it before processing:
 //! - the TCP connect (or DNS, or the TLS handshake, or the connect timeout) failed;
 //! - the keep-alive connection was found closed before the request was written
 //!   (`Error::Io { not_sent: true }`);
@@ -60,14 +61,14 @@
 //!   the view is refreshed and the write retried after a backoff;
 //! - in SolrCloud, an answer `404` (the leader core is not on that node any more): Solr
 //!   rejected the request before any update processor ran; the view is refreshed once and the
-//!   write sent once more to the new leader.
-//!
+//!   write sent once more to the new leader;
 //! - it was answered 429 or 503 (refused before processing; see above and [`retries_status`]).
 //!
 //! Everything else is returned to the caller, never retried and never dropped: a write that
 //! was sent and then lost its connection or timed out may have been applied (Solr indexes
 //! while the client waits), and a write answered with another error status (500, 502, 504)
-//! may have been applied in part (a leader indexes locally before it forwards to replicas). [`SolrClient::add`](crate::SolrClient::add) turns any such failure into
+//! may have been applied in part (a leader indexes locally before it forwards to replicas).
+//! [`SolrClient::add`](crate::SolrClient::add) turns any such failure into
 //! [`Error::Update`] listing every id of the batch. A tolerant-chain answer with the
 //! `rf=2147483647` sentinel (leader unreachable, nothing indexed) marks the view stale, so the
 //! next batch goes to the new leader.
