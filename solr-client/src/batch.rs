@@ -161,11 +161,13 @@ impl BatchReport {
 }
 
 /// True when `cause` proves an update request indexed nothing: it was certainly not sent, or
-/// Solr refused it as a whole with a 4xx status (with the tolerant chain, per-document
-/// problems come back in a 200 answer). A 5xx, a broken connection after sending, a timeout
-/// or an unreadable 2xx answer leave the outcome unknown.
+/// the server refused it as a whole with a 4xx or a 503 status (with the tolerant chain,
+/// per-document problems come back in a 200 answer; 503 is refused before processing, the
+/// same reading that lets [`crate::transport::retries_status`] re-send writes after it).
+/// Another 5xx, a broken connection after sending, a timeout or an unreadable 2xx answer
+/// leave the outcome unknown.
 fn nothing_indexed(cause: &Error) -> bool {
-    cause.is_not_sent() || matches!(cause.status(), Some(400..=499))
+    cause.is_not_sent() || matches!(cause.status(), Some(400..=499 | 503))
 }
 
 #[cfg(test)]

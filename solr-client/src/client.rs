@@ -278,6 +278,7 @@ impl SolrClient {
             kind,
             timeouts: self.timeouts,
             max_response_bytes: self.max_response_bytes,
+            deadline: None,
         }
     }
 

@@ -8,6 +8,7 @@ mod accounting;
 mod captures;
 mod cli;
 mod client;
+mod fault_table;
 mod faults;
 mod foundation;
 mod hostile_input;

@@ -670,6 +670,7 @@ async fn retry_after_is_honoured_and_the_budget_ends_in_retries_exhausted() {
         max_wait: Duration::from_secs(30),
         base_backoff: Duration::from_millis(10),
         max_backoff: Duration::from_millis(100),
+        ..RetryPolicy::default()
     };
 
     // Always 503 + Retry-After: 1 -> three attempts, two waits of at least 1 s, then a clear error.
@@ -729,23 +730,24 @@ async fn retry_after_is_honoured_and_the_budget_ends_in_retries_exhausted() {
     );
     assert_eq!(srv.hits.load(Ordering::SeqCst), 1);
 
-    // A write answered 503 was seen by the server: not retried, every id reported.
+    // A write answered 503 was refused before processing: retried like a read (the one
+    // 429/503 policy Routing shares with Retry), then every id reported.
     let srv = fault_server(|_| (503, vec![("retry-after", "1")], BUSY)).await;
     let (router, client) = single(&srv.url, budget);
     let docs = support::docs(&support::tag("route_d"), 3, 0);
     match client.add(&docs).await {
         Err(Error::Update { report, cause }) => {
             assert_eq!(
-                (report.sent, report.unknown.len()),
-                (3, 3),
-                "a 503: Solr may have applied part of it"
+                (report.sent, report.failed.len(), report.unknown.len()),
+                (3, 3, 0),
+                "a 503 was refused before processing: nothing indexed, every id failed"
             );
             assert_eq!(cause.and_then(|c| c.status()), Some(503));
         }
         other => panic!("expected Error::Update, got {other:?}"),
     }
-    assert_eq!(srv.hits.load(Ordering::SeqCst), 1);
-    assert_eq!(router.node_stats()[0].writes, 1);
+    assert_eq!(srv.hits.load(Ordering::SeqCst), 3);
+    assert_eq!(router.node_stats()[0].writes, 3);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -46,7 +46,7 @@ pub(crate) struct ConnMeter {
 }
 
 impl ConnMeter {
-    fn new(id: u64) -> Self {
+    pub(crate) fn new(id: u64) -> Self {
         ConnMeter {
             id,
             bytes_in: AtomicU64::new(0),
@@ -67,6 +67,15 @@ impl ConnMeter {
     /// Clears the stamps before a new request is written.
     pub fn reset_marks(&self) {
         *self.marks.lock().unwrap_or_else(|e| e.into_inner()) = IoMarks::default();
+    }
+
+    /// When a byte last moved either way on this socket (for the read-idle timer).
+    pub fn last_activity(&self) -> Option<Instant> {
+        let m = self.marks();
+        match (m.last_read, m.last_write) {
+            (Some(r), Some(w)) => Some(r.max(w)),
+            (r, w) => r.or(w),
+        }
     }
 
     /// The current stamps.

@@ -10,7 +10,7 @@ use http::{HeaderMap, StatusCode};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 
-use super::connector::SetupTiming;
+use super::connector::{ConnMeter, SetupTiming};
 use super::WireRequest;
 use crate::error::{Error, Result, TimeoutPhase};
 use crate::timing::{HttpVersion, Timing};
@@ -70,21 +70,105 @@ pub(crate) struct ReadResponse {
     pub headers_at: Instant,
 }
 
-/// Waits for the response head, then reads the body, each await bounded by `read_idle`, the
-/// body bounded by `limit` bytes.
-pub(crate) async fn read_response<F>(node: &str, req: &WireRequest, fut: F) -> Result<ReadResponse>
+/// What resets the read-idle timer of [`read_response`].
+#[derive(Clone, Copy)]
+pub(crate) enum IdleClock<'a> {
+    /// Every byte read from (or written to) this socket: the connection carries this one
+    /// request (HTTP/1.1), so a byte on it is a byte of this request, in the header phase
+    /// as in the body phase. The timer starts at `since` (when the request began to be
+    /// written).
+    Socket(&'a ConnMeter, Instant),
+    /// Every frame of this request's stream (HTTP/2, where the socket is shared by many
+    /// streams and another stream's bytes must not keep a stalled one alive): the wait for
+    /// the HEADERS frame, then the wait for each DATA frame.
+    Frames,
+}
+
+/// Waits for the response head, then reads the body, bounded by `read_idle` as `clock`
+/// says (the longest gap without a byte, never the length of a phase), the body bounded by
+/// `limit` bytes.
+pub(crate) async fn read_response<F>(
+    node: &str,
+    req: &WireRequest,
+    clock: IdleClock<'_>,
+    fut: F,
+) -> Result<ReadResponse>
 where
     F: std::future::Future<Output = std::result::Result<http::Response<Incoming>, hyper::Error>>,
 {
     let idle = req.timeouts.read_idle;
-    let timeout = |_| Error::Timeout {
+    let timeout = || Error::Timeout {
         node: node.to_string(),
         phase: TimeoutPhase::ReadIdle,
         after: idle,
     };
-    let resp = tokio::time::timeout(idle, fut)
-        .await
-        .map_err(timeout)?
+    match clock {
+        IdleClock::Socket(meter, since) => {
+            idle_watch(meter, idle, since, read_all(node, req, None, fut))
+                .await
+                .unwrap_or_else(|| Err(timeout()))
+        }
+        IdleClock::Frames => read_all(node, req, Some(idle), fut).await,
+    }
+}
+
+/// Runs `fut` until it ends, or until `idle` has passed without a byte moving on the socket
+/// `meter` watches (then None). The timer starts at `since` and is pushed back by every
+/// byte read or written.
+pub(crate) async fn idle_watch<F: std::future::Future>(
+    meter: &ConnMeter,
+    idle: Duration,
+    since: Instant,
+    fut: F,
+) -> Option<F::Output> {
+    let mut fut = std::pin::pin!(fut);
+    let mut last = since;
+    loop {
+        let Some(wake) = last.checked_add(idle) else {
+            return Some(fut.await); // an idle limit beyond any Instant never fires
+        };
+        tokio::select! {
+            biased;
+            out = &mut fut => return Some(out),
+            _ = tokio::time::sleep_until(tokio::time::Instant::from_std(wake)) => {
+                let active = meter.last_activity().map_or(last, |a| a.max(last));
+                if active == last {
+                    return None;
+                }
+                last = active;
+            }
+        }
+    }
+}
+
+/// Reads head and body; with `per_await`, each wait (head, every frame) is bounded by it.
+async fn read_all<F>(
+    node: &str,
+    req: &WireRequest,
+    per_await: Option<Duration>,
+    fut: F,
+) -> Result<ReadResponse>
+where
+    F: std::future::Future<Output = std::result::Result<http::Response<Incoming>, hyper::Error>>,
+{
+    async fn bounded<T>(
+        node: &str,
+        limit: Option<Duration>,
+        f: impl std::future::Future<Output = T>,
+    ) -> Result<T> {
+        match limit {
+            None => Ok(f.await),
+            Some(idle) => tokio::time::timeout(idle, f)
+                .await
+                .map_err(|_| Error::Timeout {
+                    node: node.to_string(),
+                    phase: TimeoutPhase::ReadIdle,
+                    after: idle,
+                }),
+        }
+    }
+    let resp = bounded(node, per_await, fut)
+        .await?
         .map_err(|e| map_hyper(node, e))?;
     let headers_at = Instant::now();
     let (parts, mut body) = resp.into_parts();
@@ -104,9 +188,7 @@ where
     }
     let mut buf = BytesMut::new();
     loop {
-        let frame = tokio::time::timeout(idle, body.frame())
-            .await
-            .map_err(timeout)?;
+        let frame = bounded(node, per_await, body.frame()).await?;
         match frame {
             None => break,
             Some(Err(e)) => return Err(map_hyper(node, e)),
@@ -173,5 +255,24 @@ impl Instants {
             bytes_exact: true,
             ..Timing::default()
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn idle_watch_fires_without_bytes_and_never_with_an_endless_limit() {
+        let meter = ConnMeter::new(0);
+        let never = std::future::pending::<()>();
+        let out = idle_watch(&meter, Duration::from_millis(20), Instant::now(), never).await;
+        assert!(out.is_none(), "no byte: the watch fires");
+        let out = idle_watch(&meter, Duration::MAX, Instant::now(), async { 7 }).await;
+        assert_eq!(
+            out,
+            Some(7),
+            "a limit beyond any Instant does not fire at once"
+        );
     }
 }

@@ -32,7 +32,7 @@ use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use http::{HeaderMap, Method, StatusCode};
@@ -48,7 +48,7 @@ pub use http2::Http2;
 pub use node_pool::{HealthPolicy, NodeStats, Policy};
 pub use pooled::{Pooled, PooledConfig};
 pub use reqwest_default::ReqwestDefault;
-pub use retry::{retry_after, Retry, RetryPolicy};
+pub use retry::{retries_status, retry_after, Retry, RetryPolicy};
 pub use routing::{ReadPreference, Routing, RoutingBuilder};
 pub use tls::{TlsOptions, TlsVersion};
 
@@ -69,15 +69,22 @@ pub enum RequestKind {
     Admin,
 }
 
-/// Timeouts of a request. Every transport honours all three.
+/// Timeouts of a request. Every transport honours all three, and every
+/// [`Error::Timeout`](crate::Error::Timeout) names the phase that fired and the value
+/// configured here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Timeouts {
-    /// DNS + TCP connect + TLS handshake. Default 10 s.
+    /// DNS + TCP connect + TLS handshake, per connection opened. Default 10 s.
     pub connect: Duration,
-    /// Longest gap without a byte while waiting for the response (headers or body).
+    /// Longest gap without a byte while waiting for the response: the timer restarts on
+    /// every byte received, in the header phase as in the body phase, so a slow but
+    /// steady response is never cut by it. (HTTP/2: every frame of the request's stream;
+    /// reqwest: every body read, the head as a whole, see [`ReqwestDefault`].)
     /// Default 30 s.
     pub read_idle: Duration,
-    /// The whole request, from start to the last body byte. Default 60 s.
+    /// A deadline for the whole call, from the moment the outermost transport or decorator
+    /// sees the request to the last body byte, every retry, backoff wait and failover of
+    /// [`Retry`] and [`Routing`] included ([`WireRequest::deadline`]). Default 60 s.
     pub request: Duration,
 }
 
@@ -116,6 +123,11 @@ pub struct WireRequest {
     pub timeouts: Timeouts,
     /// Largest response body accepted, wire or decoded, in bytes.
     pub max_response_bytes: u64,
+    /// When the whole call must be over. `None` until the outermost transport or decorator
+    /// sees the request and sets it to `now + timeouts.request`; every layer below (and every
+    /// retry or failover attempt, which clones the request) keeps it, so the request timeout
+    /// bounds the whole call, not each attempt.
+    pub deadline: Option<Instant>,
 }
 
 impl fmt::Debug for WireRequest {
@@ -147,11 +159,30 @@ impl fmt::Debug for WireRequest {
             .field("kind", &self.kind)
             .field("timeouts", &self.timeouts)
             .field("max_response_bytes", &self.max_response_bytes)
+            .field("deadline", &self.deadline)
             .finish()
     }
 }
 
 impl WireRequest {
+    /// Sets [`WireRequest::deadline`] to `now + timeouts.request` unless it is set already,
+    /// and returns it.
+    pub fn start_deadline(&mut self) -> Instant {
+        let request = self.timeouts.request;
+        *self
+            .deadline
+            .get_or_insert_with(|| far_or(Instant::now(), request))
+    }
+
+    /// The request timeout error for this request: phase `Request`, the configured value.
+    pub(crate) fn request_timeout(&self) -> crate::Error {
+        crate::Error::Timeout {
+            node: crate::error::node_label(&self.node),
+            phase: crate::TimeoutPhase::Request,
+            after: self.timeouts.request,
+        }
+    }
+
     /// The full URL of the request on its node.
     pub fn url(&self) -> Url {
         let mut url = self.node.clone();
@@ -248,10 +279,10 @@ impl Counted {
         }
     }
 
-    /// Counts `req` and runs `inner(req)` under its whole-request timeout.
+    /// Counts `req` and runs `inner(req)` until its deadline ([`WireRequest::start_deadline`]).
     pub(crate) fn send<'a, F>(
         &self,
-        req: WireRequest,
+        mut req: WireRequest,
         inner: impl FnOnce(WireRequest) -> F,
     ) -> BoxFuture<'a, Result<WireResponse>>
     where
@@ -259,8 +290,9 @@ impl Counted {
     {
         self.requests
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let (node, limit) = (crate::error::node_label(&req.node), req.timeouts.request);
-        Box::pin(whole_request(node, limit, inner(req)))
+        let deadline = req.start_deadline();
+        let timeout = req.request_timeout();
+        Box::pin(until_deadline(deadline, timeout, inner(req)))
     }
 
     /// `label`, or `label(insecure-tls)`.
@@ -281,18 +313,26 @@ impl Counted {
     }
 }
 
-/// Runs `fut` under the whole-request timeout.
-pub(crate) async fn whole_request<F>(node: String, limit: Duration, fut: F) -> Result<WireResponse>
+/// Runs `fut` until `deadline`; then it is dropped and the result is `timeout`.
+pub(crate) async fn until_deadline<T, F>(
+    deadline: Instant,
+    timeout: crate::Error,
+    fut: F,
+) -> Result<T>
 where
-    F: Future<Output = Result<WireResponse>>,
+    F: Future<Output = Result<T>>,
 {
-    tokio::time::timeout(limit, fut)
+    tokio::time::timeout_at(tokio::time::Instant::from_std(deadline), fut)
         .await
-        .unwrap_or(Err(crate::Error::Timeout {
-            node,
-            phase: crate::TimeoutPhase::Request,
-            after: limit,
-        }))
+        .unwrap_or(Err(timeout))
+}
+
+/// `start + d`, or a point about thirty years on when that does not fit in an `Instant`.
+pub(crate) fn far_or(start: Instant, d: Duration) -> Instant {
+    start
+        .checked_add(d)
+        .or_else(|| start.checked_add(Duration::from_secs(30 * 365 * 86_400)))
+        .unwrap_or(start)
 }
 
 /// The transports this crate ships, by name.

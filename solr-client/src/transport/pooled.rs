@@ -31,7 +31,7 @@ use hyper_util::rt::TokioIo;
 use tokio::sync::Semaphore;
 
 use super::connector::{ConnMeter, Connector, SetupTiming};
-use super::h1::{build_request, map_hyper, read_response, Instants};
+use super::h1::{build_request, map_hyper, read_response, IdleClock, Instants};
 use super::tls::TlsOptions;
 use super::{BoxFuture, RequestKind, Transport, TransportStats, WireRequest, WireResponse};
 use crate::error::{Error, Result};
@@ -191,7 +191,8 @@ impl Pooled {
             };
             meter.requests.fetch_add(1, Ordering::Relaxed);
             let http_req = build_request(&req, false)?;
-            let result = read_response(&node, &req, sender.send_request(http_req)).await;
+            let clock = IdleClock::Socket(&meter, conn_ready);
+            let result = read_response(&node, &req, clock, sender.send_request(http_req)).await;
             let done = Instant::now();
             let resp = match result {
                 Ok(r) => r,

@@ -7,11 +7,21 @@
 //! connection set-up and the request write) and `transfer`; the connection phases are None.
 //! Its automatic gzip is off (reqwest's default), so the [`super::Gzip`] decorator applies
 //! to it like to the others.
+//!
+//! Timeouts are reqwest's own, so that each names its true phase: `connect_timeout` (reported
+//! as [`TimeoutPhase::Connect`] with the connect value) and `read_timeout`, which reqwest
+//! restarts after every successful read of the body (reported as [`TimeoutPhase::ReadIdle`]
+//! with the read-idle value). reqwest sets both per client, not per request, so this
+//! transport keeps one client per distinct `(connect, read_idle)` pair (in practice one).
+//! One limit of reqwest remains: it starts the read timer when the request is sent and
+//! does not expose the bytes of the response head, so the wait for the head (a connect
+//! included) is bounded by `read_idle` as a whole; a head trickled over longer than that is
+//! cut, where the hyper-based transports restart the timer on every byte.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
 
@@ -70,11 +80,22 @@ where
 }
 
 /// reqwest's default client behind the [`Transport`] trait.
-#[derive(Debug)]
 pub struct ReqwestDefault {
-    client: reqwest::Client,
+    /// The configured builder, before timeouts (reqwest builders cannot be cloned).
+    make: Box<dyn Fn() -> reqwest::ClientBuilder + Send + Sync>,
+    /// One client per `(connect, read_idle)`.
+    clients: Mutex<Vec<((Duration, Duration), reqwest::Client)>>,
     opened: Arc<AtomicU64>,
     counted: super::Counted,
+}
+
+impl std::fmt::Debug for ReqwestDefault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReqwestDefault")
+            .field("opened", &self.opened.load(Ordering::Relaxed))
+            .field("counted", &self.counted)
+            .finish_non_exhaustive()
+    }
 }
 
 impl ReqwestDefault {
@@ -82,25 +103,51 @@ impl ReqwestDefault {
     /// opt-out of verification, if the caller asked for it).
     pub fn new(tls: &TlsOptions) -> Result<Self> {
         let opened = Arc::new(AtomicU64::new(0));
-        let mut builder = reqwest::Client::builder()
-            .user_agent(USER_AGENT_VALUE)
-            .connector_layer(CountLayer(opened.clone()));
+        let mut roots = Vec::new();
         for pem in tls.extra_roots_pem() {
-            let certs = reqwest::Certificate::from_pem_bundle(pem)
-                .map_err(|e| Error::Config(format!("bad CA PEM: {e}")))?;
-            builder = builder.tls_certs_merge(certs);
+            roots.push(
+                reqwest::Certificate::from_pem_bundle(pem)
+                    .map_err(|e| Error::Config(format!("bad CA PEM: {e}")))?,
+            );
         }
-        if tls.is_insecure() {
-            builder = builder.tls_danger_accept_invalid_certs(true);
+        let insecure = tls.is_insecure();
+        let count = opened.clone();
+        let make = move || {
+            let mut builder = reqwest::Client::builder()
+                .user_agent(USER_AGENT_VALUE)
+                .connector_layer(CountLayer(count.clone()));
+            for certs in &roots {
+                builder = builder.tls_certs_merge(certs.clone());
+            }
+            if insecure {
+                builder = builder.tls_danger_accept_invalid_certs(true);
+            }
+            builder
+        };
+        let transport = ReqwestDefault {
+            make: Box::new(make),
+            clients: Mutex::new(Vec::new()),
+            opened,
+            counted: super::Counted::new("reqwest", insecure),
+        };
+        transport.client(super::Timeouts::default())?;
+        Ok(transport)
+    }
+
+    /// The client for these timeouts, built on first use.
+    fn client(&self, t: super::Timeouts) -> Result<reqwest::Client> {
+        let key = (t.connect, t.read_idle);
+        let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, c)) = clients.iter().find(|(k, _)| *k == key) {
+            return Ok(c.clone());
         }
-        let client = builder
+        let client = (self.make)()
+            .connect_timeout(t.connect)
+            .read_timeout(t.read_idle)
             .build()
             .map_err(|e| Error::Config(format!("cannot build reqwest client: {e}")))?;
-        Ok(ReqwestDefault {
-            client,
-            opened,
-            counted: super::Counted::new("reqwest", tls.is_insecure()),
-        })
+        clients.push((key, client.clone()));
+        Ok(client)
     }
 
     async fn send_inner(&self, req: WireRequest) -> Result<WireResponse> {
@@ -115,7 +162,19 @@ impl ReqwestDefault {
                 message.push_str(&s.to_string());
                 src = s.source();
             }
-            if e.is_connect() {
+            if e.is_timeout() && e.is_connect() {
+                Error::Timeout {
+                    node: node.clone(),
+                    phase: TimeoutPhase::Connect,
+                    after: req.timeouts.connect,
+                }
+            } else if e.is_timeout() {
+                Error::Timeout {
+                    node: node.clone(),
+                    phase: TimeoutPhase::ReadIdle,
+                    after: req.timeouts.read_idle,
+                }
+            } else if e.is_connect() {
                 Error::Connect {
                     node: node.clone(),
                     source: std::io::Error::other(message),
@@ -128,20 +187,13 @@ impl ReqwestDefault {
                 }
             }
         };
-        let idle = req.timeouts.read_idle;
-        let idle_err = || Error::Timeout {
-            node: node.clone(),
-            phase: TimeoutPhase::ReadIdle,
-            after: idle,
-        };
         let start = Instant::now();
         let builder = self
-            .client
+            .client(req.timeouts)?
             .request(req.method.clone(), req.url())
             .headers(req.headers.clone())
             .body(req.body.clone());
-        let send = tokio::time::timeout(req.timeouts.connect + idle, builder.send());
-        let mut resp = send.await.map_err(|_| idle_err())?.map_err(map)?;
+        let mut resp = builder.send().await.map_err(map)?;
         let headers_at = Instant::now();
         let status = resp.status();
         let version = if resp.version() == http::Version::HTTP_2 {
@@ -155,11 +207,7 @@ impl ReqwestDefault {
             return Err(Error::TooLarge { node, limit });
         }
         let mut buf = BytesMut::new();
-        while let Some(chunk) = tokio::time::timeout(idle, resp.chunk())
-            .await
-            .map_err(|_| idle_err())?
-            .map_err(map)?
-        {
+        while let Some(chunk) = resp.chunk().await.map_err(map)? {
             if (buf.len() + chunk.len()) as u64 > limit {
                 return Err(Error::TooLarge { node, limit });
             }

@@ -4,31 +4,38 @@
 //! `+retry` ([`Retry`]) retries a request answered with **429 Too Many Requests** or
 //! **503 Service Unavailable**, honouring `Retry-After`, and nothing else:
 //! - the wait before the next attempt is the jittered backoff, but never shorter than the
-//!   server's `Retry-After` ([`RetryPolicy::wait`]);
-//! - a wait that does not fit in what is left of [`RetryPolicy::max_wait`] is not shortened
-//!   (that would ignore the server) and not waited: the request ends at once with
-//!   [`Error::RetriesExhausted`]; so does the last of [`RetryPolicy::max_attempts`].
+//!   server's `Retry-After` capped at [`RetryPolicy::max_retry_after`] ([`RetryPolicy::wait`]);
+//! - a wait that does not fit in what is left of [`RetryPolicy::max_wait`], or that would
+//!   end after the request's deadline ([`WireRequest::deadline`]), is not shortened (that
+//!   would ignore the server) and not waited: the request ends at once with
+//!   [`Error::RetriesExhausted`]; so does the last of [`RetryPolicy::max_attempts`];
+//! - the whole call, every attempt and wait included, ends at the request deadline with a
+//!   [`TimeoutPhase::Request`](crate::TimeoutPhase::Request) timeout naming the configured
+//!   request timeout.
 //!
-//! **Reads and writes alike are retried by [`Retry`]**, because a 429 or 503 means the
-//! request was not processed: Solr's rate limiter answers 429 before running the request,
-//! and Solr/Jetty answer 503 when the core or node is unavailable, before touching the
-//! index; a proxy answers 503 when it could not reach Solr. That is the only reason a write
-//! is retried here. Every other failure (connection broken, timeout, 500) is returned
-//! unchanged: whether a write that failed that way was applied is unknown, and this
-//! decorator does not guess. (Stale pooled connections are retried by [`super::Pooled`]
-//! itself; node failover belongs to [`super::Routing`], whose write rules are stricter.)
+//! # Writes after 429 and 503: one policy for `Retry` and `Routing`
+//! [`retries_status`] is the single rule both decorators call. **Reads and writes alike are
+//! retried after 429 and 503**, because both mean the server refused the request before
+//! processing it: Solr's rate limiter answers 429 before running the request, Solr/Jetty
+//! answer 503 when the core or node is unavailable (or a replica finds no leader to forward
+//! to) before touching the index, and a proxy answers 503 when it could not reach Solr.
+//! No other status is retried: after a 500, 502 or 504, or a connection lost or a timeout
+//! after the request was sent, whether a write was applied is unknown, and neither decorator
+//! guesses. (Stale pooled connections are retried by [`super::Pooled`] itself; node failover
+//! on transport errors belongs to [`super::Routing`], which fails writes over only when
+//! [`Error::is_not_sent`] holds.)
 //!
 //! The returned response's `timing.attempts` counts every attempt (including the inner
 //! transport's own retries); its phases are those of the last attempt.
 
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use http::header::RETRY_AFTER;
 use http::{HeaderMap, StatusCode};
 
-use super::{BoxFuture, Transport, TransportStats, WireRequest, WireResponse};
+use super::{BoxFuture, RequestKind, Transport, TransportStats, WireRequest, WireResponse};
 use crate::error::{Error, Result};
 
 /// The retry budget of one request.
@@ -37,8 +44,12 @@ use crate::error::{Error, Result};
 /// take the total time spent waiting beyond `max_wait`. Waits grow as
 /// `base_backoff * 2^(attempt-1)`, capped at `max_backoff`, with "equal jitter" (a uniform
 /// random half of the step is dropped) so that clients rejected together do not return
-/// together. A `Retry-After` header is honoured: the wait is never shorter than it, and a
-/// `Retry-After` that does not fit in the remaining budget ends the retries at once.
+/// together. A `Retry-After` header is honoured up to `max_retry_after`: the wait is never
+/// shorter than `min(Retry-After, max_retry_after)`, and a wait that does not fit in the
+/// remaining budget (or before the request deadline) ends the retries at once.
+///
+/// Build it from [`RetryPolicy::default`] with struct update syntax
+/// (`RetryPolicy { max_attempts: 3, ..RetryPolicy::default() }`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetryPolicy {
     /// Attempts in total, the first included. Default 5.
@@ -49,6 +60,10 @@ pub struct RetryPolicy {
     pub base_backoff: Duration,
     /// Largest backoff step. Default 5 s.
     pub max_backoff: Duration,
+    /// Longest `Retry-After` honoured: a server asking for more (an hour, a date years
+    /// ahead) is waited this long at most (and then only if it fits in `max_wait`).
+    /// Default 60 s.
+    pub max_retry_after: Duration,
 }
 
 impl Default for RetryPolicy {
@@ -58,6 +73,7 @@ impl Default for RetryPolicy {
             max_wait: Duration::from_secs(30),
             base_backoff: Duration::from_millis(100),
             max_backoff: Duration::from_secs(5),
+            max_retry_after: Duration::from_secs(60),
         }
     }
 }
@@ -82,11 +98,29 @@ impl RetryPolicy {
         half + half.mul_f64(random_unit())
     }
 
-    /// The wait before the next attempt: the jittered backoff, but at least `retry_after`.
+    /// The wait before the next attempt: the jittered backoff, but at least `retry_after`
+    /// capped at [`RetryPolicy::max_retry_after`].
     pub fn wait(&self, attempt: u32, retry_after: Option<Duration>) -> Duration {
         let b = self.backoff(attempt);
-        retry_after.map_or(b, |ra| ra.max(b))
+        retry_after.map_or(b, |ra| ra.min(self.max_retry_after).max(b))
     }
+
+    /// Whether a wait of `wait` after `waited` so far still fits: within `max_wait`, and
+    /// ending before `deadline`.
+    pub(crate) fn fits(&self, waited: Duration, wait: Duration, deadline: Instant) -> bool {
+        waited.saturating_add(wait) <= self.max_wait
+            && Instant::now()
+                .checked_add(wait)
+                .is_some_and(|end| end < deadline)
+    }
+}
+
+/// Whether a request of `kind` answered with `status` is sent again by [`Retry`] and
+/// [`Routing`](super::Routing): 429 and 503 for every kind, writes included (see the module
+/// docs: both statuses mean the server refused before processing); nothing else.
+pub fn retries_status(kind: RequestKind, status: http::StatusCode) -> bool {
+    let _ = kind; // the same for reads, writes and admin requests, on purpose
+    status == StatusCode::TOO_MANY_REQUESTS || status == StatusCode::SERVICE_UNAVAILABLE
 }
 
 /// A uniform random number in [0, 1) from the standard library's per-process random keys.
@@ -101,52 +135,23 @@ fn random_unit() -> f64 {
     (h.finish() >> 11) as f64 / (1u64 << 53) as f64
 }
 
-/// The `Retry-After` of a response: delta-seconds (`120`) or an IMF-fixdate
-/// (`Sun, 06 Nov 1994 08:49:37 GMT`, a date in the past meaning zero). None when absent or
-/// unparseable.
+/// The `Retry-After` of a response: delta-seconds (`120`) or an HTTP date
+/// (`Sun, 06 Nov 1994 08:49:37 GMT`, parsed by the `httpdate` crate; a date in the past
+/// means zero). None when absent or unparseable. Never panics and never overflows: a
+/// delta-seconds too large for a `u64` (or any number of digits) saturates to
+/// `u64::MAX` seconds; callers cap it ([`RetryPolicy::max_retry_after`]).
 pub fn retry_after(headers: &HeaderMap) -> Option<Duration> {
-    let v = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
-    if let Ok(secs) = v.parse::<u64>() {
-        return Some(Duration::from_secs(secs));
-    }
-    let at = parse_imf_fixdate(v)?;
-    let now = SystemTime::now().duration_since(UNIX_EPOCH).ok()?.as_secs();
-    Some(Duration::from_secs(at.saturating_sub(now)))
+    parse_retry_after(headers.get(RETRY_AFTER)?.to_str().ok()?, SystemTime::now())
 }
 
-/// Seconds since the Unix epoch of an IMF-fixdate (RFC 9110 section 5.6.7).
-fn parse_imf_fixdate(s: &str) -> Option<u64> {
-    // "Sun, 06 Nov 1994 08:49:37 GMT"
-    let rest = s.split_once(", ")?.1;
-    let f: Vec<&str> = rest.split(' ').collect();
-    if f.len() != 5 || f[4] != "GMT" {
-        return None;
+/// [`retry_after`] of one header value, relative to `now`.
+fn parse_retry_after(value: &str, now: SystemTime) -> Option<Duration> {
+    let v = value.trim();
+    if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) {
+        return Some(Duration::from_secs(v.parse::<u64>().unwrap_or(u64::MAX)));
     }
-    let day: u64 = f[0].parse().ok()?;
-    const MONTHS: [&str; 12] = [
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ];
-    let month = MONTHS.iter().position(|m| *m == f[1])? as u64 + 1;
-    let year: i64 = f[2].parse().ok()?;
-    let t: Vec<u64> = f[3]
-        .split(':')
-        .map(|x| x.parse().ok())
-        .collect::<Option<_>>()?;
-    if t.len() != 3 || !(1..=31).contains(&day) || t[0] > 23 || t[1] > 59 || t[2] > 60 {
-        return None;
-    }
-    // Days from civil (Howard Hinnant's algorithm).
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let m = month as i64;
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + day as i64 - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    if days < 0 {
-        return Some(0);
-    }
-    Some(days as u64 * 86_400 + t[0] * 3600 + t[1] * 60 + t[2])
+    let at = httpdate::parse_http_date(v).ok()?;
+    Some(at.duration_since(now).unwrap_or(Duration::ZERO))
 }
 
 /// Wraps a transport with the 429/503 retry policy described in the module docs.
@@ -162,7 +167,13 @@ impl<T: Transport> Retry<T> {
         Retry { inner, policy }
     }
 
-    async fn send_inner(&self, req: WireRequest) -> Result<WireResponse> {
+    async fn send_inner(&self, mut req: WireRequest) -> Result<WireResponse> {
+        let deadline = req.start_deadline();
+        let timeout = req.request_timeout();
+        super::until_deadline(deadline, timeout, self.attempts(req, deadline)).await
+    }
+
+    async fn attempts(&self, req: WireRequest, deadline: Instant) -> Result<WireResponse> {
         let max = self.policy.max_attempts.max(1);
         let mut waited = Duration::ZERO;
         let mut earlier_attempts = 0u32;
@@ -170,14 +181,13 @@ impl<T: Transport> Retry<T> {
         loop {
             let mut resp = self.inner.send(req.clone()).await?;
             let status = resp.status;
-            if status != StatusCode::TOO_MANY_REQUESTS && status != StatusCode::SERVICE_UNAVAILABLE
-            {
+            if !retries_status(req.kind, status) {
                 resp.timing.attempts = resp.timing.attempts.max(1) + earlier_attempts;
                 return Ok(resp);
             }
             earlier_attempts += resp.timing.attempts.max(1);
             let delay = self.policy.wait(attempt, retry_after(&resp.headers));
-            if attempt >= max || waited + delay > self.policy.max_wait {
+            if attempt >= max || !self.policy.fits(waited, delay, deadline) {
                 return Err(Error::RetriesExhausted {
                     node: resp.timing.node,
                     status: status.as_u16(),
@@ -224,10 +234,92 @@ mod tests {
         assert_eq!(retry_after(&h), Some(Duration::ZERO));
         h.insert(RETRY_AFTER, HeaderValue::from_static("soon"));
         assert_eq!(retry_after(&h), None);
+    }
+
+    /// Hostile `Retry-After` values: never a panic, never an overflow, huge values saturate.
+    #[test]
+    fn retry_after_never_panics() {
+        let now = UNIX_EPOCH + Duration::from_secs(784_111_777); // Sun, 06 Nov 1994 08:49:37
+        let max = Some(Duration::from_secs(u64::MAX));
+        let table: &[(&str, Option<Duration>)] = &[
+            ("0", Some(Duration::ZERO)),
+            ("  42 ", Some(Duration::from_secs(42))),
+            ("18446744073709551615", max),
+            ("18446744073709551616", max),
+            ("99999999999999999999999999999999999999999", max),
+            ("-1", None),
+            ("-99999999999999999999", None),
+            ("+5", None),
+            ("1.5", None),
+            ("1e9", None),
+            ("", None),
+            ("   ", None),
+            ("soon", None),
+            ("\u{0}", None),
+            ("Sun, 06 Nov 1994 08:49:37 GMT", Some(Duration::ZERO)),
+            (
+                "Sun, 06 Nov 1994 08:50:37 GMT",
+                Some(Duration::from_secs(60)),
+            ),
+            (
+                "Sunday, 06-Nov-94 08:50:37 GMT",
+                Some(Duration::from_secs(60)),
+            ),
+            ("Sun Nov  6 08:50:37 1994", Some(Duration::from_secs(60))),
+            ("Thu, 01 Jan 1970 00:00:00 GMT", Some(Duration::ZERO)),
+            (
+                "Fri, 31 Dec 9999 23:59:59 GMT",
+                Some(Duration::from_secs(253_402_300_799 - 784_111_777)),
+            ),
+            ("Sun, 06 Nov 99999999999 08:49:37 GMT", None),
+            ("Sun, 06 Nov 9223372036854775807 08:49:37 GMT", None),
+            ("Sun, 06 Nov -2000 08:49:37 GMT", None),
+            ("Sun, 06 Nov 1969 08:49:37 GMT", None),
+            ("Sun, 32 Nov 1994 08:49:37 GMT", None),
+            ("Sun, 06 Foo 1994 08:49:37 GMT", None),
+            ("Sun, 06 Nov 1994 99:49:37 GMT", None),
+            ("Sun, 06 Nov 1994 08:49:37 UTC", None),
+            ("Sun, 06 Nov 1994", None),
+        ];
+        for (value, want) in table {
+            assert_eq!(parse_retry_after(value, now), *want, "{value:?}");
+        }
+    }
+
+    #[test]
+    fn retry_after_is_capped_by_the_policy() {
+        let p = RetryPolicy {
+            base_backoff: Duration::from_millis(1),
+            max_backoff: Duration::from_millis(1),
+            ..RetryPolicy::default()
+        };
+        assert_eq!(p.max_retry_after, Duration::from_secs(60));
         assert_eq!(
-            parse_imf_fixdate("Sun, 06 Nov 1994 08:49:37 GMT"),
-            Some(784_111_777)
+            p.wait(1, Some(Duration::from_secs(u64::MAX))),
+            Duration::from_secs(60)
         );
+        assert_eq!(
+            p.wait(1, Some(Duration::from_secs(2))),
+            Duration::from_secs(2)
+        );
+        let far = Instant::now() + Duration::from_secs(3600);
+        assert!(!p.fits(Duration::MAX, Duration::MAX, far), "saturates");
+        assert!(!p.fits(Duration::ZERO, Duration::from_secs(2), Instant::now()));
+        assert!(p.fits(Duration::ZERO, Duration::from_secs(2), far));
+    }
+
+    #[test]
+    fn one_status_policy_for_every_kind() {
+        for kind in [RequestKind::Read, RequestKind::Write, RequestKind::Admin] {
+            for code in [429u16, 503] {
+                let s = StatusCode::from_u16(code).expect("status");
+                assert!(retries_status(kind, s), "{kind:?} {code}");
+            }
+            for code in [200u16, 400, 404, 500, 502, 504] {
+                let s = StatusCode::from_u16(code).expect("status");
+                assert!(!retries_status(kind, s), "{kind:?} {code}");
+            }
+        }
     }
 
     #[test]

@@ -36,13 +36,24 @@
 //! I/O, timeout) fails over to the next node, within the [`RetryPolicy`].
 //!
 //! # 429 and 503
-//! A read answered 429 or 503 is retried after `max(Retry-After, jittered exponential
-//! backoff)`, on the next candidate, until the budget ([`RetryPolicy::max_attempts`],
+//! A request (read or write: the one policy of [`retries_status`], shared with
+//! [`Retry`](super::Retry), whose module docs give the reasons) answered 429 or 503 is
+//! retried after `max(min(Retry-After, max_retry_after), jittered exponential backoff)`, on
+//! the next candidate, until the budget ([`RetryPolicy::max_attempts`],
 //! [`RetryPolicy::max_wait`]) is spent; then the error is [`Error::RetriesExhausted`]. A
-//! `Retry-After` longer than the budget left ends the retries at once.
+//! wait longer than the budget left, or ending after the request deadline, ends the retries
+//! at once.
+//!
+//! # The request deadline
+//! [`Timeouts::request`] bounds the whole call: the deadline ([`WireRequest::deadline`]) is
+//! set once when the request enters, every attempt carries it, no failover or retry starts
+//! after it, no backoff wait is begun that would end after it, and when it passes the call
+//! ends with a [`TimeoutPhase::Request`](crate::TimeoutPhase::Request) timeout naming the
+//! configured value.
 //!
 //! # Writes: exactly when they are retried
-//! A write is retried only when [`Error::is_not_sent`] is true, i.e. Solr cannot have seen it:
+//! A write is retried only when Solr cannot have processed it: [`Error::is_not_sent`] is
+//! true (Solr cannot have seen it), or Solr refused it before processing:
 //! - the TCP connect (or DNS, or the TLS handshake, or the connect timeout) failed;
 //! - the keep-alive connection was found closed before the request was written
 //!   (`Error::Io { not_sent: true }`);
@@ -50,15 +61,16 @@
 //!   the view is refreshed and the write retried after a backoff;
 //! - in SolrCloud, an answer `404` (the leader core is not on that node any more): Solr
 //!   rejected the request before any update processor ran; the view is refreshed once and the
-//!   write sent once more to the new leader.
+//!   write sent once more to the new leader;
+//! - it was answered 429 or 503 (refused before processing; see above and [`retries_status`]).
 //!
 //! Everything else is returned to the caller, never retried and never dropped: a write that
 //! was sent and then lost its connection or timed out may have been applied (Solr indexes
-//! while the client waits), and a write answered with an error status (including 429 and 503)
-//! was seen by Solr, which may have applied part of it (a leader indexes locally before it
-//! forwards to replicas). [`SolrClient::add`](crate::SolrClient::add) turns any such failure into
+//! while the client waits), and a write answered with another error status (500, 502, 504)
+//! may have been applied in part (a leader indexes locally before it forwards to replicas).
+//! [`SolrClient::add`](crate::SolrClient::add) turns any such failure into
 //! [`Error::Update`] listing every id of the batch: as failed when nothing can have been
-//! indexed (not sent, or a 4xx answer), otherwise as unknown. A tolerant-chain answer with the
+//! indexed (not sent, or refused as a whole: a 4xx or a 503), otherwise as unknown. A tolerant-chain answer with the
 //! `rf=2147483647` sentinel (leader unreachable, nothing indexed) marks the view stale, so the
 //! next batch goes to the new leader.
 //!
@@ -80,7 +92,7 @@ use super::cloud::{ClusterView, ShardInfo};
 use super::node_pool::{
     node_key, Availability, HealthPolicy, NodePool, NodeState, NodeStats, Policy,
 };
-use super::retry::{retry_after, RetryPolicy};
+use super::retry::{retries_status, retry_after, RetryPolicy};
 use super::{
     BoxFuture, RequestKind, Timeouts, Transport, TransportStats, WireRequest, WireResponse,
 };
@@ -413,6 +425,7 @@ impl Routing {
             kind: RequestKind::Admin,
             timeouts: self.timeouts,
             max_response_bytes: 64 * 1024 * 1024,
+            deadline: None,
         }
     }
 
@@ -604,7 +617,17 @@ impl Routing {
         r
     }
 
-    async fn route(&self, req: WireRequest) -> Result<WireResponse> {
+    async fn route(&self, mut req: WireRequest) -> Result<WireResponse> {
+        let deadline = req.start_deadline();
+        let timeout = req.request_timeout();
+        super::until_deadline(deadline, timeout, self.route_until(req, deadline)).await
+    }
+
+    async fn route_until(
+        &self,
+        req: WireRequest,
+        deadline: std::time::Instant,
+    ) -> Result<WireResponse> {
         if self.cloud && self.view_too_old() {
             self.stale.store(true, Ordering::Release);
         }
@@ -630,7 +653,10 @@ impl Routing {
                         // No node for it: nothing was sent. Wait, refresh, try again.
                         attempts += 1;
                         let wait = self.retry.wait(attempts, None);
-                        if !self.cloud || attempts >= max || waited + wait > self.retry.max_wait {
+                        if !self.cloud
+                            || attempts >= max
+                            || !self.retry.fits(waited, wait, deadline)
+                        {
                             return Err(e);
                         }
                         tokio::time::sleep(wait).await;
@@ -669,12 +695,12 @@ impl Routing {
                         self.stale.store(true, Ordering::Release);
                         let _ = self.refresh_with(&req.headers, seen).await;
                         let safe = req.kind != RequestKind::Write || status == 404;
-                        if safe && attempts < max {
+                        if safe && attempts < max && std::time::Instant::now() < deadline {
                             plan.clear();
                             continue;
                         }
                     }
-                    if matches!(status, 429 | 503) && req.kind != RequestKind::Write {
+                    if retries_status(req.kind, resp.status) {
                         let exhausted = |waited| Error::RetriesExhausted {
                             node: node_name.clone(),
                             status,
@@ -685,7 +711,7 @@ impl Routing {
                             return Err(exhausted(waited));
                         }
                         let wait = self.retry.wait(attempts, retry_after(&resp.headers));
-                        if waited + wait > self.retry.max_wait {
+                        if !self.retry.fits(waited, wait, deadline) {
                             return Err(exhausted(waited));
                         }
                         tokio::time::sleep(wait).await;
@@ -707,7 +733,7 @@ impl Routing {
                         RequestKind::Write => e.is_not_sent(),
                         RequestKind::Read | RequestKind::Admin => is_transport_error(&e),
                     };
-                    if !retryable || attempts >= max {
+                    if !retryable || attempts >= max || std::time::Instant::now() >= deadline {
                         return Err(e);
                     }
                     if self.cloud && connect {
@@ -731,7 +757,7 @@ impl Routing {
                         .is_none_or(|t| Arc::ptr_eq(&t.node, &target.node));
                     if same {
                         let wait = self.retry.wait(attempts, None);
-                        if waited + wait > self.retry.max_wait {
+                        if !self.retry.fits(waited, wait, deadline) {
                             return Err(e);
                         }
                         tokio::time::sleep(wait).await;
@@ -835,6 +861,7 @@ mod tests {
             kind: RequestKind::Write,
             timeouts: Timeouts::default(),
             max_response_bytes: 1024,
+            deadline: None,
         };
         let e = r.send(req).await.expect_err("no leader");
         assert!(matches!(e, Error::NoNode(_)) && e.is_not_sent());

@@ -1,5 +1,6 @@
-//! A tiny HTTP/1.1 server for the faults real Solr cannot produce on demand: a stall after
-//! the headers, a reset in the middle of a body, garbage bodies, 429/503 with `Retry-After`.
+//! A tiny HTTP/1.1 server for the faults real Solr cannot produce on demand: a stall before
+//! or after the headers, a response trickled one byte at a time, a reset in the middle of a
+//! body, garbage bodies, 429/503 with `Retry-After`.
 //!
 //! It binds `127.0.0.1:0` (never a fixed port), plays a script of [`Fault`]s (one per
 //! request, in order, over all connections; the last one repeats), counts accepted
@@ -35,6 +36,22 @@ pub enum Fault {
     CloseWithoutReply,
     /// Sends the headers (Content-Length 100) and nothing more, holding the connection open.
     StallAfterHeaders,
+    /// Reads the request and never answers, holding the connection open (a node that hangs).
+    NoReply,
+    /// 200 with `body`, written one byte every `every`: the whole response (status line and
+    /// headers included) when `head`, else the head at once and the body byte by byte. With
+    /// `stall_after: Some(n)` only the first `n` trickled bytes are sent, then the connection
+    /// is held open without another byte.
+    Trickle {
+        /// The body (`application/json`).
+        body: &'static str,
+        /// The gap between two bytes.
+        every: Duration,
+        /// Trickle the head too (else only the body).
+        head: bool,
+        /// Stop after this many trickled bytes and hold the connection.
+        stall_after: Option<usize>,
+    },
     /// Sends the headers (Content-Length 10000) and 100 bytes of body, then resets the
     /// connection (SO_LINGER 0 + close sends RST).
     ResetMidBody,
@@ -244,6 +261,35 @@ async fn serve(mut sock: TcpStream, conn: usize, st: Arc<State>) {
             }
             Fault::CloseWithoutReply => (Vec::new(), After::Close),
             Fault::StallAfterHeaders => (head("200 OK", json, &[], Some(100)), After::Hold),
+            Fault::NoReply => (Vec::new(), After::Hold),
+            Fault::Trickle {
+                body,
+                every,
+                head: whole,
+                stall_after,
+            } => {
+                let out = ok(json, body.as_bytes());
+                let at_once = if whole { 0 } else { out.len() - body.len() };
+                if sock.write_all(&out[..at_once]).await.is_err() {
+                    return;
+                }
+                let _ = sock.flush().await;
+                let rest = &out[at_once..];
+                let n = stall_after.unwrap_or(rest.len()).min(rest.len());
+                for b in &rest[..n] {
+                    tokio::time::sleep(every).await;
+                    if sock.write_all(std::slice::from_ref(b)).await.is_err() {
+                        return;
+                    }
+                    let _ = sock.flush().await;
+                }
+                let after = if n < rest.len() {
+                    After::Hold
+                } else {
+                    After::KeepAlive
+                };
+                (Vec::new(), after)
+            }
             Fault::ResetMidBody => {
                 let mut out = head("200 OK", json, &[], Some(10_000));
                 out.extend_from_slice(&[b' '; 100]);

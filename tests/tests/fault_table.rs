@@ -1,0 +1,645 @@
+//! The fault table: every misbehaviour of the fault server as a row, run as
+//! case x transport x operation x wrapper, each combination against its own server(s), all
+//! at once (the counts are per server, so the cases cannot disturb each other).
+//!
+//! A row says what the server(s) do ([`Fault`] scripts), which wrapper is put over the
+//! transport (none, [`Retry`], [`Routing`] over one or more servers), which operations and
+//! transports it applies to, and what must come out:
+//! - the outcome class ([`Expect`]: `Ok` or a typed [`Error`]; for an update, the error is
+//!   unwrapped from [`Error::Update`] after checking that every document of the batch is
+//!   accounted for, see [`check_update_accounting`]);
+//! - the requests each server saw, exactly;
+//! - the elapsed time, within bounds derived from the configured timeouts only.
+//!
+//! To add a case, add a row to [`rows`] (and, for a new kind of fault, a [`Fault`] variant
+//! to the fault server). Timeouts are short (read-idle 400 ms) so the whole table runs in a
+//! few seconds.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use serde_json::json;
+use solr_client::transport::{ReadPreference, Retry, RetryPolicy, Routing};
+use solr_client::{
+    Error, Select, SolrClient, TimeoutPhase, Timeouts, TlsOptions, Transport, TransportKind,
+};
+
+use crate::support::fault_server::{Fault, FaultServer, SELECT_OK};
+use crate::support::{self};
+
+/// No case may take longer than this to surface.
+const LIMIT: Duration = Duration::from_secs(30);
+
+/// The HTTP/1.1 transports the fault server speaks.
+const H1: &[TransportKind] = &[
+    TransportKind::Fresh,
+    TransportKind::Pooled,
+    TransportKind::Reqwest,
+];
+
+/// The hyper-based HTTP/1.1 transports (a per-byte idle timer in the header phase too).
+const HYPER_H1: &[TransportKind] = &[TransportKind::Fresh, TransportKind::Pooled];
+
+/// Read-idle of most rows.
+const IDLE: Duration = Duration::from_millis(500);
+
+/// Cases run at once.
+const CONCURRENCY: usize = 12;
+
+/// Gap between two trickled bytes.
+const EVERY: Duration = Duration::from_millis(10);
+
+/// The timeouts of most rows: read-idle short, connect and request long.
+const T: Timeouts = Timeouts {
+    connect: Duration::from_secs(5),
+    read_idle: IDLE,
+    request: Duration::from_secs(10),
+};
+
+/// The operation under test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    /// `select` (a read).
+    Select,
+    /// `add` of a two-document batch (a write).
+    Update,
+}
+
+const BOTH: &[Op] = &[Op::Select, Op::Update];
+const SELECT: &[Op] = &[Op::Select];
+
+/// What is put over the transport.
+#[derive(Clone, Copy)]
+enum Wrap {
+    /// The transport alone, on `servers[0]`.
+    None,
+    /// [`Retry`] with this policy, on `servers[0]`.
+    Retry(RetryPolicy),
+    /// [`Routing`]: `servers[0]` is the leader, the others replicas (reads go to replicas
+    /// first, in the routing policy's order), with this retry policy.
+    Routing(RetryPolicy),
+}
+
+impl std::fmt::Debug for Wrap {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Wrap::None => "bare",
+            Wrap::Retry(_) => "retry",
+            Wrap::Routing(_) => "routing",
+        })
+    }
+}
+
+/// The outcome class a row expects.
+#[derive(Clone, Copy)]
+enum Expect {
+    /// Success.
+    Ok,
+    /// [`Error::Timeout`] of this phase, naming the configured value of that phase.
+    Timeout(TimeoutPhase),
+    /// [`Error::Io`] with this `not_sent`.
+    Io { not_sent: bool },
+    /// An error carrying this HTTP status ([`Error::status`]) that is not `RetriesExhausted`.
+    Status(u16),
+    /// [`Error::RetriesExhausted`] with this status and attempt count.
+    Exhausted { status: u16, attempts: u32 },
+    /// Any other error class, by name and predicate.
+    Is(&'static str, fn(&Error) -> bool),
+}
+
+impl std::fmt::Debug for Expect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Expect::Ok => f.write_str("Ok"),
+            Expect::Timeout(p) => write!(f, "Timeout({p})"),
+            Expect::Io { not_sent } => write!(f, "Io {{ not_sent: {not_sent} }}"),
+            Expect::Status(s) => write!(f, "Status({s})"),
+            Expect::Exhausted { status, attempts } => {
+                write!(f, "RetriesExhausted({status}, {attempts} attempts)")
+            }
+            Expect::Is(name, _) => f.write_str(name),
+        }
+    }
+}
+
+/// Requests each server must have seen.
+#[derive(Debug, Clone, Copy)]
+enum Seen {
+    /// Server by server, in the order of `servers`.
+    Each(&'static [usize]),
+    /// Over all servers (when the routing policy picks which one).
+    Total(usize),
+}
+
+/// One row of the table.
+struct Row {
+    name: &'static str,
+    /// One script per server.
+    servers: Vec<Vec<Fault>>,
+    wrap: Wrap,
+    ops: &'static [Op],
+    transports: &'static [TransportKind],
+    timeouts: Timeouts,
+    expect: Expect,
+    seen: Seen,
+    /// Elapsed bounds, derived from the configured values of the row.
+    min: Duration,
+    max: Duration,
+}
+
+impl Row {
+    fn new(name: &'static str, script: Vec<Fault>, expect: Expect, seen: usize) -> Row {
+        Row {
+            name,
+            servers: vec![script],
+            wrap: Wrap::None,
+            ops: BOTH,
+            transports: H1,
+            timeouts: T,
+            expect,
+            seen: Seen::Each(match seen {
+                0 => &[0],
+                1 => &[1],
+                2 => &[2],
+                _ => &[3],
+            }),
+            min: Duration::ZERO,
+            max: LIMIT,
+        }
+    }
+    fn ops(mut self, ops: &'static [Op]) -> Row {
+        self.ops = ops;
+        self
+    }
+    fn transports(mut self, t: &'static [TransportKind]) -> Row {
+        self.transports = t;
+        self
+    }
+    fn wrap(mut self, w: Wrap) -> Row {
+        self.wrap = w;
+        self
+    }
+    fn timeouts(mut self, t: Timeouts) -> Row {
+        self.timeouts = t;
+        self
+    }
+    fn servers(mut self, s: Vec<Vec<Fault>>, seen: Seen) -> Row {
+        self.servers = s;
+        self.seen = seen;
+        self
+    }
+    /// Elapsed within `[min, max]`.
+    fn elapsed(mut self, min: Duration, max: Duration) -> Row {
+        self.min = min;
+        self.max = max;
+        self
+    }
+}
+
+/// A retry policy with short backoffs.
+fn quick(max_attempts: u32) -> RetryPolicy {
+    RetryPolicy {
+        max_attempts,
+        base_backoff: Duration::from_millis(20),
+        max_backoff: Duration::from_millis(50),
+        max_wait: Duration::from_secs(5),
+        ..RetryPolicy::default()
+    }
+}
+
+fn trickle(head: bool, stall_after: Option<usize>) -> Fault {
+    Fault::Trickle {
+        body: SELECT_OK,
+        every: EVERY,
+        head,
+        stall_after,
+    }
+}
+
+/// Length of the fault server's `200` response carrying `body` (head + body).
+fn response_len(body: &str) -> usize {
+    let head = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json;charset=utf-8\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    head.len() + body.len()
+}
+
+/// The table.
+fn rows() -> Vec<Row> {
+    let idle_min = IDLE.mul_f64(0.9);
+    let idle_max = IDLE * 3;
+    let stall_bytes = 10;
+    let trickled = EVERY * stall_bytes as u32;
+    let deadline = Timeouts {
+        connect: Duration::from_secs(5),
+        read_idle: Duration::from_secs(20),
+        request: Duration::from_secs(1),
+    };
+    vec![
+        Row::new("ok", vec![Fault::Ok(SELECT_OK)], Expect::Ok, 1),
+        Row::new(
+            "reset mid body",
+            vec![Fault::ResetMidBody],
+            Expect::Io { not_sent: false },
+            1,
+        ),
+        Row::new(
+            "stall after headers",
+            vec![Fault::StallAfterHeaders],
+            Expect::Timeout(TimeoutPhase::ReadIdle),
+            1,
+        )
+        .elapsed(idle_min, idle_max),
+        // reqwest on main waited connect + read-idle here and reported read-idle.
+        Row::new(
+            "no reply",
+            vec![Fault::NoReply],
+            Expect::Timeout(TimeoutPhase::ReadIdle),
+            1,
+        )
+        .elapsed(idle_min, idle_max),
+        Row::new(
+            "html 502",
+            vec![Fault::Html502],
+            Expect::Is("UnexpectedResponse 502", |e| {
+                matches!(e, Error::UnexpectedResponse { status: 502, .. })
+            }),
+            1,
+        ),
+        Row::new(
+            "invalid json",
+            vec![Fault::InvalidJson],
+            Expect::Is("Decode", |e| matches!(e, Error::Decode { .. })),
+            1,
+        )
+        .ops(SELECT),
+        Row::new(
+            "429 without a wrapper",
+            vec![Fault::Status(429, Some(0))],
+            Expect::Status(429),
+            1,
+        ),
+        // Read-idle is the longest gap without a byte: a head trickled over ~2 s with
+        // 10 ms gaps completes under a 400 ms read-idle (main cut it at 400 ms). reqwest
+        // starts its read timer at send and cannot see head bytes: not in this row.
+        Row::new("trickled head", vec![trickle(true, None)], Expect::Ok, 1)
+            .transports(HYPER_H1)
+            .elapsed(EVERY * response_len(SELECT_OK) as u32, LIMIT),
+        Row::new("trickled body", vec![trickle(false, None)], Expect::Ok, 1)
+            .elapsed(EVERY * SELECT_OK.len() as u32, LIMIT),
+        // ... and fires about read-idle after the bytes stop.
+        Row::new(
+            "trickle then stall",
+            vec![trickle(false, Some(stall_bytes))],
+            Expect::Timeout(TimeoutPhase::ReadIdle),
+            1,
+        )
+        .elapsed(trickled + idle_min, (trickled + IDLE) * 3),
+        Row::new(
+            "trickled head then stall",
+            vec![trickle(true, Some(stall_bytes))],
+            Expect::Timeout(TimeoutPhase::ReadIdle),
+            1,
+        )
+        .transports(HYPER_H1)
+        .elapsed(trickled + idle_min, (trickled + IDLE) * 3),
+        // Retry: 429 then OK, writes included (the one 429/503 policy).
+        Row::new(
+            "retry 429 then ok",
+            vec![Fault::Status(429, Some(0)), Fault::Ok(SELECT_OK)],
+            Expect::Ok,
+            2,
+        )
+        .wrap(Wrap::Retry(quick(3))),
+        // A Retry-After of ~3e10 years is capped at max_retry_after (200 ms here).
+        Row::new(
+            "retry-after capped",
+            vec![
+                Fault::Status(503, Some(1_000_000_000_000_000_000)),
+                Fault::Ok(SELECT_OK),
+            ],
+            Expect::Ok,
+            2,
+        )
+        .wrap(Wrap::Retry(RetryPolicy {
+            max_retry_after: Duration::from_millis(200),
+            ..quick(3)
+        }))
+        .elapsed(Duration::from_millis(180), LIMIT),
+        // A Retry-After wait that would end after the request deadline is not begun.
+        Row::new(
+            "retry-after past the deadline",
+            vec![Fault::Status(503, Some(3)), Fault::Ok(SELECT_OK)],
+            Expect::Exhausted {
+                status: 503,
+                attempts: 1,
+            },
+            1,
+        )
+        .wrap(Wrap::Retry(quick(5)))
+        .timeouts(Timeouts {
+            request: Duration::from_secs(2),
+            ..T
+        })
+        .elapsed(Duration::ZERO, Duration::from_secs(2)),
+        Row::new(
+            "retry does not resend after 500",
+            vec![Fault::Status(500, None), Fault::Ok(SELECT_OK)],
+            Expect::Status(500),
+            1,
+        )
+        .wrap(Wrap::Retry(quick(3))),
+        // Routing: the same 429/503 policy as Retry, writes included.
+        Row::new(
+            "routing 503 then ok",
+            vec![Fault::Status(503, Some(0)), Fault::Ok(SELECT_OK)],
+            Expect::Ok,
+            2,
+        )
+        .wrap(Wrap::Routing(quick(3))),
+        // A replica that hangs: the read fails over to the leader after read-idle.
+        Row::new(
+            "routing fails a read over on read-idle",
+            vec![],
+            Expect::Ok,
+            0,
+        )
+        .servers(
+            vec![vec![Fault::Ok(SELECT_OK)], vec![Fault::NoReply]],
+            Seen::Each(&[1, 1]),
+        )
+        .wrap(Wrap::Routing(quick(3)))
+        .ops(SELECT)
+        .elapsed(idle_min, LIMIT),
+        // The request timeout is a deadline for the whole call: three hanging nodes, a
+        // 1 s request timeout, a read-idle longer than that: one attempt, cut at 1 s, no
+        // failover after the deadline (main: 1 s per attempt, three attempts).
+        Row::new(
+            "routing deadline over three hanging nodes",
+            vec![],
+            Expect::Timeout(TimeoutPhase::Request),
+            0,
+        )
+        .servers(
+            vec![
+                vec![Fault::NoReply],
+                vec![Fault::NoReply],
+                vec![Fault::NoReply],
+            ],
+            Seen::Total(1),
+        )
+        .wrap(Wrap::Routing(quick(5)))
+        .timeouts(deadline)
+        .elapsed(deadline.request.mul_f64(0.9), deadline.request.mul_f64(1.5)),
+        Row::new(
+            "retry deadline over a hanging node",
+            vec![Fault::NoReply],
+            Expect::Timeout(TimeoutPhase::Request),
+            1,
+        )
+        .wrap(Wrap::Retry(quick(5)))
+        .timeouts(deadline)
+        .elapsed(deadline.request.mul_f64(0.9), deadline.request.mul_f64(1.5)),
+    ]
+}
+
+fn transport(kind: TransportKind) -> Arc<dyn Transport> {
+    kind.build(&TlsOptions::default(), false)
+        .expect("transport builds")
+}
+
+/// Every document of a failed batch is reported failed (none silently dropped). The one
+/// place the table looks into [`Error::Update`]; adapt it when the accounting changes.
+fn check_update_accounting(e: Error, docs: usize) -> Result<Error, String> {
+    match e {
+        Error::Update {
+            report,
+            cause: Some(cause),
+        } => {
+            // Nothing was acknowledged; every id is failed when the request certainly indexed
+            // nothing (not sent, or refused as a whole: 4xx or 503), otherwise unknown.
+            let refused = cause.is_not_sent() || matches!(cause.status(), Some(400..=499 | 503));
+            let (failed, unknown) = if refused { (docs, 0) } else { (0, docs) };
+            if report.sent != docs
+                || !report.is_balanced()
+                || report.acknowledged != 0
+                || report.failed.len() != failed
+                || report.unknown.len() != unknown
+            {
+                return Err(format!(
+                    "update accounting for {docs} docs (cause {cause}): sent {}, acknowledged {}, failed {}, unknown {}; expected failed {failed}, unknown {unknown}",
+                    report.sent,
+                    report.acknowledged,
+                    report.failed.len(),
+                    report.unknown.len()
+                ));
+            }
+            Ok(*cause)
+        }
+        other => Ok(other),
+    }
+}
+
+fn check_expect(expect: Expect, res: &Result<(), Error>, t: &Timeouts) -> Result<(), String> {
+    let ok = match (expect, res) {
+        (Expect::Ok, Ok(())) => true,
+        (Expect::Timeout(want), Err(Error::Timeout { phase, after, .. })) => {
+            let configured = match want {
+                TimeoutPhase::Connect => t.connect,
+                TimeoutPhase::ReadIdle => t.read_idle,
+                _ => t.request,
+            };
+            *phase == want && *after == configured
+        }
+        (Expect::Io { not_sent }, Err(Error::Io { not_sent: n, .. })) => *n == not_sent,
+        (Expect::Status(s), Err(e)) => {
+            !matches!(e, Error::RetriesExhausted { .. }) && e.status() == Some(s)
+        }
+        (
+            Expect::Exhausted { status, attempts },
+            Err(Error::RetriesExhausted {
+                status: s,
+                attempts: a,
+                ..
+            }),
+        ) => (*s, *a) == (status, attempts),
+        (Expect::Is(_, pred), Err(e)) => pred(e),
+        _ => false,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("expected {expect:?}, got {res:?}"))
+    }
+}
+
+/// Runs one combination over `inner` (shared by the cases of one transport kind: each case
+/// has its own servers, so the counts stay per case); Err names what did not hold.
+async fn run(row: &Row, inner: Arc<dyn Transport>, op: Op) -> Result<(), String> {
+    let mut servers = Vec::new();
+    for script in &row.servers {
+        servers.push(FaultServer::start(script.clone()).await);
+    }
+    let wrapped: Arc<dyn Transport> = match row.wrap {
+        Wrap::None => inner,
+        Wrap::Retry(p) => Arc::new(Retry::new(inner, p)),
+        Wrap::Routing(p) => {
+            let mut b = Routing::builder(inner)
+                .leader(servers[0].url())
+                .read_preference(ReadPreference::NonLeader)
+                .retry(p)
+                .timeouts(row.timeouts);
+            for s in &servers[1..] {
+                b = b.replica(s.url());
+            }
+            Arc::new(b.build().map_err(|e| format!("routing builds: {e}"))?)
+        }
+    };
+    let client = SolrClient::builder(servers[0].url())
+        .custom_transport(wrapped)
+        .timeouts(row.timeouts)
+        .build()
+        .map_err(|e| format!("client builds: {e}"))?;
+    let docs = [json!({"id": "ft-1"}), json!({"id": "ft-2"})];
+    let t0 = Instant::now();
+    let res = tokio::time::timeout(LIMIT, async {
+        match op {
+            Op::Select => client.select(&Select::new("*:*").rows(0)).await.map(drop),
+            Op::Update => client.add(&docs).await.map(drop),
+        }
+    })
+    .await
+    .map_err(|_| format!("no answer within {LIMIT:?}"))?;
+    let elapsed = t0.elapsed();
+    let res = match (op, res) {
+        (Op::Update, Err(e)) => Err(check_update_accounting(e, docs.len())?),
+        (_, r) => r,
+    };
+    let mut problems = Vec::new();
+    if let Err(m) = check_expect(row.expect, &res, &row.timeouts) {
+        problems.push(m);
+    }
+    let seen: Vec<usize> = servers.iter().map(|s| s.seen().len()).collect();
+    let seen_ok = match row.seen {
+        Seen::Each(want) => seen == want,
+        Seen::Total(n) => seen.iter().sum::<usize>() == n,
+    };
+    if !seen_ok {
+        problems.push(format!("servers saw {seen:?}, expected {:?}", row.seen));
+    }
+    if elapsed < row.min || elapsed > row.max {
+        problems.push(format!(
+            "took {elapsed:?}, expected within [{:?}, {:?}]",
+            row.min, row.max
+        ));
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(problems.join("; "))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fault_table() {
+    let _g = support::shared().await;
+    let rows = rows();
+    let transports: Vec<(TransportKind, Arc<dyn Transport>)> =
+        H1.iter().map(|&k| (k, transport(k))).collect();
+    let mut cases = Vec::new();
+    for row in &rows {
+        for &kind in row.transports {
+            let inner = transports
+                .iter()
+                .find(|(k, _)| *k == kind)
+                .map(|(_, t)| t.clone())
+                .expect("a transport of every kind");
+            for &op in row.ops {
+                let inner = inner.clone();
+                cases.push(async move {
+                    let label = format!("{} / {kind} / {op:?} / {:?}", row.name, row.wrap);
+                    (label, run(row, inner, op).await)
+                });
+            }
+        }
+    }
+    let n = cases.len();
+    // A few at a time: the bounds are relative to the configured timeouts, and a starved
+    // runtime would stretch them.
+    let results: Vec<(String, Result<(), String>)> = futures::stream::iter(cases)
+        .buffer_unordered(CONCURRENCY)
+        .collect()
+        .await;
+    let failures: Vec<String> = results
+        .into_iter()
+        .filter_map(|(label, r)| r.err().map(|e| format!("{label}: {e}")))
+        .collect();
+    println!("fault table: {n} cases, {} failed", failures.len());
+    assert!(
+        failures.is_empty(),
+        "{} of {n} cases failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// A listener whose accept queue is full: a connect to it hangs in SYN-SENT (the kernel
+/// drops the SYN), the one fault a connect timeout exists for.
+async fn full_backlog() -> (tokio::net::TcpListener, Vec<tokio::net::TcpStream>) {
+    let sock = tokio::net::TcpSocket::new_v4().expect("socket");
+    sock.bind("127.0.0.1:0".parse().expect("addr"))
+        .expect("bind port 0");
+    let listener = sock.listen(0).expect("listen");
+    let addr = listener.local_addr().expect("addr");
+    let mut held = Vec::new();
+    // Fill the queue (never accepted); the next SYN is dropped.
+    for _ in 0..8 {
+        match tokio::time::timeout(
+            Duration::from_millis(200),
+            tokio::net::TcpStream::connect(addr),
+        )
+        .await
+        {
+            Ok(Ok(s)) => held.push(s),
+            _ => break,
+        }
+    }
+    (listener, held)
+}
+
+/// Every transport reports a connect that hangs as a Connect timeout naming the connect
+/// value, about that long after the start (main's reqwest waited connect + read-idle and
+/// reported read-idle).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hanging_connect_is_a_connect_timeout_with_the_connect_value() {
+    let _g = support::shared().await;
+    let (listener, _held) = full_backlog().await;
+    let url = format!("http://{}/solr", listener.local_addr().expect("addr"));
+    let t = Timeouts {
+        connect: Duration::from_millis(500),
+        read_idle: Duration::from_secs(5),
+        request: Duration::from_secs(20),
+    };
+    for kind in TransportKind::ALL {
+        let client = SolrClient::builder(&url)
+            .custom_transport(transport(kind))
+            .timeouts(t)
+            .build()
+            .expect("client builds");
+        let t0 = Instant::now();
+        let res = tokio::time::timeout(LIMIT, client.select(&Select::new("*:*")))
+            .await
+            .expect("answers");
+        let elapsed = t0.elapsed();
+        match res {
+            Err(Error::Timeout { phase, after, .. }) => {
+                assert_eq!((phase, after), (TimeoutPhase::Connect, t.connect), "{kind}");
+            }
+            other => panic!("{kind}: expected a connect timeout, got {other:?}"),
+        }
+        let ratio = elapsed.as_secs_f64() / t.connect.as_secs_f64();
+        assert!((0.9..3.0).contains(&ratio), "{kind}: {ratio:.2} x connect");
+    }
+}
