@@ -6,6 +6,7 @@ mod support;
 mod captures;
 mod cli;
 mod client;
+mod cloud_routing;
 mod faults;
 mod foundation;
 mod hostile_input;

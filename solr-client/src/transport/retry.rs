@@ -28,7 +28,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use http::header::RETRY_AFTER;
 use http::{HeaderMap, StatusCode};
 
-use super::{BoxFuture, Transport, TransportStats, WireRequest, WireResponse};
+use super::{BoxFuture, ShardGroup, Transport, TransportStats, WireRequest, WireResponse};
 use crate::error::{Error, Result};
 
 /// The retry budget of one request.
@@ -203,6 +203,14 @@ impl<T: Transport> Transport for Retry<T> {
 
     fn stats(&self) -> TransportStats {
         self.inner.stats()
+    }
+
+    fn shard_groups<'a>(
+        &'a self,
+        req: &'a WireRequest,
+        ids: &'a [String],
+    ) -> BoxFuture<'a, Result<Option<Vec<ShardGroup>>>> {
+        self.inner.shard_groups(req, ids)
     }
 }
 

@@ -11,10 +11,14 @@
 //!   both cores are named `bench` in this project's pair mode, so only the node changes.
 //! - SolrCloud ([`RoutingBuilder::cloud_seed`]): the [`ClusterView`] is discovered with
 //!   `CLUSTERSTATUS` over HTTP on the first request and refreshed when stale. An update goes
-//!   to the leader core of its shard (compositeId hashing, as SolrJ); a batch whose documents
-//!   span shards goes to the leader of the shard holding most of them and Solr forwards the
-//!   rest ([`Routing::split_by_shard`] splits a batch so that each part goes straight to its
-//!   leader). A read goes to the collection path on a replica's node, with
+//!   to the leader core of its shard (compositeId hashing, as SolrJ), chosen from the route
+//!   key the client set before encoding ([`WireRequest::route`]), whatever the body format;
+//!   bodies are never parsed. [`SolrClient`](crate::SolrClient) asks
+//!   [`Transport::shard_groups`] first and sends a batch spanning shards as one request per
+//!   shard, each straight to its leader; a request whose ids span shards anyway goes to the
+//!   leader of the shard holding most of them and Solr forwards the rest. Commits and
+//!   deletes by query carry no key and go to the first shard's leader (Solr distributes
+//!   them). A read goes to the collection path on a replica's node, with
 //!   `shards.preference=replica.location:local` (unless the request sets `shards.preference`
 //!   or `distrib`) so that the chosen replica serves it.
 //!
@@ -70,7 +74,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use http::header::{AUTHORIZATION, CONTENT_TYPE};
+use http::header::AUTHORIZATION;
 use http::{HeaderMap, Method};
 use url::Url;
 
@@ -80,7 +84,8 @@ use super::node_pool::{
 };
 use super::retry::{retry_after, RetryPolicy};
 use super::{
-    BoxFuture, RequestKind, Timeouts, Transport, TransportStats, WireRequest, WireResponse,
+    BoxFuture, RequestKind, RouteKey, ShardGroup, Timeouts, Transport, TransportStats,
+    WireRequest, WireResponse,
 };
 use crate::error::{Error, Result};
 use crate::response::Document;
@@ -422,6 +427,7 @@ impl Routing {
             kind: RequestKind::Admin,
             timeouts: self.timeouts,
             max_response_bytes: 64 * 1024 * 1024,
+            route: None,
         }
     }
 
@@ -477,7 +483,10 @@ impl Routing {
         Ok(out)
     }
 
-    /// The shard a write goes to.
+    /// The shard a write goes to, from its route key alone (the body is never read):
+    /// [`RouteKey::Shard`] names it; [`RouteKey::Ids`] picks the shard holding most of the
+    /// ids (compositeId hashing); without a key (commit, delete-by-query: Solr distributes
+    /// them), or when the key names no active shard, the first active shard.
     fn write_shard<'a>(&self, view: &'a ClusterView, req: &WireRequest) -> Result<&'a ShardInfo> {
         let active: Vec<&ShardInfo> = view.shards.iter().filter(|s| s.active).collect();
         let first = *active
@@ -486,30 +495,57 @@ impl Routing {
         if active.len() == 1 {
             return Ok(first);
         }
-        let is_json = req
-            .headers
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|c| c.contains("json"));
-        if !is_json {
-            return Ok(first);
-        }
-        let Ok(docs) = serde_json::from_slice::<Vec<Document>>(&req.body) else {
-            return Ok(first);
-        };
-        let mut counts: Vec<(usize, &ShardInfo)> = Vec::new();
-        for d in &docs {
-            if let Ok(s) = view.shard_for(d) {
-                match counts.iter_mut().find(|(_, x)| x.name == s.name) {
-                    Some((c, _)) => *c += 1,
-                    None => counts.push((1, s)),
+        let chosen = match &req.route {
+            Some(RouteKey::Shard(name)) => active.iter().copied().find(|s| &s.name == name),
+            Some(RouteKey::Ids(ids)) if hashes_ids(view) => {
+                let mut counts: Vec<(usize, &ShardInfo)> = Vec::new();
+                for id in ids {
+                    if let Ok(s) = view.shard_for_key(id) {
+                        match counts.iter_mut().find(|(_, x)| x.name == s.name) {
+                            Some((c, _)) => *c += 1,
+                            None => counts.push((1, s)),
+                        }
+                    }
                 }
+                // The first of the most-held shards (max_by_key would take the last).
+                let most = counts.iter().map(|(c, _)| *c).max().unwrap_or(0);
+                counts.into_iter().find(|(c, _)| *c == most).map(|(_, s)| s)
+            }
+            _ => None,
+        };
+        Ok(chosen.unwrap_or(first))
+    }
+
+    /// Groups route ids by shard in the current view (refreshed first when stale); `None`
+    /// when the ids do not decide the shard (standalone, implicit router, `router.field`,
+    /// a hash no active shard serves) or the view cannot be loaded: the request then goes
+    /// as one, and Solr forwards what is not the receiving leader's.
+    async fn group_ids(&self, req: &WireRequest, ids: &[String]) -> Option<Vec<ShardGroup>> {
+        if !self.cloud || ids.is_empty() {
+            return None;
+        }
+        if self.view_too_old() || self.stale.load(Ordering::Acquire) {
+            let seen = self.refreshes();
+            let _ = self.refresh_with(&req.headers, seen).await;
+        }
+        let view = self.view();
+        if !hashes_ids(&view) {
+            return None;
+        }
+        let mut groups: Vec<ShardGroup> = Vec::new();
+        for (i, id) in ids.iter().enumerate() {
+            let name = &view.shard_for_key(id).ok()?.name;
+            match groups.iter_mut().find(|g| &g.shard == name) {
+                Some(g) => g.members.push(i),
+                None => groups.push(ShardGroup {
+                    shard: name.clone(),
+                    members: vec![i],
+                }),
             }
         }
-        Ok(counts
-            .into_iter()
-            .max_by_key(|(c, _)| *c)
-            .map_or(first, |(_, s)| s))
+        let order = |n: &str| view.shards.iter().position(|s| s.name == n);
+        groups.sort_by_key(|g| order(&g.shard));
+        Some(groups)
     }
 
     /// The ordered attempts for `req`.
@@ -752,6 +788,12 @@ impl Routing {
     }
 }
 
+/// True when a document's shard follows from its id: a compositeId collection hashing the
+/// uniqueKey (no `router.field`).
+fn hashes_ids(view: &ClusterView) -> bool {
+    view.cloud && view.router == "compositeId" && view.route_field.is_none()
+}
+
 /// Transport failures a read may fail over on.
 fn is_transport_error(e: &Error) -> bool {
     matches!(
@@ -795,6 +837,14 @@ impl Transport for Routing {
 
     fn stats(&self) -> TransportStats {
         self.inner.stats()
+    }
+
+    fn shard_groups<'a>(
+        &'a self,
+        req: &'a WireRequest,
+        ids: &'a [String],
+    ) -> BoxFuture<'a, Result<Option<Vec<ShardGroup>>>> {
+        Box::pin(async move { Ok(self.group_ids(req, ids).await) })
     }
 }
 
@@ -844,6 +894,7 @@ mod tests {
             kind: RequestKind::Write,
             timeouts: Timeouts::default(),
             max_response_bytes: 1024,
+            route: None,
         };
         let e = r.send(req).await.expect_err("no leader");
         assert!(matches!(e, Error::NoNode(_)) && e.is_not_sent());
