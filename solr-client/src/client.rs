@@ -16,8 +16,8 @@ use crate::request::{Knn, Select};
 use crate::response::{
     decode, failed_docs, Document, PingResponse, SelectResponse, UpdateResponse,
 };
-use crate::timing::Timing;
 use crate::shard_split;
+use crate::timing::Timing;
 use crate::transport::{
     RequestKind, RouteKey, Timeouts, TlsOptions, Transport, TransportKind, WireRequest,
     WireResponse,

@@ -46,6 +46,6 @@ pub use response::{
 };
 pub use timing::{HttpVersion, Timing};
 pub use transport::{
-    RequestKind, RouteKey, ShardGroup, Timeouts, TlsOptions, Transport, TransportKind,
-    WireRequest, WireResponse,
+    RequestKind, RouteKey, ShardGroup, Timeouts, TlsOptions, Transport, TransportKind, WireRequest,
+    WireResponse,
 };

@@ -79,9 +79,10 @@ fn parts_of(groups: Option<Vec<ShardGroup>>, ids: &[String]) -> Vec<Part> {
 /// documents of acknowledged parts are not in it. Any other error: the first one.
 pub(crate) fn combine(results: Vec<Result<UpdateResponse>>) -> Result<UpdateResponse> {
     if results.len() == 1 {
-        return results.into_iter().next().unwrap_or_else(|| {
-            Err(Error::InvalidInput("an update of no part".into()))
-        });
+        return results
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| Err(Error::InvalidInput("an update of no part".into())));
     }
     let mut merged: Option<UpdateResponse> = None;
     let mut sent = 0usize;
@@ -190,11 +191,11 @@ mod tests {
     fn a_grouping_that_drops_or_repeats_an_item_is_ignored() {
         let ids = ids(3);
         for bad in [
-            vec![group("s1", &[0, 1])],                      // 2 missing
+            vec![group("s1", &[0, 1])],                       // 2 missing
             vec![group("s1", &[0, 1]), group("s2", &[1, 2])], // 1 twice
-            vec![group("s1", &[0, 1, 2, 3])],                // out of range
-            vec![group("s1", &[2, 1, 0])],                   // not ascending
-            vec![group("s1", &[0, 1, 2]), group("s2", &[])], // empty group
+            vec![group("s1", &[0, 1, 2, 3])],                 // out of range
+            vec![group("s1", &[2, 1, 0])],                    // not ascending
+            vec![group("s1", &[0, 1, 2]), group("s2", &[])],  // empty group
         ] {
             let p = parts_of(Some(bad.clone()), &ids);
             assert_eq!(p.len(), 1, "{bad:?}");
@@ -203,9 +204,10 @@ mod tests {
     }
 
     fn ok(n: usize, qtime: u32) -> Result<UpdateResponse> {
-        let mut r: UpdateResponse =
-            serde_json::from_str(&format!(r#"{{"responseHeader":{{"status":0,"QTime":{qtime},"rf":2}}}}"#))
-                .expect("parses");
+        let mut r: UpdateResponse = serde_json::from_str(&format!(
+            r#"{{"responseHeader":{{"status":0,"QTime":{qtime},"rf":2}}}}"#
+        ))
+        .expect("parses");
         r.docs_sent = n;
         Ok(r)
     }

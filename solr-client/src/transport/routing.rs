@@ -84,8 +84,8 @@ use super::node_pool::{
 };
 use super::retry::{retry_after, RetryPolicy};
 use super::{
-    BoxFuture, RequestKind, RouteKey, ShardGroup, Timeouts, Transport, TransportStats,
-    WireRequest, WireResponse,
+    BoxFuture, RequestKind, RouteKey, ShardGroup, Timeouts, Transport, TransportStats, WireRequest,
+    WireResponse,
 };
 use crate::error::{Error, Result};
 use crate::response::Document;
@@ -851,6 +851,7 @@ impl Transport for Routing {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transport::composite_id_hash;
     use crate::TransportKind;
 
     fn inner() -> Arc<dyn Transport> {
@@ -899,6 +900,133 @@ mod tests {
         let e = r.send(req).await.expect_err("no leader");
         assert!(matches!(e, Error::NoNode(_)) && e.is_not_sent());
         assert_eq!(r.node_stats()[0].writes, 0);
+    }
+
+    /// An inner transport that answers CLUSTERSTATUS with a 2-shard view (shard1 led on
+    /// node 1, shard2 on node 2) and every other request with 200, recording where it went.
+    #[derive(Debug, Default)]
+    struct TwoShards {
+        sent: std::sync::Mutex<Vec<(String, String)>>,
+    }
+
+    impl Transport for TwoShards {
+        fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
+            Box::pin(async move {
+                let body = if req.path == "admin/collections" {
+                    serde_json::json!({"cluster":{
+                        "live_nodes":["127.0.0.1:1_solr","127.0.0.1:2_solr"],
+                        "collections":{"bench":{"router":{"name":"compositeId"},"shards":{
+                            "shard1":{"range":"80000000-ffffffff","state":"active","replicas":{
+                                "r1":{"core":"bench_shard1_replica_n1","node_name":"127.0.0.1:1_solr","state":"active","leader":"true"},
+                                "r2":{"core":"bench_shard1_replica_n2","node_name":"127.0.0.1:2_solr","state":"active"}}},
+                            "shard2":{"range":"0-7fffffff","state":"active","replicas":{
+                                "r3":{"core":"bench_shard2_replica_n3","node_name":"127.0.0.1:1_solr","state":"active"},
+                                "r4":{"core":"bench_shard2_replica_n4","node_name":"127.0.0.1:2_solr","state":"active","leader":"true"}}}}}}}})
+                    .to_string()
+                } else {
+                    self.sent
+                        .lock()
+                        .expect("lock")
+                        .push((node_key(&req.node), req.path.clone()));
+                    r#"{"responseHeader":{"status":0,"QTime":0}}"#.to_string()
+                };
+                Ok(WireResponse {
+                    status: http::StatusCode::OK,
+                    headers: HeaderMap::new(),
+                    body: bytes::Bytes::from(body),
+                    timing: crate::Timing::default(),
+                })
+            })
+        }
+        fn name(&self) -> String {
+            "two-shards".into()
+        }
+        fn stats(&self) -> TransportStats {
+            TransportStats::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn writes_follow_the_route_key_never_the_body() {
+        let inner = Arc::new(TwoShards::default());
+        let r = Routing::builder(inner.clone())
+            .cloud_seed("http://127.0.0.1:1/solr")
+            .build()
+            .expect("builds");
+        // Ids of each shard, by the hash ranges above (negative hashes are shard1's).
+        let (mut one, mut two) = (Vec::new(), Vec::new());
+        for i in 0..40 {
+            let id = format!("doc-{i}");
+            if composite_id_hash(&id) < 0 {
+                one.push(id);
+            } else {
+                two.push(id);
+            }
+        }
+        let mut ids: Vec<String> = one[..3].to_vec();
+        ids.extend(two[..2].iter().cloned());
+        let template = |route: Option<RouteKey>, body: &'static [u8]| WireRequest {
+            method: Method::POST,
+            node: Url::parse("http://127.0.0.1:1/solr").expect("url"),
+            path: "bench/update".into(),
+            query: Vec::new(),
+            headers: HeaderMap::new(),
+            body: bytes::Bytes::from_static(body),
+            kind: RequestKind::Write,
+            timeouts: Timeouts::default(),
+            max_response_bytes: 1024,
+            route,
+        };
+        let groups = r
+            .shard_groups(&template(None, b""), &ids)
+            .await
+            .expect("groups")
+            .expect("a cloud router has an opinion");
+        assert_eq!(
+            groups,
+            vec![
+                ShardGroup {
+                    shard: "shard1".into(),
+                    members: vec![0, 1, 2]
+                },
+                ShardGroup {
+                    shard: "shard2".into(),
+                    members: vec![3, 4]
+                },
+            ]
+        );
+        // An XML body naming shard1's ids, routed to shard2 by its key: the key wins.
+        r.send(template(
+            Some(RouteKey::Shard("shard2".into())),
+            b"<add><doc><field name=\"id\">doc-x</field></doc></add>",
+        ))
+        .await
+        .expect("sent");
+        // Ids of both shards, most of shard1: shard1's leader; no key: the first shard.
+        r.send(template(Some(RouteKey::Ids(ids.clone())), b"\xa0"))
+            .await
+            .expect("sent");
+        r.send(template(None, br#"{"commit":{}}"#))
+            .await
+            .expect("sent");
+        let sent = inner.sent.lock().expect("lock").clone();
+        assert_eq!(
+            sent,
+            vec![
+                (
+                    "http://127.0.0.1:2/solr".to_string(),
+                    "bench_shard2_replica_n4/update".to_string()
+                ),
+                (
+                    "http://127.0.0.1:1/solr".to_string(),
+                    "bench_shard1_replica_n1/update".to_string()
+                ),
+                (
+                    "http://127.0.0.1:1/solr".to_string(),
+                    "bench_shard1_replica_n1/update".to_string()
+                ),
+            ]
+        );
     }
 
     #[test]
