@@ -242,8 +242,11 @@ async fn held_per_shard(view: &ClusterView, tag: &str) -> BTreeMap<String, Vec<S
 }
 
 fn predicted(view: &ClusterView, ids: &[String]) -> BTreeMap<String, Vec<String>> {
-    let mut out: BTreeMap<String, Vec<String>> =
-        view.shards.iter().map(|s| (s.name.clone(), Vec::new())).collect();
+    let mut out: BTreeMap<String, Vec<String>> = view
+        .shards
+        .iter()
+        .map(|s| (s.name.clone(), Vec::new()))
+        .collect();
     for id in ids {
         out.get_mut(&shard_of(view, id))
             .expect("known shard")
@@ -276,13 +279,20 @@ async fn routes_every_write_to_its_shard_leader(format: UpdateFormat) {
     let view = router.view();
     assert_eq!(view.router, "compositeId");
     assert_eq!(view.shards.len(), 2, "2 shards");
-    assert!(view.shards.iter().all(|s| s.replicas.len() == 2), "x 2 replicas");
+    assert!(
+        view.shards.iter().all(|s| s.replicas.len() == 2),
+        "x 2 replicas"
+    );
     let leader_nodes: HashSet<String> = view
         .shards
         .iter()
         .map(|s| key(s.leader().expect("leader").base_url.as_str()))
         .collect();
-    assert_eq!(leader_nodes.len(), 2, "solr.sh spreads the leaders: {view:?}");
+    assert_eq!(
+        leader_nodes.len(),
+        2,
+        "solr.sh spreads the leaders: {view:?}"
+    );
 
     let client = SolrClient::builder(nodes[0])
         .custom_transport(router.clone())
@@ -320,11 +330,21 @@ async fn routes_every_write_to_its_shard_leader(format: UpdateFormat) {
         assert_eq!(r.header.rf, Some(2), "each leader reached its replica");
     }
     let (r1, s1) = (writes_per_node(&router), update_requests(&view).await);
-    assert_counts(&format!("{format} add"), &view, &want, (&r0, &r1), (&s0, &s1));
+    assert_counts(
+        &format!("{format} add"),
+        &view,
+        &want,
+        (&r0, &r1),
+        (&s0, &s1),
+    );
     client.commit(Commit::default()).await.expect("commit");
     assert_eq!(num_found(&client, &tag).await, DOCS as u64, "each doc once");
     let held = held_per_shard(&view, &tag).await;
-    assert_eq!(held, predicted(&view, &ids), "{format}: each shard holds its ids");
+    assert_eq!(
+        held,
+        predicted(&view, &ids),
+        "{format}: each shard holds its ids"
+    );
     assert_eq!(held.values().map(Vec::len).sum::<usize>(), DOCS);
 
     // Deletes by id: one call for ids of both shards.
@@ -333,9 +353,18 @@ async fn routes_every_write_to_its_shard_leader(format: UpdateFormat) {
     assert_eq!(want.total(), 2, "the deleted ids span both shards");
     let refs: Vec<&str> = gone.iter().map(String::as_str).collect();
     let (r2, s2) = (writes_per_node(&router), update_requests(&view).await);
-    client.delete_by_ids(&refs).await.expect("delete acknowledged");
+    client
+        .delete_by_ids(&refs)
+        .await
+        .expect("delete acknowledged");
     let (r3, s3) = (writes_per_node(&router), update_requests(&view).await);
-    assert_counts(&format!("{format} delete"), &view, &want, (&r2, &r3), (&s2, &s3));
+    assert_counts(
+        &format!("{format} delete"),
+        &view,
+        &want,
+        (&r2, &r3),
+        (&s2, &s3),
+    );
     client.commit(Commit::default()).await.expect("commit");
     let left: Vec<String> = ids.iter().filter(|i| !gone.contains(i)).cloned().collect();
     assert_eq!(num_found(&client, &tag).await, left.len() as u64);
