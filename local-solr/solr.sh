@@ -428,7 +428,7 @@ wait_collection() {
   done
   while :; do
     body="$(CURL_MAX_TIME=5 scurl "$(base_url "$(node_port "$name" node1)")/admin/collections?action=CLUSTERSTATUS&collection=bench&wt=json")"
-    green="$(grep -o '"health" *: *"GREEN"' <<<"$body" | wc -l)"
+    green="$(grep -o '"health" *: *"GREEN"' <<<"$body" | wc -l || true)"
     ((green == ${SHARDS:-1} + 1)) && break
     pid_alive "$(node_pid "$name" node1)" "$name/node1" || node_failed "$name" node1 "JVM exited"
     ((SECONDS >= deadline)) && node_failed "$name" node1 "collection bench not GREEN (every replica active, every shard led) after ${START_TIMEOUT}s"
@@ -441,8 +441,9 @@ wait_collection() {
 preferred_leaders() {
   local body="$1" led="${2:-}" n=0 part
   while IFS= read -r part; do
-    [[ "$part" == *'"property.preferredleader":"true"'* ]] || continue
-    [[ -z "$led" || "$part" == *'"leader":"true"'* ]] && n=$((n + 1))
+    if [[ "$part" == *'"property.preferredleader":"true"'* ]] && [[ -z "$led" || "$part" == *'"leader":"true"'* ]]; then
+      n=$((n + 1))
+    fi
   done < <(tr -d '\n ' <<<"$body" | sed 's/"core_node/\n/g')
   echo "$n"
 }
