@@ -85,7 +85,8 @@ pub struct BatchReport {
     pub acknowledged: usize,
     /// Every document that was not indexed, with the reason.
     pub failed: Vec<FailedDoc>,
-    /// Update requests sent.
+    /// Batches sent, one [`SolrClient::add`] call each (through a shard-aware transport a
+    /// batch spanning shards is one HTTP request per shard).
     pub requests: usize,
 }
 
