@@ -5,7 +5,7 @@
 #   solr.sh start standalone|pair|cloud [--name NAME] [--tls] [--heap 512m] [--jvm-opts "..."]
 #           [--java-home DIR] [--poll-interval SECS] [--idle-timeout-ms MS]
 #           [--auto-commit-ms MS] [--auto-soft-commit-ms MS] [--vector-dim N]
-#           [--gzip-inflate] [--timeout SECS] [--port BASE]
+#           [--gzip-inflate] [--timeout SECS] [--port BASE] [--shards N] [--replicas N]
 #   solr.sh stop [NAME | --all]
 #   solr.sh kill-node NAME NODE | stop-node NAME NODE | start-node NAME NODE
 #   solr.sh status [NAME]
@@ -18,7 +18,8 @@
 #   nodes.tsv  tab-separated, no header: node port pid base_url
 #   zk.port    (cloud) ZooKeeper port; ZK itself is the pseudo node "zk" for stop/kill/start-node.
 # Modes: standalone = node1 (core bench); pair = leader + follower (core bench, follower polls
-# the leader); cloud = zk + node1 + node2, collection bench 1 shard x 2 replicas.
+# the leader); cloud = zk + node1 + node2, collection bench (router compositeId) --shards x
+# --replicas (default 1 x 2), replicas spread over both nodes.
 # A `start` of an instance that is not fully alive wipes run/NAME and starts fresh.
 set -euo pipefail
 
@@ -226,11 +227,12 @@ cmd_setup() {
 MODE=""; TLS=0; HEAP=512m; JVM_OPTS=""; JAVA_HOME_OPT=""; POLL=5; IDLE_MS=120000
 AUTO_COMMIT=-1; AUTO_SOFT_COMMIT=-1; VDIM=768; GZIP_INFLATE=0; START_TIMEOUT="${SOLR_SH_START_TIMEOUT:-120}"
 PORT_BASE=0   # 0: ports picked by the kernel; else node i gets PORT_BASE+i-1, ZooKeeper PORT_BASE+10
+SHARDS=1; REPLICAS=2   # cloud: collection bench has SHARDS shards x REPLICAS replicas
 
 save_env() {
   local f="$RUN/$1/instance.env"
   {
-    for v in MODE TLS HEAP JVM_OPTS JAVA_HOME_OPT POLL IDLE_MS AUTO_COMMIT AUTO_SOFT_COMMIT VDIM GZIP_INFLATE START_TIMEOUT PORT_BASE; do
+    for v in MODE TLS HEAP JVM_OPTS JAVA_HOME_OPT POLL IDLE_MS AUTO_COMMIT AUTO_SOFT_COMMIT VDIM GZIP_INFLATE START_TIMEOUT PORT_BASE SHARDS REPLICAS; do
       printf '%s=%q\n' "$v" "${!v}"
     done
   } >"$f"
@@ -241,7 +243,12 @@ load_env() {
   # shellcheck disable=SC1090
   source "$f"
 }
-signature() { echo "$MODE|$TLS|$HEAP|$JVM_OPTS|$JAVA_HOME_OPT|$POLL|$IDLE_MS|$AUTO_COMMIT|$AUTO_SOFT_COMMIT|$VDIM|$GZIP_INFLATE|${PORT_BASE:-0}"; }
+signature() {
+  local sig="$MODE|$TLS|$HEAP|$JVM_OPTS|$JAVA_HOME_OPT|$POLL|$IDLE_MS|$AUTO_COMMIT|$AUTO_SOFT_COMMIT|$VDIM|$GZIP_INFLATE|${PORT_BASE:-0}"
+  # The default layout (1 x 2) keeps the signature instances had before --shards/--replicas.
+  [[ "${SHARDS:-1}|${REPLICAS:-2}" == "1|2" ]] || sig+="|${SHARDS}x${REPLICAS}"
+  echo "$sig"
+}
 
 # fixed_port N: the port of the Nth node (1-based) when --port was given, else 0 (any).
 fixed_port() { if [[ "${PORT_BASE:-0}" -gt 0 ]]; then echo $((PORT_BASE + $1 - 1)); else echo 0; fi; }
@@ -403,20 +410,61 @@ wait_answers() {
   done
 }
 
-# cloud: every node hosts exactly one active replica of bench (node health requireHealthyCores
-# checks the replica state; CORES STATUS checks it exists).
+# cloud: every node hosts an active replica of bench (node health requireHealthyCores checks
+# the replica state; CORES STATUS checks it exists), and CLUSTERSTATUS says health GREEN for
+# the collection and each of its SHARDS shards (every replica active on a live node, a leader).
 wait_collection() {
-  local name="$1" deadline="$2" node body
+  local name="$1" deadline="$2" node body green
   for node in $(nodes_of_mode cloud); do
     while :; do
       if node_answers "$name" "$node"; then
         body="$(CURL_MAX_TIME=5 scurl "$(base_url "$(node_port "$name" "$node")")/admin/cores?action=STATUS&wt=json&indexInfo=false")"
-        [[ "$body" == *'"bench_shard1_replica'* ]] && break
+        [[ "$body" == *'"bench_shard'*'_replica'* ]] && break
       fi
       pid_alive "$(node_pid "$name" "$node")" "$name/$node" || node_failed "$name" "$node" "JVM exited"
       ((SECONDS >= deadline)) && node_failed "$name" "$node" "replica of collection bench not active after ${START_TIMEOUT}s"
       sleep 0.3
     done
+  done
+  while :; do
+    body="$(CURL_MAX_TIME=5 scurl "$(base_url "$(node_port "$name" node1)")/admin/collections?action=CLUSTERSTATUS&collection=bench&wt=json")"
+    green="$(grep -o '"health" *: *"GREEN"' <<<"$body" | wc -l || true)"
+    ((green == ${SHARDS:-1} + 1)) && break
+    pid_alive "$(node_pid "$name" node1)" "$name/node1" || node_failed "$name" node1 "JVM exited"
+    ((SECONDS >= deadline)) && node_failed "$name" node1 "collection bench not GREEN (every replica active, every shard led) after ${START_TIMEOUT}s"
+    sleep 0.3
+  done
+}
+
+# preferred_leaders BODY: how many replicas of a CLUSTERSTATUS body carry preferredLeader;
+# with --led, how many of them are also the leader.
+preferred_leaders() {
+  local body="$1" led="${2:-}" n=0 part
+  while IFS= read -r part; do
+    if [[ "$part" == *'"property.preferredleader":"true"'* ]] && [[ -z "$led" || "$part" == *'"leader":"true"'* ]]; then
+      n=$((n + 1))
+    fi
+  done < <(tr -d '\n ' <<<"$body" | sed 's/"core_node/\n/g')
+  echo "$n"
+}
+
+# cloud with several shards: spread the shard leaders over the nodes (Solr elects wherever a
+# replica registers first, often all on one node). BALANCESHARDUNIQUE gives one replica per
+# shard the preferredLeader property, balanced over the nodes; once the cluster state shows
+# it, REBALANCELEADERS moves leadership there (repeated until every preferred replica leads).
+spread_leaders() {
+  local name="$1" deadline="$2" url body
+  url="$(base_url "$(node_port "$name" node1)")/admin/collections"
+  body="$(CURL_MAX_TIME=$((START_TIMEOUT)) scurl "$url?action=BALANCESHARDUNIQUE&collection=bench&property=preferredLeader&wt=json")"
+  [[ "$body" =~ \"status\"[[:space:]]*:[[:space:]]*0 ]] || node_failed "$name" node1 "BALANCESHARDUNIQUE failed: $(tr -d '\n' <<<"$body" | cut -c1-400)"
+  while :; do
+    body="$(CURL_MAX_TIME=5 scurl "$url?action=CLUSTERSTATUS&collection=bench&wt=json")"
+    (($(preferred_leaders "$body" --led) == SHARDS)) && return 0
+    if (($(preferred_leaders "$body") == SHARDS)); then
+      CURL_MAX_TIME=$((START_TIMEOUT)) scurl "$url?action=REBALANCELEADERS&collection=bench&wt=json" >/dev/null
+    fi
+    ((SECONDS >= deadline)) && node_failed "$name" node1 "shard leaders not spread over the nodes after ${START_TIMEOUT}s"
+    sleep 0.5
   done
 }
 
@@ -506,6 +554,8 @@ cmd_start() {
       --gzip-inflate) GZIP_INFLATE=1; shift ;;
       --timeout) START_TIMEOUT="${2:?}"; shift 2 ;;
       --port) PORT_BASE="${2:?}"; shift 2 ;;
+      --shards) SHARDS="${2:?}"; shift 2 ;;
+      --replicas) REPLICAS="${2:?}"; shift 2 ;;
       *) die "unknown start option '$1'" ;;
     esac
   done
@@ -514,6 +564,8 @@ cmd_start() {
   for n in POLL IDLE_MS VDIM START_TIMEOUT PORT_BASE; do [[ "${!n}" =~ ^[0-9]+$ ]] || die "--${n,,} must be a non-negative integer"; done
   for n in AUTO_COMMIT AUTO_SOFT_COMMIT; do [[ "${!n}" =~ ^-?[0-9]+$ ]] || die "commit intervals must be integers (ms, -1 = off)"; done
   [[ "$HEAP" =~ ^[0-9]+[kKmMgG]?$ ]] || die "bad --heap '$HEAP'"
+  for n in SHARDS REPLICAS; do [[ "${!n}" =~ ^[1-9][0-9]*$ ]] || die "--${n,,} must be a positive integer"; done
+  [[ "$MODE" == cloud || "$SHARDS|$REPLICAS" == "1|2" ]] || die "--shards and --replicas are for cloud mode only"
 
   cmd_setup
   local java; java="$(java_bin)"
@@ -564,11 +616,15 @@ cmd_start() {
       for node in node1 node2; do wait_answers "$name" "$node" "$deadline"; done
       local p1 p2 body
       p1="$(node_port "$name" node1)"; p2="$(node_port "$name" node2)"
-      body="$(CURL_MAX_TIME=$((START_TIMEOUT)) scurl "$(base_url "$p1")/admin/collections?action=CREATE&name=bench&numShards=1&replicationFactor=2&collection.configName=bench&createNodeSet=127.0.0.1:${p1}_solr,127.0.0.1:${p2}_solr&wt=json")"
+      body="$(CURL_MAX_TIME=$((START_TIMEOUT)) scurl "$(base_url "$p1")/admin/collections?action=CREATE&name=bench&router.name=compositeId&numShards=${SHARDS}&replicationFactor=${REPLICAS}&collection.configName=bench&createNodeSet=127.0.0.1:${p1}_solr,127.0.0.1:${p2}_solr&wt=json")"
       if ! [[ "$body" =~ \"status\"[[:space:]]*:[[:space:]]*0 ]] || [[ "$body" == *'"failure"'* ]]; then
         node_failed "$name" node1 "collection CREATE failed: $(tr -d '\n' <<<"$body" | cut -c1-400)"
       fi
       wait_collection "$name" "$deadline"
+      if ((SHARDS > 1)); then
+        spread_leaders "$name" "$deadline"
+        wait_collection "$name" "$deadline"
+      fi
       ;;
   esac
   write_nodes_tsv "$name"

@@ -37,7 +37,9 @@ pub struct BatchReport {
     /// a second report for a document already counted as failed, a delete error), as
     /// `TYPE id: message`. They do not change the counts.
     pub other_errors: Vec<String>,
-    /// Update requests sent.
+    /// Update calls made, one per batch ([`SolrClient::add`](crate::SolrClient::add) call);
+    /// through a shard-aware transport a batch spanning shards goes as one HTTP request per
+    /// shard and still counts once.
     pub requests: usize,
 }
 

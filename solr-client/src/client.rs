@@ -15,9 +15,11 @@ use crate::codec::{doc_id, UpdateFormat};
 use crate::error::{Error, Result};
 use crate::request::{Knn, Select};
 use crate::response::{decode, Document, PingResponse, SelectResponse, UpdateResponse};
+use crate::shard_split;
 use crate::timing::Timing;
 use crate::transport::{
-    RequestKind, Timeouts, TlsOptions, Transport, TransportKind, WireRequest, WireResponse,
+    RequestKind, RouteKey, Timeouts, TlsOptions, Transport, TransportKind, WireRequest,
+    WireResponse,
 };
 
 /// Default response size limit: 64 MiB, applied to the body as it arrives and again to the
@@ -279,6 +281,7 @@ impl SolrClient {
             timeouts: self.timeouts,
             max_response_bytes: self.max_response_bytes,
             deadline: None,
+            route: None,
         }
     }
 
@@ -330,6 +333,9 @@ impl SolrClient {
     }
 
     /// Adds documents in one request, in the client's update format. Nothing is committed.
+    /// When the transport knows the shards ([`Transport::shard_groups`], e.g. the SolrCloud
+    /// router), documents of different shards go in one request per shard, each to its
+    /// shard leader, and the results are combined.
     ///
     /// On success every document was acknowledged. Otherwise the error is
     /// [`Error::Update`], whose [`BatchReport`] accounts for every document: the ones Solr
@@ -348,14 +354,35 @@ impl SolrClient {
         commit_within_ms: Option<u64>,
     ) -> Result<UpdateResponse> {
         let docs = to_documents(docs)?;
-        let body = self.update_format.encode_add(&docs)?;
         let mut query = vec![("wt".to_string(), "json".to_string())];
         if let Some(ms) = commit_within_ms {
             query.push(("commitWithin".into(), ms.to_string()));
         }
         let ids: Vec<String> = docs.iter().map(doc_id).collect();
-        self.update(body, self.update_format.content_type(), query, ids)
-            .await
+        let template = self.wire(Method::POST, "update", query.clone(), RequestKind::Write);
+        let parts = shard_split::parts(self.transport.as_ref(), &template, &ids).await?;
+        // Every part is encoded before any is sent: a document the format cannot carry
+        // fails the whole call with nothing sent.
+        let mut bodies = Vec::with_capacity(parts.len());
+        for part in &parts {
+            bodies.push(if parts.len() == 1 {
+                self.update_format.encode_add(&docs)?
+            } else {
+                let sub: Vec<Document> = part.members.iter().map(|&i| docs[i].clone()).collect();
+                self.update_format.encode_add(&sub)?
+            });
+        }
+        let sends = parts.into_iter().zip(bodies).map(|(part, body)| {
+            let part_ids = part.members.iter().map(|&i| ids[i].clone()).collect();
+            self.update(
+                body,
+                self.update_format.content_type(),
+                query.clone(),
+                part_ids,
+                part.route,
+            )
+        });
+        shard_split::combine(futures::future::join_all(sends).await)
     }
 
     /// Adds documents in batches of `batch_size`, one request per batch, and accounts for
@@ -385,17 +412,31 @@ impl SolrClient {
         self.update_format.encode_add(&to_documents(docs)?)
     }
 
-    /// Deletes documents by id.
+    /// Deletes documents by id. Like [`Self::add`], ids of different shards go in one
+    /// request per shard when the transport knows the shards; an error of any part is
+    /// returned (the other parts may have been applied).
     pub async fn delete_by_ids(&self, ids: &[&str]) -> Result<UpdateResponse> {
-        let body = serde_json::to_vec(&serde_json::json!({ "delete": ids }))
-            .map_err(|e| Error::InvalidInput(e.to_string()))?;
-        self.update(
-            Bytes::from(body),
-            "application/json",
-            vec![("wt".into(), "json".into())],
-            Vec::new(),
-        )
-        .await
+        let query = vec![("wt".to_string(), "json".to_string())];
+        let owned: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
+        let template = self.wire(Method::POST, "update", query.clone(), RequestKind::Write);
+        let parts = shard_split::parts(self.transport.as_ref(), &template, &owned).await?;
+        let mut bodies = Vec::with_capacity(parts.len());
+        for part in &parts {
+            let part_ids: Vec<&str> = part.members.iter().map(|&i| ids[i]).collect();
+            let body = serde_json::to_vec(&serde_json::json!({ "delete": part_ids }))
+                .map_err(|e| Error::InvalidInput(e.to_string()))?;
+            bodies.push(Bytes::from(body));
+        }
+        let sends = parts.into_iter().zip(bodies).map(|(part, body)| {
+            self.update(
+                body,
+                "application/json",
+                query.clone(),
+                Vec::new(),
+                part.route,
+            )
+        });
+        shard_split::combine(futures::future::join_all(sends).await)
     }
 
     /// Deletes every document matching `query` (JSON-encoded, never concatenated markup).
@@ -407,6 +448,7 @@ impl SolrClient {
             "application/json",
             vec![("wt".into(), "json".into())],
             Vec::new(),
+            None,
         )
         .await
     }
@@ -435,8 +477,10 @@ impl SolrClient {
         content_type: &'static str,
         query: Vec<(String, String)>,
         ids: Vec<String>,
+        route: Option<RouteKey>,
     ) -> Result<UpdateResponse> {
         let mut req = self.wire(Method::POST, "update", query, RequestKind::Write);
+        req.route = route;
         req.headers
             .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
         req.body = body;

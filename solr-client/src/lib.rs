@@ -31,6 +31,7 @@ mod error;
 mod escape;
 pub mod request;
 pub mod response;
+mod shard_split;
 pub mod timing;
 pub mod transport;
 
@@ -45,5 +46,6 @@ pub use response::{
 };
 pub use timing::{HttpVersion, Timing};
 pub use transport::{
-    RequestKind, Timeouts, TlsOptions, Transport, TransportKind, WireRequest, WireResponse,
+    RequestKind, RouteKey, ShardGroup, Timeouts, TlsOptions, Transport, TransportKind, WireRequest,
+    WireResponse,
 };

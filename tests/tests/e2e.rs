@@ -8,6 +8,7 @@ mod accounting;
 mod captures;
 mod cli;
 mod client;
+mod cloud_routing;
 mod fault_table;
 mod faults;
 mod foundation;

@@ -13,7 +13,7 @@ use std::time::Instant;
 use bytes::Bytes;
 use http::header::{HeaderValue, ACCEPT_ENCODING, CONTENT_ENCODING};
 
-use super::{BoxFuture, Transport, TransportStats, WireRequest, WireResponse};
+use super::{BoxFuture, ShardGroup, Transport, TransportStats, WireRequest, WireResponse};
 use crate::error::{Error, Result};
 
 /// Wraps a transport with gzip content coding.
@@ -150,6 +150,14 @@ impl<T: Transport> Transport for Gzip<T> {
 
     fn stats(&self) -> TransportStats {
         self.inner.stats()
+    }
+
+    fn shard_groups<'a>(
+        &'a self,
+        req: &'a WireRequest,
+        ids: &'a [String],
+    ) -> BoxFuture<'a, Result<Option<Vec<ShardGroup>>>> {
+        self.inner.shard_groups(req, ids)
     }
 }
 

@@ -128,6 +128,10 @@ pub struct WireRequest {
     /// retry or failover attempt, which clones the request) keeps it, so the request timeout
     /// bounds the whole call, not each attempt.
     pub deadline: Option<Instant>,
+    /// Which shard an update belongs to, set by the client from the document ids it knew
+    /// before encoding the body (any format). Routing decorators read this, never the body.
+    /// None for requests Solr distributes itself (reads, commits, delete-by-query).
+    pub route: Option<RouteKey>,
 }
 
 impl fmt::Debug for WireRequest {
@@ -160,8 +164,32 @@ impl fmt::Debug for WireRequest {
             .field("timeouts", &self.timeouts)
             .field("max_response_bytes", &self.max_response_bytes)
             .field("deadline", &self.deadline)
+            .field("route", &self.route)
             .finish()
     }
+}
+
+/// The route of an update, known before its body was encoded (see [`WireRequest::route`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RouteKey {
+    /// The route ids (the uniqueKey `id`, composite ids `a!b` included) of the documents
+    /// the request adds or deletes, in order. A router sends the request to the leader of
+    /// the shard holding most of them; Solr forwards the rest.
+    Ids(Vec<String>),
+    /// A shard by name, as grouped by [`Transport::shard_groups`]: every document of the
+    /// request belongs to it.
+    Shard(String),
+}
+
+/// The documents of one update that belong to one shard (see [`Transport::shard_groups`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShardGroup {
+    /// The shard name, e.g. `shard1`.
+    pub shard: String,
+    /// Positions of its documents in the ids given to [`Transport::shard_groups`],
+    /// ascending.
+    pub members: Vec<usize>,
 }
 
 impl WireRequest {
@@ -247,6 +275,19 @@ pub trait Transport: Send + Sync + fmt::Debug {
     fn name(&self) -> String;
     /// This transport's own counters.
     fn stats(&self) -> TransportStats;
+    /// Groups the documents of an update by the shard they belong to, given their route ids
+    /// in order, so that the client sends one request per shard, each marked
+    /// [`RouteKey::Shard`]. `req` is the update about to be sent (its headers are used if the
+    /// transport must first load the cluster state). `Ok(None)`, the default, means no
+    /// opinion: the client sends one request. Decorators forward it to their inner transport.
+    fn shard_groups<'a>(
+        &'a self,
+        req: &'a WireRequest,
+        ids: &'a [String],
+    ) -> BoxFuture<'a, Result<Option<Vec<ShardGroup>>>> {
+        let _ = (req, ids);
+        Box::pin(async { Ok(None) })
+    }
 }
 
 impl<T: Transport + ?Sized> Transport for Arc<T> {
@@ -258,6 +299,13 @@ impl<T: Transport + ?Sized> Transport for Arc<T> {
     }
     fn stats(&self) -> TransportStats {
         (**self).stats()
+    }
+    fn shard_groups<'a>(
+        &'a self,
+        req: &'a WireRequest,
+        ids: &'a [String],
+    ) -> BoxFuture<'a, Result<Option<Vec<ShardGroup>>>> {
+        (**self).shard_groups(req, ids)
     }
 }
 

@@ -35,7 +35,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use http::header::RETRY_AFTER;
 use http::{HeaderMap, StatusCode};
 
-use super::{BoxFuture, RequestKind, Transport, TransportStats, WireRequest, WireResponse};
+use super::{
+    BoxFuture, RequestKind, ShardGroup, Transport, TransportStats, WireRequest, WireResponse,
+};
 use crate::error::{Error, Result};
 
 /// The retry budget of one request.
@@ -213,6 +215,14 @@ impl<T: Transport> Transport for Retry<T> {
 
     fn stats(&self) -> TransportStats {
         self.inner.stats()
+    }
+
+    fn shard_groups<'a>(
+        &'a self,
+        req: &'a WireRequest,
+        ids: &'a [String],
+    ) -> BoxFuture<'a, Result<Option<Vec<ShardGroup>>>> {
+        self.inner.shard_groups(req, ids)
     }
 }
 

@@ -11,10 +11,14 @@
 //!   both cores are named `bench` in this project's pair mode, so only the node changes.
 //! - SolrCloud ([`RoutingBuilder::cloud_seed`]): the [`ClusterView`] is discovered with
 //!   `CLUSTERSTATUS` over HTTP on the first request and refreshed when stale. An update goes
-//!   to the leader core of its shard (compositeId hashing, as SolrJ); a batch whose documents
-//!   span shards goes to the leader of the shard holding most of them and Solr forwards the
-//!   rest ([`Routing::split_by_shard`] splits a batch so that each part goes straight to its
-//!   leader). A read goes to the collection path on a replica's node, with
+//!   to the leader core of its shard (compositeId hashing, as SolrJ), chosen from the route
+//!   key the client set before encoding ([`WireRequest::route`]), whatever the body format;
+//!   bodies are never parsed. [`SolrClient`](crate::SolrClient) asks
+//!   [`Transport::shard_groups`] first and sends a batch spanning shards as one request per
+//!   shard, each straight to its leader; a request whose ids span shards anyway goes to the
+//!   leader of the shard holding most of them and Solr forwards the rest. Commits and
+//!   deletes by query carry no key and go to the first shard's leader (Solr distributes
+//!   them). A read goes to the collection path on a replica's node, with
 //!   `shards.preference=replica.location:local` (unless the request sets `shards.preference`
 //!   or `distrib`) so that the chosen replica serves it.
 //!
@@ -84,7 +88,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use http::header::{AUTHORIZATION, CONTENT_TYPE};
+use http::header::AUTHORIZATION;
 use http::{HeaderMap, Method};
 use url::Url;
 
@@ -94,7 +98,8 @@ use super::node_pool::{
 };
 use super::retry::{retries_status, retry_after, RetryPolicy};
 use super::{
-    BoxFuture, RequestKind, Timeouts, Transport, TransportStats, WireRequest, WireResponse,
+    BoxFuture, RequestKind, RouteKey, ShardGroup, Timeouts, Transport, TransportStats, WireRequest,
+    WireResponse,
 };
 use crate::error::{Error, Result};
 use crate::response::Document;
@@ -426,6 +431,7 @@ impl Routing {
             timeouts: self.timeouts,
             max_response_bytes: 64 * 1024 * 1024,
             deadline: None,
+            route: None,
         }
     }
 
@@ -481,7 +487,10 @@ impl Routing {
         Ok(out)
     }
 
-    /// The shard a write goes to.
+    /// The shard a write goes to, from its route key alone (the body is never read):
+    /// [`RouteKey::Shard`] names it; [`RouteKey::Ids`] picks the shard holding most of the
+    /// ids (compositeId hashing); without a key (commit, delete-by-query: Solr distributes
+    /// them), or when the key names no active shard, the first active shard.
     fn write_shard<'a>(&self, view: &'a ClusterView, req: &WireRequest) -> Result<&'a ShardInfo> {
         let active: Vec<&ShardInfo> = view.shards.iter().filter(|s| s.active).collect();
         let first = *active
@@ -490,30 +499,57 @@ impl Routing {
         if active.len() == 1 {
             return Ok(first);
         }
-        let is_json = req
-            .headers
-            .get(CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|c| c.contains("json"));
-        if !is_json {
-            return Ok(first);
-        }
-        let Ok(docs) = serde_json::from_slice::<Vec<Document>>(&req.body) else {
-            return Ok(first);
-        };
-        let mut counts: Vec<(usize, &ShardInfo)> = Vec::new();
-        for d in &docs {
-            if let Ok(s) = view.shard_for(d) {
-                match counts.iter_mut().find(|(_, x)| x.name == s.name) {
-                    Some((c, _)) => *c += 1,
-                    None => counts.push((1, s)),
+        let chosen = match &req.route {
+            Some(RouteKey::Shard(name)) => active.iter().copied().find(|s| &s.name == name),
+            Some(RouteKey::Ids(ids)) if hashes_ids(view) => {
+                let mut counts: Vec<(usize, &ShardInfo)> = Vec::new();
+                for id in ids {
+                    if let Ok(s) = view.shard_for_key(id) {
+                        match counts.iter_mut().find(|(_, x)| x.name == s.name) {
+                            Some((c, _)) => *c += 1,
+                            None => counts.push((1, s)),
+                        }
+                    }
                 }
+                // The first of the most-held shards (max_by_key would take the last).
+                let most = counts.iter().map(|(c, _)| *c).max().unwrap_or(0);
+                counts.into_iter().find(|(c, _)| *c == most).map(|(_, s)| s)
+            }
+            _ => None,
+        };
+        Ok(chosen.unwrap_or(first))
+    }
+
+    /// Groups route ids by shard in the current view (refreshed first when stale); `None`
+    /// when the ids do not decide the shard (standalone, implicit router, `router.field`,
+    /// a hash no active shard serves) or the view cannot be loaded: the request then goes
+    /// as one, and Solr forwards what is not the receiving leader's.
+    async fn group_ids(&self, req: &WireRequest, ids: &[String]) -> Option<Vec<ShardGroup>> {
+        if !self.cloud || ids.is_empty() {
+            return None;
+        }
+        if self.view_too_old() || self.stale.load(Ordering::Acquire) {
+            let seen = self.refreshes();
+            let _ = self.refresh_with(&req.headers, seen).await;
+        }
+        let view = self.view();
+        if !hashes_ids(&view) {
+            return None;
+        }
+        let mut groups: Vec<ShardGroup> = Vec::new();
+        for (i, id) in ids.iter().enumerate() {
+            let name = &view.shard_for_key(id).ok()?.name;
+            match groups.iter_mut().find(|g| &g.shard == name) {
+                Some(g) => g.members.push(i),
+                None => groups.push(ShardGroup {
+                    shard: name.clone(),
+                    members: vec![i],
+                }),
             }
         }
-        Ok(counts
-            .into_iter()
-            .max_by_key(|(c, _)| *c)
-            .map_or(first, |(_, s)| s))
+        let order = |n: &str| view.shards.iter().position(|s| s.name == n);
+        groups.sort_by_key(|g| order(&g.shard));
+        Some(groups)
     }
 
     /// The ordered attempts for `req`.
@@ -769,6 +805,12 @@ impl Routing {
     }
 }
 
+/// True when a document's shard follows from its id: a compositeId collection hashing the
+/// uniqueKey (no `router.field`).
+fn hashes_ids(view: &ClusterView) -> bool {
+    view.cloud && view.router == "compositeId" && view.route_field.is_none()
+}
+
 /// Transport failures a read may fail over on.
 fn is_transport_error(e: &Error) -> bool {
     matches!(
@@ -813,11 +855,20 @@ impl Transport for Routing {
     fn stats(&self) -> TransportStats {
         self.inner.stats()
     }
+
+    fn shard_groups<'a>(
+        &'a self,
+        req: &'a WireRequest,
+        ids: &'a [String],
+    ) -> BoxFuture<'a, Result<Option<Vec<ShardGroup>>>> {
+        Box::pin(async move { Ok(self.group_ids(req, ids).await) })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transport::composite_id_hash;
     use crate::TransportKind;
 
     fn inner() -> Arc<dyn Transport> {
@@ -862,10 +913,139 @@ mod tests {
             timeouts: Timeouts::default(),
             max_response_bytes: 1024,
             deadline: None,
+            route: None,
         };
         let e = r.send(req).await.expect_err("no leader");
         assert!(matches!(e, Error::NoNode(_)) && e.is_not_sent());
         assert_eq!(r.node_stats()[0].writes, 0);
+    }
+
+    /// An inner transport that answers CLUSTERSTATUS with a 2-shard view (shard1 led on
+    /// node 1, shard2 on node 2) and every other request with 200, recording where it went.
+    #[derive(Debug, Default)]
+    struct TwoShards {
+        sent: std::sync::Mutex<Vec<(String, String)>>,
+    }
+
+    impl Transport for TwoShards {
+        fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
+            Box::pin(async move {
+                let body = if req.path == "admin/collections" {
+                    serde_json::json!({"cluster":{
+                        "live_nodes":["127.0.0.1:1_solr","127.0.0.1:2_solr"],
+                        "collections":{"bench":{"router":{"name":"compositeId"},"shards":{
+                            "shard1":{"range":"80000000-ffffffff","state":"active","replicas":{
+                                "r1":{"core":"bench_shard1_replica_n1","node_name":"127.0.0.1:1_solr","state":"active","leader":"true"},
+                                "r2":{"core":"bench_shard1_replica_n2","node_name":"127.0.0.1:2_solr","state":"active"}}},
+                            "shard2":{"range":"0-7fffffff","state":"active","replicas":{
+                                "r3":{"core":"bench_shard2_replica_n3","node_name":"127.0.0.1:1_solr","state":"active"},
+                                "r4":{"core":"bench_shard2_replica_n4","node_name":"127.0.0.1:2_solr","state":"active","leader":"true"}}}}}}}})
+                    .to_string()
+                } else {
+                    self.sent
+                        .lock()
+                        .expect("lock")
+                        .push((node_key(&req.node), req.path.clone()));
+                    r#"{"responseHeader":{"status":0,"QTime":0}}"#.to_string()
+                };
+                Ok(WireResponse {
+                    status: http::StatusCode::OK,
+                    headers: HeaderMap::new(),
+                    body: bytes::Bytes::from(body),
+                    timing: crate::Timing::default(),
+                })
+            })
+        }
+        fn name(&self) -> String {
+            "two-shards".into()
+        }
+        fn stats(&self) -> TransportStats {
+            TransportStats::default()
+        }
+    }
+
+    #[tokio::test]
+    async fn writes_follow_the_route_key_never_the_body() {
+        let inner = Arc::new(TwoShards::default());
+        let r = Routing::builder(inner.clone())
+            .cloud_seed("http://127.0.0.1:1/solr")
+            .build()
+            .expect("builds");
+        // Ids of each shard, by the hash ranges above (negative hashes are shard1's).
+        let (mut one, mut two) = (Vec::new(), Vec::new());
+        for i in 0..40 {
+            let id = format!("doc-{i}");
+            if composite_id_hash(&id) < 0 {
+                one.push(id);
+            } else {
+                two.push(id);
+            }
+        }
+        let mut ids: Vec<String> = one[..3].to_vec();
+        ids.extend(two[..2].iter().cloned());
+        let template = |route: Option<RouteKey>, body: &'static [u8]| WireRequest {
+            method: Method::POST,
+            node: Url::parse("http://127.0.0.1:1/solr").expect("url"),
+            path: "bench/update".into(),
+            query: Vec::new(),
+            headers: HeaderMap::new(),
+            body: bytes::Bytes::from_static(body),
+            kind: RequestKind::Write,
+            timeouts: Timeouts::default(),
+            max_response_bytes: 1024,
+            deadline: None,
+            route,
+        };
+        let groups = r
+            .shard_groups(&template(None, b""), &ids)
+            .await
+            .expect("groups")
+            .expect("a cloud router has an opinion");
+        assert_eq!(
+            groups,
+            vec![
+                ShardGroup {
+                    shard: "shard1".into(),
+                    members: vec![0, 1, 2]
+                },
+                ShardGroup {
+                    shard: "shard2".into(),
+                    members: vec![3, 4]
+                },
+            ]
+        );
+        // An XML body naming shard1's ids, routed to shard2 by its key: the key wins.
+        r.send(template(
+            Some(RouteKey::Shard("shard2".into())),
+            b"<add><doc><field name=\"id\">doc-x</field></doc></add>",
+        ))
+        .await
+        .expect("sent");
+        // Ids of both shards, most of shard1: shard1's leader; no key: the first shard.
+        r.send(template(Some(RouteKey::Ids(ids.clone())), b"\xa0"))
+            .await
+            .expect("sent");
+        r.send(template(None, br#"{"commit":{}}"#))
+            .await
+            .expect("sent");
+        let sent = inner.sent.lock().expect("lock").clone();
+        assert_eq!(
+            sent,
+            vec![
+                (
+                    "http://127.0.0.1:2/solr".to_string(),
+                    "bench_shard2_replica_n4/update".to_string()
+                ),
+                (
+                    "http://127.0.0.1:1/solr".to_string(),
+                    "bench_shard1_replica_n1/update".to_string()
+                ),
+                (
+                    "http://127.0.0.1:1/solr".to_string(),
+                    "bench_shard1_replica_n1/update".to_string()
+                ),
+            ]
+        );
     }
 
     #[test]

@@ -75,6 +75,18 @@ pub fn cloud() -> &'static LocalSolr {
     instance(&S, Mode::Cloud, "e2e-cloud", &[])
 }
 
+/// Two-node SolrCloud, collection `bench` (compositeId) 2 shards x 2 replicas, the shard
+/// leaders spread over both nodes.
+pub fn cloud2x2() -> &'static LocalSolr {
+    static S: OnceLock<LocalSolr> = OnceLock::new();
+    instance(
+        &S,
+        Mode::Cloud,
+        "e2e-cloud2x2",
+        &["--shards", "2", "--replicas", "2"],
+    )
+}
+
 /// A client on `url` with `kind`.
 pub fn client(url: &str, kind: TransportKind, gzip: bool) -> SolrClient {
     SolrClient::builder(url)
