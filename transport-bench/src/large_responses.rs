@@ -144,8 +144,11 @@ pub struct LargeCell {
     pub p95_ms: Option<f64>,
     /// Wall mean, ms.
     pub mean_ms: f64,
-    /// Solr QTime p50, ms.
+    /// Solr QTime p50 of the responses that carried one, ms.
     pub qtime_p50_ms: Option<f64>,
+    /// Responses without a QTime (left out of `qtime_p50_ms`, not counted as 0).
+    #[serde(default)]
+    pub qtime_missing: u64,
     /// Mean transfer phase (first to last response byte), ms.
     pub transfer_mean_ms: f64,
     /// Mean decompress phase, ms.
@@ -536,9 +539,11 @@ pub fn summarize(records: &[LargeRecord], rows: &[u64], gzip: &[bool]) -> LargeS
                 mean_ms: wall.mean_ms,
                 qtime_p50_ms: percentiles(
                     ok.iter()
-                        .map(|(_, t)| Duration::from_millis(u64::from(t.qtime_ms.unwrap_or(0)))),
+                        .filter_map(|(_, t)| t.qtime_ms)
+                        .map(|q| Duration::from_millis(u64::from(q))),
                 )
                 .p50_ms,
+                qtime_missing: ok.iter().filter(|(_, t)| t.qtime_ms.is_none()).count() as u64,
                 transfer_mean_ms: mean(&|t| ms(t.transfer)),
                 decompress_mean_ms: mean(&|t| ms(t.decompress.unwrap_or_default())),
                 parse_mean_ms: mean(&|t| ms(t.parse.unwrap_or_default())),
@@ -564,7 +569,7 @@ pub fn summarize(records: &[LargeRecord], rows: &[u64], gzip: &[bool]) -> LargeS
                 .iter()
                 .find(|x| x.rows == r && x.gzip == g && x.step == step)
                 .and_then(|x| x.timing.as_ref())
-                .map(|t| t.decoded_bytes - digits(t.qtime_ms.unwrap_or(0)))
+                .map(|t| t.decoded_bytes - t.qtime_ms.map_or(0, digits))
         };
         let steps = records.iter().map(|x| x.step + 1).max().unwrap_or(0);
         let decoded_identical = (0..steps).all(|s| body(false, s) == body(true, s));

@@ -126,9 +126,13 @@ pub struct TransportSummary {
     pub curve_ms: Vec<(f64, f64)>,
     /// Open loop: latency from the scheduled start (corrected for coordinated omission).
     pub corrected: Option<Percentiles>,
-    /// Solr QTime.
+    /// Solr QTime, of the responses that carried one.
     pub qtime: Percentiles,
-    /// Overhead = total - QTime.
+    /// Successful responses without a QTime (`omitHeader=true`, a proxy's page): left out
+    /// of `qtime` and `overhead` rather than counted as 0.
+    #[serde(default)]
+    pub qtime_missing: u64,
+    /// Overhead = total - QTime, of the responses that carried a QTime.
     pub overhead: Percentiles,
     /// Per-repetition medians of wall time (the noise estimate of `compare`).
     pub rep_p50_ms: Vec<f64>,
@@ -167,8 +171,11 @@ pub struct IndexSummary {
     pub body_bytes: u64,
     /// Request body bytes if gzipped.
     pub body_bytes_gzip: u64,
-    /// Median QTime of the update requests.
+    /// Median QTime of the update requests that carried one.
     pub qtime_p50_ms: Option<f64>,
+    /// Update responses without a QTime (left out of `qtime_p50_ms`, not counted as 0).
+    #[serde(default)]
+    pub qtime_missing: u64,
 }
 
 /// The study's result: what `summary.json` holds (schema: `transport-bench/schema/summary.schema.json`).
@@ -225,6 +232,7 @@ async fn index_formats(cfg: &StudyConfig) -> Result<Vec<IndexSummary>> {
         let pb = progress(cfg.quiet, cfg.docs as u64, format!("reindex ({format})"));
         let t0 = Instant::now();
         let (mut body, mut body_gz, mut qtimes, mut acked) = (0u64, 0u64, Vec::new(), 0usize);
+        let mut qtime_missing = 0u64;
         let mut i = 0;
         while i < cfg.docs {
             let n = cfg.batch.min(cfg.docs - i);
@@ -236,7 +244,10 @@ async fn index_formats(cfg: &StudyConfig) -> Result<Vec<IndexSummary>> {
                 .add(&docs)
                 .await
                 .with_context(|| format!("indexing {format} batch at {i}"))?;
-            qtimes.push(Duration::from_millis(u64::from(r.header.qtime)));
+            match r.header.qtime {
+                Some(q) => qtimes.push(Duration::from_millis(u64::from(q))),
+                None => qtime_missing += 1,
+            }
             acked += r.docs_sent;
             i += n;
             pb.inc(n as u64);
@@ -252,6 +263,7 @@ async fn index_formats(cfg: &StudyConfig) -> Result<Vec<IndexSummary>> {
             body_bytes: body,
             body_bytes_gzip: body_gz,
             qtime_p50_ms: percentiles(qtimes).p50_ms,
+            qtime_missing,
         });
     }
     Ok(out)
@@ -611,9 +623,11 @@ pub fn summarize(
         qtime: percentiles(
             timings
                 .iter()
-                .map(|t| Duration::from_millis(u64::from(t.qtime_ms.unwrap_or(0)))),
+                .filter_map(|t| t.qtime_ms)
+                .map(|q| Duration::from_millis(u64::from(q))),
         ),
-        overhead: percentiles(timings.iter().map(|t| t.overhead())),
+        qtime_missing: timings.iter().filter(|t| t.qtime_ms.is_none()).count() as u64,
+        overhead: percentiles(timings.iter().filter_map(|t| t.overhead())),
         rep_p50_ms,
         phases_mean_ms,
         bytes_in_mean: timings.iter().map(|t| t.bytes_in as f64).sum::<f64>() / n,
@@ -681,8 +695,13 @@ pub fn findings(ts: &[TransportSummary]) -> Vec<String> {
             };
             let share = match (t.wall.p50_ms, t.overhead.p50_ms) {
                 (Some(wall), Some(over)) if wall > 0.0 => format!(
-                    "{:.0}% of p50 outside Solr ({over:.2} of {wall:.2} ms)",
-                    over / wall * 100.0
+                    "{:.0}% of p50 outside Solr ({over:.2} of {wall:.2} ms){}",
+                    over / wall * 100.0,
+                    missing_note(t.qtime_missing)
+                ),
+                (Some(_), None) => format!(
+                    "time outside Solr unknown ({} responses without QTime)",
+                    t.qtime_missing
                 ),
                 _ => "no successful request".into(),
             };
@@ -693,6 +712,15 @@ pub fn findings(ts: &[TransportSummary]) -> Vec<String> {
             )
         })
         .collect()
+}
+
+/// `"; n responses without QTime"` when some responses carried none, else empty.
+fn missing_note(n: u64) -> String {
+    if n == 0 {
+        String::new()
+    } else {
+        format!("; {n} responses without QTime")
+    }
 }
 
 /// The one-line verdict: the best transport against `fresh` in the search workload, with the
@@ -724,12 +752,12 @@ pub fn verdict(ts: &[TransportSummary], indexing: &[IndexSummary]) -> String {
         .min_by(|a, b| p50(a).total_cmp(&p50(b)));
     match (fresh, best) {
         (Some(f), Some(b)) if b.transport != f.transport => parts.push(format!(
-            "{} cut {scenario} p50 by {:.0}% vs fresh ({:.2} -> {:.2} ms; QTime p50 {:.0} ms); fresh opened {} connections, {} opened {}",
+            "{} cut {scenario} p50 by {:.0}% vs fresh ({:.2} -> {:.2} ms; QTime p50 {} ms); fresh opened {} connections, {} opened {}",
             b.transport,
             (1.0 - p50(b) / p50(f)) * 100.0,
             p50(f),
             p50(b),
-            b.qtime.p50_ms.unwrap_or(0.0),
+            b.qtime.p50_ms.map_or("-".into(), |q| format!("{q:.0}")),
             f.witnesses.connector,
             b.transport,
             b.witnesses.connector

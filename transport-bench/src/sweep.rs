@@ -379,12 +379,12 @@ pub fn verdict(rows: &[SweepRow]) -> String {
         };
         if let (Some(f), Some(p)) = (at("fresh"), at("pooled")) {
             parts.push(format!(
-                "TLS {v} at RTT {max_rtt} ms: fresh p50 {:.1} ms vs pooled {:.1} ms (x{:.2}, theory x{:.2}; QTime p50 {:.0} ms)",
+                "TLS {v} at RTT {max_rtt} ms: fresh p50 {:.1} ms vs pooled {:.1} ms (x{:.2}, theory x{:.2}; QTime p50 {} ms)",
                 f.p50_ms.unwrap_or(f64::NAN),
                 p.p50_ms.unwrap_or(f64::NAN),
                 f.fresh_pooled_ratio.unwrap_or(f64::NAN),
                 f.theory_ratio.unwrap_or(f64::NAN),
-                p.qtime_p50_ms.unwrap_or(f64::NAN),
+                p.qtime_p50_ms.map_or("-".into(), |q| format!("{q:.0}")),
             ));
         }
         if let (Some(p), Some(g)) = (at("pooled"), at("pooled+gzip")) {
@@ -787,6 +787,7 @@ mod tests {
             curve_ms: vec![(50.0, p50), (95.0, p50 * 1.5)],
             corrected: None,
             qtime: Percentiles::default(),
+            qtime_missing: 0,
             overhead: Percentiles::default(),
             rep_p50_ms: vec![],
             phases_mean_ms: vec![],
