@@ -39,16 +39,16 @@ use crate::wan::{TlsVersion, Wan, WanConfig};
 #[derive(Debug, Clone, clap::Args)]
 pub struct LargeArgs {
     /// Page sizes (rows per search), comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "10,40,100,1000")]
+    #[arg(value_parser = crate::args::count::<u64, 1, 1_000_000>, allow_negative_numbers = true, long, value_delimiter = ',', default_value = "10,40,100,1000")]
     pub rows: Vec<u64>,
     /// Gzip settings to compare: both, on or off.
     #[arg(long, default_value = "both")]
     pub gzip: String,
     /// Emulated round-trip time, ms.
-    #[arg(long, value_name = "MS", default_value_t = 20.0)]
+    #[arg(value_parser = crate::args::delay_ms, allow_negative_numbers = true, long, value_name = "MS", default_value_t = 20.0)]
     pub rtt: f64,
     /// Jitter in ms (uniform in [-J, +J] on each one-way delay).
-    #[arg(long, value_name = "MS", default_value_t = 0.0)]
+    #[arg(value_parser = crate::args::delay_ms, allow_negative_numbers = true, long, value_name = "MS", default_value_t = 0.0)]
     pub jitter: f64,
     /// Bandwidth cap per direction (e.g. 100mbit, 1gbit), or `none`.
     #[arg(long, value_name = "RATE", default_value = "100mbit")]
@@ -57,16 +57,16 @@ pub struct LargeArgs {
     #[arg(long, value_name = "1.2|1.3")]
     pub tls_version: Option<TlsVersion>,
     /// Measured requests per cell (page size x gzip).
-    #[arg(long, default_value_t = 60)]
+    #[arg(value_parser = crate::args::count::<usize, 1, 10_000_000>, allow_negative_numbers = true, long, default_value_t = 60)]
     pub requests: usize,
     /// Warm-up requests per cell (excluded from figures, counted in the byte accounting).
-    #[arg(long, default_value_t = 3)]
+    #[arg(value_parser = crate::args::count::<usize, 0, 10_000_000>, allow_negative_numbers = true, long, default_value_t = 3)]
     pub warmup: usize,
     /// Documents in the corpus (at least the largest page).
-    #[arg(long, default_value_t = 2000)]
+    #[arg(value_parser = crate::args::count::<usize, 1, 100_000_000>, allow_negative_numbers = true, long, default_value_t = 2000)]
     pub docs: usize,
     /// Approximate JSON size of one document, bytes.
-    #[arg(long, default_value_t = 2048)]
+    #[arg(value_parser = crate::args::count::<usize, 1, 100_000_000>, allow_negative_numbers = true, long, default_value_t = 2048)]
     pub doc_bytes: usize,
     /// Transport (the seed's client pools connections).
     #[arg(long, default_value = "pooled")]
@@ -1033,7 +1033,7 @@ pub async fn run_cmd(a: LargeArgs) -> Result<()> {
     let result = scenario(&a, &target.url).await;
     target.finish(a.keep_solr);
     let (report, records) = result?;
-    let out = crate::out_dir(a.out.clone(), "large-responses");
+    let out = crate::out_dir(a.out.clone(), "large-responses")?;
     save(&out, &report, &records)?;
     print_text(&report, &mut std::io::stdout().lock())?;
     eprintln!("saved: {}", out.display());

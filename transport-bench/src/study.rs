@@ -541,6 +541,9 @@ pub async fn run(cfg: &StudyConfig) -> Result<(StudyReport, Vec<Record>)> {
             ));
         }
     }
+    if let Some(reason) = all_failed(&records) {
+        anyhow::bail!(reason);
+    }
     let warnings = warnings(&transports, cfg);
     let verdict = verdict(&transports, &indexing);
     let report = StudyReport {
@@ -712,6 +715,29 @@ pub fn findings(ts: &[TransportSummary]) -> Vec<String> {
             )
         })
         .collect()
+}
+
+/// The reason a run is a failure when every measured request failed (none succeeded):
+/// how many failed and the most frequent error, first. None when any succeeded or none ran.
+pub fn all_failed(records: &[Record]) -> Option<String> {
+    let measured: Vec<&Record> = records.iter().filter(|r| !r.warmup).collect();
+    if measured.is_empty() || measured.iter().any(|r| r.error.is_none()) {
+        return None;
+    }
+    let mut kinds: std::collections::BTreeMap<&str, usize> = Default::default();
+    for e in measured.iter().filter_map(|r| r.error.as_deref()) {
+        *kinds.entry(e).or_default() += 1;
+    }
+    let (top, n) = kinds
+        .iter()
+        .max_by_key(|(_, n)| **n)
+        .map(|(e, n)| (*e, *n))
+        .unwrap_or(("", 0));
+    Some(format!(
+        "every request failed ({} of {}); the most frequent error ({n}x): {top}",
+        measured.len(),
+        measured.len()
+    ))
 }
 
 /// `"; n responses without QTime"` when some responses carried none, else empty.

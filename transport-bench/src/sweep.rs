@@ -38,13 +38,13 @@ pub const RATIO_TOLERANCE: f64 = 0.10;
 #[derive(Debug, Clone, clap::Args)]
 pub struct SweepArgs {
     /// Round-trip times in ms, comma-separated. 0 is always measured (the theory's baseline).
-    #[arg(long, value_delimiter = ',', default_value = "0,2,20,80")]
+    #[arg(value_parser = crate::args::delay_ms, allow_negative_numbers = true, long, value_delimiter = ',', default_value = "0,2,20,80")]
     pub rtt: Vec<f64>,
     /// TLS version terminated at the proxy: 1.3, 1.2 or both.
     #[arg(long, default_value = "1.3")]
     pub tls_version: String,
     /// Jitter in ms (uniform in [-J, +J] on each one-way delay).
-    #[arg(long, value_name = "MS", default_value_t = 0.0)]
+    #[arg(value_parser = crate::args::delay_ms, allow_negative_numbers = true, long, value_name = "MS", default_value_t = 0.0)]
     pub jitter: f64,
     /// Bandwidth cap per direction, e.g. 100mbit (none by default).
     #[arg(long, value_name = "RATE")]
@@ -57,19 +57,19 @@ pub struct SweepArgs {
     #[arg(long, default_value = "bench")]
     pub collection: String,
     /// Documents indexed first on loopback (ids `sweep-N`, overwritten on each run); 0 skips.
-    #[arg(long, default_value_t = 2000)]
+    #[arg(value_parser = crate::args::count::<usize, 1, 100_000_000>, allow_negative_numbers = true, long, default_value_t = 2000)]
     pub docs: usize,
     /// Measured searches per transport and point.
-    #[arg(long, default_value_t = 100)]
+    #[arg(value_parser = crate::args::count::<usize, 1, 10_000_000>, allow_negative_numbers = true, long, default_value_t = 100)]
     pub searches: usize,
     /// Warm-up searches per transport and point (excluded from figures).
-    #[arg(long, default_value_t = 5)]
+    #[arg(value_parser = crate::args::count::<usize, 0, 10_000_000>, allow_negative_numbers = true, long, default_value_t = 5)]
     pub warmup: usize,
     /// Repetitions per point (the transport order rotates).
-    #[arg(long, default_value_t = 1)]
+    #[arg(value_parser = crate::args::count::<usize, 1, 1000>, allow_negative_numbers = true, long, default_value_t = 1)]
     pub reps: usize,
     /// Rows per search.
-    #[arg(long, default_value_t = 10)]
+    #[arg(value_parser = crate::args::count::<u64, 0, 1_000_000>, allow_negative_numbers = true, long, default_value_t = 10)]
     pub rows: u64,
     /// Transports, comma-separated (fresh and pooled are needed for the ratio).
     #[arg(
@@ -690,7 +690,7 @@ pub async fn sweep(a: &SweepArgs, url: &str, out: &Path) -> Result<SweepReport> 
                 mixed: 0,
                 write_ratio: 0.0,
                 warmup: a.warmup,
-                reps: a.reps.max(1),
+                reps: a.reps,
                 rows: a.rows,
                 query: None,
                 load: crate::load::Load::Closed { concurrency: 1 },
@@ -759,7 +759,7 @@ pub async fn run_cmd(a: SweepArgs) -> Result<()> {
     versions(&a.tls_version)?;
     gzip_list(&a.gzip)?;
     let target = crate::seedkit::Target::open(a.url.clone(), &a.collection, None, "sweep", &[])?;
-    let out = crate::out_dir(a.out.clone(), "sweep");
+    let out = crate::out_dir(a.out.clone(), "sweep")?;
     let result = sweep(&a, &target.url, &out).await;
     target.finish(a.keep_solr);
     let report = result?;

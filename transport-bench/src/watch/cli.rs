@@ -127,7 +127,7 @@ pub async fn run(a: WatchArgs) -> Result<()> {
         }
     };
     let report = super::analyse(&captured, &source);
-    let out = crate::out_dir(a.out.clone(), "watch");
+    let out = crate::out_dir(a.out.clone(), "watch")?;
     super::save(&out, &report, &captured)
         .with_context(|| format!("saving to {}", out.display()))?;
     let mut stdout = std::io::stdout().lock();
