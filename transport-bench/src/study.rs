@@ -802,3 +802,83 @@ pub fn verdict(ts: &[TransportSummary], indexing: &[IndexSummary]) -> String {
     }
     format!("verdict: {}", parts.join("; "))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(qtime_ms: Option<u32>, error: Option<&str>) -> Record {
+        Record {
+            scenario: "search".into(),
+            op: "select".into(),
+            transport: "pooled".into(),
+            rep: 0,
+            warmup: false,
+            error: error.map(str::to_string),
+            timing: error.is_none().then(|| Timing {
+                server_wait: Duration::from_millis(10),
+                qtime_ms,
+                ..Default::default()
+            }),
+            latency_ms: None,
+            start_delay_ms: None,
+        }
+    }
+
+    /// Issue 10: a response without QTime is counted apart, not averaged in as QTime 0
+    /// (which made its overhead the whole total).
+    #[test]
+    fn responses_without_qtime_are_counted_not_zero() {
+        let recs = [rec(Some(4), None), rec(None, None), rec(None, None)];
+        let refs: Vec<&Record> = recs.iter().collect();
+        let s = summarize(
+            "search",
+            "pooled",
+            TransportKind::Pooled,
+            &refs,
+            Witnesses::default(),
+            vec![],
+            Duration::from_secs(1),
+        );
+        assert_eq!(
+            (s.wall.n, s.qtime.n, s.qtime_missing, s.overhead.n),
+            (3, 1, 2, 1)
+        );
+        let q = s.qtime.p50_ms.expect("one QTime");
+        assert!((3.9..=4.1).contains(&q), "{q}");
+        let o = s.overhead.p50_ms.expect("one overhead");
+        assert!((5.9..=6.1).contains(&o), "10 ms total - 4 ms QTime: {o}");
+        assert!(findings(&[s])[0].contains("2 responses without QTime"));
+
+        let none = [rec(None, None)];
+        let s = summarize(
+            "search",
+            "pooled",
+            TransportKind::Pooled,
+            &none.iter().collect::<Vec<_>>(),
+            Witnesses::default(),
+            vec![],
+            Duration::from_secs(1),
+        );
+        assert_eq!((s.qtime.p50_ms, s.overhead.p50_ms), (None, None));
+        assert!(findings(&[s])[0].contains("time outside Solr unknown"));
+    }
+
+    /// Issue 12: a run is a failure only when every measured request failed.
+    #[test]
+    fn all_failed_names_the_count_and_the_most_frequent_error() {
+        let mut recs = vec![
+            rec(None, Some("refused")),
+            rec(None, Some("refused")),
+            rec(None, Some("timeout")),
+        ];
+        let why = all_failed(&recs).expect("all failed");
+        assert_eq!(
+            why,
+            "every request failed (3 of 3); the most frequent error (2x): refused"
+        );
+        recs.push(rec(Some(1), None));
+        assert_eq!(all_failed(&recs), None);
+        assert_eq!(all_failed(&[]), None);
+    }
+}
