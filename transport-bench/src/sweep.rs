@@ -135,8 +135,11 @@ pub struct SweepRow {
     pub p50_ms: Option<f64>,
     /// Wall p95, ms (None under 20 samples).
     pub p95_ms: Option<f64>,
-    /// Solr QTime p50, ms.
+    /// Solr QTime p50 of the searches that carried one, ms.
     pub qtime_p50_ms: Option<f64>,
+    /// Searches answered without a QTime (left out of `qtime_p50_ms`, not counted as 0).
+    #[serde(default)]
+    pub qtime_missing: u64,
     /// Mean wire bytes in per search.
     pub bytes_in_mean: f64,
     /// Connections opened: the transport's connector.
@@ -281,6 +284,7 @@ pub fn rows(
                 p50_ms: t.wall.p50_ms,
                 p95_ms: p95(t),
                 qtime_p50_ms: t.qtime.p50_ms,
+                qtime_missing: t.qtime_missing,
                 bytes_in_mean: t.bytes_in_mean,
                 conns_connector: w.connector,
                 conns_kernel: w.kernel_active_opens,
