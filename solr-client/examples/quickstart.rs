@@ -41,7 +41,7 @@ async fn main() -> solr_client::Result<()> {
         .collect();
     let added = client.add(&books).await?;
     println!(
-        "added {} docs (QTime {} ms)",
+        "added {} docs (QTime {:?} ms)",
         added.docs_sent, added.header.qtime
     );
     client.commit(Commit::default()).await?;
@@ -52,7 +52,7 @@ async fn main() -> solr_client::Result<()> {
             .await?;
         let t = &r.timing;
         println!(
-            "search {i}: {} hits | QTime {} ms | client total {:?} (connect {:?}, wait {:?}, transfer {:?}, parse {:?}) | connection #{} reused={}",
+            "search {i}: {} hits | QTime {:?} ms | client total {:?} (connect {:?}, wait {:?}, transfer {:?}, parse {:?}) | connection #{} reused={}",
             r.response.num_found,
             r.header.qtime,
             t.total(),

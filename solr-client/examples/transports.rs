@@ -29,7 +29,7 @@ async fn main() -> solr_client::Result<()> {
             for _ in 0..20 {
                 let r = client.select(&Select::new("*:*").rows(10)).await?;
                 totals.push(r.timing.total());
-                qtimes.push(r.header.qtime);
+                qtimes.extend(r.header.qtime);
             }
             totals.sort();
             qtimes.sort();
@@ -38,7 +38,9 @@ async fn main() -> solr_client::Result<()> {
                 client.transport().name(),
                 client.transport().stats().connections_opened,
                 totals[totals.len() / 2].as_secs_f64() * 1000.0,
-                qtimes[qtimes.len() / 2]
+                qtimes
+                    .get(qtimes.len() / 2)
+                    .map_or("-".to_string(), |q| q.to_string())
             );
         }
     }

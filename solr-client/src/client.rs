@@ -578,8 +578,8 @@ impl SolrClient {
     }
 }
 
-fn with_qtime(mut t: Timing, qtime: u32) -> Timing {
-    t.qtime_ms = Some(qtime);
+fn with_qtime(mut t: Timing, qtime: Option<u32>) -> Timing {
+    t.qtime_ms = qtime;
     t
 }
 

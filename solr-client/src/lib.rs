@@ -16,7 +16,8 @@
 //!     .gzip(true)
 //!     .build()?;
 //! let r = client.select(&Select::new("title:solr").rows(10)).await?;
-//! println!("QTime {} ms, client total {:?}, reused connection: {}",
+//! // QTime is None when Solr sent no header (omitHeader=true): absent is not 0.
+//! println!("QTime {:?} ms, client total {:?}, reused connection: {}",
 //!     r.header.qtime, r.timing.total(), r.timing.reused);
 //! # Ok(()) }
 //! ```

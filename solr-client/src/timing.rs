@@ -108,10 +108,11 @@ impl Timing {
         self.transport_total() + self.parse.unwrap_or_default()
     }
 
-    /// Time spent outside Solr's QTime: `total() - QTime` (zero when QTime is unknown).
-    pub fn overhead(&self) -> Duration {
-        let q = Duration::from_millis(u64::from(self.qtime_ms.unwrap_or(0)));
-        self.total().saturating_sub(q)
+    /// Time spent outside Solr's QTime: `total() - QTime`, or `None` when the response
+    /// carried no QTime (then the overhead is unknown, not the whole total).
+    pub fn overhead(&self) -> Option<Duration> {
+        let q = Duration::from_millis(u64::from(self.qtime_ms?));
+        Some(self.total().saturating_sub(q))
     }
 
     /// Time to set the connection up (dns + connect + tls), zero on reuse.

@@ -217,3 +217,76 @@ async fn audit_measures_the_idle_penalty_on_one_connection() {
     assert_eq!(again.idle, r.idle, "report keeps the idle probe");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 12: a count of 0 (or a negative delay) is rejected by the parser with the range it
+/// must be in, never clamped; `--rtt -5` reaches that check instead of clap's "unexpected
+/// argument".
+#[test]
+fn out_of_range_options_are_rejected_with_the_range() {
+    for (cmd, opt, value) in [
+        ("audit", "--searches", "0"),
+        ("audit", "--rtt", "-5"),
+        ("study", "--concurrency", "0"),
+        ("study", "--batch", "0"),
+        ("study", "--reps", "0"),
+        ("study", "--jitter", "-1"),
+        ("sweep", "--searches", "0"),
+        ("large-responses", "--requests", "0"),
+        ("knn", "--concurrency", "1,0"),
+    ] {
+        let e = Cli::try_parse_from(["transport-bench", cmd, opt, value])
+            .expect_err(&format!("{cmd} {opt} {value} is rejected"));
+        assert_eq!(
+            e.kind(),
+            clap::error::ErrorKind::ValueValidation,
+            "{cmd} {opt} {value}: {e}"
+        );
+        let text = e.to_string();
+        assert!(
+            text.contains(opt) && text.contains("out of range") && text.contains(" from "),
+            "{cmd} {opt} {value}: {text}"
+        );
+    }
+    // In range still parses.
+    Cli::try_parse_from(["transport-bench", "audit", "--searches", "1", "--rtt", "0"])
+        .expect("in range");
+}
+
+/// Issue 12: an audit (and a study) in which every request failed is an error whose first
+/// line says so and why, not a report with exit 0; no run folder is written.
+#[tokio::test]
+async fn a_run_where_every_request_failed_is_an_error_with_the_reason_first() {
+    // Refused connections still count as kernel active opens: keep out of counting tests.
+    let _g = support::shared().await;
+    let dir = std::env::temp_dir().join(support::tag("cli-refused"));
+    for cmd in ["audit", "study"] {
+        let out = dir.join(cmd);
+        let mut args = vec![
+            "transport-bench",
+            cmd,
+            "--url",
+            "http://127.0.0.1:1/solr",
+            "--searches",
+            "2",
+            "--no-pcap",
+            "--quiet",
+        ];
+        args.extend(match cmd {
+            "audit" => &["--no-idle"][..],
+            _ => &[
+                "--docs", "0", "--mixed", "0", "--warmup", "0", "--reps", "1",
+            ][..],
+        });
+        let out_arg = out.display().to_string();
+        args.extend(["--out", out_arg.as_str()]);
+        let e = run(Cli::parse_from(&args))
+            .await
+            .expect_err(&format!("{cmd} against a refused port fails"));
+        let text = format!("{e:#}");
+        let first = text.lines().next().unwrap_or_default();
+        assert!(first.starts_with("every request failed"), "{cmd}: {text}");
+        // 4 transports x gzip off/on x 2 searches, all refused.
+        assert!(first.contains("(16 of 16)"), "{cmd}: {first}");
+        assert!(!out.exists(), "{cmd}: no report of a failed run");
+    }
+}

@@ -21,13 +21,33 @@ async fn standalone_add_commit_select_100() {
         .await
         .expect("select");
     assert_eq!(r.response.num_found, 100);
+    assert!(r.header.qtime.is_some(), "Solr sends QTime by default");
     assert_eq!(
-        r.timing.qtime_ms,
-        Some(r.header.qtime),
+        r.timing.qtime_ms, r.header.qtime,
         "QTime carried into the timing record"
     );
+    assert!(r.timing.overhead().is_some());
     let ping = c.ping().await.expect("ping");
     assert_eq!(ping.status, "OK");
+}
+
+/// `omitHeader=true`: real Solr sends no responseHeader, so QTime is unknown (None), not 0,
+/// and so is the overhead outside Solr (not the whole total).
+#[tokio::test]
+async fn omit_header_gives_no_qtime_and_no_overhead() {
+    let _g = support::shared().await;
+    let s = support::standalone();
+    for kind in TransportKind::ALL {
+        let c = client(s.url(None).unwrap(), kind, false);
+        let r = c
+            .select(&Select::new("*:*").rows(1).param("omitHeader", "true"))
+            .await
+            .expect("select");
+        assert_eq!(r.header.qtime, None, "{kind}: header omitted");
+        assert_eq!(r.timing.qtime_ms, None, "{kind}");
+        assert_eq!(r.timing.overhead(), None, "{kind}: overhead unknown");
+        assert!(r.timing.total() > Duration::ZERO, "{kind}");
+    }
 }
 
 async fn wait_for_hits(c: &SolrClient, q: &str, want: u64, limit: Duration) -> Option<Duration> {

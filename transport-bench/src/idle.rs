@@ -36,8 +36,11 @@ pub struct IdleGap {
     pub errors: usize,
     /// Wall time p50 (the client's timing record, total), ms.
     pub wall_p50_ms: Option<f64>,
-    /// Solr QTime p50, ms.
+    /// Solr QTime p50 of the answers that carried one, ms.
     pub qtime_p50_ms: Option<f64>,
+    /// Answers without a QTime (left out of `qtime_p50_ms`, not counted as 0).
+    #[serde(default)]
+    pub qtime_missing: u64,
     /// Server wait p50 (request written -> first response byte), ms.
     pub server_wait_p50_ms: Option<f64>,
     /// Connections the pooled transport opened during this gap's searches (0 when the
@@ -147,14 +150,16 @@ async fn measure(
 ) -> IdleGap {
     let before = opened();
     let (mut wall, mut qtime, mut wait, mut errors) = (Vec::new(), Vec::new(), Vec::new(), 0);
+    let mut qtime_missing = 0;
     for _ in 0..n {
         tokio::time::sleep(Duration::from_millis(gap_ms)).await;
         match client.select(select).await {
             Ok(r) => {
                 wall.push(r.timing.total());
                 wait.push(r.timing.server_wait);
-                if let Some(q) = r.timing.qtime_ms {
-                    qtime.push(Duration::from_millis(u64::from(q)));
+                match r.timing.qtime_ms {
+                    Some(q) => qtime.push(Duration::from_millis(u64::from(q))),
+                    None => qtime_missing += 1,
                 }
             }
             Err(_) => errors += 1,
@@ -167,6 +172,7 @@ async fn measure(
         errors,
         wall_p50_ms: percentiles(wall.iter().copied()).p50_ms,
         qtime_p50_ms: percentiles(qtime.iter().copied()).p50_ms,
+        qtime_missing,
         server_wait_p50_ms: percentiles(wait.iter().copied()).p50_ms,
         connections_opened: opened() - before,
         vs_back_to_back_pct: None,
@@ -308,6 +314,7 @@ mod tests {
             errors: 0,
             wall_p50_ms: Some(wall),
             qtime_p50_ms: Some(qtime),
+            qtime_missing: 0,
             server_wait_p50_ms: Some(wall - 0.5),
             connections_opened: opened,
             vs_back_to_back_pct: None,

@@ -39,16 +39,16 @@ use crate::wan::{TlsVersion, Wan, WanConfig};
 #[derive(Debug, Clone, clap::Args)]
 pub struct LargeArgs {
     /// Page sizes (rows per search), comma-separated.
-    #[arg(long, value_delimiter = ',', default_value = "10,40,100,1000")]
+    #[arg(value_parser = crate::args::count::<u64, 1, 1_000_000>, allow_negative_numbers = true, long, value_delimiter = ',', default_value = "10,40,100,1000")]
     pub rows: Vec<u64>,
     /// Gzip settings to compare: both, on or off.
     #[arg(long, default_value = "both")]
     pub gzip: String,
     /// Emulated round-trip time, ms.
-    #[arg(long, value_name = "MS", default_value_t = 20.0)]
+    #[arg(value_parser = crate::args::delay_ms, allow_negative_numbers = true, long, value_name = "MS", default_value_t = 20.0)]
     pub rtt: f64,
     /// Jitter in ms (uniform in [-J, +J] on each one-way delay).
-    #[arg(long, value_name = "MS", default_value_t = 0.0)]
+    #[arg(value_parser = crate::args::delay_ms, allow_negative_numbers = true, long, value_name = "MS", default_value_t = 0.0)]
     pub jitter: f64,
     /// Bandwidth cap per direction (e.g. 100mbit, 1gbit), or `none`.
     #[arg(long, value_name = "RATE", default_value = "100mbit")]
@@ -57,16 +57,16 @@ pub struct LargeArgs {
     #[arg(long, value_name = "1.2|1.3")]
     pub tls_version: Option<TlsVersion>,
     /// Measured requests per cell (page size x gzip).
-    #[arg(long, default_value_t = 60)]
+    #[arg(value_parser = crate::args::count::<usize, 1, 10_000_000>, allow_negative_numbers = true, long, default_value_t = 60)]
     pub requests: usize,
     /// Warm-up requests per cell (excluded from figures, counted in the byte accounting).
-    #[arg(long, default_value_t = 3)]
+    #[arg(value_parser = crate::args::count::<usize, 0, 10_000_000>, allow_negative_numbers = true, long, default_value_t = 3)]
     pub warmup: usize,
     /// Documents in the corpus (at least the largest page).
-    #[arg(long, default_value_t = 2000)]
+    #[arg(value_parser = crate::args::count::<usize, 1, 100_000_000>, allow_negative_numbers = true, long, default_value_t = 2000)]
     pub docs: usize,
     /// Approximate JSON size of one document, bytes.
-    #[arg(long, default_value_t = 2048)]
+    #[arg(value_parser = crate::args::count::<usize, 1, 100_000_000>, allow_negative_numbers = true, long, default_value_t = 2048)]
     pub doc_bytes: usize,
     /// Transport (the seed's client pools connections).
     #[arg(long, default_value = "pooled")]
@@ -144,8 +144,11 @@ pub struct LargeCell {
     pub p95_ms: Option<f64>,
     /// Wall mean, ms.
     pub mean_ms: f64,
-    /// Solr QTime p50, ms.
+    /// Solr QTime p50 of the responses that carried one, ms.
     pub qtime_p50_ms: Option<f64>,
+    /// Responses without a QTime (left out of `qtime_p50_ms`, not counted as 0).
+    #[serde(default)]
+    pub qtime_missing: u64,
     /// Mean transfer phase (first to last response byte), ms.
     pub transfer_mean_ms: f64,
     /// Mean decompress phase, ms.
@@ -536,9 +539,11 @@ pub fn summarize(records: &[LargeRecord], rows: &[u64], gzip: &[bool]) -> LargeS
                 mean_ms: wall.mean_ms,
                 qtime_p50_ms: percentiles(
                     ok.iter()
-                        .map(|(_, t)| Duration::from_millis(u64::from(t.qtime_ms.unwrap_or(0)))),
+                        .filter_map(|(_, t)| t.qtime_ms)
+                        .map(|q| Duration::from_millis(u64::from(q))),
                 )
                 .p50_ms,
+                qtime_missing: ok.iter().filter(|(_, t)| t.qtime_ms.is_none()).count() as u64,
                 transfer_mean_ms: mean(&|t| ms(t.transfer)),
                 decompress_mean_ms: mean(&|t| ms(t.decompress.unwrap_or_default())),
                 parse_mean_ms: mean(&|t| ms(t.parse.unwrap_or_default())),
@@ -564,7 +569,7 @@ pub fn summarize(records: &[LargeRecord], rows: &[u64], gzip: &[bool]) -> LargeS
                 .iter()
                 .find(|x| x.rows == r && x.gzip == g && x.step == step)
                 .and_then(|x| x.timing.as_ref())
-                .map(|t| t.decoded_bytes - digits(t.qtime_ms.unwrap_or(0)))
+                .map(|t| t.decoded_bytes - t.qtime_ms.map_or(0, digits))
         };
         let steps = records.iter().map(|x| x.step + 1).max().unwrap_or(0);
         let decoded_identical = (0..steps).all(|s| body(false, s) == body(true, s));
@@ -1028,7 +1033,7 @@ pub async fn run_cmd(a: LargeArgs) -> Result<()> {
     let result = scenario(&a, &target.url).await;
     target.finish(a.keep_solr);
     let (report, records) = result?;
-    let out = crate::out_dir(a.out.clone(), "large-responses");
+    let out = crate::out_dir(a.out.clone(), "large-responses")?;
     save(&out, &report, &records)?;
     print_text(&report, &mut std::io::stdout().lock())?;
     eprintln!("saved: {}", out.display());

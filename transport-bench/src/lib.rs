@@ -7,6 +7,7 @@
 //! study's searches at several RTTs through it; [`large_responses`] is scenario S5 (seed 004);
 //! [`watch`] audits any application's Solr traffic from a packet capture.
 
+pub mod args;
 pub mod bulk_files;
 pub mod idle;
 pub mod knn;
@@ -114,10 +115,10 @@ pub struct AuditArgs {
     #[arg(long, default_value = "*:*")]
     pub query: String,
     /// Rows per search.
-    #[arg(long, default_value_t = 10)]
+    #[arg(value_parser = crate::args::count::<u64, 0, 1_000_000>, allow_negative_numbers = true, long, default_value_t = 10)]
     pub rows: u64,
     /// Searches per transport.
-    #[arg(long, default_value_t = 50)]
+    #[arg(value_parser = crate::args::count::<usize, 1, 10_000_000>, allow_negative_numbers = true, long, default_value_t = 50)]
     pub searches: usize,
     /// Interface for the pcap SYN witness (default: lo for a loopback URL, any otherwise).
     #[arg(long)]
@@ -133,17 +134,17 @@ pub struct AuditArgs {
     pub quiet: bool,
     /// Idle gaps (ms) for the idle-penalty probe: the same search on one kept-alive pooled
     /// connection, back to back (0) and after each gap. Not through `--rtt`.
-    #[arg(long, value_delimiter = ',', default_value = idle::DEFAULT_GAPS)]
+    #[arg(value_parser = crate::args::count::<u64, 0, 3_600_000>, allow_negative_numbers = true, long, value_delimiter = ',', default_value = idle::DEFAULT_GAPS)]
     pub idle_gaps: Vec<u64>,
     /// Searches per idle gap.
-    #[arg(long, default_value_t = idle::DEFAULT_SEARCHES)]
+    #[arg(value_parser = crate::args::count::<usize, 1, 100_000>, allow_negative_numbers = true, long, default_value_t = idle::DEFAULT_SEARCHES)]
     pub idle_searches: usize,
     /// Skip the idle-penalty probe.
     #[arg(long)]
     pub no_idle: bool,
     /// Then measure the longest idle gap again while a warmer sends `*:*` with no rows
     /// every this many ms on a second connection (0: no warmer).
-    #[arg(long, value_name = "MS", default_value_t = 20)]
+    #[arg(value_parser = crate::args::count::<u64, 0, 60_000>, allow_negative_numbers = true, long, value_name = "MS", default_value_t = 20)]
     pub idle_warmer: u64,
     /// WAN emulation (`--rtt`, `--jitter`, `--bandwidth`, `--tls-version`; root): only for
     /// the project's local Solr or another Solr on this machine's loopback.
@@ -167,31 +168,31 @@ pub struct StudyArgs {
     #[arg(long)]
     pub tls: bool,
     /// Documents reindexed per update format (seed 003: 50K); 0 skips reindexing.
-    #[arg(long, default_value_t = 50_000)]
+    #[arg(value_parser = crate::args::count::<usize, 0, 100_000_000>, allow_negative_numbers = true, long, default_value_t = 50_000)]
     pub docs: usize,
     /// Documents per update request.
-    #[arg(long, default_value_t = 500)]
+    #[arg(value_parser = crate::args::count::<usize, 1, 1_000_000>, allow_negative_numbers = true, long, default_value_t = 500)]
     pub batch: usize,
     /// Measured searches per transport and repetition (seed 003: 1K); 0 skips.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(value_parser = crate::args::count::<usize, 0, 10_000_000>, allow_negative_numbers = true, long, default_value_t = 1000)]
     pub searches: usize,
     /// Measured mixed read/write operations per transport and repetition (seed 003: 1K); 0 skips.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(value_parser = crate::args::count::<usize, 0, 10_000_000>, allow_negative_numbers = true, long, default_value_t = 1000)]
     pub mixed: usize,
     /// Share of writes (single-document adds, no commit) in the mixed workload.
-    #[arg(long, default_value_t = 0.5)]
+    #[arg(value_parser = crate::args::ratio, allow_negative_numbers = true, long, default_value_t = 0.5)]
     pub write_ratio: f64,
     /// Warm-up searches per transport and repetition (excluded from figures).
-    #[arg(long, default_value_t = 20)]
+    #[arg(value_parser = crate::args::count::<usize, 0, 10_000_000>, allow_negative_numbers = true, long, default_value_t = 20)]
     pub warmup: usize,
     /// Repetitions; the transport order rotates between them.
-    #[arg(long, default_value_t = 3)]
+    #[arg(value_parser = crate::args::count::<usize, 1, 1000>, allow_negative_numbers = true, long, default_value_t = 3)]
     pub reps: usize,
     /// Rows per search.
-    #[arg(long, default_value_t = 10)]
+    #[arg(value_parser = crate::args::count::<u64, 0, 1_000_000>, allow_negative_numbers = true, long, default_value_t = 10)]
     pub rows: u64,
     /// Concurrent workers (closed loop).
-    #[arg(long, default_value_t = 1)]
+    #[arg(value_parser = crate::args::count::<usize, 1, 10_000>, allow_negative_numbers = true, long, default_value_t = 1)]
     pub concurrency: usize,
     /// Open loop: target rate in requests per second (replaces the closed loop).
     #[arg(long)]
@@ -200,7 +201,7 @@ pub struct StudyArgs {
     #[arg(long)]
     pub poisson: bool,
     /// Open loop: most requests in flight at once.
-    #[arg(long, default_value_t = 64)]
+    #[arg(value_parser = crate::args::count::<usize, 1, 100_000>, allow_negative_numbers = true, long, default_value_t = 64)]
     pub max_in_flight: usize,
     /// Workload seed.
     #[arg(long, default_value_t = 42)]
@@ -216,7 +217,7 @@ pub struct StudyArgs {
     #[arg(long, default_value = "both")]
     pub gzip: String,
     /// Dimension of the documents' `vector` field (0 = none).
-    #[arg(long, default_value_t = 0)]
+    #[arg(value_parser = crate::args::count::<usize, 0, 65_536>, allow_negative_numbers = true, long, default_value_t = 0)]
     pub vector_dim: usize,
     /// Output folder (default `results/study-<unix time>`).
     #[arg(long)]
@@ -257,31 +258,31 @@ pub struct KnnArgs {
     #[arg(long)]
     pub solr_pid: Option<u32>,
     /// Documents in the corpus (seed: 7,367).
-    #[arg(long, default_value_t = 7367)]
+    #[arg(value_parser = crate::args::count::<usize, 1, 100_000_000>, allow_negative_numbers = true, long, default_value_t = 7367)]
     pub docs: usize,
     /// Vector dimension (seed: 768).
-    #[arg(long, default_value_t = 768)]
+    #[arg(value_parser = crate::args::count::<usize, 1, 65_536>, allow_negative_numbers = true, long, default_value_t = 768)]
     pub dim: usize,
     /// Workload seed.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
     /// Documents per update request.
-    #[arg(long, default_value_t = 500)]
+    #[arg(value_parser = crate::args::count::<usize, 1, 1_000_000>, allow_negative_numbers = true, long, default_value_t = 500)]
     pub batch: usize,
     /// Concurrency levels, comma-separated (seed: 1,5,10,20).
-    #[arg(long, value_delimiter = ',', default_value = "1,5,10,20")]
+    #[arg(value_parser = crate::args::count::<usize, 1, 10_000>, allow_negative_numbers = true, long, value_delimiter = ',', default_value = "1,5,10,20")]
     pub concurrency: Vec<usize>,
     /// topK values, comma-separated.
-    #[arg(long = "topk", value_delimiter = ',', default_value = "10,100,1000")]
+    #[arg(value_parser = crate::args::count::<u32, 1, 1_000_000>, allow_negative_numbers = true, long = "topk", value_delimiter = ',', default_value = "10,100,1000")]
     pub top_k: Vec<u32>,
     /// Queries per cell (0 = one per document, as the seed's loop count).
-    #[arg(long, default_value_t = 0)]
+    #[arg(value_parser = crate::args::count::<usize, 0, 100_000_000>, allow_negative_numbers = true, long, default_value_t = 0)]
     pub requests: usize,
     /// Longest a cell runs, seconds (0 = until its queries are done).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(value_parser = crate::args::seconds, allow_negative_numbers = true, long, default_value_t = 0.0)]
     pub cell_seconds: f64,
     /// Warm-up queries per JVM before the sweep (not measured).
-    #[arg(long, default_value_t = 200)]
+    #[arg(value_parser = crate::args::count::<usize, 0, 10_000_000>, allow_negative_numbers = true, long, default_value_t = 200)]
     pub warmup: usize,
     /// Solr JVM settings to compare; the first is the baseline (java17, temurin25,
     /// temurin25+incubator, temurin25+vector). Repeat or comma-separate.
@@ -298,7 +299,7 @@ pub struct KnnArgs {
     #[arg(long, default_value = "id,score")]
     pub fl: String,
     /// /proc sampling interval, ms.
-    #[arg(long, default_value_t = 250)]
+    #[arg(value_parser = crate::args::count::<u64, 1, 60_000>, allow_negative_numbers = true, long, default_value_t = 250)]
     pub sample_ms: u64,
     /// Local Solr instance names are PREFIX-JVM.
     #[arg(long, default_value = "knn")]
@@ -411,7 +412,7 @@ async fn knn_cmd(a: KnnArgs) -> Result<()> {
         quiet: a.quiet,
     };
     let report = knn::run(&cfg).await?;
-    let out = out_dir(a.out, "knn");
+    let out = out_dir(a.out, "knn")?;
     knn::render::save(&out, &report).with_context(|| format!("saving to {}", out.display()))?;
     knn::render::print_text(&report, &mut std::io::stdout().lock())?;
     eprintln!("saved: {}", out.display());
@@ -486,13 +487,38 @@ pub fn default_interface(url: &str) -> String {
     }
 }
 
-/// `results/{kind}-{unix time}` under the project root, unless `out` is given.
-pub fn out_dir(out: Option<PathBuf>, kind: &str) -> PathBuf {
-    out.unwrap_or_else(|| {
-        local_solr::project_root()
-            .join("results")
-            .join(format!("{kind}-{}", seedkit::unix_secs()))
-    })
+/// `out` when given; otherwise a new folder `results/{kind}-{unix time}` under the project
+/// root, created here, with `-2`, `-3`, .. appended when that name is taken (two runs in
+/// the same second never share a folder).
+pub fn out_dir(out: Option<PathBuf>, kind: &str) -> Result<PathBuf> {
+    match out {
+        Some(dir) => Ok(dir),
+        None => unique_dir(
+            &local_solr::project_root().join("results"),
+            &format!("{kind}-{}", seedkit::unix_secs()),
+        ),
+    }
+}
+
+/// Creates and returns a new folder `parent/stem`, or `parent/stem-N` (N = 2, 3, ..) when
+/// that exists: `create_dir` either makes the folder or fails, so two processes racing for
+/// the same name end up in different folders.
+pub fn unique_dir(parent: &std::path::Path, stem: &str) -> Result<PathBuf> {
+    std::fs::create_dir_all(parent)
+        .with_context(|| format!("cannot create {}", parent.display()))?;
+    for n in 1u32.. {
+        let dir = if n == 1 {
+            parent.join(stem)
+        } else {
+            parent.join(format!("{stem}-{n}"))
+        };
+        match std::fs::create_dir(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e).with_context(|| format!("cannot create {}", dir.display())),
+        }
+    }
+    unreachable!("u32 counter exhausted")
 }
 
 /// The JSON Schema published as `transport-bench/schema/{name}.schema.json` (`study` and
@@ -582,7 +608,7 @@ async fn audit_cmd(a: AuditArgs) -> Result<()> {
     };
     target.finish(false);
     let (report, records) = result?;
-    let out = out_dir(a.out, "audit");
+    let out = out_dir(a.out, "audit")?;
     report::save(&out, &report, &records)
         .with_context(|| format!("saving to {}", out.display()))?;
     let mut stdout = std::io::stdout().lock();
@@ -730,10 +756,10 @@ async fn study_cmd(a: StudyArgs) -> Result<()> {
         collection: a.collection,
         ca: target.ca.clone(),
         docs: a.docs,
-        batch: a.batch.max(1),
+        batch: a.batch,
         searches: a.searches,
         mixed: a.mixed,
-        write_ratio: a.write_ratio.clamp(0.0, 1.0),
+        write_ratio: a.write_ratio,
         warmup: a.warmup,
         reps: a.reps,
         rows: a.rows,
@@ -764,7 +790,7 @@ async fn study_cmd(a: StudyArgs) -> Result<()> {
     };
     target.finish(a.keep_solr);
     let (report, records) = result?;
-    let out = out_dir(a.out, "study");
+    let out = out_dir(a.out, "study")?;
     report::save(&out, &report, &records)
         .with_context(|| format!("saving to {}", out.display()))?;
     let mut stdout = std::io::stdout().lock();
@@ -800,6 +826,20 @@ mod tests {
             );
         }
         assert_eq!(super::schema_named("nope"), None);
+    }
+
+    #[test]
+    fn run_folders_are_unique_within_a_second() {
+        let parent = std::env::temp_dir().join(format!("tb-unique-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&parent);
+        let dirs: Vec<_> = (0..3)
+            .map(|_| super::unique_dir(&parent, "audit-1700000000").expect("dir"))
+            .collect();
+        assert_eq!(dirs[0], parent.join("audit-1700000000"));
+        assert_eq!(dirs[1], parent.join("audit-1700000000-2"));
+        assert_eq!(dirs[2], parent.join("audit-1700000000-3"));
+        assert!(dirs.iter().all(|d| d.is_dir()));
+        std::fs::remove_dir_all(&parent).expect("clean up");
     }
 
     #[test]

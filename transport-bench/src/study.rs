@@ -126,9 +126,13 @@ pub struct TransportSummary {
     pub curve_ms: Vec<(f64, f64)>,
     /// Open loop: latency from the scheduled start (corrected for coordinated omission).
     pub corrected: Option<Percentiles>,
-    /// Solr QTime.
+    /// Solr QTime, of the responses that carried one.
     pub qtime: Percentiles,
-    /// Overhead = total - QTime.
+    /// Successful responses without a QTime (`omitHeader=true`, a proxy's page): left out
+    /// of `qtime` and `overhead` rather than counted as 0.
+    #[serde(default)]
+    pub qtime_missing: u64,
+    /// Overhead = total - QTime, of the responses that carried a QTime.
     pub overhead: Percentiles,
     /// Per-repetition medians of wall time (the noise estimate of `compare`).
     pub rep_p50_ms: Vec<f64>,
@@ -167,8 +171,11 @@ pub struct IndexSummary {
     pub body_bytes: u64,
     /// Request body bytes if gzipped.
     pub body_bytes_gzip: u64,
-    /// Median QTime of the update requests.
+    /// Median QTime of the update requests that carried one.
     pub qtime_p50_ms: Option<f64>,
+    /// Update responses without a QTime (left out of `qtime_p50_ms`, not counted as 0).
+    #[serde(default)]
+    pub qtime_missing: u64,
 }
 
 /// The study's result: what `summary.json` holds (schema: `transport-bench/schema/summary.schema.json`).
@@ -225,6 +232,7 @@ async fn index_formats(cfg: &StudyConfig) -> Result<Vec<IndexSummary>> {
         let pb = progress(cfg.quiet, cfg.docs as u64, format!("reindex ({format})"));
         let t0 = Instant::now();
         let (mut body, mut body_gz, mut qtimes, mut acked) = (0u64, 0u64, Vec::new(), 0usize);
+        let mut qtime_missing = 0u64;
         let mut i = 0;
         while i < cfg.docs {
             let n = cfg.batch.min(cfg.docs - i);
@@ -236,7 +244,10 @@ async fn index_formats(cfg: &StudyConfig) -> Result<Vec<IndexSummary>> {
                 .add(&docs)
                 .await
                 .with_context(|| format!("indexing {format} batch at {i}"))?;
-            qtimes.push(Duration::from_millis(u64::from(r.header.qtime)));
+            match r.header.qtime {
+                Some(q) => qtimes.push(Duration::from_millis(u64::from(q))),
+                None => qtime_missing += 1,
+            }
             acked += r.docs_sent;
             i += n;
             pb.inc(n as u64);
@@ -252,6 +263,7 @@ async fn index_formats(cfg: &StudyConfig) -> Result<Vec<IndexSummary>> {
             body_bytes: body,
             body_bytes_gzip: body_gz,
             qtime_p50_ms: percentiles(qtimes).p50_ms,
+            qtime_missing,
         });
     }
     Ok(out)
@@ -529,6 +541,9 @@ pub async fn run(cfg: &StudyConfig) -> Result<(StudyReport, Vec<Record>)> {
             ));
         }
     }
+    if let Some(reason) = all_failed(&records) {
+        anyhow::bail!(reason);
+    }
     let warnings = warnings(&transports, cfg);
     let verdict = verdict(&transports, &indexing);
     let report = StudyReport {
@@ -611,9 +626,11 @@ pub fn summarize(
         qtime: percentiles(
             timings
                 .iter()
-                .map(|t| Duration::from_millis(u64::from(t.qtime_ms.unwrap_or(0)))),
+                .filter_map(|t| t.qtime_ms)
+                .map(|q| Duration::from_millis(u64::from(q))),
         ),
-        overhead: percentiles(timings.iter().map(|t| t.overhead())),
+        qtime_missing: timings.iter().filter(|t| t.qtime_ms.is_none()).count() as u64,
+        overhead: percentiles(timings.iter().filter_map(|t| t.overhead())),
         rep_p50_ms,
         phases_mean_ms,
         bytes_in_mean: timings.iter().map(|t| t.bytes_in as f64).sum::<f64>() / n,
@@ -681,8 +698,13 @@ pub fn findings(ts: &[TransportSummary]) -> Vec<String> {
             };
             let share = match (t.wall.p50_ms, t.overhead.p50_ms) {
                 (Some(wall), Some(over)) if wall > 0.0 => format!(
-                    "{:.0}% of p50 outside Solr ({over:.2} of {wall:.2} ms)",
-                    over / wall * 100.0
+                    "{:.0}% of p50 outside Solr ({over:.2} of {wall:.2} ms){}",
+                    over / wall * 100.0,
+                    missing_note(t.qtime_missing)
+                ),
+                (Some(_), None) => format!(
+                    "time outside Solr unknown ({} responses without QTime)",
+                    t.qtime_missing
                 ),
                 _ => "no successful request".into(),
             };
@@ -693,6 +715,38 @@ pub fn findings(ts: &[TransportSummary]) -> Vec<String> {
             )
         })
         .collect()
+}
+
+/// The reason a run is a failure when every measured request failed (none succeeded):
+/// how many failed and the most frequent error, first. None when any succeeded or none ran.
+pub fn all_failed(records: &[Record]) -> Option<String> {
+    let measured: Vec<&Record> = records.iter().filter(|r| !r.warmup).collect();
+    if measured.is_empty() || measured.iter().any(|r| r.error.is_none()) {
+        return None;
+    }
+    let mut kinds: std::collections::BTreeMap<&str, usize> = Default::default();
+    for e in measured.iter().filter_map(|r| r.error.as_deref()) {
+        *kinds.entry(e).or_default() += 1;
+    }
+    let (top, n) = kinds
+        .iter()
+        .max_by_key(|(_, n)| **n)
+        .map(|(e, n)| (*e, *n))
+        .unwrap_or(("", 0));
+    Some(format!(
+        "every request failed ({} of {}); the most frequent error ({n}x): {top}",
+        measured.len(),
+        measured.len()
+    ))
+}
+
+/// `"; n responses without QTime"` when some responses carried none, else empty.
+fn missing_note(n: u64) -> String {
+    if n == 0 {
+        String::new()
+    } else {
+        format!("; {n} responses without QTime")
+    }
 }
 
 /// The one-line verdict: the best transport against `fresh` in the search workload, with the
@@ -724,12 +778,12 @@ pub fn verdict(ts: &[TransportSummary], indexing: &[IndexSummary]) -> String {
         .min_by(|a, b| p50(a).total_cmp(&p50(b)));
     match (fresh, best) {
         (Some(f), Some(b)) if b.transport != f.transport => parts.push(format!(
-            "{} cut {scenario} p50 by {:.0}% vs fresh ({:.2} -> {:.2} ms; QTime p50 {:.0} ms); fresh opened {} connections, {} opened {}",
+            "{} cut {scenario} p50 by {:.0}% vs fresh ({:.2} -> {:.2} ms; QTime p50 {} ms); fresh opened {} connections, {} opened {}",
             b.transport,
             (1.0 - p50(b) / p50(f)) * 100.0,
             p50(f),
             p50(b),
-            b.qtime.p50_ms.unwrap_or(0.0),
+            b.qtime.p50_ms.map_or("-".into(), |q| format!("{q:.0}")),
             f.witnesses.connector,
             b.transport,
             b.witnesses.connector
@@ -747,4 +801,84 @@ pub fn verdict(ts: &[TransportSummary], indexing: &[IndexSummary]) -> String {
         ));
     }
     format!("verdict: {}", parts.join("; "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(qtime_ms: Option<u32>, error: Option<&str>) -> Record {
+        Record {
+            scenario: "search".into(),
+            op: "select".into(),
+            transport: "pooled".into(),
+            rep: 0,
+            warmup: false,
+            error: error.map(str::to_string),
+            timing: error.is_none().then(|| Timing {
+                server_wait: Duration::from_millis(10),
+                qtime_ms,
+                ..Default::default()
+            }),
+            latency_ms: None,
+            start_delay_ms: None,
+        }
+    }
+
+    /// Issue 10: a response without QTime is counted apart, not averaged in as QTime 0
+    /// (which made its overhead the whole total).
+    #[test]
+    fn responses_without_qtime_are_counted_not_zero() {
+        let recs = [rec(Some(4), None), rec(None, None), rec(None, None)];
+        let refs: Vec<&Record> = recs.iter().collect();
+        let s = summarize(
+            "search",
+            "pooled",
+            TransportKind::Pooled,
+            &refs,
+            Witnesses::default(),
+            vec![],
+            Duration::from_secs(1),
+        );
+        assert_eq!(
+            (s.wall.n, s.qtime.n, s.qtime_missing, s.overhead.n),
+            (3, 1, 2, 1)
+        );
+        let q = s.qtime.p50_ms.expect("one QTime");
+        assert!((3.9..=4.1).contains(&q), "{q}");
+        let o = s.overhead.p50_ms.expect("one overhead");
+        assert!((5.9..=6.1).contains(&o), "10 ms total - 4 ms QTime: {o}");
+        assert!(findings(&[s])[0].contains("2 responses without QTime"));
+
+        let none = [rec(None, None)];
+        let s = summarize(
+            "search",
+            "pooled",
+            TransportKind::Pooled,
+            &none.iter().collect::<Vec<_>>(),
+            Witnesses::default(),
+            vec![],
+            Duration::from_secs(1),
+        );
+        assert_eq!((s.qtime.p50_ms, s.overhead.p50_ms), (None, None));
+        assert!(findings(&[s])[0].contains("time outside Solr unknown"));
+    }
+
+    /// Issue 12: a run is a failure only when every measured request failed.
+    #[test]
+    fn all_failed_names_the_count_and_the_most_frequent_error() {
+        let mut recs = vec![
+            rec(None, Some("refused")),
+            rec(None, Some("refused")),
+            rec(None, Some("timeout")),
+        ];
+        let why = all_failed(&recs).expect("all failed");
+        assert_eq!(
+            why,
+            "every request failed (3 of 3); the most frequent error (2x): refused"
+        );
+        recs.push(rec(Some(1), None));
+        assert_eq!(all_failed(&recs), None);
+        assert_eq!(all_failed(&[]), None);
+    }
 }

@@ -38,13 +38,13 @@ pub const RATIO_TOLERANCE: f64 = 0.10;
 #[derive(Debug, Clone, clap::Args)]
 pub struct SweepArgs {
     /// Round-trip times in ms, comma-separated. 0 is always measured (the theory's baseline).
-    #[arg(long, value_delimiter = ',', default_value = "0,2,20,80")]
+    #[arg(value_parser = crate::args::delay_ms, allow_negative_numbers = true, long, value_delimiter = ',', default_value = "0,2,20,80")]
     pub rtt: Vec<f64>,
     /// TLS version terminated at the proxy: 1.3, 1.2 or both.
     #[arg(long, default_value = "1.3")]
     pub tls_version: String,
     /// Jitter in ms (uniform in [-J, +J] on each one-way delay).
-    #[arg(long, value_name = "MS", default_value_t = 0.0)]
+    #[arg(value_parser = crate::args::delay_ms, allow_negative_numbers = true, long, value_name = "MS", default_value_t = 0.0)]
     pub jitter: f64,
     /// Bandwidth cap per direction, e.g. 100mbit (none by default).
     #[arg(long, value_name = "RATE")]
@@ -57,19 +57,19 @@ pub struct SweepArgs {
     #[arg(long, default_value = "bench")]
     pub collection: String,
     /// Documents indexed first on loopback (ids `sweep-N`, overwritten on each run); 0 skips.
-    #[arg(long, default_value_t = 2000)]
+    #[arg(value_parser = crate::args::count::<usize, 1, 100_000_000>, allow_negative_numbers = true, long, default_value_t = 2000)]
     pub docs: usize,
     /// Measured searches per transport and point.
-    #[arg(long, default_value_t = 100)]
+    #[arg(value_parser = crate::args::count::<usize, 1, 10_000_000>, allow_negative_numbers = true, long, default_value_t = 100)]
     pub searches: usize,
     /// Warm-up searches per transport and point (excluded from figures).
-    #[arg(long, default_value_t = 5)]
+    #[arg(value_parser = crate::args::count::<usize, 0, 10_000_000>, allow_negative_numbers = true, long, default_value_t = 5)]
     pub warmup: usize,
     /// Repetitions per point (the transport order rotates).
-    #[arg(long, default_value_t = 1)]
+    #[arg(value_parser = crate::args::count::<usize, 1, 1000>, allow_negative_numbers = true, long, default_value_t = 1)]
     pub reps: usize,
     /// Rows per search.
-    #[arg(long, default_value_t = 10)]
+    #[arg(value_parser = crate::args::count::<u64, 0, 1_000_000>, allow_negative_numbers = true, long, default_value_t = 10)]
     pub rows: u64,
     /// Transports, comma-separated (fresh and pooled are needed for the ratio).
     #[arg(
@@ -135,8 +135,11 @@ pub struct SweepRow {
     pub p50_ms: Option<f64>,
     /// Wall p95, ms (None under 20 samples).
     pub p95_ms: Option<f64>,
-    /// Solr QTime p50, ms.
+    /// Solr QTime p50 of the searches that carried one, ms.
     pub qtime_p50_ms: Option<f64>,
+    /// Searches answered without a QTime (left out of `qtime_p50_ms`, not counted as 0).
+    #[serde(default)]
+    pub qtime_missing: u64,
     /// Mean wire bytes in per search.
     pub bytes_in_mean: f64,
     /// Connections opened: the transport's connector.
@@ -281,6 +284,7 @@ pub fn rows(
                 p50_ms: t.wall.p50_ms,
                 p95_ms: p95(t),
                 qtime_p50_ms: t.qtime.p50_ms,
+                qtime_missing: t.qtime_missing,
                 bytes_in_mean: t.bytes_in_mean,
                 conns_connector: w.connector,
                 conns_kernel: w.kernel_active_opens,
@@ -379,12 +383,12 @@ pub fn verdict(rows: &[SweepRow]) -> String {
         };
         if let (Some(f), Some(p)) = (at("fresh"), at("pooled")) {
             parts.push(format!(
-                "TLS {v} at RTT {max_rtt} ms: fresh p50 {:.1} ms vs pooled {:.1} ms (x{:.2}, theory x{:.2}; QTime p50 {:.0} ms)",
+                "TLS {v} at RTT {max_rtt} ms: fresh p50 {:.1} ms vs pooled {:.1} ms (x{:.2}, theory x{:.2}; QTime p50 {} ms)",
                 f.p50_ms.unwrap_or(f64::NAN),
                 p.p50_ms.unwrap_or(f64::NAN),
                 f.fresh_pooled_ratio.unwrap_or(f64::NAN),
                 f.theory_ratio.unwrap_or(f64::NAN),
-                p.qtime_p50_ms.unwrap_or(f64::NAN),
+                p.qtime_p50_ms.map_or("-".into(), |q| format!("{q:.0}")),
             ));
         }
         if let (Some(p), Some(g)) = (at("pooled"), at("pooled+gzip")) {
@@ -690,7 +694,7 @@ pub async fn sweep(a: &SweepArgs, url: &str, out: &Path) -> Result<SweepReport> 
                 mixed: 0,
                 write_ratio: 0.0,
                 warmup: a.warmup,
-                reps: a.reps.max(1),
+                reps: a.reps,
                 rows: a.rows,
                 query: None,
                 load: crate::load::Load::Closed { concurrency: 1 },
@@ -759,7 +763,7 @@ pub async fn run_cmd(a: SweepArgs) -> Result<()> {
     versions(&a.tls_version)?;
     gzip_list(&a.gzip)?;
     let target = crate::seedkit::Target::open(a.url.clone(), &a.collection, None, "sweep", &[])?;
-    let out = crate::out_dir(a.out.clone(), "sweep");
+    let out = crate::out_dir(a.out.clone(), "sweep")?;
     let result = sweep(&a, &target.url, &out).await;
     target.finish(a.keep_solr);
     let report = result?;
@@ -787,6 +791,7 @@ mod tests {
             curve_ms: vec![(50.0, p50), (95.0, p50 * 1.5)],
             corrected: None,
             qtime: Percentiles::default(),
+            qtime_missing: 0,
             overhead: Percentiles::default(),
             rep_p50_ms: vec![],
             phases_mean_ms: vec![],

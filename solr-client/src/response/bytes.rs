@@ -55,7 +55,11 @@ pub fn decode_response_bytes<T: DeserializeOwned>(
 /// let r = solr_client::response::decode_select_bytes(
 ///     br#"{"responseHeader":{"status":0,"QTime":3},"response":{"numFound":0,"docs":[]}}"#,
 /// ).unwrap();
-/// assert_eq!(r.header.qtime, 3);
+/// assert_eq!(r.header.qtime, Some(3));
+/// let r = solr_client::response::decode_select_bytes(
+///     br#"{"response":{"numFound":0,"docs":[]}}"#,
+/// ).unwrap();
+/// assert_eq!(r.header.qtime, None); // omitHeader=true: no QTime, not 0
 /// ```
 pub fn decode_select_bytes(body: &[u8]) -> Result<SelectResponse> {
     decode_response_bytes(200, Some("application/json"), body)
@@ -192,5 +196,30 @@ mod tests {
             decode_select_bytes(&body),
             Err(Error::Decode { .. })
         ));
+    }
+
+    #[test]
+    fn qtime_absent_is_none_not_zero() {
+        let with = decode_select_bytes(SEEDS[0]).expect("select");
+        assert_eq!(with.header.qtime, Some(1));
+        let zero = decode_ping_bytes(SEEDS[2]).expect("ping");
+        assert_eq!(zero.header.qtime, Some(0));
+        // omitHeader=true: no responseHeader at all.
+        let omitted = decode_select_bytes(br#"{"response":{"numFound":0,"start":0,"docs":[]}}"#)
+            .expect("select");
+        assert_eq!(omitted.header.qtime, None);
+        // A header without QTime, or with a null one.
+        for body in [
+            &br#"{"responseHeader":{"status":0},"response":{"numFound":0,"docs":[]}}"#[..],
+            br#"{"responseHeader":{"status":0,"QTime":null},"response":{"numFound":0,"docs":[]}}"#,
+        ] {
+            assert_eq!(
+                decode_select_bytes(body).expect("select").header.qtime,
+                None
+            );
+        }
+        // Re-encoding keeps absent absent (no invented "QTime":0).
+        let json = serde_json::to_string(&omitted.header).expect("json");
+        assert!(!json.contains("QTime"), "{json}");
     }
 }

@@ -25,9 +25,10 @@ pub struct ResponseHeader {
     #[serde(default)]
     pub status: i32,
     /// Milliseconds Solr spent handling the request, measured before the response writer
-    /// ran (so writing stored fields and gzip are outside it).
-    #[serde(rename = "QTime", default)]
-    pub qtime: u32,
+    /// ran (so writing stored fields and gzip are outside it). `None` when the response
+    /// carried no QTime (`omitHeader=true`, a proxy's error page): absent is not 0.
+    #[serde(rename = "QTime", default, skip_serializing_if = "Option::is_none")]
+    pub qtime: Option<u32>,
     /// SolrCloud's achieved replication factor of an update. `i32::MAX` is what Solr 9
     /// answers when the shard leader could not be reached and the tolerant chain swallowed
     /// the failure (status 0, no errors, nothing indexed): the client treats it as a failed
@@ -93,8 +94,8 @@ pub struct DocList {
 /// A decoded select response.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SelectResponse {
-    /// Solr's header (QTime).
-    #[serde(rename = "responseHeader")]
+    /// Solr's header (QTime); empty, QTime `None`, when Solr omitted it (`omitHeader=true`).
+    #[serde(rename = "responseHeader", default)]
     pub header: ResponseHeader,
     /// The hits.
     pub response: DocList,
@@ -132,7 +133,7 @@ impl SelectResponse {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UpdateResponse {
     /// Solr's header.
-    #[serde(rename = "responseHeader")]
+    #[serde(rename = "responseHeader", default)]
     pub header: ResponseHeader,
     /// Documents in the request (0 for commit and deletes).
     #[serde(skip)]
@@ -146,7 +147,7 @@ pub struct UpdateResponse {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PingResponse {
     /// Solr's header.
-    #[serde(rename = "responseHeader")]
+    #[serde(rename = "responseHeader", default)]
     pub header: ResponseHeader,
     /// `OK` when healthy.
     #[serde(default)]

@@ -60,13 +60,13 @@ pub struct BulkArgs {
     #[arg(long)]
     pub ca: Option<PathBuf>,
     /// Update files (seed: 420), multiplied by `--scale`.
-    #[arg(long, default_value_t = 420)]
+    #[arg(value_parser = crate::args::count::<usize, 1, 1_000_000>, allow_negative_numbers = true, long, default_value_t = 420)]
     pub files: usize,
     /// Documents per file (seed: ~1,100).
-    #[arg(long, default_value_t = 1100)]
+    #[arg(value_parser = crate::args::count::<usize, 1, 100_000_000>, allow_negative_numbers = true, long, default_value_t = 1100)]
     pub docs_per_file: usize,
     /// Target size of one encoded document in bytes (seed: 2.68 MB / 1,100 docs).
-    #[arg(long, default_value_t = 2440)]
+    #[arg(value_parser = crate::args::count::<usize, 1, 100_000_000>, allow_negative_numbers = true, long, default_value_t = 2440)]
     pub doc_bytes: usize,
     /// Scale factor on the number of files (0.25 = 105 files).
     #[arg(long, default_value_t = 1.0)]
@@ -76,10 +76,10 @@ pub struct BulkArgs {
     pub format: UpdateFormat,
     /// Files posted (then deleted) before the first timed run, untimed, so the JVM's JIT
     /// and Solr's caches are warm (the first run on a fresh node was 4x slower without).
-    #[arg(long, default_value_t = 20)]
+    #[arg(value_parser = crate::args::count::<usize, 0, 1_000_000>, allow_negative_numbers = true, long, default_value_t = 20)]
     pub warmup_files: usize,
     /// Repetitions of the hot/cold pair (the seed ran 2).
-    #[arg(long, default_value_t = 2)]
+    #[arg(value_parser = crate::args::count::<usize, 1, 1000>, allow_negative_numbers = true, long, default_value_t = 2)]
     pub reps: usize,
     /// Run hot then cold in every repetition, as the seed did (default: ABBA order, hot/cold
     /// then cold/hot, so a drift over the runs cancels out of the difference).
@@ -226,7 +226,7 @@ pub async fn cmd(a: BulkArgs) -> Result<BulkReport> {
     let result = run(&a, files, &target).await;
     target.finish(a.keep_solr);
     let report = result?;
-    let out = crate::out_dir(a.out.clone(), "bulk-files");
+    let out = crate::out_dir(a.out.clone(), "bulk-files")?;
     report::save(&out, &report).with_context(|| format!("saving to {}", out.display()))?;
     report::print_text(&report, &mut std::io::stdout().lock())?;
     eprintln!("saved: {}", out.display());
@@ -657,13 +657,16 @@ mod tests {
             args(&["--format", "json"]).format,
             solr_client::UpdateFormat::Json
         );
-        for bad in [
-            &["--scale", "0"][..],
-            &["--scale", "NaN"],
-            &["--docs-per-file", "0"],
-            &["--reps", "0"],
-        ] {
+        for bad in [&["--scale", "0"][..], &["--scale", "NaN"]] {
             assert!(args(bad).files_scaled().is_err(), "{bad:?}");
+        }
+        // Counts out of range are rejected by the parser, with the range.
+        for bad in [["--docs-per-file", "0"], ["--reps", "0"], ["--files", "-1"]] {
+            let e = crate::Cli::try_parse_from(
+                ["transport-bench", "bulk-files"].into_iter().chain(bad),
+            )
+            .expect_err("rejected");
+            assert!(e.to_string().contains("must be a whole number from"), "{e}");
         }
         assert!(
             crate::Cli::try_parse_from(["transport-bench", "bulk-files", "--format", "yaml"])

@@ -230,8 +230,11 @@ pub struct Cell {
     pub qps: f64,
     /// Client latency per query (send to decoded answer).
     pub latency: Percentiles,
-    /// Solr's QTime.
+    /// Solr's QTime, of the answers that carried one.
     pub qtime: Percentiles,
+    /// Answers without a QTime (left out of `qtime`, not counted as 0).
+    #[serde(default)]
+    pub qtime_missing: u64,
     /// Little's law: concurrency / mean latency, queries per second.
     pub little_qps: f64,
     /// Measured QPS / Little's QPS (1 = every worker always busy).
@@ -920,6 +923,7 @@ fn cell_from(
         qps,
         latency,
         qtime,
+        qtime_missing: ok.iter().filter(|(_, o)| o.qtime_ms.is_none()).count() as u64,
         little_qps,
         little_ratio: if little_qps > 0.0 {
             qps / little_qps

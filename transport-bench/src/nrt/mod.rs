@@ -64,44 +64,44 @@ pub struct NrtArgs {
     pub ca: Option<PathBuf>,
     /// Documents preloaded before the measured phase (seed: 50,000 in the algorithm,
     /// 200,000 in the text).
-    #[arg(long, default_value_t = 50_000)]
+    #[arg(value_parser = crate::args::count::<usize, 0, 100_000_000>, allow_negative_numbers = true, long, default_value_t = 50_000)]
     pub preload: usize,
     /// Preload tasks (seed: 4).
-    #[arg(long, default_value_t = 4)]
+    #[arg(value_parser = crate::args::count::<usize, 1, 1024>, allow_negative_numbers = true, long, default_value_t = 4)]
     pub preload_threads: usize,
     /// Documents per preload request (the seed added one per request; 100 keeps set-up short).
-    #[arg(long, default_value_t = 100)]
+    #[arg(value_parser = crate::args::count::<usize, 1, 1_000_000>, allow_negative_numbers = true, long, default_value_t = 100)]
     pub preload_batch: usize,
     /// Measured phase, seconds (seed: 60).
-    #[arg(long, default_value_t = 60.0)]
+    #[arg(value_parser = crate::args::seconds, allow_negative_numbers = true, long, default_value_t = 60.0)]
     pub duration: f64,
     /// Commit kinds of the refresh loop, run one after the other and printed side by side.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "hard,soft")]
     pub commit: Vec<CommitKind>,
     /// Pause between two commits of the refresh loop, ms (seed: 0, as fast as possible).
-    #[arg(long, default_value_t = 0)]
+    #[arg(value_parser = crate::args::count::<u64, 0, 3_600_000>, allow_negative_numbers = true, long, default_value_t = 0)]
     pub commit_interval_ms: u64,
     /// Indexing tasks (seed: 2).
-    #[arg(long, default_value_t = 2)]
+    #[arg(value_parser = crate::args::count::<usize, 1, 1024>, allow_negative_numbers = true, long, default_value_t = 2)]
     pub index_threads: usize,
     /// Target adds per second of each indexing task, one document per request (seed: 100).
     #[arg(long, default_value_t = 100.0)]
     pub rate: f64,
     /// Search tasks at full speed (seed: 4).
-    #[arg(long, default_value_t = 4)]
+    #[arg(value_parser = crate::args::count::<usize, 1, 1024>, allow_negative_numbers = true, long, default_value_t = 4)]
     pub search_threads: usize,
     /// Rows per search.
-    #[arg(long, default_value_t = 10)]
+    #[arg(value_parser = crate::args::count::<u64, 0, 1_000_000>, allow_negative_numbers = true, long, default_value_t = 10)]
     pub rows: u64,
     /// Probe every Nth acknowledged add for its visibility lag (1 = every one).
-    #[arg(long, default_value_t = 1)]
+    #[arg(value_parser = crate::args::count::<usize, 1, 1_000_000>, allow_negative_numbers = true, long, default_value_t = 1)]
     pub probe_every: usize,
     /// After the measured phase, how long the refresh loop keeps running until every probed
     /// document is visible, seconds.
-    #[arg(long, default_value_t = 30.0)]
+    #[arg(value_parser = crate::args::seconds, allow_negative_numbers = true, long, default_value_t = 30.0)]
     pub probe_timeout: f64,
     /// Longest wait for background merges after the preload commit, seconds.
-    #[arg(long, default_value_t = 300.0)]
+    #[arg(value_parser = crate::args::seconds, allow_negative_numbers = true, long, default_value_t = 300.0)]
     pub merge_wait: f64,
     /// Do not delete the whole index before each run (always the case with `--url`).
     #[arg(long)]
@@ -304,7 +304,7 @@ pub async fn cmd(a: NrtArgs) -> Result<NrtReport> {
     let result = run_all(&a, &target, clear).await;
     target.finish(a.keep_solr);
     let report = result?;
-    let out = crate::out_dir(a.out.clone(), "nrt");
+    let out = crate::out_dir(a.out.clone(), "nrt")?;
     report::save(&out, &report).with_context(|| format!("saving to {}", out.display()))?;
     report::print_text(&report, &mut std::io::stdout().lock())?;
     eprintln!("saved: {}", out.display());
@@ -830,12 +830,23 @@ mod tests {
         for bad in [
             &["--duration", "0"][..],
             &["--rate=-1"],
-            &["--probe-every", "0"],
-            &["--search-threads", "0"],
             &["--id-prefix", "a,b"],
         ] {
             let e = args(bad).validate().expect_err("rejected");
             assert!(e.to_string().starts_with("--"), "{e}");
+        }
+        // Counts out of range are rejected by the parser, with the range (not clamped).
+        for bad in [
+            ["--probe-every", "0"],
+            ["--search-threads", "0"],
+            ["--preload-batch", "0"],
+            ["--duration", "-5"],
+        ] {
+            let e = <crate::Cli as clap::Parser>::try_parse_from(
+                ["transport-bench", "nrt"].into_iter().chain(bad),
+            )
+            .expect_err("rejected");
+            assert!(e.to_string().contains("out of range"), "{e}");
         }
     }
 }

@@ -111,6 +111,13 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
                     t.late_starts.unwrap_or(0)
                 )?;
             }
+            if t.qtime_missing > 0 {
+                writeln!(
+                    w,
+                    "{:<14} {} responses without QTime (left out of QTime50 and overhd50, not counted as 0)",
+                    "", t.qtime_missing
+                )?;
+            }
         }
         writeln!(w)?;
     }
@@ -156,11 +163,11 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
 pub fn save(dir: &Path, r: &StudyReport, records: &[Record]) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     std::fs::write(dir.join("summary.json"), serde_json::to_vec_pretty(r)?)?;
-    let mut csv = String::from("scenario,transport,n,p50_ms,p90_ms,p99_ms,max_ms,qtime_p50_ms,overhead_p50_ms,reuse_ratio,bytes_in_mean,connector,kernel_active_opens,expected,errors\n");
+    let mut csv = String::from("scenario,transport,n,p50_ms,p90_ms,p99_ms,max_ms,qtime_p50_ms,overhead_p50_ms,reuse_ratio,bytes_in_mean,connector,kernel_active_opens,expected,errors,qtime_missing\n");
     for t in &r.transports {
         let o = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
         csv.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{:.0},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{},{:.0},{},{},{},{},{}\n",
             t.scenario,
             t.transport,
             t.wall.n,
@@ -175,7 +182,8 @@ pub fn save(dir: &Path, r: &StudyReport, records: &[Record]) -> Result<()> {
             t.witnesses.connector,
             t.witnesses.kernel_active_opens,
             t.witnesses.expected,
-            t.errors
+            t.errors,
+            t.qtime_missing
         ));
     }
     std::fs::write(dir.join("transports.csv"), csv)?;

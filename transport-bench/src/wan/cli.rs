@@ -13,10 +13,10 @@ use crate::study::{self, Record, StudyConfig, StudyReport};
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct WanArgs {
     /// Emulated round-trip time in ms (network namespaces + delay line; needs root).
-    #[arg(long, value_name = "MS")]
+    #[arg(value_parser = crate::args::delay_ms, allow_negative_numbers = true, long, value_name = "MS")]
     pub rtt: Option<f64>,
     /// Jitter in ms: uniform in [-J, +J] on each one-way delay, seeded, FIFO kept.
-    #[arg(long, value_name = "MS", default_value_t = 0.0)]
+    #[arg(value_parser = crate::args::delay_ms, allow_negative_numbers = true, long, value_name = "MS", default_value_t = 0.0)]
     pub jitter: f64,
     /// Bandwidth cap per direction, e.g. 100mbit (IP bytes).
     #[arg(long, value_name = "RATE")]

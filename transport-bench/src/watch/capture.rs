@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use anyhow::Result;
+use anyhow::{anyhow, bail, Result};
 
 use super::conn::Tracker;
 use crate::witness::pcap::{Background, CaptureOptions, SavedCapture, Sink};
@@ -23,16 +23,32 @@ pub struct Captured {
 
 /// Reads a saved capture (pcap or pcapng). With `port` None, the server port is the
 /// destination of the first SYN-only packet. A file cut short or damaged part-way is analysed
-/// up to the damage and the error kept in [`Captured::error`]; a file that is not a capture at
-/// all is an error.
+/// up to the damage and the reason (truncated or damaged, at which byte) kept in
+/// [`Captured::error`]; a file that is not a capture at all, or in which nothing before the
+/// damage can be analysed (no packet, no connection to the port), is an error.
 pub fn read_file(path: &Path, port: Option<u16>) -> Result<Captured> {
     let saved = SavedCapture::read(path)?;
-    let port = saved.server_port(port, path)?;
+    let damage = |what: &str| match &saved.error {
+        Some(e) => format!("nothing to analyse: {e}"),
+        None => format!("nothing to analyse in {}: {what}", path.display()),
+    };
+    if saved.frames.is_empty() {
+        bail!(damage("no packets"));
+    }
+    let port = saved
+        .server_port(port, path)
+        .map_err(|e| match saved.error {
+            Some(_) => anyhow!(damage(&format!("{e:#}"))),
+            None => e,
+        })?;
     let mut tracker = Tracker::new(port);
     for (ts, f, len) in &saved.frames {
         tracker.add(saved.link, f, *len, *ts);
     }
     tracker.finish();
+    if tracker.conns.is_empty() {
+        bail!(damage(&format!("no TCP connection to port {port}")));
+    }
     Ok(Captured {
         tracker,
         dropped: 0,

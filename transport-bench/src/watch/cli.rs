@@ -73,7 +73,11 @@ pub async fn run(a: WatchArgs) -> Result<()> {
             if a.duration.is_some() || a.save.is_some() {
                 bail!("--read analyses a saved file: --duration and --save do not apply");
             }
-            (super::read_file(path, a.port)?, path.display().to_string())
+            let c = super::read_file(path, a.port)?;
+            if let Some(e) = &c.error {
+                eprintln!("warning: {e}");
+            }
+            (c, path.display().to_string())
         }
         None => {
             let Some(port) = a.port else {
@@ -127,7 +131,7 @@ pub async fn run(a: WatchArgs) -> Result<()> {
         }
     };
     let report = super::analyse(&captured, &source);
-    let out = crate::out_dir(a.out.clone(), "watch");
+    let out = crate::out_dir(a.out.clone(), "watch")?;
     super::save(&out, &report, &captured)
         .with_context(|| format!("saving to {}", out.display()))?;
     let mut stdout = std::io::stdout().lock();

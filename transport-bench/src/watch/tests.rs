@@ -276,7 +276,9 @@ fn damaged_capture_files_are_errors_or_partial_never_panics() {
         std::fs::File::create(&p)
             .and_then(|mut f| f.write_all(&bytes[..cut]))
             .expect("write");
-        match super::watch_file(&p, Some(SRV)) {
+        // The port of the reference capture is inferred (with a wrong one there is nothing
+        // to analyse, an error).
+        match super::watch_file(&p, None) {
             Ok(r) => {
                 partial += 1;
                 assert!(r.requests.requests <= 20);
@@ -325,4 +327,84 @@ fn server_closing_as_asked_is_not_blamed_on_the_server() {
         "{}",
         r.findings[0].what
     );
+}
+
+/// Issue 12: a capture cut mid-packet or with a flipped byte is named truncated or damaged
+/// (file and byte offset), is analysed only up to the flaw (no 67-million-second span from
+/// a flipped timestamp), and is an error when nothing before the flaw can be analysed.
+#[test]
+fn truncated_and_flipped_captures_are_named_with_their_offset() {
+    let src = crate::local_solr::project_root().join("captures/search-pooled.pcapng");
+    let bytes = std::fs::read(&src).expect("capture");
+    let whole = super::watch_file(&src, None).expect("reference");
+    assert_eq!(whole.capture_error, None);
+    let packets = crate::witness::layout::walk(&bytes)
+        .expect("pcapng")
+        .packets;
+    let dir = std::env::temp_dir().join(format!("watch-flaws-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp");
+    let write = |name: &str, b: &[u8]| {
+        let p = dir.join(name);
+        std::fs::write(&p, b).expect("write");
+        p
+    };
+    let mid = packets.len() / 2;
+    let at = packets[mid] as usize;
+
+    // Cut inside the middle packet: the half before it is analysed, the cut is named.
+    let p = write("cut.pcapng", &bytes[..at + 20]);
+    let r = super::watch_file(&p, None).expect("half is analysable");
+    let e = r.capture_error.clone().expect("the cut is reported");
+    assert!(
+        e.starts_with(&format!("{} is truncated at byte {at}:", p.display())),
+        "{e}"
+    );
+    assert_eq!(r.frames, mid as u64);
+    assert!(r.requests.requests < whole.requests.requests);
+
+    // A flipped byte in the most significant byte of a packet's timestamp.
+    let mut flipped = bytes.clone();
+    flipped[at + 15] ^= 0x40;
+    let p = write("flipped-ts.pcapng", &flipped);
+    let r = super::watch_file(&p, None).expect("half is analysable");
+    let e = r.capture_error.clone().expect("the damage is reported");
+    assert!(
+        e.starts_with(&format!("{} is damaged at byte {at}:", p.display()))
+            && e.contains("timestamp"),
+        "{e}"
+    );
+    assert_eq!(r.frames, mid as u64);
+    assert!(r.span_s <= whole.span_s, "{} > {}", r.span_s, whole.span_s);
+
+    // A flipped byte in a block length.
+    let mut flipped = bytes.clone();
+    flipped[at + 4] ^= 0x04;
+    let p = write("flipped-len.pcapng", &flipped);
+    let r = super::watch_file(&p, None).expect("half is analysable");
+    let e = r.capture_error.expect("the damage is reported");
+    assert!(
+        e.starts_with(&format!("{} is damaged at byte {at}:", p.display())),
+        "{e}"
+    );
+
+    // Nothing analysable before the flaw: an error that says why.
+    let first = packets[0] as usize;
+    let p = write("cut-early.pcapng", &bytes[..first + 20]);
+    let e = format!(
+        "{:#}",
+        super::watch_file(&p, None).expect_err("nothing to analyse")
+    );
+    assert!(
+        e.starts_with("nothing to analyse:") && e.contains(&format!("truncated at byte {first}")),
+        "{e}"
+    );
+    let mut flipped = bytes.clone();
+    flipped[first + 15] ^= 0x40;
+    let p = write("flipped-early.pcapng", &flipped);
+    let e = format!(
+        "{:#}",
+        super::watch_file(&p, None).expect_err("nothing to analyse")
+    );
+    assert!(e.contains(&format!("damaged at byte {first}")), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -5,6 +5,7 @@
 //! - the transport's own connector count comes from `Transport::stats()`.
 
 pub mod kernel;
+pub mod layout;
 pub mod packet;
 pub mod pcap;
 pub mod pcapng;

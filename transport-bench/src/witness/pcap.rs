@@ -351,13 +351,16 @@ pub struct SavedCapture {
     pub link: i32,
     /// `(timestamp µs, frame bytes, length on the wire)` in file order.
     pub frames: Vec<(u64, Vec<u8>, u32)>,
-    /// Why reading stopped before the end of the file (a truncated or damaged file).
+    /// Why reading stopped before the end of the file: `truncated` or `damaged`, with the
+    /// file and the byte offset (the frames before it are kept).
     pub error: Option<String>,
 }
 
 impl SavedCapture {
-    /// Reads a pcap or pcapng file; a file that is not a capture is an error, a damaged one
-    /// keeps the frames read before the damage and says where reading stopped.
+    /// Reads a pcap or pcapng file; a file that is not a capture is an error, a truncated or
+    /// damaged one (its block structure walked by [`super::layout::walk`], its timestamps
+    /// checked by [`super::layout::impossible_timestamp`]) keeps the frames before the flaw
+    /// and says what and where, by file and byte offset.
     pub fn read(path: &Path) -> Result<SavedCapture> {
         let mut cap = pcap::Capture::from_file(path).with_context(|| {
             format!(
@@ -380,6 +383,44 @@ impl SavedCapture {
                     break;
                 }
             }
+        }
+        let layout = std::fs::read(path)
+            .ok()
+            .and_then(|b| super::layout::walk(&b))
+            .unwrap_or_default();
+        let at = |i: usize| {
+            layout
+                .packets
+                .get(i)
+                .map_or_else(|| format!("packet {}", i + 1), |o| format!("byte {o}"))
+        };
+        let file = path.display();
+        if let Some(f) = &layout.flaw {
+            // The walk stops at the flaw: what libpcap read beyond it is not trusted.
+            frames.truncate(layout.packets.len());
+            error = Some(format!(
+                "{file} is {} at byte {}: {}",
+                f.kind.name(),
+                f.offset,
+                f.what
+            ));
+        } else if let Some(e) = error.take() {
+            error = Some(format!("{file} is damaged at {}: {e}", at(frames.len())));
+        }
+        let now_us = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_micros() as u64);
+        if let Some((i, why)) =
+            super::layout::impossible_timestamp(frames.iter().map(|f| f.0), now_us)
+        {
+            frames.truncate(i);
+            error = Some(format!("{file} is damaged at {}: {why}", at(i)));
+        }
+        if let Some(e) = &mut error {
+            e.push_str(&format!(
+                "; the {} packets before it are read",
+                frames.len()
+            ));
         }
         Ok(SavedCapture {
             link,
