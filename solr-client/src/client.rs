@@ -18,7 +18,8 @@ use crate::response::{
 };
 use crate::timing::Timing;
 use crate::transport::{
-    RequestKind, Timeouts, TlsOptions, Transport, TransportKind, WireRequest, WireResponse,
+    Redirects, RequestKind, Timeouts, TlsOptions, Transport, TransportKind, WireRequest,
+    WireResponse,
 };
 
 /// Default response size limit: 256 MiB.
@@ -119,6 +120,7 @@ pub struct SolrClientBuilder {
     max_response_bytes: u64,
     update_format: UpdateFormat,
     credentials: Option<Credentials>,
+    max_redirects: u32,
 }
 
 impl SolrClientBuilder {
@@ -177,6 +179,16 @@ impl SolrClientBuilder {
         self
     }
 
+    /// Lets reads (searches, pings) follow up to `max_hops` redirects: same scheme only, the
+    /// `Authorization` header dropped when the redirect leaves the node's origin, the hops
+    /// recorded in [`Timing::redirects`] and [`Timing::final_url`]. A write is never
+    /// redirected. Default 0: every 3xx answer is an [`Error::Redirect`]. Applies to every
+    /// transport, custom ones included ([`crate::transport::Redirects`]).
+    pub fn follow_redirects(mut self, max_hops: u32) -> Self {
+        self.max_redirects = max_hops;
+        self
+    }
+
     /// Builds the client.
     pub fn build(self) -> Result<SolrClient> {
         let node = Url::parse(self.node.trim_end_matches('/'))
@@ -191,10 +203,12 @@ impl SolrClientBuilder {
                 "credentials in the URL are not accepted (they would leak into logs); use .credentials()".into(),
             ));
         }
-        let transport = match self.transport {
+        let inner = match self.transport {
             Some(t) => t,
             None => self.kind.build(&self.tls, self.gzip)?,
         };
+        // Transports hand a 3xx back as it is; this decorator is the one place that decides.
+        let transport: Arc<dyn Transport> = Arc::new(Redirects::new(inner, self.max_redirects));
         Ok(SolrClient {
             transport,
             node,
@@ -233,6 +247,7 @@ impl SolrClient {
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             update_format: UpdateFormat::Json,
             credentials: None,
+            max_redirects: 0,
         }
     }
 

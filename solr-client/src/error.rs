@@ -165,6 +165,22 @@ pub enum Error {
         /// Total time spent waiting between attempts.
         waited: Duration,
     },
+    /// The server answered with a redirect (3xx) that the client did not follow: every
+    /// write (a redirected write is never re-sent, so nothing reached the other host), a read
+    /// when following is off (the default; see `SolrClientBuilder::follow_redirects`), a
+    /// read past the hop limit, or one that would change the scheme. `location` is the
+    /// `Location` header with any user name and password removed.
+    #[error("{node}: HTTP {status} redirect to {} not followed: {reason}", location.as_deref().unwrap_or("(no Location header)"))]
+    Redirect {
+        /// The node's base URL (the one that answered with the redirect).
+        node: String,
+        /// The 3xx status.
+        status: u16,
+        /// The `Location` header, without credentials; None when absent or unreadable.
+        location: Option<String>,
+        /// Why it was not followed.
+        reason: &'static str,
+    },
     /// No node can take the request: the routing decorator has no node of the needed role
     /// (for example a SolrCloud shard without a live leader during an election). Nothing
     /// was sent.
@@ -208,7 +224,8 @@ impl Error {
         match self {
             Error::Solr { status, .. }
             | Error::UnexpectedResponse { status, .. }
-            | Error::RetriesExhausted { status, .. } => Some(*status),
+            | Error::RetriesExhausted { status, .. }
+            | Error::Redirect { status, .. } => Some(*status),
             _ => None,
         }
     }
@@ -226,7 +243,8 @@ impl Error {
             | Error::Decode { node, .. }
             | Error::Decompress { node, .. }
             | Error::TooLarge { node, .. }
-            | Error::RetriesExhausted { node, .. } => Some(node),
+            | Error::RetriesExhausted { node, .. }
+            | Error::Redirect { node, .. } => Some(node),
             _ => None,
         }
     }
