@@ -13,6 +13,7 @@ mod idle_timeout;
 mod knn;
 mod load;
 mod nrt;
+mod redirects;
 mod routing;
 mod security;
 mod wan;
