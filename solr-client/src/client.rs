@@ -183,7 +183,9 @@ impl SolrClientBuilder {
     /// `Authorization` header dropped when the redirect leaves the node's origin, the hops
     /// recorded in [`Timing::redirects`] and [`Timing::final_url`]. A write is never
     /// redirected. Default 0: every 3xx answer is an [`Error::Redirect`]. Applies to every
-    /// transport, custom ones included ([`crate::transport::Redirects`]).
+    /// transport, custom ones included ([`crate::transport::Redirects`]); a
+    /// [`crate::transport::Routing`] decides per node instead (its own `follow_redirects`),
+    /// since it re-routes every request it is given.
     pub fn follow_redirects(mut self, max_hops: u32) -> Self {
         self.max_redirects = max_hops;
         self
@@ -251,7 +253,8 @@ impl SolrClient {
         }
     }
 
-    /// The transport under this client.
+    /// The transport under this client (inside the redirect decorator the builder adds;
+    /// name and stats are the transport's own).
     pub fn transport(&self) -> &Arc<dyn Transport> {
         &self.transport
     }

@@ -9,8 +9,10 @@
 //! HTTP/2 transport is covered in `h2_faults`.
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
+use solr_client::transport::Routing;
 use solr_client::{
     Commit, Credentials, Error, Select, SolrClient, SolrClientBuilder, TransportKind,
 };
@@ -342,5 +344,75 @@ async fn hops_are_bounded_same_origin_keeps_authorization_and_scheme_never_chang
             0,
             "{kind}: no connection to the https target"
         );
+    }
+}
+
+/// A router picks the node of every request, so it decides redirects per node on its inner
+/// transport: a redirected write to the leader is refused (the other host sees nothing), and
+/// with the router's opt-in a read redirected by the replica reaches the Location's host
+/// (not a node of the router's choosing), without `Authorization`.
+#[tokio::test]
+async fn the_router_decides_redirects_per_node() {
+    let _g = support::shared().await;
+    for kind in H1 {
+        let target = FaultServer::start(vec![Fault::Ok(SELECT_OK)]).await;
+        let to = |path: &str| format!("http://{}/solr/bench/{path}", target.authority());
+        let leader = FaultServer::start(vec![Fault::Redirect(307, to("update"))]).await;
+        let replica = FaultServer::start(vec![Fault::Redirect(302, to("select?q=r"))]).await;
+        for follow in [0, 2] {
+            let inner = kind
+                .build(&solr_client::TlsOptions::default(), false)
+                .expect("transport");
+            let router = Routing::builder(inner)
+                .leader(leader.url())
+                .replica(replica.url())
+                .follow_redirects(follow)
+                .build()
+                .expect("router");
+            let router = Arc::new(router);
+            let c = SolrClient::builder("http://127.0.0.1:9/solr")
+                .custom_transport(router.clone())
+                .credentials(Credentials::basic("alice", PASSWORD))
+                .follow_redirects(follow)
+                .build()
+                .expect("client");
+            let what = format!("{kind} follow={follow}");
+            match bounded(&what, c.add(&docs(&tag("rr"), 2, 0))).await {
+                Err(Error::Update {
+                    cause: Some(cause), ..
+                }) => assert!(
+                    matches!(&*cause, Error::Redirect { status: 307, location: Some(l), .. } if *l == to("update")),
+                    "{what}: {cause:?}"
+                ),
+                other => panic!("{what}: expected Update caused by a redirect, got {other:?}"),
+            }
+            let read = bounded(&what, c.select(&Select::new("*:*"))).await;
+            if follow == 0 {
+                assert!(
+                    matches!(read, Err(Error::Redirect { status: 302, .. })),
+                    "{what}: {read:?}"
+                );
+            } else {
+                let r = read.unwrap_or_else(|e| panic!("{what}: {e}"));
+                assert_eq!(r.timing.redirects, 1, "{what}");
+            }
+            // A redirect is an answer, not a node failure: both nodes stay up.
+            for n in router.node_stats() {
+                assert!(n.up && n.failed == 0 && n.answered == 1, "{what}: {n:?}");
+            }
+        }
+        let seen = target.seen();
+        assert_eq!(
+            seen.len(),
+            1,
+            "{kind}: only the followed read reached the target"
+        );
+        assert!(
+            seen[0].line.starts_with("GET /solr/bench/select?q=r "),
+            "{kind}"
+        );
+        assert!(!has_authorization(&seen[0].headers), "{kind}");
+        assert_eq!(leader.seen().len(), 2, "{kind}: each write sent once");
+        assert!(has_authorization(&replica.seen()[0].headers), "{kind}");
     }
 }

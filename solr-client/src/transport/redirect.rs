@@ -3,8 +3,10 @@
 //! No transport follows a redirect itself (hyper's connection-level clients never do; the
 //! `reqwest` transport is built with `redirect::Policy::none()`): they hand the 3xx back as
 //! a response, and this decorator, applied at the edge by [`crate::SolrClientBuilder`] over
-//! any transport (including a custom one, a [`super::Routing`] or a [`super::Retry`]),
-//! turns it into a decision:
+//! any transport (a custom one or a [`super::Retry`] included), turns it into a decision. A
+//! [`super::Routing`] picks the node of every request it is given, so it applies this same
+//! decorator to its inner transport, per node (`RoutingBuilder::follow_redirects`); a 3xx
+//! then never leaves the router. The decision:
 //!
 //! * a **write** is never redirected: a 3xx is [`Error::Redirect`] naming the status and
 //!   the `Location` (so a batch is reported lost instead of "acknowledged" by a `GET` with

@@ -6,7 +6,9 @@
 //! the timing record has `server_wait` (send -> response headers, which here includes any
 //! connection set-up and the request write) and `transfer`; the connection phases are None.
 //! Its automatic gzip is off (reqwest's default), so the [`super::Gzip`] decorator applies
-//! to it like to the others.
+//! to it like to the others. Redirects are not followed here (`redirect::Policy::none()`;
+//! see [`super::Redirects`]). A read lost because the server closed a pooled connection after
+//! reading the request is resent once, as `pooled` does; a write never is.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
