@@ -293,6 +293,10 @@ async fn a_node_slow_to_connect_does_not_block_requests_to_other_nodes() {
         "{err:?}"
     );
     let slow_done = t0.elapsed();
+    println!(
+        "h2 per-node slots: 5 requests to the healthy node done after {healthy_done:?}; \
+         the blackholed node's connect timed out after {slow_done:?} (configured {connect:?})"
+    );
     assert!(
         healthy_done < slow_done && healthy_done.as_secs_f64() < 0.9 * connect.as_secs_f64(),
         "healthy requests took {healthy_done:?}, the slow connect timed out after {slow_done:?}"
