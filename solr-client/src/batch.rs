@@ -163,13 +163,14 @@ impl BatchReport {
 }
 
 /// True when `cause` proves an update request indexed nothing: it was certainly not sent, or
-/// the server refused it as a whole with a 4xx or a 503 status (with the tolerant chain,
-/// per-document problems come back in a 200 answer; 503 is refused before processing, the
-/// same reading that lets [`crate::transport::retries_status`] re-send writes after it).
-/// Another 5xx, a broken connection after sending, a timeout or an unreadable 2xx answer
-/// leave the outcome unknown.
+/// the server refused it as a whole with a 3xx (a redirect is never followed by a write, and
+/// Solr itself never redirects an update: whoever answered did not index), a 4xx or a 503
+/// status (with the tolerant chain, per-document problems come back in a 200 answer; 503 is
+/// refused before processing, the same reading that lets
+/// [`crate::transport::retries_status`] re-send writes after it). Another 5xx, a broken
+/// connection after sending, a timeout or an unreadable 2xx answer leave the outcome unknown.
 fn nothing_indexed(cause: &Error) -> bool {
-    cause.is_not_sent() || matches!(cause.status(), Some(400..=499 | 503))
+    cause.is_not_sent() || matches!(cause.status(), Some(300..=499 | 503))
 }
 
 #[cfg(test)]
@@ -268,6 +269,14 @@ mod tests {
         assert_eq!(BatchReport::lost(ids(4), &unsent).failed.len(), 4);
         assert_eq!(BatchReport::lost(ids(4), &solr(400)).failed.len(), 4);
         assert_eq!(BatchReport::lost(ids(4), &solr(500)).unknown.len(), 4);
+        assert_eq!(BatchReport::lost(ids(4), &solr(503)).failed.len(), 4);
+        let redirect = Error::Redirect {
+            node: "http://h:1/solr".into(),
+            status: 302,
+            location: None,
+            reason: "a write is never redirected",
+        };
+        assert_eq!(BatchReport::lost(ids(4), &redirect).failed.len(), 4);
         let mut total = BatchReport::default();
         total.merge(r);
         total.merge(BatchReport::account(&ids(5), &[add_err("d2")]));

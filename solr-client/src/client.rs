@@ -18,7 +18,7 @@ use crate::response::{decode, Document, PingResponse, SelectResponse, UpdateResp
 use crate::shard_split;
 use crate::timing::Timing;
 use crate::transport::{
-    RequestKind, RouteKey, Timeouts, TlsOptions, Transport, TransportKind, WireRequest,
+    Redirects, RequestKind, RouteKey, Timeouts, TlsOptions, Transport, TransportKind, WireRequest,
     WireResponse,
 };
 
@@ -120,6 +120,7 @@ pub struct SolrClientBuilder {
     max_response_bytes: u64,
     update_format: UpdateFormat,
     credentials: Option<Credentials>,
+    max_redirects: u32,
 }
 
 impl SolrClientBuilder {
@@ -179,13 +180,27 @@ impl SolrClientBuilder {
         self
     }
 
+    /// Lets reads (searches, pings) follow up to `max_hops` redirects: same scheme only, the
+    /// `Authorization` header dropped when the redirect leaves the node's origin, the hops
+    /// recorded in [`Timing::redirects`] and [`Timing::final_url`]. A write is never
+    /// redirected. Default 0: every 3xx answer is an [`Error::Redirect`]. Applies to every
+    /// transport, custom ones included ([`crate::transport::Redirects`]); a
+    /// [`crate::transport::Routing`] decides per node instead (its own `follow_redirects`),
+    /// since it re-routes every request it is given.
+    pub fn follow_redirects(mut self, max_hops: u32) -> Self {
+        self.max_redirects = max_hops;
+        self
+    }
+
     /// Builds the client.
     pub fn build(self) -> Result<SolrClient> {
         let node = crate::error::parse_node_url(&self.node.0)?;
-        let transport = match self.transport {
+        let inner = match self.transport {
             Some(t) => t,
             None => self.kind.build(&self.tls, self.gzip)?,
         };
+        // Transports hand a 3xx back as it is; this decorator is the one place that decides.
+        let transport: Arc<dyn Transport> = Arc::new(Redirects::new(inner, self.max_redirects));
         Ok(SolrClient {
             transport,
             node,
@@ -224,10 +239,12 @@ impl SolrClient {
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             update_format: UpdateFormat::Json,
             credentials: None,
+            max_redirects: 0,
         }
     }
 
-    /// The transport under this client.
+    /// The transport under this client (inside the redirect decorator the builder adds;
+    /// name and stats are the transport's own).
     pub fn transport(&self) -> &Arc<dyn Transport> {
         &self.transport
     }

@@ -189,6 +189,22 @@ pub enum Error {
         /// Total time spent waiting between attempts.
         waited: Duration,
     },
+    /// The server answered with a redirect (3xx) that the client did not follow: every
+    /// write (a redirected write is never re-sent, so nothing reached the other host), a read
+    /// when following is off (the default; see `SolrClientBuilder::follow_redirects`), a
+    /// read past the hop limit, or one that would change the scheme. `location` is the
+    /// `Location` header with any user name and password removed.
+    #[error("{}: HTTP {status} redirect to {} not followed: {reason}", redact(node), redact(location.as_deref().unwrap_or("(no Location header)")))]
+    Redirect {
+        /// The node's base URL (the one that answered with the redirect).
+        node: String,
+        /// The 3xx status.
+        status: u16,
+        /// The `Location` header, without credentials; None when absent or unreadable.
+        location: Option<String>,
+        /// Why it was not followed.
+        reason: &'static str,
+    },
     /// No node can take the request: the routing decorator has no node of the needed role
     /// (for example a SolrCloud shard without a live leader during an election). Nothing
     /// was sent.
@@ -231,7 +247,8 @@ impl Error {
         match self {
             Error::Solr { status, .. }
             | Error::UnexpectedResponse { status, .. }
-            | Error::RetriesExhausted { status, .. } => Some(*status),
+            | Error::RetriesExhausted { status, .. }
+            | Error::Redirect { status, .. } => Some(*status),
             _ => None,
         }
     }
@@ -249,7 +266,8 @@ impl Error {
             | Error::Decode { node, .. }
             | Error::Decompress { node, .. }
             | Error::TooLarge { node, .. }
-            | Error::RetriesExhausted { node, .. } => Some(node),
+            | Error::RetriesExhausted { node, .. }
+            | Error::Redirect { node, .. } => Some(node),
             _ => None,
         }
     }
@@ -482,6 +500,18 @@ impl std::fmt::Debug for Error {
                 .field("attempts", attempts)
                 .field("waited", waited)
                 .finish(),
+            Error::Redirect {
+                node,
+                status,
+                location,
+                reason,
+            } => f
+                .debug_struct("Redirect")
+                .field("node", &Quoted(node))
+                .field("status", status)
+                .field("location", &location.as_deref().map(Quoted))
+                .field("reason", reason)
+                .finish(),
             Error::Update { report, cause } => f
                 .debug_struct("Update")
                 .field("report", &scrub(report))
@@ -581,6 +611,12 @@ mod tests {
                 attempts: 3,
                 waited: Duration::from_secs(1),
             },
+            Error::Redirect {
+                node: node(),
+                status: 302,
+                location: Some(format!("{URL}/elsewhere")),
+                reason: "a write is never redirected",
+            },
             Error::NoNode(text()),
             Error::Update {
                 report: BatchReport {
@@ -619,6 +655,7 @@ mod tests {
             Error::Decompress { .. } => "Decompress",
             Error::TooLarge { .. } => "TooLarge",
             Error::RetriesExhausted { .. } => "RetriesExhausted",
+            Error::Redirect { .. } => "Redirect",
             Error::NoNode(_) => "NoNode",
             Error::Update { .. } => "Update",
         }
@@ -631,7 +668,7 @@ mod tests {
         assert_eq!(names.len(), all.len(), "each variant once");
         assert_eq!(
             names.len(),
-            15,
+            16,
             "every variant: extend every_variant() and name()"
         );
         for e in &all {

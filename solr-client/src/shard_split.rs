@@ -211,7 +211,10 @@ mod tests {
     #[test]
     fn results_combine_into_one_account() {
         let r = combine(vec![ok(3, 5), ok(2, 9)]).expect("all acknowledged");
-        assert_eq!((r.docs_sent, r.header.qtime, r.header.rf), (5, Some(9), Some(2)));
+        assert_eq!(
+            (r.docs_sent, r.header.qtime, r.header.rf),
+            (5, Some(9), Some(2))
+        );
         let e = combine(vec![
             ok(3, 5),
             Err(Error::Update {

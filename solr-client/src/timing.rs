@@ -88,6 +88,18 @@ pub struct Timing {
     pub attempts: u32,
     /// The node that answered.
     pub node: String,
+    /// Redirects followed before this response (0 unless the client opted in with
+    /// `SolrClientBuilder::follow_redirects` and the server redirected a read).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub redirects: u32,
+    /// After redirects, the URL that answered (without credentials); None when no redirect
+    /// was followed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_url: Option<String>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Timing {

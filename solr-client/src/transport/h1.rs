@@ -44,9 +44,11 @@ pub(crate) fn build_request(
         .map_err(|e| Error::InvalidInput(format!("cannot build HTTP request: {e}")))
 }
 
-/// Maps a hyper error to this crate's error.
+/// Maps a hyper error to this crate's error. `not_sent` is true when the request certainly
+/// was not processed: hyper cancelled it before sending, or (HTTP/2) the server refused the
+/// stream ([`proves_unprocessed`]).
 pub(crate) fn map_hyper(node: &str, e: hyper::Error) -> Error {
-    let not_sent = e.is_canceled();
+    let not_sent = e.is_canceled() || proves_unprocessed(&e);
     let mut message = e.to_string();
     let mut src: Option<&dyn std::error::Error> = std::error::Error::source(&e);
     while let Some(s) = src {
@@ -59,6 +61,47 @@ pub(crate) fn map_hyper(node: &str, e: hyper::Error) -> Error {
         message,
         not_sent,
     }
+}
+
+/// True when `e` (or an error it wraps) is an HTTP/2 error that proves the server did not
+/// process the stream: a GOAWAY received from the server whose last-stream-id is below the
+/// stream (h2 fails exactly those streams, and every stream opened after it, with the
+/// remote GOAWAY; streams at or below it that later break get an I/O error instead), or a
+/// `RST_STREAM(REFUSED_STREAM)` from the server (RFC 9113, 8.7: "not processed").
+pub(crate) fn proves_unprocessed(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = cur {
+        if let Some(h2) = err.downcast_ref::<h2::Error>() {
+            return h2.is_remote()
+                && (h2.is_go_away() || h2.reason() == Some(h2::Reason::REFUSED_STREAM));
+        }
+        cur = err.source();
+    }
+    false
+}
+
+/// True when `e` (or an error it wraps) says the server closed the connection after the
+/// request was written and before a complete response arrived: hyper's "connection closed
+/// before message completed", or a reset / broken pipe / early EOF on the socket. On a
+/// reused connection this is the stale-connection race (the server's idle timeout closed
+/// it as the request went out); an idempotent read may be resent once on a new connection.
+pub(crate) fn closed_unanswered(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = cur {
+        if let Some(h) = err.downcast_ref::<hyper::Error>() {
+            if h.is_incomplete_message() {
+                return true;
+            }
+        }
+        if let Some(io) = err.downcast_ref::<std::io::Error>() {
+            use std::io::ErrorKind::*;
+            if matches!(io.kind(), ConnectionReset | BrokenPipe | UnexpectedEof) {
+                return true;
+            }
+        }
+        cur = err.source();
+    }
+    false
 }
 
 /// A response head plus its whole body.

@@ -3,7 +3,14 @@
 //! Over https the connection negotiates `h2` by ALPN (Solr's Jetty offers h2 and
 //! http/1.1); over plain http it speaks h2c with prior knowledge (Jetty accepts the HTTP/2
 //! preface on its HTTP/1.1 port). Concurrent requests share the one connection; the first
-//! request opens it while the others wait (their wait is the `blocked` phase).
+//! request opens it while the others wait (their wait is the `blocked` phase). Each node has
+//! its own connection slot and lock: a node that is slow to connect delays only its own
+//! requests, never those to other nodes.
+//!
+//! A read lost on a reused connection the server closed is resent once on a new connection,
+//! as `pooled` does. A stream the server provably did not process (a GOAWAY whose
+//! last-stream-id is below it, or `REFUSED_STREAM`) is `Error::Io { not_sent: true }`, so a
+//! write in that case is resent once too; any other broken write is returned.
 //!
 //! Timing: on an HTTP/2 socket the client writes control frames (SETTINGS ACK,
 //! WINDOW_UPDATE, PING ACK) while responses are pending, so socket stamps cannot mark the
@@ -25,7 +32,7 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 use super::connector::{ConnMeter, Connector, SetupTiming};
 use super::h1::{build_request, map_hyper, read_response, IdleClock, Instants};
 use super::tls::TlsOptions;
-use super::{BoxFuture, Transport, TransportStats, WireRequest, WireResponse};
+use super::{BoxFuture, RequestKind, Transport, TransportStats, WireRequest, WireResponse};
 use crate::error::{Error, Result};
 use crate::timing::HttpVersion;
 
@@ -36,10 +43,19 @@ struct H2Conn {
     inflight: Arc<AtomicU64>,
 }
 
+/// One node's connection slot. Each node has its own lock, held across that node's connect
+/// and handshake only: requests to the node wait for its one connection (the `blocked`
+/// phase), requests to other nodes do not.
+#[derive(Default)]
+struct Slot {
+    conn: tokio::sync::Mutex<Option<H2Conn>>,
+}
+
 /// The multiplexing HTTP/2 transport.
 pub struct Http2 {
     connector: Connector,
-    conns: tokio::sync::Mutex<HashMap<String, H2Conn>>,
+    /// Node (`scheme://host:port`) -> its slot. This lock is only held to find the slot.
+    slots: std::sync::Mutex<HashMap<String, Arc<Slot>>>,
     counted: super::Counted,
 }
 
@@ -56,9 +72,15 @@ impl Http2 {
     pub fn new(tls: &TlsOptions) -> Result<Self> {
         Ok(Http2 {
             connector: Connector::new(tls, &[b"h2"])?,
-            conns: tokio::sync::Mutex::new(HashMap::new()),
+            slots: std::sync::Mutex::new(HashMap::new()),
             counted: super::Counted::new("http2", tls.is_insecure()),
         })
+    }
+
+    fn slot(&self, req: &WireRequest) -> Arc<Slot> {
+        let key = format!("{}://{}", req.node.scheme(), req.authority());
+        let mut slots = self.slots.lock().unwrap_or_else(|e| e.into_inner());
+        slots.entry(key).or_default().clone()
     }
 
     async fn connection(
@@ -66,13 +88,13 @@ impl Http2 {
         req: &WireRequest,
         node: &str,
     ) -> Result<(H2Conn, Option<SetupTiming>)> {
-        let key = format!("{}://{}", req.node.scheme(), req.authority());
-        let mut conns = self.conns.lock().await;
-        if let Some(c) = conns.get(&key) {
+        let slot = self.slot(req);
+        let mut current = slot.conn.lock().await;
+        if let Some(c) = current.as_ref() {
             if !c.sender.is_closed() {
                 return Ok((c.clone(), None));
             }
-            conns.remove(&key);
+            *current = None;
         }
         let conn = self
             .connector
@@ -97,14 +119,66 @@ impl Http2 {
             meter: conn.meter,
             inflight: Arc::new(AtomicU64::new(0)),
         };
-        conns.insert(key, c.clone());
+        *current = Some(c.clone());
         Ok((c, Some(conn.setup)))
+    }
+
+    /// Forgets `dead` (if it is still the node's connection) so the next request opens a
+    /// new one.
+    async fn evict(&self, req: &WireRequest, dead: &H2Conn) {
+        let slot = self.slot(req);
+        let mut current = slot.conn.lock().await;
+        if current
+            .as_ref()
+            .is_some_and(|c| c.meter.id == dead.meter.id)
+        {
+            *current = None;
+        }
     }
 
     async fn send_inner(&self, req: WireRequest) -> Result<WireResponse> {
         let node = crate::error::node_label(&req.node);
         let start = Instant::now();
-        let (mut conn, setup) = self.connection(&req, &node).await?;
+        let mut attempt = 1;
+        loop {
+            match self.send_once(&req, &node, start).await {
+                Ok(mut resp) => {
+                    resp.timing.attempts = attempt;
+                    return Ok(resp);
+                }
+                Err((e, conn, reused)) => {
+                    if let Some(conn) = &conn {
+                        if matches!(e, Error::Io { .. }) {
+                            self.evict(&req, conn).await;
+                        }
+                    }
+                    // As `pooled`: a request lost on a reused connection the server closed
+                    // (or refused by GOAWAY/REFUSED_STREAM, `not_sent`) is resent once on a
+                    // new connection if it is a read, or a write that certainly was not sent.
+                    let stale = reused && matches!(e, Error::Io { .. });
+                    let retry_ok = req.kind != RequestKind::Write || e.is_not_sent();
+                    if stale && retry_ok && attempt == 1 {
+                        attempt += 1;
+                        continue;
+                    }
+                    return Err(e);
+                }
+            }
+        }
+    }
+
+    /// One attempt. On failure also returns the connection it used (if any) and whether it
+    /// had been reused.
+    async fn send_once(
+        &self,
+        req: &WireRequest,
+        node: &str,
+        start: Instant,
+    ) -> std::result::Result<WireResponse, (Error, Option<H2Conn>, bool)> {
+        let (mut conn, setup) = self
+            .connection(req, node)
+            .await
+            .map_err(|e| (e, None, false))?;
         let conn_ready = Instant::now();
         let alone_at_start = conn.inflight.fetch_add(1, Ordering::SeqCst) == 0;
         let (in0, out0) = if setup.is_some() {
@@ -113,11 +187,17 @@ impl Http2 {
             conn.meter.bytes()
         };
         conn.meter.requests.fetch_add(1, Ordering::Relaxed);
-        let http_req = build_request(&req, true)?;
+        let http_req = match build_request(req, true) {
+            Ok(r) => r,
+            Err(e) => {
+                conn.inflight.fetch_sub(1, Ordering::SeqCst);
+                return Err((e, None, false));
+            }
+        };
         let body_len = req.body.len() as u64;
         let result = read_response(
-            &node,
-            &req,
+            node,
+            req,
             IdleClock::Frames,
             conn.sender.send_request(http_req),
         )
@@ -125,7 +205,10 @@ impl Http2 {
         let done = Instant::now();
         let alone = alone_at_start && conn.inflight.load(Ordering::SeqCst) == 1;
         conn.inflight.fetch_sub(1, Ordering::SeqCst);
-        let resp = result?;
+        let resp = match result {
+            Ok(r) => r,
+            Err(e) => return Err((e, Some(conn), setup.is_none())),
+        };
         // Stream-level stamps: on an HTTP/2 socket the client also writes control frames
         // (SETTINGS ACK, WINDOW_UPDATE, PING ACK) while a response is pending, so socket
         // stamps cannot tell when this request's last byte left.
@@ -137,7 +220,7 @@ impl Http2 {
             first_byte,
             done,
         }
-        .into_timing(setup, HttpVersion::Http2, &node);
+        .into_timing(setup, HttpVersion::Http2, node);
         timing.connection_id = conn.meter.id;
         if alone {
             let (bin, bout) = conn.meter.bytes();

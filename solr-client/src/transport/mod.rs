@@ -8,6 +8,7 @@
 //! | `reqwest` | reqwest's default client as it comes                                 |
 //! | `+gzip`   | decorator: `Accept-Encoding: gzip`, timed decompression, optional gzip request bodies |
 //! | `+routing` | decorator over one transport and many nodes: writes to the leader, reads to replicas, failover, Retry-After, SolrCloud shard leaders ([`Routing`]) |
+//! | `+redirect` | decorator the client always applies at the edge: a 3xx on a write is an error, reads follow only on opt-in ([`Redirects`]) |
 //! | `+retry`  | decorator: retries 429/503 honouring `Retry-After` (jittered backoff, attempt budget) ([`Retry`]) |
 //!
 //! Transports know nothing about Solr except whether a request is a read or a write
@@ -23,6 +24,7 @@ mod h1;
 mod http2;
 mod node_pool;
 mod pooled;
+mod redirect;
 mod reqwest_default;
 mod retry;
 mod routing;
@@ -47,6 +49,7 @@ pub use gzip::{gunzip_bytes, gzip_bytes, Gzip};
 pub use http2::Http2;
 pub use node_pool::{HealthPolicy, NodeStats, Policy};
 pub use pooled::{Pooled, PooledConfig};
+pub use redirect::Redirects;
 pub use reqwest_default::ReqwestDefault;
 pub use retry::{retries_status, retry_after, Retry, RetryPolicy};
 pub use routing::{ReadPreference, Routing, RoutingBuilder};

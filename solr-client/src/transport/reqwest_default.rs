@@ -17,6 +17,10 @@
 //! does not expose the bytes of the response head, so the wait for the head (a connect
 //! included) is bounded by `read_idle` as a whole; a head trickled over longer than that is
 //! cut, where the hyper-based transports restart the timer on every byte.
+//!
+//! Redirects are not followed here (`redirect::Policy::none()`; see [`super::Redirects`]). A
+//! read lost because the server closed a pooled connection after reading the request is
+//! resent once, as `pooled` does; a write never is.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -25,9 +29,9 @@ use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
 
-use super::h1::USER_AGENT_VALUE;
+use super::h1::{closed_unanswered, proves_unprocessed, USER_AGENT_VALUE};
 use super::tls::TlsOptions;
-use super::{BoxFuture, Transport, TransportStats, WireRequest, WireResponse};
+use super::{BoxFuture, RequestKind, Transport, TransportStats, WireRequest, WireResponse};
 use crate::error::{Error, Result, TimeoutPhase};
 use crate::timing::{HttpVersion, Timing};
 
@@ -79,6 +83,18 @@ where
     }
 }
 
+/// True when a hyper error in `e`'s chain says the request was cancelled before it was sent.
+fn hyper_canceled(e: &(dyn std::error::Error + 'static)) -> bool {
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = cur {
+        if let Some(h) = err.downcast_ref::<hyper::Error>() {
+            return h.is_canceled();
+        }
+        cur = err.source();
+    }
+    false
+}
+
 /// reqwest's default client behind the [`Transport`] trait.
 pub struct ReqwestDefault {
     /// The configured builder, before timeouts (reqwest builders cannot be cloned).
@@ -115,6 +131,9 @@ impl ReqwestDefault {
         let make = move || {
             let mut builder = reqwest::Client::builder()
                 .user_agent(USER_AGENT_VALUE)
+                // A 3xx is handed back as it is: `Redirects` decides (reqwest's default policy
+                // would turn a redirected POST /update into a GET with an empty body).
+                .redirect(reqwest::redirect::Policy::none())
                 .connector_layer(CountLayer(count.clone()));
             for certs in &roots {
                 builder = builder.tls_certs_merge(certs.clone());
@@ -183,17 +202,36 @@ impl ReqwestDefault {
                 Error::Io {
                     node: node.clone(),
                     message,
-                    not_sent: false,
+                    // hyper cancelled it before writing, or an HTTP/2 server refused it.
+                    not_sent: hyper_canceled(&e) || proves_unprocessed(&e),
                 }
             }
         };
         let start = Instant::now();
-        let builder = self
-            .client(req.timeouts)?
-            .request(req.method.clone(), req.url())
-            .headers(req.headers.clone())
-            .body(req.body.clone());
-        let mut resp = builder.send().await.map_err(map)?;
+        let mut attempt = 1;
+        let mut resp = loop {
+            let builder = self
+                .client(req.timeouts)?
+                .request(req.method.clone(), req.url())
+                .headers(req.headers.clone())
+                .body(req.body.clone());
+            match builder.send().await {
+                Ok(resp) => break resp,
+                // The server closed the connection after reading the request, without
+                // answering (a pooled connection its idle timeout ended): an idempotent read
+                // is resent once, as `pooled` does; a write never is. reqwest's pool has
+                // dropped the dead connection.
+                Err(e)
+                    if attempt == 1
+                        && req.kind != RequestKind::Write
+                        && !e.is_connect()
+                        && closed_unanswered(&e) =>
+                {
+                    attempt += 1;
+                }
+                Err(e) => return Err(map(e)),
+            }
+        };
         let headers_at = Instant::now();
         let status = resp.status();
         let version = if resp.version() == http::Version::HTTP_2 {
@@ -223,7 +261,7 @@ impl ReqwestDefault {
             bytes_exact: false,
             decoded_bytes: body.len() as u64,
             http_version: version,
-            attempts: 1,
+            attempts: attempt,
             node,
             ..Timing::default()
         };

@@ -96,6 +96,7 @@ use super::cloud::{ClusterView, ShardInfo};
 use super::node_pool::{
     node_key, Availability, HealthPolicy, NodePool, NodeState, NodeStats, Policy,
 };
+use super::redirect::Redirects;
 use super::retry::{retries_status, retry_after, RetryPolicy};
 use super::{
     BoxFuture, RequestKind, RouteKey, ShardGroup, Timeouts, Transport, TransportStats, WireRequest,
@@ -133,6 +134,7 @@ pub struct RoutingBuilder {
     health: HealthPolicy,
     timeouts: Timeouts,
     view_max_age: Duration,
+    max_redirects: u32,
 }
 
 impl RoutingBuilder {
@@ -200,6 +202,16 @@ impl RoutingBuilder {
         self
     }
 
+    /// Lets reads follow up to `max_hops` redirects from a node, with the rules of
+    /// [`super::Redirects`] (a write is never redirected). The router picks the node of
+    /// every request it is given, so it decides redirects itself, per node, on its inner
+    /// transport: a client's `follow_redirects` does not reach through a router. Default 0:
+    /// a 3xx from any node is an [`Error::Redirect`].
+    pub fn follow_redirects(mut self, max_hops: u32) -> Self {
+        self.max_redirects = max_hops;
+        self
+    }
+
     /// Builds the router. An empty node list, a bad URL, or mixing standalone nodes with cloud
     /// seeds is [`Error::Config`].
     pub fn build(self) -> Result<Routing> {
@@ -250,7 +262,8 @@ impl RoutingBuilder {
         }
         let cloud = !seeds.is_empty();
         Ok(Routing {
-            inner: self.inner,
+            // Redirects are decided per node, before the router could re-route a hop.
+            inner: Arc::new(Redirects::new(self.inner, self.max_redirects)),
             pool,
             view: RwLock::new(Arc::new(view)),
             seeds,
@@ -312,6 +325,7 @@ impl Routing {
             health: HealthPolicy::default(),
             timeouts: Timeouts::default(),
             view_max_age: Duration::from_secs(30),
+            max_redirects: 0,
         }
     }
 
@@ -761,6 +775,12 @@ impl Routing {
                     resp.timing.attempts = attempts;
                     resp.timing.node = node_name;
                     return Ok(resp);
+                }
+                Err(e @ Error::Redirect { .. }) => {
+                    // The node answered, with a redirect that is not followed: it is up, and
+                    // another node would not change the answer.
+                    let _ = target.node.answered(took);
+                    return Err(e);
                 }
                 Err(e) => {
                     let connect = e.is_connect();

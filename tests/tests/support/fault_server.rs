@@ -1,6 +1,7 @@
 //! A tiny HTTP/1.1 server for the faults real Solr cannot produce on demand: a stall before
 //! or after the headers, a response trickled one byte at a time, a reset in the middle of a
-//! body, garbage bodies, 429/503 with `Retry-After`.
+//! body, garbage bodies, 429/503 with `Retry-After`, redirects (3xx with a `Location`, e.g.
+//! to a second fault server).
 //!
 //! It binds `127.0.0.1:0` (never a fixed port), plays a script of [`Fault`]s (one per
 //! request, in order, over all connections; the last one repeats), counts accepted
@@ -65,6 +66,9 @@ pub enum Fault {
     /// 200 `Content-Encoding: gzip` with this body, already compressed (for bombs too large
     /// to compress on the fly: concatenated gzip members).
     Gzipped(&'static [u8]),
+    /// A redirect: `status` (301, 302, 303, 307, 308) with `Location: location` and a small
+    /// `text/html` body, as a proxy or load balancer sends. Keep-alive.
+    Redirect(u16, String),
     /// 502 with a `text/html` page, as nginx sends when the upstream is down.
     Html502,
     /// 200 `application/json` whose body is not JSON.
@@ -162,6 +166,11 @@ impl FaultServer {
     /// Connections accepted so far.
     pub fn accepted(&self) -> usize {
         self.state.accepted.load(Ordering::SeqCst)
+    }
+
+    /// `host:port` the server listens on.
+    pub fn authority(&self) -> String {
+        self.addr.to_string()
     }
 
     /// Requests read so far.
@@ -331,6 +340,25 @@ async fn serve(mut sock: TcpStream, conn: usize, st: Arc<State>) {
                 let extra = ["Content-Encoding: gzip".to_string()];
                 let mut out = head("200 OK", json, &extra, Some(z.len()));
                 out.extend_from_slice(z);
+                (out, After::KeepAlive)
+            }
+            Fault::Redirect(code, location) => {
+                let reason = match code {
+                    301 => "Moved Permanently",
+                    302 => "Found",
+                    303 => "See Other",
+                    307 => "Temporary Redirect",
+                    308 => "Permanent Redirect",
+                    _ => "Redirect",
+                };
+                let page = format!("<html><body>moved to {location}</body></html>");
+                let mut out = head(
+                    &format!("{code} {reason}"),
+                    "text/html",
+                    &[format!("Location: {location}")],
+                    Some(page.len()),
+                );
+                out.extend_from_slice(page.as_bytes());
                 (out, After::KeepAlive)
             }
             Fault::Html502 => {

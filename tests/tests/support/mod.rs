@@ -3,6 +3,7 @@
 //! that keeps connection-counting tests alone.
 
 pub mod fault_server;
+pub mod h2_fault;
 pub mod tcp_relay;
 
 use std::sync::OnceLock;

@@ -1,0 +1,199 @@
+//! `+redirect`: the one place that decides what a 3xx answer means, for every transport.
+//!
+//! No transport follows a redirect itself (hyper's connection-level clients never do; the
+//! `reqwest` transport is built with `redirect::Policy::none()`): they hand the 3xx back as
+//! a response, and this decorator, applied at the edge by [`crate::SolrClientBuilder`] over
+//! any transport (a custom one or a [`super::Retry`] included), turns it into a decision. A
+//! [`super::Routing`] picks the node of every request it is given, so it applies this same
+//! decorator to its inner transport, per node (`RoutingBuilder::follow_redirects`); a 3xx
+//! then never leaves the router. The decision:
+//!
+//! * a **write** is never redirected: a 3xx is [`Error::Redirect`] naming the status and
+//!   the `Location` (so a batch is reported lost instead of "acknowledged" by a `GET` with
+//!   an empty body on another host);
+//! * a **read** or admin request follows only when the client opted in
+//!   ([`Redirects::new`] with `max_hops > 0`, `SolrClientBuilder::follow_redirects`), for at
+//!   most `max_hops` hops, never to another scheme (no https -> http downgrade, no http ->
+//!   https surprise), keeping method and body (a read is idempotent, and a POSTed search
+//!   keeps its parameters), and dropping the `Authorization` header once the origin
+//!   (scheme, host, port) differs from the one the request was built for. The response's
+//!   [`crate::Timing`] records the hops (`redirects`) and the URL that answered
+//!   (`final_url`, without credentials).
+//!
+//! A `304 Not Modified` is not a redirect (the client never sends conditional requests) and
+//! is passed on as it is. Credentials in a `Location` (`http://user:pw@host/`) are removed
+//! before the URL is followed or shown.
+
+use http::header::{AUTHORIZATION, LOCATION};
+use http::StatusCode;
+use url::Url;
+
+use super::{BoxFuture, RequestKind, Transport, TransportStats, WireRequest, WireResponse};
+use crate::error::{Error, Result};
+
+/// The redirect decorator. See the module docs.
+#[derive(Debug)]
+pub struct Redirects<T> {
+    inner: T,
+    max_hops: u32,
+}
+
+impl<T: Transport> Redirects<T> {
+    /// Wraps `inner`. `max_hops == 0`: no redirect is followed (every 3xx is an error);
+    /// otherwise reads follow up to `max_hops` redirects.
+    pub fn new(inner: T, max_hops: u32) -> Self {
+        Redirects { inner, max_hops }
+    }
+
+    /// The hop limit for reads (0: redirects are never followed).
+    pub fn max_hops(&self) -> u32 {
+        self.max_hops
+    }
+
+    async fn send_inner(&self, mut req: WireRequest) -> Result<WireResponse> {
+        let origin = req.node.origin();
+        let mut hops = 0u32;
+        loop {
+            let resp = self.inner.send(req.clone()).await?;
+            if !is_redirect(resp.status) {
+                if hops > 0 {
+                    let mut resp = resp;
+                    resp.timing.redirects = hops;
+                    resp.timing.final_url = Some(without_credentials(req.url()).to_string());
+                    return Ok(resp);
+                }
+                return Ok(resp);
+            }
+            let node = without_credentials(req.node.clone()).to_string();
+            let status = resp.status.as_u16();
+            let target = resp
+                .headers
+                .get(LOCATION)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|l| req.url().join(l.trim()).ok())
+                .map(without_credentials);
+            let refuse = |reason: &'static str| Error::Redirect {
+                node: node.clone(),
+                status,
+                location: target.as_ref().map(Url::to_string),
+                reason,
+            };
+            if req.kind == RequestKind::Write {
+                return Err(refuse("a write is never redirected"));
+            }
+            if self.max_hops == 0 {
+                return Err(refuse("following redirects is off"));
+            }
+            let Some(target) = target.clone() else {
+                return Err(refuse("no usable Location header"));
+            };
+            if hops >= self.max_hops {
+                return Err(refuse("too many redirects"));
+            }
+            if target.scheme() != req.node.scheme() {
+                return Err(refuse("it would change the scheme"));
+            }
+            hops += 1;
+            if target.origin() != origin {
+                req.headers.remove(AUTHORIZATION);
+            }
+            retarget(&mut req, &target);
+        }
+    }
+}
+
+/// 3xx, except 304 (a conditional-request answer, not a redirect).
+fn is_redirect(status: StatusCode) -> bool {
+    status.is_redirection() && status != StatusCode::NOT_MODIFIED
+}
+
+/// `url` without user name and password (and without a fragment).
+fn without_credentials(mut url: Url) -> Url {
+    let _ = url.set_username("");
+    let _ = url.set_password(None);
+    url.set_fragment(None);
+    url
+}
+
+/// Points `req` at `target`: the node becomes the target's directory, the path its last
+/// segment, the query its query pairs, so that `req.url()` is `target`.
+fn retarget(req: &mut WireRequest, target: &Url) {
+    let mut node = target.clone();
+    node.set_query(None);
+    let (dir, last) = match target.path().rsplit_once('/') {
+        Some((dir, last)) => (dir.to_string(), last.to_string()),
+        None => (String::new(), target.path().to_string()),
+    };
+    node.set_path(&dir);
+    req.node = node;
+    req.path = last;
+    req.query = target
+        .query_pairs()
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+}
+
+impl<T: Transport> Transport for Redirects<T> {
+    fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
+        Box::pin(self.send_inner(req))
+    }
+
+    /// The inner transport's name: the decorator is always there, so it adds nothing to
+    /// reports.
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+
+    fn stats(&self) -> TransportStats {
+        self.inner.stats()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::Timeouts;
+    use bytes::Bytes;
+    use http::{HeaderMap, Method};
+
+    fn req(url: &str) -> WireRequest {
+        WireRequest {
+            method: Method::GET,
+            node: Url::parse(url).unwrap(),
+            path: "bench/select".into(),
+            query: vec![("q".into(), "a b".into())],
+            headers: HeaderMap::new(),
+            body: Bytes::new(),
+            kind: RequestKind::Read,
+            timeouts: Timeouts::default(),
+            max_response_bytes: 1,
+            deadline: None,
+            route: None,
+        }
+    }
+
+    #[test]
+    fn retarget_makes_the_request_url_the_location() {
+        let mut r = req("http://a:1/solr");
+        let t = Url::parse("http://b:2/other/bench/select?q=a+b&rows=0").unwrap();
+        retarget(&mut r, &t);
+        assert_eq!(r.url(), t);
+        let t = Url::parse("http://b:2/select").unwrap();
+        retarget(&mut r, &t);
+        assert_eq!(r.url(), t);
+    }
+
+    #[test]
+    fn credentials_are_removed_from_locations() {
+        let u = without_credentials(Url::parse("http://user:secret@h:1/p?x=1#f").unwrap());
+        assert_eq!(u.as_str(), "http://h:1/p?x=1");
+    }
+
+    #[test]
+    fn not_modified_is_not_a_redirect() {
+        assert!(!is_redirect(StatusCode::NOT_MODIFIED));
+        assert!(is_redirect(StatusCode::FOUND));
+        assert!(is_redirect(StatusCode::PERMANENT_REDIRECT));
+        assert!(!is_redirect(StatusCode::OK));
+    }
+}

@@ -1,0 +1,302 @@
+//! A tiny HTTP/2 (h2c, prior knowledge) server for the HTTP/2 faults real Solr cannot
+//! produce on demand: a GOAWAY whose last-stream-id is below the request's stream,
+//! `RST_STREAM(REFUSED_STREAM)`, a connection closed after the request was read, and
+//! redirects.
+//!
+//! It speaks just enough HTTP/2 by hand (frames written byte by byte, responses HPACK-encoded
+//! without the dynamic table or Huffman) to control exactly which frame goes out when,
+//! which a full server library does not allow. Like [`super::fault_server`], it binds
+//! `127.0.0.1:0`, plays a script (one [`H2Fault`] per request over all connections, the last
+//! one repeating), counts connections and records every request (connection, stream id,
+//! body). Request headers are not decoded (the client's HPACK uses Huffman and a dynamic
+//! table); header behaviour is tested over HTTP/1.1, where the redirect logic is the same.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::{JoinHandle, JoinSet};
+
+/// What the server does with one request.
+#[derive(Debug, Clone)]
+pub enum H2Fault {
+    /// `200 application/json` with `body`.
+    Ok(&'static str),
+    /// `status` with `Location: location` and no body.
+    Redirect(u16, String),
+    /// GOAWAY(NO_ERROR) with a last-stream-id below the request's stream (it was not
+    /// processed), then the connection is closed once the client closes it (at most 5 s).
+    GoAwayBelow,
+    /// `RST_STREAM(REFUSED_STREAM)` on the request's stream; the connection stays open.
+    Refuse,
+    /// Closes the connection without answering (the request was read).
+    CloseWithoutReply,
+}
+
+/// One request as the server read it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct H2Seen {
+    /// Which accepted connection (0-based) carried it.
+    pub conn: usize,
+    /// Its stream id.
+    pub stream: u32,
+    /// The request body (DATA frames).
+    pub body: Vec<u8>,
+}
+
+struct State {
+    script: Vec<H2Fault>,
+    next: AtomicUsize,
+    accepted: AtomicUsize,
+    seen: Mutex<Vec<H2Seen>>,
+}
+
+/// The running server. Dropping it stops it.
+pub struct H2FaultServer {
+    addr: SocketAddr,
+    state: Arc<State>,
+    task: JoinHandle<()>,
+}
+
+impl H2FaultServer {
+    /// Starts a server on `127.0.0.1:0` playing `script` (must not be empty).
+    pub async fn start(script: Vec<H2Fault>) -> H2FaultServer {
+        assert!(
+            !script.is_empty(),
+            "a fault script needs at least one entry"
+        );
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind port 0");
+        let addr = listener.local_addr().expect("local addr");
+        let state = Arc::new(State {
+            script,
+            next: AtomicUsize::new(0),
+            accepted: AtomicUsize::new(0),
+            seen: Mutex::new(Vec::new()),
+        });
+        let st = state.clone();
+        let task = tokio::spawn(async move {
+            let mut conns = JoinSet::new();
+            loop {
+                tokio::select! {
+                    accepted = listener.accept() => {
+                        let Ok((sock, _)) = accepted else { continue };
+                        let id = st.accepted.fetch_add(1, Ordering::SeqCst);
+                        conns.spawn(serve(sock, id, st.clone()));
+                    }
+                    Some(done) = conns.join_next() => {
+                        if let Err(e) = done {
+                            if e.is_panic() {
+                                std::panic::resume_unwind(e.into_panic());
+                            }
+                        }
+                    }
+                }
+            }
+        });
+        H2FaultServer { addr, state, task }
+    }
+
+    /// The base URL to give a client: `http://127.0.0.1:PORT/solr`.
+    pub fn url(&self) -> String {
+        format!("http://{}/solr", self.addr)
+    }
+
+    /// `host:port` the server listens on.
+    pub fn authority(&self) -> String {
+        self.addr.to_string()
+    }
+
+    /// Connections accepted so far.
+    pub fn accepted(&self) -> usize {
+        self.state.accepted.load(Ordering::SeqCst)
+    }
+
+    /// Requests read so far.
+    pub fn seen(&self) -> Vec<H2Seen> {
+        self.state
+            .seen
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+}
+
+impl Drop for H2FaultServer {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+const PREFACE: &[u8] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+const DATA: u8 = 0x0;
+const HEADERS: u8 = 0x1;
+const RST_STREAM: u8 = 0x3;
+const SETTINGS: u8 = 0x4;
+const PING: u8 = 0x6;
+const GOAWAY: u8 = 0x7;
+const END_STREAM: u8 = 0x1;
+const ACK: u8 = 0x1;
+const END_HEADERS: u8 = 0x4;
+const PADDED: u8 = 0x8;
+const REFUSED_STREAM: u32 = 0x7;
+
+fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
+    let len = payload.len() as u32;
+    let mut out = vec![(len >> 16) as u8, (len >> 8) as u8, len as u8, kind, flags];
+    out.extend_from_slice(&(stream & 0x7fff_ffff).to_be_bytes());
+    out.extend_from_slice(payload);
+    out
+}
+
+/// HPACK integer with an `n`-bit prefix, `flags` in the high bits of the first byte.
+fn hpack_int(out: &mut Vec<u8>, flags: u8, n: u32, mut v: usize) {
+    let max = (1usize << n) - 1;
+    if v < max {
+        out.push(flags | v as u8);
+        return;
+    }
+    out.push(flags | max as u8);
+    v -= max;
+    while v >= 128 {
+        out.push((v % 128) as u8 | 0x80);
+        v /= 128;
+    }
+    out.push(v as u8);
+}
+
+/// "Literal header field without indexing, indexed name" (RFC 7541, 6.2.2), no Huffman.
+fn hpack_literal(out: &mut Vec<u8>, static_index: usize, value: &str) {
+    hpack_int(out, 0x00, 4, static_index);
+    hpack_int(out, 0x00, 7, value.len());
+    out.extend_from_slice(value.as_bytes());
+}
+
+/// Reads exactly `n` bytes; None on EOF or error.
+async fn read_exact(sock: &mut TcpStream, n: usize) -> Option<Vec<u8>> {
+    let mut buf = vec![0u8; n];
+    sock.read_exact(&mut buf).await.ok()?;
+    Some(buf)
+}
+
+async fn serve(mut sock: TcpStream, conn: usize, st: Arc<State>) {
+    if read_exact(&mut sock, PREFACE.len()).await.as_deref() != Some(PREFACE) {
+        return;
+    }
+    if sock.write_all(&frame(SETTINGS, 0, 0, &[])).await.is_err() {
+        return;
+    }
+    // Streams whose request body is still arriving.
+    let mut open: Vec<(u32, Vec<u8>)> = Vec::new();
+    loop {
+        let Some(head) = read_exact(&mut sock, 9).await else {
+            return;
+        };
+        let len = (usize::from(head[0]) << 16) | (usize::from(head[1]) << 8) | usize::from(head[2]);
+        let (kind, flags) = (head[3], head[4]);
+        let stream = u32::from_be_bytes([head[5], head[6], head[7], head[8]]) & 0x7fff_ffff;
+        let Some(payload) = read_exact(&mut sock, len).await else {
+            return;
+        };
+        let complete = match kind {
+            SETTINGS if flags & ACK == 0 => {
+                if sock.write_all(&frame(SETTINGS, ACK, 0, &[])).await.is_err() {
+                    return;
+                }
+                None
+            }
+            PING if flags & ACK == 0 => {
+                if sock
+                    .write_all(&frame(PING, ACK, 0, &payload))
+                    .await
+                    .is_err()
+                {
+                    return;
+                }
+                None
+            }
+            HEADERS => {
+                assert!(
+                    flags & END_HEADERS != 0,
+                    "CONTINUATION frames are not supported"
+                );
+                // The header block itself is not decoded (hyper sends no padding there).
+                if flags & END_STREAM != 0 {
+                    Some((stream, Vec::new()))
+                } else {
+                    open.push((stream, Vec::new()));
+                    None
+                }
+            }
+            DATA => {
+                let pad = if flags & PADDED != 0 {
+                    usize::from(payload[0]) + 1
+                } else {
+                    0
+                };
+                let data = &payload[pad.min(payload.len())..];
+                let i = open.iter().position(|(s, _)| *s == stream);
+                if let Some(i) = i {
+                    open[i].1.extend_from_slice(data);
+                    if flags & END_STREAM != 0 {
+                        Some(open.remove(i))
+                    } else {
+                        None
+                    }
+                } else {
+                    None
+                }
+            }
+            _ => None, // WINDOW_UPDATE, PRIORITY, acks, the client's own GOAWAY...
+        };
+        let Some((stream, body)) = complete else {
+            continue;
+        };
+        st.seen
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(H2Seen { conn, stream, body });
+        let i = st.next.fetch_add(1, Ordering::SeqCst);
+        let fault = st.script[i.min(st.script.len() - 1)].clone();
+        let out = match fault {
+            H2Fault::Ok(body) => {
+                let mut block = vec![0x88]; // :status 200 (static table index 8)
+                hpack_literal(&mut block, 31, "application/json"); // content-type
+                let mut out = frame(HEADERS, END_HEADERS, stream, &block);
+                out.extend(frame(DATA, END_STREAM, stream, body.as_bytes()));
+                out
+            }
+            H2Fault::Redirect(code, location) => {
+                let mut block = Vec::new();
+                hpack_literal(&mut block, 8, &code.to_string()); // :status
+                hpack_literal(&mut block, 46, &location); // location
+                frame(HEADERS, END_HEADERS | END_STREAM, stream, &block)
+            }
+            H2Fault::Refuse => frame(RST_STREAM, 0, stream, &REFUSED_STREAM.to_be_bytes()),
+            H2Fault::GoAwayBelow => {
+                let mut p = stream.saturating_sub(2).to_be_bytes().to_vec();
+                p.extend_from_slice(&0u32.to_be_bytes()); // NO_ERROR
+                let _ = sock.write_all(&frame(GOAWAY, 0, 0, &p)).await;
+                let _ = sock.flush().await;
+                // Let the client read the GOAWAY and close; never answer anything.
+                let mut sink = [0u8; 4096];
+                let _ = tokio::time::timeout(Duration::from_secs(5), async {
+                    while let Ok(n) = sock.read(&mut sink).await {
+                        if n == 0 {
+                            break;
+                        }
+                    }
+                })
+                .await;
+                return;
+            }
+            H2Fault::CloseWithoutReply => return,
+        };
+        if sock.write_all(&out).await.is_err() {
+            return;
+        }
+        let _ = sock.flush().await;
+    }
+}
