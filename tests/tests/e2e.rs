@@ -14,6 +14,7 @@ mod knn;
 mod load;
 mod nrt;
 mod routing;
+mod routing_study;
 mod security;
 mod wan;
 mod watch;
