@@ -5,7 +5,7 @@
 #   solr.sh start standalone|pair|cloud [--name NAME] [--tls] [--heap 512m] [--jvm-opts "..."]
 #           [--java-home DIR] [--poll-interval SECS] [--idle-timeout-ms MS]
 #           [--auto-commit-ms MS] [--auto-soft-commit-ms MS] [--vector-dim N]
-#           [--gzip-inflate] [--timeout SECS] [--port BASE]
+#           [--gzip-inflate] [--timeout SECS] [--port BASE] [--replica-types nrt,tlog,pull]
 #   solr.sh stop [NAME | --all]
 #   solr.sh kill-node NAME NODE | stop-node NAME NODE | start-node NAME NODE
 #   solr.sh status [NAME]
@@ -19,6 +19,8 @@
 #   zk.port    (cloud) ZooKeeper port; ZK itself is the pseudo node "zk" for stop/kill/start-node.
 # Modes: standalone = node1 (core bench); pair = leader + follower (core bench, follower polls
 # the leader); cloud = zk + node1 + node2, collection bench 1 shard x 2 replicas.
+# --replica-types (cloud only): one replica of each listed type (nrt|tlog|pull, repeats allowed)
+# instead of 2 NRT replicas, spread over node1 and node2 in Solr's placement.
 # A `start` of an instance that is not fully alive wipes run/NAME and starts fresh.
 set -euo pipefail
 
@@ -226,11 +228,12 @@ cmd_setup() {
 MODE=""; TLS=0; HEAP=512m; JVM_OPTS=""; JAVA_HOME_OPT=""; POLL=5; IDLE_MS=120000
 AUTO_COMMIT=-1; AUTO_SOFT_COMMIT=-1; VDIM=768; GZIP_INFLATE=0; START_TIMEOUT="${SOLR_SH_START_TIMEOUT:-120}"
 PORT_BASE=0   # 0: ports picked by the kernel; else node i gets PORT_BASE+i-1, ZooKeeper PORT_BASE+10
+REPLICA_TYPES=""   # cloud: e.g. nrt,tlog,pull (empty: replicationFactor=2)
 
 save_env() {
   local f="$RUN/$1/instance.env"
   {
-    for v in MODE TLS HEAP JVM_OPTS JAVA_HOME_OPT POLL IDLE_MS AUTO_COMMIT AUTO_SOFT_COMMIT VDIM GZIP_INFLATE START_TIMEOUT PORT_BASE; do
+    for v in MODE TLS HEAP JVM_OPTS JAVA_HOME_OPT POLL IDLE_MS AUTO_COMMIT AUTO_SOFT_COMMIT VDIM GZIP_INFLATE START_TIMEOUT PORT_BASE REPLICA_TYPES; do
       printf '%s=%q\n' "$v" "${!v}"
     done
   } >"$f"
@@ -241,7 +244,7 @@ load_env() {
   # shellcheck disable=SC1090
   source "$f"
 }
-signature() { echo "$MODE|$TLS|$HEAP|$JVM_OPTS|$JAVA_HOME_OPT|$POLL|$IDLE_MS|$AUTO_COMMIT|$AUTO_SOFT_COMMIT|$VDIM|$GZIP_INFLATE|${PORT_BASE:-0}"; }
+signature() { echo "$MODE|$TLS|$HEAP|$JVM_OPTS|$JAVA_HOME_OPT|$POLL|$IDLE_MS|$AUTO_COMMIT|$AUTO_SOFT_COMMIT|$VDIM|$GZIP_INFLATE|${PORT_BASE:-0}|${REPLICA_TYPES:-}"; }
 
 # fixed_port N: the port of the Nth node (1-based) when --port was given, else 0 (any).
 fixed_port() { if [[ "${PORT_BASE:-0}" -gt 0 ]]; then echo $((PORT_BASE + $1 - 1)); else echo 0; fi; }
@@ -506,6 +509,7 @@ cmd_start() {
       --gzip-inflate) GZIP_INFLATE=1; shift ;;
       --timeout) START_TIMEOUT="${2:?}"; shift 2 ;;
       --port) PORT_BASE="${2:?}"; shift 2 ;;
+      --replica-types) REPLICA_TYPES="${2:?}"; shift 2 ;;
       *) die "unknown start option '$1'" ;;
     esac
   done
@@ -514,6 +518,8 @@ cmd_start() {
   for n in POLL IDLE_MS VDIM START_TIMEOUT PORT_BASE; do [[ "${!n}" =~ ^[0-9]+$ ]] || die "--${n,,} must be a non-negative integer"; done
   for n in AUTO_COMMIT AUTO_SOFT_COMMIT; do [[ "${!n}" =~ ^-?[0-9]+$ ]] || die "commit intervals must be integers (ms, -1 = off)"; done
   [[ "$HEAP" =~ ^[0-9]+[kKmMgG]?$ ]] || die "bad --heap '$HEAP'"
+  [[ -z "$REPLICA_TYPES" || ( "$MODE" == cloud && "$REPLICA_TYPES" =~ ^(nrt|tlog|pull)(,(nrt|tlog|pull))*$ ) ]] \
+    || die "--replica-types is cloud-only, a comma-separated list of nrt, tlog, pull"
 
   cmd_setup
   local java; java="$(java_bin)"
@@ -564,7 +570,7 @@ cmd_start() {
       for node in node1 node2; do wait_answers "$name" "$node" "$deadline"; done
       local p1 p2 body
       p1="$(node_port "$name" node1)"; p2="$(node_port "$name" node2)"
-      body="$(CURL_MAX_TIME=$((START_TIMEOUT)) scurl "$(base_url "$p1")/admin/collections?action=CREATE&name=bench&numShards=1&replicationFactor=2&collection.configName=bench&createNodeSet=127.0.0.1:${p1}_solr,127.0.0.1:${p2}_solr&wt=json")"
+      body="$(CURL_MAX_TIME=$((START_TIMEOUT)) scurl "$(base_url "$p1")/admin/collections?action=CREATE&name=bench&numShards=1&$(replica_counts)&collection.configName=bench&createNodeSet=127.0.0.1:${p1}_solr,127.0.0.1:${p2}_solr&wt=json")"
       if ! [[ "$body" =~ \"status\"[[:space:]]*:[[:space:]]*0 ]] || [[ "$body" == *'"failure"'* ]]; then
         node_failed "$name" node1 "collection CREATE failed: $(tr -d '\n' <<<"$body" | cut -c1-400)"
       fi
@@ -575,6 +581,16 @@ cmd_start() {
   FAIL_CLEANUP=""
   log "instance $name ($MODE$([[ "$TLS" == 1 ]] && echo ", tls")) started in $((SECONDS - t0))s"
   print_urls "$name"
+}
+
+# CREATE's replica counts: replicationFactor=2, or one replica per entry of --replica-types.
+replica_counts() {
+  [[ -z "$REPLICA_TYPES" ]] && { echo "replicationFactor=2"; return 0; }
+  local t n=0 tl=0 p=0
+  for t in ${REPLICA_TYPES//,/ }; do
+    case "$t" in nrt) n=$((n + 1)) ;; tlog) tl=$((tl + 1)) ;; pull) p=$((p + 1)) ;; esac
+  done
+  echo "nrtReplicas=$n&tlogReplicas=$tl&pullReplicas=$p"
 }
 
 cmd_stop() {
