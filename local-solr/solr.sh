@@ -19,8 +19,6 @@
 #   zk.port    (cloud) ZooKeeper port; ZK itself is the pseudo node "zk" for stop/kill/start-node.
 # Modes: standalone = node1 (core bench); pair = leader + follower (core bench, follower polls
 # the leader); cloud = zk + node1 + node2, collection bench 1 shard x 2 replicas.
-# --replica-types (cloud only): one replica of each listed type (nrt|tlog|pull, repeats allowed)
-# instead of 2 NRT replicas, spread over node1 and node2 in Solr's placement.
 # A `start` of an instance that is not fully alive wipes run/NAME and starts fresh.
 set -euo pipefail
 
@@ -228,7 +226,9 @@ cmd_setup() {
 MODE=""; TLS=0; HEAP=512m; JVM_OPTS=""; JAVA_HOME_OPT=""; POLL=5; IDLE_MS=120000
 AUTO_COMMIT=-1; AUTO_SOFT_COMMIT=-1; VDIM=768; GZIP_INFLATE=0; START_TIMEOUT="${SOLR_SH_START_TIMEOUT:-120}"
 PORT_BASE=0   # 0: ports picked by the kernel; else node i gets PORT_BASE+i-1, ZooKeeper PORT_BASE+10
-REPLICA_TYPES=""   # cloud: e.g. nrt,tlog,pull (empty: replicationFactor=2)
+# --replica-types (cloud only): one replica of each listed type (nrt|tlog|pull, repeats allowed)
+# instead of replicationFactor=2, spread over node1 and node2 by Solr's placement.
+REPLICA_TYPES=""
 
 save_env() {
   local f="$RUN/$1/instance.env"
