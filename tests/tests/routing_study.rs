@@ -3,7 +3,8 @@
 //! exactly the nodes it names (the client's tally, the router's per-node counters and Solr's
 //! own `QUERY./select.requests` agree per node), the lag probe sees every probe document,
 //! every acknowledged document is indexed, and `summary.json` validates against the
-//! published schema. Counts only; no time is asserted.
+//! published schema; `report` re-renders the table, CSVs and chart from it byte for byte.
+//! Counts only; no time is asserted.
 
 use clap::Parser;
 use transport_bench::{routing, Cli, Command};
@@ -125,5 +126,15 @@ async fn routing_study_sends_each_preference_to_its_nodes_exactly() {
     );
     let txt = std::fs::read_to_string(out.join("report.txt")).expect("report.txt");
     assert_eq!(txt.lines().last(), Some(r.verdict.as_str()));
+    support::assert_rerenders(
+        &out,
+        "routing",
+        &[
+            "report.txt",
+            "rows.csv",
+            "cells.csv",
+            "p99-vs-write-rate.svg",
+        ],
+    );
     let _ = std::fs::remove_dir_all(&out);
 }

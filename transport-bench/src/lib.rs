@@ -93,7 +93,7 @@ pub enum Command {
     /// or more Solr JVM settings, with /proc resource sampling and the reduction table.
     Knn(Box<KnnArgs>),
     /// Re-renders the tables, CSV and charts of a saved run: a study or audit from its raw
-    /// `records.jsonl`; an `nrt`, `bulk-files` or `knn` run from its JSON (which holds every
+    /// `records.jsonl`; an `nrt`, `bulk-files`, `routing` or `knn` run from its JSON (which holds every
     /// figure and timeline they are drawn from).
     Report {
         /// The run folder (summary.json + records.jsonl, or knn.json).
@@ -601,8 +601,13 @@ pub fn rerender_any<W: std::io::Write>(run: &std::path::Path, w: &mut W) -> Resu
         bulk_files::report::print_text(&r, w)?;
         return Ok("bulk-files");
     }
+    if let Ok(r) = serde_json::from_slice::<routing::RoutingReport>(&bytes) {
+        routing::report::save(run, &r)?;
+        routing::report::print_text(&r, w)?;
+        return Ok("routing");
+    }
     anyhow::bail!(
-        "{} is none of a study/audit, nrt or bulk-files summary (and there is no knn.json)",
+        "{} is none of a study/audit, nrt, bulk-files or routing summary (and there is no knn.json)",
         path.display()
     )
 }
