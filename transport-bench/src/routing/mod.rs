@@ -236,7 +236,8 @@ pub fn latency(ms: &[f64]) -> Latency {
     let mut h = hdrhistogram::Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3)
         .expect("valid histogram bounds");
     for v in ms {
-        let _ = h.record(((v * 1000.0) as u64).clamp(1, 3_600_000_000));
+        // 0 stays 0 (a QTime of 0 ms is common); negative or NaN values count as 0.
+        let _ = h.record(((v.max(0.0) * 1000.0) as u64).min(3_600_000_000));
     }
     let n = h.len();
     if n == 0 {
@@ -1143,5 +1144,8 @@ mod tests {
         let l = super::latency(&(1..=100).map(f64::from).collect::<Vec<_>>());
         assert!(l.p99_ms.is_some() && l.p95_ms.is_some());
         assert!((l.mean_ms - 50.5).abs() < 1e-9);
+        // QTime 0 is a value, not 1 microsecond.
+        let l = super::latency(&[0.0, 0.0, 0.0, 2.0]);
+        assert_eq!((l.n, l.p50_ms, l.max_ms), (4, Some(0.0), Some(2.0)));
     }
 }
