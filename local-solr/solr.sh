@@ -6,6 +6,7 @@
 #           [--java-home DIR] [--poll-interval SECS] [--idle-timeout-ms MS]
 #           [--auto-commit-ms MS] [--auto-soft-commit-ms MS] [--vector-dim N]
 #           [--gzip-inflate] [--timeout SECS] [--port BASE] [--shards N] [--replicas N]
+#           [--replica-types nrt,tlog,pull]
 #   solr.sh stop [NAME | --all]
 #   solr.sh kill-node NAME NODE | stop-node NAME NODE | start-node NAME NODE
 #   solr.sh status [NAME]
@@ -228,11 +229,14 @@ MODE=""; TLS=0; HEAP=512m; JVM_OPTS=""; JAVA_HOME_OPT=""; POLL=5; IDLE_MS=120000
 AUTO_COMMIT=-1; AUTO_SOFT_COMMIT=-1; VDIM=768; GZIP_INFLATE=0; START_TIMEOUT="${SOLR_SH_START_TIMEOUT:-120}"
 PORT_BASE=0   # 0: ports picked by the kernel; else node i gets PORT_BASE+i-1, ZooKeeper PORT_BASE+10
 SHARDS=1; REPLICAS=2   # cloud: collection bench has SHARDS shards x REPLICAS replicas
+# --replica-types (cloud only): one replica of each listed type (nrt|tlog|pull, repeats allowed)
+# instead of replicationFactor=2, spread over node1 and node2 by Solr's placement.
+REPLICA_TYPES=""
 
 save_env() {
   local f="$RUN/$1/instance.env"
   {
-    for v in MODE TLS HEAP JVM_OPTS JAVA_HOME_OPT POLL IDLE_MS AUTO_COMMIT AUTO_SOFT_COMMIT VDIM GZIP_INFLATE START_TIMEOUT PORT_BASE SHARDS REPLICAS; do
+    for v in MODE TLS HEAP JVM_OPTS JAVA_HOME_OPT POLL IDLE_MS AUTO_COMMIT AUTO_SOFT_COMMIT VDIM GZIP_INFLATE START_TIMEOUT PORT_BASE SHARDS REPLICAS REPLICA_TYPES; do
       printf '%s=%q\n' "$v" "${!v}"
     done
   } >"$f"
@@ -247,6 +251,7 @@ signature() {
   local sig="$MODE|$TLS|$HEAP|$JVM_OPTS|$JAVA_HOME_OPT|$POLL|$IDLE_MS|$AUTO_COMMIT|$AUTO_SOFT_COMMIT|$VDIM|$GZIP_INFLATE|${PORT_BASE:-0}"
   # The default layout (1 x 2) keeps the signature instances had before --shards/--replicas.
   [[ "${SHARDS:-1}|${REPLICAS:-2}" == "1|2" ]] || sig+="|${SHARDS}x${REPLICAS}"
+  [[ -z "${REPLICA_TYPES:-}" ]] || sig+="|${REPLICA_TYPES}"
   echo "$sig"
 }
 
@@ -556,6 +561,7 @@ cmd_start() {
       --port) PORT_BASE="${2:?}"; shift 2 ;;
       --shards) SHARDS="${2:?}"; shift 2 ;;
       --replicas) REPLICAS="${2:?}"; shift 2 ;;
+      --replica-types) REPLICA_TYPES="${2:?}"; shift 2 ;;
       *) die "unknown start option '$1'" ;;
     esac
   done
@@ -566,6 +572,9 @@ cmd_start() {
   [[ "$HEAP" =~ ^[0-9]+[kKmMgG]?$ ]] || die "bad --heap '$HEAP'"
   for n in SHARDS REPLICAS; do [[ "${!n}" =~ ^[1-9][0-9]*$ ]] || die "--${n,,} must be a positive integer"; done
   [[ "$MODE" == cloud || "$SHARDS|$REPLICAS" == "1|2" ]] || die "--shards and --replicas are for cloud mode only"
+  [[ -z "$REPLICA_TYPES" || ( "$MODE" == cloud && "$REPLICA_TYPES" =~ ^(nrt|tlog|pull)(,(nrt|tlog|pull))*$ ) ]] \
+    || die "--replica-types is cloud-only, a comma-separated list of nrt, tlog, pull"
+  [[ -z "$REPLICA_TYPES" || "$SHARDS|$REPLICAS" == "1|2" ]] || die "--replica-types replaces --replicas (and takes one shard)"
 
   cmd_setup
   local java; java="$(java_bin)"
@@ -616,7 +625,7 @@ cmd_start() {
       for node in node1 node2; do wait_answers "$name" "$node" "$deadline"; done
       local p1 p2 body
       p1="$(node_port "$name" node1)"; p2="$(node_port "$name" node2)"
-      body="$(CURL_MAX_TIME=$((START_TIMEOUT)) scurl "$(base_url "$p1")/admin/collections?action=CREATE&name=bench&router.name=compositeId&numShards=${SHARDS}&replicationFactor=${REPLICAS}&collection.configName=bench&createNodeSet=127.0.0.1:${p1}_solr,127.0.0.1:${p2}_solr&wt=json")"
+      body="$(CURL_MAX_TIME=$((START_TIMEOUT)) scurl "$(base_url "$p1")/admin/collections?action=CREATE&name=bench&router.name=compositeId&numShards=${SHARDS}&$(replica_counts)&collection.configName=bench&createNodeSet=127.0.0.1:${p1}_solr,127.0.0.1:${p2}_solr&wt=json")"
       if ! [[ "$body" =~ \"status\"[[:space:]]*:[[:space:]]*0 ]] || [[ "$body" == *'"failure"'* ]]; then
         node_failed "$name" node1 "collection CREATE failed: $(tr -d '\n' <<<"$body" | cut -c1-400)"
       fi
@@ -631,6 +640,16 @@ cmd_start() {
   FAIL_CLEANUP=""
   log "instance $name ($MODE$([[ "$TLS" == 1 ]] && echo ", tls")) started in $((SECONDS - t0))s"
   print_urls "$name"
+}
+
+# CREATE's replica counts: replicationFactor=2, or one replica per entry of --replica-types.
+replica_counts() {
+  [[ -z "$REPLICA_TYPES" ]] && { echo "replicationFactor=${REPLICAS}"; return 0; }
+  local t n=0 tl=0 p=0
+  for t in ${REPLICA_TYPES//,/ }; do
+    case "$t" in nrt) n=$((n + 1)) ;; tlog) tl=$((tl + 1)) ;; pull) p=$((p + 1)) ;; esac
+  done
+  echo "nrtReplicas=$n&tlogReplicas=$tl&pullReplicas=$p"
 }
 
 cmd_stop() {

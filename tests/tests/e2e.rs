@@ -21,6 +21,7 @@ mod memory;
 mod nrt;
 mod redirects;
 mod routing;
+mod routing_study;
 mod security;
 mod stale;
 mod wan;

@@ -212,3 +212,67 @@ async fn busy_port_fails_with_one_clear_line() {
     let c = client(s.url(None).unwrap(), TransportKind::Pooled, false);
     c.ping().await.expect("the running node still answers");
 }
+
+/// `solr.sh start cloud --replica-types nrt,tlog,pull` (issue #17): collection `bench` has one
+/// active replica of each type, a TLOG or NRT one leading; a bad list or a non-cloud mode is
+/// refused before any JVM starts.
+#[tokio::test]
+async fn cloud_replica_types_make_one_replica_of_each_type() {
+    use transport_bench::local_solr::{LocalSolr, Mode};
+    let _g = support::shared().await;
+    for (mode, types) in [(Mode::Cloud, "nrt,foo"), (Mode::Pair, "nrt,pull")] {
+        let err = LocalSolr::start(mode, "e2e-bad-types", &["--replica-types", types])
+            .expect_err("refused");
+        assert!(format!("{err:#}").contains("--replica-types"), "{err:#}");
+    }
+    struct Stop(LocalSolr);
+    impl Drop for Stop {
+        fn drop(&mut self) {
+            let _ = self.0.stop();
+        }
+    }
+    let s = Stop(
+        LocalSolr::start(
+            Mode::Cloud,
+            "e2e-cloud-types",
+            &["--replica-types", "nrt,tlog,pull"],
+        )
+        .expect("cloud with replica types starts"),
+    );
+    let c = client(
+        s.0.url(Some("node1")).unwrap(),
+        TransportKind::Pooled,
+        false,
+    );
+    let mut req = c.wire(
+        http::Method::GET,
+        "admin",
+        vec![
+            ("action".into(), "CLUSTERSTATUS".into()),
+            ("collection".into(), "bench".into()),
+            ("wt".into(), "json".into()),
+        ],
+        RequestKind::Admin,
+    );
+    req.path = "admin/collections".into();
+    let resp = c.send_raw(req).await.expect("CLUSTERSTATUS");
+    let v: serde_json::Value = serde_json::from_slice(&resp.body).expect("JSON");
+    let replicas = v["cluster"]["collections"]["bench"]["shards"]["shard1"]["replicas"]
+        .as_object()
+        .expect("replicas")
+        .clone();
+    let mut types: Vec<String> = replicas
+        .values()
+        .map(|r| r["type"].as_str().unwrap_or("?").to_string())
+        .collect();
+    types.sort();
+    assert_eq!(types, ["NRT", "PULL", "TLOG"]);
+    for r in replicas.values() {
+        assert_eq!(r["state"], "active", "{r}");
+        if r["type"] == "PULL" {
+            assert!(r.get("leader").is_none(), "a PULL replica never leads: {r}");
+        }
+    }
+    let leaders = replicas.values().filter(|r| r["leader"] == "true").count();
+    assert_eq!(leaders, 1);
+}

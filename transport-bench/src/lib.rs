@@ -5,7 +5,8 @@
 //! connection counters; [`stats`] holds the percentile rules; [`report`] prints and saves;
 //! [`wan`] emulates a remote Solr (namespaces, delay line, TLS proxy); [`sweep`] runs the
 //! study's searches at several RTTs through it; [`large_responses`] is scenario S5 (seed 004);
-//! [`watch`] audits any application's Solr traffic from a packet capture.
+//! [`watch`] audits any application's Solr traffic from a packet capture; [`routing`] is seed
+//! 003's read-routing question under write pressure.
 
 pub mod args;
 pub mod bulk_files;
@@ -16,6 +17,7 @@ pub mod load;
 pub mod local_solr;
 pub mod nrt;
 pub mod report;
+pub mod routing;
 pub mod seedkit;
 pub mod stats;
 pub mod study;
@@ -65,6 +67,10 @@ pub enum Command {
     /// Near-real-time indexing under search load (seed 001): a commit loop, paced indexing,
     /// full-speed searches and a visibility-lag prober, hard and soft commits side by side.
     Nrt(Box<nrt::NrtArgs>),
+    /// Read routing under write pressure (seed 003's routing headers): the same reads under
+    /// each read preference of the leader/follower pair while indexing pressure rises, with
+    /// per-node counts, QTime, visibility lag and per-JVM CPU.
+    Routing(Box<routing::RoutingArgs>),
     /// Bulk indexing of update files with the page cache hot and cold (seed 002).
     BulkFiles(Box<bulk_files::BulkArgs>),
     /// Watches any application's Solr traffic on the wire (or in a saved capture): connections,
@@ -77,9 +83,10 @@ pub enum Command {
     /// emulated slow link (root): wire bytes, p50/p95, client CPU, where gzip starts to pay.
     LargeResponses(Box<large_responses::LargeArgs>),
     /// Prints the JSON Schema of a command's JSON output: `summary.json` of study/audit
-    /// (default), or that of sweep, large-responses, watch, nrt, bulk-files or knn.
+    /// (default), or that of sweep, large-responses, watch, nrt, bulk-files, knn or routing.
     Schema {
-        /// Whose: summary (also: study, audit), sweep, large-responses, watch, nrt, bulk-files, knn.
+        /// Whose: summary (also: study, audit), sweep, large-responses, watch, nrt, bulk-files,
+        /// knn, routing.
         #[arg(default_value = "summary")]
         which: String,
     },
@@ -87,7 +94,7 @@ pub enum Command {
     /// or more Solr JVM settings, with /proc resource sampling and the reduction table.
     Knn(Box<KnnArgs>),
     /// Re-renders the tables, CSV and charts of a saved run: a study or audit from its raw
-    /// `records.jsonl`; an `nrt`, `bulk-files` or `knn` run from its JSON (which holds every
+    /// `records.jsonl`; an `nrt`, `bulk-files`, `routing` or `knn` run from its JSON (which holds every
     /// figure and timeline they are drawn from).
     Report {
         /// The run folder (summary.json + records.jsonl, or knn.json).
@@ -325,6 +332,7 @@ pub async fn run(cli: Cli) -> Result<()> {
         Command::Audit(a) => audit_cmd(*a).await,
         Command::Nrt(a) => nrt::cmd(*a).await.map(|_| ()),
         Command::BulkFiles(a) => bulk_files::cmd(*a).await.map(|_| ()),
+        Command::Routing(a) => routing::cmd(*a).await.map(|_| ()),
         Command::Watch(a) => watch::cli::run(*a).await,
         Command::Compare {
             baseline,
@@ -342,7 +350,7 @@ pub async fn run(cli: Cli) -> Result<()> {
             let s = schema_named(&which).with_context(|| {
                 format!(
                     "schema {which:?}: expected summary, sweep, large-responses, watch, nrt, \
-                     bulk-files or knn"
+                     bulk-files, knn or routing"
                 )
             })?;
             println!("{s}");
@@ -532,6 +540,7 @@ pub fn schema_named(name: &str) -> Option<String> {
         "nrt" => nrt_schema(),
         "bulk-files" => bulk_files_schema(),
         "knn" => knn_schema(),
+        "routing" => schema_of::<routing::RoutingReport>(),
         _ => return None,
     })
 }
@@ -663,8 +672,13 @@ pub fn rerender_any<W: std::io::Write>(run: &std::path::Path, w: &mut W) -> Resu
         bulk_files::report::print_text(&r, w)?;
         return Ok("bulk-files");
     }
+    if let Ok(r) = serde_json::from_slice::<routing::RoutingReport>(&bytes) {
+        routing::report::save(run, &r)?;
+        routing::report::print_text(&r, w)?;
+        return Ok("routing");
+    }
     anyhow::bail!(
-        "{} is none of a study/audit, nrt or bulk-files summary (and there is no knn.json)",
+        "{} is none of a study/audit, nrt, bulk-files or routing summary (and there is no knn.json)",
         path.display()
     )
 }
@@ -817,6 +831,7 @@ mod tests {
                 include_str!("../schema/bulk-files.schema.json"),
             ),
             ("knn", include_str!("../schema/knn.schema.json")),
+            ("routing", include_str!("../schema/routing.schema.json")),
         ];
         for (name, text) in published {
             assert_eq!(

@@ -119,6 +119,19 @@ impl LocalSolr {
         }
     }
 
+    /// The pid of `node`'s JVM, from `local-solr/run/NAME/nodes.tsv` (None when unknown).
+    pub fn pid(&self, node: &str) -> Option<u32> {
+        let tsv = project_root()
+            .join("local-solr")
+            .join("run")
+            .join(&self.name)
+            .join("nodes.tsv");
+        std::fs::read_to_string(tsv).ok()?.lines().find_map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (f.first() == Some(&node)).then(|| f.get(2)?.parse().ok())?
+        })
+    }
+
     /// SIGKILLs one node (a crash).
     pub fn kill_node(&self, node: &str) -> Result<()> {
         run_script(&["kill-node", &self.name, node]).map(|_| ())

@@ -1,0 +1,326 @@
+//! Outputs of `routing`: the text table (level x preference, seed 003's columns beside ours,
+//! the verdict last), `summary.json`, `cells.csv` (one line per cell and node), `rows.csv` and
+//! `p99-vs-write-rate.svg` (read p99 against achieved docs/s, one line per preference).
+
+use std::fmt::Write as _;
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use super::{Pref, RoutingArgs, RoutingReport, Row};
+use crate::report::lines::{self, Chart, Series};
+
+/// What seed 003 reported for `p` (its charts carried the figures; the text only these).
+pub fn seed_result(p: Pref) -> &'static str {
+    match p {
+        Pref::None => "baseline; the seed expected it to match prefer-master",
+        Pref::Leader => "not the same as none, though 'effectively the same thing'",
+        Pref::Follower => {
+            "slower than the primary on a free-tier index with no write pressure; \
+             replication ~30 s behind"
+        }
+    }
+}
+
+fn f1(v: Option<f64>) -> String {
+    v.map(|x| format!("{x:.1}")).unwrap_or_else(|| "-".into())
+}
+
+fn f0(v: Option<f64>) -> String {
+    v.map(|x| format!("{x:.0}")).unwrap_or_else(|| "-".into())
+}
+
+/// Writes the table; the last line is the verdict.
+pub fn print_text<W: Write>(r: &RoutingReport, w: &mut W) -> Result<()> {
+    let s = &r.settings;
+    writeln!(
+        w,
+        "Read routing under write pressure (seed 003), {} topology: leader {}, follower {}",
+        r.topology, r.leader, r.follower
+    )?;
+    writeln!(
+        w,
+        "{} s per cell, {} repetitions interleaved, {} readers (closed loop), indexer batches of {}, \
+         soft commit {} ms, hard commit {} ms, follower poll {} s",
+        s["duration_s"], s["reps"], s["readers"], s["write_batch"], s["soft_commit_ms"],
+        s["hard_commit_ms"], s["poll_interval_s"]
+    )?;
+    writeln!(w)?;
+    writeln!(
+        w,
+        "{:>6} {:>8} {:>9} {:>7} {:>7} {:>7} {:>7} {:>6} {:>8} {:>8} {:>8} {:>8} {:>6} {:>6} {:>6} {:>5} {:>5}",
+        "write",
+        "docs/s",
+        "pref",
+        "reads",
+        "p50 ms",
+        "p95 ms",
+        "p99 ms",
+        "QT p50",
+        "on lead",
+        "on foll",
+        "lag p50",
+        "lag max",
+        "cpu L",
+        "cpu F",
+        "bench",
+        "host",
+        "runq"
+    )?;
+    for row in &r.rows {
+        writeln!(
+            w,
+            "{:>6} {:>8.0} {:>9} {:>7} {:>7} {:>7} {:>7} {:>6} {:>8} {:>8} {:>8} {:>8} {:>6} {:>6} {:>6} {:>5} {:>5}",
+            row.level,
+            row.docs_per_s,
+            row.pref,
+            row.reads.n,
+            f1(row.reads.p50_ms),
+            f1(row.reads.p95_ms),
+            f1(row.reads.p99_ms),
+            f0(row.qtime.p50_ms),
+            row.leader_reads,
+            row.follower_reads,
+            f0(row.lag.p50_ms),
+            f0(row.lag.max_ms),
+            f0(row.cpu.leader_pct),
+            f0(row.cpu.follower_pct),
+            f0(row.cpu.bench_pct),
+            f0(row.cpu.host_pct),
+            f1(row.cpu.runnable_mean),
+        )?;
+    }
+    writeln!(w)?;
+    writeln!(w, "seed 003 (Websolr free tier, no write pressure):")?;
+    for c in &r.seed {
+        writeln!(w, "  {:<9} = {:<15} {}", c.pref, c.seed_name, c.seed_result)?;
+    }
+    writeln!(
+        w,
+        "reads on lead/foll: client tally (router counters and Solr's QUERY./select.requests agree \
+         unless warned); lag: probe add acknowledged -> first read through the preference that \
+         finds it; cpu L/F/bench: % of one core; host: % of {} cores; runq: runnable threads",
+        r.rows.first().map(|x| x.cpu.cores).unwrap_or(0)
+    )?;
+    writeln!(
+        w,
+        "documents: {} acknowledged, {} found{}",
+        r.check.acknowledged,
+        r.check.found,
+        if r.check.ok { "" } else { " (MISMATCH)" }
+    )?;
+    for x in &r.warnings {
+        writeln!(w, "warning: {x}")?;
+    }
+    writeln!(w, "{}", r.verdict)?;
+    Ok(())
+}
+
+fn row<'a>(rows: &'a [Row], level: &str, pref: Pref) -> Option<&'a Row> {
+    rows.iter()
+        .find(|r| r.level == level && r.pref == pref.as_str())
+}
+
+/// The verdict: the first write level at which reads on the follower have a p99 at least 10 %
+/// below the best leader-side preference (none or leader), what they cost in staleness there,
+/// and whether the machine (run queue above the cores) or Solr (the leader's CPU) was the
+/// contended resource at the highest level.
+pub fn verdict(rows: &[Row], a: &RoutingArgs) -> String {
+    let levels: Vec<String> = a.write_rates.iter().map(|l| l.label()).collect();
+    let mut pays = None;
+    let mut last = None;
+    for l in &levels {
+        let Some(f) = row(rows, l, Pref::Follower) else {
+            continue;
+        };
+        let lead = [Pref::None, Pref::Leader]
+            .iter()
+            .filter_map(|p| row(rows, l, *p))
+            .filter_map(|r| r.reads.p99_ms.or(r.reads.p95_ms).map(|v| (v, r)))
+            .min_by(|x, y| x.0.total_cmp(&y.0));
+        let (Some(fp), Some((lp, lr))) = (f.reads.p99_ms.or(f.reads.p95_ms), lead) else {
+            continue;
+        };
+        last = Some((l.clone(), f, fp, lp, lr));
+        if pays.is_none() && fp < 0.9 * lp {
+            pays = Some((l.clone(), f, fp, lp, lr));
+        }
+    }
+    let Some(last) = last else {
+        return "verdict: no level had both a follower and a leader-side preference with enough \
+                searches for a p99"
+            .into();
+    };
+    let stale = |f: &Row| {
+        format!(
+            "staleness of follower reads: probe lag p50 {} ms, max {} ms ({} unseen)",
+            f0(f.lag.p50_ms),
+            f0(f.lag.max_ms),
+            f.unseen
+        )
+    };
+    let head = match &pays {
+        Some((l, f, fp, lp, lr)) => format!(
+            "replica reads pay from write level {l} ({:.0} docs/s): p99 {fp:.1} ms on the follower \
+             vs {lp:.1} ms ({}); {}",
+            f.docs_per_s,
+            lr.pref,
+            stale(f)
+        ),
+        None => {
+            let (l, f, fp, lp, lr) = &last;
+            format!(
+                "replica reads did not pay at any write level up to {l} ({:.0} docs/s): p99 \
+                 {fp:.1} ms on the follower vs {lp:.1} ms ({}) there; {}",
+                f.docs_per_s,
+                lr.pref,
+                stale(f)
+            )
+        }
+    };
+    let (_, f, _, _, lr) = &last;
+    let cores = f.cpu.cores.max(1) as f64;
+    let runq = lr
+        .cpu
+        .runnable_mean
+        .unwrap_or(0.0)
+        .max(f.cpu.runnable_mean.unwrap_or(0.0));
+    let whose = if runq > cores {
+        format!(
+            "the machine's: {runq:.1} runnable threads on {cores:.0} cores, host CPU {}%",
+            f0(lr.cpu.host_pct)
+        )
+    } else {
+        format!(
+            "Solr's: run queue {runq:.1} <= {cores:.0} cores, host CPU {}%",
+            f0(lr.cpu.host_pct)
+        )
+    };
+    format!(
+        "verdict: {head}; contention at the top level was {whose} (leader JVM {}%, follower {}%, \
+         bench {}% of one core)",
+        f0(lr.cpu.leader_pct),
+        f0(lr.cpu.follower_pct),
+        f0(lr.cpu.bench_pct)
+    )
+}
+
+/// The chart: read p99 (p95 when the sample is too small) against achieved docs/s, one line
+/// per preference.
+pub fn chart(r: &RoutingReport) -> String {
+    let mut prefs: Vec<&str> = Vec::new();
+    for row in &r.rows {
+        if !prefs.contains(&row.pref.as_str()) {
+            prefs.push(&row.pref);
+        }
+    }
+    let series: Vec<Series> = prefs
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let mut points: Vec<(f64, f64)> = r
+                .rows
+                .iter()
+                .filter(|row| row.pref == *p)
+                .filter_map(|row| {
+                    row.reads
+                        .p99_ms
+                        .or(row.reads.p95_ms)
+                        .map(|y| (row.docs_per_s.round(), y))
+                })
+                .collect();
+            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            Series {
+                label: (*p).to_string(),
+                points,
+                dashed: false,
+                color: i,
+            }
+        })
+        .collect();
+    lines::render(
+        &Chart {
+            title: "Read p99 vs write rate, per read preference (seed 003)".into(),
+            x_label: "indexing achieved, docs/s".into(),
+            y_label: "read p99, ms".into(),
+            log_x: false,
+        },
+        &series,
+    )
+}
+
+/// Saves `summary.json`, `report.txt`, `rows.csv`, `cells.csv` and `p99-vs-write-rate.svg`.
+pub fn save(dir: &Path, r: &RoutingReport) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    std::fs::write(dir.join("summary.json"), serde_json::to_string_pretty(r)?)?;
+    let mut txt = Vec::new();
+    print_text(r, &mut txt)?;
+    std::fs::write(dir.join("report.txt"), txt)?;
+    let o = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
+    let mut rows = String::from(
+        "level,pref,docs_per_s,reads,p50_ms,p95_ms,p99_ms,qtime_p50_ms,leader_reads,follower_reads,\
+         lag_p50_ms,lag_max_ms,unseen,leader_cpu_pct,follower_cpu_pct,bench_cpu_pct,host_cpu_pct,runnable\n",
+    );
+    for x in &r.rows {
+        let _ = writeln!(
+            rows,
+            "{},{},{:.3},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            x.level,
+            x.pref,
+            x.docs_per_s,
+            x.reads.n,
+            o(x.reads.p50_ms),
+            o(x.reads.p95_ms),
+            o(x.reads.p99_ms),
+            o(x.qtime.p50_ms),
+            x.leader_reads,
+            x.follower_reads,
+            o(x.lag.p50_ms),
+            o(x.lag.max_ms),
+            x.unseen,
+            o(x.cpu.leader_pct),
+            o(x.cpu.follower_pct),
+            o(x.cpu.bench_pct),
+            o(x.cpu.host_pct),
+            o(x.cpu.runnable_mean)
+        );
+    }
+    std::fs::write(dir.join("rows.csv"), rows)?;
+    let mut cells = String::from(
+        "rep,level,pref,docs_per_s,node,client_reads,router_reads,solr_select_requests,searches,\
+         wall_p50_ms,wall_p99_ms,qtime_p50_ms,qtime_p95_ms,cpu_pct\n",
+    );
+    for c in &r.cells {
+        for n in &c.nodes {
+            let cpu = if n.node == "leader" {
+                c.cpu.leader_pct
+            } else {
+                c.cpu.follower_pct
+            };
+            let _ = writeln!(
+                cells,
+                "{},{},{},{:.3},{},{},{},{},{},{},{},{},{},{}",
+                c.rep,
+                c.level,
+                c.pref,
+                c.docs_per_s,
+                n.node,
+                n.client_reads,
+                n.router_reads,
+                n.solr_select_requests
+                    .map(|v| v.to_string())
+                    .unwrap_or_default(),
+                n.searches,
+                o(n.wall.p50_ms),
+                o(n.wall.p99_ms),
+                o(n.qtime.p50_ms),
+                o(n.qtime.p95_ms),
+                o(cpu)
+            );
+        }
+    }
+    std::fs::write(dir.join("cells.csv"), cells)?;
+    std::fs::write(dir.join("p99-vs-write-rate.svg"), chart(r))?;
+    Ok(())
+}
