@@ -104,10 +104,10 @@ pub struct RoutingArgs {
     /// Leader (primary) base URL. Without `--leader`/`--follower` the project's local pair
     /// (instance `--instance`) is started with the commit and poll settings below, and
     /// stopped after.
-    #[arg(long, requires = "follower")]
+    #[arg(long, requires = "follower", value_parser = crate::SolrUrl)]
     pub leader: Option<String>,
     /// Follower (replica) base URL.
-    #[arg(long, requires = "leader")]
+    #[arg(long, requires = "leader", value_parser = crate::SolrUrl)]
     pub follower: Option<String>,
     /// Core on both nodes.
     #[arg(long, default_value = "bench")]
@@ -128,44 +128,44 @@ pub struct RoutingArgs {
     #[arg(long, value_delimiter = ',', default_value = "0,200,max", value_parser = parse_level)]
     pub write_rates: Vec<WriteLevel>,
     /// Seconds per cell (one level x one preference).
-    #[arg(long, default_value_t = 8.0)]
+    #[arg(long, value_parser = crate::args::seconds, allow_negative_numbers = true, default_value_t = 8.0)]
     pub duration: f64,
     /// Repetitions; the order of levels and preferences rotates between them.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, value_parser = crate::args::count::<usize, 1, 1000>, allow_negative_numbers = true, default_value_t = 2)]
     pub reps: usize,
     /// Closed-loop read tasks.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, value_parser = crate::args::count::<usize, 1, 1024>, allow_negative_numbers = true, default_value_t = 2)]
     pub readers: usize,
     /// Documents per update request of the indexer.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, value_parser = crate::args::count::<usize, 1, 100000>, allow_negative_numbers = true, default_value_t = 20)]
     pub write_batch: usize,
     /// Documents indexed (and replicated) before the first cell.
-    #[arg(long, default_value_t = 5000)]
+    #[arg(long, value_parser = crate::args::count::<usize, 0, 10000000>, allow_negative_numbers = true, default_value_t = 5000)]
     pub preload: usize,
     /// Rows per search.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, value_parser = crate::args::count::<u64, 0, 100000>, allow_negative_numbers = true, default_value_t = 10)]
     pub rows: u64,
     /// Local pair: the follower's replication poll interval, seconds.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, value_parser = crate::args::count::<u64, 1, 3600>, allow_negative_numbers = true, default_value_t = 1)]
     pub poll_interval: u64,
     /// Local pair: Solr's autoCommit (hard, openSearcher=false) interval, ms; replication
     /// fetches what a hard commit made.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, value_parser = crate::args::count::<u64, 1, 3600000>, allow_negative_numbers = true, default_value_t = 1000)]
     pub hard_commit_ms: u64,
     /// Local pair: Solr's autoSoftCommit interval, ms (the leader reopens its searcher).
-    #[arg(long, default_value_t = 250)]
+    #[arg(long, value_parser = crate::args::count::<u64, 1, 3600000>, allow_negative_numbers = true, default_value_t = 250)]
     pub soft_commit_ms: u64,
     /// Pause between two searches of the lag prober for the same probe document, ms.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, value_parser = crate::args::count::<u64, 1, 60000>, allow_negative_numbers = true, default_value_t = 20)]
     pub probe_poll_ms: u64,
     /// A probe document not seen this long after its add counts as unseen, seconds.
-    #[arg(long, default_value_t = 30.0)]
+    #[arg(long, value_parser = crate::args::seconds, allow_negative_numbers = true, default_value_t = 30.0)]
     pub probe_timeout: f64,
     /// Searches per cell before it is measured (through the cell's own router).
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, value_parser = crate::args::count::<usize, 0, 1000000>, allow_negative_numbers = true, default_value_t = 20)]
     pub warmup: usize,
     /// /proc sampling interval, ms.
-    #[arg(long, default_value_t = 250)]
+    #[arg(long, value_parser = crate::args::count::<u64, 10, 60000>, allow_negative_numbers = true, default_value_t = 250)]
     pub sample_ms: u64,
     /// Name of the local pair instance.
     #[arg(long, default_value = "routing")]
@@ -472,7 +472,7 @@ pub async fn cmd(a: RoutingArgs) -> Result<RoutingReport> {
         }
     }
     let report = result?;
-    let out = crate::out_dir(a.out.clone(), "routing");
+    let out = crate::out_dir(a.out.clone(), "routing")?;
     report::save(&out, &report).with_context(|| format!("saving to {}", out.display()))?;
     report::print_text(&report, &mut std::io::stdout().lock())?;
     eprintln!("saved: {}", out.display());
@@ -828,7 +828,7 @@ async fn preload(ctx: &Ctx<'_>) -> Result<()> {
 #[derive(Default)]
 struct Collected {
     /// Measured searches: (wall ms, QTime ms, node).
-    searches: Vec<(f64, f64, String)>,
+    searches: Vec<(f64, Option<f64>, String)>,
     read_errors: u64,
     /// Every successful read of the cell (searches and probes), by node.
     reads_by_node: HashMap<String, u64>,
@@ -941,7 +941,8 @@ async fn run_cell(
                     Ok(resp) => {
                         let node = key(&resp.timing.node);
                         *c.reads_by_node.entry(node.clone()).or_default() += 1;
-                        c.searches.push((ms, f64::from(resp.header.qtime), node));
+                        c.searches
+                            .push((ms, resp.header.qtime.map(f64::from), node));
                     }
                     Err(_) => c.read_errors += 1,
                 }
@@ -1024,10 +1025,10 @@ async fn run_cell(
         .collect();
     let mut nodes = Vec::new();
     for (i, (name, url, _)) in ctx.direct.iter().enumerate() {
-        let mine: Vec<&(f64, f64, String)> =
+        let mine: Vec<&(f64, Option<f64>, String)> =
             c.searches.iter().filter(|(_, _, n)| n == url).collect();
         let wall: Vec<f64> = mine.iter().map(|s| s.0).collect();
-        let qt: Vec<f64> = mine.iter().map(|s| s.1).collect();
+        let qt: Vec<f64> = mine.iter().filter_map(|s| s.1).collect();
         nodes.push(NodeCell {
             node: (*name).into(),
             url: url.clone(),
@@ -1063,7 +1064,7 @@ async fn run_cell(
     let acked = c.docs_acked + c.lag.probes;
     ctx.acked.fetch_add(acked, Ordering::Relaxed);
     let reads: Vec<f64> = c.searches.iter().map(|s| s.0).collect();
-    let qtimes: Vec<f64> = c.searches.iter().map(|s| s.1).collect();
+    let qtimes: Vec<f64> = c.searches.iter().filter_map(|s| s.1).collect();
     let mut lag = c.lag;
     lag.lag = latency(&c.lags);
     let cell = Cell {
