@@ -1125,13 +1125,19 @@ mod tests {
                 super::Pref::Follower
             ]
         );
-        for bad in [
-            &["--duration", "0"][..],
-            &["--reps", "0"],
-            &["--id-prefix", "a b"],
-        ] {
+        for bad in [&["--duration", "0"][..], &["--id-prefix", "a b"]] {
             let e = args(bad).validate().expect_err("rejected");
             assert!(e.to_string().starts_with("--"), "{e}");
+        }
+        // Counts out of range never reach `validate`: the parser names the range.
+        for bad in [
+            &["--reps", "0"][..],
+            &["--readers", "-1"],
+            &["--write-batch", "0"],
+        ] {
+            let argv = ["transport-bench", "routing"].iter().chain(bad.iter());
+            let e = <crate::Cli as clap::Parser>::try_parse_from(argv).expect_err("out of range");
+            assert!(e.to_string().contains("out of range"), "{e}");
         }
         let parse = |s| super::parse_level(s);
         assert!(parse("-1").is_err() && parse("fast").is_err());
