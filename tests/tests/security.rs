@@ -220,3 +220,169 @@ async fn user_info_urls_are_refused_everywhere_without_echo() {
         assert!(!text.contains(PASSWORD), "{sub}: {text}");
     }
 }
+
+/// Standard base64 (RFC 4648, with padding), to know the `Authorization: Basic` value.
+fn base64(bytes: &[u8]) -> String {
+    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for c in bytes.chunks(3) {
+        let n = (u32::from(c[0]) << 16)
+            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
+            | u32::from(*c.get(2).unwrap_or(&0));
+        for i in 0..4 {
+            if i <= c.len() {
+                out.push(T[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Every file under `dir`, recursively, as (path, bytes).
+fn files_under(dir: &std::path::Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).expect("read_dir").flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            out.push((p.clone(), std::fs::read(&p).expect("read")));
+        }
+    }
+    out
+}
+
+/// A relay to `target` that keeps every byte the client sent.
+async fn recording_relay(
+    target: SocketAddr,
+) -> (SocketAddr, std::sync::Arc<std::sync::Mutex<Vec<u8>>>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let sent = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let keep = sent.clone();
+    tokio::spawn(async move {
+        while let Ok((inbound, _)) = listener.accept().await {
+            let keep = keep.clone();
+            tokio::spawn(async move {
+                let Ok(outbound) = tokio::net::TcpStream::connect(target).await else {
+                    return;
+                };
+                let (mut ir, mut iw) = inbound.into_split();
+                let (mut or, mut ow) = outbound.into_split();
+                let up = async move {
+                    let mut buf = vec![0u8; 64 * 1024];
+                    while let Ok(n) = ir.read(&mut buf).await {
+                        if n == 0 || ow.write_all(&buf[..n]).await.is_err() {
+                            break;
+                        }
+                        keep.lock().unwrap().extend_from_slice(&buf[..n]);
+                    }
+                    let _ = ow.shutdown().await;
+                };
+                let down = async move {
+                    let _ = tokio::io::copy(&mut or, &mut iw).await;
+                    let _ = iw.shutdown().await;
+                };
+                tokio::join!(up, down);
+            });
+        }
+    });
+    (addr, sent)
+}
+
+/// Issue 12, item 3: a whole `transport-bench audit` run with basic auth (from
+/// `SOLR_BASIC_AUTH`, the only way the bench takes credentials) against the real local Solr,
+/// through a relay that records what the client sent: the `Authorization: Basic` value is on
+/// the wire (so the run really used the credentials), and neither the password nor that value
+/// is in any file of the run (report.txt, summary.json, CSV, records.jsonl, SVG) or in
+/// anything it printed. The run happens in a child process (this test binary re-executed),
+/// so the environment variable never touches the other tests.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_with_basic_auth_writes_no_secret() {
+    if let (Ok(url), Ok(out)) = (std::env::var("E2E_AUTH_URL"), std::env::var("E2E_AUTH_OUT")) {
+        use clap::Parser;
+        let args = [
+            "transport-bench",
+            "audit",
+            "--url",
+            &url,
+            "--searches",
+            "5",
+            "--no-pcap",
+            "--no-idle",
+            "--quiet",
+            "--out",
+            &out,
+        ];
+        transport_bench::run(transport_bench::Cli::parse_from(args))
+            .await
+            .expect("audit with basic auth runs");
+        return;
+    }
+    let _g = support::shared().await;
+    let s = support::standalone();
+    let solr: url::Url = s.url(None).unwrap().parse().expect("url");
+    let target = SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), solr.port().expect("port"));
+    let (relay, sent) = recording_relay(target).await;
+    let url = format!("http://{relay}{}", solr.path());
+    let out = std::env::temp_dir().join(tag("auth_run"));
+    let child = tokio::process::Command::new(std::env::current_exe().expect("test binary"))
+        .args([
+            "--exact",
+            "security::a_run_with_basic_auth_writes_no_secret",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env("E2E_AUTH_URL", &url)
+        .env("E2E_AUTH_OUT", &out)
+        .env("SOLR_BASIC_AUTH", format!("auditor:{PASSWORD}"))
+        .output()
+        .await
+        .expect("child runs");
+    let printed = [child.stdout.clone(), child.stderr.clone()].concat();
+    assert!(
+        child.status.success(),
+        "the audit failed: {}",
+        String::from_utf8_lossy(&printed)
+    );
+    let secret_header = base64(format!("auditor:{PASSWORD}").as_bytes());
+    let wire = sent.lock().unwrap().clone();
+    assert!(
+        wire.windows(secret_header.len())
+            .any(|w| w == secret_header.as_bytes()),
+        "the run did not send its credentials ({} bytes sent)",
+        wire.len()
+    );
+    let files = files_under(&out);
+    let names: Vec<String> = files
+        .iter()
+        .filter_map(|(p, _)| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .collect();
+    for want in [
+        "summary.json",
+        "report.txt",
+        "records.jsonl",
+        "transports.csv",
+    ] {
+        assert!(names.iter().any(|n| n == want), "{want} in {names:?}");
+    }
+    let mut checked = vec![("(stdout + stderr)".to_string(), printed)];
+    checked.extend(files.into_iter().map(|(p, b)| (p.display().to_string(), b)));
+    for (what, bytes) in &checked {
+        let text = String::from_utf8_lossy(bytes);
+        for secret in [PASSWORD, secret_header.as_str()] {
+            assert!(!text.contains(secret), "{what} contains a secret");
+        }
+    }
+    println!(
+        "basic-auth audit: {} files and the console checked, {} bytes on the wire carried the header",
+        checked.len() - 1,
+        wire.len()
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -332,7 +332,7 @@ pub fn corpus_tag(seed: u64, doc_bytes: usize, docs: usize) -> String {
 
 /// Indexes the corpus on loopback unless exactly `docs` documents of the tag are there.
 async fn ensure_corpus(a: &LargeArgs, url: &str, tag: &str) -> Result<()> {
-    let client = SolrClient::builder(url)
+    let client = crate::auth::apply(SolrClient::builder(url))?
         .collection(&a.collection)
         .transport(TransportKind::Pooled)
         .build()?;
@@ -407,7 +407,7 @@ async fn measure(p: Plan) -> Result<Measured> {
     let mut clients = Vec::new();
     for g in [false, true] {
         clients.push(
-            SolrClient::builder(&p.url)
+            crate::auth::apply(SolrClient::builder(&p.url))?
                 .collection(&p.collection)
                 .transport(p.transport)
                 .gzip(g)

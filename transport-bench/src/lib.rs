@@ -9,6 +9,7 @@
 //! 003's read-routing question under write pressure.
 
 pub mod args;
+pub mod auth;
 pub mod bulk_files;
 pub mod idle;
 pub mod knn;
@@ -715,11 +716,16 @@ async fn idle_probe(
         &tls,
         solr_client::transport::PooledConfig::default(),
     )?);
+    let auth = auth::from_env()?;
     let client = |transport: std::sync::Arc<solr_client::transport::Pooled>| {
-        solr_client::SolrClient::builder(&cfg.url)
+        let b = solr_client::SolrClient::builder(&cfg.url)
             .collection(&cfg.collection)
-            .custom_transport(transport)
-            .build()
+            .custom_transport(transport);
+        match auth.clone() {
+            Some(c) => b.credentials(c),
+            None => b,
+        }
+        .build()
     };
     let measured = client(pooled.clone())?;
     let warm_client = client(std::sync::Arc::new(solr_client::transport::Pooled::new(

@@ -62,7 +62,7 @@ impl Target {
         if let Some(ca) = &self.ca {
             tls = tls.add_ca_pem_file(ca)?;
         }
-        Ok(SolrClient::builder(&self.url)
+        Ok(crate::auth::apply(SolrClient::builder(&self.url))?
             .collection(&self.collection)
             .tls(tls)
             .transport(TransportKind::Pooled)

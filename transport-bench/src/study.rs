@@ -221,7 +221,7 @@ async fn index_formats(cfg: &StudyConfig) -> Result<Vec<IndexSummary>> {
         return Ok(out);
     }
     for format in UpdateFormat::ALL {
-        let client = SolrClient::builder(&cfg.url)
+        let client = crate::auth::apply(SolrClient::builder(&cfg.url))?
             .collection(&cfg.collection)
             .tls(tls(cfg)?)
             .transport(TransportKind::Pooled)
@@ -410,7 +410,7 @@ pub async fn run(cfg: &StudyConfig) -> Result<(StudyReport, Vec<Record>)> {
                 let transport = kind.build(&tls(cfg)?, gzip)?;
                 let name = transport.name();
                 let key = (scenario.to_string(), name.clone());
-                let client = SolrClient::builder(&cfg.url)
+                let client = crate::auth::apply(SolrClient::builder(&cfg.url))?
                     .collection(&cfg.collection)
                     .custom_transport(transport.clone())
                     .build()?;

@@ -626,7 +626,7 @@ pub fn save(dir: &Path, r: &SweepReport) -> Result<()> {
 
 /// Indexes `n` seeded documents (ids `sweep-N`) on loopback and commits.
 async fn index(url: &str, collection: &str, n: usize, seed: u64) -> Result<()> {
-    let client = SolrClient::builder(url)
+    let client = crate::auth::apply(SolrClient::builder(url))?
         .collection(collection)
         .transport(TransportKind::Pooled)
         .build()?;

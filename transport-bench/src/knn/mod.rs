@@ -694,7 +694,7 @@ fn client(cfg: &KnnConfig, url: &str) -> Result<SolrClient> {
     if let Some(ca) = &cfg.ca {
         tls = tls.add_ca_pem_file(ca)?;
     }
-    Ok(SolrClient::builder(url)
+    Ok(crate::auth::apply(SolrClient::builder(url))?
         .collection(&cfg.collection)
         .tls(tls)
         .transport(TransportKind::Pooled)

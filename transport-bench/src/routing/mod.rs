@@ -498,10 +498,12 @@ fn key(u: &str) -> String {
 
 /// A client whose every request goes through `router`.
 fn client_over(router: Arc<Routing>, collection: &str) -> Result<SolrClient> {
-    Ok(SolrClient::builder("http://127.0.0.1:9/solr")
-        .collection(collection)
-        .custom_transport(router)
-        .build()?)
+    Ok(
+        crate::auth::apply(SolrClient::builder("http://127.0.0.1:9/solr"))?
+            .collection(collection)
+            .custom_transport(router)
+            .build()?,
+    )
 }
 
 /// Solr's `QUERY./select.requests` summed over the node's cores.
@@ -584,7 +586,7 @@ async fn run(a: &RoutingArgs, nodes: &Nodes, local: bool) -> Result<RoutingRepor
     );
     let writer = client_over(write_router, &a.collection)?;
     let direct_client = |url: &str| -> Result<SolrClient> {
-        Ok(SolrClient::builder(url)
+        Ok(crate::auth::apply(SolrClient::builder(url))?
             .collection(&a.collection)
             .tls(tls.clone())
             .transport(TransportKind::Pooled)
