@@ -28,6 +28,9 @@ use solr_client::{
 use crate::support::fault_server::{Fault, FaultServer, SELECT_OK};
 use crate::support::{self};
 
+/// Where the redirect rows point: a port nobody listens on (the client must never go there).
+const REDIRECT_TO: &str = "http://127.0.0.1:9/solr/bench/select";
+
 /// No case may take longer than this to surface.
 const LIMIT: Duration = Duration::from_secs(30);
 
@@ -359,6 +362,49 @@ fn rows() -> Vec<Row> {
             2,
         )
         .wrap(Wrap::Routing(quick(3))),
+        // A redirect is never followed by a write, and by a read only on opt-in (off here):
+        // the 3xx is an `Error::Redirect` naming status and Location, the Location's host is
+        // never contacted, and a write's documents are all failed (nothing indexed).
+        Row::new(
+            "302 redirect",
+            vec![Fault::Redirect(302, REDIRECT_TO.into())],
+            Expect::Is(
+                "Redirect 302",
+                |e| matches!(e, Error::Redirect { status: 302, location: Some(l), .. } if l == REDIRECT_TO),
+            ),
+            1,
+        ),
+        Row::new(
+            "307 redirect through Retry",
+            vec![Fault::Redirect(307, REDIRECT_TO.into())],
+            Expect::Is("Redirect 307", |e| {
+                matches!(e, Error::Redirect { status: 307, .. })
+            }),
+            1,
+        )
+        .wrap(Wrap::Retry(quick(3))),
+        Row::new(
+            "302 redirect through Routing",
+            vec![Fault::Redirect(302, REDIRECT_TO.into())],
+            Expect::Is("Redirect 302", |e| {
+                matches!(e, Error::Redirect { status: 302, .. })
+            }),
+            1,
+        )
+        .wrap(Wrap::Routing(quick(3))),
+        Row::new(
+            "wrong shape",
+            vec![Fault::WrongShape],
+            Expect::Is("Decode", |e| matches!(e, Error::Decode { .. })),
+            1,
+        )
+        .ops(SELECT),
+        Row::new(
+            "503 without a wrapper",
+            vec![Fault::Status(503, Some(0))],
+            Expect::Status(503),
+            1,
+        ),
         // A replica that hangs: the read fails over to the leader after read-idle.
         Row::new(
             "routing fails a read over on read-idle",
@@ -419,8 +465,8 @@ fn check_update_accounting(e: Error, docs: usize) -> Result<Error, String> {
             cause: Some(cause),
         } => {
             // Nothing was acknowledged; every id is failed when the request certainly indexed
-            // nothing (not sent, or refused as a whole: 4xx or 503), otherwise unknown.
-            let refused = cause.is_not_sent() || matches!(cause.status(), Some(400..=499 | 503));
+            // nothing (not sent, or refused as a whole: 3xx, 4xx or 503), otherwise unknown.
+            let refused = cause.is_not_sent() || matches!(cause.status(), Some(300..=499 | 503));
             let (failed, unknown) = if refused { (docs, 0) } else { (0, docs) };
             if report.sent != docs
                 || !report.is_balanced()
