@@ -28,7 +28,9 @@ use http::header::{AUTHORIZATION, LOCATION};
 use http::StatusCode;
 use url::Url;
 
-use super::{BoxFuture, RequestKind, Transport, TransportStats, WireRequest, WireResponse};
+use super::{
+    BoxFuture, RequestKind, ShardGroup, Transport, TransportStats, WireRequest, WireResponse,
+};
 use crate::error::{Error, Result};
 
 /// The redirect decorator. See the module docs.
@@ -147,10 +149,21 @@ impl<T: Transport> Transport for Redirects<T> {
     fn stats(&self) -> TransportStats {
         self.inner.stats()
     }
+
+    /// The inner transport's grouping: redirects change nothing about shards.
+    fn shard_groups<'a>(
+        &'a self,
+        req: &'a WireRequest,
+        ids: &'a [String],
+    ) -> BoxFuture<'a, Result<Option<Vec<ShardGroup>>>> {
+        self.inner.shard_groups(req, ids)
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
     use crate::transport::Timeouts;
     use bytes::Bytes;
@@ -195,5 +208,68 @@ mod tests {
         assert!(is_redirect(StatusCode::FOUND));
         assert!(is_redirect(StatusCode::PERMANENT_REDIRECT));
         assert!(!is_redirect(StatusCode::OK));
+    }
+
+    /// A transport that knows two shards and answers nothing.
+    #[derive(Debug)]
+    struct Sharded;
+
+    impl Transport for Sharded {
+        fn send(&self, _req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
+            Box::pin(async { Err(Error::NoNode("test".into())) })
+        }
+        fn name(&self) -> String {
+            "sharded".into()
+        }
+        fn stats(&self) -> TransportStats {
+            TransportStats::default()
+        }
+        fn shard_groups<'a>(
+            &'a self,
+            _req: &'a WireRequest,
+            ids: &'a [String],
+        ) -> BoxFuture<'a, Result<Option<Vec<ShardGroup>>>> {
+            let n = ids.len();
+            Box::pin(async move {
+                Ok(Some(vec![ShardGroup {
+                    shard: "shard1".into(),
+                    members: (0..n).collect(),
+                }]))
+            })
+        }
+    }
+
+    /// Every decorator the client or the bench stacks over a router passes its shard
+    /// grouping through (a decorator that does not silently sends every batch whole).
+    #[tokio::test]
+    async fn every_decorator_forwards_the_shard_grouping() {
+        let ids = vec!["a".to_string(), "b".to_string()];
+        let r = req("http://a:1/solr");
+        let stacks: Vec<(&str, Arc<dyn Transport>)> = vec![
+            ("redirects", Arc::new(Redirects::new(Sharded, 0))),
+            (
+                "retry",
+                Arc::new(crate::transport::Retry::new(
+                    Sharded,
+                    crate::transport::RetryPolicy::default(),
+                )),
+            ),
+            #[cfg(feature = "gzip")]
+            ("gzip", Arc::new(crate::transport::Gzip::new(Sharded))),
+            (
+                "redirects over retry over arc",
+                Arc::new(Redirects::new(
+                    crate::transport::Retry::new(
+                        Arc::new(Sharded) as Arc<dyn Transport>,
+                        crate::transport::RetryPolicy::default(),
+                    ),
+                    3,
+                )),
+            ),
+        ];
+        for (name, t) in stacks {
+            let g = t.shard_groups(&r, &ids).await.expect("no error");
+            assert_eq!(g.map(|g| g.len()), Some(1), "{name}");
+        }
     }
 }
