@@ -57,7 +57,7 @@ pub struct SweepArgs {
     #[arg(long, default_value = "bench")]
     pub collection: String,
     /// Documents indexed first on loopback (ids `sweep-N`, overwritten on each run); 0 skips.
-    #[arg(value_parser = crate::args::count::<usize, 1, 100_000_000>, allow_negative_numbers = true, long, default_value_t = 2000)]
+    #[arg(value_parser = crate::args::count::<usize, 0, 100_000_000>, allow_negative_numbers = true, long, default_value_t = 2000)]
     pub docs: usize,
     /// Measured searches per transport and point.
     #[arg(value_parser = crate::args::count::<usize, 1, 10_000_000>, allow_negative_numbers = true, long, default_value_t = 100)]
