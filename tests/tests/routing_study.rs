@@ -138,3 +138,162 @@ async fn routing_study_sends_each_preference_to_its_nodes_exactly() {
     );
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// The cloud topology (one shard: one NRT, one TLOG, one PULL replica over two nodes) at a
+/// small scale: every read (searches and probe reads) is served by exactly one replica, and
+/// the client's tally from `shards.info` equals Solr's `QUERY./select[shard].requests` of
+/// that core; each `solr-<type>` preference is served only by the replica of that type; `none`
+/// and the `solr-*` preferences send every read to node1 (client, router and Solr's top-level
+/// `QUERY./select.requests` agree per node); the client's own routing sends reads only to
+/// nodes hosting a non-leader replica, and each is served by a replica on the node it was
+/// sent to. The lag probe sees every probe document; every acknowledged document is on the
+/// leader. Counts only; no time is asserted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn routing_study_cloud_serves_each_preference_from_its_replica_type_exactly() {
+    let _g = support::shared().await;
+    let out = std::env::temp_dir().join(support::tag("routing-cloud"));
+    let prefix = format!("{}-", support::tag("rc"));
+    let cli = Cli::parse_from([
+        "transport-bench",
+        "routing",
+        "--topology",
+        "cloud",
+        "--instance",
+        "e2e-routing-cloud",
+        "--write-rates",
+        "0,max",
+        "--duration",
+        "2",
+        "--reps",
+        "1",
+        "--preload",
+        "300",
+        "--warmup",
+        "5",
+        "--id-prefix",
+        &prefix,
+        "--quiet",
+        "--out",
+        out.to_str().expect("utf-8 path"),
+    ]);
+    let Command::Routing(a) = cli.command else {
+        panic!("parsed as routing")
+    };
+    let r = routing::cmd(*a).await.expect("routing runs");
+
+    assert_eq!(r.topology, "cloud");
+    let mut kinds: Vec<&str> = r.replicas.iter().map(|x| x.kind.as_str()).collect();
+    kinds.sort_unstable();
+    assert_eq!(kinds, ["NRT", "PULL", "TLOG"], "{:?}", r.replicas);
+    assert_eq!(r.replicas.iter().filter(|x| x.leader).count(), 1);
+    assert_eq!(r.cells.len(), 10, "2 levels x 5 preferences");
+    for c in &r.cells {
+        let at = format!("level {} pref {}", c.level, c.pref);
+        assert_eq!(c.read_errors + c.write_errors, 0, "{at}: errors");
+        let reads = c.reads.n + c.lag.reads;
+        // Per node: the client's tally, the router's counters and Solr's top-level count.
+        for n in &c.nodes {
+            assert_eq!(n.client_reads, n.router_reads, "{at} {}", n.node);
+            assert_eq!(
+                n.solr_select_requests,
+                Some(n.router_reads),
+                "{at} {}",
+                n.node
+            );
+            let received: u64 = c
+                .replicas
+                .iter()
+                .filter(|x| x.node == n.node)
+                .map(|x| x.solr_received.expect("per-core metrics"))
+                .sum();
+            assert_eq!(
+                received, n.client_reads,
+                "{at} {}: top-level per core",
+                n.node
+            );
+        }
+        assert_eq!(
+            c.nodes.iter().map(|n| n.client_reads).sum::<u64>(),
+            reads,
+            "{at}: searches + probe reads"
+        );
+        // Per replica: shards.info and Solr's sub-request count.
+        for x in &c.replicas {
+            assert_eq!(x.solr_served, Some(x.client_served), "{at} {}", x.core);
+        }
+        assert_eq!(
+            c.replicas.iter().map(|x| x.client_served).sum::<u64>(),
+            reads,
+            "{at}: every read served by one replica"
+        );
+        let node = |n: &str| c.nodes.iter().find(|x| x.node == n).expect("node");
+        match c.pref.as_str() {
+            "none" | "solr-nrt" | "solr-tlog" | "solr-pull" => {
+                assert_eq!(node("node1").client_reads, reads, "{at}: all to node1");
+                if let Some(t) = c.pref.strip_prefix("solr-") {
+                    for x in &c.replicas {
+                        let want = if x.kind.eq_ignore_ascii_case(t) {
+                            reads
+                        } else {
+                            0
+                        };
+                        assert_eq!(x.client_served, want, "{at}: served by {}", x.core);
+                    }
+                }
+            }
+            "client" => {
+                for n in &c.nodes {
+                    let hosts_follower = r.replicas.iter().any(|x| x.node == n.node && !x.leader);
+                    if !hosts_follower {
+                        assert_eq!(n.client_reads, 0, "{at}: reads to {} (leader only)", n.node);
+                    }
+                    let served: u64 = c
+                        .replicas
+                        .iter()
+                        .filter(|x| x.node == n.node)
+                        .map(|x| x.client_served)
+                        .sum();
+                    assert_eq!(served, n.client_reads, "{at}: served on {}", n.node);
+                }
+            }
+            p => panic!("unknown pref {p}"),
+        }
+        assert!(c.lag.probes >= 1, "{at}: no probe");
+        assert_eq!(c.lag.seen, c.lag.probes, "{at}: every probe seen");
+        assert_eq!(c.lag.unseen, 0, "{at}");
+        if c.level == "0" {
+            assert_eq!(c.docs_acked, 0, "{at}: no indexer at level 0");
+        } else {
+            assert!(c.docs_acked > 0, "{at}: the indexer wrote nothing");
+        }
+    }
+    assert!(r.check.ok, "{:?}", r.check);
+    let probes: u64 = r.cells.iter().map(|c| c.lag.probes).sum();
+    let docs: u64 = r.cells.iter().map(|c| c.docs_acked).sum();
+    assert_eq!(r.check.acknowledged, 300 + probes + docs);
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    assert_eq!(r.rows.len(), 10);
+    assert!(r.verdict.starts_with("verdict: "), "{}", r.verdict);
+
+    support::assert_schema_valid(SCHEMA, &support::read_json(&out.join("summary.json")));
+    let reps = std::fs::read_to_string(out.join("replicas.csv")).expect("replicas.csv");
+    assert_eq!(
+        reps.lines().count(),
+        1 + 10 * 3,
+        "one line per cell and replica"
+    );
+    let txt = std::fs::read_to_string(out.join("report.txt")).expect("report.txt");
+    assert_eq!(txt.lines().last(), Some(r.verdict.as_str()));
+    support::assert_rerenders(
+        &out,
+        "routing",
+        &[
+            "report.txt",
+            "rows.csv",
+            "cells.csv",
+            "replicas.csv",
+            "p99-vs-write-rate.svg",
+        ],
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}
