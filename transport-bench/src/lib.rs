@@ -69,8 +69,9 @@ pub enum Command {
     /// full-speed searches and a visibility-lag prober, hard and soft commits side by side.
     Nrt(Box<nrt::NrtArgs>),
     /// Read routing under write pressure (seed 003's routing headers): the same reads under
-    /// each read preference of the leader/follower pair while indexing pressure rises, with
-    /// per-node counts, QTime, visibility lag and per-JVM CPU.
+    /// each read preference of the leader/follower pair (or, `--topology cloud`, of a SolrCloud
+    /// shard with NRT, TLOG and PULL replicas) while indexing pressure rises, with per-node
+    /// (and per-replica) counts, QTime, visibility lag and per-JVM CPU.
     Routing(Box<routing::RoutingArgs>),
     /// Bulk indexing of update files with the page cache hot and cold (seed 002).
     BulkFiles(Box<bulk_files::BulkArgs>),

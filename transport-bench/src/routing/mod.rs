@@ -12,10 +12,23 @@
 //! read through the preference under test, and the CPU of each Solr JVM, of this process and
 //! of the host (with its run queue).
 //!
-//! Preferences: `none` (the client knows only the primary: every read goes to the leader),
-//! `leader` ([`ReadPreference::Leader`]: leader first, the follower only as failover) and
-//! `follower` ([`ReadPreference::NonLeader`]). The SolrCloud topology with NRT/TLOG/PULL
-//! replicas and `shards.preference` is not part of this command yet.
+//! Preferences (`--topology pair`): `none` (the client knows only the primary: every read
+//! goes to the leader), `leader` ([`ReadPreference::Leader`]: leader first, the follower only
+//! as failover) and `follower` ([`ReadPreference::NonLeader`]).
+//!
+//! `--topology cloud`: a local SolrCloud (node1 + node2) whose collection has one shard with
+//! one NRT, one TLOG and one PULL replica; writes go to the shard leader. Every read is sent to
+//! node1 (the client's own routing for `client`) with `shortCircuit=false` (otherwise a node
+//! hosting any replica of the single shard answers from a local core and ignores
+//! `shards.preference`, measured), `distrib.singlePass=true` (one internal sub-request per
+//! read) and `shards.info=true` (the response names the replica that served it). Preferences:
+//! `none` (Solr picks any replica), `solr-nrt` / `solr-tlog` / `solr-pull`
+//! (`shards.preference=replica.type:X`) and `client` (the [`Routing`] decorator with cluster
+//! discovery and [`ReadPreference::NonLeader`]: it picks a NODE hosting a non-leader replica,
+//! and Solr a replica local to that node, leader included when it shares the node). Reads are
+//! counted per replica: the client's tally of `shards.info` against the core's
+//! `QUERY./select[shard].requests` (the sub-request it served); the top-level request counts
+//! in `QUERY./select.requests` of a core on the receiving node.
 
 pub mod report;
 
@@ -37,7 +50,7 @@ use crate::workload::Generator;
 
 /// A read preference under test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum Pref {
     /// No routing: the client knows only the leader (primary), every read goes there.
     None,
@@ -46,6 +59,23 @@ pub enum Pref {
     Leader,
     /// Routing with [`ReadPreference::NonLeader`]: reads to the follower (replica).
     Follower,
+    /// Cloud: `shards.preference=replica.type:NRT`.
+    SolrNrt,
+    /// Cloud: `shards.preference=replica.type:TLOG`.
+    SolrTlog,
+    /// Cloud: `shards.preference=replica.type:PULL`.
+    SolrPull,
+    /// Cloud: the client's own routing (cluster discovery, [`ReadPreference::NonLeader`]).
+    Client,
+}
+
+/// The topology under test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Topology {
+    /// Standalone leader/follower pair (user-managed replication).
+    Pair,
+    /// SolrCloud, one shard with one NRT, one TLOG and one PULL replica over two nodes.
+    Cloud,
 }
 
 impl Pref {
@@ -55,7 +85,25 @@ impl Pref {
             Pref::None => "none",
             Pref::Leader => "leader",
             Pref::Follower => "follower",
+            Pref::SolrNrt => "solr-nrt",
+            Pref::SolrTlog => "solr-tlog",
+            Pref::SolrPull => "solr-pull",
+            Pref::Client => "client",
         }
+    }
+
+    /// The replica type a `solr-*` preference names (`NRT`, `TLOG`, `PULL`).
+    pub fn replica_type(&self) -> Option<&'static str> {
+        match self {
+            Pref::SolrNrt => Some("NRT"),
+            Pref::SolrTlog => Some("TLOG"),
+            Pref::SolrPull => Some("PULL"),
+            _ => None,
+        }
+    }
+
+    fn is_cloud(&self) -> bool {
+        matches!(self, Pref::None | Pref::Client) || self.replica_type().is_some()
     }
 
     /// The name of the same setting in seed 003 (Websolr's routing header).
@@ -64,6 +112,8 @@ impl Pref {
             Pref::None => "none",
             Pref::Leader => "prefer-master",
             Pref::Follower => "prefer-replica",
+            Pref::SolrNrt | Pref::SolrTlog | Pref::SolrPull => "shards.preference",
+            Pref::Client => "client routing",
         }
     }
 }
@@ -101,6 +151,10 @@ fn parse_level(s: &str) -> std::result::Result<WriteLevel, String> {
 /// Options of `routing`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct RoutingArgs {
+    /// `pair` (leader/follower) or `cloud` (SolrCloud with one NRT, one TLOG and one PULL
+    /// replica; always the project's local cloud).
+    #[arg(long, value_enum, default_value = "pair")]
+    pub topology: Topology,
     /// Leader (primary) base URL. Without `--leader`/`--follower` the project's local pair
     /// (instance `--instance`) is started with the commit and poll settings below, and
     /// stopped after.
@@ -115,14 +169,10 @@ pub struct RoutingArgs {
     /// CA certificate (PEM) to trust for https.
     #[arg(long)]
     pub ca: Option<PathBuf>,
-    /// Read preferences, comma-separated: none (all reads to the leader, no routing),
-    /// leader, follower.
-    #[arg(
-        long,
-        value_enum,
-        value_delimiter = ',',
-        default_value = "none,leader,follower"
-    )]
+    /// Read preferences, comma-separated. Pair (default none,leader,follower): none (all
+    /// reads to the leader, no routing), leader, follower. Cloud (default
+    /// none,solr-nrt,solr-tlog,solr-pull,client): none, solr-nrt, solr-tlog, solr-pull, client.
+    #[arg(long, value_enum, value_delimiter = ',')]
     pub prefs: Vec<Pref>,
     /// Write pressure levels, comma-separated: docs/s (0 = none) or `max`.
     #[arg(long, value_delimiter = ',', default_value = "0,200,max", value_parser = parse_level)]
@@ -148,10 +198,11 @@ pub struct RoutingArgs {
     /// Local pair: the follower's replication poll interval, seconds.
     #[arg(long, value_parser = crate::args::count::<u64, 1, 3600>, allow_negative_numbers = true, default_value_t = 1)]
     pub poll_interval: u64,
-    /// Local pair: Solr's autoCommit (hard, openSearcher=false) interval, ms; replication
-    /// fetches what a hard commit made.
-    #[arg(long, value_parser = crate::args::count::<u64, 1, 3600000>, allow_negative_numbers = true, default_value_t = 1000)]
-    pub hard_commit_ms: u64,
+    /// Local Solr: autoCommit (hard, openSearcher=false) interval, ms; replication fetches
+    /// what a hard commit made. Default 1000 (pair), 2000 (cloud: TLOG and PULL replicas poll
+    /// every half of it in whole seconds, so below 2000 they never poll).
+    #[arg(long, value_parser = crate::args::count::<u64, 1, 3600000>, allow_negative_numbers = true)]
+    pub hard_commit_ms: Option<u64>,
     /// Local pair: Solr's autoSoftCommit interval, ms (the leader reopens its searcher).
     #[arg(long, value_parser = crate::args::count::<u64, 1, 3600000>, allow_negative_numbers = true, default_value_t = 250)]
     pub soft_commit_ms: u64,
@@ -188,15 +239,65 @@ pub struct RoutingArgs {
 }
 
 impl RoutingArgs {
+    /// The preferences to run: `--prefs`, or the topology's default.
+    pub fn prefs(&self) -> Vec<Pref> {
+        if !self.prefs.is_empty() {
+            return self.prefs.clone();
+        }
+        match self.topology {
+            Topology::Pair => vec![Pref::None, Pref::Leader, Pref::Follower],
+            Topology::Cloud => vec![
+                Pref::None,
+                Pref::SolrNrt,
+                Pref::SolrTlog,
+                Pref::SolrPull,
+                Pref::Client,
+            ],
+        }
+    }
+
+    /// The hard commit interval, ms: `--hard-commit-ms` or the topology's default.
+    pub fn hard_commit(&self) -> u64 {
+        self.hard_commit_ms.unwrap_or(match self.topology {
+            Topology::Pair => 1000,
+            Topology::Cloud => 2000,
+        })
+    }
+
     fn validate(&self) -> Result<()> {
+        match self.topology {
+            Topology::Pair => {
+                if let Some(p) = self
+                    .prefs()
+                    .iter()
+                    .find(|p| p.is_cloud() && **p != Pref::None)
+                {
+                    bail!("--prefs {} needs --topology cloud", p.as_str());
+                }
+            }
+            Topology::Cloud => {
+                if let Some(p) = self.prefs().iter().find(|p| !p.is_cloud()) {
+                    bail!(
+                        "--prefs {} is a pair preference (--topology pair)",
+                        p.as_str()
+                    );
+                }
+                if self.leader.is_some() {
+                    bail!("--topology cloud runs on the project's local cloud (no --leader/--follower)");
+                }
+                if self.hard_commit() < 2000 {
+                    bail!("--hard-commit-ms must be >= 2000 in the cloud: TLOG and PULL replicas poll every half of it in whole seconds, 0 s = never");
+                }
+            }
+        }
         if !(self.duration.is_finite() && self.duration > 0.0) {
             bail!("--duration must be a positive number of seconds");
         }
         if !(self.probe_timeout.is_finite() && self.probe_timeout > 0.0) {
             bail!("--probe-timeout must be a positive number of seconds");
         }
-        if self.prefs.is_empty() || self.write_rates.is_empty() {
-            bail!("--prefs and --write-rates need at least one value each");
+        if self.write_rates.is_empty() {
+            bail!("--write-rates needs at least one value");
         }
         if self.reps == 0 || self.readers == 0 || self.write_batch == 0 {
             bail!("--reps, --readers and --write-batch must be >= 1");
@@ -276,6 +377,55 @@ pub struct NodeCell {
     pub qtime: Latency,
 }
 
+/// A replica of the cloud topology's shard.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Replica {
+    /// Core name, e.g. `bench_shard1_replica_t1`.
+    pub core: String,
+    /// `NRT`, `TLOG` or `PULL`.
+    pub kind: String,
+    /// `node1` or `node2`.
+    pub node: String,
+    /// Base URL of its node.
+    pub url: String,
+    /// The shard leader (when the run started).
+    pub leader: bool,
+}
+
+/// Reads of one cell served by one replica (cloud topology), counted two ways, plus the
+/// top-level requests its core received.
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ReplicaCell {
+    /// Core name.
+    pub core: String,
+    /// `NRT`, `TLOG` or `PULL`.
+    pub kind: String,
+    /// `node1` or `node2`.
+    pub node: String,
+    /// Reads (searches and probe reads) whose `shards.info` names this core as the one that
+    /// served the sub-request.
+    pub client_served: u64,
+    /// Solr's own count: the change of the core's `QUERY./select[shard].requests` (the
+    /// internal `distrib=false` sub-requests it served). None when unreadable.
+    pub solr_served: Option<u64>,
+    /// The change of the core's `QUERY./select.requests`: top-level requests it received
+    /// (on the node the client sent them to). None when unreadable.
+    pub solr_received: Option<u64>,
+}
+
+/// Reads served by one replica over a row's repetitions.
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ReplicaReads {
+    /// Core name.
+    pub core: String,
+    /// `NRT`, `TLOG` or `PULL`.
+    pub kind: String,
+    /// Leader of the shard.
+    pub leader: bool,
+    /// Reads it served (client tally of `shards.info`).
+    pub reads: u64,
+}
+
 /// Visibility lag of the probe documents of one cell: each is added through the leader, then
 /// searched for through the preference under test until found.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
@@ -295,9 +445,9 @@ pub struct LagProbe {
 /// CPU during a cell: 100 % = one core for processes, all cores for the host.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Cpu {
-    /// Leader JVM, mean % of one core (None: pid unknown).
+    /// Leader JVM (cloud: node1), mean % of one core (None: pid unknown).
     pub leader_pct: Option<f64>,
-    /// Follower JVM.
+    /// Follower JVM (cloud: node2).
     pub follower_pct: Option<f64>,
     /// This benchmark process (client, indexer, prober).
     pub bench_pct: Option<f64>,
@@ -337,6 +487,10 @@ pub struct Cell {
     pub write_errors: u64,
     /// Per node: reads counted three ways, wall time, QTime.
     pub nodes: Vec<NodeCell>,
+    /// Cloud: per replica, the reads it served (client tally and Solr's count). Empty (and
+    /// absent) for the pair.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replicas: Vec<ReplicaCell>,
     /// Visibility lag through this preference.
     pub lag: LagProbe,
     /// CPU.
@@ -360,6 +514,9 @@ pub struct Row {
     pub leader_reads: u64,
     /// Reads on the follower, summed.
     pub follower_reads: u64,
+    /// Cloud: reads served by each replica, summed. Absent for the pair.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replicas: Vec<ReplicaReads>,
     /// Probe lag, pooled.
     pub lag: Latency,
     /// Probes never seen.
@@ -393,12 +550,15 @@ pub struct CountCheck {
 /// The `routing` report (`summary.json`).
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RoutingReport {
-    /// `pair`.
+    /// `pair` or `cloud`.
     pub topology: String,
-    /// Leader base URL.
+    /// Leader base URL (cloud: node1, where reads are sent).
     pub leader: String,
-    /// Follower base URL.
+    /// Follower base URL (cloud: node2).
     pub follower: String,
+    /// Cloud: the shard's replicas. Absent for the pair.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replicas: Vec<Replica>,
     /// The options of the run.
     pub settings: serde_json::Value,
     /// Every cell in the order run.
@@ -420,6 +580,26 @@ pub async fn cmd(a: RoutingArgs) -> Result<RoutingReport> {
     a.validate()?;
     let local = match (&a.leader, &a.follower) {
         (Some(_), Some(_)) => None,
+        _ if a.topology == Topology::Cloud => {
+            eprintln!(
+                "starting the project's local SolrCloud with NRT, TLOG and PULL replicas \
+                 (instance {})...",
+                a.instance
+            );
+            let (hard, soft) = (a.hard_commit().to_string(), a.soft_commit_ms.to_string());
+            Some(LocalSolr::start(
+                Mode::Cloud,
+                &a.instance,
+                &[
+                    "--replica-types",
+                    "nrt,tlog,pull",
+                    "--auto-commit-ms",
+                    &hard,
+                    "--auto-soft-commit-ms",
+                    &soft,
+                ],
+            )?)
+        }
         _ => {
             eprintln!(
                 "starting the project's local leader/follower pair (instance {})...",
@@ -427,7 +607,7 @@ pub async fn cmd(a: RoutingArgs) -> Result<RoutingReport> {
             );
             let (poll, hard, soft) = (
                 a.poll_interval.to_string(),
-                a.hard_commit_ms.to_string(),
+                a.hard_commit().to_string(),
                 a.soft_commit_ms.to_string(),
             );
             Some(LocalSolr::start(
@@ -446,11 +626,15 @@ pub async fn cmd(a: RoutingArgs) -> Result<RoutingReport> {
     };
     let result = match &local {
         Some(s) => {
+            let (l, f) = match a.topology {
+                Topology::Pair => ("leader", "follower"),
+                Topology::Cloud => ("node1", "node2"),
+            };
             let nodes = Nodes {
-                leader: s.url(Some("leader"))?.to_string(),
-                follower: s.url(Some("follower"))?.to_string(),
-                leader_pid: s.pid("leader"),
-                follower_pid: s.pid("follower"),
+                leader: s.url(Some(l))?.to_string(),
+                follower: s.url(Some(f))?.to_string(),
+                leader_pid: s.pid(l),
+                follower_pid: s.pid(f),
                 ca: s.ca.clone().or(a.ca.clone()),
             };
             run(&a, &nodes, true).await
@@ -468,7 +652,7 @@ pub async fn cmd(a: RoutingArgs) -> Result<RoutingReport> {
     };
     if let (Some(s), false) = (&local, a.keep_solr) {
         if let Err(e) = s.stop() {
-            eprintln!("warning: could not stop the local pair: {e:#}");
+            eprintln!("warning: could not stop the local Solr: {e:#}");
         }
     }
     let report = result?;
@@ -552,10 +736,133 @@ async fn select_requests(client: &SolrClient) -> Result<u64> {
     Ok(n)
 }
 
+/// Per core: (`QUERY./select.requests`, `QUERY./select[shard].requests`), the top-level
+/// requests it received and the internal sub-requests it served. The registry
+/// `solr.core.bench.shard1.replica_t1` is core `bench_shard1_replica_t1`.
+async fn core_counts(client: &SolrClient) -> Result<HashMap<String, (u64, u64)>> {
+    let mut req = client.wire(
+        http::Method::GET,
+        "admin",
+        vec![
+            ("group".into(), "core".into()),
+            (
+                "prefix".into(),
+                "QUERY./select.requests,QUERY./select[shard].requests".into(),
+            ),
+            ("wt".into(), "json".into()),
+        ],
+        RequestKind::Admin,
+    );
+    req.path = "admin/metrics".into();
+    let resp = client
+        .send_raw(req)
+        .await
+        .context("reading admin/metrics")?;
+    if !resp.status.is_success() {
+        bail!("admin/metrics answered HTTP {}", resp.status);
+    }
+    let v: serde_json::Value =
+        serde_json::from_slice(&resp.body).context("decoding admin/metrics")?;
+    let num = |x: Option<&serde_json::Value>| {
+        x.and_then(|x| {
+            x.as_u64()
+                .or_else(|| x.get("count").and_then(|c| c.as_u64()))
+        })
+    };
+    let mut out = HashMap::new();
+    for (reg, m) in v
+        .get("metrics")
+        .and_then(|m| m.as_object())
+        .into_iter()
+        .flatten()
+    {
+        let Some(core) = reg.strip_prefix("solr.core.") else {
+            continue;
+        };
+        let (Some(top), Some(sub)) = (
+            num(m.get("QUERY./select.requests")),
+            num(m.get("QUERY./select[shard].requests")),
+        ) else {
+            bail!("admin/metrics of {reg} lacks the /select request counts");
+        };
+        out.insert(core.replace('.', "_"), (top, sub));
+    }
+    Ok(out)
+}
+
+/// The cloud's replicas from `CLUSTERSTATUS` (one shard), node names from the node URLs.
+async fn discover(client: &SolrClient, a: &RoutingArgs, nodes: &Nodes) -> Result<Vec<Replica>> {
+    let mut req = client.wire(
+        http::Method::GET,
+        "admin",
+        vec![
+            ("action".into(), "CLUSTERSTATUS".into()),
+            ("collection".into(), a.collection.clone()),
+            ("wt".into(), "json".into()),
+        ],
+        RequestKind::Admin,
+    );
+    req.path = "admin/collections".into();
+    let resp = client.send_raw(req).await.context("CLUSTERSTATUS")?;
+    if !resp.status.is_success() {
+        bail!("CLUSTERSTATUS answered HTTP {}", resp.status);
+    }
+    let v: serde_json::Value =
+        serde_json::from_slice(&resp.body).context("decoding CLUSTERSTATUS")?;
+    let shards = v["cluster"]["collections"][&a.collection]["shards"]
+        .as_object()
+        .context("CLUSTERSTATUS without shards")?;
+    if shards.len() != 1 {
+        bail!(
+            "the cloud topology needs one shard, {} has {}",
+            a.collection,
+            shards.len()
+        );
+    }
+    let mut out = Vec::new();
+    for r in shards
+        .values()
+        .flat_map(|s| s["replicas"].as_object().into_iter().flatten())
+        .map(|(_, r)| r)
+    {
+        let url = key(r["base_url"].as_str().unwrap_or_default());
+        let node = if url == key(&nodes.leader) {
+            "node1"
+        } else if url == key(&nodes.follower) {
+            "node2"
+        } else {
+            bail!("replica on an unknown node {url}")
+        };
+        out.push(Replica {
+            core: r["core"].as_str().unwrap_or_default().into(),
+            kind: r["type"].as_str().unwrap_or("NRT").into(),
+            node: node.into(),
+            url,
+            leader: r["leader"].as_str() == Some("true") || r["leader"].as_bool() == Some(true),
+        });
+    }
+    out.sort_by(|x, y| x.core.cmp(&y.core));
+    if out.iter().filter(|r| r.leader).count() != 1 {
+        bail!("the shard has no single leader: {out:?}");
+    }
+    Ok(out)
+}
+
+/// `numFound` of `q` on one core alone (`distrib=false`).
+async fn core_count(client: &SolrClient, q: &str) -> Result<u64> {
+    let r = client
+        .select(&Select::new(q).rows(0).param("distrib", "false"))
+        .await
+        .with_context(|| format!("counting {q}"))?;
+    Ok(r.response.num_found)
+}
+
 struct Ctx<'a> {
     a: &'a RoutingArgs,
     nodes: &'a Nodes,
     tls: TlsOptions,
+    /// Cloud: the shard's replicas and a client on each core.
+    replicas: Vec<(Replica, SolrClient)>,
     writer: SolrClient,
     /// Plain clients on each node, for Solr's metrics: (name, url, client).
     direct: Vec<(&'static str, String, SolrClient)>,
@@ -577,29 +884,39 @@ async fn run(a: &RoutingArgs, nodes: &Nodes, local: bool) -> Result<RoutingRepor
     if let Some(ca) = &nodes.ca {
         tls = tls.add_ca_pem_file(ca)?;
     }
-    let write_router = Arc::new(
-        Routing::builder(TransportKind::Pooled.build(&tls, false)?)
-            .collection(&a.collection)
-            .leader(&nodes.leader)
-            .replica(&nodes.follower)
-            .build()?,
-    );
+    let cloud = a.topology == Topology::Cloud;
+    let wb = Routing::builder(TransportKind::Pooled.build(&tls, false)?).collection(&a.collection);
+    let wb = if cloud {
+        wb.cloud_seed(&nodes.leader)
+    } else {
+        wb.leader(&nodes.leader).replica(&nodes.follower)
+    };
+    let write_router = Arc::new(wb.build()?);
     let writer = client_over(write_router, &a.collection)?;
-    let direct_client = |url: &str| -> Result<SolrClient> {
+    let client_on = |url: &str, collection: &str| -> Result<SolrClient> {
         Ok(crate::auth::apply(SolrClient::builder(url))?
-            .collection(&a.collection)
+            .collection(collection)
             .tls(tls.clone())
             .transport(TransportKind::Pooled)
             .build()?)
     };
+    let direct_client = |url: &str| client_on(url, &a.collection);
+    let (ln, fname) = if cloud {
+        ("node1", "node2")
+    } else {
+        ("leader", "follower")
+    };
     let direct = vec![
-        ("leader", key(&nodes.leader), direct_client(&nodes.leader)?),
-        (
-            "follower",
-            key(&nodes.follower),
-            direct_client(&nodes.follower)?,
-        ),
+        (ln, key(&nodes.leader), direct_client(&nodes.leader)?),
+        (fname, key(&nodes.follower), direct_client(&nodes.follower)?),
     ];
+    let mut replicas = Vec::new();
+    if cloud {
+        for r in discover(&direct[0].2, a, nodes).await? {
+            let c = client_on(&r.url, &r.core)?;
+            replicas.push((r, c));
+        }
+    }
     for (name, url, c) in &direct {
         c.ping()
             .await
@@ -619,6 +936,7 @@ async fn run(a: &RoutingArgs, nodes: &Nodes, local: bool) -> Result<RoutingRepor
         a,
         nodes,
         tls,
+        replicas,
         writer,
         direct,
         samplers,
@@ -635,7 +953,7 @@ async fn run(a: &RoutingArgs, nodes: &Nodes, local: bool) -> Result<RoutingRepor
     preload(&ctx).await?;
 
     let levels = &a.write_rates;
-    let prefs = &a.prefs;
+    let prefs = &a.prefs();
     let mut cells = Vec::new();
     let mut pools: HashMap<(usize, usize), Pool> = HashMap::new();
     let total = (a.reps * levels.len() * prefs.len()) as u64;
@@ -664,8 +982,11 @@ async fn run(a: &RoutingArgs, nodes: &Nodes, local: bool) -> Result<RoutingRepor
         .commit(Commit::default())
         .await
         .context("final commit")?;
-    let leader_client = &ctx.direct[0].2;
-    let found = seedkit::count(leader_client, &seedkit::prefix_query(&ctx.prefix)).await?;
+    let q = seedkit::prefix_query(&ctx.prefix);
+    let found = match ctx.replicas.iter().find(|(r, _)| r.leader) {
+        Some((_, c)) => core_count(c, &q).await?,
+        None => seedkit::count(&ctx.direct[0].2, &q).await?,
+    };
     let acknowledged = ctx.acked.load(Ordering::Relaxed);
     let check = CountCheck {
         acknowledged,
@@ -699,8 +1020,23 @@ async fn run(a: &RoutingArgs, nodes: &Nodes, local: bool) -> Result<RoutingRepor
                 docs_per_s: mean(&|c| Some(c.docs_per_s)).unwrap_or(0.0),
                 reads: latency(&pool.reads),
                 qtime: latency(&pool.qtimes),
-                leader_reads: reads_on("leader"),
-                follower_reads: reads_on("follower"),
+                leader_reads: reads_on(ctx.direct[0].0),
+                follower_reads: reads_on(ctx.direct[1].0),
+                replicas: ctx
+                    .replicas
+                    .iter()
+                    .map(|(r, _)| ReplicaReads {
+                        core: r.core.clone(),
+                        kind: r.kind.clone(),
+                        leader: r.leader,
+                        reads: mine
+                            .iter()
+                            .flat_map(|c| c.replicas.iter())
+                            .filter(|x| x.core == r.core)
+                            .map(|x| x.client_served)
+                            .sum(),
+                    })
+                    .collect(),
                 lag: latency(&pool.lags),
                 unseen: mine.iter().map(|c| c.lag.unseen).sum(),
                 cpu: Cpu {
@@ -730,6 +1066,26 @@ async fn run(a: &RoutingArgs, nodes: &Nodes, local: bool) -> Result<RoutingRepor
                 c.lag.unseen, a.probe_timeout
             ));
         }
+        for rc in &c.replicas {
+            if rc.solr_served != Some(rc.client_served) {
+                warnings.push(format!(
+                    "{at}: reads served by {} disagree: client (shards.info) {}, Solr {:?}",
+                    rc.core, rc.client_served, rc.solr_served
+                ));
+            }
+            let named = prefs
+                .iter()
+                .find(|p| p.as_str() == c.pref)
+                .and_then(|p| p.replica_type());
+            if let Some(t) = named {
+                if rc.kind != t && rc.client_served > 0 {
+                    warnings.push(format!(
+                        "{at}: {} reads served by {} ({}), not a {t} replica",
+                        rc.client_served, rc.core, rc.kind
+                    ));
+                }
+            }
+        }
         for nc in &c.nodes {
             if nc.client_reads != nc.router_reads
                 || nc.solr_select_requests != Some(nc.router_reads)
@@ -757,8 +1113,8 @@ async fn run(a: &RoutingArgs, nodes: &Nodes, local: bool) -> Result<RoutingRepor
         "write_batch": a.write_batch,
         "preload": a.preload,
         "rows": a.rows,
-        "poll_interval_s": local.then_some(a.poll_interval),
-        "hard_commit_ms": local.then_some(a.hard_commit_ms),
+        "poll_interval_s": (local && !cloud).then_some(a.poll_interval),
+        "hard_commit_ms": local.then_some(a.hard_commit()),
         "soft_commit_ms": local.then_some(a.soft_commit_ms),
         "probe_poll_ms": a.probe_poll_ms,
         "probe_timeout_s": a.probe_timeout,
@@ -776,11 +1132,22 @@ async fn run(a: &RoutingArgs, nodes: &Nodes, local: bool) -> Result<RoutingRepor
             seed_result: report::seed_result(*p).into(),
         })
         .collect();
-    let verdict = report::verdict(&rows, a);
+    let mut settings = settings;
+    if cloud {
+        settings["topology"] = "cloud".into();
+        settings["cloud_read_params"] =
+            "shortCircuit=false&distrib.singlePass=true&shards.info=true".into();
+    }
+    let verdict = if cloud {
+        report::verdict_cloud(&rows, a)
+    } else {
+        report::verdict(&rows, a)
+    };
     Ok(RoutingReport {
-        topology: "pair".into(),
+        topology: if cloud { "cloud" } else { "pair" }.into(),
         leader: nodes.leader.clone(),
         follower: nodes.follower.clone(),
+        replicas: ctx.replicas.iter().map(|(r, _)| r.clone()).collect(),
         settings,
         cells,
         rows,
@@ -816,11 +1183,20 @@ async fn preload(ctx: &Ctx<'_>) -> Result<()> {
     let q = seedkit::prefix_query(&prefix);
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
-        if seedkit::count(follower, &q).await? == a.preload as u64 {
+        let done = if ctx.replicas.is_empty() {
+            seedkit::count(follower, &q).await? == a.preload as u64
+        } else {
+            let mut all = true;
+            for (_, c) in &ctx.replicas {
+                all &= core_count(c, &q).await? == a.preload as u64;
+            }
+            all
+        };
+        if done {
             return Ok(());
         }
         if Instant::now() > deadline {
-            bail!("the follower did not replicate the preload within 120 s");
+            bail!("the replicas did not replicate the preload within 120 s");
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
@@ -838,6 +1214,60 @@ struct Collected {
     write_errors: u64,
     lag: LagProbe,
     lags: Vec<f64>,
+    /// Cloud: reads by the core `shards.info` names as the server.
+    served_by_core: HashMap<String, u64>,
+}
+
+/// `s` with the cell's extra parameters.
+fn with(mut s: Select, extra: &[(String, String)]) -> Select {
+    for (k, v) in extra {
+        s = s.param(k.clone(), v.clone());
+    }
+    s
+}
+
+/// Runs a search; in the cloud also returns the core `shards.info` names as the one that
+/// served it (the only shard's `shardAddress`).
+async fn search(
+    client: &SolrClient,
+    s: &Select,
+    cloud: bool,
+) -> Result<(solr_client::SelectResponse, Option<String>)> {
+    if !cloud {
+        return Ok((client.select(s).await?, None));
+    }
+    let req = client.wire(http::Method::GET, "select", s.params(), RequestKind::Read);
+    let resp = client.send_raw(req).await?;
+    if !resp.status.is_success() {
+        bail!("select answered HTTP {}", resp.status);
+    }
+    let v: serde_json::Value = serde_json::from_slice(&resp.body).context("select body")?;
+    let served = v
+        .get("shards.info")
+        .and_then(|i| i.as_object())
+        .filter(|i| i.len() == 1)
+        .and_then(|i| i.values().next())
+        .and_then(|x| x.get("shardAddress"))
+        .and_then(|x| x.as_str())
+        .and_then(|u| u.trim_end_matches('/').rsplit('/').next())
+        .map(String::from);
+    let mut r: solr_client::SelectResponse =
+        serde_json::from_value(v).context("select response")?;
+    r.timing = resp.timing;
+    Ok((r, served))
+}
+
+/// Cloud: per core (received, served) counts of both nodes; None when any is unreadable
+/// (and for the pair).
+async fn cloud_counts(ctx: &Ctx<'_>) -> Option<HashMap<String, (u64, u64)>> {
+    if ctx.replicas.is_empty() {
+        return None;
+    }
+    let mut all = HashMap::new();
+    for (_, _, c) in &ctx.direct {
+        all.extend(core_counts(c).await.ok()?);
+    }
+    Some(all)
 }
 
 async fn run_cell(
@@ -849,11 +1279,18 @@ async fn run_cell(
 ) -> Result<(Cell, Pool)> {
     let a = ctx.a;
     let inner = TransportKind::Pooled.build(&ctx.tls, false)?;
-    let mut b = Routing::builder(inner)
-        .collection(&a.collection)
-        .leader(&ctx.nodes.leader);
+    let cloud = !ctx.replicas.is_empty();
+    let mut b = Routing::builder(inner).collection(&a.collection);
+    if pref != Pref::Client {
+        b = b.leader(&ctx.nodes.leader);
+    }
     match pref {
-        Pref::None => {}
+        Pref::None | Pref::SolrNrt | Pref::SolrTlog | Pref::SolrPull => {}
+        Pref::Client => {
+            b = b
+                .cloud_seed(&ctx.nodes.leader)
+                .read_preference(ReadPreference::NonLeader)
+        }
         Pref::Leader => {
             b = b
                 .replica(&ctx.nodes.follower)
@@ -867,11 +1304,25 @@ async fn run_cell(
     }
     let router = Arc::new(b.build()?);
     let reader = client_over(router.clone(), &a.collection)?;
+    // Cloud: the parameters that make a preference take effect and name the serving replica.
+    let extra: Vec<(String, String)> = if cloud {
+        let mut v: Vec<(String, String)> = vec![
+            ("shortCircuit".into(), "false".into()),
+            ("distrib.singlePass".into(), "true".into()),
+            ("shards.info".into(), "true".into()),
+        ];
+        if let Some(t) = pref.replica_type() {
+            v.push(("shards.preference".into(), format!("replica.type:{t}")));
+        }
+        v
+    } else {
+        Vec::new()
+    };
+    let extra = Arc::new(extra);
     let mut gen = Generator::new(a.seed ^ 0x5EED ^ n as u64, 0);
     for _ in 0..a.warmup {
         let (q, _) = gen.query();
-        reader
-            .select(&Select::new(q).rows(a.rows))
+        search(&reader, &with(Select::new(q).rows(a.rows), &extra), cloud)
             .await
             .context("warm-up search")?;
     }
@@ -884,6 +1335,7 @@ async fn run_cell(
     for (_, _, c) in &ctx.direct {
         solr_before.push(select_requests(c).await.ok());
     }
+    let cores_before = cloud_counts(ctx).await;
 
     let col: Arc<Mutex<Collected>> = Arc::default();
     let start = Instant::now();
@@ -924,7 +1376,7 @@ async fn run_cell(
     }
     // Readers (closed loop).
     for t in 0..a.readers {
-        let (r, col) = (reader.clone(), col.clone());
+        let (r, col, extra) = (reader.clone(), col.clone(), extra.clone());
         let (seed, rows) = (a.seed ^ ((n as u64) << 8) ^ t as u64, a.rows);
         tasks.push(tokio::spawn(async move {
             let mut gen = Generator::new(seed, 0);
@@ -935,14 +1387,18 @@ async fn run_cell(
                     Some(f) => s.fq(f),
                     None => s,
                 };
+                let s = with(s, &extra);
                 let t0 = Instant::now();
-                let res = r.select(&s).await;
+                let res = search(&r, &s, cloud).await;
                 let ms = t0.elapsed().as_secs_f64() * 1e3;
                 let mut c = lock(&col);
                 match res {
-                    Ok(resp) => {
+                    Ok((resp, served)) => {
                         let node = key(&resp.timing.node);
                         *c.reads_by_node.entry(node.clone()).or_default() += 1;
+                        if let Some(core) = served {
+                            *c.served_by_core.entry(core).or_default() += 1;
+                        }
                         c.searches
                             .push((ms, resp.header.qtime.map(f64::from), node));
                     }
@@ -955,6 +1411,7 @@ async fn run_cell(
     // preference under test until found; then the next one, until the deadline.
     {
         let (w, r, col) = (ctx.writer.clone(), reader.clone(), col.clone());
+        let extra = extra.clone();
         let prefix = format!("{cell_prefix}p-");
         let poll = Duration::from_millis(a.probe_poll_ms);
         let timeout = Duration::from_secs_f64(a.probe_timeout);
@@ -975,17 +1432,23 @@ async fn run_cell(
                     }
                 };
                 lock(&col).lag.probes += 1;
-                let s = Select::new(format!("{{!terms f=id}}{id}")).fl("id").rows(1);
+                let s = with(
+                    Select::new(format!("{{!terms f=id}}{id}")).fl("id").rows(1),
+                    &extra,
+                );
                 loop {
                     let sent = Instant::now();
-                    let res = r.select(&s).await;
+                    let res = search(&r, &s, cloud).await;
                     let done = {
                         let mut c = lock(&col);
                         c.lag.reads += 1;
                         let mut found = false;
                         match res {
-                            Ok(resp) => {
+                            Ok((resp, served)) => {
                                 *c.reads_by_node.entry(key(&resp.timing.node)).or_default() += 1;
+                                if let Some(core) = served {
+                                    *c.served_by_core.entry(core).or_default() += 1;
+                                }
                                 if resp.response.num_found > 0 {
                                     c.lag.seen += 1;
                                     let s = sent.saturating_duration_since(acked_at).as_secs_f64();
@@ -1020,6 +1483,28 @@ async fn run_cell(
     for (_, _, cl) in &ctx.direct {
         solr_after.push(select_requests(cl).await.ok());
     }
+    let cores_after = cloud_counts(ctx).await;
+    let replicas = ctx
+        .replicas
+        .iter()
+        .map(|(r, _)| {
+            let d = |f: fn(&(u64, u64)) -> u64| match (
+                cores_before.as_ref().and_then(|m| m.get(&r.core)),
+                cores_after.as_ref().and_then(|m| m.get(&r.core)),
+            ) {
+                (Some(b), Some(a)) => Some(f(a).saturating_sub(f(b))),
+                _ => None,
+            };
+            ReplicaCell {
+                core: r.core.clone(),
+                kind: r.kind.clone(),
+                node: r.node.clone(),
+                client_served: c.served_by_core.get(&r.core).copied().unwrap_or(0),
+                solr_served: d(|x| x.1),
+                solr_received: d(|x| x.0),
+            }
+        })
+        .collect();
     let router_after: HashMap<String, u64> = router
         .node_stats()
         .into_iter()
@@ -1085,6 +1570,7 @@ async fn run_cell(
         docs_per_s: c.docs_acked as f64 / duration_s,
         write_errors: c.write_errors,
         nodes,
+        replicas,
         lag,
         cpu,
     };
@@ -1120,7 +1606,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            a.prefs,
+            a.prefs(),
             vec![
                 super::Pref::None,
                 super::Pref::Leader,
@@ -1140,6 +1626,24 @@ mod tests {
             let argv = ["transport-bench", "routing"].iter().chain(bad.iter());
             let e = <crate::Cli as clap::Parser>::try_parse_from(argv).expect_err("out of range");
             assert!(e.to_string().contains("out of range"), "{e}");
+        }
+        // Cloud: its own default preferences and hard commit; pair and cloud preferences
+        // are not mixed; TLOG/PULL replicas never poll below a 2000 ms hard commit.
+        let c = args(&["--topology", "cloud"]);
+        assert!(c.validate().is_ok());
+        assert_eq!(c.hard_commit(), 2000);
+        assert_eq!(a.hard_commit(), 1000);
+        assert_eq!(
+            c.prefs().iter().map(|p| p.as_str()).collect::<Vec<_>>(),
+            ["none", "solr-nrt", "solr-tlog", "solr-pull", "client"]
+        );
+        for bad in [
+            &["--prefs", "solr-pull"][..],
+            &["--topology", "cloud", "--prefs", "follower"],
+            &["--topology", "cloud", "--hard-commit-ms", "1000"],
+        ] {
+            let e = args(bad).validate().expect_err("rejected");
+            assert!(e.to_string().starts_with("--"), "{e}");
         }
         let parse = |s| super::parse_level(s);
         assert!(parse("-1").is_err() && parse("fast").is_err());

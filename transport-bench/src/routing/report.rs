@@ -1,6 +1,7 @@
 //! Outputs of `routing`: the text table (level x preference, seed 003's columns beside ours,
 //! the verdict last), `summary.json`, `cells.csv` (one line per cell and node), `rows.csv` and
-//! `p99-vs-write-rate.svg` (read p99 against achieved docs/s, one line per preference).
+//! `p99-vs-write-rate.svg` (read p99 against achieved docs/s, one line per preference); for the
+//! cloud topology also `replicas.csv` (one line per cell and replica).
 
 use std::fmt::Write as _;
 use std::io::Write;
@@ -20,6 +21,10 @@ pub fn seed_result(p: Pref) -> &'static str {
             "slower than the primary on a free-tier index with no write pressure; \
              replication ~30 s behind"
         }
+        Pref::SolrNrt | Pref::SolrTlog | Pref::SolrPull => {
+            "not tried: the seed had only Websolr's header (prefer-replica is the nearest)"
+        }
+        Pref::Client => "not tried: the seed had no client-side routing",
     }
 }
 
@@ -33,6 +38,9 @@ fn f0(v: Option<f64>) -> String {
 
 /// Writes the table; the last line is the verdict.
 pub fn print_text<W: Write>(r: &RoutingReport, w: &mut W) -> Result<()> {
+    if r.topology == "cloud" {
+        return print_cloud(r, w);
+    }
     let s = &r.settings;
     writeln!(
         w,
@@ -115,6 +123,174 @@ pub fn print_text<W: Write>(r: &RoutingReport, w: &mut W) -> Result<()> {
     }
     writeln!(w, "{}", r.verdict)?;
     Ok(())
+}
+
+/// The cloud table: reads served per replica type instead of per node.
+fn print_cloud<W: Write>(r: &RoutingReport, w: &mut W) -> Result<()> {
+    let s = &r.settings;
+    writeln!(
+        w,
+        "Read routing under write pressure (seed 003), cloud topology: reads sent to node1 {}, node2 {}",
+        r.leader, r.follower
+    )?;
+    for x in &r.replicas {
+        writeln!(
+            w,
+            "  replica {:<4} {} on {}{}",
+            x.kind,
+            x.core,
+            x.node,
+            if x.leader { " (shard leader)" } else { "" }
+        )?;
+    }
+    writeln!(
+        w,
+        "{} s per cell, {} repetitions interleaved, {} readers (closed loop), indexer batches of {}, \
+         soft commit {} ms, hard commit {} ms (TLOG/PULL poll = half of it); reads with {}",
+        s["duration_s"],
+        s["reps"],
+        s["readers"],
+        s["write_batch"],
+        s["soft_commit_ms"],
+        s["hard_commit_ms"],
+        s["cloud_read_params"].as_str().unwrap_or("-")
+    )?;
+    writeln!(w)?;
+    writeln!(
+        w,
+        "{:>6} {:>8} {:>9} {:>7} {:>7} {:>7} {:>7} {:>6} {:>7} {:>7} {:>7} {:>8} {:>8} {:>6} {:>6} {:>6} {:>5} {:>5}",
+        "write", "docs/s", "pref", "reads", "p50 ms", "p95 ms", "p99 ms", "QT p50", "by NRT",
+        "by TLOG", "by PULL", "lag p50", "lag max", "cpu n1", "cpu n2", "bench", "host", "runq"
+    )?;
+    for row in &r.rows {
+        let by = |t: &str| -> u64 {
+            row.replicas
+                .iter()
+                .filter(|x| x.kind == t)
+                .map(|x| x.reads)
+                .sum()
+        };
+        writeln!(
+            w,
+            "{:>6} {:>8.0} {:>9} {:>7} {:>7} {:>7} {:>7} {:>6} {:>7} {:>7} {:>7} {:>8} {:>8} {:>6} {:>6} {:>6} {:>5} {:>5}",
+            row.level,
+            row.docs_per_s,
+            row.pref,
+            row.reads.n,
+            f1(row.reads.p50_ms),
+            f1(row.reads.p95_ms),
+            f1(row.reads.p99_ms),
+            f0(row.qtime.p50_ms),
+            by("NRT"),
+            by("TLOG"),
+            by("PULL"),
+            f0(row.lag.p50_ms),
+            f0(row.lag.max_ms),
+            f0(row.cpu.leader_pct),
+            f0(row.cpu.follower_pct),
+            f0(row.cpu.bench_pct),
+            f0(row.cpu.host_pct),
+            f1(row.cpu.runnable_mean),
+        )?;
+    }
+    writeln!(w)?;
+    writeln!(w, "seed 003 (Websolr free tier, no write pressure):")?;
+    for c in &r.seed {
+        writeln!(w, "  {:<9} = {:<17} {}", c.pref, c.seed_name, c.seed_result)?;
+    }
+    writeln!(
+        w,
+        "by NRT/TLOG/PULL: reads (searches and probe reads) served by that replica, from shards.info \
+         (Solr's QUERY./select[shard].requests per core agrees unless warned); lag: probe add \
+         acknowledged by the leader -> first read through the preference that finds it; cpu \
+         n1/n2/bench: % of one core; host: % of {} cores; runq: runnable threads",
+        r.rows.first().map(|x| x.cpu.cores).unwrap_or(0)
+    )?;
+    writeln!(
+        w,
+        "documents: {} acknowledged, {} found on the leader{}",
+        r.check.acknowledged,
+        r.check.found,
+        if r.check.ok { "" } else { " (MISMATCH)" }
+    )?;
+    for x in &r.warnings {
+        writeln!(w, "warning: {x}")?;
+    }
+    writeln!(w, "{}", r.verdict)?;
+    Ok(())
+}
+
+/// The cloud verdict: for each replica-targeting preference (solr-pull, solr-tlog, solr-nrt,
+/// client), the first write level at which its read p99 is at least 10 % below `none`'s
+/// (Solr's own choice), its staleness at the top level, and whose contention it was.
+pub fn verdict_cloud(rows: &[Row], a: &RoutingArgs) -> String {
+    let levels: Vec<String> = a.write_rates.iter().map(|l| l.label()).collect();
+    let p99 = |r: &Row| r.reads.p99_ms.or(r.reads.p95_ms);
+    let mut parts = Vec::new();
+    for p in [Pref::SolrPull, Pref::SolrTlog, Pref::SolrNrt, Pref::Client] {
+        let mut pays = None;
+        let mut last = None;
+        for l in &levels {
+            let (Some(x), Some(base)) = (row(rows, l, p), row(rows, l, Pref::None)) else {
+                continue;
+            };
+            let (Some(xp), Some(bp)) = (p99(x), p99(base)) else {
+                continue;
+            };
+            last = Some((l.clone(), x, xp, bp));
+            if pays.is_none() && xp < 0.9 * bp {
+                pays = Some((l.clone(), xp, bp));
+            }
+        }
+        let Some((tl, x, xp, bp)) = last else {
+            continue;
+        };
+        let head = match pays {
+            Some((l, pp, pb)) => format!(
+                "{} pays from write level {l} (p99 {pp:.1} vs {pb:.1} ms for none)",
+                p.as_str()
+            ),
+            None => format!(
+                "{} never pays (at {tl}: p99 {xp:.1} vs {bp:.1} ms for none)",
+                p.as_str()
+            ),
+        };
+        parts.push(format!(
+            "{head}, staleness at {tl}: lag p50 {} ms, max {} ms ({} unseen)",
+            f0(x.lag.p50_ms),
+            f0(x.lag.max_ms),
+            x.unseen
+        ));
+    }
+    if parts.is_empty() {
+        return "verdict: no level had both `none` and a replica preference with enough \
+                searches for a p99"
+            .into();
+    }
+    let top = levels.last().cloned().unwrap_or_default();
+    let whose = rows
+        .iter()
+        .filter(|r| r.level == top)
+        .map(|r| {
+            (
+                r.cpu.runnable_mean.unwrap_or(0.0),
+                r.cpu.cores.max(1) as f64,
+                r,
+            )
+        })
+        .max_by(|x, y| x.0.total_cmp(&y.0))
+        .map(|(q, cores, r)| {
+            let who = if q > cores { "the machine's" } else { "Solr's" };
+            format!(
+                "; contention at level {top} was {who}: run queue {q:.1} on {cores:.0} cores, \
+                 host CPU {}%, node1 JVM {}%, node2 {}%",
+                f0(r.cpu.host_pct),
+                f0(r.cpu.leader_pct),
+                f0(r.cpu.follower_pct)
+            )
+        })
+        .unwrap_or_default();
+    format!("verdict: {}{whose}", parts.join("; "))
 }
 
 fn row<'a>(rows: &'a [Row], level: &str, pref: Pref) -> Option<&'a Row> {
@@ -293,7 +469,7 @@ pub fn save(dir: &Path, r: &RoutingReport) -> Result<()> {
     );
     for c in &r.cells {
         for n in &c.nodes {
-            let cpu = if n.node == "leader" {
+            let cpu = if n.node == "leader" || n.node == "node1" {
                 c.cpu.leader_pct
             } else {
                 c.cpu.follower_pct
@@ -321,6 +497,32 @@ pub fn save(dir: &Path, r: &RoutingReport) -> Result<()> {
         }
     }
     std::fs::write(dir.join("cells.csv"), cells)?;
+    if r.topology == "cloud" {
+        let mut reps = String::from(
+            "rep,level,pref,core,type,node,leader,client_served,solr_served,solr_received\n",
+        );
+        for c in &r.cells {
+            for x in &c.replicas {
+                let leader = r.replicas.iter().any(|y| y.core == x.core && y.leader);
+                let opt = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
+                let _ = writeln!(
+                    reps,
+                    "{},{},{},{},{},{},{},{},{},{}",
+                    c.rep,
+                    c.level,
+                    c.pref,
+                    x.core,
+                    x.kind,
+                    x.node,
+                    leader,
+                    x.client_served,
+                    opt(x.solr_served),
+                    opt(x.solr_received)
+                );
+            }
+        }
+        std::fs::write(dir.join("replicas.csv"), reps)?;
+    }
     std::fs::write(dir.join("p99-vs-write-rate.svg"), chart(r))?;
     Ok(())
 }
