@@ -575,6 +575,15 @@ cmd_start() {
   [[ -z "$REPLICA_TYPES" || ( "$MODE" == cloud && "$REPLICA_TYPES" =~ ^(nrt|tlog|pull)(,(nrt|tlog|pull))*$ ) ]] \
     || die "--replica-types is cloud-only, a comma-separated list of nrt, tlog, pull"
   [[ -z "$REPLICA_TYPES" || "$SHARDS|$REPLICAS" == "1|2" ]] || die "--replica-types replaces --replicas (and takes one shard)"
+  # TLOG/PULL replicas poll the leader every autoCommit/2 (else autoSoftCommit/2, else 3 s) in
+  # whole seconds: under 2000 ms that is 0 and Solr never starts the poll ("Timer Task not
+  # started"), so they would stay empty.
+  if [[ "$REPLICA_TYPES" == *tlog* || "$REPLICA_TYPES" == *pull* ]]; then
+    local poll_basis=-1
+    if [[ "$AUTO_COMMIT" -ge 0 ]]; then poll_basis="$AUTO_COMMIT"; elif [[ "$AUTO_SOFT_COMMIT" -ge 0 ]]; then poll_basis="$AUTO_SOFT_COMMIT"; fi
+    [[ "$poll_basis" -lt 0 || "$poll_basis" -ge 2000 ]] \
+      || die "TLOG/PULL replicas poll every autoCommit/2 (or autoSoftCommit/2 without autoCommit) in whole seconds: $poll_basis ms would never replicate; use --auto-commit-ms >= 2000"
+  fi
 
   cmd_setup
   local java; java="$(java_bin)"
