@@ -53,6 +53,9 @@ impl<T: Transport> Redirects<T> {
     }
 
     async fn send_inner(&self, mut req: WireRequest) -> Result<WireResponse> {
+        // The request timeout bounds the whole call, every hop included: the deadline is set
+        // here, before the first hop, and every hop's request carries it.
+        req.start_deadline();
         let origin = req.node.origin();
         let mut hops = 0u32;
         loop {
@@ -271,5 +274,57 @@ mod tests {
             let g = t.shard_groups(&r, &ids).await.expect("no error");
             assert_eq!(g.map(|g| g.len()), Some(1), "{name}");
         }
+    }
+
+    /// Answers 302 to the same origin twice, then 200; records each request's deadline.
+    #[derive(Debug, Default)]
+    struct Hopping {
+        deadlines: std::sync::Mutex<Vec<Option<std::time::Instant>>>,
+    }
+
+    impl Transport for Hopping {
+        fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
+            let n = {
+                let mut d = self.deadlines.lock().unwrap();
+                d.push(req.deadline);
+                d.len()
+            };
+            Box::pin(async move {
+                let mut headers = http::HeaderMap::new();
+                let status = if n <= 2 {
+                    headers.insert(
+                        LOCATION,
+                        http::HeaderValue::from_static("/solr/bench/select?q=x"),
+                    );
+                    StatusCode::FOUND
+                } else {
+                    StatusCode::OK
+                };
+                Ok(WireResponse {
+                    status,
+                    headers,
+                    body: Bytes::new(),
+                    timing: crate::Timing::default(),
+                })
+            })
+        }
+        fn name(&self) -> String {
+            "hopping".into()
+        }
+        fn stats(&self) -> TransportStats {
+            TransportStats::default()
+        }
+    }
+
+    /// The request timeout is one deadline for the whole call: every hop carries the same one.
+    #[tokio::test]
+    async fn every_hop_carries_the_deadline_of_the_whole_call() {
+        let r = Redirects::new(Hopping::default(), 5);
+        let resp = r.send(req("http://a:1/solr")).await.expect("followed");
+        assert_eq!((resp.status, resp.timing.redirects), (StatusCode::OK, 2));
+        let d = r.inner.deadlines.lock().unwrap().clone();
+        assert_eq!(d.len(), 3);
+        assert!(d[0].is_some(), "set before the first hop");
+        assert!(d.iter().all(|x| *x == d[0]), "{d:?}");
     }
 }
