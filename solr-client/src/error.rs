@@ -100,7 +100,9 @@ pub enum Error {
         node: String,
         /// What broke, as the HTTP layer reported it.
         message: String,
-        /// True when the request was certainly not sent (safe to retry, even a write).
+        /// True when the request was certainly not sent or provably not processed (safe to
+        /// retry, even a write): a connection found closed before sending, or an HTTP/2
+        /// stream the server refused (GOAWAY with a last-stream-id below it, REFUSED_STREAM).
         not_sent: bool,
     },
     /// Solr answered with an error status and its own JSON error body.
@@ -273,7 +275,8 @@ impl Error {
     }
 
     /// True when the request certainly did not reach Solr, so retrying it (even a write)
-    /// cannot apply it twice: connect failures, connections found closed before sending, and
+    /// cannot apply it twice: connect failures, connections found closed before sending,
+    /// HTTP/2 streams the server refused (GOAWAY below the stream, REFUSED_STREAM), and
     /// requests the routing decorator found no node for.
     pub fn is_not_sent(&self) -> bool {
         self.is_connect() || matches!(self, Error::Io { not_sent: true, .. } | Error::NoNode(_))
