@@ -458,17 +458,30 @@ preferred_leaders() {
 # shard the preferredLeader property, balanced over the nodes; once the cluster state shows
 # it, REBALANCELEADERS moves leadership there (repeated until every preferred replica leads).
 spread_leaders() {
-  local name="$1" deadline="$2" url body
+  local name="$1" deadline="$2" url body balanced_at=-100 rebalanced_at=-100
   url="$(base_url "$(node_port "$name" node1)")/admin/collections"
-  body="$(CURL_MAX_TIME=$((START_TIMEOUT)) scurl "$url?action=BALANCESHARDUNIQUE&collection=bench&property=preferredLeader&wt=json")"
-  [[ "$body" =~ \"status\"[[:space:]]*:[[:space:]]*0 ]] || node_failed "$name" node1 "BALANCESHARDUNIQUE failed: $(tr -d '\n' <<<"$body" | cut -c1-400)"
+  # Best effort within 60 s (and the start deadline): the placement helps tests tell nodes
+  # apart, but a cloud whose leaders share a node is still a working cloud.
+  local give_up=$((SECONDS + 60))
+  ((give_up > deadline)) && give_up=$deadline
   while :; do
     body="$(CURL_MAX_TIME=5 scurl "$url?action=CLUSTERSTATUS&collection=bench&wt=json")"
     (($(preferred_leaders "$body" --led) == SHARDS)) && return 0
-    if (($(preferred_leaders "$body") == SHARDS)); then
-      CURL_MAX_TIME=$((START_TIMEOUT)) scurl "$url?action=REBALANCELEADERS&collection=bench&wt=json" >/dev/null
+    if (($(preferred_leaders "$body") != SHARDS)); then
+      # The property is not (yet) on one replica per shard: (re)assign it, at most every 10 s.
+      if ((SECONDS - balanced_at >= 10)); then
+        CURL_MAX_TIME=30 scurl "$url?action=BALANCESHARDUNIQUE&collection=bench&property=preferredLeader&wt=json" >/dev/null || true
+        balanced_at=$SECONDS
+      fi
+    elif ((SECONDS - rebalanced_at >= 5)); then
+      # Move leadership to the preferred replicas; give each call time to settle.
+      CURL_MAX_TIME=60 scurl "$url?action=REBALANCELEADERS&collection=bench&maxWaitSeconds=30&wt=json" >/dev/null || true
+      rebalanced_at=$SECONDS
     fi
-    ((SECONDS >= deadline)) && node_failed "$name" node1 "shard leaders not spread over the nodes after ${START_TIMEOUT}s"
+    if ((SECONDS >= give_up)); then
+      log "warning: $name: shard leaders not spread over the nodes after 60 s; continuing with Solr's placement"
+      return 0
+    fi
     sleep 0.5
   done
 }

