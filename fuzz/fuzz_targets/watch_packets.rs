@@ -5,8 +5,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use transport_bench::watch::conn::Tracker;
-use transport_bench::watch::{print_text, report, svg};
+use solr_watch::conn::Tracker;
+use solr_watch::{print_text, report, svg};
 
 const SRV: u16 = 8983;
 

@@ -1,7 +1,7 @@
 //! The reference captures in `captures/` hold 20 searches with `fresh` (20 SYNs) and with
 //! `pooled` (1 SYN); re-read them with the bench's own parser.
 
-use transport_bench::local_solr::project_root;
+use solr_harness::local_solr::project_root;
 use transport_bench::witness::pcap::count_file;
 
 #[test]

@@ -341,8 +341,8 @@ async fn gzip_request_bodies_need_an_inflating_jetty() {
         other => panic!("expected Error::Update, got {other}"),
     }
     // With the launcher's --gzip-inflate (a GzipHandler inflate buffer), the same body indexes.
-    let inflating = transport_bench::local_solr::LocalSolr::start(
-        transport_bench::local_solr::Mode::Standalone,
+    let inflating = solr_harness::local_solr::LocalSolr::start(
+        solr_harness::local_solr::Mode::Standalone,
         "e2e-inflate",
         &["--gzip-inflate"],
     )

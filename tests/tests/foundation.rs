@@ -196,8 +196,8 @@ async fn busy_port_fails_with_one_clear_line() {
         .port()
         .unwrap()
         .to_string();
-    let err = transport_bench::local_solr::LocalSolr::start(
-        transport_bench::local_solr::Mode::Standalone,
+    let err = solr_harness::local_solr::LocalSolr::start(
+        solr_harness::local_solr::Mode::Standalone,
         "e2e-busy",
         &["--port", &port],
     )
@@ -218,7 +218,7 @@ async fn busy_port_fails_with_one_clear_line() {
 /// refused before any JVM starts.
 #[tokio::test]
 async fn cloud_replica_types_make_one_replica_of_each_type() {
-    use transport_bench::local_solr::{LocalSolr, Mode};
+    use solr_harness::local_solr::{LocalSolr, Mode};
     let _g = support::shared().await;
     for (mode, types) in [(Mode::Cloud, "nrt,foo"), (Mode::Pair, "nrt,pull")] {
         let err = LocalSolr::start(mode, "e2e-bad-types", &["--replica-types", types])

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use clap::Parser;
-use transport_bench::local_solr::{LocalSolr, Mode};
+use solr_harness::local_solr::{LocalSolr, Mode};
 use transport_bench::{bulk_files, nrt, Cli, Command};
 
 use crate::support;

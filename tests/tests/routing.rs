@@ -15,9 +15,9 @@ use futures::TryStreamExt;
 use serde_json::{json, Value};
 use solr_client::transport::{HealthPolicy, Policy, ReadPreference, RetryPolicy, Routing};
 use solr_client::{Commit, Error, Select, SolrClient, TransportKind};
+use solr_harness::local_solr::{LocalSolr, Mode};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::Mutex;
-use transport_bench::local_solr::{LocalSolr, Mode};
 
 use crate::support;
 

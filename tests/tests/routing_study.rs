@@ -309,8 +309,8 @@ async fn routing_study_cloud_serves_each_preference_from_its_replica_type_exactl
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn routing_cloud_single_shard_short_circuit_ignores_shards_preference() {
     use solr_client::{RequestKind, SolrClient, TransportKind};
+    use solr_harness::local_solr::{LocalSolr, Mode};
     use std::collections::HashMap;
-    use transport_bench::local_solr::{LocalSolr, Mode};
     let _g = support::shared().await;
     struct Stop(LocalSolr);
     impl Drop for Stop {

@@ -10,8 +10,8 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use solr_client::{Select, SolrClient, TlsOptions, TransportKind};
-use transport_bench::local_solr::project_root;
-use transport_bench::wan::{calibrate, LinkParams, TlsTermination, TlsVersion, Wan, WanConfig};
+use solr_harness::local_solr::project_root;
+use wan_emu::{calibrate, LinkParams, TlsTermination, TlsVersion, Wan, WanConfig};
 
 use crate::support;
 
@@ -51,8 +51,7 @@ async fn connect_time_equals_rtt() {
     let _g = support::exclusive().await;
     let wan = topology(rtt(0));
     // The start's compensation connects, then this test's.
-    let mut connects = (transport_bench::wan::COMPENSATION_WARMUP
-        + transport_bench::wan::COMPENSATION_SAMPLES) as u64;
+    let mut connects = (wan_emu::COMPENSATION_WARMUP + wan_emu::COMPENSATION_SAMPLES) as u64;
     let mut table = vec![format!(
         "forwarder's own round trip on held packets, measured at start and compensated: {:.3} ms",
         wan.compensation().as_secs_f64() * 1000.0
@@ -70,8 +69,7 @@ async fn connect_time_equals_rtt() {
     for ms in [2u64, 20, 80] {
         for attempt in 1..=3 {
             let comp = tokio::task::block_in_place(|| wan.compensate()).expect("compensation");
-            connects += (transport_bench::wan::COMPENSATION_WARMUP
-                + transport_bench::wan::COMPENSATION_SAMPLES) as u64;
+            connects += (wan_emu::COMPENSATION_WARMUP + wan_emu::COMPENSATION_SAMPLES) as u64;
             wan.set_link(rtt(ms));
             let c = tokio::task::block_in_place(|| wan.calibrate(25)).expect("calibration");
             connects += 25;
@@ -115,7 +113,7 @@ async fn bulk_transfer_runs_at_the_bandwidth_cap() {
     let _g = support::exclusive().await;
     let link = LinkParams {
         rtt: Duration::from_millis(20),
-        bandwidth_bps: Some(transport_bench::wan::parse_rate("100mbit").expect("rate")),
+        bandwidth_bps: Some(wan_emu::parse_rate("100mbit").expect("rate")),
         ..Default::default()
     };
     let wan = topology(link);

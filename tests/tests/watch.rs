@@ -8,7 +8,7 @@
 use std::process::Command;
 
 use clap::Parser;
-use transport_bench::watch::{self, LiveWatch, WatchReport};
+use solr_watch::{self as watch, LiveWatch, WatchReport};
 
 use crate::support;
 
@@ -258,7 +258,7 @@ async fn python_requests_with_and_without_session() {
 
 #[test]
 fn reference_captures_20_connections_vs_1() {
-    let dir = transport_bench::local_solr::project_root().join("captures");
+    let dir = solr_harness::local_solr::project_root().join("captures");
     let fresh = watch::watch_file(&dir.join("search-fresh.pcapng"), None).expect("fresh");
     let pooled = watch::watch_file(&dir.join("search-pooled.pcapng"), None).expect("pooled");
     assert_eq!(fresh.connections.opened, 20);

@@ -9,24 +9,34 @@
 //! 003's read-routing question under write pressure.
 
 pub mod args;
-pub mod auth;
 pub mod bulk_files;
+pub mod cli;
 pub mod idle;
 pub mod knn;
 pub mod large_responses;
 pub mod load;
-pub mod local_solr;
 pub mod nrt;
 pub mod report;
 pub mod routing;
-pub mod seedkit;
-pub mod stats;
 pub mod study;
 pub mod sweep;
-pub mod wan;
-pub mod watch;
 pub mod witness;
 pub mod workload;
+
+pub use bench_report::stats;
+pub use solr_harness::{auth, local_solr, seedkit};
+
+/// The WAN emulator (crate `wan-emu`) and its command-line options.
+pub mod wan {
+    pub use crate::cli::wan as cli;
+    pub use wan_emu::*;
+}
+
+/// The passive traffic analyser (crate `solr-watch`) and its command.
+pub mod watch {
+    pub use crate::cli::watch as cli;
+    pub use solr_watch::*;
+}
 
 use std::path::PathBuf;
 

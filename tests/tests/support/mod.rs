@@ -12,7 +12,7 @@ use tokio::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use serde_json::{json, Value};
 use solr_client::{SolrClient, TlsOptions, TransportKind};
-use transport_bench::local_solr::{LocalSolr, Mode};
+use solr_harness::local_solr::{LocalSolr, Mode};
 
 /// Tests that count connections (kernel counters are per namespace) take this lock for
 /// writing; every other test takes it for reading, so nothing else opens a connection

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use anyhow::{anyhow, bail, Result};
 
 use super::conn::Tracker;
-use crate::witness::pcap::{Background, CaptureOptions, SavedCapture, Sink};
+use crate::live::{Background, CaptureOptions, SavedCapture, Sink};
 
 /// What a capture produced: the tracker (finished), kernel drops and an early-stop error.
 #[derive(Debug)]

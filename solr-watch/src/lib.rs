@@ -1,19 +1,38 @@
-//! `transport-bench watch`: a passive audit of any application's Solr traffic, from the wire.
+//! `solr-watch`: a passive audit of any application's Solr traffic, from the wire.
 //!
 //! Packets to and from the Solr port (a live libpcap capture or a saved pcap/pcapng file) are
 //! put back into TCP connections ([`tcp`], [`conn`]); cleartext HTTP/1.1 is parsed into
 //! requests and responses ([`http`]) and read for Solr facts ([`solr`]: endpoint, `wt`,
 //! update format, QTime, gunzipped when needed); TLS connections are classified from their
 //! handshake only ([`tls`]). [`report`] turns that into connection and request figures,
-//! findings with fixes and a one-line verdict; [`svg`] draws the connections.
+//! findings with fixes and a one-line verdict; [`svg`] draws the connections. [`packet`]
+//! parses link-layer frames into TCP segments (the bench's SYN witness uses it too),
+//! [`layout`] walks pcap/pcapng files and names damage by byte offset, and, with the `live`
+//! feature (default), [`live`] captures with libpcap and [`capture`] reads saved files.
 //!
 //! Whatever cannot be decoded (frames that are not TCP/IP, bytes missing from the capture,
 //! HTTP out of sync, HTTP/2, unknown protocols) is counted and said, never a panic.
+//!
+//! Analysing a saved capture (`transport-bench watch --read FILE` does the same):
+//!
+//! ```no_run
+//! # fn main() -> anyhow::Result<()> {
+//! let report = solr_watch::watch_file("captures/search-pooled.pcapng".as_ref(), None)?;
+//! println!("{} requests, verdict: {}", report.requests.requests, report.verdict);
+//! solr_watch::print_text(&report, &mut std::io::stdout())?;
+//! # Ok(()) }
+//! ```
+#![forbid(unsafe_code)]
 
+#[cfg(feature = "live")]
 pub mod capture;
-pub mod cli;
 pub mod conn;
 pub mod http;
+pub mod layout;
+#[cfg(feature = "live")]
+pub mod live;
+pub mod packet;
+pub mod pcapng;
 pub mod report;
 pub mod solr;
 pub mod svg;
@@ -21,18 +40,23 @@ pub mod tcp;
 pub mod tls;
 pub mod xmljson;
 
+#[cfg(feature = "live")]
 use std::path::Path;
 
+#[cfg(feature = "live")]
 use anyhow::{Context, Result};
 
+#[cfg(feature = "live")]
 pub use capture::{read_file, Captured, LiveWatch};
 pub use report::{print_text, WatchReport};
 
+#[cfg(feature = "live")]
 /// Builds the report of a finished capture.
 pub fn analyse(c: &Captured, source: &str) -> WatchReport {
     report::build(&c.tracker, source, c.dropped, c.error.clone())
 }
 
+#[cfg(feature = "live")]
 /// Reads a saved capture and reports on it (`port` None: inferred from the first SYN).
 pub fn watch_file(path: &Path, port: Option<u16>) -> Result<WatchReport> {
     let c = read_file(path, port)?;
@@ -41,9 +65,10 @@ pub fn watch_file(path: &Path, port: Option<u16>) -> Result<WatchReport> {
 
 /// The JSON Schema of `watch.json`, as published in `transport-bench/schema/watch.schema.json`.
 pub fn watch_schema() -> String {
-    crate::schema_of::<WatchReport>()
+    serde_json::to_string_pretty(&schemars::schema_for!(WatchReport)).unwrap_or_default()
 }
 
+#[cfg(feature = "live")]
 /// Saves `watch.json`, `connections.csv`, `requests.csv` and `watch.svg` into `dir`.
 pub fn save(dir: &Path, r: &WatchReport, c: &Captured) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;

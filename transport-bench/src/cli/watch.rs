@@ -65,7 +65,7 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 /// Runs `watch`.
 pub async fn run(a: WatchArgs) -> Result<()> {
     if a.schema {
-        println!("{}", super::watch_schema());
+        println!("{}", solr_watch::watch_schema());
         return Ok(());
     }
     let (captured, source) = match &a.read {
@@ -73,7 +73,7 @@ pub async fn run(a: WatchArgs) -> Result<()> {
             if a.duration.is_some() || a.save.is_some() {
                 bail!("--read analyses a saved file: --duration and --save do not apply");
             }
-            let c = super::read_file(path, a.port)?;
+            let c = solr_watch::read_file(path, a.port)?;
             if let Some(e) = &c.error {
                 eprintln!("warning: {e}");
             }
@@ -83,7 +83,7 @@ pub async fn run(a: WatchArgs) -> Result<()> {
             let Some(port) = a.port else {
                 bail!("--port is required for a live capture (the Solr port, e.g. 8983)");
             };
-            let live = super::LiveWatch::start(&a.interface, port, a.save.clone())?;
+            let live = solr_watch::LiveWatch::start(&a.interface, port, a.save.clone())?;
             let what = match a.duration {
                 Some(d) => format!("for {:.1} s", d.as_secs_f64()),
                 None => "until Ctrl-C".into(),
@@ -130,16 +130,16 @@ pub async fn run(a: WatchArgs) -> Result<()> {
             (c, format!("interface {}", a.interface))
         }
     };
-    let report = super::analyse(&captured, &source);
+    let report = solr_watch::analyse(&captured, &source);
     let out = crate::out_dir(a.out.clone(), "watch")?;
-    super::save(&out, &report, &captured)
+    solr_watch::save(&out, &report, &captured)
         .with_context(|| format!("saving to {}", out.display()))?;
     let mut stdout = std::io::stdout().lock();
     if a.json {
         use std::io::Write;
         writeln!(stdout, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        super::print_text(&report, &mut stdout)?;
+        solr_watch::print_text(&report, &mut stdout)?;
     }
     eprintln!("saved: {}", out.display());
     Ok(())

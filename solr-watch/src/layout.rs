@@ -249,8 +249,11 @@ mod tests {
     use super::*;
 
     fn capture() -> Vec<u8> {
-        std::fs::read(crate::local_solr::project_root().join("captures/search-pooled.pcapng"))
-            .expect("reference capture")
+        std::fs::read(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../captures/search-pooled.pcapng"),
+        )
+        .expect("reference capture")
     }
 
     #[test]

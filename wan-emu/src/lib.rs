@@ -23,7 +23,6 @@
 //! crashed run's namespaces are deleted at the next start (see `namespaces.rs`).
 
 pub mod calibrate;
-pub mod cli;
 pub mod delayline;
 pub mod namespaces;
 pub mod proxy;

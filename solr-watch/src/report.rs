@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::conn::{Close, Proto, Tracker};
 use super::solr::{self, BodyFormat};
 use super::tls::Handshake;
-use crate::stats::{percentiles, Percentiles};
+use bench_report::stats::{percentiles, Percentiles};
 
 /// Responses at least this large (body bytes) should be compressed.
 const GZIP_WORTH: u64 = 1024;

@@ -6,7 +6,7 @@ use std::io::Write;
 use super::conn::Tracker;
 use super::report::build;
 use super::tls::tests::client_hello_record;
-use crate::witness::packet::linktype;
+use crate::packet::linktype;
 
 const SRV: u16 = 8983;
 const FIN: u8 = 0x01;
@@ -246,7 +246,7 @@ fn garbage_frames_never_panic() {
 
 #[test]
 fn reference_captures_20_connections_vs_1() {
-    let dir = crate::local_solr::project_root().join("captures");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../captures");
     let fresh = super::watch_file(&dir.join("search-fresh.pcapng"), None).expect("fresh");
     let pooled = super::watch_file(&dir.join("search-pooled.pcapng"), None).expect("pooled");
     assert_eq!(
@@ -263,7 +263,8 @@ fn reference_captures_20_connections_vs_1() {
 
 #[test]
 fn damaged_capture_files_are_errors_or_partial_never_panics() {
-    let src = crate::local_solr::project_root().join("captures/search-pooled.pcapng");
+    let src =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../captures/search-pooled.pcapng");
     let bytes = std::fs::read(&src).expect("capture");
     let dir = std::env::temp_dir().join(format!("watch-damaged-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("tmp");
@@ -334,13 +335,12 @@ fn server_closing_as_asked_is_not_blamed_on_the_server() {
 /// a flipped timestamp), and is an error when nothing before the flaw can be analysed.
 #[test]
 fn truncated_and_flipped_captures_are_named_with_their_offset() {
-    let src = crate::local_solr::project_root().join("captures/search-pooled.pcapng");
+    let src =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../captures/search-pooled.pcapng");
     let bytes = std::fs::read(&src).expect("capture");
     let whole = super::watch_file(&src, None).expect("reference");
     assert_eq!(whole.capture_error, None);
-    let packets = crate::witness::layout::walk(&bytes)
-        .expect("pcapng")
-        .packets;
+    let packets = crate::layout::walk(&bytes).expect("pcapng").packets;
     let dir = std::env::temp_dir().join(format!("watch-flaws-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("tmp");
     let write = |name: &str, b: &[u8]| {

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use super::http::{Message, Parser, Side};
 use super::tcp::{Delivery, Reassembler};
 use super::tls::TlsConn;
-use crate::witness::packet::{self, TcpPacket};
+use crate::packet::{self, TcpPacket};
 
 /// Application protocol of a connection, from its first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
-use super::{Calibration, LinkParams, TlsTermination, TlsVersion, Wan, WanConfig};
 use crate::study::{self, Record, StudyConfig, StudyReport};
+use wan_emu::{Calibration, LinkParams, TlsTermination, TlsVersion, Wan, WanConfig};
 
 /// WAN options of `study` (need root). Any of `--rtt`/`--bandwidth` switches the topology
 /// on: the study then talks to the front proxy at 198.18.0.2 through the delay line.
@@ -59,7 +59,7 @@ impl WanArgs {
             bandwidth_bps: self
                 .bandwidth
                 .as_deref()
-                .map(super::parse_rate)
+                .map(wan_emu::parse_rate)
                 .transpose()?,
         })
     }
@@ -173,7 +173,7 @@ pub fn header(wan: &Wan, link: &LinkParams, c: &Calibration) -> String {
     format!(
         "WAN: {} -> {} via delay line, RTT {:.1} ms, jitter {:.1} ms, bandwidth {}, {tls}\n\
          WAN calibration: {c}",
-        super::APP_ADDR,
+        wan_emu::APP_ADDR,
         wan.url(""),
         link.rtt.as_secs_f64() * 1000.0,
         link.jitter.as_secs_f64() * 1000.0,

@@ -16,8 +16,8 @@ use std::time::Duration;
 use anyhow::{anyhow, Context, Result};
 use serde::{Deserialize, Serialize};
 
-use super::packet::{self, TcpPacket};
-use super::pcapng::PcapngWriter;
+use crate::packet::{self, TcpPacket};
+use crate::pcapng::PcapngWriter;
 
 /// What the capture saw.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -358,8 +358,8 @@ pub struct SavedCapture {
 
 impl SavedCapture {
     /// Reads a pcap or pcapng file; a file that is not a capture is an error, a truncated or
-    /// damaged one (its block structure walked by [`super::layout::walk`], its timestamps
-    /// checked by [`super::layout::impossible_timestamp`]) keeps the frames before the flaw
+    /// damaged one (its block structure walked by [`crate::layout::walk`], its timestamps
+    /// checked by [`crate::layout::impossible_timestamp`]) keeps the frames before the flaw
     /// and says what and where, by file and byte offset.
     pub fn read(path: &Path) -> Result<SavedCapture> {
         let mut cap = pcap::Capture::from_file(path).with_context(|| {
@@ -386,7 +386,7 @@ impl SavedCapture {
         }
         let layout = std::fs::read(path)
             .ok()
-            .and_then(|b| super::layout::walk(&b))
+            .and_then(|b| crate::layout::walk(&b))
             .unwrap_or_default();
         let at = |i: usize| {
             layout
@@ -411,7 +411,7 @@ impl SavedCapture {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_micros() as u64);
         if let Some((i, why)) =
-            super::layout::impossible_timestamp(frames.iter().map(|f| f.0), now_us)
+            crate::layout::impossible_timestamp(frames.iter().map(|f| f.0), now_us)
         {
             frames.truncate(i);
             error = Some(format!("{file} is damaged at {}: {why}", at(i)));
