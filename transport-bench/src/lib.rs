@@ -606,7 +606,7 @@ async fn audit_cmd(a: AuditArgs) -> Result<()> {
     let result = if a.wan.enabled() {
         wan::cli::run_study(&a.wan, a.tls, cfg).await
     } else {
-        let mut result = study::run(&cfg).await;
+        let mut result = witness::isolation::run_study(cfg.clone()).await;
         if let (Ok((report, _)), false) = (&mut result, a.no_idle || a.idle_gaps.is_empty()) {
             match idle_probe(&cfg, &a.idle_gaps, a.idle_searches, a.idle_warmer).await {
                 Ok(p) => report.idle = Some(p),
@@ -807,7 +807,7 @@ async fn study_cmd(a: StudyArgs) -> Result<()> {
     let result = if a.wan.enabled() {
         wan::cli::run_study(&a.wan, a.tls, cfg).await
     } else {
-        study::run(&cfg).await
+        witness::isolation::run_study(cfg).await
     };
     target.finish(a.keep_solr);
     let (report, records) = result?;

@@ -121,6 +121,10 @@ impl Namespaces {
             ip(&["netns", "add", name])?;
             ip(&["-n", name, "link", "set", "lo", "up"])?;
         }
+        // Only the client runs in the app namespace: its kernel counters are the client's.
+        crate::witness::isolation::register_owned(
+            &std::path::Path::new("/run/netns").join(&ns.app),
+        )?;
         Ok(ns)
     }
 
@@ -131,6 +135,9 @@ impl Namespaces {
         }
         self.removed = true;
         let mut first_err = None;
+        crate::witness::isolation::forget_owned_path(
+            &std::path::Path::new("/run/netns").join(&self.app),
+        );
         for name in [&self.app, &self.solr] {
             if ns_exists(name) {
                 if let Err(e) = ip(&["netns", "del", name]) {

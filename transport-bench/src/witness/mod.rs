@@ -3,7 +3,11 @@
 //! - [`pcap`]: SYN-only packets to the Solr port, captured with libpcap, IPv4 and IPv6,
 //!   retransmitted SYNs counted apart, capture drops reported, wire bytes counted;
 //! - the transport's own connector count comes from `Transport::stats()`.
+//!
+//! [`isolation`] puts the client in a network namespace of its own so that the kernel's
+//! count is the client's alone, and defines what each witness counts.
 
+pub mod isolation;
 pub mod kernel;
 pub mod layout;
 pub mod packet;
