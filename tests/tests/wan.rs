@@ -513,3 +513,82 @@ async fn audit_through_the_wan_and_refusal_for_remote_urls() {
     );
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// Issue 16: `compare` of two different runs with a known shift. The same pooled study
+/// (2 repetitions of 10 searches, gzip on) through the emulated link at RTT 10 and at RTT
+/// 40 ms: each pooled search costs one round trip, so the contender's p50 is 30 ms (the
+/// configured RTT difference) higher, outside the noise margin; each run compared with
+/// itself stays within it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compare_measures_a_known_rtt_shift_between_two_runs() {
+    use clap::Parser;
+    use transport_bench::report::{compare, load_summary};
+    let url = support::standalone().url(None).expect("url").to_string();
+    let dir = std::env::temp_dir().join(support::tag("wan-compare"));
+    for rtt in ["10", "40"] {
+        let _g = support::exclusive().await;
+        let cli = transport_bench::Cli::parse_from(args(
+            &[
+                "transport-bench",
+                "study",
+                "--url",
+                &url,
+                "--rtt",
+                rtt,
+                "--docs",
+                "0",
+                "--mixed",
+                "0",
+                "--searches",
+                "10",
+                "--warmup",
+                "2",
+                "--reps",
+                "2",
+                "--rows",
+                "0",
+                "--transports",
+                "pooled",
+                "--gzip",
+                "on",
+                "--quiet",
+                "--wan-prefix",
+                "stbt",
+            ],
+            &dir.join(rtt),
+        ));
+        transport_bench::run(cli).await.expect("study runs");
+    }
+    let a = load_summary(&dir.join("10")).expect("baseline");
+    let b = load_summary(&dir.join("40")).expect("contender");
+    for r in [&a, &b] {
+        let w = &r.transports[0].witnesses;
+        assert!(
+            w.kernel_isolated,
+            "the WAN app namespace is the client's own"
+        );
+        assert_eq!(
+            (w.connector, w.kernel_active_opens, w.pcap_syns),
+            (2, 2, Some(2))
+        );
+        assert_eq!(r.transports[0].rep_p50_ms.len(), 2);
+    }
+    let d = compare::compare(&a, &b);
+    let p = d.iter().find(|d| d.metric == "p50_ms").expect("p50 row");
+    let mut text = Vec::new();
+    compare::print(&d, &mut text).expect("prints");
+    let text = String::from_utf8(text).expect("utf-8");
+    eprintln!("{text}");
+    assert!(
+        (27.0..=36.0).contains(&p.diff),
+        "p50 shift {:.2} ms for a 30 ms RTT shift\n{text}",
+        p.diff
+    );
+    assert_eq!(p.significant, Some(true), "{text}");
+    for r in [&a, &b] {
+        let same = compare::compare(r, r);
+        let p = same.iter().find(|d| d.metric == "p50_ms").expect("p50 row");
+        assert_eq!((p.diff, p.significant), (0.0, Some(false)));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
