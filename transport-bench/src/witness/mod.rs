@@ -10,6 +10,7 @@
 pub mod isolation;
 pub mod kernel;
 pub mod layout;
+pub mod pacing;
 pub mod packet;
 pub mod pcap;
 pub mod pcapng;
