@@ -592,3 +592,64 @@ async fn compare_measures_a_known_rtt_shift_between_two_runs() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 16: `audit --rtt 40` names the paced responses. With this machine's default
+/// congestion control, BBR (inherited by the WAN namespaces), the proxy's TCP paces each
+/// 4-5 segment answer of `pooled` into pairs 1.4-2.8 ms apart: the finding names the stall,
+/// its share of the round trip and the fixes. A gzipped answer is one segment and never
+/// paced, whatever the congestion control.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn audit_names_paced_responses() {
+    use clap::Parser;
+    let out = std::env::temp_dir().join(support::tag("wan-paced"));
+    let url = support::standalone().url(None).expect("url").to_string();
+    {
+        let _g = support::exclusive().await;
+        let cli = transport_bench::Cli::parse_from(args(
+            &[
+                "transport-bench",
+                "audit",
+                "--url",
+                &url,
+                "--rtt",
+                "40",
+                "--searches",
+                "10",
+                "--rows",
+                "10",
+                "--no-idle",
+                "--quiet",
+                "--wan-prefix",
+                "stbt",
+            ],
+            &out,
+        ));
+        transport_bench::run(cli)
+            .await
+            .expect("audit through the WAN");
+    }
+    let r = transport_bench::report::load_summary(&out).expect("summary.json");
+    let paced: Vec<&String> = r
+        .warnings
+        .iter()
+        .filter(|w| w.contains("paced responses"))
+        .collect();
+    eprintln!("{paced:#?}");
+    assert!(
+        paced.iter().all(|w| !w.contains("-gzip:")),
+        "gzipped answers are single segments: {paced:#?}"
+    );
+    let cc =
+        std::fs::read_to_string("/proc/sys/net/ipv4/tcp_congestion_control").unwrap_or_default();
+    if cc.trim() == "bbr" {
+        let pooled = paced
+            .iter()
+            .find(|w| w.starts_with("search-pooled: paced responses"))
+            .unwrap_or_else(|| panic!("pooled answers paced under BBR: {paced:#?}"));
+        assert!(pooled.contains("round trip"), "{pooled}");
+        assert!(pooled.contains("gzip"), "{pooled}");
+    } else {
+        eprintln!("congestion control {cc:?}: the paced finding is asserted under bbr only");
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}
