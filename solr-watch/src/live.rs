@@ -43,12 +43,20 @@ pub struct PcapCount {
     /// Exact for connections whose SYN-ACK was captured.
     #[serde(default)]
     pub payload_from_server_unique: u64,
-    /// Packets the kernel dropped (pcap_stats ps_drop).
-    pub dropped: u64,
-    /// Packets the interface dropped (ps_ifdrop).
-    pub if_dropped: u64,
+    /// Packets the kernel dropped (pcap_stats ps_drop); None when `pcap_stats` failed
+    /// (unknown, never a silent 0).
+    pub dropped: Option<u64>,
+    /// Packets the interface dropped (ps_ifdrop); None when `pcap_stats` failed.
+    pub if_dropped: Option<u64>,
     /// Packets that were not TCP over IP or were cut short.
     pub undecoded: u64,
+}
+
+impl PcapCount {
+    /// Kernel plus interface drops; None when either is unknown.
+    pub fn drops(&self) -> Option<u64> {
+        Some(self.dropped? + self.if_dropped?)
+    }
 }
 
 /// A TCP flow: source address and port, destination address and port.
@@ -64,6 +72,8 @@ pub struct Tally {
     ranges: HashMap<Flow, (u32, Vec<(u64, u64)>)>,
     /// The running count.
     pub count: PcapCount,
+    /// `pcap_stats` failed: the count's drops stay None.
+    drops_unknown: bool,
 }
 
 impl Tally {
@@ -150,6 +160,9 @@ pub trait Sink: Send + 'static {
     fn packet(&mut self, link: i32, data: &[u8], wire_len: u32, ts_us: u64);
     /// Called when no packet is queued (about every millisecond while idle).
     fn idle(&mut self) {}
+    /// `pcap_stats` failed when the capture ended: the drops passed to
+    /// [`Sink::finish`] (0) are unknown.
+    fn drops_unknown(&mut self) {}
     /// The capture ended: kernel and interface drops from `pcap_stats`, and the error that
     /// stopped it early, if any.
     fn finish(self, dropped: u64, if_dropped: u64, error: Option<String>) -> Result<Self::Out>;
@@ -292,10 +305,13 @@ fn capture_loop<S: Sink>(
             }
         }
     }
-    let (dropped, if_dropped) = cap
-        .stats()
-        .map(|s| (u64::from(s.dropped), u64::from(s.if_dropped)))
-        .unwrap_or((0, 0));
+    let (dropped, if_dropped) = match cap.stats() {
+        Ok(s) => (u64::from(s.dropped), u64::from(s.if_dropped)),
+        Err(_) => {
+            sink.drops_unknown();
+            (0, 0)
+        }
+    };
     if let Some(w) = writer {
         w.finish()?;
     }
@@ -309,12 +325,18 @@ impl Sink for Tally {
         self.add(link, data, wire_len);
     }
 
+    fn drops_unknown(&mut self) {
+        self.drops_unknown = true;
+    }
+
     fn finish(mut self, dropped: u64, if_dropped: u64, error: Option<String>) -> Result<PcapCount> {
         if let Some(e) = error {
             return Err(anyhow!(e));
         }
-        self.count.dropped = dropped;
-        self.count.if_dropped = if_dropped;
+        if !self.drops_unknown {
+            self.count.dropped = Some(dropped);
+            self.count.if_dropped = Some(if_dropped);
+        }
         Ok(self.count)
     }
 }
@@ -466,6 +488,20 @@ pub fn count_file(path: &Path, port: Option<u16>) -> Result<PcapCount> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 16: drops that `pcap_stats` could not report are unknown, not 0.
+    #[test]
+    fn drops_that_cannot_be_read_are_unknown() {
+        let mut t = Tally::new(8983);
+        Sink::drops_unknown(&mut t);
+        let c = Sink::finish(t, 0, 0, None).expect("count");
+        assert_eq!((c.dropped, c.if_dropped, c.drops()), (None, None, None));
+        let c = Sink::finish(Tally::new(8983), 2, 1, None).expect("count");
+        assert_eq!(
+            (c.dropped, c.if_dropped, c.drops()),
+            (Some(2), Some(1), Some(3))
+        );
+    }
 
     fn seg(seq: u32, len: usize, flags: u8) -> TcpPacket {
         TcpPacket {

@@ -15,6 +15,7 @@ mod foundation;
 mod h2_faults;
 mod hostile_input;
 mod idle_timeout;
+mod isolation;
 mod knn;
 mod load;
 mod memory;

@@ -188,7 +188,7 @@ pub struct ByteAccount {
     pub pcap_payload_in: Option<u64>,
     /// The same with retransmitted segments counted each time they arrived.
     pub pcap_payload_in_with_retransmits: Option<u64>,
-    /// Packets the capture dropped.
+    /// Packets the capture dropped (None: no capture, or `pcap_stats` failed: unknown).
     pub pcap_dropped: Option<u64>,
     /// Connections the transport opened.
     pub connections: u64,
@@ -747,7 +747,7 @@ pub fn print_text<W: Write>(r: &LargeReport, w: &mut W) -> Result<()> {
             .unwrap_or_else(|| "-".into()),
         b.pcap_dropped
             .map(|p| p.to_string())
-            .unwrap_or_else(|| "-".into()),
+            .unwrap_or_else(|| "unknown".into()),
         b.connections,
         b.pcap_syns
             .map(|p| p.to_string())
@@ -981,7 +981,7 @@ pub async fn scenario(a: &LargeArgs, url: &str) -> Result<(LargeReport, Vec<Larg
         client_bytes_in,
         pcap_payload_in: measured.pcap.as_ref().map(|p| p.payload_from_server_unique),
         pcap_payload_in_with_retransmits: measured.pcap.as_ref().map(|p| p.payload_from_server),
-        pcap_dropped: measured.pcap.as_ref().map(|p| p.dropped + p.if_dropped),
+        pcap_dropped: measured.pcap.as_ref().and_then(|p| p.drops()),
         connections: measured.connections,
         pcap_syns: measured.pcap.as_ref().map(|p| p.syns),
     };

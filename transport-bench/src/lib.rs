@@ -591,6 +591,10 @@ async fn audit_cmd(a: AuditArgs) -> Result<()> {
             .clone()
             .unwrap_or_else(|| default_interface(&url))
     });
+    // The captures are kept for the paced-response analysis, then removed.
+    let captures = pcap_interface
+        .as_ref()
+        .map(|_| std::env::temp_dir().join(format!("tb-audit-{}", std::process::id())));
     let cfg = study::StudyConfig {
         url: url.clone(),
         collection: a.collection,
@@ -610,13 +614,13 @@ async fn audit_cmd(a: AuditArgs) -> Result<()> {
         gzip: vec![false, true],
         vector_dim: 0,
         pcap_interface,
-        capture_dir: None,
+        capture_dir: captures.clone(),
         quiet: a.quiet,
     };
     let result = if a.wan.enabled() {
         wan::cli::run_study(&a.wan, a.tls, cfg).await
     } else {
-        let mut result = study::run(&cfg).await;
+        let mut result = witness::isolation::run_study(cfg.clone()).await;
         if let (Ok((report, _)), false) = (&mut result, a.no_idle || a.idle_gaps.is_empty()) {
             match idle_probe(&cfg, &a.idle_gaps, a.idle_searches, a.idle_warmer).await {
                 Ok(p) => report.idle = Some(p),
@@ -628,7 +632,15 @@ async fn audit_cmd(a: AuditArgs) -> Result<()> {
         result
     };
     target.finish(false);
-    let (report, records) = result?;
+    let paced = captures
+        .as_deref()
+        .map(witness::pacing::findings_in_dir)
+        .unwrap_or_default();
+    if let Some(dir) = &captures {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    let (mut report, records) = result?;
+    report.warnings.extend(paced.iter().cloned());
     let out = out_dir(a.out, "audit")?;
     report::save(&out, &report, &records)
         .with_context(|| format!("saving to {}", out.display()))?;
@@ -647,7 +659,7 @@ async fn audit_cmd(a: AuditArgs) -> Result<()> {
         "Audit of {url}{through}: {} searches per transport",
         a.searches
     )?;
-    for line in study::findings(&report.transports) {
+    for line in study::findings(&report.transports).iter().chain(&paced) {
         writeln!(stdout, "  {line}")?;
     }
     writeln!(stdout)?;
@@ -817,7 +829,7 @@ async fn study_cmd(a: StudyArgs) -> Result<()> {
     let result = if a.wan.enabled() {
         wan::cli::run_study(&a.wan, a.tls, cfg).await
     } else {
-        study::run(&cfg).await
+        witness::isolation::run_study(cfg).await
     };
     target.finish(a.keep_solr);
     let (report, records) = result?;

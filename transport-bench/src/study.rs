@@ -91,17 +91,23 @@ pub struct Record {
 pub struct Witnesses {
     /// Requests sent (warm-up included).
     pub requests: u64,
-    /// The transport's own connector count.
+    /// The transport's own connector count: TCP connects that succeeded.
     pub connector: u64,
-    /// Kernel `Tcp: ActiveOpens` delta.
+    /// Kernel `Tcp: ActiveOpens` delta: `connect()` calls that sent a SYN, in the client's
+    /// network namespace (the client's own when `kernel_isolated`).
     pub kernel_active_opens: u64,
-    /// Kernel SYN retransmissions delta.
-    pub kernel_syn_retrans: u64,
+    /// Whether the kernel's namespace held the client alone. When false, other processes'
+    /// connects are counted too: the kernel count is reported but not part of `agree`.
+    #[serde(default)]
+    pub kernel_isolated: bool,
+    /// Kernel SYN retransmissions delta (None: the counter could not be read).
+    pub kernel_syn_retrans: Option<u64>,
     /// pcap: SYN-only packets to the Solr port (None when no capture ran).
     pub pcap_syns: Option<u64>,
     /// pcap: retransmitted SYNs (counted apart).
     pub pcap_syn_retransmits: Option<u64>,
-    /// pcap: packets the capture dropped (kernel + interface); must be 0 to trust it.
+    /// pcap: packets the capture dropped (kernel + interface); must be 0 to trust it. None
+    /// when no capture ran, or, with `pcap_syns` set, when `pcap_stats` failed (unknown).
     pub pcap_dropped: Option<u64>,
     /// pcap: frame bytes client -> Solr.
     pub pcap_bytes_out: Option<u64>,
@@ -403,6 +409,8 @@ pub async fn run(cfg: &StudyConfig) -> Result<(StudyReport, Vec<Record>)> {
     let mut rep_p50: std::collections::HashMap<(String, String), Vec<f64>> = Default::default();
     let mut measured_time: std::collections::HashMap<(String, String), Duration> =
         Default::default();
+    let isolated = crate::witness::isolation::thread_is_isolated();
+    let mut left_out = Vec::new();
     for &(scenario, n, write_ratio) in &scenarios {
         for rep in 0..cfg.reps.max(1) {
             for k in 0..combos.len() {
@@ -463,17 +471,25 @@ pub async fn run(cfg: &StudyConfig) -> Result<(StudyReport, Vec<Record>)> {
                 };
                 pb.finish_and_clear();
                 let stats = transport.stats();
+                let first = !witnesses.contains_key(&key);
                 let w = witnesses.entry(key.clone()).or_default();
+                // A sum with an unknown term is unknown.
+                let sum = |acc: Option<u64>, v: Option<u64>| match (first, acc, v) {
+                    (true, _, v) => v,
+                    (false, Some(a), Some(v)) => Some(a + v),
+                    _ => None,
+                };
                 w.requests += stats.requests;
                 w.connector += stats.connections_opened;
                 w.kernel_active_opens += kd.active_opens;
-                w.kernel_syn_retrans += kd.syn_retrans;
+                w.kernel_isolated = isolated;
+                w.kernel_syn_retrans = sum(w.kernel_syn_retrans, kd.syn_retrans);
                 w.expected += expected_connections(kind, stats.requests, cfg.load);
                 if let Some(p) = pcap {
                     let add = |acc: &mut Option<u64>, v: u64| *acc = Some(acc.unwrap_or(0) + v);
                     add(&mut w.pcap_syns, p.syns);
                     add(&mut w.pcap_syn_retransmits, p.syn_retransmits);
-                    add(&mut w.pcap_dropped, p.dropped + p.if_dropped);
+                    w.pcap_dropped = sum(w.pcap_dropped, p.drops());
                     add(&mut w.pcap_bytes_out, p.wire_bytes_to_server);
                     add(&mut w.pcap_bytes_in, p.wire_bytes_from_server);
                 }
@@ -482,10 +498,16 @@ pub async fn run(cfg: &StudyConfig) -> Result<(StudyReport, Vec<Record>)> {
                     .filter_map(|(_, o)| o.result.as_ref().ok())
                     .map(|t| t.total())
                     .collect();
-                rep_p50
-                    .entry(key)
-                    .or_default()
-                    .push(percentiles(ok).p50_ms.unwrap_or(0.0));
+                // A repetition without a successful request has no median: it is left out
+                // of the noise estimate (a 0 there widened the spread), and said so.
+                rep_median(
+                    rep_p50.entry(key).or_default(),
+                    &mut left_out,
+                    ok,
+                    scenario,
+                    &name,
+                    rep,
+                );
                 for (warmup, list) in [(true, warm), (false, measured)] {
                     for (op, o) in list {
                         let (timing, error) = match o.result {
@@ -522,18 +544,7 @@ pub async fn run(cfg: &StudyConfig) -> Result<(StudyReport, Vec<Record>)> {
                 .filter(|r| r.scenario == scenario && r.transport == name && !r.warmup)
                 .collect();
             let mut w = witnesses.get(&key).cloned().unwrap_or_default();
-            w.agree = w.connector == w.kernel_active_opens
-                && w.pcap_syns.is_none_or(|p| p == w.connector)
-                && match cfg.load {
-                    // Closed loop: exact expectation (reqwest's pool may open extra ones).
-                    Load::Closed { .. } => {
-                        w.connector == w.expected || *kind == TransportKind::Reqwest
-                    }
-                    // Open loop: the pool grows with the in-flight requests, up to the cap.
-                    Load::Open { .. } => {
-                        w.connector <= w.expected || *kind == TransportKind::Reqwest
-                    }
-                };
+            w.agree = witnesses_agree(&w, *kind, cfg.load);
             let elapsed = measured_time.get(&key).copied().unwrap_or_default();
             let rep_p50 = rep_p50.get(&key).cloned().unwrap_or_default();
             transports.push(summarize(
@@ -544,7 +555,8 @@ pub async fn run(cfg: &StudyConfig) -> Result<(StudyReport, Vec<Record>)> {
     if let Some(reason) = all_failed(&records) {
         anyhow::bail!(reason);
     }
-    let warnings = warnings(&transports, cfg);
+    let mut warnings = warnings(&transports, cfg);
+    warnings.extend(left_out);
     let verdict = verdict(&transports, &indexing);
     let report = StudyReport {
         schema_version: 1,
@@ -564,6 +576,19 @@ pub async fn run(cfg: &StudyConfig) -> Result<(StudyReport, Vec<Record>)> {
         idle: None,
     };
     Ok((report, records))
+}
+
+/// Whether the witnesses agree with each other and with the expectation. The kernel's
+/// count takes part only when it was isolated ([`Witnesses::kernel_isolated`]).
+pub fn witnesses_agree(w: &Witnesses, kind: TransportKind, load: Load) -> bool {
+    (!w.kernel_isolated || w.connector == w.kernel_active_opens)
+        && w.pcap_syns.is_none_or(|p| p == w.connector)
+        && match load {
+            // Closed loop: exact expectation (reqwest's pool may open extra ones).
+            Load::Closed { .. } => w.connector == w.expected || kind == TransportKind::Reqwest,
+            // Open loop: the pool grows with the in-flight requests, up to the cap.
+            Load::Open { .. } => w.connector <= w.expected || kind == TransportKind::Reqwest,
+        }
 }
 
 /// Builds one transport's figures from its measured records (also used by `report RUN`).
@@ -659,6 +684,18 @@ fn warnings(ts: &[TransportSummary], cfg: &StudyConfig) -> Vec<String> {
                 t.witnesses.expected
             ));
         }
+        if !t.witnesses.kernel_isolated {
+            w.push(format!(
+                "{} {}: {NOT_ISOLATED} (kernel {}), left out of the witnesses' agreement",
+                t.scenario, t.transport, t.witnesses.kernel_active_opens
+            ));
+        }
+        if t.witnesses.pcap_syns.is_some() && t.witnesses.pcap_dropped.is_none() {
+            w.push(format!(
+                "{} {}: the capture's drops are unknown (pcap_stats failed): the pcap count may be short",
+                t.scenario, t.transport
+            ));
+        }
         if t.witnesses.pcap_dropped.unwrap_or(0) > 0 {
             w.push(format!(
                 "{} {}: the capture dropped {} packets",
@@ -677,6 +714,28 @@ fn warnings(ts: &[TransportSummary], cfg: &StudyConfig) -> Vec<String> {
         }
     }
     w
+}
+
+/// How reports name a kernel count taken in a namespace shared with other processes.
+pub const NOT_ISOLATED: &str = "kernel witness not isolated";
+
+/// Adds the median of one repetition's successful requests to `medians`; a repetition
+/// without any has none and is named in `left_out` instead.
+fn rep_median(
+    medians: &mut Vec<f64>,
+    left_out: &mut Vec<String>,
+    ok: Vec<Duration>,
+    scenario: &str,
+    transport: &str,
+    rep: usize,
+) {
+    match percentiles(ok).p50_ms {
+        Some(p50) => medians.push(p50),
+        None => left_out.push(format!(
+            "{scenario} {transport} rep {}: no successful request; left out of the per-repetition medians (the noise estimate of compare)",
+            rep + 1
+        )),
+    }
 }
 
 /// One line per transport: does it reuse connections as it should, and how much of its time
@@ -709,9 +768,14 @@ pub fn findings(ts: &[TransportSummary]) -> Vec<String> {
                 _ => "no successful request".into(),
             };
             format!(
-                "{:<14} {reuse}; {share}{}",
+                "{:<14} {reuse}; {share}{}{}",
                 t.transport,
-                if w.agree { "" } else { "; WITNESSES DISAGREE" }
+                if w.agree { "" } else { "; WITNESSES DISAGREE" },
+                if w.kernel_isolated {
+                    String::new()
+                } else {
+                    format!("; {NOT_ISOLATED} (kernel {})", w.kernel_active_opens)
+                }
             )
         })
         .collect()
@@ -763,6 +827,11 @@ pub fn verdict(ts: &[TransportSummary], indexing: &[IndexSummary]) -> String {
             bad.witnesses.kernel_active_opens,
             bad.witnesses.pcap_syns,
             bad.witnesses.expected
+        ));
+    }
+    if ts.iter().any(|t| !t.witnesses.kernel_isolated) {
+        parts.push(format!(
+            "{NOT_ISOLATED} (other processes' connects counted; connector and pcap compared)"
         ));
     }
     let scenario = if ts.iter().any(|t| t.scenario == "search") {
@@ -862,6 +931,95 @@ mod tests {
         );
         assert_eq!((s.qtime.p50_ms, s.overhead.p50_ms), (None, None));
         assert!(findings(&[s])[0].contains("time outside Solr unknown"));
+    }
+
+    /// Issue 16: a kernel count taken beside other processes is reported as not isolated
+    /// and never makes the verdict claim a disagreement; an isolated one that differs does.
+    #[test]
+    fn a_kernel_count_that_is_not_isolated_is_no_disagreement() {
+        let w = Witnesses {
+            requests: 20,
+            connector: 20,
+            kernel_active_opens: 23, // 3 connects of other processes
+            kernel_isolated: false,
+            pcap_syns: Some(20),
+            expected: 20,
+            ..Default::default()
+        };
+        let closed = Load::Closed { concurrency: 1 };
+        assert!(witnesses_agree(&w, TransportKind::Fresh, closed));
+        let isolated = Witnesses {
+            kernel_isolated: true,
+            ..w.clone()
+        };
+        assert!(!witnesses_agree(&isolated, TransportKind::Fresh, closed));
+        let exact = Witnesses {
+            kernel_active_opens: 20,
+            ..isolated.clone()
+        };
+        assert!(witnesses_agree(&exact, TransportKind::Fresh, closed));
+
+        let recs = [rec(Some(1), None)];
+        let refs: Vec<&Record> = recs.iter().collect();
+        let summary = |mut w: Witnesses| {
+            w.agree = witnesses_agree(&w, TransportKind::Fresh, closed);
+            summarize(
+                "search",
+                "fresh",
+                TransportKind::Fresh,
+                &refs,
+                w,
+                vec![],
+                Duration::from_secs(1),
+            )
+        };
+        let shared = [summary(w)];
+        let line = &findings(&shared)[0];
+        assert!(
+            line.contains("kernel witness not isolated (kernel 23)"),
+            "{line}"
+        );
+        assert!(!line.contains("DISAGREE"), "{line}");
+        let v = verdict(&shared, &[]);
+        assert!(v.contains("kernel witness not isolated"), "{v}");
+        assert!(!v.contains("DISAGREE"), "{v}");
+        let own = [summary(isolated)];
+        assert!(verdict(&own, &[]).contains("WITNESSES DISAGREE"));
+        assert!(!findings(&own)[0].contains("not isolated"));
+    }
+
+    /// Issue 16: a repetition where every request failed has no median; it used to record
+    /// p50 0 and widen compare's noise margin to the whole median.
+    #[test]
+    fn a_repetition_without_success_is_left_out_of_the_medians() {
+        let (mut medians, mut left_out) = (Vec::new(), Vec::new());
+        let ms = Duration::from_millis;
+        rep_median(
+            &mut medians,
+            &mut left_out,
+            vec![ms(10), ms(12), ms(11)],
+            "search",
+            "fresh",
+            0,
+        );
+        rep_median(&mut medians, &mut left_out, vec![], "search", "fresh", 1);
+        rep_median(
+            &mut medians,
+            &mut left_out,
+            vec![ms(13)],
+            "search",
+            "fresh",
+            2,
+        );
+        assert_eq!(medians.len(), 2, "{medians:?}");
+        assert!(
+            medians.iter().all(|m| (10.9..=13.1).contains(m)),
+            "{medians:?}"
+        );
+        assert_eq!(
+            left_out,
+            ["search fresh rep 2: no successful request; left out of the per-repetition medians (the noise estimate of compare)"]
+        );
     }
 
     /// Issue 12: a run is a failure only when every measured request failed.

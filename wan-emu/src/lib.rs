@@ -25,6 +25,7 @@
 pub mod calibrate;
 pub mod delayline;
 pub mod namespaces;
+pub mod owned;
 pub mod proxy;
 pub mod tun;
 

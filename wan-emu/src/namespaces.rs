@@ -121,6 +121,8 @@ impl Namespaces {
             ip(&["netns", "add", name])?;
             ip(&["-n", name, "link", "set", "lo", "up"])?;
         }
+        // Only the client runs in the app namespace: its kernel counters are the client's.
+        crate::owned::register_owned(&std::path::Path::new("/run/netns").join(&ns.app))?;
         Ok(ns)
     }
 
@@ -131,6 +133,7 @@ impl Namespaces {
         }
         self.removed = true;
         let mut first_err = None;
+        crate::owned::forget_owned_path(&std::path::Path::new("/run/netns").join(&self.app));
         for name in [&self.app, &self.solr] {
             if ns_exists(name) {
                 if let Err(e) = ip(&["netns", "del", name]) {

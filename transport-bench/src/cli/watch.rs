@@ -140,6 +140,9 @@ pub async fn run(a: WatchArgs) -> Result<()> {
         writeln!(stdout, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {
         solr_watch::print_text(&report, &mut stdout)?;
+        if let Some(path) = a.read.as_ref().or(a.save.as_ref()) {
+            crate::witness::pacing::print_finding(path, a.port, &mut stdout)?;
+        }
     }
     eprintln!("saved: {}", out.display());
     Ok(())

@@ -134,3 +134,89 @@ pub fn print<W: Write>(diffs: &[Difference], w: &mut W) -> Result<()> {
     )?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use solr_client::{Timing, TransportKind};
+
+    use super::*;
+    use crate::study::{summarize, Record, Witnesses};
+
+    /// A one-transport study whose requests all took `ms`, with these per-repetition medians.
+    fn run(ms: u64, rep_p50_ms: Vec<f64>) -> StudyReport {
+        let recs: Vec<Record> = (0..20)
+            .map(|_| Record {
+                scenario: "search".into(),
+                op: "select".into(),
+                transport: "pooled".into(),
+                rep: 0,
+                warmup: false,
+                error: None,
+                timing: Some(Timing {
+                    server_wait: Duration::from_millis(ms),
+                    qtime_ms: Some(0),
+                    ..Default::default()
+                }),
+                latency_ms: None,
+                start_delay_ms: None,
+            })
+            .collect();
+        let refs: Vec<&Record> = recs.iter().collect();
+        let t = summarize(
+            "search",
+            "pooled",
+            TransportKind::Pooled,
+            &refs,
+            Witnesses::default(),
+            rep_p50_ms,
+            Duration::from_secs(1),
+        );
+        StudyReport {
+            schema_version: 1,
+            url: "http://127.0.0.1:8983/solr".into(),
+            settings: serde_json::json!({}),
+            indexing: vec![],
+            transports: vec![t],
+            warnings: vec![],
+            duration_s: 1.0,
+            verdict: String::new(),
+            idle: None,
+        }
+    }
+
+    fn p50(d: &[Difference]) -> &Difference {
+        d.iter().find(|d| d.metric == "p50_ms").expect("a p50 row")
+    }
+
+    /// Issue 16: two different runs with a known shift. +5 ms against a noise margin of
+    /// 0.4 ms (the wider run's spread of repetition medians) is outside it; +0.2 ms is not.
+    #[test]
+    fn a_known_shift_between_two_runs_is_measured_and_judged() {
+        let baseline = run(10, vec![10.0, 10.4]);
+        let slower = run(15, vec![15.0, 15.3]);
+        let d = compare(&baseline, &slower);
+        let p = p50(&d);
+        assert!((p.diff - 5.0).abs() < 0.02, "{p:?}");
+        assert!((p.diff_pct - 50.0).abs() < 0.2, "{p:?}");
+        assert!((p.noise.expect("two repetitions") - 0.4).abs() < 1e-9);
+        assert_eq!(p.significant, Some(true));
+        let mut out = Vec::new();
+        print(&d, &mut out).expect("prints");
+        let text = String::from_utf8(out).expect("utf-8");
+        assert!(text.contains("OUTSIDE noise"), "{text}");
+        assert!(
+            text.ends_with("verdict: 1 of 1 p50 differences outside the noise margin\n"),
+            "{text}"
+        );
+
+        let close = run(10, vec![10.1, 10.2]);
+        let mut nudged = close.clone();
+        nudged.transports[0].wall.p50_ms = nudged.transports[0].wall.p50_ms.map(|p| p + 0.2);
+        let p = compare(&baseline, &nudged);
+        let p = p50(&p);
+        assert!((p.diff - 0.2).abs() < 0.02, "{p:?}");
+        assert_eq!(p.significant, Some(false), "{p:?}");
+    }
+}

@@ -27,8 +27,9 @@ fn parse_counter(text: &str, prefix: &str, name: &str) -> Option<u64> {
 pub struct KernelTcp {
     /// Active opens (connect() calls that sent a SYN).
     pub active_opens: u64,
-    /// SYN retransmissions.
-    pub syn_retrans: u64,
+    /// SYN retransmissions (None: the counter could not be read, e.g. a kernel without
+    /// `TcpExt: TCPSynRetrans`; never a silent 0).
+    pub syn_retrans: Option<u64>,
 }
 
 impl KernelTcp {
@@ -44,8 +45,7 @@ impl KernelTcp {
         };
         Ok(KernelTcp {
             active_opens: proc_counter(&format!("{dir}/snmp"), "Tcp:", "ActiveOpens")?,
-            syn_retrans: proc_counter(&format!("{dir}/netstat"), "TcpExt:", "TCPSynRetrans")
-                .unwrap_or(0),
+            syn_retrans: proc_counter(&format!("{dir}/netstat"), "TcpExt:", "TCPSynRetrans").ok(),
         })
     }
 
@@ -53,7 +53,10 @@ impl KernelTcp {
     pub fn since(&self, before: &KernelTcp) -> KernelTcp {
         KernelTcp {
             active_opens: self.active_opens.saturating_sub(before.active_opens),
-            syn_retrans: self.syn_retrans.saturating_sub(before.syn_retrans),
+            syn_retrans: match (self.syn_retrans, before.syn_retrans) {
+                (Some(a), Some(b)) => Some(a.saturating_sub(b)),
+                _ => None,
+            },
         }
     }
 }
@@ -78,5 +81,31 @@ mod tests {
         });
         let k2 = KernelTcp::read().expect("proc counters readable");
         assert!(k2.since(&k).active_opens >= 1);
+    }
+
+    /// Issue 16: a counter that cannot be read is unknown, not 0.
+    #[test]
+    fn an_unreadable_counter_is_unknown_not_zero() {
+        let known = KernelTcp {
+            active_opens: 5,
+            syn_retrans: Some(3),
+        };
+        let unknown = KernelTcp {
+            active_opens: 7,
+            syn_retrans: None,
+        };
+        assert_eq!(unknown.since(&known).syn_retrans, None);
+        assert_eq!(known.since(&unknown).syn_retrans, None);
+        assert_eq!(
+            KernelTcp {
+                active_opens: 9,
+                syn_retrans: Some(4)
+            }
+            .since(&known),
+            KernelTcp {
+                active_opens: 4,
+                syn_retrans: Some(1)
+            }
+        );
     }
 }
