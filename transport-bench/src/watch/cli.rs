@@ -35,6 +35,10 @@ pub struct WatchArgs {
     /// No progress line.
     #[arg(long)]
     pub quiet: bool,
+    /// Decrypt TLS with this key log (the `SSLKEYLOGFILE` format curl, Python, Go, Node,
+    /// browsers and Java agents write); read as it grows during a live capture.
+    #[arg(long, value_name = "FILE")]
+    pub keylog: Option<PathBuf>,
     /// Print the JSON Schema of `watch.json` and exit.
     #[arg(long)]
     pub schema: bool,
@@ -68,12 +72,16 @@ pub async fn run(a: WatchArgs) -> Result<()> {
         println!("{}", super::watch_schema());
         return Ok(());
     }
+    let keylog = match &a.keylog {
+        Some(p) => Some(std::sync::Arc::new(super::keylog::KeyLogFile::open(p)?)),
+        None => None,
+    };
     let (captured, source) = match &a.read {
         Some(path) => {
             if a.duration.is_some() || a.save.is_some() {
                 bail!("--read analyses a saved file: --duration and --save do not apply");
             }
-            let c = super::read_file(path, a.port)?;
+            let c = super::capture::read_file_with_keys(path, a.port, keylog)?;
             if let Some(e) = &c.error {
                 eprintln!("warning: {e}");
             }
@@ -83,7 +91,8 @@ pub async fn run(a: WatchArgs) -> Result<()> {
             let Some(port) = a.port else {
                 bail!("--port is required for a live capture (the Solr port, e.g. 8983)");
             };
-            let live = super::LiveWatch::start(&a.interface, port, a.save.clone())?;
+            let live =
+                super::LiveWatch::start_with_keys(&a.interface, port, a.save.clone(), keylog)?;
             let what = match a.duration {
                 Some(d) => format!("for {:.1} s", d.as_secs_f64()),
                 None => "until Ctrl-C".into(),

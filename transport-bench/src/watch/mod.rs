@@ -4,21 +4,28 @@
 //! put back into TCP connections ([`tcp`], [`conn`]); cleartext HTTP/1.1 is parsed into
 //! requests and responses ([`http`]) and read for Solr facts ([`solr`]: endpoint, `wt`,
 //! update format, QTime, gunzipped when needed); TLS connections are classified from their
-//! handshake only ([`tls`]). [`report`] turns that into connection and request figures,
-//! findings with fixes and a one-line verdict; [`svg`] draws the connections.
+//! handshake ([`tls`]: full or resumed) and, given the clients' key log (`--keylog`, the
+//! `SSLKEYLOGFILE` format, [`keylog`]), decrypted ([`tls_decrypt`]: TLS 1.2 and 1.3, AES-GCM
+//! and ChaCha20-Poly1305) into the same HTTP/1.1 parser, so requests, gzip and QTime appear
+//! for HTTPS as for http. Without a key the connection-level view stays, and the report says
+//! "no key for N TLS connections". [`report`] turns that into connection and request
+//! figures, findings with fixes and a one-line verdict; [`svg`] draws the connections.
 //!
 //! Whatever cannot be decoded (frames that are not TCP/IP, bytes missing from the capture,
-//! HTTP out of sync, HTTP/2, unknown protocols) is counted and said, never a panic.
+//! HTTP out of sync, HTTP/2 (also inside TLS, ALPN `h2`), TLS records without a key or
+//! failing authentication, unknown protocols) is counted and said, never a panic.
 
 pub mod capture;
 pub mod cli;
 pub mod conn;
 pub mod http;
+pub mod keylog;
 pub mod report;
 pub mod solr;
 pub mod svg;
 pub mod tcp;
 pub mod tls;
+pub mod tls_decrypt;
 pub mod xmljson;
 
 use std::path::Path;
