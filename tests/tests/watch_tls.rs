@@ -226,6 +226,38 @@ fn reread(dir: &Path, port: u16, live: &WatchReport, what: &str) {
     );
 }
 
+/// `transport-bench watch --read CAP --keylog KEYS`: the flag reaches the analysis, and
+/// `watch.json` with `tls.decryption` is valid against the published schema.
+async fn cli_reads_with_keylog(dir: &Path, port: u16) {
+    let out = dir.join("out");
+    let args: Vec<String> = [
+        "transport-bench",
+        "watch",
+        "--read",
+        &dir.join("cap.pcapng").display().to_string(),
+        "--keylog",
+        &dir.join("keys.log").display().to_string(),
+        "--port",
+        &port.to_string(),
+        "--quiet",
+        "--out",
+        &out.display().to_string(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let cli = <transport_bench::Cli as clap::Parser>::parse_from(args);
+    transport_bench::run(cli)
+        .await
+        .expect("watch --read --keylog");
+    let json = support::read_json(&out.join("watch.json"));
+    support::assert_schema_valid(&watch::watch_schema(), &json);
+    assert_eq!(json["requests"]["requests"], 2 * R);
+    assert_eq!(json["requests"]["qtime_decoded"], 2 * R);
+    assert_eq!(json["tls"]["decryption"]["connections_decrypted"], 2);
+    assert_eq!(json["tls"]["decryption"]["no_key"], 0);
+}
+
 #[tokio::test]
 async fn tls12_and_tls13_decrypted_with_curls_key_log() {
     let s = setup().await;
@@ -274,6 +306,7 @@ async fn tls12_and_tls13_decrypted_with_curls_key_log() {
         "{suites13:?}"
     );
     reread(&d13, s.port, &r13, "TLS 1.3");
+    cli_reads_with_keylog(&d13, s.port).await;
 
     let _ = std::fs::remove_dir_all(&d12);
     let _ = std::fs::remove_dir_all(&d13);
