@@ -22,7 +22,9 @@
 //! writes it) are waited for: the records are kept (up to 8 MB a connection) and decrypted
 //! when the key appears, at the latest when the capture ends. A record that fails
 //! authentication is counted and skipped; a hole in the capture ends decryption of that
-//! direction. Nothing here panics on any input.
+//! direction. Nothing here panics on any input. Not decrypted: TLS 1.3 0-RTT early data
+//! (`CLIENT_EARLY_TRAFFIC_SECRET` is skipped; such records count as failed), TLS 1.2
+//! renegotiation (records after it fail), CBC suites (unsupported).
 //!
 //! The application bytes come out as [`Plain`] chunks in order, with the timestamp of the
 //! packet that completed their record. `super::conn` feeds them to the HTTP/1.1 parsers like

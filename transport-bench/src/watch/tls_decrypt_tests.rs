@@ -519,3 +519,128 @@ fn secrets_written_after_the_records_are_waited_for() {
     assert_eq!(d.stats().records_decrypted, 7);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An Ethernet/IPv4/TCP frame on 127.0.0.1 (no checksums: the tracker does not read them).
+fn frame(sport: u16, dport: u16, seq: u32, flags: u8, payload: &[u8]) -> Vec<u8> {
+    let mut f = vec![0u8; 12];
+    f.extend([0x08, 0x00, 0x45, 0]);
+    f.extend(((40 + payload.len()) as u16).to_be_bytes());
+    f.extend([0, 0, 0x40, 0, 64, 6, 0, 0, 127, 0, 0, 1, 127, 0, 0, 1]);
+    f.extend(sport.to_be_bytes());
+    f.extend(dport.to_be_bytes());
+    f.extend(seq.to_be_bytes());
+    f.extend([0, 0, 0, 0, 0x50, flags, 0xff, 0xff, 0, 0, 0, 0]);
+    f.extend(payload);
+    f
+}
+
+/// One HTTPS connection from `cport` made by rustls (TLS 1.3): two Solr searches, the second
+/// asking for gzip. Returns its frames in wire order and the key log lines.
+fn https_conn(cport: u16, ts: &mut u64) -> (Vec<(u64, Vec<u8>)>, String) {
+    const SRV: u16 = 8983;
+    let keys = Arc::new(Collect::default());
+    let mut w = connect(cs::TLS13_AES_128_GCM_SHA256, true, keys.clone());
+    w.settle();
+    let body = br#"{"responseHeader":{"status":0,"QTime":3,"params":{}},"response":{"numFound":0,"start":0,"docs":[]}}"#;
+    for gzip in [false, true] {
+        let ae = if gzip {
+            "Accept-Encoding: gzip\r\n"
+        } else {
+            ""
+        };
+        let req = format!("GET /solr/bench/select?q=*:*&wt=json HTTP/1.1\r\nHost: x\r\n{ae}\r\n");
+        w.client.writer().write_all(req.as_bytes()).expect("write");
+        w.settle();
+        let head = format!(
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            body.len()
+        );
+        w.server.writer().write_all(head.as_bytes()).expect("write");
+        w.server.writer().write_all(body).expect("write");
+        w.settle();
+    }
+    let (mut cseq, mut sseq) = (1000u32, 9000u32);
+    let mut frames = Vec::new();
+    let mut push = |f: Vec<u8>, frames: &mut Vec<(u64, Vec<u8>)>| {
+        *ts += 50;
+        frames.push((*ts, f));
+    };
+    push(frame(cport, SRV, cseq, 0x02, b""), &mut frames);
+    push(frame(SRV, cport, sseq, 0x12, b""), &mut frames);
+    cseq += 1;
+    sseq += 1;
+    for (from_client, bytes) in &w.log {
+        for seg in bytes.chunks(1460) {
+            if *from_client {
+                push(frame(cport, SRV, cseq, 0x18, seg), &mut frames);
+                cseq += seg.len() as u32;
+            } else {
+                push(frame(SRV, cport, sseq, 0x18, seg), &mut frames);
+                sseq += seg.len() as u32;
+            }
+        }
+    }
+    push(frame(cport, SRV, cseq, 0x11, b""), &mut frames);
+    let log = keys.0.lock().expect("lock").clone();
+    (frames, log)
+}
+
+#[test]
+fn tracker_turns_decrypted_https_into_requests_and_says_no_key() {
+    let mut ts = 1_000_000;
+    let (f1, keys1) = https_conn(40_001, &mut ts);
+    let (f2, _keys2) = https_conn(40_002, &mut ts);
+    let keys = Arc::new(KeyLogFile::from_text(&keys1));
+    let mut t = crate::watch::conn::Tracker::with_keylog(8983, Some(keys));
+    for (ts, f) in f1.iter().chain(&f2) {
+        t.add(
+            crate::witness::packet::linktype::ETHERNET,
+            f,
+            f.len() as u32,
+            *ts,
+        );
+    }
+    t.finish();
+    let r = crate::watch::report::build(&t, "test", 0, None);
+    assert_eq!(r.connections.tls, 2);
+    assert_eq!((r.requests.requests, r.requests.answered), (2, 2));
+    assert_eq!(r.requests.qtime_decoded, 2);
+    let qtimes: Vec<Option<u64>> = crate::watch::report::requests(&t)
+        .iter()
+        .map(|q| q.qtime_ms)
+        .collect();
+    assert_eq!(qtimes, [Some(3), Some(3)]);
+    assert_eq!(r.requests.accept_gzip, 1);
+    let d = r
+        .tls
+        .as_ref()
+        .and_then(|t| t.decryption.clone())
+        .expect("decryption");
+    assert_eq!((d.connections_decrypted, d.no_key), (1, 1));
+    assert_eq!(d.versions.get("1.3").copied(), Some(1));
+    let opaque = r
+        .findings
+        .iter()
+        .find(|f| f.kind == "tls-opaque")
+        .expect("finding");
+    assert!(
+        opaque.what.contains("no key for 1 TLS connections"),
+        "{}",
+        opaque.what
+    );
+
+    // Without a key log: today's connection-level view.
+    let mut t = crate::watch::conn::Tracker::new(8983);
+    for (ts, f) in f1.iter().chain(&f2) {
+        t.add(
+            crate::witness::packet::linktype::ETHERNET,
+            f,
+            f.len() as u32,
+            *ts,
+        );
+    }
+    t.finish();
+    let r = crate::watch::report::build(&t, "test", 0, None);
+    assert_eq!(r.requests.requests, 0);
+    assert!(r.tls.as_ref().is_some_and(|t| t.decryption.is_none()));
+}
