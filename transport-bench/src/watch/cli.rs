@@ -73,6 +73,10 @@ pub async fn run(a: WatchArgs) -> Result<()> {
         return Ok(());
     }
     let keylog = match &a.keylog {
+        // A live capture may start before the client creates the file; a saved one may not.
+        Some(p) if a.read.is_some() && !p.exists() => {
+            bail!("key log {} does not exist", p.display())
+        }
         Some(p) => Some(std::sync::Arc::new(super::keylog::KeyLogFile::open(p)?)),
         None => None,
     };
@@ -167,5 +171,22 @@ mod tests {
         assert!(parse_duration("x").is_err());
         assert!(parse_duration("5d").is_err());
         assert!(parse_duration("0s").is_err());
+    }
+
+    #[tokio::test]
+    async fn a_saved_capture_needs_an_existing_key_log() {
+        let cli = <crate::Cli as clap::Parser>::parse_from([
+            "transport-bench",
+            "watch",
+            "--read",
+            "/nonexistent/capture.pcap",
+            "--keylog",
+            "/nonexistent/keys.log",
+        ]);
+        let e = crate::run(cli).await.expect_err("missing key log");
+        assert!(
+            format!("{e:#}").contains("key log /nonexistent/keys.log does not exist"),
+            "{e:#}"
+        );
     }
 }
