@@ -8,6 +8,7 @@ use std::sync::Arc;
 use anyhow::{anyhow, bail, Result};
 
 use super::conn::Tracker;
+use super::keylog::KeyLogFile;
 use crate::live::{Background, CaptureOptions, SavedCapture, Sink};
 
 /// What a capture produced: the tracker (finished), kernel drops and an early-stop error.
@@ -27,6 +28,15 @@ pub struct Captured {
 /// [`Captured::error`]; a file that is not a capture at all, or in which nothing before the
 /// damage can be analysed (no packet, no connection to the port), is an error.
 pub fn read_file(path: &Path, port: Option<u16>) -> Result<Captured> {
+    read_file_with_keys(path, port, None)
+}
+
+/// [`read_file`], decrypting TLS connections with the secrets of a key log.
+pub fn read_file_with_keys(
+    path: &Path,
+    port: Option<u16>,
+    keylog: Option<Arc<KeyLogFile>>,
+) -> Result<Captured> {
     let saved = SavedCapture::read(path)?;
     let damage = |what: &str| match &saved.error {
         Some(e) => format!("nothing to analyse: {e}"),
@@ -41,7 +51,7 @@ pub fn read_file(path: &Path, port: Option<u16>) -> Result<Captured> {
             Some(_) => anyhow!(damage(&format!("{e:#}"))),
             None => e,
         })?;
-    let mut tracker = Tracker::new(port);
+    let mut tracker = Tracker::with_keylog(port, keylog);
     for (ts, f, len) in &saved.frames {
         tracker.add(saved.link, f, *len, *ts);
     }
@@ -113,9 +123,20 @@ impl LiveWatch {
     /// pcapng file. Returns once the capture is open and filtering (needs root or
     /// CAP_NET_RAW).
     pub fn start(interface: &str, port: u16, save: Option<PathBuf>) -> Result<LiveWatch> {
+        Self::start_with_keys(interface, port, save, None)
+    }
+
+    /// [`LiveWatch::start`], decrypting TLS connections with the secrets of a key log (read
+    /// as the clients write it).
+    pub fn start_with_keys(
+        interface: &str,
+        port: u16,
+        save: Option<PathBuf>,
+        keylog: Option<Arc<KeyLogFile>>,
+    ) -> Result<LiveWatch> {
         let progress = Arc::new(Progress::default());
         let sink = Live {
-            tracker: Tracker::new(port),
+            tracker: Tracker::with_keylog(port, keylog),
             progress: progress.clone(),
         };
         let opts = CaptureOptions {

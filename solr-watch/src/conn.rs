@@ -3,10 +3,13 @@
 //! sent first. Who closed, when, and what went wrong on the way is kept per connection.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::http::{Message, Parser, Side};
+use super::keylog::KeyLogFile;
 use super::tcp::{Delivery, Reassembler};
 use super::tls::TlsConn;
+use super::tls_decrypt::{Decryptor, Plain};
 use crate::packet::{self, TcpPacket};
 
 /// Application protocol of a connection, from its first bytes.
@@ -66,6 +69,8 @@ pub struct Conn {
     pub resp: Parser,
     /// TLS handshake bytes.
     pub tls: TlsConn,
+    /// TLS records decrypted with a key log (`watch --keylog`), when there is one.
+    pub decrypt: Option<Box<Decryptor>>,
     /// Requests parsed, in order.
     pub requests: Vec<Message>,
     /// Responses parsed, in order (the i-th answers the i-th request).
@@ -99,6 +104,7 @@ impl Conn {
             req: Parser::new(Side::Request),
             resp: Parser::new(Side::Response),
             tls: TlsConn::default(),
+            decrypt: None,
             requests: Vec::new(),
             responses: Vec::new(),
             is_head: Vec::new(),
@@ -151,11 +157,11 @@ impl Conn {
                         }
                         (Proto::Tls, true) => {
                             self.tls.client(&bytes);
-                            self.opaque_bytes += bytes.len() as u64;
+                            self.tls_bytes(true, ts, &bytes);
                         }
                         (Proto::Tls, false) => {
                             self.tls.server(&bytes);
-                            self.opaque_bytes += bytes.len() as u64;
+                            self.tls_bytes(false, ts, &bytes);
                         }
                         _ => self.opaque_bytes += bytes.len() as u64,
                     }
@@ -170,6 +176,12 @@ impl Conn {
                         (Proto::Http1, false) => {
                             self.resp.gap(n, &mut out);
                             self.push_responses(out);
+                        }
+                        (Proto::Tls, _) => {
+                            if let Some(d) = self.decrypt.as_mut() {
+                                d.gap(from_client);
+                            }
+                            self.opaque_bytes += n;
                         }
                         _ => self.opaque_bytes += n,
                     }
@@ -193,6 +205,45 @@ impl Conn {
         }
     }
 
+    /// TLS bytes: decrypted when a key log was given, the application bytes then parsed
+    /// like cleartext; otherwise opaque.
+    fn tls_bytes(&mut self, from_client: bool, ts: u64, bytes: &[u8]) {
+        let Some(dec) = self.decrypt.as_mut() else {
+            self.opaque_bytes += bytes.len() as u64;
+            return;
+        };
+        let mut plain = Vec::new();
+        dec.feed(from_client, ts, bytes, &self.tls, &mut plain);
+        let h2 = dec.alpn() == Some("h2");
+        self.decrypted(plain, h2);
+    }
+
+    /// Decrypted application bytes, in order, into the HTTP/1.1 parsers. With ALPN `h2`
+    /// they are HTTP/2: the place to hand them to the HTTP/2 decoder (`watch/http2.rs`,
+    /// like a prior-knowledge connection's bytes) — until then they are counted as opaque.
+    fn decrypted(&mut self, plain: Vec<Plain>, h2: bool) {
+        for p in plain {
+            if h2 {
+                self.opaque_bytes += p.data.len() as u64;
+                continue;
+            }
+            let mut out = Vec::new();
+            if p.from_client {
+                self.req.feed(p.ts, &p.data, &|_| false, &mut out);
+                self.push_requests(out);
+            } else {
+                let heads = &self.is_head;
+                self.resp.feed(
+                    p.ts,
+                    &p.data,
+                    &|i| heads.get(i).copied().unwrap_or(false),
+                    &mut out,
+                );
+                self.push_responses(out);
+            }
+        }
+    }
+
     /// Flushes both streams and parsers (end of connection or of capture).
     pub fn finish(&mut self) {
         if self.finished {
@@ -203,6 +254,13 @@ impl Conn {
         self.deliver(true, d);
         let d = self.s2c.finish();
         self.deliver(false, d);
+        if let Some(mut dec) = self.decrypt.take() {
+            let mut plain = Vec::new();
+            dec.finish(&mut plain);
+            self.opaque_bytes += dec.stats().opaque_bytes;
+            self.decrypted(plain, dec.alpn() == Some("h2"));
+            self.decrypt = Some(dec);
+        }
         let mut out = Vec::new();
         self.req.finish(&mut out);
         self.push_requests(out);
@@ -234,6 +292,8 @@ pub struct Tracker {
     pub first_ts: Option<u64>,
     /// Last timestamp (µs).
     pub last_ts: u64,
+    /// TLS secrets (`watch --keylog`): TLS connections are decrypted with them.
+    pub keylog: Option<Arc<KeyLogFile>>,
 }
 
 fn addr(ip: &[u8; 16], port: u16) -> String {
@@ -257,6 +317,15 @@ impl Tracker {
             frames_other_port: 0,
             first_ts: None,
             last_ts: 0,
+            keylog: None,
+        }
+    }
+
+    /// A tracker for server port `port` that decrypts TLS with the secrets in `keylog`.
+    pub fn with_keylog(port: u16, keylog: Option<Arc<KeyLogFile>>) -> Self {
+        Tracker {
+            keylog,
+            ..Tracker::new(port)
         }
     }
 
@@ -368,7 +437,9 @@ impl Tracker {
             (p.dst, p.dst_port)
         };
         let id = self.conns.len();
-        self.conns.push(Conn::new(id + 1, addr(&ip, port), ts));
+        let mut conn = Conn::new(id + 1, addr(&ip, port), ts);
+        conn.decrypt = self.keylog.clone().map(|k| Box::new(Decryptor::new(k)));
+        self.conns.push(conn);
         self.live.insert(key, id);
         id
     }

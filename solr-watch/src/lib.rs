@@ -4,14 +4,19 @@
 //! put back into TCP connections ([`tcp`], [`conn`]); cleartext HTTP/1.1 is parsed into
 //! requests and responses ([`http`]) and read for Solr facts ([`solr`]: endpoint, `wt`,
 //! update format, QTime, gunzipped when needed); TLS connections are classified from their
-//! handshake only ([`tls`]). [`report`] turns that into connection and request figures,
-//! findings with fixes and a one-line verdict; [`svg`] draws the connections. [`packet`]
+//! handshake ([`tls`]: full or resumed) and, given the clients' key log (`--keylog`, the
+//! `SSLKEYLOGFILE` format, [`keylog`]), decrypted ([`tls_decrypt`]: TLS 1.2 and 1.3, AES-GCM
+//! and ChaCha20-Poly1305) into the same HTTP/1.1 parser, so requests, gzip and QTime appear
+//! for HTTPS as for http. Without a key the connection-level view stays, and the report says
+//! "no key for N TLS connections". [`report`] turns that into connection and request
+//! figures, findings with fixes and a one-line verdict; [`svg`] draws the connections. [`packet`]
 //! parses link-layer frames into TCP segments (the bench's SYN witness uses it too),
 //! [`layout`] walks pcap/pcapng files and names damage by byte offset, and, with the `live`
 //! feature (default), [`live`] captures with libpcap and [`capture`] reads saved files.
 //!
 //! Whatever cannot be decoded (frames that are not TCP/IP, bytes missing from the capture,
-//! HTTP out of sync, HTTP/2, unknown protocols) is counted and said, never a panic.
+//! HTTP out of sync, HTTP/2 (also inside TLS, ALPN `h2`), TLS records without a key or
+//! failing authentication, unknown protocols) is counted and said, never a panic.
 //!
 //! Analysing a saved capture (`transport-bench watch --read FILE` does the same):
 //!
@@ -28,6 +33,7 @@
 pub mod capture;
 pub mod conn;
 pub mod http;
+pub mod keylog;
 pub mod layout;
 #[cfg(feature = "live")]
 pub mod live;
@@ -38,6 +44,7 @@ pub mod solr;
 pub mod svg;
 pub mod tcp;
 pub mod tls;
+pub mod tls_decrypt;
 pub mod xmljson;
 
 #[cfg(feature = "live")]

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::conn::{Close, Proto, Tracker};
 use super::solr::{self, BodyFormat};
 use super::tls::Handshake;
+use super::tls_decrypt::TlsDecryption;
 use bench_report::stats::{percentiles, Percentiles};
 
 /// Responses at least this large (body bytes) should be compressed.
@@ -213,6 +214,8 @@ pub struct TlsSummary {
     pub lifetime: Percentiles,
     /// What TLS hides.
     pub note: String,
+    /// What a key log (`--keylog`) decrypted; absent without one.
+    pub decryption: Option<TlsDecryption>,
 }
 
 /// What could not be decoded.
@@ -433,6 +436,7 @@ pub fn build(
                 .into(),
         ..Default::default()
     };
+    let mut decryption = t.keylog.as_ref().map(|k| TlsDecryption::new(&k.stats()));
     let mut tls_life = Vec::new();
     let mut req_total = 0u64;
     for c in &t.conns {
@@ -458,6 +462,9 @@ pub fn build(
                 tls.bytes_from_server += c.wire_from_server;
                 if c.close.is_some() {
                     tls_life.push(ms(c.last_ts.saturating_sub(c.first_ts)));
+                }
+                if let (Some(sum), Some(d)) = (decryption.as_mut(), c.decrypt.as_ref()) {
+                    sum.add(d.stats());
                 }
             }
             Proto::Http2 => cs.http2 += 1,
@@ -667,6 +674,10 @@ pub fn build(
     endpoints.sort_by(|a, b| b.requests.cmp(&a.requests).then(a.path.cmp(&b.path)));
     rs.endpoints = endpoints;
     tls.lifetime = pct_ms(tls_life);
+    if let Some(d) = &decryption {
+        tls.note = super::tls_decrypt::note(d);
+    }
+    tls.decryption = decryption;
 
     let mut report = WatchReport {
         source: source.to_string(),
@@ -909,15 +920,20 @@ fn findings(r: &WatchReport, t: &Tracker) -> Vec<Finding> {
                 "reuse connections; where a new one is needed, resume sessions (tickets/PSK)",
             ));
         }
-        f.push(finding(
-            "info",
-            "tls-opaque",
-            format!(
-                "{} TLS connections ({} full, {} resumed handshakes): request-level detail needs cleartext",
-                tl.connections, tl.full, tl.resumed
-            ),
-            "watch the cleartext side (between a TLS terminator and Solr) for methods, sizes and QTime",
-        ));
+        if let Some(d) = &tl.decryption {
+            f.extend(super::tls_decrypt::findings(tl.connections, d));
+        } else {
+            f.push(finding(
+                "info",
+                "tls-opaque",
+                format!(
+                    "{} TLS connections ({} full, {} resumed handshakes): request-level detail needs cleartext",
+                    tl.connections, tl.full, tl.resumed
+                ),
+                "watch the cleartext side (between a TLS terminator and Solr) for methods, sizes and QTime, \
+                 or give watch the client's key log (--keylog, the SSLKEYLOGFILE format)",
+            ));
+        }
     }
     if let (Some(w), Some(qt)) = (q.wall.p50_ms, q.qtime.p50_ms) {
         if q.qtime.n > 0 {
@@ -1153,6 +1169,9 @@ pub fn print_text<W: Write>(r: &WatchReport, w: &mut W) -> Result<()> {
             t.bytes_from_server
         )?;
         writeln!(w, "  {}", t.note)?;
+        if let Some(d) = &t.decryption {
+            super::tls_decrypt::print_text(d, w)?;
+        }
     }
     writeln!(w)?;
     writeln!(w, "Findings")?;

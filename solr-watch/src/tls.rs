@@ -47,6 +47,15 @@ pub struct TlsFacts {
     pub sni: Option<String>,
     /// TLS records seen in the kept prefix of both directions.
     pub records: u64,
+    /// The ClientHello random (the key log's index).
+    pub client_random: Option<[u8; 32]>,
+    /// The ServerHello random (TLS 1.2 key expansion).
+    pub server_random: Option<[u8; 32]>,
+    /// Cipher suite the server chose.
+    pub cipher_suite: Option<u16>,
+    /// Protocol the server chose by ALPN in its ServerHello (TLS 1.2; TLS 1.3 sends it
+    /// encrypted, see `tls_decrypt`).
+    pub alpn: Option<String>,
 }
 
 impl TlsFacts {
@@ -197,7 +206,8 @@ fn extensions(c: &mut Cur<'_>) -> Vec<(usize, Vec<u8>)> {
 fn client_hello(b: &[u8], f: &mut TlsFacts) -> Option<()> {
     f.client_hello = true;
     let mut c = Cur(b, 0);
-    c.take(2 + 32)?;
+    c.take(2)?;
+    f.client_random = c.take(32)?.try_into().ok();
     let sid = c.u8()?;
     f.client_session_id = c.take(sid)?.to_vec();
     let cs = c.u16()?;
@@ -226,19 +236,29 @@ fn server_hello(b: &[u8], f: &mut TlsFacts) -> Option<()> {
     let mut c = Cur(b, 0);
     let v = c.u16()?;
     f.version = v as u16;
-    c.take(32)?;
+    f.server_random = c.take(32)?.try_into().ok();
     let sid = c.u8()?;
     let sid = c.take(sid)?;
     f.session_id_echoed = !sid.is_empty() && sid == f.client_session_id.as_slice();
-    c.take(3)?;
+    f.cipher_suite = c.u16().map(|v| v as u16);
+    c.take(1)?;
     for (t, d) in extensions(&mut c) {
         match t {
             43 if d.len() == 2 => f.version = u16::from_be_bytes([d[0], d[1]]),
             41 => f.psk_accepted = true,
+            16 => f.alpn = alpn(&d),
             _ => {}
         }
     }
     Some(())
+}
+
+/// The first protocol name of an ALPN extension body (a list of length-prefixed names).
+pub(crate) fn alpn(d: &[u8]) -> Option<String> {
+    let mut c = Cur(d, 0);
+    c.u16()?;
+    let n = c.u8()?;
+    c.take(n).map(|p| String::from_utf8_lossy(p).into_owned())
 }
 
 #[cfg(test)]

@@ -27,4 +27,5 @@ mod security;
 mod stale;
 mod wan;
 mod watch;
+mod watch_tls;
 mod witnesses;

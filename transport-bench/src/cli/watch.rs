@@ -35,6 +35,10 @@ pub struct WatchArgs {
     /// No progress line.
     #[arg(long)]
     pub quiet: bool,
+    /// Decrypt TLS with this key log (the `SSLKEYLOGFILE` format curl, Python, Go, Node,
+    /// browsers and Java agents write); read as it grows during a live capture.
+    #[arg(long, value_name = "FILE")]
+    pub keylog: Option<PathBuf>,
     /// Print the JSON Schema of `watch.json` and exit.
     #[arg(long)]
     pub schema: bool,
@@ -68,12 +72,22 @@ pub async fn run(a: WatchArgs) -> Result<()> {
         println!("{}", solr_watch::watch_schema());
         return Ok(());
     }
+    let keylog = match &a.keylog {
+        // A live capture may start before the client creates the file; a saved one may not.
+        Some(p) if a.read.is_some() && !p.exists() => {
+            bail!("key log {} does not exist", p.display())
+        }
+        Some(p) => Some(std::sync::Arc::new(solr_watch::keylog::KeyLogFile::open(
+            p,
+        )?)),
+        None => None,
+    };
     let (captured, source) = match &a.read {
         Some(path) => {
             if a.duration.is_some() || a.save.is_some() {
                 bail!("--read analyses a saved file: --duration and --save do not apply");
             }
-            let c = solr_watch::read_file(path, a.port)?;
+            let c = solr_watch::capture::read_file_with_keys(path, a.port, keylog)?;
             if let Some(e) = &c.error {
                 eprintln!("warning: {e}");
             }
@@ -83,7 +97,8 @@ pub async fn run(a: WatchArgs) -> Result<()> {
             let Some(port) = a.port else {
                 bail!("--port is required for a live capture (the Solr port, e.g. 8983)");
             };
-            let live = solr_watch::LiveWatch::start(&a.interface, port, a.save.clone())?;
+            let live =
+                solr_watch::LiveWatch::start_with_keys(&a.interface, port, a.save.clone(), keylog)?;
             let what = match a.duration {
                 Some(d) => format!("for {:.1} s", d.as_secs_f64()),
                 None => "until Ctrl-C".into(),
@@ -161,5 +176,22 @@ mod tests {
         assert!(parse_duration("x").is_err());
         assert!(parse_duration("5d").is_err());
         assert!(parse_duration("0s").is_err());
+    }
+
+    #[tokio::test]
+    async fn a_saved_capture_needs_an_existing_key_log() {
+        let cli = <crate::Cli as clap::Parser>::parse_from([
+            "transport-bench",
+            "watch",
+            "--read",
+            "/nonexistent/capture.pcap",
+            "--keylog",
+            "/nonexistent/keys.log",
+        ]);
+        let e = crate::run(cli).await.expect_err("missing key log");
+        assert!(
+            format!("{e:#}").contains("key log /nonexistent/keys.log does not exist"),
+            "{e:#}"
+        );
     }
 }
