@@ -199,7 +199,7 @@ pub struct StudyReport {
     pub verdict: String,
     /// `audit` only: the idle penalty of one kept-alive connection ([`crate::idle`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub idle: Option<crate::idle::IdleProbe>,
+    pub idle: Option<crate::scenario::idle::IdleProbe>,
 }
 
 fn progress(quiet: bool, len: u64, msg: String) -> ProgressBar {
