@@ -1,6 +1,6 @@
 //! The WAN options of `study` and `audit` (`--rtt`, `--jitter`, `--bandwidth`,
 //! `--tls-version`): a flattened argument group that converts itself into a
-//! [`WanSetup`](crate::scenario::wan::WanSetup).
+//! [`WanSetup`].
 
 use anyhow::{bail, Result};
 use std::time::Duration;
