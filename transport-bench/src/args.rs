@@ -1,7 +1,7 @@
 //! Range-checked parsers of command-line numbers (clap `value_parser`s). A value out of range
 //! is rejected with the range it must be in, never clamped; the arguments that use them also
 //! allow negative numbers, so `--rtt -5` gets this message rather than clap's "unexpected
-//! argument".
+//! argument". [`SolrUrl`] checks every `--url` without printing it back.
 
 /// A whole number in `MIN..=MAX`, as `T` (`usize`, `u64`, `u32`).
 pub fn count<T: TryFrom<u64>, const MIN: u64, const MAX: u64>(s: &str) -> Result<T, String> {
@@ -45,6 +45,94 @@ fn unit_suffix(unit: &str) -> String {
     }
 }
 
+/// The parser of every `--url`: [`check_solr_url`], with an error that does not repeat the
+/// value (clap's own "invalid value '...'" would print the password back).
+#[derive(Debug, Clone, Copy)]
+pub struct SolrUrl;
+
+impl clap::builder::TypedValueParser for SolrUrl {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> std::result::Result<String, clap::Error> {
+        let fail = |m: String| {
+            clap::Error::raw(
+                clap::error::ErrorKind::ValueValidation,
+                format!("--url: {m}\n"),
+            )
+            .with_cmd(cmd)
+        };
+        let raw = value.to_str().ok_or_else(|| fail("not UTF-8".into()))?;
+        check_solr_url(raw).map_err(fail)
+    }
+}
+
+/// Checks a `--url` value: an http(s) URL without user info. Credentials in the URL would be
+/// written into every report, JSON and CSV file of the run, so they are refused with a message
+/// that does not repeat them.
+pub fn check_solr_url(raw: &str) -> std::result::Result<String, String> {
+    let url = url::Url::parse(raw).map_err(|e| format!("not a URL ({e})"))?;
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(
+            "user info (user:password@) is not accepted: it would be written into \
+             the run's reports; give the URL without it (Solr with basic auth is not supported \
+             by the benchmark commands)"
+                .into(),
+        );
+    }
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(format!("must be http or https, not {}", url.scheme()));
+    }
+    Ok(raw.to_string())
+}
+
+/// Parses `extra` as the options of one command whose options are `A` (for tests of option
+/// handling in the modules that own `A`, without the whole command line).
+#[cfg(test)]
+pub(crate) fn try_parse<A: clap::Args>(
+    cmd: &'static str,
+    extra: &[&str],
+) -> Result<A, clap::Error> {
+    let command = A::augment_args(clap::Command::new(cmd).no_binary_name(true));
+    let matches = command.try_get_matches_from(extra.iter().copied())?;
+    A::from_arg_matches(&matches)
+}
+
+/// Gzip settings to compare (`--gzip`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum GzipChoice {
+    /// Without and with gzip.
+    Both,
+    /// With gzip only.
+    On,
+    /// Without gzip only.
+    Off,
+}
+
+impl GzipChoice {
+    /// The option's value as written (`both`, `on`, `off`), as the reports record it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GzipChoice::Both => "both",
+            GzipChoice::On => "on",
+            GzipChoice::Off => "off",
+        }
+    }
+
+    /// The settings to run, `false` (no gzip) first.
+    pub fn settings(self) -> Vec<bool> {
+        match self {
+            GzipChoice::Both => vec![false, true],
+            GzipChoice::On => vec![true],
+            GzipChoice::Off => vec![false],
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -70,5 +158,9 @@ mod tests {
         assert!(delay_ms("NaN").is_err() && delay_ms("inf").is_err());
         assert!(ratio("1.5").is_err() && ratio("0.25") == Ok(0.25));
         assert!(seconds("-1").is_err());
+        assert_eq!(GzipChoice::Both.settings(), [false, true]);
+        assert_eq!(GzipChoice::On.settings(), [true]);
+        assert_eq!(GzipChoice::Off.settings(), [false]);
+        assert_eq!(GzipChoice::Off.as_str(), "off");
     }
 }

@@ -15,14 +15,12 @@
 //! ([`RequestKind`]). All of them measure the phases documented in [`crate::timing`].
 
 mod cloud;
-mod composite_id;
 mod connector;
 mod fresh;
 #[cfg(feature = "gzip")]
 mod gzip;
 mod h1;
 mod http2;
-mod node_pool;
 mod pooled;
 mod redirect;
 mod reqwest_default;
@@ -40,19 +38,18 @@ use bytes::Bytes;
 use http::{HeaderMap, Method, StatusCode};
 use url::Url;
 
+pub use cloud::{composite_id_hash, murmurhash3_x86_32, HashRange};
 pub use cloud::{ClusterView, ReplicaInfo, ReplicaType, ShardInfo};
-pub use composite_id::{composite_id_hash, murmurhash3_x86_32, HashRange};
 pub use connector::Connector;
 pub use fresh::Fresh;
 #[cfg(feature = "gzip")]
 pub use gzip::{gunzip_bytes, gzip_bytes, Gzip};
 pub use http2::Http2;
-pub use node_pool::{HealthPolicy, NodeStats, Policy};
 pub use pooled::{Pooled, PooledConfig};
 pub use redirect::Redirects;
 pub use reqwest_default::ReqwestDefault;
 pub use retry::{retries_status, retry_after, Retry, RetryPolicy};
-pub use routing::{ReadPreference, Routing, RoutingBuilder};
+pub use routing::{HealthPolicy, NodeStats, Policy, ReadPreference, Routing, RoutingBuilder};
 pub use tls::{TlsOptions, TlsVersion};
 
 use crate::error::Result;

@@ -1,5 +1,105 @@
-//! Command-line pieces that sit on top of the library crates: the `watch` command
-//! (over `solr-watch`) and the WAN options (over `wan-emu`).
+//! The command line: [`Cli`] and [`Command`] (one file per command), the argument groups
+//! several commands share ([`groups`]), and [`run`], which dispatches. Everything here sits on
+//! top of the scenarios and the library crates; nothing below imports from it.
 
+pub mod audit;
+pub mod bulk_files;
+pub mod compare;
+pub mod groups;
+pub mod knn;
+pub mod large_responses;
+pub mod nrt;
+pub mod report;
+pub mod routing;
+pub mod schema;
+pub mod study;
+pub mod sweep;
 pub mod wan;
 pub mod watch;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+/// Command line.
+#[derive(Debug, Parser)]
+#[command(
+    name = "transport-bench",
+    version,
+    about = "Solr says QTime=1 ms, the app sees 170 ms: where did the time go?"
+)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// The transport study (seed 003): indexing per update format, then the same searches
+    /// through every transport with and without gzip, with connection witnesses.
+    Study(Box<study::StudyArgs>),
+    /// A quick audit of any Solr: each transport with and without gzip, a few searches,
+    /// connection reuse proven by the witnesses, the phase breakdown and overhead over QTime.
+    /// Without `--url` it audits the project's local Solr, through the WAN topology with
+    /// `--rtt`/`--bandwidth` (emulation applies only to a Solr on this machine's loopback).
+    Audit(Box<audit::AuditArgs>),
+    /// Compares two saved studies (`summary.json`): differences and the noise margin.
+    Compare(compare::CompareArgs),
+    /// Near-real-time indexing under search load (seed 001): a commit loop, paced indexing,
+    /// full-speed searches and a visibility-lag prober, hard and soft commits side by side.
+    Nrt(Box<nrt::NrtArgs>),
+    /// Read routing under write pressure (seed 003's routing headers): the same reads under
+    /// each read preference of the leader/follower pair (or, `--topology cloud`, of a SolrCloud
+    /// shard with NRT, TLOG and PULL replicas) while indexing pressure rises, with per-node
+    /// (and per-replica) counts, QTime, visibility lag and per-JVM CPU.
+    Routing(Box<routing::RoutingArgs>),
+    /// Bulk indexing of update files with the page cache hot and cold (seed 002).
+    BulkFiles(Box<bulk_files::BulkArgs>),
+    /// Watches any application's Solr traffic on the wire (or in a saved capture): connections,
+    /// reuse, requests, gzip, update formats, wall time vs QTime, findings with fixes.
+    Watch(Box<watch::WatchArgs>),
+    /// The study's searches at several round-trip times through the WAN topology (root):
+    /// one table (p50/p95, QTime, connections, fresh/pooled ratio vs theory) and one chart.
+    Sweep(Box<sweep::SweepArgs>),
+    /// Scenario S5 (seed 004): pages of 10..1000 rows with and without gzip across an
+    /// emulated slow link (root): wire bytes, p50/p95, client CPU, where gzip starts to pay.
+    LargeResponses(Box<large_responses::LargeArgs>),
+    /// Prints the JSON Schema of a command's JSON output: `summary.json` of study/audit
+    /// (default), or that of sweep, large-responses, watch, nrt, bulk-files, knn or routing.
+    Schema(schema::SchemaArgs),
+    /// The kNN load test of seed 000 (S2): concurrency x topK sweep of vector searches on one
+    /// or more Solr JVM settings, with /proc resource sampling and the reduction table.
+    Knn(Box<knn::KnnArgs>),
+    /// Re-renders the tables, CSV and charts of a saved run: a study or audit from its raw
+    /// `records.jsonl`; an `nrt`, `bulk-files`, `routing` or `knn` run from its JSON (which holds every
+    /// figure and timeline they are drawn from).
+    Report(report::ReportArgs),
+}
+
+/// Runs the command.
+pub async fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Study(a) => study::run(*a).await,
+        Command::Audit(a) => audit::run(*a).await,
+        Command::Compare(a) => compare::run(a),
+        Command::Nrt(a) => nrt::run(*a).await,
+        Command::Routing(a) => routing::run(*a).await,
+        Command::BulkFiles(a) => bulk_files::run(*a).await,
+        Command::Watch(a) => watch::run(*a).await,
+        Command::Sweep(a) => sweep::run(*a).await,
+        Command::LargeResponses(a) => large_responses::run(*a).await,
+        Command::Schema(a) => schema::run(a),
+        Command::Knn(a) => knn::run(*a).await,
+        Command::Report(a) => report::run(a),
+    }
+}
+
+/// The command `transport-bench {cmd} {extra...}` parses to (for tests of option handling).
+#[cfg(test)]
+pub(crate) fn parse_command(cmd: &str, extra: &[&str]) -> Command {
+    let argv = ["transport-bench", cmd]
+        .into_iter()
+        .chain(extra.iter().copied());
+    Cli::parse_from(argv).command
+}

@@ -146,7 +146,7 @@ pub async fn run(a: WatchArgs) -> Result<()> {
         }
     };
     let report = solr_watch::analyse(&captured, &source);
-    let out = crate::out_dir(a.out.clone(), "watch")?;
+    let out = crate::run_dir::out_dir(a.out.clone(), "watch")?;
     solr_watch::save(&out, &report, &captured)
         .with_context(|| format!("saving to {}", out.display()))?;
     let mut stdout = std::io::stdout().lock();

@@ -261,38 +261,6 @@ impl Drop for ClientNamespace {
     }
 }
 
-/// Runs the study with the client in its own namespace when [`why_not_isolated`] allows it
-/// (the pcap witness then captures on the namespace's veth), else as it is, with the
-/// kernel witness marked not isolated. The report's settings say which
-/// (`kernel_witness`).
-pub async fn run_study(
-    mut cfg: crate::study::StudyConfig,
-) -> Result<(crate::study::StudyReport, Vec<crate::study::Record>)> {
-    let scope;
-    let result = match why_not_isolated(&cfg.url) {
-        None => {
-            let ns = ClientNamespace::create().context("isolating the client")?;
-            if cfg.pcap_interface.is_some() {
-                cfg.pcap_interface = Some(ns.device().to_string());
-            }
-            scope = format!("isolated: the client in network namespace {}", ns.name());
-            let rx = ns.spawn(move || async move { crate::study::run(&cfg).await });
-            let r = rx
-                .await
-                .context("the study thread ended without a result")?;
-            drop(ns);
-            r
-        }
-        Some(why) => {
-            scope = format!("not isolated: {why}");
-            crate::study::run(&cfg).await
-        }
-    };
-    let (mut report, records) = result?;
-    report.settings["kernel_witness"] = serde_json::Value::String(scope);
-    Ok((report, records))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,4 +1,4 @@
-//! [`ClusterView`]: who holds what, as the [`Routing`](super::Routing) decorator sees it.
+//! [`ClusterView`]: who holds what, as the [`Routing`](crate::transport::Routing) decorator sees it.
 //!
 //! For SolrCloud the view comes from the Collections API over plain HTTP
 //! (`admin/collections?action=CLUSTERSTATUS&collection=C&wt=json`, any live node answers);
@@ -14,7 +14,7 @@
 use serde_json::Value;
 use url::Url;
 
-use super::composite_id::{composite_id_hash, HashRange};
+use super::hash::{composite_id_hash, HashRange};
 use crate::error::{snippet, Error, Result};
 use crate::response::Document;
 

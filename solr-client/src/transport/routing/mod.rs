@@ -40,7 +40,7 @@
 //! I/O, timeout) fails over to the next node, within the [`RetryPolicy`].
 //!
 //! # 429 and 503
-//! A request (read or write: the one policy of [`retries_status`], shared with
+//! A request (read or write: the one policy of [`retries_status`](super::retries_status), shared with
 //! [`Retry`](super::Retry), whose module docs give the reasons) answered 429 or 503 is
 //! retried after `max(min(Retry-After, max_retry_after), jittered exponential backoff)`, on
 //! the next candidate, until the budget ([`RetryPolicy::max_attempts`],
@@ -66,7 +66,7 @@
 //! - in SolrCloud, an answer `404` (the leader core is not on that node any more): Solr
 //!   rejected the request before any update processor ran; the view is refreshed once and the
 //!   write sent once more to the new leader;
-//! - it was answered 429 or 503 (refused before processing; see above and [`retries_status`]).
+//! - it was answered 429 or 503 (refused before processing; see above and [`retries_status`](super::retries_status)).
 //!
 //! Everything else is returned to the caller, never retried and never dropped: a write that
 //! was sent and then lost its connection or timed out may have been applied (Solr indexes
@@ -92,18 +92,21 @@ use http::header::AUTHORIZATION;
 use http::{HeaderMap, Method};
 use url::Url;
 
-use super::cloud::{ClusterView, ShardInfo};
-use super::node_pool::{
-    node_key, Availability, HealthPolicy, NodePool, NodeState, NodeStats, Policy,
-};
+mod attempt;
+mod nodes;
+mod plan;
+
+pub use nodes::{HealthPolicy, NodeStats, Policy};
+
+use super::cloud::ClusterView;
 use super::redirect::Redirects;
-use super::retry::{retries_status, retry_after, RetryPolicy};
+use super::retry::RetryPolicy;
 use super::{
-    BoxFuture, RequestKind, RouteKey, ShardGroup, Timeouts, Transport, TransportStats, WireRequest,
+    BoxFuture, RequestKind, ShardGroup, Timeouts, Transport, TransportStats, WireRequest,
     WireResponse,
 };
 use crate::error::{Error, Result};
-use crate::response::Document;
+use nodes::{node_key, Availability, NodePool};
 
 /// Which replicas a read prefers.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -302,14 +305,6 @@ pub struct Routing {
     timeouts: Timeouts,
 }
 
-/// Where one attempt goes.
-#[derive(Debug, Clone)]
-struct Target {
-    node: Arc<NodeState>,
-    /// Core to put in the path instead of the collection (SolrCloud updates).
-    core: Option<String>,
-}
-
 impl Routing {
     /// A builder over `inner` (for example `TransportKind::Pooled.build(..)`).
     pub fn builder(inner: Arc<dyn Transport>) -> RoutingBuilder {
@@ -479,390 +474,13 @@ impl Routing {
         back
     }
 
-    /// The shard name of `doc` in the current view (SolrCloud compositeId hashing).
-    pub fn shard_of(&self, doc: &Document) -> Result<String> {
-        Ok(self.view().shard_for(doc)?.name.clone())
-    }
-
-    /// Splits a batch into one batch per shard (in shard order), so that each can be sent
-    /// straight to its shard leader, as SolrJ's `CloudSolrClient` does.
-    pub fn split_by_shard(&self, docs: Vec<Document>) -> Result<Vec<(String, Vec<Document>)>> {
-        let view = self.view();
-        let mut out: Vec<(String, Vec<Document>)> = Vec::new();
-        for d in docs {
-            let name = view.shard_for(&d)?.name.clone();
-            match out.iter_mut().find(|(n, _)| *n == name) {
-                Some((_, v)) => v.push(d),
-                None => out.push((name, vec![d])),
-            }
-        }
-        let order = |n: &str| view.shards.iter().position(|s| s.name == n);
-        out.sort_by_key(|(n, _)| order(n));
-        Ok(out)
-    }
-
-    /// The shard a write goes to, from its route key alone (the body is never read):
-    /// [`RouteKey::Shard`] names it; [`RouteKey::Ids`] picks the shard holding most of the
-    /// ids (compositeId hashing); without a key (commit, delete-by-query: Solr distributes
-    /// them), or when the key names no active shard, the first active shard.
-    fn write_shard<'a>(&self, view: &'a ClusterView, req: &WireRequest) -> Result<&'a ShardInfo> {
-        let active: Vec<&ShardInfo> = view.shards.iter().filter(|s| s.active).collect();
-        let first = *active
-            .first()
-            .ok_or_else(|| Error::NoNode(format!("{} has no active shard", view.collection)))?;
-        if active.len() == 1 {
-            return Ok(first);
-        }
-        let chosen = match &req.route {
-            Some(RouteKey::Shard(name)) => active.iter().copied().find(|s| &s.name == name),
-            Some(RouteKey::Ids(ids)) if hashes_ids(view) => {
-                let mut counts: Vec<(usize, &ShardInfo)> = Vec::new();
-                for id in ids {
-                    if let Ok(s) = view.shard_for_key(id) {
-                        match counts.iter_mut().find(|(_, x)| x.name == s.name) {
-                            Some((c, _)) => *c += 1,
-                            None => counts.push((1, s)),
-                        }
-                    }
-                }
-                // The first of the most-held shards (max_by_key would take the last).
-                let most = counts.iter().map(|(c, _)| *c).max().unwrap_or(0);
-                counts.into_iter().find(|(c, _)| *c == most).map(|(_, s)| s)
-            }
-            _ => None,
-        };
-        Ok(chosen.unwrap_or(first))
-    }
-
-    /// Groups route ids by shard in the current view (refreshed first when stale); `None`
-    /// when the ids do not decide the shard (standalone, implicit router, `router.field`,
-    /// a hash no active shard serves) or the view cannot be loaded: the request then goes
-    /// as one, and Solr forwards what is not the receiving leader's.
-    async fn group_ids(&self, req: &WireRequest, ids: &[String]) -> Option<Vec<ShardGroup>> {
-        if !self.cloud || ids.is_empty() {
-            return None;
-        }
-        if self.view_too_old() || self.stale.load(Ordering::Acquire) {
-            let seen = self.refreshes();
-            let _ = self.refresh_with(&req.headers, seen).await;
-        }
-        let view = self.view();
-        if !hashes_ids(&view) {
-            return None;
-        }
-        let mut groups: Vec<ShardGroup> = Vec::new();
-        for (i, id) in ids.iter().enumerate() {
-            let name = &view.shard_for_key(id).ok()?.name;
-            match groups.iter_mut().find(|g| &g.shard == name) {
-                Some(g) => g.members.push(i),
-                None => groups.push(ShardGroup {
-                    shard: name.clone(),
-                    members: vec![i],
-                }),
-            }
-        }
-        let order = |n: &str| view.shards.iter().position(|s| s.name == n);
-        groups.sort_by_key(|g| order(&g.shard));
-        Some(groups)
-    }
-
-    /// The ordered attempts for `req`.
-    fn plan(&self, req: &WireRequest) -> Result<Vec<Target>> {
-        let view = self.view();
-        if req.kind == RequestKind::Write {
-            let shard = self.write_shard(&view, req)?;
-            let leader = shard.leader().ok_or_else(|| {
-                Error::NoNode(format!(
-                    "shard {} of {} has no live leader",
-                    shard.name, view.collection
-                ))
-            })?;
-            return Ok(vec![Target {
-                node: self.pool.get(&leader.base_url),
-                core: view.cloud.then(|| leader.core.clone()),
-            }]);
-        }
-        let replicas: Vec<_> = view
-            .shards
-            .iter()
-            .filter(|s| s.active)
-            .flat_map(|s| &s.replicas)
-            .collect();
-        let usable: Vec<_> = if replicas.iter().any(|r| r.usable) {
-            replicas.iter().filter(|r| r.usable).copied().collect()
-        } else {
-            replicas
-        };
-        let urls = |pred: &dyn Fn(&super::cloud::ReplicaInfo) -> bool| -> Vec<Url> {
-            let mut v: Vec<Url> = Vec::new();
-            for r in usable.iter().filter(|r| pred(r)) {
-                if !v.contains(&r.base_url) {
-                    v.push(r.base_url.clone());
-                }
-            }
-            v
-        };
-        let tiers: Vec<Vec<Url>> = match &self.read_preference {
-            ReadPreference::NonLeader => vec![urls(&|r| !r.leader), urls(&|_| true)],
-            ReadPreference::Any => vec![urls(&|_| true)],
-            ReadPreference::Leader => vec![urls(&|r| r.leader), urls(&|_| true)],
-            ReadPreference::Node(n) => {
-                let key = n.trim_end_matches('/');
-                vec![
-                    urls(&|r| node_key(&r.base_url) == key),
-                    urls(&|r| !r.leader),
-                    urls(&|_| true),
-                ]
-            }
-        };
-        let mut seen: Vec<Url> = Vec::new();
-        let mut out = Vec::new();
-        for tier in tiers {
-            let mut fresh: Vec<Arc<NodeState>> = Vec::new();
-            for u in tier {
-                if !seen.contains(&u) {
-                    fresh.push(self.pool.get(&u));
-                    seen.push(u);
-                }
-            }
-            out.extend(
-                self.pool
-                    .order(fresh, self.policy)
-                    .into_iter()
-                    .map(|node| Target { node, core: None }),
-            );
-        }
-        if out.is_empty() {
-            return Err(Error::NoNode(format!("{} has no replica", view.collection)));
-        }
-        Ok(out)
-    }
-
     fn view_too_old(&self) -> bool {
         self.refreshed_at
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .is_none_or(|t| t.elapsed() > self.view_max_age)
     }
-
-    fn prepare(&self, req: &WireRequest, target: &Target) -> WireRequest {
-        let mut r = req.clone();
-        r.node = target.node.url.clone();
-        let collection = &self.view().collection;
-        if let Some(core) = &target.core {
-            if let Some(rest) = r.path.strip_prefix(&format!("{collection}/")) {
-                r.path = format!("{core}/{rest}");
-            }
-        }
-        if self.cloud
-            && req.kind == RequestKind::Read
-            && !r
-                .query
-                .iter()
-                .any(|(k, _)| k == "shards.preference" || k == "distrib")
-        {
-            r.query
-                .push(("shards.preference".into(), "replica.location:local".into()));
-        }
-        r
-    }
-
-    async fn route(&self, mut req: WireRequest) -> Result<WireResponse> {
-        let deadline = req.start_deadline();
-        let timeout = req.request_timeout();
-        super::until_deadline(deadline, timeout, self.route_until(req, deadline)).await
-    }
-
-    async fn route_until(
-        &self,
-        req: WireRequest,
-        deadline: std::time::Instant,
-    ) -> Result<WireResponse> {
-        if self.cloud && self.view_too_old() {
-            self.stale.store(true, Ordering::Release);
-        }
-        if self.cloud && self.stale.load(Ordering::Acquire) {
-            let seen = self.refreshes();
-            if let Err(e) = self.refresh_with(&req.headers, seen).await {
-                if self.view().shards.is_empty() {
-                    return Err(e);
-                }
-            }
-        }
-        let max = self.retry.max_attempts.max(1);
-        let mut attempts = 0u32;
-        let mut waited = Duration::ZERO;
-        let mut refreshed = false;
-        let mut pos = 0usize;
-        let mut plan = Vec::new();
-        loop {
-            if plan.is_empty() {
-                match self.plan(&req) {
-                    Ok(p) => plan = p,
-                    Err(e) => {
-                        // No node for it: nothing was sent. Wait, refresh, try again.
-                        attempts += 1;
-                        let wait = self.retry.wait(attempts, None);
-                        if !self.cloud
-                            || attempts >= max
-                            || !self.retry.fits(waited, wait, deadline)
-                        {
-                            return Err(e);
-                        }
-                        tokio::time::sleep(wait).await;
-                        waited += wait;
-                        let seen = self.refreshes();
-                        let _ = self.refresh_with(&req.headers, seen).await;
-                        continue;
-                    }
-                }
-                pos = 0;
-            }
-            let target = plan[pos % plan.len()].clone();
-            let now = std::time::Instant::now();
-            if target.node.availability(now) == Availability::Probe {
-                // Claim the probe; when another request holds it, this one still goes (it is
-                // the first candidate left), which is harmless.
-                let _ = target.node.claim_probe();
-            }
-            attempts += 1;
-            let attempt = self.prepare(&req, &target);
-            let flight = target.node.begin(req.kind);
-            let res = self.inner.send(attempt).await;
-            let took = flight.elapsed();
-            drop(flight);
-            let node_name = node_key(&target.node.url);
-            match res {
-                Ok(mut resp) => {
-                    if target.node.answered(took) && self.cloud {
-                        // A node came back: it restarted, and leadership may have moved.
-                        self.stale.store(true, Ordering::Release);
-                    }
-                    let status = resp.status.as_u16();
-                    if self.cloud && !refreshed && is_stale_answer(status, &resp.body) {
-                        refreshed = true;
-                        let seen = self.refreshes();
-                        self.stale.store(true, Ordering::Release);
-                        let _ = self.refresh_with(&req.headers, seen).await;
-                        let safe = req.kind != RequestKind::Write || status == 404;
-                        if safe && attempts < max && std::time::Instant::now() < deadline {
-                            plan.clear();
-                            continue;
-                        }
-                    }
-                    if retries_status(req.kind, resp.status) {
-                        let exhausted = |waited| Error::RetriesExhausted {
-                            node: node_name.clone(),
-                            status,
-                            attempts,
-                            waited,
-                        };
-                        if attempts >= max {
-                            return Err(exhausted(waited));
-                        }
-                        let wait = self.retry.wait(attempts, retry_after(&resp.headers));
-                        if !self.retry.fits(waited, wait, deadline) {
-                            return Err(exhausted(waited));
-                        }
-                        tokio::time::sleep(wait).await;
-                        waited += wait;
-                        pos += 1;
-                        continue;
-                    }
-                    if self.cloud && req.kind == RequestKind::Write && has_rf_sentinel(&resp.body) {
-                        self.stale.store(true, Ordering::Release);
-                    }
-                    resp.timing.attempts = attempts;
-                    resp.timing.node = node_name;
-                    return Ok(resp);
-                }
-                Err(e @ Error::Redirect { .. }) => {
-                    // The node answered, with a redirect that is not followed: it is up, and
-                    // another node would not change the answer.
-                    let _ = target.node.answered(took);
-                    return Err(e);
-                }
-                Err(e) => {
-                    let connect = e.is_connect();
-                    target.node.failed(connect, &self.health);
-                    let retryable = match req.kind {
-                        RequestKind::Write => e.is_not_sent(),
-                        RequestKind::Read | RequestKind::Admin => is_transport_error(&e),
-                    };
-                    if !retryable || attempts >= max || std::time::Instant::now() >= deadline {
-                        return Err(e);
-                    }
-                    if self.cloud && connect {
-                        // The node is gone: the leader may have moved. Cheap (one
-                        // CLUSTERSTATUS), and needed on every retry while an election runs.
-                        let seen = self.refreshes();
-                        let _ = self.refresh_with(&req.headers, seen).await;
-                        plan.clear();
-                        if let Ok(p) = self.plan(&req) {
-                            plan = p;
-                        }
-                        // The new plan puts the node that just failed last.
-                        pos = 0;
-                    } else {
-                        pos += 1;
-                    }
-                    // Back off when the next attempt goes to the same node (a write to its
-                    // leader, or a single candidate); fail over at once otherwise.
-                    let same = plan
-                        .get(pos % plan.len().max(1))
-                        .is_none_or(|t| Arc::ptr_eq(&t.node, &target.node));
-                    if same {
-                        let wait = self.retry.wait(attempts, None);
-                        if !self.retry.fits(waited, wait, deadline) {
-                            return Err(e);
-                        }
-                        tokio::time::sleep(wait).await;
-                        waited += wait;
-                    }
-                }
-            }
-        }
-    }
 }
-
-/// True when a document's shard follows from its id: a compositeId collection hashing the
-/// uniqueKey (no `router.field`).
-fn hashes_ids(view: &ClusterView) -> bool {
-    view.cloud && view.router == "compositeId" && view.route_field.is_none()
-}
-
-/// Transport failures a read may fail over on.
-fn is_transport_error(e: &Error) -> bool {
-    matches!(
-        e,
-        Error::Dns { .. }
-            | Error::Connect { .. }
-            | Error::Tls { .. }
-            | Error::Timeout { .. }
-            | Error::Io { .. }
-            | Error::NoNode(_)
-    )
-}
-
-/// An answer that says the cluster view is stale: the core is not on that node (404), the
-/// cluster state moved on (510), or the node is not/has no leader (503 mentioning a leader).
-fn is_stale_answer(status: u16, body: &[u8]) -> bool {
-    match status {
-        404 | 510 => true,
-        503 => contains(body, b"leader"),
-        _ => false,
-    }
-}
-
-/// The tolerant chain's "leader unreachable" sentinel `rf=2147483647`.
-fn has_rf_sentinel(body: &[u8]) -> bool {
-    contains(body, b"\"rf\":2147483647")
-}
-
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    hay.windows(needle.len()).any(|w| w == needle)
-}
-
 impl Transport for Routing {
     fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
         Box::pin(self.route(req))
@@ -888,7 +506,7 @@ impl Transport for Routing {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::composite_id_hash;
+    use crate::transport::{composite_id_hash, RouteKey};
     use crate::TransportKind;
 
     fn inner() -> Arc<dyn Transport> {
@@ -1066,18 +684,5 @@ mod tests {
                 ),
             ]
         );
-    }
-
-    #[test]
-    fn stale_and_sentinel_detection() {
-        assert!(is_stale_answer(404, b"Can not find"));
-        assert!(is_stale_answer(503, b"No registered leader was found"));
-        assert!(!is_stale_answer(503, b"overloaded"));
-        assert!(has_rf_sentinel(
-            br#"{"responseHeader":{"rf":2147483647,"status":0}}"#
-        ));
-        assert!(!has_rf_sentinel(
-            br#"{"responseHeader":{"rf":2,"status":0}}"#
-        ));
     }
 }

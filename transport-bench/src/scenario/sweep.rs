@@ -2,8 +2,8 @@
 //! topology (issue 6), as one table and one chart of p50 vs RTT per transport.
 //!
 //! Each point is an ordinary `study` run (searches only, no reindexing) through
-//! [`crate::wan::cli::run_study`]: the topology is built for the point, calibrated, the study
-//! runs in the `app` namespace with its three connection witnesses, and the topology is torn
+//! [`crate::scenario::wan::run_study`]: the topology is built for the point, calibrated, the
+//! study runs in the `app` namespace with its three connection witnesses, and the topology is torn
 //! down. RTT 0 is always measured: its p50 is each transport's own time (server, proxy,
 //! client, TLS CPU) that the theory adds the round trips to:
 //!
@@ -27,9 +27,9 @@ use serde::{Deserialize, Serialize};
 use solr_client::{Commit, SolrClient, TransportKind};
 
 use crate::report::lines::{self, Chart, Series};
-use crate::study::{StudyConfig, StudyReport, TransportSummary};
-use crate::wan::cli::{run_study, WanArgs};
-use crate::wan::TlsVersion;
+use crate::scenario::study::{StudyConfig, StudyReport, TransportSummary};
+use crate::scenario::wan::{run_study, upstream_of, WanSetup};
+use wan_emu::TlsVersion;
 
 /// How far the measured fresh/pooled ratio may be from the theory before it is flagged.
 pub const RATIO_TOLERANCE: f64 = 0.10;
@@ -51,7 +51,7 @@ pub struct SweepArgs {
     pub bandwidth: Option<String>,
     /// A Solr on this machine's loopback (plain http; the proxy terminates TLS). Without it
     /// the project's local Solr is started and stopped after.
-    #[arg(long, value_parser = crate::SolrUrl)]
+    #[arg(long, value_parser = crate::args::SolrUrl)]
     pub url: Option<String>,
     /// Collection or core.
     #[arg(long, default_value = "bench")]
@@ -79,8 +79,8 @@ pub struct SweepArgs {
     )]
     pub transports: Vec<TransportKind>,
     /// Gzip settings to compare: both, on or off.
-    #[arg(long, default_value = "both")]
-    pub gzip: String,
+    #[arg(long, value_enum, hide_possible_values = true, default_value_t = crate::args::GzipChoice::Both)]
+    pub gzip: crate::args::GzipChoice,
     /// Workload seed.
     #[arg(long, default_value_t = 42)]
     pub seed: u64,
@@ -192,7 +192,7 @@ pub struct SweepReport {
 
 /// The JSON Schema of `sweep.json`.
 pub fn sweep_schema() -> String {
-    crate::schema_of::<SweepReport>()
+    crate::schema::schema_of::<SweepReport>()
 }
 
 fn versions(s: &str) -> Result<Vec<TlsVersion>> {
@@ -216,15 +216,6 @@ pub fn rtt_list(v: &[f64]) -> Result<Vec<f64>> {
     out.sort_by(f64::total_cmp);
     out.dedup();
     Ok(out)
-}
-
-fn gzip_list(s: &str) -> Result<Vec<bool>> {
-    Ok(match s {
-        "both" => vec![false, true],
-        "on" => vec![true],
-        "off" => vec![false],
-        other => bail!("--gzip must be both, on or off, not {other:?}"),
-    })
 }
 
 fn p95(t: &TransportSummary) -> Option<f64> {
@@ -650,11 +641,11 @@ pub async fn sweep(a: &SweepArgs, url: &str, out: &Path) -> Result<SweepReport> 
     let t0 = Instant::now();
     let rtts = rtt_list(&a.rtt)?;
     let tls = versions(&a.tls_version)?;
-    let gzip = gzip_list(&a.gzip)?;
+    let gzip = a.gzip.settings();
     if a.searches == 0 {
         bail!("--searches must be at least 1");
     }
-    crate::wan::cli::upstream_of(url)?;
+    upstream_of(url)?;
     if a.docs > 0 {
         eprintln!("sweep: indexing {} documents on loopback...", a.docs);
         index(url, &a.collection, a.docs, a.seed).await?;
@@ -677,12 +668,20 @@ pub async fn sweep(a: &SweepArgs, url: &str, out: &Path) -> Result<SweepReport> 
                 points.len() + 1,
                 if again { " (baseline again)" } else { "" }
             );
-            let wan = WanArgs {
-                rtt: Some(rtt),
-                jitter: a.jitter,
-                bandwidth: a.bandwidth.clone(),
+            let wan = WanSetup {
+                link: wan_emu::LinkParams {
+                    rtt: std::time::Duration::from_secs_f64(rtt / 1000.0),
+                    jitter: std::time::Duration::from_secs_f64(a.jitter / 1000.0),
+                    bandwidth_bps: a
+                        .bandwidth
+                        .as_deref()
+                        .map(wan_emu::parse_rate)
+                        .transpose()?,
+                },
+                rtt_ms: rtt,
+                jitter_ms: a.jitter,
                 tls_version: Some(version),
-                wan_prefix: a.wan_prefix.clone(),
+                prefix: a.wan_prefix.clone(),
             };
             let cfg = StudyConfig {
                 url: url.to_string(),
@@ -746,7 +745,7 @@ pub async fn sweep(a: &SweepArgs, url: &str, out: &Path) -> Result<SweepReport> 
             "docs": a.docs, "searches": a.searches, "warmup": a.warmup, "reps": a.reps,
             "rows": a.rows, "seed": a.seed,
             "transports": a.transports.iter().map(|t| t.as_str()).collect::<Vec<_>>(),
-            "gzip": a.gzip, "load": "closed loop, concurrency 1", "pcap": !a.no_pcap,
+            "gzip": a.gzip.as_str(), "load": "closed loop, concurrency 1", "pcap": !a.no_pcap,
         }),
         points,
         rows,
@@ -761,9 +760,8 @@ pub async fn run_cmd(a: SweepArgs) -> Result<()> {
     // Check the options before starting anything.
     rtt_list(&a.rtt)?;
     versions(&a.tls_version)?;
-    gzip_list(&a.gzip)?;
     let target = crate::seedkit::Target::open(a.url.clone(), &a.collection, None, "sweep", &[])?;
-    let out = crate::out_dir(a.out.clone(), "sweep")?;
+    let out = crate::run_dir::out_dir(a.out.clone(), "sweep")?;
     let result = sweep(&a, &target.url, &out).await;
     target.finish(a.keep_solr);
     let report = result?;
@@ -776,8 +774,8 @@ pub async fn run_cmd(a: SweepArgs) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::study::Witnesses;
     use crate::stats::Percentiles;
-    use crate::study::Witnesses;
 
     fn summary(transport: &str, p50: f64) -> TransportSummary {
         TransportSummary {

@@ -31,9 +31,9 @@ use serde_json::{json, Value};
 use solr_client::{Commit, Select, SolrClient, Timing, TlsOptions, TransportKind};
 
 use crate::report::lines::{self, Chart, Series};
+use crate::scenario::wan::{header, interrupted, termination, tls_dir, upstream_of};
 use crate::stats::percentiles;
-use crate::wan::cli::{header, interrupted, termination, tls_dir, upstream_of};
-use crate::wan::{TlsVersion, Wan, WanConfig};
+use wan_emu::{TlsVersion, Wan, WanConfig};
 
 /// Options of `large-responses`.
 #[derive(Debug, Clone, clap::Args)]
@@ -42,8 +42,8 @@ pub struct LargeArgs {
     #[arg(value_parser = crate::args::count::<u64, 1, 1_000_000>, allow_negative_numbers = true, long, value_delimiter = ',', default_value = "10,40,100,1000")]
     pub rows: Vec<u64>,
     /// Gzip settings to compare: both, on or off.
-    #[arg(long, default_value = "both")]
-    pub gzip: String,
+    #[arg(long, value_enum, hide_possible_values = true, default_value_t = crate::args::GzipChoice::Both)]
+    pub gzip: crate::args::GzipChoice,
     /// Emulated round-trip time, ms.
     #[arg(value_parser = crate::args::delay_ms, allow_negative_numbers = true, long, value_name = "MS", default_value_t = 20.0)]
     pub rtt: f64,
@@ -73,7 +73,7 @@ pub struct LargeArgs {
     pub transport: TransportKind,
     /// A Solr on this machine's loopback (plain http). Without it the project's local Solr is
     /// started and stopped after.
-    #[arg(long, value_parser = crate::SolrUrl)]
+    #[arg(long, value_parser = crate::args::SolrUrl)]
     pub url: Option<String>,
     /// Collection or core.
     #[arg(long, default_value = "bench")]
@@ -223,7 +223,7 @@ pub struct LargeReport {
 
 /// The JSON Schema of `large-responses.json`.
 pub fn large_schema() -> String {
-    crate::schema_of::<LargeReport>()
+    crate::schema::schema_of::<LargeReport>()
 }
 
 /// Documents of about `doc_bytes` JSON whose text follows a Zipf law over pseudo-words.
@@ -314,15 +314,6 @@ impl LargeDocs {
             "stock_i": self.rng.random_range(0..500),
         })
     }
-}
-
-fn gzip_list(s: &str) -> Result<Vec<bool>> {
-    Ok(match s {
-        "both" => vec![false, true],
-        "on" => vec![true],
-        "off" => vec![false],
-        other => bail!("--gzip must be both, on or off, not {other:?}"),
-    })
 }
 
 /// The corpus tag: seed and document size, so a corpus is reused only when identical.
@@ -874,7 +865,7 @@ pub fn save(dir: &Path, r: &LargeReport, records: &[LargeRecord]) -> Result<()> 
 /// Runs the scenario against `url` (a loopback Solr).
 pub async fn scenario(a: &LargeArgs, url: &str) -> Result<(LargeReport, Vec<LargeRecord>)> {
     let t0 = Instant::now();
-    let gzip = gzip_list(&a.gzip)?;
+    let gzip = a.gzip.settings();
     let mut rows = a.rows.clone();
     rows.sort_unstable();
     rows.dedup();
@@ -897,13 +888,13 @@ pub async fn scenario(a: &LargeArgs, url: &str) -> Result<(LargeReport, Vec<Larg
     }
     let bandwidth = match a.bandwidth.as_str() {
         "none" | "0" => None,
-        b => Some(crate::wan::parse_rate(b)?),
+        b => Some(wan_emu::parse_rate(b)?),
     };
     let upstream = upstream_of(url)?;
     let tag = corpus_tag(a.seed, a.doc_bytes, a.docs);
     ensure_corpus(a, url, &tag).await?;
 
-    let link = crate::wan::LinkParams {
+    let link = wan_emu::LinkParams {
         rtt: Duration::from_secs_f64(a.rtt / 1000.0),
         jitter: Duration::from_secs_f64(a.jitter / 1000.0),
         bandwidth_bps: bandwidth,
@@ -1008,7 +999,7 @@ pub async fn scenario(a: &LargeArgs, url: &str) -> Result<(LargeReport, Vec<Larg
         schema_version: 1,
         upstream: url.to_string(),
         settings: json!({
-            "rows": rows, "gzip": a.gzip, "rtt_ms": a.rtt, "jitter_ms": a.jitter,
+            "rows": rows, "gzip": a.gzip.as_str(), "rtt_ms": a.rtt, "jitter_ms": a.jitter,
             "bandwidth_bps": bandwidth, "tls_version": a.tls_version.map(|v| v.to_string()),
             "requests": a.requests, "warmup": a.warmup, "docs": a.docs,
             "doc_bytes": a.doc_bytes, "transport": a.transport.as_str(), "seed": a.seed,
@@ -1028,12 +1019,11 @@ pub async fn scenario(a: &LargeArgs, url: &str) -> Result<(LargeReport, Vec<Larg
 
 /// `transport-bench large-responses`: starts the local Solr unless `--url`, runs, saves, prints.
 pub async fn run_cmd(a: LargeArgs) -> Result<()> {
-    gzip_list(&a.gzip)?;
     let target = crate::seedkit::Target::open(a.url.clone(), &a.collection, None, "large", &[])?;
     let result = scenario(&a, &target.url).await;
     target.finish(a.keep_solr);
     let (report, records) = result?;
-    let out = crate::out_dir(a.out.clone(), "large-responses")?;
+    let out = crate::run_dir::out_dir(a.out.clone(), "large-responses")?;
     save(&out, &report, &records)?;
     print_text(&report, &mut std::io::stdout().lock())?;
     eprintln!("saved: {}", out.display());

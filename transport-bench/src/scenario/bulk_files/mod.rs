@@ -51,7 +51,7 @@ pub enum CommitMode {
 pub struct BulkArgs {
     /// Solr base URL. Without it the project's local standalone Solr (instance `bulk`) is
     /// started and stopped after.
-    #[arg(long, value_parser = crate::SolrUrl)]
+    #[arg(long, value_parser = crate::args::SolrUrl)]
     pub url: Option<String>,
     /// Core or collection.
     #[arg(long, default_value = "bench")]
@@ -226,7 +226,7 @@ pub async fn cmd(a: BulkArgs) -> Result<BulkReport> {
     let result = run(&a, files, &target).await;
     target.finish(a.keep_solr);
     let report = result?;
-    let out = crate::out_dir(a.out.clone(), "bulk-files")?;
+    let out = crate::run_dir::out_dir(a.out.clone(), "bulk-files")?;
     report::save(&out, &report).with_context(|| format!("saving to {}", out.display()))?;
     report::print_text(&report, &mut std::io::stdout().lock())?;
     eprintln!("saved: {}", out.display());
@@ -637,13 +637,8 @@ async fn run(a: &BulkArgs, files: usize, target: &Target) -> Result<BulkReport> 
 
 #[cfg(test)]
 mod tests {
-    use clap::Parser;
-
     fn args(extra: &[&str]) -> super::BulkArgs {
-        match crate::parse_command("bulk-files", extra) {
-            crate::Command::BulkFiles(a) => *a,
-            other => panic!("parsed as {other:?}"),
-        }
+        crate::args::try_parse("bulk-files", extra).expect("parses")
     }
 
     #[test]
@@ -662,15 +657,12 @@ mod tests {
         }
         // Counts out of range are rejected by the parser, with the range.
         for bad in [["--docs-per-file", "0"], ["--reps", "0"], ["--files", "-1"]] {
-            let e = crate::Cli::try_parse_from(
-                ["transport-bench", "bulk-files"].into_iter().chain(bad),
-            )
-            .expect_err("rejected");
+            let e = crate::args::try_parse::<super::BulkArgs>("bulk-files", &bad)
+                .expect_err("rejected");
             assert!(e.to_string().contains("must be a whole number from"), "{e}");
         }
         assert!(
-            crate::Cli::try_parse_from(["transport-bench", "bulk-files", "--format", "yaml"])
-                .is_err()
+            crate::args::try_parse::<super::BulkArgs>("bulk-files", &["--format", "yaml"]).is_err()
         );
     }
 }

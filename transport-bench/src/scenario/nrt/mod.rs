@@ -54,7 +54,7 @@ impl CommitKind {
 pub struct NrtArgs {
     /// Solr base URL. Without it the project's local standalone Solr (instance `nrt`) is
     /// started, cleared before each run as the seed did, and stopped after.
-    #[arg(long, value_parser = crate::SolrUrl)]
+    #[arg(long, value_parser = crate::args::SolrUrl)]
     pub url: Option<String>,
     /// Core or collection.
     #[arg(long, default_value = "bench")]
@@ -304,7 +304,7 @@ pub async fn cmd(a: NrtArgs) -> Result<NrtReport> {
     let result = run_all(&a, &target, clear).await;
     target.finish(a.keep_solr);
     let report = result?;
-    let out = crate::out_dir(a.out.clone(), "nrt")?;
+    let out = crate::run_dir::out_dir(a.out.clone(), "nrt")?;
     report::save(&out, &report).with_context(|| format!("saving to {}", out.display()))?;
     report::print_text(&report, &mut std::io::stdout().lock())?;
     eprintln!("saved: {}", out.display());
@@ -814,10 +814,7 @@ async fn run_one(
 #[cfg(test)]
 mod tests {
     fn args(extra: &[&str]) -> super::NrtArgs {
-        match crate::parse_command("nrt", extra) {
-            crate::Command::Nrt(a) => *a,
-            other => panic!("parsed as {other:?}"),
-        }
+        crate::args::try_parse("nrt", extra).expect("parses")
     }
 
     #[test]
@@ -842,10 +839,7 @@ mod tests {
             ["--preload-batch", "0"],
             ["--duration", "-5"],
         ] {
-            let e = <crate::Cli as clap::Parser>::try_parse_from(
-                ["transport-bench", "nrt"].into_iter().chain(bad),
-            )
-            .expect_err("rejected");
+            let e = crate::args::try_parse::<super::NrtArgs>("nrt", &bad).expect_err("rejected");
             assert!(e.to_string().contains("out of range"), "{e}");
         }
     }

@@ -43,8 +43,8 @@ use serde::{Deserialize, Serialize};
 use solr_client::transport::{ReadPreference, Routing};
 use solr_client::{Commit, RequestKind, Select, SolrClient, TlsOptions, TransportKind};
 
-use crate::knn::procstat::Sampler;
 use crate::local_solr::{LocalSolr, Mode};
+use crate::scenario::knn::procstat::Sampler;
 use crate::seedkit;
 use crate::workload::Generator;
 
@@ -158,10 +158,10 @@ pub struct RoutingArgs {
     /// Leader (primary) base URL. Without `--leader`/`--follower` the project's local pair
     /// (instance `--instance`) is started with the commit and poll settings below, and
     /// stopped after.
-    #[arg(long, requires = "follower", value_parser = crate::SolrUrl)]
+    #[arg(long, requires = "follower", value_parser = crate::args::SolrUrl)]
     pub leader: Option<String>,
     /// Follower (replica) base URL.
-    #[arg(long, requires = "leader", value_parser = crate::SolrUrl)]
+    #[arg(long, requires = "leader", value_parser = crate::args::SolrUrl)]
     pub follower: Option<String>,
     /// Core on both nodes.
     #[arg(long, default_value = "bench")]
@@ -656,7 +656,7 @@ pub async fn cmd(a: RoutingArgs) -> Result<RoutingReport> {
         }
     }
     let report = result?;
-    let out = crate::out_dir(a.out.clone(), "routing")?;
+    let out = crate::run_dir::out_dir(a.out.clone(), "routing")?;
     report::save(&out, &report).with_context(|| format!("saving to {}", out.display()))?;
     report::print_text(&report, &mut std::io::stdout().lock())?;
     eprintln!("saved: {}", out.display());
@@ -1587,10 +1587,7 @@ async fn run_cell(
 #[cfg(test)]
 mod tests {
     fn args(extra: &[&str]) -> super::RoutingArgs {
-        match crate::parse_command("routing", extra) {
-            crate::Command::Routing(a) => *a,
-            other => panic!("parsed as {other:?}"),
-        }
+        crate::args::try_parse("routing", extra).expect("parses")
     }
 
     #[test]
@@ -1623,8 +1620,8 @@ mod tests {
             &["--readers", "-1"],
             &["--write-batch", "0"],
         ] {
-            let argv = ["transport-bench", "routing"].iter().chain(bad.iter());
-            let e = <crate::Cli as clap::Parser>::try_parse_from(argv).expect_err("out of range");
+            let e = crate::args::try_parse::<super::RoutingArgs>("routing", bad)
+                .expect_err("out of range");
             assert!(e.to_string().contains("out of range"), "{e}");
         }
         // Cloud: its own default preferences and hard commit; pair and cloud preferences

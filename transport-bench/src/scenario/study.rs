@@ -205,7 +205,7 @@ pub struct StudyReport {
     pub verdict: String,
     /// `audit` only: the idle penalty of one kept-alive connection ([`crate::idle`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub idle: Option<crate::idle::IdleProbe>,
+    pub idle: Option<crate::scenario::idle::IdleProbe>,
 }
 
 fn progress(quiet: bool, len: u64, msg: String) -> ProgressBar {
@@ -870,6 +870,37 @@ pub fn verdict(ts: &[TransportSummary], indexing: &[IndexSummary]) -> String {
         ));
     }
     format!("verdict: {}", parts.join("; "))
+}
+
+/// Runs the study with the client in its own namespace when [`crate::witness::isolation::why_not_isolated`] allows it
+/// (the pcap witness then captures on the namespace's veth), else as it is, with the
+/// kernel witness marked not isolated. The report's settings say which
+/// (`kernel_witness`).
+pub async fn run_isolated(mut cfg: StudyConfig) -> Result<(StudyReport, Vec<Record>)> {
+    use crate::witness::isolation::{why_not_isolated, ClientNamespace};
+    let scope;
+    let result = match why_not_isolated(&cfg.url) {
+        None => {
+            let ns = ClientNamespace::create().context("isolating the client")?;
+            if cfg.pcap_interface.is_some() {
+                cfg.pcap_interface = Some(ns.device().to_string());
+            }
+            scope = format!("isolated: the client in network namespace {}", ns.name());
+            let rx = ns.spawn(move || async move { run(&cfg).await });
+            let r = rx
+                .await
+                .context("the study thread ended without a result")?;
+            drop(ns);
+            r
+        }
+        Some(why) => {
+            scope = format!("not isolated: {why}");
+            run(&cfg).await
+        }
+    };
+    let (mut report, records) = result?;
+    report.settings["kernel_witness"] = serde_json::Value::String(scope);
+    Ok((report, records))
 }
 
 #[cfg(test)]

@@ -1,0 +1,236 @@
+//! `transport-bench audit`: a quick audit of any Solr, with the idle-penalty probe.
+
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use solr_client::transport::{Pooled, PooledConfig};
+use solr_client::TransportKind;
+
+use super::groups::{CaptureArgs, OutputArgs, SolrTargetArgs};
+use super::wan::WanArgs;
+use crate::scenario::{idle, study, wan};
+use crate::{auth, seedkit};
+
+/// Options of `audit`.
+#[derive(Debug, clap::Args)]
+#[command(mut_arg("url", |a| a.help(
+    "Solr base URL, e.g. `https://solr.example:8983/solr`. Without it the project's local \
+     Solr is started (and stopped after)"
+)))]
+#[command(mut_arg("out", |a| a.help("Output folder (default `results/audit-<unix time>`)")))]
+#[command(mut_arg("no_pcap", |a| a.help("Do not capture packets")))]
+pub struct AuditArgs {
+    /// The Solr to audit.
+    #[command(flatten)]
+    pub target: SolrTargetArgs,
+    /// The local Solr with TLS; with `--rtt`, TLS 1.3 at the WAN proxy instead.
+    #[arg(long)]
+    pub tls: bool,
+    /// The query each search sends (any Solr answers `*:*`).
+    #[arg(long, default_value = "*:*")]
+    pub query: String,
+    /// Rows per search.
+    #[arg(value_parser = crate::args::count::<u64, 0, 1_000_000>, allow_negative_numbers = true, long, default_value_t = 10)]
+    pub rows: u64,
+    /// Searches per transport.
+    #[arg(value_parser = crate::args::count::<usize, 1, 10_000_000>, allow_negative_numbers = true, long, default_value_t = 50)]
+    pub searches: usize,
+    /// The pcap SYN witness.
+    #[command(flatten)]
+    pub capture: CaptureArgs,
+    /// Where the run's files go.
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Idle gaps (ms) for the idle-penalty probe: the same search on one kept-alive pooled
+    /// connection, back to back (0) and after each gap. Not through `--rtt`.
+    #[arg(value_parser = crate::args::count::<u64, 0, 3_600_000>, allow_negative_numbers = true, long, value_delimiter = ',', default_value = idle::DEFAULT_GAPS)]
+    pub idle_gaps: Vec<u64>,
+    /// Searches per idle gap.
+    #[arg(value_parser = crate::args::count::<usize, 1, 100_000>, allow_negative_numbers = true, long, default_value_t = idle::DEFAULT_SEARCHES)]
+    pub idle_searches: usize,
+    /// Skip the idle-penalty probe.
+    #[arg(long)]
+    pub no_idle: bool,
+    /// Then measure the longest idle gap again while a warmer sends `*:*` with no rows
+    /// every this many ms on a second connection (0: no warmer).
+    #[arg(value_parser = crate::args::count::<u64, 0, 60_000>, allow_negative_numbers = true, long, value_name = "MS", default_value_t = 20)]
+    pub idle_warmer: u64,
+    /// WAN emulation (`--rtt`, `--jitter`, `--bandwidth`, `--tls-version`; root): only for
+    /// the project's local Solr or another Solr on this machine's loopback.
+    #[command(flatten)]
+    pub wan: Box<WanArgs>,
+}
+
+impl AuditArgs {
+    /// The audit's study configuration against the Solr at `url` (trusting `ca`), indexing
+    /// `docs` documents first.
+    pub fn config(
+        &self,
+        url: String,
+        ca: Option<std::path::PathBuf>,
+        docs: usize,
+    ) -> study::StudyConfig {
+        study::StudyConfig {
+            pcap_interface: self.capture.interface_for(&url),
+            url,
+            collection: self.target.collection.clone(),
+            ca,
+            docs,
+            batch: 100,
+            searches: self.searches,
+            mixed: 0,
+            write_ratio: 0.0,
+            warmup: 0,
+            reps: 1,
+            rows: self.rows,
+            query: Some(self.query.clone()),
+            load: crate::load::Load::Closed { concurrency: 1 },
+            seed: 42,
+            transports: TransportKind::ALL.to_vec(),
+            gzip: vec![false, true],
+            vector_dim: 0,
+            capture_dir: None,
+            quiet: self.output.quiet,
+        }
+    }
+}
+
+/// Runs `audit`: prints the findings and the text report and saves the run folder.
+pub async fn run(a: AuditArgs) -> Result<()> {
+    let wan_setup = a.wan.setup()?;
+    if let (Some(url), true) = (&a.target.url, wan_setup.is_some()) {
+        if let Err(e) = wan::upstream_of(url) {
+            anyhow::bail!(
+                "WAN emulation (--rtt/--bandwidth) applies only to the project's local Solr or \
+                 another plain-http Solr on this machine's loopback, and {url} is not one ({e:#}). \
+                 Drop --rtt/--bandwidth to audit it over the real network, or drop --url to \
+                 audit the local Solr through the emulated link."
+            );
+        }
+    }
+    // Through the WAN topology the proxy terminates TLS; Solr itself stays plain http.
+    let solr_tls = a.tls && wan_setup.is_none();
+    let target = a.target.open("audit", solr_tls)?;
+    let url = target.url.clone();
+    // An empty local core would answer every search with nothing: index a few documents.
+    let docs = if target.local.is_some() { 100 } else { 0 };
+    let mut cfg = a.config(url.clone(), target.ca.clone(), docs);
+    // The captures are kept for the paced-response analysis, then removed.
+    let captures = cfg
+        .pcap_interface
+        .as_ref()
+        .map(|_| std::env::temp_dir().join(format!("tb-audit-{}", std::process::id())));
+    cfg.capture_dir = captures.clone();
+    let result = match &wan_setup {
+        Some(w) => wan::run_study(w, a.tls, cfg).await,
+        None => {
+            let mut result = study::run_isolated(cfg.clone()).await;
+            if let (Ok((report, _)), false) = (&mut result, a.no_idle || a.idle_gaps.is_empty()) {
+                match idle_probe(&cfg, &a.idle_gaps, a.idle_searches, a.idle_warmer).await {
+                    Ok(p) => report.idle = Some(p),
+                    Err(e) => report
+                        .warnings
+                        .push(format!("idle-penalty probe failed: {e:#}")),
+                }
+            }
+            result
+        }
+    };
+    target.finish(false);
+    let paced = captures
+        .as_deref()
+        .map(crate::witness::pacing::findings_in_dir)
+        .unwrap_or_default();
+    if let Some(dir) = &captures {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    let (mut report, records) = result?;
+    report.warnings.extend(paced.iter().cloned());
+    let out = a.output.dir("audit")?;
+    crate::report::save(&out, &report, &records)
+        .with_context(|| format!("saving to {}", out.display()))?;
+    let mut stdout = std::io::stdout().lock();
+    use std::io::Write;
+    let through = match report.settings.get("wan") {
+        Some(w) => format!(
+            " through the emulated link (RTT {} ms, proxy {})",
+            w["rtt_ms"],
+            w["proxy"].as_str().unwrap_or("-")
+        ),
+        None => String::new(),
+    };
+    writeln!(
+        stdout,
+        "Audit of {url}{through}: {} searches per transport",
+        a.searches
+    )?;
+    for line in study::findings(&report.transports).iter().chain(&paced) {
+        writeln!(stdout, "  {line}")?;
+    }
+    writeln!(stdout)?;
+    crate::report::print_text(&report, &mut stdout)?;
+    eprintln!("saved: {}", out.display());
+    Ok(())
+}
+
+/// The idle-penalty probe of `audit` ([`idle::probe`]) on a new pooled client, with a warmer
+/// on a second one every `warmer_ms` (0: none).
+async fn idle_probe(
+    cfg: &study::StudyConfig,
+    gaps: &[u64],
+    n: usize,
+    warmer_ms: u64,
+) -> Result<idle::IdleProbe> {
+    let mut tls = solr_client::TlsOptions::new();
+    if let Some(ca) = &cfg.ca {
+        tls = tls.add_ca_pem_file(ca)?;
+    }
+    let pooled = Arc::new(Pooled::new(&tls, PooledConfig::default())?);
+    let auth = auth::from_env()?;
+    let client = |transport: Arc<Pooled>| {
+        let b = solr_client::SolrClient::builder(&cfg.url)
+            .collection(&cfg.collection)
+            .custom_transport(transport);
+        match auth.clone() {
+            Some(c) => b.credentials(c),
+            None => b,
+        }
+        .build()
+    };
+    let measured = client(pooled.clone())?;
+    let warm_client = client(Arc::new(Pooled::new(&tls, PooledConfig::default())?))?;
+    let select =
+        solr_client::Select::new(cfg.query.clone().unwrap_or_else(|| "*:*".into())).rows(cfg.rows);
+    let warmer = (warmer_ms > 0).then(|| idle::Warmer {
+        client: &warm_client,
+        select: solr_client::Select::new("*:*").rows(0),
+        interval: std::time::Duration::from_millis(warmer_ms),
+    });
+    let steps = (gaps.len() + usize::from(warmer.is_some())) * n;
+    let pb = seedkit::progress(cfg.quiet, steps as u64, "idle-penalty probe");
+    let opened = {
+        let pooled = pooled.clone();
+        move || solr_client::Transport::stats(&*pooled).connections_opened
+    };
+    let p = idle::probe(&measured, &opened, &select, gaps, n, warmer, &pb).await;
+    pb.finish_and_clear();
+    p
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{parse_command, Command};
+
+    #[test]
+    fn audit_idle_options() {
+        let gaps = |extra: &[&str]| match parse_command("audit", extra) {
+            Command::Audit(a) => (a.idle_gaps, a.idle_searches, a.idle_warmer, a.no_idle),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(gaps(&[]), (vec![0, 20, 100, 300], 15, 20, false));
+        assert_eq!(
+            gaps(&["--idle-gaps", "0,50", "--idle-warmer", "0", "--no-idle"]),
+            (vec![0, 50], 15, 0, true)
+        );
+    }
+}

@@ -1,0 +1,24 @@
+//! `transport-bench compare`: two saved studies side by side.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use crate::report::{compare, load_summary};
+
+/// Options of `compare`.
+#[derive(Debug, clap::Args)]
+pub struct CompareArgs {
+    /// Baseline summary.json (or its folder).
+    pub baseline: PathBuf,
+    /// Contender summary.json (or its folder).
+    pub contender: PathBuf,
+}
+
+/// Runs `compare`: prints the differences and the noise margin.
+pub fn run(a: CompareArgs) -> Result<()> {
+    let base = load_summary(&a.baseline)?;
+    let other = load_summary(&a.contender)?;
+    let diffs = compare::compare(&base, &other);
+    compare::print(&diffs, &mut std::io::stdout().lock())
+}

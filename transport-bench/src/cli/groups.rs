@@ -1,0 +1,124 @@
+//! Argument groups shared by several commands, flattened into each with
+//! `#[command(flatten)]`: the Solr target, the output folder, the packet capture. Each group
+//! turns itself into what the scenarios take (a [`Target`], a run folder, a pcap interface),
+//! so no command copies these fields by hand. A command whose help text of a shared option
+//! says more than the group's (e.g. what happens without `--url`) sets it with `mut_arg`.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use crate::seedkit::Target;
+
+/// The Solr to talk to: `--url`, `--collection`, `--ca`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct SolrTargetArgs {
+    /// Solr base URL. Without it the project's local Solr is started (and stopped after).
+    #[arg(long, value_parser = crate::args::SolrUrl)]
+    pub url: Option<String>,
+    /// Collection or core.
+    #[arg(long, default_value = "bench")]
+    pub collection: String,
+    /// CA certificate (PEM) to trust for https.
+    #[arg(long)]
+    pub ca: Option<PathBuf>,
+}
+
+impl SolrTargetArgs {
+    /// `--url` when given; otherwise the project's local standalone Solr, instance `name`
+    /// (`name-tls`, started with `--tls`, when `tls`).
+    pub fn open(&self, name: &str, tls: bool) -> Result<Target> {
+        let (url, ca) = (self.url.clone(), self.ca.clone());
+        if tls {
+            Target::open(
+                url,
+                &self.collection,
+                ca,
+                &format!("{name}-tls"),
+                &["--tls"],
+            )
+        } else {
+            Target::open(url, &self.collection, ca, name, &[])
+        }
+    }
+}
+
+/// Where the run's files go and how much is shown while it runs: `--out`, `--quiet`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct OutputArgs {
+    /// Output folder (default `results/<command>-<unix time>`).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// No progress bars.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+impl OutputArgs {
+    /// `--out`, or a new folder `{kind}-{unix time}` under the results folder
+    /// ([`crate::run_dir::out_dir`]).
+    pub fn dir(&self, kind: &str) -> Result<PathBuf> {
+        crate::run_dir::out_dir(self.out.clone(), kind)
+    }
+}
+
+/// The pcap SYN witness: `--interface`, `--no-pcap`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct CaptureArgs {
+    /// Interface for the pcap SYN witness (default: lo for a loopback URL, any otherwise).
+    #[arg(long)]
+    pub interface: Option<String>,
+    /// Do not capture packets (the pcap witness needs root or CAP_NET_RAW).
+    #[arg(long)]
+    pub no_pcap: bool,
+}
+
+impl CaptureArgs {
+    /// The interface to capture on for a Solr at `url`, or None with `--no-pcap`.
+    pub fn interface_for(&self, url: &str) -> Option<String> {
+        (!self.no_pcap).then(|| {
+            self.interface
+                .clone()
+                .unwrap_or_else(|| default_interface(url))
+        })
+    }
+}
+
+/// `lo` for a loopback URL, `any` otherwise.
+pub fn default_interface(url: &str) -> String {
+    let host = url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_string))
+        .unwrap_or_default();
+    if host == "localhost" || host.starts_with("127.") || host == "[::1]" {
+        "lo".into()
+    } else {
+        "any".into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_convert_themselves() {
+        let c = CaptureArgs {
+            interface: None,
+            no_pcap: false,
+        };
+        assert_eq!(
+            c.interface_for("http://127.0.0.1:8983/solr").as_deref(),
+            Some("lo")
+        );
+        assert_eq!(
+            c.interface_for("https://solr.example/solr").as_deref(),
+            Some("any")
+        );
+        let off = CaptureArgs {
+            interface: Some("eth0".into()),
+            no_pcap: true,
+        };
+        assert_eq!(off.interface_for("http://127.0.0.1:1/solr"), None);
+    }
+}

@@ -1,0 +1,161 @@
+//! `transport-bench study`: the transport study (seed 003).
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use solr_client::TransportKind;
+
+use super::groups::{CaptureArgs, OutputArgs, SolrTargetArgs};
+use super::wan::WanArgs;
+use crate::args::GzipChoice;
+use crate::load::Load;
+use crate::scenario::{study, wan};
+
+/// Options of `study`.
+#[derive(Debug, clap::Args)]
+#[command(mut_arg("url", |a| a.help(
+    "Solr base URL. Without it the project's own local Solr is started (and stopped after)"
+)))]
+#[command(mut_arg("out", |a| a.help("Output folder (default `results/study-<unix time>`)")))]
+pub struct StudyArgs {
+    /// The Solr to study.
+    #[command(flatten)]
+    pub target: SolrTargetArgs,
+    /// Start the local Solr with TLS (https) instead of plain http.
+    #[arg(long)]
+    pub tls: bool,
+    /// Documents reindexed per update format (seed 003: 50K); 0 skips reindexing.
+    #[arg(value_parser = crate::args::count::<usize, 0, 100_000_000>, allow_negative_numbers = true, long, default_value_t = 50_000)]
+    pub docs: usize,
+    /// Documents per update request.
+    #[arg(value_parser = crate::args::count::<usize, 1, 1_000_000>, allow_negative_numbers = true, long, default_value_t = 500)]
+    pub batch: usize,
+    /// Measured searches per transport and repetition (seed 003: 1K); 0 skips.
+    #[arg(value_parser = crate::args::count::<usize, 0, 10_000_000>, allow_negative_numbers = true, long, default_value_t = 1000)]
+    pub searches: usize,
+    /// Measured mixed read/write operations per transport and repetition (seed 003: 1K); 0 skips.
+    #[arg(value_parser = crate::args::count::<usize, 0, 10_000_000>, allow_negative_numbers = true, long, default_value_t = 1000)]
+    pub mixed: usize,
+    /// Share of writes (single-document adds, no commit) in the mixed workload.
+    #[arg(value_parser = crate::args::ratio, allow_negative_numbers = true, long, default_value_t = 0.5)]
+    pub write_ratio: f64,
+    /// Warm-up searches per transport and repetition (excluded from figures).
+    #[arg(value_parser = crate::args::count::<usize, 0, 10_000_000>, allow_negative_numbers = true, long, default_value_t = 20)]
+    pub warmup: usize,
+    /// Repetitions; the transport order rotates between them.
+    #[arg(value_parser = crate::args::count::<usize, 1, 1000>, allow_negative_numbers = true, long, default_value_t = 3)]
+    pub reps: usize,
+    /// Rows per search.
+    #[arg(value_parser = crate::args::count::<u64, 0, 1_000_000>, allow_negative_numbers = true, long, default_value_t = 10)]
+    pub rows: u64,
+    /// Concurrent workers (closed loop).
+    #[arg(value_parser = crate::args::count::<usize, 1, 10_000>, allow_negative_numbers = true, long, default_value_t = 1)]
+    pub concurrency: usize,
+    /// Open loop: target rate in requests per second (replaces the closed loop).
+    #[arg(long)]
+    pub rate: Option<f64>,
+    /// Open loop: Poisson arrivals instead of a constant gap.
+    #[arg(long)]
+    pub poisson: bool,
+    /// Open loop: most requests in flight at once.
+    #[arg(value_parser = crate::args::count::<usize, 1, 100_000>, allow_negative_numbers = true, long, default_value_t = 64)]
+    pub max_in_flight: usize,
+    /// Workload seed.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// Transports, comma-separated.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "fresh,pooled,reqwest,http2"
+    )]
+    pub transports: Vec<TransportKind>,
+    /// Gzip settings to compare: both, on or off.
+    #[arg(long, value_enum, hide_possible_values = true, default_value_t = GzipChoice::Both)]
+    pub gzip: GzipChoice,
+    /// Dimension of the documents' `vector` field (0 = none).
+    #[arg(value_parser = crate::args::count::<usize, 0, 65_536>, allow_negative_numbers = true, long, default_value_t = 0)]
+    pub vector_dim: usize,
+    /// Where the run's files go.
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// The pcap SYN witness.
+    #[command(flatten)]
+    pub capture: CaptureArgs,
+    /// Save each transport's first-repetition capture as pcapng here.
+    #[arg(long)]
+    pub save_captures: Option<PathBuf>,
+    /// Keep the local Solr running afterwards.
+    #[arg(long)]
+    pub keep_solr: bool,
+    /// WAN emulation (`--rtt`, `--jitter`, `--bandwidth`, `--tls-version`).
+    #[command(flatten)]
+    pub wan: Box<WanArgs>,
+}
+
+impl StudyArgs {
+    /// The load the options ask for: an open loop with `--rate`, else a closed one.
+    pub fn load(&self) -> Result<Load> {
+        Ok(match self.rate {
+            Some(rate) if rate > 0.0 => Load::Open {
+                rate,
+                poisson: self.poisson,
+                max_in_flight: self.max_in_flight,
+            },
+            Some(rate) => anyhow::bail!("--rate must be positive, not {rate}"),
+            None => Load::Closed {
+                concurrency: self.concurrency,
+            },
+        })
+    }
+
+    /// The study's configuration against the Solr at `url` (trusting `ca`).
+    pub fn config(&self, url: String, ca: Option<PathBuf>) -> Result<study::StudyConfig> {
+        Ok(study::StudyConfig {
+            pcap_interface: self.capture.interface_for(&url),
+            url,
+            collection: self.target.collection.clone(),
+            ca,
+            docs: self.docs,
+            batch: self.batch,
+            searches: self.searches,
+            mixed: self.mixed,
+            write_ratio: self.write_ratio,
+            warmup: self.warmup,
+            reps: self.reps,
+            rows: self.rows,
+            load: self.load()?,
+            seed: self.seed,
+            transports: self.transports.clone(),
+            gzip: self.gzip.settings(),
+            vector_dim: self.vector_dim,
+            query: None,
+            capture_dir: self.save_captures.clone(),
+            quiet: self.output.quiet,
+        })
+    }
+}
+
+/// Runs `study`: prints the text report and saves the run folder.
+pub async fn run(a: StudyArgs) -> Result<()> {
+    a.load()?;
+    let wan_setup = a.wan.setup()?;
+    // Through the WAN topology the proxy terminates TLS; Solr itself stays plain http.
+    let solr_tls = a.tls && wan_setup.is_none();
+    let target = a.target.open("study", solr_tls)?;
+    let cfg = a.config(target.url.clone(), target.ca.clone());
+    let result = match (cfg, &wan_setup) {
+        (Err(e), _) => Err(e),
+        (Ok(cfg), Some(w)) => wan::run_study(w, a.tls, cfg).await,
+        (Ok(cfg), None) => study::run_isolated(cfg).await,
+    };
+    target.finish(a.keep_solr);
+    let (report, records) = result?;
+    let out = a.output.dir("study")?;
+    crate::report::save(&out, &report, &records)
+        .with_context(|| format!("saving to {}", out.display()))?;
+    let mut stdout = std::io::stdout().lock();
+    crate::report::print_text(&report, &mut stdout)?;
+    eprintln!("saved: {}", out.display());
+    Ok(())
+}

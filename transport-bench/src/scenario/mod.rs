@@ -1,0 +1,19 @@
+//! The scenarios: each takes its configuration, runs against Solr and returns a report value.
+//! None imports from the command line ([`crate::cli`]) or from the crate root.
+//!
+//! [`study`] is the transport study (seed 003) and [`idle`] its idle-penalty probe; [`wan`]
+//! runs a study through the emulated WAN link; [`sweep`] runs the study's searches at several
+//! RTTs; [`large_responses`] is S5 (seed 004); [`nrt`] is near-real-time indexing under search
+//! load (seed 001); [`routing`] is seed 003's read routing under write pressure;
+//! [`bulk_files`] is bulk indexing of update files (seed 002); [`knn`] is the kNN load test
+//! (seed 000).
+
+pub mod bulk_files;
+pub mod idle;
+pub mod knn;
+pub mod large_responses;
+pub mod nrt;
+pub mod routing;
+pub mod study;
+pub mod sweep;
+pub mod wan;
