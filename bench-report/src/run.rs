@@ -1,23 +1,24 @@
 //! Run folders: every report a command saves implements [`RunReport`] (a kind tag, saving
-//! into a folder, printing its text, its JSON schema), and [`save_run`] writes a small
-//! manifest, [`MANIFEST`], naming the kind beside the report's files. `report RUN` reads the
+//! into a folder, printing its text, its JSON schema); saving writes a small manifest,
+//! [`MANIFEST`], naming the kind beside the report's files. `report RUN` reads the
 //! kind with [`kind_of`] and dispatches on it instead of trying every report type in turn.
 //!
 //! ```
-//! use bench_report::run::{kind_of, save_run, RunReport};
+//! use bench_report::run::{kind_of, RunReport};
 //! #[derive(serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 //! struct Hello { greeting: String }
 //! impl RunReport for Hello {
 //!     const KIND: &'static str = "hello";
 //!     fn save(&self, dir: &std::path::Path) -> anyhow::Result<()> {
-//!         bench_report::run::write_json(dir, Self::FILE, self)
+//!         bench_report::run::write_json(dir, Self::FILE, self)?;
+//!         Self::write_manifest(dir)
 //!     }
 //!     fn print_text(&self, w: &mut dyn std::io::Write) -> anyhow::Result<()> {
 //!         Ok(writeln!(w, "{}", self.greeting)?)
 //!     }
 //! }
 //! let dir = std::env::temp_dir().join(format!("run-doc-{}", std::process::id()));
-//! save_run(&dir, &Hello { greeting: "hi".into() }).unwrap();
+//! Hello { greeting: "hi".into() }.save(&dir).unwrap();
 //! assert_eq!(kind_of(&dir).unwrap().as_deref(), Some("hello"));
 //! let mut out = Vec::new();
 //! let back = Hello::rerender(&dir).unwrap();
@@ -52,9 +53,14 @@ pub trait RunReport: Serialize + DeserializeOwned + schemars::JsonSchema + Sized
     /// The report's JSON file inside the run folder.
     const FILE: &'static str = "summary.json";
 
-    /// Writes the report's files (its JSON, text, CSV, charts) into `dir`, creating it. The
-    /// manifest is written by [`save_run`].
+    /// Writes the report's files (its JSON, text, CSV, charts) and the manifest
+    /// ([`RunReport::write_manifest`]) into `dir`, creating it.
     fn save(&self, dir: &Path) -> anyhow::Result<()>;
+
+    /// Writes [`MANIFEST`] naming this kind into `dir`.
+    fn write_manifest(dir: &Path) -> anyhow::Result<()> {
+        write_manifest(dir, Self::KIND, Self::FILE)
+    }
 
     /// Prints the human-readable report; its last line is the verdict.
     fn print_text(&self, w: &mut dyn Write) -> anyhow::Result<()>;
@@ -77,15 +83,9 @@ pub trait RunReport: Serialize + DeserializeOwned + schemars::JsonSchema + Sized
     /// the JSON, manifest included). Reports whose figures come from raw records override it.
     fn rerender(dir: &Path) -> anyhow::Result<Self> {
         let r = Self::load(dir)?;
-        save_run(dir, &r)?;
+        r.save(dir)?;
         Ok(r)
     }
-}
-
-/// Saves `report` into `dir` and writes the manifest naming its kind.
-pub fn save_run<R: RunReport>(dir: &Path, report: &R) -> anyhow::Result<()> {
-    report.save(dir)?;
-    write_manifest(dir, R::KIND, R::FILE)
 }
 
 /// Writes [`MANIFEST`] into `dir` (created if missing).

@@ -830,8 +830,15 @@ pub fn charts(r: &LargeReport) -> (String, String) {
     )
 }
 
-/// Writes `large-responses.json`, `.csv`, `.txt`, `records.jsonl` and two SVG charts.
+/// Writes `records.jsonl` and everything [`save_report`] writes.
 pub fn save(dir: &Path, r: &LargeReport, records: &[LargeRecord]) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    crate::report::write_jsonl(&dir.join("records.jsonl"), records)?;
+    save_report(dir, r)
+}
+
+/// Writes `large-responses.json`, `.csv`, `.txt`, two SVG charts and `run.json`.
+pub fn save_report(dir: &Path, r: &LargeReport) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     std::fs::write(
         dir.join("large-responses.json"),
@@ -861,14 +868,13 @@ pub fn save(dir: &Path, r: &LargeReport, records: &[LargeRecord]) -> Result<()> 
         ));
     }
     std::fs::write(dir.join("large-responses.csv"), csv)?;
-    crate::report::write_jsonl(&dir.join("records.jsonl"), records)?;
     let mut txt = Vec::new();
     print_text(r, &mut txt)?;
     std::fs::write(dir.join("large-responses.txt"), txt)?;
     let (time, bytes) = charts(r);
     std::fs::write(dir.join("large-responses-time.svg"), time)?;
     std::fs::write(dir.join("large-responses-bytes.svg"), bytes)?;
-    Ok(())
+    <LargeReport as bench_report::RunReport>::write_manifest(dir)
 }
 
 /// Runs the scenario against `url` (a loopback Solr).

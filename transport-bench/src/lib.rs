@@ -18,6 +18,7 @@ pub mod load;
 pub mod nrt;
 pub mod report;
 pub mod routing;
+pub mod runs;
 pub mod study;
 pub mod sweep;
 pub mod witness;
@@ -657,42 +658,9 @@ async fn audit_cmd(a: AuditArgs) -> Result<()> {
 }
 
 /// Re-renders whatever run `run` holds (see [`Command::Report`]), prints its text report to
-/// `w`, and says which kind it was.
+/// `w`, and says which kind it was ([`runs::rerender_any`]).
 pub fn rerender_any<W: std::io::Write>(run: &std::path::Path, w: &mut W) -> Result<&'static str> {
-    let knn_json = run.join("knn.json");
-    if knn_json.is_file() {
-        let r: knn::KnnReport = serde_json::from_slice(&std::fs::read(&knn_json)?)
-            .with_context(|| format!("{} is not a knn report", knn_json.display()))?;
-        knn::render::save(run, &r)?;
-        knn::render::print_text(&r, w)?;
-        return Ok("knn");
-    }
-    let path = run.join("summary.json");
-    let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    if serde_json::from_slice::<study::StudyReport>(&bytes).is_ok() {
-        let r = report::rerender(run)?;
-        report::print_text(&r, w)?;
-        return Ok("study");
-    }
-    if let Ok(r) = serde_json::from_slice::<nrt::NrtReport>(&bytes) {
-        nrt::report::save(run, &r)?;
-        nrt::report::print_text(&r, w)?;
-        return Ok("nrt");
-    }
-    if let Ok(r) = serde_json::from_slice::<bulk_files::BulkReport>(&bytes) {
-        bulk_files::report::save(run, &r)?;
-        bulk_files::report::print_text(&r, w)?;
-        return Ok("bulk-files");
-    }
-    if let Ok(r) = serde_json::from_slice::<routing::RoutingReport>(&bytes) {
-        routing::report::save(run, &r)?;
-        routing::report::print_text(&r, w)?;
-        return Ok("routing");
-    }
-    anyhow::bail!(
-        "{} is none of a study/audit, nrt, bulk-files or routing summary (and there is no knn.json)",
-        path.display()
-    )
+    runs::rerender_any(run, w)
 }
 
 /// `url` when given; otherwise the project's local standalone Solr, instance `name`

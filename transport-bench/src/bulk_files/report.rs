@@ -234,7 +234,7 @@ pub fn save(dir: &Path, r: &BulkReport) -> Result<()> {
     }
     std::fs::write(dir.join("runs.csv"), csv)?;
     std::fs::write(dir.join("runs.svg"), runs_svg(r))?;
-    Ok(())
+    <BulkReport as bench_report::RunReport>::write_manifest(dir)
 }
 
 /// Horizontal bars per run: wall time split into file reads, posts and the commit; hot runs

@@ -452,7 +452,7 @@ pub fn save(dir: &Path, r: &KnnReport) -> Result<()> {
     let mut text = Vec::new();
     print_text(r, &mut text)?;
     std::fs::write(dir.join("report.txt"), text)?;
-    Ok(())
+    <KnnReport as bench_report::RunReport>::write_manifest(dir)
 }
 
 #[cfg(test)]

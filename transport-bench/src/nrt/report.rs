@@ -344,7 +344,7 @@ pub fn save(dir: &Path, r: &NrtReport) -> Result<()> {
         )?;
     }
     std::fs::write(dir.join("timeline.csv"), tl)?;
-    Ok(())
+    <NrtReport as bench_report::RunReport>::write_manifest(dir)
 }
 
 /// Three panels over the seconds of the measured phase: every refresh's time (dots, log

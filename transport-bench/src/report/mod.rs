@@ -159,8 +159,16 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
     Ok(())
 }
 
-/// Saves `summary.json`, `transports.csv`, `records.jsonl` and `report.txt` into `dir`.
+/// Saves `records.jsonl` and everything [`save_report`] writes into `dir`.
 pub fn save(dir: &Path, r: &StudyReport, records: &[Record]) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    write_jsonl(&dir.join("records.jsonl"), records)?;
+    save_report(dir, r)
+}
+
+/// Saves `summary.json`, `transports.csv`, `report.txt`, the charts and `run.json` into
+/// `dir`.
+pub fn save_report(dir: &Path, r: &StudyReport) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     std::fs::write(dir.join("summary.json"), serde_json::to_vec_pretty(r)?)?;
     let mut csv = String::from("scenario,transport,n,p50_ms,p90_ms,p99_ms,max_ms,qtime_p50_ms,overhead_p50_ms,reuse_ratio,bytes_in_mean,connector,kernel_active_opens,expected,errors,qtime_missing\n");
@@ -187,7 +195,6 @@ pub fn save(dir: &Path, r: &StudyReport, records: &[Record]) -> Result<()> {
         ));
     }
     std::fs::write(dir.join("transports.csv"), csv)?;
-    write_jsonl(&dir.join("records.jsonl"), records)?;
     let mut txt = Vec::new();
     print_text(r, &mut txt)?;
     std::fs::write(dir.join("report.txt"), txt)?;
@@ -207,7 +214,7 @@ pub fn save(dir: &Path, r: &StudyReport, records: &[Record]) -> Result<()> {
             )?;
         }
     }
-    Ok(())
+    <StudyReport as bench_report::RunReport>::write_manifest(dir)
 }
 
 /// Reads a `summary.json` (or the `summary.json` inside a run folder).

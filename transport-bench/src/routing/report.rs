@@ -524,5 +524,5 @@ pub fn save(dir: &Path, r: &RoutingReport) -> Result<()> {
         std::fs::write(dir.join("replicas.csv"), reps)?;
     }
     std::fs::write(dir.join("p99-vs-write-rate.svg"), chart(r))?;
-    Ok(())
+    <RoutingReport as bench_report::RunReport>::write_manifest(dir)
 }
