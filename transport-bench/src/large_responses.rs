@@ -844,30 +844,7 @@ pub fn save_report(dir: &Path, r: &LargeReport) -> Result<()> {
         dir.join("large-responses.json"),
         serde_json::to_vec_pretty(r)?,
     )?;
-    let mut csv = String::from("rows,gzip,n,errors,docs_exact,wire_bytes_mean,decoded_bytes_mean,p50_ms,p95_ms,mean_ms,qtime_p50_ms,transfer_mean_ms,decompress_mean_ms,parse_mean_ms,cpu_mean_ms,cpu_p50_ms\n");
-    let o = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
-    for c in &r.cells {
-        csv.push_str(&format!(
-            "{},{},{},{},{},{:.0},{:.0},{},{},{:.3},{},{:.3},{:.3},{:.3},{:.3},{:.3}\n",
-            c.rows,
-            c.gzip,
-            c.n,
-            c.errors,
-            c.docs_exact,
-            c.wire_bytes_mean,
-            c.decoded_bytes_mean,
-            o(c.p50_ms),
-            o(c.p95_ms),
-            c.mean_ms,
-            o(c.qtime_p50_ms),
-            c.transfer_mean_ms,
-            c.decompress_mean_ms,
-            c.parse_mean_ms,
-            c.cpu_mean_ms,
-            c.cpu_p50_ms
-        ));
-    }
-    std::fs::write(dir.join("large-responses.csv"), csv)?;
+    bench_report::write_csv(&dir.join("large-responses.csv"), &r.cells)?;
     let mut txt = Vec::new();
     print_text(r, &mut txt)?;
     std::fs::write(dir.join("large-responses.txt"), txt)?;

@@ -589,34 +589,7 @@ pub fn chart(r: &SweepReport) -> String {
 pub fn save(dir: &Path, r: &SweepReport) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     std::fs::write(dir.join("sweep.json"), serde_json::to_vec_pretty(r)?)?;
-    let mut csv = String::from("tls,rtt_ms,transport,n,errors,p50_ms,p95_ms,qtime_p50_ms,bytes_in_mean,conns_connector,conns_kernel,conns_pcap,conns_expected,witnesses_agree,round_trips,expected_p50_ms,fresh_pooled_ratio,theory_ratio,ratio_off_pct,flagged\n");
-    let o = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
-    for x in &r.rows {
-        csv.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{:.0},{},{},{},{},{},{},{},{},{},{},{}\n",
-            x.tls,
-            x.rtt_ms,
-            x.transport,
-            x.n,
-            x.errors,
-            o(x.p50_ms),
-            o(x.p95_ms),
-            o(x.qtime_p50_ms),
-            x.bytes_in_mean,
-            x.conns_connector,
-            x.conns_kernel,
-            x.conns_pcap.map(|p| p.to_string()).unwrap_or_default(),
-            x.conns_expected,
-            x.witnesses_agree,
-            x.round_trips,
-            o(x.expected_p50_ms),
-            o(x.fresh_pooled_ratio),
-            o(x.theory_ratio),
-            o(x.ratio_off_pct),
-            x.flagged
-        ));
-    }
-    std::fs::write(dir.join("sweep.csv"), csv)?;
+    bench_report::write_csv(&dir.join("sweep.csv"), &r.rows)?;
     let mut txt = Vec::new();
     print_text(r, &mut txt)?;
     std::fs::write(dir.join("sweep.txt"), txt)?;

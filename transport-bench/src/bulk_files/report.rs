@@ -205,34 +205,8 @@ pub fn save(dir: &Path, r: &BulkReport) -> Result<()> {
     let mut txt = Vec::new();
     print_text(r, &mut txt)?;
     std::fs::write(dir.join("report.txt"), txt)?;
-    let o = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
-    let mut csv = String::from("rep,cache,resident_mb,wall_s,read_s,post_s,commit_s,docs,mb,docs_per_s,mb_per_s,read_p50_ms,post_p50_ms,post_p90_ms,post_p99_ms,post_max_ms,indexed,ok,load_1m\n");
-    for x in &r.runs {
-        let _ = writeln!(
-            csv,
-            "{},{},{},{:.3},{:.3},{:.3},{:.3},{},{:.3},{:.1},{:.3},{},{},{},{},{},{},{},{}",
-            x.rep + 1,
-            x.cache,
-            o(x.resident_mb),
-            x.wall_s,
-            x.read_s,
-            x.post_s,
-            x.commit_s,
-            x.docs,
-            x.mb,
-            x.docs_per_s,
-            x.mb_per_s,
-            o(x.read_per_file.p50_ms),
-            o(x.post_per_file.p50_ms),
-            o(x.post_per_file.p90_ms),
-            o(x.post_per_file.p99_ms),
-            o(x.post_per_file.max_ms),
-            x.indexed,
-            x.ok,
-            o(x.load_1m)
-        );
-    }
-    std::fs::write(dir.join("runs.csv"), csv)?;
+    let rows: Vec<RunRow> = r.runs.iter().map(RunRow::from).collect();
+    bench_report::write_csv(&dir.join("runs.csv"), &rows)?;
     std::fs::write(dir.join("runs.svg"), runs_svg(r))?;
     <BulkReport as bench_report::RunReport>::write_manifest(dir)
 }
@@ -311,4 +285,53 @@ pub fn runs_svg(r: &BulkReport) -> String {
     }
     s.push_str("</svg>\n");
     s
+}
+/// One line of `runs.csv`.
+#[derive(serde::Serialize)]
+struct RunRow<'a> {
+    rep: usize,
+    cache: &'a str,
+    resident_mb: Option<f64>,
+    wall_s: f64,
+    read_s: f64,
+    post_s: f64,
+    commit_s: f64,
+    docs: u64,
+    mb: f64,
+    docs_per_s: f64,
+    mb_per_s: f64,
+    read_p50_ms: Option<f64>,
+    post_p50_ms: Option<f64>,
+    post_p90_ms: Option<f64>,
+    post_p99_ms: Option<f64>,
+    post_max_ms: Option<f64>,
+    indexed: u64,
+    ok: bool,
+    load_1m: Option<f64>,
+}
+
+impl<'a> From<&'a super::BulkRun> for RunRow<'a> {
+    fn from(x: &'a super::BulkRun) -> Self {
+        Self {
+            rep: x.rep + 1,
+            cache: &x.cache,
+            resident_mb: x.resident_mb,
+            wall_s: x.wall_s,
+            read_s: x.read_s,
+            post_s: x.post_s,
+            commit_s: x.commit_s,
+            docs: x.docs,
+            mb: x.mb,
+            docs_per_s: x.docs_per_s,
+            mb_per_s: x.mb_per_s,
+            read_p50_ms: x.read_per_file.p50_ms,
+            post_p50_ms: x.post_per_file.p50_ms,
+            post_p90_ms: x.post_per_file.p90_ms,
+            post_p99_ms: x.post_per_file.p99_ms,
+            post_max_ms: x.post_per_file.max_ms,
+            indexed: x.indexed,
+            ok: x.ok,
+            load_1m: x.load_1m,
+        }
+    }
 }

@@ -295,40 +295,65 @@ pub fn verdict(r: &KnnReport) -> String {
 
 /// One CSV row per JVM x cell.
 pub fn csv(r: &KnnReport) -> String {
-    let mut s = String::from("jvm,concurrency,top_k,requests,errors,hits_mismatches,self_top1,qps,mean_ms,p50_ms,p90_ms,p99_ms,qtime_p50_ms,little_ratio,bytes_out_per_query,bytes_in_per_query,solr_cpu_mean_pct,solr_cpu_max_pct,solr_rss_max_mib,host_cpu_mean_pct,host_cpu_max_pct,host_runnable_mean,cache_hits\n");
-    let o = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
+    let mut rows = Vec::new();
     for j in &r.jvms {
         for c in &j.cells {
-            let _ = writeln!(
-                s,
-                "{},{},{},{},{},{},{},{:.3},{:.3},{},{},{},{},{:.4},{:.1},{:.1},{},{},{},{},{},{},{}",
-                j.name,
-                c.concurrency,
-                c.top_k,
-                c.requests,
-                c.errors,
-                c.hits_mismatches,
-                c.self_top1,
-                c.qps,
-                c.latency.mean_ms,
-                o(c.latency.p50_ms),
-                o(c.latency.p90_ms),
-                o(c.latency.p99_ms),
-                o(c.qtime.p50_ms),
-                c.little_ratio,
-                c.bytes_out_per_query,
-                c.bytes_in_per_query,
-                o(c.solr_cpu_mean_pct),
-                o(c.solr_cpu_max_pct),
-                o(c.solr_rss_max_mib),
-                o(c.host_cpu_mean_pct),
-                o(c.host_cpu_max_pct),
-                o(c.host_runnable_mean),
-                c.cache_hits.map(|h| h.to_string()).unwrap_or_default()
-            );
+            rows.push(CellLine {
+                jvm: &j.name,
+                concurrency: c.concurrency,
+                top_k: c.top_k,
+                requests: c.requests,
+                errors: c.errors,
+                hits_mismatches: c.hits_mismatches,
+                self_top1: c.self_top1,
+                qps: c.qps,
+                mean_ms: c.latency.mean_ms,
+                p50_ms: c.latency.p50_ms,
+                p90_ms: c.latency.p90_ms,
+                p99_ms: c.latency.p99_ms,
+                qtime_p50_ms: c.qtime.p50_ms,
+                little_ratio: c.little_ratio,
+                bytes_out_per_query: c.bytes_out_per_query,
+                bytes_in_per_query: c.bytes_in_per_query,
+                solr_cpu_mean_pct: c.solr_cpu_mean_pct,
+                solr_cpu_max_pct: c.solr_cpu_max_pct,
+                solr_rss_max_mib: c.solr_rss_max_mib,
+                host_cpu_mean_pct: c.host_cpu_mean_pct,
+                host_cpu_max_pct: c.host_cpu_max_pct,
+                host_runnable_mean: c.host_runnable_mean,
+                cache_hits: c.cache_hits,
+            });
         }
     }
-    s
+    bench_report::csv_out::to_string(&rows).expect("flat records serialise")
+}
+
+/// One line of `knn.csv`: a cell of one JVM.
+#[derive(serde::Serialize)]
+struct CellLine<'a> {
+    jvm: &'a str,
+    concurrency: usize,
+    top_k: u32,
+    requests: u64,
+    errors: u64,
+    hits_mismatches: u64,
+    self_top1: u64,
+    qps: f64,
+    mean_ms: f64,
+    p50_ms: Option<f64>,
+    p90_ms: Option<f64>,
+    p99_ms: Option<f64>,
+    qtime_p50_ms: Option<f64>,
+    little_ratio: f64,
+    bytes_out_per_query: f64,
+    bytes_in_per_query: f64,
+    solr_cpu_mean_pct: Option<f64>,
+    solr_cpu_max_pct: Option<f64>,
+    solr_rss_max_mib: Option<f64>,
+    host_cpu_mean_pct: Option<f64>,
+    host_cpu_max_pct: Option<f64>,
+    host_runnable_mean: Option<f64>,
+    cache_hits: Option<u64>,
 }
 
 fn esc(s: &str) -> String {

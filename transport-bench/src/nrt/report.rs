@@ -285,65 +285,45 @@ pub fn save(dir: &Path, r: &NrtReport) -> Result<()> {
     let mut txt = Vec::new();
     print_text(r, &mut txt)?;
     std::fs::write(dir.join("report.txt"), txt)?;
-    let mut csv = String::from(
-        "commit,group,threads,count,errors,rate_per_s,mean_ms,p50_ms,p90_ms,p99_ms,max_ms\n",
-    );
-    let o = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
+    let mut groups = Vec::new();
     for run in &r.runs {
         for g in &run.groups {
-            let _ = writeln!(
-                csv,
-                "{},{},{},{},{},{:.3},{:.3},{},{},{},{}",
-                run.commit,
-                g.name,
+            groups.push(GroupLine::new(
+                (&run.commit, &g.name),
                 g.threads,
-                g.count,
-                g.errors,
-                g.rate_per_s,
-                g.time.mean_ms,
-                o(g.time.p50_ms),
-                o(g.time.p90_ms),
-                o(g.time.p99_ms),
-                o(g.time.max_ms)
-            );
+                (g.count, g.errors),
+                Some(g.rate_per_s),
+                &g.time,
+            ));
         }
-        let l = &run.visibility.lag;
-        let _ = writeln!(
-            csv,
-            "{},VisibilityLag,1,{},{},,{:.3},{},{},{},{}",
-            run.commit,
-            run.visibility.seen,
-            run.visibility.unseen,
-            l.mean_ms,
-            o(l.p50_ms),
-            o(l.p90_ms),
-            o(l.p99_ms),
-            o(l.max_ms)
-        );
+        groups.push(GroupLine::new(
+            (&run.commit, "VisibilityLag"),
+            1,
+            (run.visibility.seen, run.visibility.unseen),
+            None,
+            &run.visibility.lag,
+        ));
     }
-    std::fs::write(dir.join("groups.csv"), csv)?;
-    let mut tl =
-        String::from("commit,second,refreshes,refresh_mean_ms,refresh_max_ms,docs,searches\n");
+    bench_report::write_csv(&dir.join("groups.csv"), &groups)?;
+    let mut timeline = Vec::new();
     for run in &r.runs {
         for s in &run.timeline {
-            let _ = writeln!(
-                tl,
-                "{},{},{},{},{},{},{}",
-                run.commit,
-                s.t,
-                s.refreshes,
-                o(s.refresh_mean_ms),
-                o(s.refresh_max_ms),
-                s.docs,
-                s.searches
-            );
+            timeline.push(SecondRow {
+                commit: &run.commit,
+                second: s.t,
+                refreshes: s.refreshes,
+                refresh_mean_ms: s.refresh_mean_ms,
+                refresh_max_ms: s.refresh_max_ms,
+                docs: s.docs,
+                searches: s.searches,
+            });
         }
         std::fs::write(
             dir.join(format!("timeline-{}.svg", run.commit)),
             timeline_svg(run),
         )?;
     }
-    std::fs::write(dir.join("timeline.csv"), tl)?;
+    bench_report::write_csv(&dir.join("timeline.csv"), &timeline)?;
     <NrtReport as bench_report::RunReport>::write_manifest(dir)
 }
 
@@ -490,4 +470,55 @@ fn bars(
             x.t
         );
     }
+}
+/// One line of `groups.csv`.
+#[derive(serde::Serialize)]
+struct GroupLine<'a> {
+    commit: &'a str,
+    group: &'a str,
+    threads: usize,
+    count: u64,
+    errors: u64,
+    rate_per_s: Option<f64>,
+    mean_ms: f64,
+    p50_ms: Option<f64>,
+    p90_ms: Option<f64>,
+    p99_ms: Option<f64>,
+    max_ms: Option<f64>,
+}
+
+impl<'a> GroupLine<'a> {
+    fn new(
+        (commit, group): (&'a str, &'a str),
+        threads: usize,
+        (count, errors): (u64, u64),
+        rate_per_s: Option<f64>,
+        time: &crate::stats::Percentiles,
+    ) -> Self {
+        Self {
+            commit,
+            group,
+            threads,
+            count,
+            errors,
+            rate_per_s,
+            mean_ms: time.mean_ms,
+            p50_ms: time.p50_ms,
+            p90_ms: time.p90_ms,
+            p99_ms: time.p99_ms,
+            max_ms: time.max_ms,
+        }
+    }
+}
+
+/// One line of `timeline.csv`.
+#[derive(serde::Serialize)]
+struct SecondRow<'a> {
+    commit: &'a str,
+    second: u64,
+    refreshes: u64,
+    refresh_mean_ms: Option<f64>,
+    refresh_max_ms: Option<f64>,
+    docs: u64,
+    searches: u64,
 }

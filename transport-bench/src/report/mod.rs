@@ -171,30 +171,8 @@ pub fn save(dir: &Path, r: &StudyReport, records: &[Record]) -> Result<()> {
 pub fn save_report(dir: &Path, r: &StudyReport) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     std::fs::write(dir.join("summary.json"), serde_json::to_vec_pretty(r)?)?;
-    let mut csv = String::from("scenario,transport,n,p50_ms,p90_ms,p99_ms,max_ms,qtime_p50_ms,overhead_p50_ms,reuse_ratio,bytes_in_mean,connector,kernel_active_opens,expected,errors,qtime_missing\n");
-    for t in &r.transports {
-        let o = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
-        csv.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{:.0},{},{},{},{},{}\n",
-            t.scenario,
-            t.transport,
-            t.wall.n,
-            o(t.wall.p50_ms),
-            o(t.wall.p90_ms),
-            o(t.wall.p99_ms),
-            o(t.wall.max_ms),
-            o(t.qtime.p50_ms),
-            o(t.overhead.p50_ms),
-            o(t.reuse_ratio),
-            t.bytes_in_mean,
-            t.witnesses.connector,
-            t.witnesses.kernel_active_opens,
-            t.witnesses.expected,
-            t.errors,
-            t.qtime_missing
-        ));
-    }
-    std::fs::write(dir.join("transports.csv"), csv)?;
+    let rows: Vec<TransportRow> = r.transports.iter().map(TransportRow::from).collect();
+    bench_report::write_csv(&dir.join("transports.csv"), &rows)?;
     let mut txt = Vec::new();
     print_text(r, &mut txt)?;
     std::fs::write(dir.join("report.txt"), txt)?;
@@ -215,6 +193,50 @@ pub fn save_report(dir: &Path, r: &StudyReport) -> Result<()> {
         }
     }
     <StudyReport as bench_report::RunReport>::write_manifest(dir)
+}
+
+/// One line of `transports.csv`.
+#[derive(serde::Serialize)]
+struct TransportRow<'a> {
+    scenario: &'a str,
+    transport: &'a str,
+    n: u64,
+    p50_ms: Option<f64>,
+    p90_ms: Option<f64>,
+    p99_ms: Option<f64>,
+    max_ms: Option<f64>,
+    qtime_p50_ms: Option<f64>,
+    overhead_p50_ms: Option<f64>,
+    reuse_ratio: Option<f64>,
+    bytes_in_mean: f64,
+    connector: u64,
+    kernel_active_opens: u64,
+    expected: u64,
+    errors: u64,
+    qtime_missing: u64,
+}
+
+impl<'a> From<&'a crate::study::TransportSummary> for TransportRow<'a> {
+    fn from(t: &'a crate::study::TransportSummary) -> Self {
+        Self {
+            scenario: &t.scenario,
+            transport: &t.transport,
+            n: t.wall.n,
+            p50_ms: t.wall.p50_ms,
+            p90_ms: t.wall.p90_ms,
+            p99_ms: t.wall.p99_ms,
+            max_ms: t.wall.max_ms,
+            qtime_p50_ms: t.qtime.p50_ms,
+            overhead_p50_ms: t.overhead.p50_ms,
+            reuse_ratio: t.reuse_ratio,
+            bytes_in_mean: t.bytes_in_mean,
+            connector: t.witnesses.connector,
+            kernel_active_opens: t.witnesses.kernel_active_opens,
+            expected: t.witnesses.expected,
+            errors: t.errors,
+            qtime_missing: t.qtime_missing,
+        }
+    }
 }
 
 /// Reads a `summary.json` (or the `summary.json` inside a run folder).
