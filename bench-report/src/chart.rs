@@ -3,7 +3,7 @@
 //! swatches, the shared palettes, and [`esc`] for any text placed in the SVG.
 //!
 //! No plotting dependency: an [`Svg`] is a string being written, so callers can still add
-//! their own marks (`Svg::raw`). `solr-watch` can adopt it as is: [`Svg::new`] and [`esc`]
+//! their own marks (`Svg::raw`, or `writeln!` since it implements `std::fmt::Write`). `solr-watch` can adopt it as is: [`Svg::new`] and [`esc`]
 //! cover what its own renderer writes by hand.
 //!
 //! ```
@@ -50,9 +50,19 @@ pub fn esc(s: &str) -> String {
 
 /// An SVG document being written: opened with its size, background and title, closed by
 /// [`Svg::finish`].
+///
+/// `Svg` implements [`std::fmt::Write`], so a chart's own marks are written with
+/// `writeln!(svg, ...)` between the shared ones.
 #[derive(Debug, Clone)]
 pub struct Svg {
     text: String,
+}
+
+impl std::fmt::Write for Svg {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        self.text.push_str(s);
+        Ok(())
+    }
 }
 
 impl Svg {

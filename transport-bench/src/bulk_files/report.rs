@@ -8,8 +8,8 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use super::BulkReport;
-use crate::report::svg::{esc, header};
 use crate::seedkit::opt_ms;
+use bench_report::chart::{esc, Svg, PALETTE};
 
 /// The seed's published wall times (420 XML files, 2.68 MB and ~1.1K docs each, Solr 4.3.1,
 /// soft commits): hot, cold, hot, cold, in seconds.
@@ -218,7 +218,7 @@ pub fn runs_svg(r: &BulkReport) -> String {
     let h = 50.0 + r.runs.len() as f64 * (bar + gap) + 50.0;
     let max = r.runs.iter().map(|x| x.wall_s).fold(1e-6, f64::max);
     let scale = (w - l - rgt) / max;
-    let mut s = header(
+    let mut s = Svg::new(
         w as u32,
         h as u32,
         &format!(
@@ -236,16 +236,16 @@ pub fn runs_svg(r: &BulkReport) -> String {
             esc(&format!("rep {} {}", x.rep + 1, x.cache))
         );
         let base = if x.cache == "hot" {
-            "#1e88e5"
+            PALETTE[0]
         } else {
-            "#e53935"
+            PALETTE[1]
         };
         let other = (x.wall_s - x.read_s - x.post_s - x.commit_s).max(0.0);
         let mut at = l;
         for (v, color, name) in [
-            (x.read_s, "#fb8c00", "read"),
+            (x.read_s, PALETTE[3], "read"),
             (x.post_s, base, "post"),
-            (x.commit_s, "#43a047", "commit"),
+            (x.commit_s, PALETTE[2], "commit"),
             (other, "#9e9e9e", "other"),
         ] {
             let wpx = v * scale;
@@ -265,26 +265,18 @@ pub fn runs_svg(r: &BulkReport) -> String {
             x.wall_s
         );
     }
-    let ly = h - 30.0;
-    for (k, (name, color)) in [
-        ("file reads", "#fb8c00"),
-        ("posts (hot)", "#1e88e5"),
-        ("posts (cold)", "#e53935"),
-        ("soft commit", "#43a047"),
-    ]
-    .iter()
-    .enumerate()
-    {
-        let x = l + k as f64 * 130.0;
-        let _ = writeln!(
-            s,
-            "<rect x=\"{x}\" y=\"{ly}\" width=\"12\" height=\"12\" fill=\"{color}\"/><text x=\"{}\" y=\"{}\">{name}</text>",
-            x + 16.0,
-            ly + 10.0
-        );
-    }
-    s.push_str("</svg>\n");
-    s
+    s.legend_row(
+        l,
+        h - 30.0,
+        130.0,
+        &[
+            ("file reads", PALETTE[3]),
+            ("posts (hot)", PALETTE[0]),
+            ("posts (cold)", PALETTE[1]),
+            ("soft commit", PALETTE[2]),
+        ],
+    );
+    s.finish()
 }
 /// One line of `runs.csv`.
 #[derive(serde::Serialize)]

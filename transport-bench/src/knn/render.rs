@@ -356,15 +356,8 @@ struct CellLine<'a> {
     cache_hits: Option<u64>,
 }
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
+use bench_report::chart::{esc, Frame, Svg, PALETTE as COLORS};
 
-const COLORS: [&str; 6] = [
-    "#1e88e5", "#e53935", "#43a047", "#fb8c00", "#8e24aa", "#00acc1",
-];
 const DASHES: [&str; 4] = ["", "6,4", "2,3", "10,3,2,3"];
 
 /// Two panels: mean latency vs concurrency and QPS vs concurrency; one line per JVM x topK
@@ -374,10 +367,10 @@ pub fn svg(r: &KnnReport) -> String {
     let legend_h = 20.0 + 16.0 * (r.jvms.len() + r.top_k.len()) as f64;
     let width = l + 2.0 * pw + gap + 40.0;
     let height = top + ph + bot + legend_h;
-    let mut s = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{}\" y=\"20\" text-anchor=\"middle\" font-size=\"15\">{}</text>\n",
-        width / 2.0,
-        esc(&format!("kNN sweep: {} docs x {} dims (seed 000)", r.docs, r.dim))
+    let mut s = Svg::new(
+        width as u32,
+        height as u32,
+        &format!("kNN sweep: {} docs x {} dims (seed 000)", r.docs, r.dim),
     );
     let xs: Vec<f64> = r.concurrency.iter().map(|c| *c as f64).collect();
     let xmax = xs.iter().copied().fold(1.0, f64::max);
@@ -404,35 +397,19 @@ pub fn svg(r: &KnnReport) -> String {
             top - 10.0,
             esc(title)
         );
-        let _ = writeln!(
-            s,
-            "<line x1=\"{x0}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>",
-            top + ph,
-            x0 + pw,
-            top + ph
-        );
-        let _ = writeln!(
-            s,
-            "<line x1=\"{x0}\" y1=\"{top}\" x2=\"{x0}\" y2=\"{}\" stroke=\"black\"/>",
-            top + ph
-        );
+        let frame = Frame {
+            width,
+            height,
+            left: x0,
+            right: width - x0 - pw,
+            top,
+            bottom: height - top - ph,
+        };
+        frame.axes(&mut s);
         for x in &xs {
-            let _ = writeln!(
-                s,
-                "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{x}</text>",
-                px(*x),
-                top + ph + 16.0
-            );
+            frame.x_tick(&mut s, px(*x), &x.to_string());
         }
-        for k in 0..=4 {
-            let v = ymax * k as f64 / 4.0;
-            let _ = writeln!(
-                s,
-                "<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{v:.1}</text>",
-                x0 - 4.0,
-                py(v) + 4.0
-            );
-        }
+        frame.y_ticks(&mut s, ymax, 4, false);
         for (ji, j) in r.jvms.iter().enumerate() {
             for (ki, k) in r.top_k.iter().enumerate() {
                 let pts: Vec<String> = j
@@ -464,8 +441,7 @@ pub fn svg(r: &KnnReport) -> String {
         let _ = writeln!(s, "<line x1=\"{l}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\" stroke-width=\"2\" stroke-dasharray=\"{}\"/><text x=\"{}\" y=\"{y}\">{}{}</text>", y - 3.0, l + 24.0, y - 3.0, DASHES[ji % DASHES.len()], l + 30.0, esc(&j.name), if j.skipped.is_some() { " (skipped)" } else { "" });
         y += 16.0;
     }
-    s.push_str("</svg>\n");
-    s
+    s.finish()
 }
 
 /// Writes `knn.json`, `knn.csv`, `knn.svg` and `report.txt` into `dir`.

@@ -9,8 +9,8 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use super::{NrtReport, NrtRun};
-use crate::report::svg::{esc, header};
 use crate::seedkit::opt_ms;
+use bench_report::chart::{esc, Svg};
 
 /// The seed's published figures (seed 001, Solr trunk 2011, Core 2 Quad, 2 x 100 docs/s
 /// targeted). The seed says "per minute" for refreshes, but its figures are 1 / mean
@@ -337,7 +337,7 @@ pub fn timeline_svg(run: &NrtRun) -> String {
     let h = top + 3.0 * panel + 2.0 * gap + 40.0;
     let secs = run.timeline.len().max(1) as f64;
     let px = |t: f64| l + t / secs * (w - l - rgt);
-    let mut s = header(
+    let mut s = Svg::new(
         w as u32,
         h as u32,
         &format!(
@@ -432,11 +432,10 @@ pub fn timeline_svg(run: &NrtRun) -> String {
             y2 + panel + 14.0
         );
     }
-    s.push_str("</svg>\n");
-    s
+    s.finish()
 }
 
-fn axes(s: &mut String, l: f64, y: f64, r: f64, h: f64, label: &str) {
+fn axes(s: &mut Svg, l: f64, y: f64, r: f64, h: f64, label: &str) {
     let _ = writeln!(
         s,
         "<rect x=\"{l}\" y=\"{y}\" width=\"{:.1}\" height=\"{h}\" fill=\"none\" stroke=\"#bbb\"/><text x=\"{}\" y=\"{:.1}\" font-size=\"11\">{}</text>",
@@ -449,7 +448,7 @@ fn axes(s: &mut String, l: f64, y: f64, r: f64, h: f64, label: &str) {
 
 #[allow(clippy::too_many_arguments)]
 fn bars(
-    s: &mut String,
+    s: &mut Svg,
     run: &NrtRun,
     y: f64,
     h: f64,
@@ -471,6 +470,7 @@ fn bars(
         );
     }
 }
+
 /// One line of `groups.csv`.
 #[derive(serde::Serialize)]
 struct GroupLine<'a> {
