@@ -673,64 +673,65 @@ pub fn print_text<W: Write>(r: &LargeReport, w: &mut W) -> Result<()> {
     }
     writeln!(w)?;
     writeln!(w, "Per page size and gzip: bytes per response, wall ms, client CPU ms per response (thread CPU clock)")?;
-    writeln!(
-        w,
-        "{:>5} {:<4} {:>4} {:>11} {:>11} {:>8} {:>8} {:>6} {:>8} {:>8} {:>7} {:>7} {:>4}",
-        "rows",
-        "gzip",
-        "n",
-        "wire B",
-        "decoded B",
-        "p50",
-        "p95",
-        "QTime",
-        "transfer",
-        "gunzip",
-        "parse",
-        "cpu",
-        "err"
-    )?;
+    let cells = bench_report::Table::new()
+        .right("rows", 5)
+        .left("gzip", 4)
+        .right("n", 4)
+        .right("wire B", 11)
+        .right("decoded B", 11)
+        .right("p50", 8)
+        .right("p95", 8)
+        .right("QTime", 6)
+        .right("transfer", 8)
+        .right("gunzip", 8)
+        .right("parse", 7)
+        .right("cpu", 7)
+        .right("err", 4);
+    cells.header(w)?;
     for c in &r.cells {
-        writeln!(
-            w,
-            "{:>5} {:<4} {:>4} {:>11.0} {:>11.0} {:>8} {:>8} {:>6} {:>8.2} {:>8.2} {:>7.2} {:>7.2} {:>4}{}",
-            c.rows,
-            if c.gzip { "on" } else { "off" },
-            c.n,
-            c.wire_bytes_mean,
-            c.decoded_bytes_mean,
-            opt(c.p50_ms, 2),
-            opt(c.p95_ms, 2),
-            opt(c.qtime_p50_ms, 0),
-            c.transfer_mean_ms,
-            c.decompress_mean_ms,
-            c.parse_mean_ms,
-            c.cpu_mean_ms,
-            c.errors,
-            if c.docs_exact { "" } else { " (short pages!)" }
-        )?;
+        let line = cells.line(&[
+            &c.rows,
+            &if c.gzip { "on" } else { "off" },
+            &c.n,
+            &format!("{:.0}", c.wire_bytes_mean),
+            &format!("{:.0}", c.decoded_bytes_mean),
+            &opt(c.p50_ms, 2),
+            &opt(c.p95_ms, 2),
+            &opt(c.qtime_p50_ms, 0),
+            &format!("{:.2}", c.transfer_mean_ms),
+            &format!("{:.2}", c.decompress_mean_ms),
+            &format!("{:.2}", c.parse_mean_ms),
+            &format!("{:.2}", c.cpu_mean_ms),
+            &c.errors,
+        ]);
+        let short = if c.docs_exact { "" } else { " (short pages!)" };
+        writeln!(w, "{line}{short}")?;
     }
     writeln!(w)?;
     writeln!(
         w,
         "Gzip vs none, per page size (reduction: positive = gzip smaller/faster)"
     )?;
-    writeln!(
-        w,
-        "{:>5} {:>10} {:>9} {:>9} {:>10} {:>16}",
-        "rows", "wire", "p50", "p95", "cpu ms", "same bodies"
-    )?;
+    let comparisons = bench_report::Table::new()
+        .right("rows", 5)
+        .right("wire", 10)
+        .right("p50", 9)
+        .right("p95", 9)
+        .right("cpu ms", 10)
+        .right("same bodies", 16);
+    comparisons.header(w)?;
     for c in &r.comparisons {
         let pct = |v: Option<f64>| v.map(|p| format!("{p:+.1}%")).unwrap_or_else(|| "-".into());
-        writeln!(
+        comparisons.row(
             w,
-            "{:>5} {:>10} {:>9} {:>9} {:>+10.2} {:>16}",
-            c.rows,
-            format!("{:+.1}%", c.wire_reduction_pct),
-            pct(c.p50_reduction_pct),
-            pct(c.p95_reduction_pct),
-            c.cpu_delta_ms,
-            if c.decoded_identical { "yes" } else { "NO" }
+            &[
+                &c.rows,
+                &format!("{:+.1}%", c.wire_reduction_pct),
+                &pct(c.p50_reduction_pct),
+                &pct(c.p95_reduction_pct),
+                &format!("{:+.2}", c.cpu_delta_ms),
+                &if c.decoded_identical { "yes" } else { "NO" },
+            ],
         )?;
     }
     writeln!(w)?;

@@ -463,55 +463,54 @@ pub fn print_text<W: Write>(r: &SweepReport, w: &mut W) -> Result<()> {
     }
     writeln!(w)?;
     writeln!(w, "Searches: wall p50/p95 and Solr QTime p50 (ms); conns = connector / kernel / pcap SYNs / expected; expected p50 = p50 at RTT 0 + k x RTT; fresh/pooled ratio vs theory (! = more than 10% off)")?;
-    writeln!(
-        w,
-        "{:<4} {:>6} {:<13} {:>5} {:>8} {:>8} {:>6} {:>18} {:>2} {:>9} {:>7} {:>7} {:>7} {:>7}",
-        "TLS",
-        "RTT",
-        "transport",
-        "n",
-        "p50",
-        "p95",
-        "QTime",
-        "conns",
-        "k",
-        "expect50",
-        "vs exp",
-        "f/p",
-        "theory",
-        "off"
-    )?;
+    let table = bench_report::Table::new()
+        .left("TLS", 4)
+        .right("RTT", 6)
+        .left("transport", 13)
+        .right("n", 5)
+        .right("p50", 8)
+        .right("p95", 8)
+        .right("QTime", 6)
+        .right("conns", 18)
+        .right("k", 2)
+        .right("expect50", 9)
+        .right("vs exp", 7)
+        .right("f/p", 7)
+        .right("theory", 7)
+        .right("off", 7);
+    table.header(w)?;
     for x in &r.rows {
-        writeln!(
+        table.row(
             w,
-            "{:<4} {:>6} {:<13} {:>5} {:>8} {:>8} {:>6} {:>18} {:>2} {:>9} {:>7} {:>7} {:>7} {:>7}",
-            x.tls,
-            x.rtt_ms,
-            x.transport,
-            x.n,
-            opt(x.p50_ms, 2),
-            opt(x.p95_ms, 2),
-            opt(x.qtime_p50_ms, 0),
-            format!(
-                "{}/{}/{}/{}{}",
-                x.conns_connector,
-                x.conns_kernel,
-                x.conns_pcap
-                    .map(|p| p.to_string())
+            &[
+                &x.tls,
+                &x.rtt_ms,
+                &x.transport,
+                &x.n,
+                &opt(x.p50_ms, 2),
+                &opt(x.p95_ms, 2),
+                &opt(x.qtime_p50_ms, 0),
+                &format!(
+                    "{}/{}/{}/{}{}",
+                    x.conns_connector,
+                    x.conns_kernel,
+                    x.conns_pcap
+                        .map(|p| p.to_string())
+                        .unwrap_or_else(|| "-".into()),
+                    x.conns_expected,
+                    if x.witnesses_agree { "" } else { "!" }
+                ),
+                &x.round_trips,
+                &opt(x.expected_p50_ms, 2),
+                &x.vs_expected_pct
+                    .map(|p| format!("{p:+.0}%"))
                     .unwrap_or_else(|| "-".into()),
-                x.conns_expected,
-                if x.witnesses_agree { "" } else { "!" }
-            ),
-            x.round_trips,
-            opt(x.expected_p50_ms, 2),
-            x.vs_expected_pct
-                .map(|p| format!("{p:+.0}%"))
-                .unwrap_or_else(|| "-".into()),
-            opt(x.fresh_pooled_ratio, 2),
-            opt(x.theory_ratio, 2),
-            x.ratio_off_pct
-                .map(|p| format!("{p:+.1}%{}", if x.flagged { "!" } else { "" }))
-                .unwrap_or_else(|| "-".into()),
+                &opt(x.fresh_pooled_ratio, 2),
+                &opt(x.theory_ratio, 2),
+                &x.ratio_off_pct
+                    .map(|p| format!("{p:+.1}%{}", if x.flagged { "!" } else { "" }))
+                    .unwrap_or_else(|| "-".into()),
+            ],
         )?;
     }
     writeln!(w)?;

@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 use super::BulkReport;
 use crate::seedkit::opt_ms;
 use bench_report::chart::{esc, Svg, PALETTE};
+use bench_report::table::Table;
 
 /// The seed's published wall times (420 XML files, 2.68 MB and ~1.1K docs each, Solr 4.3.1,
 /// soft commits): hot, cold, hot, cold, in seconds.
@@ -39,51 +40,47 @@ pub fn print_text<W: Write>(r: &BulkReport, w: &mut W) -> Result<()> {
         r.dir
     )?;
     writeln!(w)?;
-    writeln!(
-        w,
-        "{:<4} {:<5} {:>9} {:>8} {:>7} {:>7} {:>7} {:>9} {:>7} {:>9} {:>9} {:>9} {:>16} {:>5}",
-        "rep",
-        "cache",
-        "cached MB",
-        "wall s",
-        "read s",
-        "post s",
-        "commit",
-        "docs/s",
-        "MB/s",
-        "read p50",
-        "post p50",
-        "post p99",
-        "indexed == sent",
-        "load"
-    )?;
+    let table = Table::new()
+        .left("rep", 4)
+        .left("cache", 5)
+        .right("cached MB", 9)
+        .right("wall s", 8)
+        .right("read s", 7)
+        .right("post s", 7)
+        .right("commit", 7)
+        .right("docs/s", 9)
+        .right("MB/s", 7)
+        .right("read p50", 9)
+        .right("post p50", 9)
+        .right("post p99", 9)
+        .right("indexed == sent", 16)
+        .right("load", 5);
+    table.header(w)?;
+    let f1 = |v: Option<f64>| v.map(|m| format!("{m:.1}")).unwrap_or_else(|| "-".into());
     for run in &r.runs {
-        writeln!(
+        table.row(
             w,
-            "{:<4} {:<5} {:>9} {:>8.2} {:>7.2} {:>7.2} {:>7.2} {:>9.0} {:>7.1} {:>9} {:>9} {:>9} {:>16} {:>5}",
-            run.rep + 1,
-            run.cache,
-            run.resident_mb
-                .map(|m| format!("{m:.1}"))
-                .unwrap_or_else(|| "-".into()),
-            run.wall_s,
-            run.read_s,
-            run.post_s,
-            run.commit_s,
-            run.docs_per_s,
-            run.mb_per_s,
-            opt_ms(run.read_per_file.p50_ms),
-            opt_ms(run.post_per_file.p50_ms),
-            opt_ms(run.post_per_file.p99_ms),
-            format!(
-                "{} {}/{}",
-                if run.ok { "yes" } else { "NO" },
-                run.indexed,
-                run.docs
-            ),
-            run.load_1m
-                .map(|l| format!("{l:.1}"))
-                .unwrap_or_else(|| "-".into()),
+            &[
+                &(run.rep + 1),
+                &run.cache,
+                &f1(run.resident_mb),
+                &format!("{:.2}", run.wall_s),
+                &format!("{:.2}", run.read_s),
+                &format!("{:.2}", run.post_s),
+                &format!("{:.2}", run.commit_s),
+                &format!("{:.0}", run.docs_per_s),
+                &format!("{:.1}", run.mb_per_s),
+                &opt_ms(run.read_per_file.p50_ms),
+                &opt_ms(run.post_per_file.p50_ms),
+                &opt_ms(run.post_per_file.p99_ms),
+                &format!(
+                    "{} {}/{}",
+                    if run.ok { "yes" } else { "NO" },
+                    run.indexed,
+                    run.docs
+                ),
+                &f1(run.load_1m),
+            ],
         )?;
     }
     writeln!(
@@ -93,18 +90,19 @@ pub fn print_text<W: Write>(r: &BulkReport, w: &mut W) -> Result<()> {
     writeln!(w)?;
     writeln!(w, "Seed (Solr 4.3.1, 420 XML files, 462K docs, 1,126 MB):")?;
     for (i, (cache, s)) in SEED_RUNS.iter().enumerate() {
-        writeln!(
+        table.row(
             w,
-            "{:<4} {:<5} {:>9} {:>8.2} {:>7} {:>7} {:>7} {:>9.0} {:>7.1}",
-            i / 2 + 1,
-            cache,
-            "-",
-            s,
-            "-",
-            "-",
-            "-",
-            SEED_DOCS / s,
-            SEED_MB / s
+            &[
+                &(i / 2 + 1),
+                cache,
+                &"-",
+                &format!("{s:.2}"),
+                &"-",
+                &"-",
+                &"-",
+                &format!("{:.0}", SEED_DOCS / s),
+                &format!("{:.1}", SEED_MB / s),
+            ],
         )?;
     }
     writeln!(w)?;

@@ -10,6 +10,7 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use bench_report::table::Table;
 
 use crate::study::{summarize, Record, StudyReport};
 
@@ -27,21 +28,25 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
             "Reindex ({} docs per format, pooled transport)",
             r.indexing.first().map(|i| i.docs).unwrap_or(0)
         )?;
-        writeln!(
-            w,
-            "{:<6} {:>9} {:>10} {:>12} {:>12} {:>9}",
-            "format", "seconds", "docs/s", "body bytes", "gzipped", "QTime p50"
-        )?;
+        let table = Table::new()
+            .left("format", 6)
+            .right("seconds", 9)
+            .right("docs/s", 10)
+            .right("body bytes", 12)
+            .right("gzipped", 12)
+            .right("QTime p50", 9);
+        table.header(w)?;
         for i in &r.indexing {
-            writeln!(
+            table.row(
                 w,
-                "{:<6} {:>9.2} {:>10.0} {:>12} {:>12} {:>9}",
-                i.format,
-                i.seconds,
-                i.docs_per_sec,
-                i.body_bytes,
-                i.body_bytes_gzip,
-                opt(i.qtime_p50_ms)
+                &[
+                    &i.format,
+                    &format!("{:.2}", i.seconds),
+                    &format!("{:.0}", i.docs_per_sec),
+                    &i.body_bytes,
+                    &i.body_bytes_gzip,
+                    &opt(i.qtime_p50_ms),
+                ],
             )?;
         }
         writeln!(w)?;
@@ -56,48 +61,51 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
             continue;
         }
         writeln!(w, "Workload {scenario}: wall (client total) vs Solr QTime, ms; conns = connector / kernel ActiveOpens / pcap SYNs / expected")?;
-        writeln!(
-            w,
-            "{:<14} {:>6} {:>8} {:>8} {:>8} {:>8} {:>7} {:>9} {:>7} {:>9} {:>9} {:>20} {:>4}",
-            "transport",
-            "n",
-            "p50",
-            "p90",
-            "p99",
-            "max",
-            "QTime50",
-            "overhd50",
-            "reuse",
-            "bytes_in",
-            "decoded",
-            "conns",
-            "err"
-        )?;
+        let table = Table::new()
+            .left("transport", 14)
+            .right("n", 6)
+            .right("p50", 8)
+            .right("p90", 8)
+            .right("p99", 8)
+            .right("max", 8)
+            .right("QTime50", 7)
+            .right("overhd50", 9)
+            .right("reuse", 7)
+            .right("bytes_in", 9)
+            .right("decoded", 9)
+            .right("conns", 20)
+            .right("err", 4);
+        table.header(w)?;
         for t in ts {
             let wi = &t.witnesses;
-            writeln!(
+            table.row(
                 w,
-                "{:<14} {:>6} {:>8} {:>8} {:>8} {:>8} {:>7} {:>9} {:>7} {:>9.0} {:>9.0} {:>20} {:>4}",
-                t.transport,
-                t.wall.n,
-                opt(t.wall.p50_ms),
-                opt(t.wall.p90_ms),
-                opt(t.wall.p99_ms),
-                opt(t.wall.max_ms),
-                opt(t.qtime.p50_ms),
-                opt(t.overhead.p50_ms),
-                t.reuse_ratio.map(|r| format!("{:.0}%", r * 100.0)).unwrap_or_else(|| "n/a".into()),
-                t.bytes_in_mean,
-                t.decoded_bytes_mean,
-                format!(
-                    "{}/{}/{}/{}{}",
-                    wi.connector,
-                    wi.kernel_active_opens,
-                    wi.pcap_syns.map(|p| p.to_string()).unwrap_or_else(|| "-".into()),
-                    wi.expected,
-                    if wi.agree { "" } else { "!" }
-                ),
-                t.errors
+                &[
+                    &t.transport,
+                    &t.wall.n,
+                    &opt(t.wall.p50_ms),
+                    &opt(t.wall.p90_ms),
+                    &opt(t.wall.p99_ms),
+                    &opt(t.wall.max_ms),
+                    &opt(t.qtime.p50_ms),
+                    &opt(t.overhead.p50_ms),
+                    &t.reuse_ratio
+                        .map(|r| format!("{:.0}%", r * 100.0))
+                        .unwrap_or_else(|| "n/a".into()),
+                    &format!("{:.0}", t.bytes_in_mean),
+                    &format!("{:.0}", t.decoded_bytes_mean),
+                    &format!(
+                        "{}/{}/{}/{}{}",
+                        wi.connector,
+                        wi.kernel_active_opens,
+                        wi.pcap_syns
+                            .map(|p| p.to_string())
+                            .unwrap_or_else(|| "-".into()),
+                        wi.expected,
+                        if wi.agree { "" } else { "!" }
+                    ),
+                    &t.errors,
+                ],
             )?;
             if let Some(c) = &t.corrected {
                 writeln!(
@@ -129,23 +137,24 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
             .map(|t| t.scenario.as_str())
             .unwrap_or("-")
     )?;
+    let mut phases = Table::new().left("transport", 14);
     if let Some(first) = r.transports.first() {
-        write!(w, "{:<14}", "transport")?;
         for (name, _) in &first.phases_mean_ms {
-            write!(w, " {:>11}", name)?;
+            phases = phases.right(name.as_str(), 11);
         }
-        writeln!(w)?;
+        phases.header(w)?;
     }
     for t in r
         .transports
         .iter()
         .filter(|t| t.scenario == r.transports[0].scenario)
     {
-        write!(w, "{:<14}", t.transport)?;
-        for (_, v) in &t.phases_mean_ms {
-            write!(w, " {:>11.3}", v)?;
-        }
-        writeln!(w)?;
+        let cells: Vec<String> = std::iter::once(t.transport.clone())
+            .chain(t.phases_mean_ms.iter().map(|(_, v)| format!("{v:.3}")))
+            .collect();
+        let cells: Vec<&dyn std::fmt::Display> =
+            cells.iter().map(|c| c as &dyn std::fmt::Display).collect();
+        phases.row(w, &cells)?;
     }
     writeln!(w)?;
     if let Some(p) = &r.idle {
