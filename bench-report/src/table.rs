@@ -122,6 +122,17 @@ impl Table {
         writeln!(w, "{}", self.line(cells))
     }
 
+    /// Prints one row of cells of one type (a `Vec<String>` built in a loop, say).
+    pub fn row_iter<W: Write, D: Display>(
+        &self,
+        w: &mut W,
+        cells: impl IntoIterator<Item = D>,
+    ) -> io::Result<()> {
+        let cells: Vec<D> = cells.into_iter().collect();
+        let refs: Vec<&dyn Display> = cells.iter().map(|c| c as &dyn Display).collect();
+        self.row(w, &refs)
+    }
+
     /// One row as a string, without the newline.
     pub fn line(&self, cells: &[&dyn Display]) -> String {
         let mut out = self.indent.clone();
@@ -188,5 +199,9 @@ mod tests {
             "  x      1 tail\n"
         );
         assert_eq!(printed(|w| t.row(w, &[&"x"])), "  x  \n");
+        assert_eq!(
+            printed(|w| t.row_iter(w, ["ab", "cd"])),
+            printed(|w| t.row(w, &[&"ab", &"cd"]))
+        );
     }
 }

@@ -149,12 +149,11 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
         .iter()
         .filter(|t| t.scenario == r.transports[0].scenario)
     {
-        let cells: Vec<String> = std::iter::once(t.transport.clone())
-            .chain(t.phases_mean_ms.iter().map(|(_, v)| format!("{v:.3}")))
-            .collect();
-        let cells: Vec<&dyn std::fmt::Display> =
-            cells.iter().map(|c| c as &dyn std::fmt::Display).collect();
-        phases.row(w, &cells)?;
+        phases.row_iter(
+            w,
+            std::iter::once(t.transport.clone())
+                .chain(t.phases_mean_ms.iter().map(|(_, v)| format!("{v:.3}"))),
+        )?;
     }
     writeln!(w)?;
     if let Some(p) = &r.idle {

@@ -7,6 +7,7 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use bench_report::table::Table;
 
 use super::{Pref, RoutingArgs, RoutingReport, Row};
 use crate::report::lines::{self, Chart, Series};
@@ -54,49 +55,11 @@ pub fn print_text<W: Write>(r: &RoutingReport, w: &mut W) -> Result<()> {
         s["hard_commit_ms"], s["poll_interval_s"]
     )?;
     writeln!(w)?;
-    writeln!(
-        w,
-        "{:>6} {:>8} {:>9} {:>7} {:>7} {:>7} {:>7} {:>6} {:>8} {:>8} {:>8} {:>8} {:>6} {:>6} {:>6} {:>5} {:>5}",
-        "write",
-        "docs/s",
-        "pref",
-        "reads",
-        "p50 ms",
-        "p95 ms",
-        "p99 ms",
-        "QT p50",
-        "on lead",
-        "on foll",
-        "lag p50",
-        "lag max",
-        "cpu L",
-        "cpu F",
-        "bench",
-        "host",
-        "runq"
-    )?;
+    let table = rows_table(&[("on lead", 8), ("on foll", 8)], ["cpu L", "cpu F"]);
+    table.header(w)?;
     for row in &r.rows {
-        writeln!(
-            w,
-            "{:>6} {:>8.0} {:>9} {:>7} {:>7} {:>7} {:>7} {:>6} {:>8} {:>8} {:>8} {:>8} {:>6} {:>6} {:>6} {:>5} {:>5}",
-            row.level,
-            row.docs_per_s,
-            row.pref,
-            row.reads.n,
-            f1(row.reads.p50_ms),
-            f1(row.reads.p95_ms),
-            f1(row.reads.p99_ms),
-            f0(row.qtime.p50_ms),
-            row.leader_reads,
-            row.follower_reads,
-            f0(row.lag.p50_ms),
-            f0(row.lag.max_ms),
-            f0(row.cpu.leader_pct),
-            f0(row.cpu.follower_pct),
-            f0(row.cpu.bench_pct),
-            f0(row.cpu.host_pct),
-            f1(row.cpu.runnable_mean),
-        )?;
+        let middle = [row.leader_reads.to_string(), row.follower_reads.to_string()];
+        table.row_iter(w, row_cells(row, middle))?;
     }
     writeln!(w)?;
     writeln!(w, "seed 003 (Websolr free tier, no write pressure):")?;
@@ -122,6 +85,56 @@ pub fn print_text<W: Write>(r: &RoutingReport, w: &mut W) -> Result<()> {
     }
     writeln!(w, "{}", r.verdict)?;
     Ok(())
+}
+
+/// The rows table of both topologies: write level, rate, preference and read latency, then
+/// the topology's own read-count columns (`middle`), then lag and CPU (`cpu`: the two Solr
+/// nodes' column titles).
+fn rows_table(middle: &[(&str, usize)], cpu: [&str; 2]) -> Table {
+    let mut t = Table::new()
+        .right("write", 6)
+        .right("docs/s", 8)
+        .right("pref", 9)
+        .right("reads", 7)
+        .right("p50 ms", 7)
+        .right("p95 ms", 7)
+        .right("p99 ms", 7)
+        .right("QT p50", 6);
+    for (title, width) in middle {
+        t = t.right(*title, *width);
+    }
+    t.right("lag p50", 8)
+        .right("lag max", 8)
+        .right(cpu[0], 6)
+        .right(cpu[1], 6)
+        .right("bench", 6)
+        .right("host", 5)
+        .right("runq", 5)
+}
+
+/// The cells of one row of [`rows_table`], `middle` being the topology's read counts.
+fn row_cells(row: &Row, middle: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut cells = vec![
+        row.level.clone(),
+        format!("{:.0}", row.docs_per_s),
+        row.pref.clone(),
+        row.reads.n.to_string(),
+        f1(row.reads.p50_ms),
+        f1(row.reads.p95_ms),
+        f1(row.reads.p99_ms),
+        f0(row.qtime.p50_ms),
+    ];
+    cells.extend(middle);
+    cells.extend([
+        f0(row.lag.p50_ms),
+        f0(row.lag.max_ms),
+        f0(row.cpu.leader_pct),
+        f0(row.cpu.follower_pct),
+        f0(row.cpu.bench_pct),
+        f0(row.cpu.host_pct),
+        f1(row.cpu.runnable_mean),
+    ]);
+    cells
 }
 
 /// The cloud table: reads served per replica type instead of per node.
@@ -155,42 +168,21 @@ fn print_cloud<W: Write>(r: &RoutingReport, w: &mut W) -> Result<()> {
         s["cloud_read_params"].as_str().unwrap_or("-")
     )?;
     writeln!(w)?;
-    writeln!(
-        w,
-        "{:>6} {:>8} {:>9} {:>7} {:>7} {:>7} {:>7} {:>6} {:>7} {:>7} {:>7} {:>8} {:>8} {:>6} {:>6} {:>6} {:>5} {:>5}",
-        "write", "docs/s", "pref", "reads", "p50 ms", "p95 ms", "p99 ms", "QT p50", "by NRT",
-        "by TLOG", "by PULL", "lag p50", "lag max", "cpu n1", "cpu n2", "bench", "host", "runq"
-    )?;
+    let table = rows_table(
+        &[("by NRT", 7), ("by TLOG", 7), ("by PULL", 7)],
+        ["cpu n1", "cpu n2"],
+    );
+    table.header(w)?;
     for row in &r.rows {
-        let by = |t: &str| -> u64 {
+        let by = |t: &str| -> String {
             row.replicas
                 .iter()
                 .filter(|x| x.kind == t)
                 .map(|x| x.reads)
-                .sum()
+                .sum::<u64>()
+                .to_string()
         };
-        writeln!(
-            w,
-            "{:>6} {:>8.0} {:>9} {:>7} {:>7} {:>7} {:>7} {:>6} {:>7} {:>7} {:>7} {:>8} {:>8} {:>6} {:>6} {:>6} {:>5} {:>5}",
-            row.level,
-            row.docs_per_s,
-            row.pref,
-            row.reads.n,
-            f1(row.reads.p50_ms),
-            f1(row.reads.p95_ms),
-            f1(row.reads.p99_ms),
-            f0(row.qtime.p50_ms),
-            by("NRT"),
-            by("TLOG"),
-            by("PULL"),
-            f0(row.lag.p50_ms),
-            f0(row.lag.max_ms),
-            f0(row.cpu.leader_pct),
-            f0(row.cpu.follower_pct),
-            f0(row.cpu.bench_pct),
-            f0(row.cpu.host_pct),
-            f1(row.cpu.runnable_mean),
-        )?;
+        table.row_iter(w, row_cells(row, [by("NRT"), by("TLOG"), by("PULL")]))?;
     }
     writeln!(w)?;
     writeln!(w, "seed 003 (Websolr free tier, no write pressure):")?;
