@@ -96,6 +96,11 @@ impl Table {
 
     /// Prints the titles (with their units) as one line.
     pub fn header<W: Write>(&self, w: &mut W) -> io::Result<()> {
+        writeln!(w, "{}", self.header_line())
+    }
+
+    /// The header as a string, without the newline (for a line that goes on after it).
+    pub fn header_line(&self) -> String {
         let titles: Vec<String> = self
             .columns
             .iter()
@@ -105,7 +110,7 @@ impl Table {
             })
             .collect();
         let cells: Vec<&dyn Display> = titles.iter().map(|t| t as &dyn Display).collect();
-        self.row(w, &cells)
+        self.line(&cells)
     }
 
     /// Prints a rule of `ch` as wide as the table's columns and separators.

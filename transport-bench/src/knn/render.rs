@@ -59,38 +59,37 @@ pub fn print_text<W: Write>(r: &KnnReport, w: &mut W) -> Result<()> {
             "Response-time reduction, contender vs baseline (mean latency; positive = faster). Seed: SIMD on vs off {:.0}..{:.0} % (mean {:.0} %)",
             SEED_SIMD_REDUCTION_PCT.0, SEED_SIMD_REDUCTION_PCT.1, SEED_SIMD_REDUCTION_PCT.2
         )?;
-        writeln!(
-            w,
-            "{:<22} {:>5} {:>5} {:>10} {:>10} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} {:>7}",
-            "contender",
-            "conc",
-            "topK",
-            "base mean",
-            "cont mean",
-            "red %",
-            "base p50",
-            "cont p50",
-            "p50 red%",
-            "base QPS",
-            "cont QPS",
-            "QPS +%"
-        )?;
+        let table = Table::new()
+            .left("contender", 22)
+            .right("conc", 5)
+            .right("topK", 5)
+            .right("base mean", 10)
+            .right("cont mean", 10)
+            .right("red %", 8)
+            .right("base p50", 8)
+            .right("cont p50", 8)
+            .right("p50 red%", 8)
+            .right("base QPS", 9)
+            .right("cont QPS", 9)
+            .right("QPS +%", 7);
+        table.header(w)?;
         for x in &r.reductions {
-            writeln!(
+            table.row(
                 w,
-                "{:<22} {:>5} {:>5} {:>10.2} {:>10.2} {:>8.1} {:>8} {:>8} {:>8} {:>9.1} {:>9.1} {:>7.1}",
-                x.contender,
-                x.concurrency,
-                x.top_k,
-                x.baseline_mean_ms,
-                x.contender_mean_ms,
-                x.mean_reduction_pct,
-                opt(x.baseline_p50_ms, 2),
-                opt(x.contender_p50_ms, 2),
-                opt(x.p50_reduction_pct, 1),
-                x.baseline_qps,
-                x.contender_qps,
-                x.qps_gain_pct
+                &[
+                    &x.contender,
+                    &x.concurrency,
+                    &x.top_k,
+                    &format!("{:.2}", x.baseline_mean_ms),
+                    &format!("{:.2}", x.contender_mean_ms),
+                    &format!("{:.1}", x.mean_reduction_pct),
+                    &opt(x.baseline_p50_ms, 2),
+                    &opt(x.contender_p50_ms, 2),
+                    &opt(x.p50_reduction_pct, 1),
+                    &format!("{:.1}", x.baseline_qps),
+                    &format!("{:.1}", x.contender_qps),
+                    &format!("{:.1}", x.qps_gain_pct),
+                ],
             )?;
         }
         for (cont, s) in reduction_summary(r) {
@@ -150,34 +149,61 @@ fn print_jvm<W: Write>(j: &JvmRun, w: &mut W) -> Result<()> {
             i.bytes_out as f64 / 1e6
         )?;
     }
-    writeln!(
-        w,
-        "{:>5} {:>5} {:>6} {:>4} {:>7} {:>8} {:>8} {:>8} {:>8} {:>8} {:>7} {:>6} {:>8} {:>8} {:>11} {:>7} {:>11} {:>4} {:>5}",
-        "conc", "topK", "n", "err", "hits!=K", "QPS", "mean", "p50", "p90", "p99", "QTime50", "Little", "B out/q", "B in/q", "SolrCPU%m/x", "RSS MiB", "HostCPU%m/x", "runq", "cache"
-    )?;
+    let table = Table::new()
+        .right("conc", 5)
+        .right("topK", 5)
+        .right("n", 6)
+        .right("err", 4)
+        .right("hits!=K", 7)
+        .right("QPS", 8)
+        .right("mean", 8)
+        .right("p50", 8)
+        .right("p90", 8)
+        .right("p99", 8)
+        .right("QTime50", 7)
+        .right("Little", 6)
+        .right("B out/q", 8)
+        .right("B in/q", 8)
+        .right("SolrCPU%m/x", 11)
+        .right("RSS MiB", 7)
+        .right("HostCPU%m/x", 11)
+        .right("runq", 4)
+        .right("cache", 5);
+    table.header(w)?;
     for c in &j.cells {
-        writeln!(
+        table.row(
             w,
-            "{:>5} {:>5} {:>6} {:>4} {:>7} {:>8.1} {:>8.2} {:>8} {:>8} {:>8} {:>7} {:>6.2} {:>8.0} {:>8.0} {:>11} {:>7} {:>11} {:>4} {:>5}",
-            c.concurrency,
-            c.top_k,
-            c.requests,
-            c.errors,
-            c.hits_mismatches,
-            c.qps,
-            c.latency.mean_ms,
-            opt(c.latency.p50_ms, 2),
-            opt(c.latency.p90_ms, 2),
-            opt(c.latency.p99_ms, 2),
-            opt(c.qtime.p50_ms, 0),
-            c.little_ratio,
-            c.bytes_out_per_query,
-            c.bytes_in_per_query,
-            format!("{}/{}", opt(c.solr_cpu_mean_pct, 0), opt(c.solr_cpu_max_pct, 0)),
-            opt(c.solr_rss_max_mib, 0),
-            format!("{}/{}", opt(c.host_cpu_mean_pct, 0), opt(c.host_cpu_max_pct, 0)),
-            opt(c.host_runnable_mean, 1),
-            c.cache_hits.map(|h| h.to_string()).unwrap_or_else(|| "-".into())
+            &[
+                &c.concurrency,
+                &c.top_k,
+                &c.requests,
+                &c.errors,
+                &c.hits_mismatches,
+                &format!("{:.1}", c.qps),
+                &format!("{:.2}", c.latency.mean_ms),
+                &opt(c.latency.p50_ms, 2),
+                &opt(c.latency.p90_ms, 2),
+                &opt(c.latency.p99_ms, 2),
+                &opt(c.qtime.p50_ms, 0),
+                &format!("{:.2}", c.little_ratio),
+                &format!("{:.0}", c.bytes_out_per_query),
+                &format!("{:.0}", c.bytes_in_per_query),
+                &format!(
+                    "{}/{}",
+                    opt(c.solr_cpu_mean_pct, 0),
+                    opt(c.solr_cpu_max_pct, 0)
+                ),
+                &opt(c.solr_rss_max_mib, 0),
+                &format!(
+                    "{}/{}",
+                    opt(c.host_cpu_mean_pct, 0),
+                    opt(c.host_cpu_max_pct, 0)
+                ),
+                &opt(c.host_runnable_mean, 1),
+                &c.cache_hits
+                    .map(|h| h.to_string())
+                    .unwrap_or_else(|| "-".into()),
+            ],
         )?;
     }
     let n: u64 = j.cells.iter().map(|c| c.requests - c.errors).sum();
@@ -357,6 +383,7 @@ struct CellLine<'a> {
 }
 
 use bench_report::chart::{esc, Frame, Svg, PALETTE as COLORS};
+use bench_report::table::Table;
 
 const DASHES: [&str; 4] = ["", "6,4", "2,3", "10,3,2,3"];
 

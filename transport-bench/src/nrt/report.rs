@@ -11,6 +11,7 @@ use anyhow::{Context, Result};
 use super::{NrtReport, NrtRun};
 use crate::seedkit::opt_ms;
 use bench_report::chart::{esc, Svg};
+use bench_report::table::Table;
 
 /// The seed's published figures (seed 001, Solr trunk 2011, Core 2 Quad, 2 x 100 docs/s
 /// targeted). The seed says "per minute" for refreshes, but its figures are 1 / mean
@@ -87,14 +88,14 @@ pub fn print_text<W: Write>(r: &NrtReport, w: &mut W) -> Result<()> {
         )?;
     }
     writeln!(w)?;
-    let mut head = format!("{:<34}", "");
+    let mut table = Table::new().left("", 34);
     for run in &r.runs {
-        let _ = write!(head, " {:>13}", format!("{} commits", run.commit));
+        table = table.right(format!("{} commits", run.commit), 13);
     }
     for s in &SEED {
-        let _ = write!(head, " {:>13}", s.name);
+        table = table.right(s.name, 13);
     }
-    writeln!(w, "{head}")?;
+    table.header(w)?;
     type Ours = dyn Fn(&NrtRun) -> String;
     type Theirs = dyn Fn(&SeedColumn) -> String;
     let rows: Vec<(&str, Box<Ours>, Box<Theirs>)> = vec![
@@ -218,14 +219,12 @@ pub fn print_text<W: Write>(r: &NrtReport, w: &mut W) -> Result<()> {
         ),
     ];
     for (label, ours, theirs) in &rows {
-        let mut line = format!("{label:<34}");
-        for run in &r.runs {
-            let _ = write!(line, " {:>13}", ours(run));
-        }
-        for s in &SEED {
-            let _ = write!(line, " {:>13}", theirs(s));
-        }
-        writeln!(w, "{line}")?;
+        table.row_iter(
+            w,
+            std::iter::once(label.to_string())
+                .chain(r.runs.iter().map(|run| ours(run)))
+                .chain(SEED.iter().map(|s| theirs(s))),
+        )?;
     }
     writeln!(
         w,
