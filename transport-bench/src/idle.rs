@@ -16,7 +16,7 @@ use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use solr_client::{Select, SolrClient};
 
-use crate::stats::percentiles;
+use bench_report::stats::percentiles;
 
 /// Idle gaps probed by `audit` unless `--idle-gaps` says otherwise, ms (comma-separated, as
 /// the option takes them).

@@ -31,9 +31,9 @@ use serde_json::{json, Value};
 use solr_client::{Commit, Select, SolrClient, Timing, TlsOptions, TransportKind};
 
 use crate::report::lines::{self, Chart, Series};
-use crate::stats::percentiles;
 use crate::wan::cli::{header, interrupted, termination, tls_dir, upstream_of};
 use crate::wan::{TlsVersion, Wan, WanConfig};
+use bench_report::stats::percentiles;
 
 /// Options of `large-responses`.
 #[derive(Debug, Clone, clap::Args)]
@@ -519,7 +519,7 @@ pub fn summarize(records: &[LargeRecord], rows: &[u64], gzip: &[bool]) -> LargeS
             let n = ok.len().max(1) as f64;
             let mean = |f: &dyn Fn(&Timing) -> f64| ok.iter().map(|(_, t)| f(t)).sum::<f64>() / n;
             let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-            let curve = crate::stats::curve(ok.iter().map(|(_, t)| t.total()));
+            let curve = bench_report::stats::curve(ok.iter().map(|(_, t)| t.total()));
             let wall = percentiles(ok.iter().map(|(_, t)| t.total()));
             let mut cpu: Vec<f64> = ok.iter().map(|(x, _)| x.cpu_ms).collect();
             cpu.sort_by(f64::total_cmp);

@@ -748,8 +748,8 @@ pub async fn run_cmd(a: SweepArgs) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::Percentiles;
     use crate::study::Witnesses;
+    use bench_report::stats::Percentiles;
 
     fn summary(transport: &str, p50: f64) -> TransportSummary {
         TransportSummary {

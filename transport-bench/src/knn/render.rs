@@ -487,7 +487,7 @@ pub fn save(dir: &Path, r: &KnnReport) -> Result<()> {
 mod tests {
     use super::super::{reductions, Cell, JvmRun, KnnReport};
     use super::*;
-    use crate::stats::Percentiles;
+    use bench_report::stats::Percentiles;
 
     fn cell(c: usize, k: u32, mean: f64, qps: f64) -> Cell {
         Cell {

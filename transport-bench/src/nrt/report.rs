@@ -222,8 +222,8 @@ pub fn print_text<W: Write>(r: &NrtReport, w: &mut W) -> Result<()> {
         table.row_iter(
             w,
             std::iter::once(label.to_string())
-                .chain(r.runs.iter().map(|run| ours(run)))
-                .chain(SEED.iter().map(|s| theirs(s))),
+                .chain(r.runs.iter().map(ours))
+                .chain(SEED.iter().map(theirs)),
         )?;
     }
     writeln!(
@@ -492,7 +492,7 @@ impl<'a> GroupLine<'a> {
         threads: usize,
         (count, errors): (u64, u64),
         rate_per_s: Option<f64>,
-        time: &crate::stats::Percentiles,
+        time: &bench_report::stats::Percentiles,
     ) -> Self {
         Self {
             commit,
