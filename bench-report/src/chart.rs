@@ -169,6 +169,19 @@ pub struct Frame {
 }
 
 impl Frame {
+    /// A `width` x `height` document's plot area inside the margins `[left, right, top,
+    /// bottom]`.
+    pub fn new(width: f64, height: f64, [left, right, top, bottom]: [f64; 4]) -> Self {
+        Self {
+            width,
+            height,
+            left,
+            right,
+            top,
+            bottom,
+        }
+    }
+
     /// The x pixel of the y axis.
     pub fn x0(&self) -> f64 {
         self.left

@@ -61,14 +61,7 @@ pub fn render(chart: &Chart, series: &[Series]) -> String {
     let px = |x: f64| l + (fx(x) - xmin) / (xmax - xmin) * (w - l - rgt);
     let py = |y: f64| h - bot - y / ymax * (h - top - bot);
     let mut s = Svg::new(w as u32, h as u32, &chart.title);
-    let frame = Frame {
-        width: w,
-        height: h,
-        left: l,
-        right: rgt,
-        top,
-        bottom: bot,
-    };
+    let frame = Frame::new(w, h, [l, rgt, top, bot]);
     frame.axes(&mut s);
     for x in &xs {
         frame.x_tick(&mut s, px(*x), &x.to_string());

@@ -88,14 +88,7 @@ pub fn percentiles(r: &StudyReport, scenario: &str) -> String {
         h as u32,
         &format!("Wall latency percentiles, {scenario} workload (ms)"),
     );
-    let frame = Frame {
-        width: w,
-        height: h,
-        left: l,
-        right: rgt,
-        top,
-        bottom: bot,
-    };
+    let frame = Frame::new(w, h, [l, rgt, top, bot]);
     frame.axes(&mut s);
     for p in [50.0, 90.0, 99.0, 99.9] {
         frame.x_tick(&mut s, px(p), &format!("p{p}"));

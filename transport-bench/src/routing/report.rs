@@ -73,18 +73,7 @@ pub fn print_text<W: Write>(r: &RoutingReport, w: &mut W) -> Result<()> {
          finds it; cpu L/F/bench: % of one core; host: % of {} cores; runq: runnable threads",
         r.rows.first().map(|x| x.cpu.cores).unwrap_or(0)
     )?;
-    writeln!(
-        w,
-        "documents: {} acknowledged, {} found{}",
-        r.check.acknowledged,
-        r.check.found,
-        if r.check.ok { "" } else { " (MISMATCH)" }
-    )?;
-    for x in &r.warnings {
-        writeln!(w, "warning: {x}")?;
-    }
-    writeln!(w, "{}", r.verdict)?;
-    Ok(())
+    print_tail(r, "", w)
 }
 
 /// The rows table of both topologies: write level, rate, preference and read latency, then
@@ -197,9 +186,15 @@ fn print_cloud<W: Write>(r: &RoutingReport, w: &mut W) -> Result<()> {
          n1/n2/bench: % of one core; host: % of {} cores; runq: runnable threads",
         r.rows.first().map(|x| x.cpu.cores).unwrap_or(0)
     )?;
+    print_tail(r, " on the leader", w)
+}
+
+/// The last lines of both topologies: the document check (`found_where` names where the
+/// documents were counted), the warnings and the verdict.
+fn print_tail<W: Write>(r: &RoutingReport, found_where: &str, w: &mut W) -> Result<()> {
     writeln!(
         w,
-        "documents: {} acknowledged, {} found on the leader{}",
+        "documents: {} acknowledged, {} found{found_where}{}",
         r.check.acknowledged,
         r.check.found,
         if r.check.ok { "" } else { " (MISMATCH)" }
