@@ -158,6 +158,12 @@ impl Table {
     }
 }
 
+/// A table cell for an optional figure: `v` with `prec` decimals, or `-` when there is none.
+pub fn fixed(v: Option<f64>, prec: usize) -> String {
+    v.map(|x| format!("{x:.prec$}"))
+        .unwrap_or_else(|| "-".into())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,6 +199,12 @@ mod tests {
         let t = Table::new().right("bytes", 3).unit("B").left("x", 2);
         assert_eq!(printed(|w| t.header(w)), "bytes B x \n");
         assert_eq!(printed(|w| t.row(w, &[&123456, &"y"])), "123456 y \n");
+    }
+
+    #[test]
+    fn missing_figures_print_as_a_dash() {
+        assert_eq!(fixed(Some(1.256), 2), "1.26");
+        assert_eq!(fixed(None, 2), "-");
     }
 
     #[test]

@@ -656,10 +656,7 @@ pub fn verdict(s: &LargeSummary, link: &str) -> String {
     format!("verdict: {}", parts.join("; "))
 }
 
-fn opt(v: Option<f64>, prec: usize) -> String {
-    v.map(|x| format!("{x:.prec$}"))
-        .unwrap_or_else(|| "-".into())
-}
+use bench_report::table::fixed as opt;
 
 /// Prints the tables; the last line is the verdict.
 pub fn print_text<W: Write>(r: &LargeReport, w: &mut W) -> Result<()> {

@@ -437,10 +437,7 @@ pub fn verdict(rows: &[SweepRow]) -> String {
     format!("verdict: {}", parts.join("; "))
 }
 
-fn opt(v: Option<f64>, prec: usize) -> String {
-    v.map(|x| format!("{x:.prec$}"))
-        .unwrap_or_else(|| "-".into())
-}
+use bench_report::table::fixed as opt;
 
 /// Prints the table, the calibration of each point, warnings and the verdict (last line).
 pub fn print_text<W: Write>(r: &SweepReport, w: &mut W) -> Result<()> {

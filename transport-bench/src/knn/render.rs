@@ -19,10 +19,7 @@ pub const SEED_QPS_2VCPU: &[(&str, [f64; 4])] = &[
 /// Seed 000, 4-vCPU t4g.xlarge with SIMD: QPS at 1, 5, 10, 20 users.
 pub const SEED_QPS_4VCPU: [f64; 4] = [140.0, 482.0, 506.0, 518.0];
 
-fn opt(v: Option<f64>, prec: usize) -> String {
-    v.map(|x| format!("{x:.prec$}"))
-        .unwrap_or_else(|| "-".into())
-}
+use bench_report::table::fixed as opt;
 
 /// Writes the human-readable report; its last line is the verdict.
 pub fn print_text<W: Write>(r: &KnnReport, w: &mut W) -> Result<()> {
