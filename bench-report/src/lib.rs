@@ -1,6 +1,10 @@
 //! `bench-report`: the report layer every `transport-bench` command and `solr-watch` share.
 //!
-//! [`stats`] holds the percentile rules (HdrHistogram, microsecond resolution).
+//! - [`stats`]: the percentile rules (HdrHistogram, microsecond resolution);
+//! - [`table`]: the one text-table writer (columns, alignment, header, rule, units);
+//! - [`csv_out`]: the one CSV path (serde records, RFC 4180 quoting);
+//! - [`chart`]: the one SVG chart module (frame, axes, ticks, legend, palette, escaping);
+//! - [`run`]: the [`RunReport`] trait and the run folder's kind manifest.
 //!
 //! ```
 //! use std::time::Duration;
@@ -12,6 +16,13 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod chart;
+pub mod csv_out;
+pub mod run;
 pub mod stats;
+pub mod table;
 
+pub use csv_out::write_csv;
+pub use run::RunReport;
 pub use stats::{percentiles, Percentiles};
+pub use table::Table;

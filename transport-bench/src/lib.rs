@@ -15,6 +15,7 @@ pub mod cli;
 pub mod load;
 pub mod report;
 pub mod run_dir;
+pub mod runs;
 pub mod scenario;
 pub mod schema;
 pub mod witness;

@@ -166,4 +166,18 @@ pub fn assert_rerenders(dir: &std::path::Path, kind: &str, files: &[&str]) {
     let text = String::from_utf8(printed).expect("utf-8");
     let report = std::fs::read_to_string(dir.join("report.txt")).expect("report.txt");
     assert_eq!(text.lines().last(), report.lines().last());
+    // The folder names its kind in run.json; one saved before run.json existed still loads.
+    assert_eq!(
+        bench_report::run::kind_of(dir)
+            .expect("run.json")
+            .as_deref(),
+        Some(kind)
+    );
+    std::fs::remove_file(dir.join(bench_report::run::MANIFEST)).expect("run.json");
+    let got = transport_bench::rerender_any(dir, &mut Vec::new()).expect("old folder re-renders");
+    assert_eq!(got, kind, "an old folder without run.json");
+    for (f, old) in files.iter().zip(&before) {
+        let new = std::fs::read(dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+        assert!(new == *old, "{f}: the re-rendered old folder differs");
+    }
 }

@@ -91,31 +91,35 @@ pub fn compare(a: &StudyReport, b: &StudyReport) -> Vec<Difference> {
 
 /// Prints the comparison; the last line is the verdict.
 pub fn print<W: Write>(diffs: &[Difference], w: &mut W) -> Result<()> {
-    writeln!(
-        w,
-        "{:<7} {:<14} {:<15} {:>10} {:>10} {:>10} {:>8} {:>8}  verdict",
-        "workload", "transport", "metric", "baseline", "contender", "diff", "diff %", "noise"
-    )?;
+    let table = bench_report::Table::new()
+        .left("workload", 7)
+        .left("transport", 14)
+        .left("metric", 15)
+        .right("baseline", 10)
+        .right("contender", 10)
+        .right("diff", 10)
+        .right("diff %", 8)
+        .right("noise", 8);
+    writeln!(w, "{}  verdict", table.header_line())?;
     for d in diffs {
-        writeln!(
-            w,
-            "{:<7} {:<14} {:<15} {:>10.3} {:>10.3} {:>+10.3} {:>+7.1}% {:>8}  {}",
-            d.scenario,
-            d.transport,
-            d.metric,
-            d.baseline,
-            d.contender,
-            d.diff,
-            d.diff_pct,
-            d.noise
+        let line = table.line(&[
+            &d.scenario,
+            &d.transport,
+            &d.metric,
+            &format!("{:.3}", d.baseline),
+            &format!("{:.3}", d.contender),
+            &format!("{:+.3}", d.diff),
+            &format!("{:+.1}%", d.diff_pct),
+            &d.noise
                 .map(|n| format!("{n:.3}"))
                 .unwrap_or_else(|| "-".into()),
-            match d.significant {
-                Some(true) => "OUTSIDE noise",
-                Some(false) => "within noise",
-                None => "",
-            }
-        )?;
+        ]);
+        let verdict = match d.significant {
+            Some(true) => "OUTSIDE noise",
+            Some(false) => "within noise",
+            None => "",
+        };
+        writeln!(w, "{line}  {verdict}")?;
     }
     let judged: Vec<_> = diffs.iter().filter(|d| d.significant.is_some()).collect();
     let outside = judged

@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use super::svg::{esc, header, SERIES};
+use bench_report::chart::{esc, Frame, Svg, PALETTE as SERIES};
 
 /// One line of a chart.
 #[derive(Debug, Clone)]
@@ -60,53 +60,14 @@ pub fn render(chart: &Chart, series: &[Series]) -> String {
         * 1.1;
     let px = |x: f64| l + (fx(x) - xmin) / (xmax - xmin) * (w - l - rgt);
     let py = |y: f64| h - bot - y / ymax * (h - top - bot);
-    let mut s = header(w as u32, h as u32, &chart.title);
-    let _ = writeln!(
-        s,
-        "<line x1=\"{l}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>",
-        h - bot,
-        w - rgt,
-        h - bot
-    );
-    let _ = writeln!(
-        s,
-        "<line x1=\"{l}\" y1=\"{top}\" x2=\"{l}\" y2=\"{}\" stroke=\"black\"/>",
-        h - bot
-    );
+    let mut s = Svg::new(w as u32, h as u32, &chart.title);
+    let frame = Frame::new(w, h, [l, rgt, top, bot]);
+    frame.axes(&mut s);
     for x in &xs {
-        let _ = writeln!(
-            s,
-            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{x}</text>",
-            px(*x),
-            h - bot + 16.0
-        );
+        frame.x_tick(&mut s, px(*x), &x.to_string());
     }
-    let _ = writeln!(
-        s,
-        "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{}</text>",
-        (l + w - rgt) / 2.0,
-        h - bot + 36.0,
-        esc(&chart.x_label)
-    );
-    let _ = writeln!(
-        s,
-        "<text x=\"16\" y=\"{:.1}\" text-anchor=\"middle\" transform=\"rotate(-90 16 {:.1})\">{}</text>",
-        (top + h - bot) / 2.0,
-        (top + h - bot) / 2.0,
-        esc(&chart.y_label)
-    );
-    for k in 0..=4 {
-        let v = ymax * k as f64 / 4.0;
-        let _ = writeln!(
-            s,
-            "<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{v:.1}</text><line x1=\"{l}\" y1=\"{:.1}\" x2=\"{}\" y2=\"{:.1}\" stroke=\"#eeeeee\"/>",
-            l - 4.0,
-            py(v) + 4.0,
-            py(v),
-            w - rgt,
-            py(v)
-        );
-    }
+    frame.labels(&mut s, &chart.x_label, &chart.y_label);
+    frame.y_ticks(&mut s, ymax, 4, true);
     let mut legend = 0usize;
     for se in series {
         let c = SERIES[se.color % SERIES.len()];
@@ -157,8 +118,7 @@ pub fn render(chart: &Chart, series: &[Series]) -> String {
             esc(&se.label)
         );
     }
-    s.push_str("</svg>\n");
-    s
+    s.finish()
 }
 
 #[cfg(test)]

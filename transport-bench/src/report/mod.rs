@@ -10,6 +10,7 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use bench_report::table::Table;
 
 use crate::study::{summarize, Record, StudyReport};
 
@@ -27,21 +28,25 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
             "Reindex ({} docs per format, pooled transport)",
             r.indexing.first().map(|i| i.docs).unwrap_or(0)
         )?;
-        writeln!(
-            w,
-            "{:<6} {:>9} {:>10} {:>12} {:>12} {:>9}",
-            "format", "seconds", "docs/s", "body bytes", "gzipped", "QTime p50"
-        )?;
+        let table = Table::new()
+            .left("format", 6)
+            .right("seconds", 9)
+            .right("docs/s", 10)
+            .right("body bytes", 12)
+            .right("gzipped", 12)
+            .right("QTime p50", 9);
+        table.header(w)?;
         for i in &r.indexing {
-            writeln!(
+            table.row(
                 w,
-                "{:<6} {:>9.2} {:>10.0} {:>12} {:>12} {:>9}",
-                i.format,
-                i.seconds,
-                i.docs_per_sec,
-                i.body_bytes,
-                i.body_bytes_gzip,
-                opt(i.qtime_p50_ms)
+                &[
+                    &i.format,
+                    &format!("{:.2}", i.seconds),
+                    &format!("{:.0}", i.docs_per_sec),
+                    &i.body_bytes,
+                    &i.body_bytes_gzip,
+                    &opt(i.qtime_p50_ms),
+                ],
             )?;
         }
         writeln!(w)?;
@@ -56,48 +61,51 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
             continue;
         }
         writeln!(w, "Workload {scenario}: wall (client total) vs Solr QTime, ms; conns = connector / kernel ActiveOpens / pcap SYNs / expected")?;
-        writeln!(
-            w,
-            "{:<14} {:>6} {:>8} {:>8} {:>8} {:>8} {:>7} {:>9} {:>7} {:>9} {:>9} {:>20} {:>4}",
-            "transport",
-            "n",
-            "p50",
-            "p90",
-            "p99",
-            "max",
-            "QTime50",
-            "overhd50",
-            "reuse",
-            "bytes_in",
-            "decoded",
-            "conns",
-            "err"
-        )?;
+        let table = Table::new()
+            .left("transport", 14)
+            .right("n", 6)
+            .right("p50", 8)
+            .right("p90", 8)
+            .right("p99", 8)
+            .right("max", 8)
+            .right("QTime50", 7)
+            .right("overhd50", 9)
+            .right("reuse", 7)
+            .right("bytes_in", 9)
+            .right("decoded", 9)
+            .right("conns", 20)
+            .right("err", 4);
+        table.header(w)?;
         for t in ts {
             let wi = &t.witnesses;
-            writeln!(
+            table.row(
                 w,
-                "{:<14} {:>6} {:>8} {:>8} {:>8} {:>8} {:>7} {:>9} {:>7} {:>9.0} {:>9.0} {:>20} {:>4}",
-                t.transport,
-                t.wall.n,
-                opt(t.wall.p50_ms),
-                opt(t.wall.p90_ms),
-                opt(t.wall.p99_ms),
-                opt(t.wall.max_ms),
-                opt(t.qtime.p50_ms),
-                opt(t.overhead.p50_ms),
-                t.reuse_ratio.map(|r| format!("{:.0}%", r * 100.0)).unwrap_or_else(|| "n/a".into()),
-                t.bytes_in_mean,
-                t.decoded_bytes_mean,
-                format!(
-                    "{}/{}/{}/{}{}",
-                    wi.connector,
-                    wi.kernel_active_opens,
-                    wi.pcap_syns.map(|p| p.to_string()).unwrap_or_else(|| "-".into()),
-                    wi.expected,
-                    if wi.agree { "" } else { "!" }
-                ),
-                t.errors
+                &[
+                    &t.transport,
+                    &t.wall.n,
+                    &opt(t.wall.p50_ms),
+                    &opt(t.wall.p90_ms),
+                    &opt(t.wall.p99_ms),
+                    &opt(t.wall.max_ms),
+                    &opt(t.qtime.p50_ms),
+                    &opt(t.overhead.p50_ms),
+                    &t.reuse_ratio
+                        .map(|r| format!("{:.0}%", r * 100.0))
+                        .unwrap_or_else(|| "n/a".into()),
+                    &format!("{:.0}", t.bytes_in_mean),
+                    &format!("{:.0}", t.decoded_bytes_mean),
+                    &format!(
+                        "{}/{}/{}/{}{}",
+                        wi.connector,
+                        wi.kernel_active_opens,
+                        wi.pcap_syns
+                            .map(|p| p.to_string())
+                            .unwrap_or_else(|| "-".into()),
+                        wi.expected,
+                        if wi.agree { "" } else { "!" }
+                    ),
+                    &t.errors,
+                ],
             )?;
             if let Some(c) = &t.corrected {
                 writeln!(
@@ -129,23 +137,23 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
             .map(|t| t.scenario.as_str())
             .unwrap_or("-")
     )?;
+    let mut phases = Table::new().left("transport", 14);
     if let Some(first) = r.transports.first() {
-        write!(w, "{:<14}", "transport")?;
         for (name, _) in &first.phases_mean_ms {
-            write!(w, " {:>11}", name)?;
+            phases = phases.right(name.as_str(), 11);
         }
-        writeln!(w)?;
+        phases.header(w)?;
     }
     for t in r
         .transports
         .iter()
         .filter(|t| t.scenario == r.transports[0].scenario)
     {
-        write!(w, "{:<14}", t.transport)?;
-        for (_, v) in &t.phases_mean_ms {
-            write!(w, " {:>11.3}", v)?;
-        }
-        writeln!(w)?;
+        phases.row_iter(
+            w,
+            std::iter::once(t.transport.clone())
+                .chain(t.phases_mean_ms.iter().map(|(_, v)| format!("{v:.3}"))),
+        )?;
     }
     writeln!(w)?;
     if let Some(p) = &r.idle {
@@ -159,35 +167,20 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
     Ok(())
 }
 
-/// Saves `summary.json`, `transports.csv`, `records.jsonl` and `report.txt` into `dir`.
+/// Saves `records.jsonl` and everything [`save_report`] writes into `dir`.
 pub fn save(dir: &Path, r: &StudyReport, records: &[Record]) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    std::fs::write(dir.join("summary.json"), serde_json::to_vec_pretty(r)?)?;
-    let mut csv = String::from("scenario,transport,n,p50_ms,p90_ms,p99_ms,max_ms,qtime_p50_ms,overhead_p50_ms,reuse_ratio,bytes_in_mean,connector,kernel_active_opens,expected,errors,qtime_missing\n");
-    for t in &r.transports {
-        let o = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
-        csv.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{:.0},{},{},{},{},{}\n",
-            t.scenario,
-            t.transport,
-            t.wall.n,
-            o(t.wall.p50_ms),
-            o(t.wall.p90_ms),
-            o(t.wall.p99_ms),
-            o(t.wall.max_ms),
-            o(t.qtime.p50_ms),
-            o(t.overhead.p50_ms),
-            o(t.reuse_ratio),
-            t.bytes_in_mean,
-            t.witnesses.connector,
-            t.witnesses.kernel_active_opens,
-            t.witnesses.expected,
-            t.errors,
-            t.qtime_missing
-        ));
-    }
-    std::fs::write(dir.join("transports.csv"), csv)?;
     write_jsonl(&dir.join("records.jsonl"), records)?;
+    save_report(dir, r)
+}
+
+/// Saves `summary.json`, `transports.csv`, `report.txt`, the charts and `run.json` into
+/// `dir`.
+pub fn save_report(dir: &Path, r: &StudyReport) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    std::fs::write(dir.join("summary.json"), serde_json::to_vec_pretty(r)?)?;
+    let rows: Vec<TransportRow> = r.transports.iter().map(TransportRow::from).collect();
+    bench_report::write_csv(&dir.join("transports.csv"), &rows)?;
     let mut txt = Vec::new();
     print_text(r, &mut txt)?;
     std::fs::write(dir.join("report.txt"), txt)?;
@@ -207,7 +200,51 @@ pub fn save(dir: &Path, r: &StudyReport, records: &[Record]) -> Result<()> {
             )?;
         }
     }
-    Ok(())
+    <StudyReport as bench_report::RunReport>::write_manifest(dir)
+}
+
+/// One line of `transports.csv`.
+#[derive(serde::Serialize)]
+struct TransportRow<'a> {
+    scenario: &'a str,
+    transport: &'a str,
+    n: u64,
+    p50_ms: Option<f64>,
+    p90_ms: Option<f64>,
+    p99_ms: Option<f64>,
+    max_ms: Option<f64>,
+    qtime_p50_ms: Option<f64>,
+    overhead_p50_ms: Option<f64>,
+    reuse_ratio: Option<f64>,
+    bytes_in_mean: f64,
+    connector: u64,
+    kernel_active_opens: u64,
+    expected: u64,
+    errors: u64,
+    qtime_missing: u64,
+}
+
+impl<'a> From<&'a crate::study::TransportSummary> for TransportRow<'a> {
+    fn from(t: &'a crate::study::TransportSummary) -> Self {
+        Self {
+            scenario: &t.scenario,
+            transport: &t.transport,
+            n: t.wall.n,
+            p50_ms: t.wall.p50_ms,
+            p90_ms: t.wall.p90_ms,
+            p99_ms: t.wall.p99_ms,
+            max_ms: t.wall.max_ms,
+            qtime_p50_ms: t.qtime.p50_ms,
+            overhead_p50_ms: t.overhead.p50_ms,
+            reuse_ratio: t.reuse_ratio,
+            bytes_in_mean: t.bytes_in_mean,
+            connector: t.witnesses.connector,
+            kernel_active_opens: t.witnesses.kernel_active_opens,
+            expected: t.witnesses.expected,
+            errors: t.errors,
+            qtime_missing: t.qtime_missing,
+        }
+    }
 }
 
 /// Reads a `summary.json` (or the `summary.json` inside a run folder).

@@ -3,29 +3,9 @@
 
 use std::fmt::Write;
 
+use bench_report::chart::{esc, Frame, Svg, PALETTE as SERIES, PHASE_COLORS as COLORS};
+
 use crate::study::StudyReport;
-
-const COLORS: [&str; 9] = [
-    "#9e9e9e", "#8e24aa", "#1e88e5", "#e53935", "#fb8c00", "#43a047", "#00acc1", "#6d4c41",
-    "#fdd835",
-];
-pub(crate) const SERIES: [&str; 8] = [
-    "#1e88e5", "#e53935", "#43a047", "#fb8c00", "#8e24aa", "#00acc1", "#6d4c41", "#546e7a",
-];
-
-pub(crate) fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-}
-
-pub(crate) fn header(w: u32, h: u32, title: &str) -> String {
-    format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{}\" y=\"20\" text-anchor=\"middle\" font-size=\"15\">{}</text>\n",
-        w / 2,
-        esc(title)
-    )
-}
 
 /// Stacked horizontal bars: mean time per phase for each transport of `scenario`.
 pub fn phases(r: &StudyReport, scenario: &str) -> String {
@@ -43,7 +23,7 @@ pub fn phases(r: &StudyReport, scenario: &str) -> String {
         .fold(0.0, f64::max)
         .max(1e-6);
     let scale = (width - left - right) / max;
-    let mut s = header(
+    let mut s = Svg::new(
         width as u32,
         height as u32,
         &format!("Mean request time by phase, {scenario} workload (ms)"),
@@ -80,22 +60,10 @@ pub fn phases(r: &StudyReport, scenario: &str) -> String {
     let ly = height - 30.0;
     if let Some(t) = ts.first() {
         for (k, (name, _)) in t.phases_mean_ms.iter().enumerate() {
-            let x = 20.0 + k as f64 * 97.0;
-            let _ = writeln!(
-                s,
-                "<rect x=\"{x}\" y=\"{ly}\" width=\"12\" height=\"12\" fill=\"{}\"/>",
-                COLORS[k % COLORS.len()]
-            );
-            let _ = writeln!(
-                s,
-                "<text x=\"{}\" y=\"{}\">{name}</text>",
-                x + 16.0,
-                ly + 10.0
-            );
+            s.swatch(20.0 + k as f64 * 97.0, ly, COLORS[k % COLORS.len()], name);
         }
     }
-    s.push_str("</svg>\n");
-    s
+    s.finish()
 }
 
 /// Latency percentile curves (x: percentile on a log scale of 1/(1-p); y: ms).
@@ -115,40 +83,17 @@ pub fn percentiles(r: &StudyReport, scenario: &str) -> String {
         * 1.1;
     let px = |p: f64| l + (1.0 / (1.0 - p / 100.0)).log10() / xmax * (w - l - rgt);
     let py = |v: f64| h - bot - v / ymax * (h - top - bot);
-    let mut s = header(
+    let mut s = Svg::new(
         w as u32,
         h as u32,
         &format!("Wall latency percentiles, {scenario} workload (ms)"),
     );
-    let _ = writeln!(
-        s,
-        "<line x1=\"{l}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>",
-        h - bot,
-        w - rgt,
-        h - bot
-    );
-    let _ = writeln!(
-        s,
-        "<line x1=\"{l}\" y1=\"{top}\" x2=\"{l}\" y2=\"{}\" stroke=\"black\"/>",
-        h - bot
-    );
+    let frame = Frame::new(w, h, [l, rgt, top, bot]);
+    frame.axes(&mut s);
     for p in [50.0, 90.0, 99.0, 99.9] {
-        let _ = writeln!(
-            s,
-            "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">p{p}</text>",
-            px(p),
-            h - bot + 16.0
-        );
+        frame.x_tick(&mut s, px(p), &format!("p{p}"));
     }
-    for k in 0..=4 {
-        let v = ymax * k as f64 / 4.0;
-        let _ = writeln!(
-            s,
-            "<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{v:.1}</text>",
-            l - 4.0,
-            py(v) + 4.0
-        );
-    }
+    frame.y_ticks(&mut s, ymax, 4, false);
     for (i, t) in ts.iter().enumerate() {
         let c = SERIES[i % SERIES.len()];
         let pts: Vec<String> = t
@@ -175,8 +120,7 @@ pub fn percentiles(r: &StudyReport, scenario: &str) -> String {
             esc(&t.transport)
         );
     }
-    s.push_str("</svg>\n");
-    s
+    s.finish()
 }
 
 /// Connections opened per transport, as each witness counted them.
@@ -201,7 +145,7 @@ pub fn connections(r: &StudyReport, scenario: &str) -> String {
         .unwrap_or(1)
         .max(1) as f64;
     let scale = (width - left - 80.0) / max;
-    let mut s = header(
+    let mut s = Svg::new(
         width as u32,
         height as u32,
         &format!(
@@ -243,10 +187,15 @@ pub fn connections(r: &StudyReport, scenario: &str) -> String {
         }
     }
     let ly = height - 25.0;
-    for (k, name) in ["connector", "kernel", "pcap"].iter().enumerate() {
-        let x = left + k as f64 * 110.0;
-        let _ = writeln!(s, "<rect x=\"{x}\" y=\"{ly}\" width=\"12\" height=\"12\" fill=\"{}\"/><text x=\"{}\" y=\"{}\">{name}</text>", SERIES[k], x + 16.0, ly + 10.0);
-    }
-    s.push_str("</svg>\n");
-    s
+    s.legend_row(
+        left,
+        ly,
+        110.0,
+        &[
+            ("connector", SERIES[0]),
+            ("kernel", SERIES[1]),
+            ("pcap", SERIES[2]),
+        ],
+    );
+    s.finish()
 }

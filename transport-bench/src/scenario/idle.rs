@@ -16,7 +16,7 @@ use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use solr_client::{Select, SolrClient};
 
-use crate::stats::percentiles;
+use bench_report::stats::percentiles;
 
 /// Idle gaps probed by `audit` unless `--idle-gaps` says otherwise, ms (comma-separated, as
 /// the option takes them).
@@ -258,20 +258,32 @@ fn pct(v: Option<f64>) -> String {
     v.map_or_else(|| "-".to_string(), |x| format!("{x:+.0}%"))
 }
 
+/// The probe's table: one row per gap.
+fn table() -> bench_report::Table {
+    bench_report::Table::new()
+        .right("gap ms", 7)
+        .right("n", 4)
+        .right("err", 4)
+        .right("p50 ms", 9)
+        .right("QTime50", 9)
+        .right("srv wait50", 11)
+        .right("conns", 6)
+        .right("vs 0", 8)
+}
+
 /// One gap's table row.
 fn row(g: &IdleGap) -> String {
     let o = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |x| format!("{x:.2}"));
-    format!(
-        "{:>7} {:>4} {:>4} {:>9} {:>9} {:>11} {:>6} {:>8}",
-        g.gap_ms,
-        g.n,
-        g.errors,
-        o(g.wall_p50_ms),
-        o(g.qtime_p50_ms),
-        o(g.server_wait_p50_ms),
-        g.connections_opened,
-        pct(g.vs_back_to_back_pct)
-    )
+    table().line(&[
+        &g.gap_ms,
+        &g.n,
+        &g.errors,
+        &o(g.wall_p50_ms),
+        &o(g.qtime_p50_ms),
+        &o(g.server_wait_p50_ms),
+        &g.connections_opened,
+        &pct(g.vs_back_to_back_pct),
+    ])
 }
 
 /// Prints the probe's table and finding.
@@ -281,11 +293,7 @@ pub fn print<W: std::io::Write>(p: &IdleProbe, w: &mut W) -> std::io::Result<()>
         "Idle penalty ({}, one kept-alive connection; each search after an idle gap)",
         p.transport
     )?;
-    writeln!(
-        w,
-        "{:>7} {:>4} {:>4} {:>9} {:>9} {:>11} {:>6} {:>8}",
-        "gap ms", "n", "err", "p50 ms", "QTime50", "srv wait50", "conns", "vs 0"
-    )?;
+    table().header(w)?;
     for g in &p.gaps {
         writeln!(w, "{}", row(g))?;
     }

@@ -32,7 +32,7 @@ use solr_client::{Commit, Select, SolrClient, Timing, TlsOptions, TransportKind}
 
 use crate::report::lines::{self, Chart, Series};
 use crate::scenario::wan::{header, interrupted, termination, tls_dir, upstream_of};
-use crate::stats::percentiles;
+use bench_report::stats::percentiles;
 use wan_emu::{TlsVersion, Wan, WanConfig};
 
 /// Options of `large-responses`.
@@ -510,7 +510,7 @@ pub fn summarize(records: &[LargeRecord], rows: &[u64], gzip: &[bool]) -> LargeS
             let n = ok.len().max(1) as f64;
             let mean = |f: &dyn Fn(&Timing) -> f64| ok.iter().map(|(_, t)| f(t)).sum::<f64>() / n;
             let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-            let curve = crate::stats::curve(ok.iter().map(|(_, t)| t.total()));
+            let curve = bench_report::stats::curve(ok.iter().map(|(_, t)| t.total()));
             let wall = percentiles(ok.iter().map(|(_, t)| t.total()));
             let mut cpu: Vec<f64> = ok.iter().map(|(x, _)| x.cpu_ms).collect();
             cpu.sort_by(f64::total_cmp);
@@ -647,10 +647,7 @@ pub fn verdict(s: &LargeSummary, link: &str) -> String {
     format!("verdict: {}", parts.join("; "))
 }
 
-fn opt(v: Option<f64>, prec: usize) -> String {
-    v.map(|x| format!("{x:.prec$}"))
-        .unwrap_or_else(|| "-".into())
-}
+use bench_report::table::fixed as opt;
 
 /// Prints the tables; the last line is the verdict.
 pub fn print_text<W: Write>(r: &LargeReport, w: &mut W) -> Result<()> {
@@ -664,64 +661,65 @@ pub fn print_text<W: Write>(r: &LargeReport, w: &mut W) -> Result<()> {
     }
     writeln!(w)?;
     writeln!(w, "Per page size and gzip: bytes per response, wall ms, client CPU ms per response (thread CPU clock)")?;
-    writeln!(
-        w,
-        "{:>5} {:<4} {:>4} {:>11} {:>11} {:>8} {:>8} {:>6} {:>8} {:>8} {:>7} {:>7} {:>4}",
-        "rows",
-        "gzip",
-        "n",
-        "wire B",
-        "decoded B",
-        "p50",
-        "p95",
-        "QTime",
-        "transfer",
-        "gunzip",
-        "parse",
-        "cpu",
-        "err"
-    )?;
+    let cells = bench_report::Table::new()
+        .right("rows", 5)
+        .left("gzip", 4)
+        .right("n", 4)
+        .right("wire B", 11)
+        .right("decoded B", 11)
+        .right("p50", 8)
+        .right("p95", 8)
+        .right("QTime", 6)
+        .right("transfer", 8)
+        .right("gunzip", 8)
+        .right("parse", 7)
+        .right("cpu", 7)
+        .right("err", 4);
+    cells.header(w)?;
     for c in &r.cells {
-        writeln!(
-            w,
-            "{:>5} {:<4} {:>4} {:>11.0} {:>11.0} {:>8} {:>8} {:>6} {:>8.2} {:>8.2} {:>7.2} {:>7.2} {:>4}{}",
-            c.rows,
-            if c.gzip { "on" } else { "off" },
-            c.n,
-            c.wire_bytes_mean,
-            c.decoded_bytes_mean,
-            opt(c.p50_ms, 2),
-            opt(c.p95_ms, 2),
-            opt(c.qtime_p50_ms, 0),
-            c.transfer_mean_ms,
-            c.decompress_mean_ms,
-            c.parse_mean_ms,
-            c.cpu_mean_ms,
-            c.errors,
-            if c.docs_exact { "" } else { " (short pages!)" }
-        )?;
+        let line = cells.line(&[
+            &c.rows,
+            &if c.gzip { "on" } else { "off" },
+            &c.n,
+            &format!("{:.0}", c.wire_bytes_mean),
+            &format!("{:.0}", c.decoded_bytes_mean),
+            &opt(c.p50_ms, 2),
+            &opt(c.p95_ms, 2),
+            &opt(c.qtime_p50_ms, 0),
+            &format!("{:.2}", c.transfer_mean_ms),
+            &format!("{:.2}", c.decompress_mean_ms),
+            &format!("{:.2}", c.parse_mean_ms),
+            &format!("{:.2}", c.cpu_mean_ms),
+            &c.errors,
+        ]);
+        let short = if c.docs_exact { "" } else { " (short pages!)" };
+        writeln!(w, "{line}{short}")?;
     }
     writeln!(w)?;
     writeln!(
         w,
         "Gzip vs none, per page size (reduction: positive = gzip smaller/faster)"
     )?;
-    writeln!(
-        w,
-        "{:>5} {:>10} {:>9} {:>9} {:>10} {:>16}",
-        "rows", "wire", "p50", "p95", "cpu ms", "same bodies"
-    )?;
+    let comparisons = bench_report::Table::new()
+        .right("rows", 5)
+        .right("wire", 10)
+        .right("p50", 9)
+        .right("p95", 9)
+        .right("cpu ms", 10)
+        .right("same bodies", 16);
+    comparisons.header(w)?;
     for c in &r.comparisons {
         let pct = |v: Option<f64>| v.map(|p| format!("{p:+.1}%")).unwrap_or_else(|| "-".into());
-        writeln!(
+        comparisons.row(
             w,
-            "{:>5} {:>10} {:>9} {:>9} {:>+10.2} {:>16}",
-            c.rows,
-            format!("{:+.1}%", c.wire_reduction_pct),
-            pct(c.p50_reduction_pct),
-            pct(c.p95_reduction_pct),
-            c.cpu_delta_ms,
-            if c.decoded_identical { "yes" } else { "NO" }
+            &[
+                &c.rows,
+                &format!("{:+.1}%", c.wire_reduction_pct),
+                &pct(c.p50_reduction_pct),
+                &pct(c.p95_reduction_pct),
+                &format!("{:+.2}", c.cpu_delta_ms),
+                &if c.decoded_identical { "yes" } else { "NO" },
+            ],
         )?;
     }
     writeln!(w)?;
@@ -821,45 +819,28 @@ pub fn charts(r: &LargeReport) -> (String, String) {
     )
 }
 
-/// Writes `large-responses.json`, `.csv`, `.txt`, `records.jsonl` and two SVG charts.
+/// Writes `records.jsonl` and everything [`save_report`] writes.
 pub fn save(dir: &Path, r: &LargeReport, records: &[LargeRecord]) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    crate::report::write_jsonl(&dir.join("records.jsonl"), records)?;
+    save_report(dir, r)
+}
+
+/// Writes `large-responses.json`, `.csv`, `.txt`, two SVG charts and `run.json`.
+pub fn save_report(dir: &Path, r: &LargeReport) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     std::fs::write(
         dir.join("large-responses.json"),
         serde_json::to_vec_pretty(r)?,
     )?;
-    let mut csv = String::from("rows,gzip,n,errors,docs_exact,wire_bytes_mean,decoded_bytes_mean,p50_ms,p95_ms,mean_ms,qtime_p50_ms,transfer_mean_ms,decompress_mean_ms,parse_mean_ms,cpu_mean_ms,cpu_p50_ms\n");
-    let o = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
-    for c in &r.cells {
-        csv.push_str(&format!(
-            "{},{},{},{},{},{:.0},{:.0},{},{},{:.3},{},{:.3},{:.3},{:.3},{:.3},{:.3}\n",
-            c.rows,
-            c.gzip,
-            c.n,
-            c.errors,
-            c.docs_exact,
-            c.wire_bytes_mean,
-            c.decoded_bytes_mean,
-            o(c.p50_ms),
-            o(c.p95_ms),
-            c.mean_ms,
-            o(c.qtime_p50_ms),
-            c.transfer_mean_ms,
-            c.decompress_mean_ms,
-            c.parse_mean_ms,
-            c.cpu_mean_ms,
-            c.cpu_p50_ms
-        ));
-    }
-    std::fs::write(dir.join("large-responses.csv"), csv)?;
-    crate::report::write_jsonl(&dir.join("records.jsonl"), records)?;
+    bench_report::write_csv(&dir.join("large-responses.csv"), &r.cells)?;
     let mut txt = Vec::new();
     print_text(r, &mut txt)?;
     std::fs::write(dir.join("large-responses.txt"), txt)?;
     let (time, bytes) = charts(r);
     std::fs::write(dir.join("large-responses-time.svg"), time)?;
     std::fs::write(dir.join("large-responses-bytes.svg"), bytes)?;
-    Ok(())
+    <LargeReport as bench_report::RunReport>::write_manifest(dir)
 }
 
 /// Runs the scenario against `url` (a loopback Solr).

@@ -428,10 +428,7 @@ pub fn verdict(rows: &[SweepRow]) -> String {
     format!("verdict: {}", parts.join("; "))
 }
 
-fn opt(v: Option<f64>, prec: usize) -> String {
-    v.map(|x| format!("{x:.prec$}"))
-        .unwrap_or_else(|| "-".into())
-}
+use bench_report::table::fixed as opt;
 
 /// Prints the table, the calibration of each point, warnings and the verdict (last line).
 pub fn print_text<W: Write>(r: &SweepReport, w: &mut W) -> Result<()> {
@@ -454,55 +451,54 @@ pub fn print_text<W: Write>(r: &SweepReport, w: &mut W) -> Result<()> {
     }
     writeln!(w)?;
     writeln!(w, "Searches: wall p50/p95 and Solr QTime p50 (ms); conns = connector / kernel / pcap SYNs / expected; expected p50 = p50 at RTT 0 + k x RTT; fresh/pooled ratio vs theory (! = more than 10% off)")?;
-    writeln!(
-        w,
-        "{:<4} {:>6} {:<13} {:>5} {:>8} {:>8} {:>6} {:>18} {:>2} {:>9} {:>7} {:>7} {:>7} {:>7}",
-        "TLS",
-        "RTT",
-        "transport",
-        "n",
-        "p50",
-        "p95",
-        "QTime",
-        "conns",
-        "k",
-        "expect50",
-        "vs exp",
-        "f/p",
-        "theory",
-        "off"
-    )?;
+    let table = bench_report::Table::new()
+        .left("TLS", 4)
+        .right("RTT", 6)
+        .left("transport", 13)
+        .right("n", 5)
+        .right("p50", 8)
+        .right("p95", 8)
+        .right("QTime", 6)
+        .right("conns", 18)
+        .right("k", 2)
+        .right("expect50", 9)
+        .right("vs exp", 7)
+        .right("f/p", 7)
+        .right("theory", 7)
+        .right("off", 7);
+    table.header(w)?;
     for x in &r.rows {
-        writeln!(
+        table.row(
             w,
-            "{:<4} {:>6} {:<13} {:>5} {:>8} {:>8} {:>6} {:>18} {:>2} {:>9} {:>7} {:>7} {:>7} {:>7}",
-            x.tls,
-            x.rtt_ms,
-            x.transport,
-            x.n,
-            opt(x.p50_ms, 2),
-            opt(x.p95_ms, 2),
-            opt(x.qtime_p50_ms, 0),
-            format!(
-                "{}/{}/{}/{}{}",
-                x.conns_connector,
-                x.conns_kernel,
-                x.conns_pcap
-                    .map(|p| p.to_string())
+            &[
+                &x.tls,
+                &x.rtt_ms,
+                &x.transport,
+                &x.n,
+                &opt(x.p50_ms, 2),
+                &opt(x.p95_ms, 2),
+                &opt(x.qtime_p50_ms, 0),
+                &format!(
+                    "{}/{}/{}/{}{}",
+                    x.conns_connector,
+                    x.conns_kernel,
+                    x.conns_pcap
+                        .map(|p| p.to_string())
+                        .unwrap_or_else(|| "-".into()),
+                    x.conns_expected,
+                    if x.witnesses_agree { "" } else { "!" }
+                ),
+                &x.round_trips,
+                &opt(x.expected_p50_ms, 2),
+                &x.vs_expected_pct
+                    .map(|p| format!("{p:+.0}%"))
                     .unwrap_or_else(|| "-".into()),
-                x.conns_expected,
-                if x.witnesses_agree { "" } else { "!" }
-            ),
-            x.round_trips,
-            opt(x.expected_p50_ms, 2),
-            x.vs_expected_pct
-                .map(|p| format!("{p:+.0}%"))
-                .unwrap_or_else(|| "-".into()),
-            opt(x.fresh_pooled_ratio, 2),
-            opt(x.theory_ratio, 2),
-            x.ratio_off_pct
-                .map(|p| format!("{p:+.1}%{}", if x.flagged { "!" } else { "" }))
-                .unwrap_or_else(|| "-".into()),
+                &opt(x.fresh_pooled_ratio, 2),
+                &opt(x.theory_ratio, 2),
+                &x.ratio_off_pct
+                    .map(|p| format!("{p:+.1}%{}", if x.flagged { "!" } else { "" }))
+                    .unwrap_or_else(|| "-".into()),
+            ],
         )?;
     }
     writeln!(w)?;
@@ -580,39 +576,12 @@ pub fn chart(r: &SweepReport) -> String {
 pub fn save(dir: &Path, r: &SweepReport) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     std::fs::write(dir.join("sweep.json"), serde_json::to_vec_pretty(r)?)?;
-    let mut csv = String::from("tls,rtt_ms,transport,n,errors,p50_ms,p95_ms,qtime_p50_ms,bytes_in_mean,conns_connector,conns_kernel,conns_pcap,conns_expected,witnesses_agree,round_trips,expected_p50_ms,fresh_pooled_ratio,theory_ratio,ratio_off_pct,flagged\n");
-    let o = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
-    for x in &r.rows {
-        csv.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{:.0},{},{},{},{},{},{},{},{},{},{},{}\n",
-            x.tls,
-            x.rtt_ms,
-            x.transport,
-            x.n,
-            x.errors,
-            o(x.p50_ms),
-            o(x.p95_ms),
-            o(x.qtime_p50_ms),
-            x.bytes_in_mean,
-            x.conns_connector,
-            x.conns_kernel,
-            x.conns_pcap.map(|p| p.to_string()).unwrap_or_default(),
-            x.conns_expected,
-            x.witnesses_agree,
-            x.round_trips,
-            o(x.expected_p50_ms),
-            o(x.fresh_pooled_ratio),
-            o(x.theory_ratio),
-            o(x.ratio_off_pct),
-            x.flagged
-        ));
-    }
-    std::fs::write(dir.join("sweep.csv"), csv)?;
+    bench_report::write_csv(&dir.join("sweep.csv"), &r.rows)?;
     let mut txt = Vec::new();
     print_text(r, &mut txt)?;
     std::fs::write(dir.join("sweep.txt"), txt)?;
     std::fs::write(dir.join("sweep.svg"), chart(r))?;
-    Ok(())
+    <SweepReport as bench_report::RunReport>::write_manifest(dir)
 }
 
 /// Indexes `n` seeded documents (ids `sweep-N`) on loopback and commits.
@@ -775,7 +744,7 @@ pub async fn run_cmd(a: SweepArgs) -> Result<()> {
 mod tests {
     use super::*;
     use crate::scenario::study::Witnesses;
-    use crate::stats::Percentiles;
+    use bench_report::stats::Percentiles;
 
     fn summary(transport: &str, p50: f64) -> TransportSummary {
         TransportSummary {

@@ -8,8 +8,9 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use super::BulkReport;
-use crate::report::svg::{esc, header};
 use crate::seedkit::opt_ms;
+use bench_report::chart::{esc, Svg, PALETTE};
+use bench_report::table::Table;
 
 /// The seed's published wall times (420 XML files, 2.68 MB and ~1.1K docs each, Solr 4.3.1,
 /// soft commits): hot, cold, hot, cold, in seconds.
@@ -39,51 +40,47 @@ pub fn print_text<W: Write>(r: &BulkReport, w: &mut W) -> Result<()> {
         r.dir
     )?;
     writeln!(w)?;
-    writeln!(
-        w,
-        "{:<4} {:<5} {:>9} {:>8} {:>7} {:>7} {:>7} {:>9} {:>7} {:>9} {:>9} {:>9} {:>16} {:>5}",
-        "rep",
-        "cache",
-        "cached MB",
-        "wall s",
-        "read s",
-        "post s",
-        "commit",
-        "docs/s",
-        "MB/s",
-        "read p50",
-        "post p50",
-        "post p99",
-        "indexed == sent",
-        "load"
-    )?;
+    let table = Table::new()
+        .left("rep", 4)
+        .left("cache", 5)
+        .right("cached MB", 9)
+        .right("wall s", 8)
+        .right("read s", 7)
+        .right("post s", 7)
+        .right("commit", 7)
+        .right("docs/s", 9)
+        .right("MB/s", 7)
+        .right("read p50", 9)
+        .right("post p50", 9)
+        .right("post p99", 9)
+        .right("indexed == sent", 16)
+        .right("load", 5);
+    table.header(w)?;
+    let f1 = |v: Option<f64>| v.map(|m| format!("{m:.1}")).unwrap_or_else(|| "-".into());
     for run in &r.runs {
-        writeln!(
+        table.row(
             w,
-            "{:<4} {:<5} {:>9} {:>8.2} {:>7.2} {:>7.2} {:>7.2} {:>9.0} {:>7.1} {:>9} {:>9} {:>9} {:>16} {:>5}",
-            run.rep + 1,
-            run.cache,
-            run.resident_mb
-                .map(|m| format!("{m:.1}"))
-                .unwrap_or_else(|| "-".into()),
-            run.wall_s,
-            run.read_s,
-            run.post_s,
-            run.commit_s,
-            run.docs_per_s,
-            run.mb_per_s,
-            opt_ms(run.read_per_file.p50_ms),
-            opt_ms(run.post_per_file.p50_ms),
-            opt_ms(run.post_per_file.p99_ms),
-            format!(
-                "{} {}/{}",
-                if run.ok { "yes" } else { "NO" },
-                run.indexed,
-                run.docs
-            ),
-            run.load_1m
-                .map(|l| format!("{l:.1}"))
-                .unwrap_or_else(|| "-".into()),
+            &[
+                &(run.rep + 1),
+                &run.cache,
+                &f1(run.resident_mb),
+                &format!("{:.2}", run.wall_s),
+                &format!("{:.2}", run.read_s),
+                &format!("{:.2}", run.post_s),
+                &format!("{:.2}", run.commit_s),
+                &format!("{:.0}", run.docs_per_s),
+                &format!("{:.1}", run.mb_per_s),
+                &opt_ms(run.read_per_file.p50_ms),
+                &opt_ms(run.post_per_file.p50_ms),
+                &opt_ms(run.post_per_file.p99_ms),
+                &format!(
+                    "{} {}/{}",
+                    if run.ok { "yes" } else { "NO" },
+                    run.indexed,
+                    run.docs
+                ),
+                &f1(run.load_1m),
+            ],
         )?;
     }
     writeln!(
@@ -93,18 +90,19 @@ pub fn print_text<W: Write>(r: &BulkReport, w: &mut W) -> Result<()> {
     writeln!(w)?;
     writeln!(w, "Seed (Solr 4.3.1, 420 XML files, 462K docs, 1,126 MB):")?;
     for (i, (cache, s)) in SEED_RUNS.iter().enumerate() {
-        writeln!(
+        table.row(
             w,
-            "{:<4} {:<5} {:>9} {:>8.2} {:>7} {:>7} {:>7} {:>9.0} {:>7.1}",
-            i / 2 + 1,
-            cache,
-            "-",
-            s,
-            "-",
-            "-",
-            "-",
-            SEED_DOCS / s,
-            SEED_MB / s
+            &[
+                &(i / 2 + 1),
+                cache,
+                &"-",
+                &format!("{s:.2}"),
+                &"-",
+                &"-",
+                &"-",
+                &format!("{:.0}", SEED_DOCS / s),
+                &format!("{:.1}", SEED_MB / s),
+            ],
         )?;
     }
     writeln!(w)?;
@@ -205,36 +203,10 @@ pub fn save(dir: &Path, r: &BulkReport) -> Result<()> {
     let mut txt = Vec::new();
     print_text(r, &mut txt)?;
     std::fs::write(dir.join("report.txt"), txt)?;
-    let o = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
-    let mut csv = String::from("rep,cache,resident_mb,wall_s,read_s,post_s,commit_s,docs,mb,docs_per_s,mb_per_s,read_p50_ms,post_p50_ms,post_p90_ms,post_p99_ms,post_max_ms,indexed,ok,load_1m\n");
-    for x in &r.runs {
-        let _ = writeln!(
-            csv,
-            "{},{},{},{:.3},{:.3},{:.3},{:.3},{},{:.3},{:.1},{:.3},{},{},{},{},{},{},{},{}",
-            x.rep + 1,
-            x.cache,
-            o(x.resident_mb),
-            x.wall_s,
-            x.read_s,
-            x.post_s,
-            x.commit_s,
-            x.docs,
-            x.mb,
-            x.docs_per_s,
-            x.mb_per_s,
-            o(x.read_per_file.p50_ms),
-            o(x.post_per_file.p50_ms),
-            o(x.post_per_file.p90_ms),
-            o(x.post_per_file.p99_ms),
-            o(x.post_per_file.max_ms),
-            x.indexed,
-            x.ok,
-            o(x.load_1m)
-        );
-    }
-    std::fs::write(dir.join("runs.csv"), csv)?;
+    let rows: Vec<RunRow> = r.runs.iter().map(RunRow::from).collect();
+    bench_report::write_csv(&dir.join("runs.csv"), &rows)?;
     std::fs::write(dir.join("runs.svg"), runs_svg(r))?;
-    Ok(())
+    <BulkReport as bench_report::RunReport>::write_manifest(dir)
 }
 
 /// Horizontal bars per run: wall time split into file reads, posts and the commit; hot runs
@@ -244,7 +216,7 @@ pub fn runs_svg(r: &BulkReport) -> String {
     let h = 50.0 + r.runs.len() as f64 * (bar + gap) + 50.0;
     let max = r.runs.iter().map(|x| x.wall_s).fold(1e-6, f64::max);
     let scale = (w - l - rgt) / max;
-    let mut s = header(
+    let mut s = Svg::new(
         w as u32,
         h as u32,
         &format!(
@@ -262,16 +234,16 @@ pub fn runs_svg(r: &BulkReport) -> String {
             esc(&format!("rep {} {}", x.rep + 1, x.cache))
         );
         let base = if x.cache == "hot" {
-            "#1e88e5"
+            PALETTE[0]
         } else {
-            "#e53935"
+            PALETTE[1]
         };
         let other = (x.wall_s - x.read_s - x.post_s - x.commit_s).max(0.0);
         let mut at = l;
         for (v, color, name) in [
-            (x.read_s, "#fb8c00", "read"),
+            (x.read_s, PALETTE[3], "read"),
             (x.post_s, base, "post"),
-            (x.commit_s, "#43a047", "commit"),
+            (x.commit_s, PALETTE[2], "commit"),
             (other, "#9e9e9e", "other"),
         ] {
             let wpx = v * scale;
@@ -291,24 +263,65 @@ pub fn runs_svg(r: &BulkReport) -> String {
             x.wall_s
         );
     }
-    let ly = h - 30.0;
-    for (k, (name, color)) in [
-        ("file reads", "#fb8c00"),
-        ("posts (hot)", "#1e88e5"),
-        ("posts (cold)", "#e53935"),
-        ("soft commit", "#43a047"),
-    ]
-    .iter()
-    .enumerate()
-    {
-        let x = l + k as f64 * 130.0;
-        let _ = writeln!(
-            s,
-            "<rect x=\"{x}\" y=\"{ly}\" width=\"12\" height=\"12\" fill=\"{color}\"/><text x=\"{}\" y=\"{}\">{name}</text>",
-            x + 16.0,
-            ly + 10.0
-        );
+    s.legend_row(
+        l,
+        h - 30.0,
+        130.0,
+        &[
+            ("file reads", PALETTE[3]),
+            ("posts (hot)", PALETTE[0]),
+            ("posts (cold)", PALETTE[1]),
+            ("soft commit", PALETTE[2]),
+        ],
+    );
+    s.finish()
+}
+/// One line of `runs.csv`.
+#[derive(serde::Serialize)]
+struct RunRow<'a> {
+    rep: usize,
+    cache: &'a str,
+    resident_mb: Option<f64>,
+    wall_s: f64,
+    read_s: f64,
+    post_s: f64,
+    commit_s: f64,
+    docs: u64,
+    mb: f64,
+    docs_per_s: f64,
+    mb_per_s: f64,
+    read_p50_ms: Option<f64>,
+    post_p50_ms: Option<f64>,
+    post_p90_ms: Option<f64>,
+    post_p99_ms: Option<f64>,
+    post_max_ms: Option<f64>,
+    indexed: u64,
+    ok: bool,
+    load_1m: Option<f64>,
+}
+
+impl<'a> From<&'a super::BulkRun> for RunRow<'a> {
+    fn from(x: &'a super::BulkRun) -> Self {
+        Self {
+            rep: x.rep + 1,
+            cache: &x.cache,
+            resident_mb: x.resident_mb,
+            wall_s: x.wall_s,
+            read_s: x.read_s,
+            post_s: x.post_s,
+            commit_s: x.commit_s,
+            docs: x.docs,
+            mb: x.mb,
+            docs_per_s: x.docs_per_s,
+            mb_per_s: x.mb_per_s,
+            read_p50_ms: x.read_per_file.p50_ms,
+            post_p50_ms: x.post_per_file.p50_ms,
+            post_p90_ms: x.post_per_file.p90_ms,
+            post_p99_ms: x.post_per_file.p99_ms,
+            post_max_ms: x.post_per_file.max_ms,
+            indexed: x.indexed,
+            ok: x.ok,
+            load_1m: x.load_1m,
+        }
     }
-    s.push_str("</svg>\n");
-    s
 }

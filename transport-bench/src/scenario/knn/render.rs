@@ -19,10 +19,7 @@ pub const SEED_QPS_2VCPU: &[(&str, [f64; 4])] = &[
 /// Seed 000, 4-vCPU t4g.xlarge with SIMD: QPS at 1, 5, 10, 20 users.
 pub const SEED_QPS_4VCPU: [f64; 4] = [140.0, 482.0, 506.0, 518.0];
 
-fn opt(v: Option<f64>, prec: usize) -> String {
-    v.map(|x| format!("{x:.prec$}"))
-        .unwrap_or_else(|| "-".into())
-}
+use bench_report::table::fixed as opt;
 
 /// Writes the human-readable report; its last line is the verdict.
 pub fn print_text<W: Write>(r: &KnnReport, w: &mut W) -> Result<()> {
@@ -59,38 +56,37 @@ pub fn print_text<W: Write>(r: &KnnReport, w: &mut W) -> Result<()> {
             "Response-time reduction, contender vs baseline (mean latency; positive = faster). Seed: SIMD on vs off {:.0}..{:.0} % (mean {:.0} %)",
             SEED_SIMD_REDUCTION_PCT.0, SEED_SIMD_REDUCTION_PCT.1, SEED_SIMD_REDUCTION_PCT.2
         )?;
-        writeln!(
-            w,
-            "{:<22} {:>5} {:>5} {:>10} {:>10} {:>8} {:>8} {:>8} {:>8} {:>9} {:>9} {:>7}",
-            "contender",
-            "conc",
-            "topK",
-            "base mean",
-            "cont mean",
-            "red %",
-            "base p50",
-            "cont p50",
-            "p50 red%",
-            "base QPS",
-            "cont QPS",
-            "QPS +%"
-        )?;
+        let table = Table::new()
+            .left("contender", 22)
+            .right("conc", 5)
+            .right("topK", 5)
+            .right("base mean", 10)
+            .right("cont mean", 10)
+            .right("red %", 8)
+            .right("base p50", 8)
+            .right("cont p50", 8)
+            .right("p50 red%", 8)
+            .right("base QPS", 9)
+            .right("cont QPS", 9)
+            .right("QPS +%", 7);
+        table.header(w)?;
         for x in &r.reductions {
-            writeln!(
+            table.row(
                 w,
-                "{:<22} {:>5} {:>5} {:>10.2} {:>10.2} {:>8.1} {:>8} {:>8} {:>8} {:>9.1} {:>9.1} {:>7.1}",
-                x.contender,
-                x.concurrency,
-                x.top_k,
-                x.baseline_mean_ms,
-                x.contender_mean_ms,
-                x.mean_reduction_pct,
-                opt(x.baseline_p50_ms, 2),
-                opt(x.contender_p50_ms, 2),
-                opt(x.p50_reduction_pct, 1),
-                x.baseline_qps,
-                x.contender_qps,
-                x.qps_gain_pct
+                &[
+                    &x.contender,
+                    &x.concurrency,
+                    &x.top_k,
+                    &format!("{:.2}", x.baseline_mean_ms),
+                    &format!("{:.2}", x.contender_mean_ms),
+                    &format!("{:.1}", x.mean_reduction_pct),
+                    &opt(x.baseline_p50_ms, 2),
+                    &opt(x.contender_p50_ms, 2),
+                    &opt(x.p50_reduction_pct, 1),
+                    &format!("{:.1}", x.baseline_qps),
+                    &format!("{:.1}", x.contender_qps),
+                    &format!("{:.1}", x.qps_gain_pct),
+                ],
             )?;
         }
         for (cont, s) in reduction_summary(r) {
@@ -150,34 +146,61 @@ fn print_jvm<W: Write>(j: &JvmRun, w: &mut W) -> Result<()> {
             i.bytes_out as f64 / 1e6
         )?;
     }
-    writeln!(
-        w,
-        "{:>5} {:>5} {:>6} {:>4} {:>7} {:>8} {:>8} {:>8} {:>8} {:>8} {:>7} {:>6} {:>8} {:>8} {:>11} {:>7} {:>11} {:>4} {:>5}",
-        "conc", "topK", "n", "err", "hits!=K", "QPS", "mean", "p50", "p90", "p99", "QTime50", "Little", "B out/q", "B in/q", "SolrCPU%m/x", "RSS MiB", "HostCPU%m/x", "runq", "cache"
-    )?;
+    let table = Table::new()
+        .right("conc", 5)
+        .right("topK", 5)
+        .right("n", 6)
+        .right("err", 4)
+        .right("hits!=K", 7)
+        .right("QPS", 8)
+        .right("mean", 8)
+        .right("p50", 8)
+        .right("p90", 8)
+        .right("p99", 8)
+        .right("QTime50", 7)
+        .right("Little", 6)
+        .right("B out/q", 8)
+        .right("B in/q", 8)
+        .right("SolrCPU%m/x", 11)
+        .right("RSS MiB", 7)
+        .right("HostCPU%m/x", 11)
+        .right("runq", 4)
+        .right("cache", 5);
+    table.header(w)?;
     for c in &j.cells {
-        writeln!(
+        table.row(
             w,
-            "{:>5} {:>5} {:>6} {:>4} {:>7} {:>8.1} {:>8.2} {:>8} {:>8} {:>8} {:>7} {:>6.2} {:>8.0} {:>8.0} {:>11} {:>7} {:>11} {:>4} {:>5}",
-            c.concurrency,
-            c.top_k,
-            c.requests,
-            c.errors,
-            c.hits_mismatches,
-            c.qps,
-            c.latency.mean_ms,
-            opt(c.latency.p50_ms, 2),
-            opt(c.latency.p90_ms, 2),
-            opt(c.latency.p99_ms, 2),
-            opt(c.qtime.p50_ms, 0),
-            c.little_ratio,
-            c.bytes_out_per_query,
-            c.bytes_in_per_query,
-            format!("{}/{}", opt(c.solr_cpu_mean_pct, 0), opt(c.solr_cpu_max_pct, 0)),
-            opt(c.solr_rss_max_mib, 0),
-            format!("{}/{}", opt(c.host_cpu_mean_pct, 0), opt(c.host_cpu_max_pct, 0)),
-            opt(c.host_runnable_mean, 1),
-            c.cache_hits.map(|h| h.to_string()).unwrap_or_else(|| "-".into())
+            &[
+                &c.concurrency,
+                &c.top_k,
+                &c.requests,
+                &c.errors,
+                &c.hits_mismatches,
+                &format!("{:.1}", c.qps),
+                &format!("{:.2}", c.latency.mean_ms),
+                &opt(c.latency.p50_ms, 2),
+                &opt(c.latency.p90_ms, 2),
+                &opt(c.latency.p99_ms, 2),
+                &opt(c.qtime.p50_ms, 0),
+                &format!("{:.2}", c.little_ratio),
+                &format!("{:.0}", c.bytes_out_per_query),
+                &format!("{:.0}", c.bytes_in_per_query),
+                &format!(
+                    "{}/{}",
+                    opt(c.solr_cpu_mean_pct, 0),
+                    opt(c.solr_cpu_max_pct, 0)
+                ),
+                &opt(c.solr_rss_max_mib, 0),
+                &format!(
+                    "{}/{}",
+                    opt(c.host_cpu_mean_pct, 0),
+                    opt(c.host_cpu_max_pct, 0)
+                ),
+                &opt(c.host_runnable_mean, 1),
+                &c.cache_hits
+                    .map(|h| h.to_string())
+                    .unwrap_or_else(|| "-".into()),
+            ],
         )?;
     }
     let n: u64 = j.cells.iter().map(|c| c.requests - c.errors).sum();
@@ -295,51 +318,70 @@ pub fn verdict(r: &KnnReport) -> String {
 
 /// One CSV row per JVM x cell.
 pub fn csv(r: &KnnReport) -> String {
-    let mut s = String::from("jvm,concurrency,top_k,requests,errors,hits_mismatches,self_top1,qps,mean_ms,p50_ms,p90_ms,p99_ms,qtime_p50_ms,little_ratio,bytes_out_per_query,bytes_in_per_query,solr_cpu_mean_pct,solr_cpu_max_pct,solr_rss_max_mib,host_cpu_mean_pct,host_cpu_max_pct,host_runnable_mean,cache_hits\n");
-    let o = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
+    let mut rows = Vec::new();
     for j in &r.jvms {
         for c in &j.cells {
-            let _ = writeln!(
-                s,
-                "{},{},{},{},{},{},{},{:.3},{:.3},{},{},{},{},{:.4},{:.1},{:.1},{},{},{},{},{},{},{}",
-                j.name,
-                c.concurrency,
-                c.top_k,
-                c.requests,
-                c.errors,
-                c.hits_mismatches,
-                c.self_top1,
-                c.qps,
-                c.latency.mean_ms,
-                o(c.latency.p50_ms),
-                o(c.latency.p90_ms),
-                o(c.latency.p99_ms),
-                o(c.qtime.p50_ms),
-                c.little_ratio,
-                c.bytes_out_per_query,
-                c.bytes_in_per_query,
-                o(c.solr_cpu_mean_pct),
-                o(c.solr_cpu_max_pct),
-                o(c.solr_rss_max_mib),
-                o(c.host_cpu_mean_pct),
-                o(c.host_cpu_max_pct),
-                o(c.host_runnable_mean),
-                c.cache_hits.map(|h| h.to_string()).unwrap_or_default()
-            );
+            rows.push(CellLine {
+                jvm: &j.name,
+                concurrency: c.concurrency,
+                top_k: c.top_k,
+                requests: c.requests,
+                errors: c.errors,
+                hits_mismatches: c.hits_mismatches,
+                self_top1: c.self_top1,
+                qps: c.qps,
+                mean_ms: c.latency.mean_ms,
+                p50_ms: c.latency.p50_ms,
+                p90_ms: c.latency.p90_ms,
+                p99_ms: c.latency.p99_ms,
+                qtime_p50_ms: c.qtime.p50_ms,
+                little_ratio: c.little_ratio,
+                bytes_out_per_query: c.bytes_out_per_query,
+                bytes_in_per_query: c.bytes_in_per_query,
+                solr_cpu_mean_pct: c.solr_cpu_mean_pct,
+                solr_cpu_max_pct: c.solr_cpu_max_pct,
+                solr_rss_max_mib: c.solr_rss_max_mib,
+                host_cpu_mean_pct: c.host_cpu_mean_pct,
+                host_cpu_max_pct: c.host_cpu_max_pct,
+                host_runnable_mean: c.host_runnable_mean,
+                cache_hits: c.cache_hits,
+            });
         }
     }
-    s
+    bench_report::csv_out::to_string(&rows).expect("flat records serialise")
 }
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+/// One line of `knn.csv`: a cell of one JVM.
+#[derive(serde::Serialize)]
+struct CellLine<'a> {
+    jvm: &'a str,
+    concurrency: usize,
+    top_k: u32,
+    requests: u64,
+    errors: u64,
+    hits_mismatches: u64,
+    self_top1: u64,
+    qps: f64,
+    mean_ms: f64,
+    p50_ms: Option<f64>,
+    p90_ms: Option<f64>,
+    p99_ms: Option<f64>,
+    qtime_p50_ms: Option<f64>,
+    little_ratio: f64,
+    bytes_out_per_query: f64,
+    bytes_in_per_query: f64,
+    solr_cpu_mean_pct: Option<f64>,
+    solr_cpu_max_pct: Option<f64>,
+    solr_rss_max_mib: Option<f64>,
+    host_cpu_mean_pct: Option<f64>,
+    host_cpu_max_pct: Option<f64>,
+    host_runnable_mean: Option<f64>,
+    cache_hits: Option<u64>,
 }
 
-const COLORS: [&str; 6] = [
-    "#1e88e5", "#e53935", "#43a047", "#fb8c00", "#8e24aa", "#00acc1",
-];
+use bench_report::chart::{esc, Frame, Svg, PALETTE as COLORS};
+use bench_report::table::Table;
+
 const DASHES: [&str; 4] = ["", "6,4", "2,3", "10,3,2,3"];
 
 /// Two panels: mean latency vs concurrency and QPS vs concurrency; one line per JVM x topK
@@ -349,10 +391,10 @@ pub fn svg(r: &KnnReport) -> String {
     let legend_h = 20.0 + 16.0 * (r.jvms.len() + r.top_k.len()) as f64;
     let width = l + 2.0 * pw + gap + 40.0;
     let height = top + ph + bot + legend_h;
-    let mut s = format!(
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" viewBox=\"0 0 {width} {height}\" font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n<text x=\"{}\" y=\"20\" text-anchor=\"middle\" font-size=\"15\">{}</text>\n",
-        width / 2.0,
-        esc(&format!("kNN sweep: {} docs x {} dims (seed 000)", r.docs, r.dim))
+    let mut s = Svg::new(
+        width as u32,
+        height as u32,
+        &format!("kNN sweep: {} docs x {} dims (seed 000)", r.docs, r.dim),
     );
     let xs: Vec<f64> = r.concurrency.iter().map(|c| *c as f64).collect();
     let xmax = xs.iter().copied().fold(1.0, f64::max);
@@ -379,35 +421,19 @@ pub fn svg(r: &KnnReport) -> String {
             top - 10.0,
             esc(title)
         );
-        let _ = writeln!(
-            s,
-            "<line x1=\"{x0}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\"/>",
-            top + ph,
-            x0 + pw,
-            top + ph
-        );
-        let _ = writeln!(
-            s,
-            "<line x1=\"{x0}\" y1=\"{top}\" x2=\"{x0}\" y2=\"{}\" stroke=\"black\"/>",
-            top + ph
-        );
+        let frame = Frame {
+            width,
+            height,
+            left: x0,
+            right: width - x0 - pw,
+            top,
+            bottom: height - top - ph,
+        };
+        frame.axes(&mut s);
         for x in &xs {
-            let _ = writeln!(
-                s,
-                "<text x=\"{:.1}\" y=\"{}\" text-anchor=\"middle\">{x}</text>",
-                px(*x),
-                top + ph + 16.0
-            );
+            frame.x_tick(&mut s, px(*x), &x.to_string());
         }
-        for k in 0..=4 {
-            let v = ymax * k as f64 / 4.0;
-            let _ = writeln!(
-                s,
-                "<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{v:.1}</text>",
-                x0 - 4.0,
-                py(v) + 4.0
-            );
-        }
+        frame.y_ticks(&mut s, ymax, 4, false);
         for (ji, j) in r.jvms.iter().enumerate() {
             for (ki, k) in r.top_k.iter().enumerate() {
                 let pts: Vec<String> = j
@@ -439,8 +465,7 @@ pub fn svg(r: &KnnReport) -> String {
         let _ = writeln!(s, "<line x1=\"{l}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\" stroke-width=\"2\" stroke-dasharray=\"{}\"/><text x=\"{}\" y=\"{y}\">{}{}</text>", y - 3.0, l + 24.0, y - 3.0, DASHES[ji % DASHES.len()], l + 30.0, esc(&j.name), if j.skipped.is_some() { " (skipped)" } else { "" });
         y += 16.0;
     }
-    s.push_str("</svg>\n");
-    s
+    s.finish()
 }
 
 /// Writes `knn.json`, `knn.csv`, `knn.svg` and `report.txt` into `dir`.
@@ -452,14 +477,14 @@ pub fn save(dir: &Path, r: &KnnReport) -> Result<()> {
     let mut text = Vec::new();
     print_text(r, &mut text)?;
     std::fs::write(dir.join("report.txt"), text)?;
-    Ok(())
+    <KnnReport as bench_report::RunReport>::write_manifest(dir)
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::{reductions, Cell, JvmRun, KnnReport};
     use super::*;
-    use crate::stats::Percentiles;
+    use bench_report::stats::Percentiles;
 
     fn cell(c: usize, k: u32, mean: f64, qps: f64) -> Cell {
         Cell {

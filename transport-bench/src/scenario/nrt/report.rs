@@ -9,8 +9,9 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use super::{NrtReport, NrtRun};
-use crate::report::svg::{esc, header};
 use crate::seedkit::opt_ms;
+use bench_report::chart::{esc, Svg};
+use bench_report::table::Table;
 
 /// The seed's published figures (seed 001, Solr trunk 2011, Core 2 Quad, 2 x 100 docs/s
 /// targeted). The seed says "per minute" for refreshes, but its figures are 1 / mean
@@ -87,14 +88,14 @@ pub fn print_text<W: Write>(r: &NrtReport, w: &mut W) -> Result<()> {
         )?;
     }
     writeln!(w)?;
-    let mut head = format!("{:<34}", "");
+    let mut table = Table::new().left("", 34);
     for run in &r.runs {
-        let _ = write!(head, " {:>13}", format!("{} commits", run.commit));
+        table = table.right(format!("{} commits", run.commit), 13);
     }
     for s in &SEED {
-        let _ = write!(head, " {:>13}", s.name);
+        table = table.right(s.name, 13);
     }
-    writeln!(w, "{head}")?;
+    table.header(w)?;
     type Ours = dyn Fn(&NrtRun) -> String;
     type Theirs = dyn Fn(&SeedColumn) -> String;
     let rows: Vec<(&str, Box<Ours>, Box<Theirs>)> = vec![
@@ -218,14 +219,12 @@ pub fn print_text<W: Write>(r: &NrtReport, w: &mut W) -> Result<()> {
         ),
     ];
     for (label, ours, theirs) in &rows {
-        let mut line = format!("{label:<34}");
-        for run in &r.runs {
-            let _ = write!(line, " {:>13}", ours(run));
-        }
-        for s in &SEED {
-            let _ = write!(line, " {:>13}", theirs(s));
-        }
-        writeln!(w, "{line}")?;
+        table.row_iter(
+            w,
+            std::iter::once(label.to_string())
+                .chain(r.runs.iter().map(ours))
+                .chain(SEED.iter().map(theirs)),
+        )?;
     }
     writeln!(
         w,
@@ -285,66 +284,46 @@ pub fn save(dir: &Path, r: &NrtReport) -> Result<()> {
     let mut txt = Vec::new();
     print_text(r, &mut txt)?;
     std::fs::write(dir.join("report.txt"), txt)?;
-    let mut csv = String::from(
-        "commit,group,threads,count,errors,rate_per_s,mean_ms,p50_ms,p90_ms,p99_ms,max_ms\n",
-    );
-    let o = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
+    let mut groups = Vec::new();
     for run in &r.runs {
         for g in &run.groups {
-            let _ = writeln!(
-                csv,
-                "{},{},{},{},{},{:.3},{:.3},{},{},{},{}",
-                run.commit,
-                g.name,
+            groups.push(GroupLine::new(
+                (&run.commit, &g.name),
                 g.threads,
-                g.count,
-                g.errors,
-                g.rate_per_s,
-                g.time.mean_ms,
-                o(g.time.p50_ms),
-                o(g.time.p90_ms),
-                o(g.time.p99_ms),
-                o(g.time.max_ms)
-            );
+                (g.count, g.errors),
+                Some(g.rate_per_s),
+                &g.time,
+            ));
         }
-        let l = &run.visibility.lag;
-        let _ = writeln!(
-            csv,
-            "{},VisibilityLag,1,{},{},,{:.3},{},{},{},{}",
-            run.commit,
-            run.visibility.seen,
-            run.visibility.unseen,
-            l.mean_ms,
-            o(l.p50_ms),
-            o(l.p90_ms),
-            o(l.p99_ms),
-            o(l.max_ms)
-        );
+        groups.push(GroupLine::new(
+            (&run.commit, "VisibilityLag"),
+            1,
+            (run.visibility.seen, run.visibility.unseen),
+            None,
+            &run.visibility.lag,
+        ));
     }
-    std::fs::write(dir.join("groups.csv"), csv)?;
-    let mut tl =
-        String::from("commit,second,refreshes,refresh_mean_ms,refresh_max_ms,docs,searches\n");
+    bench_report::write_csv(&dir.join("groups.csv"), &groups)?;
+    let mut timeline = Vec::new();
     for run in &r.runs {
         for s in &run.timeline {
-            let _ = writeln!(
-                tl,
-                "{},{},{},{},{},{},{}",
-                run.commit,
-                s.t,
-                s.refreshes,
-                o(s.refresh_mean_ms),
-                o(s.refresh_max_ms),
-                s.docs,
-                s.searches
-            );
+            timeline.push(SecondRow {
+                commit: &run.commit,
+                second: s.t,
+                refreshes: s.refreshes,
+                refresh_mean_ms: s.refresh_mean_ms,
+                refresh_max_ms: s.refresh_max_ms,
+                docs: s.docs,
+                searches: s.searches,
+            });
         }
         std::fs::write(
             dir.join(format!("timeline-{}.svg", run.commit)),
             timeline_svg(run),
         )?;
     }
-    std::fs::write(dir.join("timeline.csv"), tl)?;
-    Ok(())
+    bench_report::write_csv(&dir.join("timeline.csv"), &timeline)?;
+    <NrtReport as bench_report::RunReport>::write_manifest(dir)
 }
 
 /// Three panels over the seconds of the measured phase: every refresh's time (dots, log
@@ -357,7 +336,7 @@ pub fn timeline_svg(run: &NrtRun) -> String {
     let h = top + 3.0 * panel + 2.0 * gap + 40.0;
     let secs = run.timeline.len().max(1) as f64;
     let px = |t: f64| l + t / secs * (w - l - rgt);
-    let mut s = header(
+    let mut s = Svg::new(
         w as u32,
         h as u32,
         &format!(
@@ -452,11 +431,10 @@ pub fn timeline_svg(run: &NrtRun) -> String {
             y2 + panel + 14.0
         );
     }
-    s.push_str("</svg>\n");
-    s
+    s.finish()
 }
 
-fn axes(s: &mut String, l: f64, y: f64, r: f64, h: f64, label: &str) {
+fn axes(s: &mut Svg, l: f64, y: f64, r: f64, h: f64, label: &str) {
     let _ = writeln!(
         s,
         "<rect x=\"{l}\" y=\"{y}\" width=\"{:.1}\" height=\"{h}\" fill=\"none\" stroke=\"#bbb\"/><text x=\"{}\" y=\"{:.1}\" font-size=\"11\">{}</text>",
@@ -469,7 +447,7 @@ fn axes(s: &mut String, l: f64, y: f64, r: f64, h: f64, label: &str) {
 
 #[allow(clippy::too_many_arguments)]
 fn bars(
-    s: &mut String,
+    s: &mut Svg,
     run: &NrtRun,
     y: f64,
     h: f64,
@@ -490,4 +468,56 @@ fn bars(
             x.t
         );
     }
+}
+
+/// One line of `groups.csv`.
+#[derive(serde::Serialize)]
+struct GroupLine<'a> {
+    commit: &'a str,
+    group: &'a str,
+    threads: usize,
+    count: u64,
+    errors: u64,
+    rate_per_s: Option<f64>,
+    mean_ms: f64,
+    p50_ms: Option<f64>,
+    p90_ms: Option<f64>,
+    p99_ms: Option<f64>,
+    max_ms: Option<f64>,
+}
+
+impl<'a> GroupLine<'a> {
+    fn new(
+        (commit, group): (&'a str, &'a str),
+        threads: usize,
+        (count, errors): (u64, u64),
+        rate_per_s: Option<f64>,
+        time: &bench_report::stats::Percentiles,
+    ) -> Self {
+        Self {
+            commit,
+            group,
+            threads,
+            count,
+            errors,
+            rate_per_s,
+            mean_ms: time.mean_ms,
+            p50_ms: time.p50_ms,
+            p90_ms: time.p90_ms,
+            p99_ms: time.p99_ms,
+            max_ms: time.max_ms,
+        }
+    }
+}
+
+/// One line of `timeline.csv`.
+#[derive(serde::Serialize)]
+struct SecondRow<'a> {
+    commit: &'a str,
+    second: u64,
+    refreshes: u64,
+    refresh_mean_ms: Option<f64>,
+    refresh_max_ms: Option<f64>,
+    docs: u64,
+    searches: u64,
 }

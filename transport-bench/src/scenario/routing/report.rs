@@ -3,11 +3,11 @@
 //! `p99-vs-write-rate.svg` (read p99 against achieved docs/s, one line per preference); for the
 //! cloud topology also `replicas.csv` (one line per cell and replica).
 
-use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use bench_report::table::Table;
 
 use super::{Pref, RoutingArgs, RoutingReport, Row};
 use crate::report::lines::{self, Chart, Series};
@@ -55,49 +55,11 @@ pub fn print_text<W: Write>(r: &RoutingReport, w: &mut W) -> Result<()> {
         s["hard_commit_ms"], s["poll_interval_s"]
     )?;
     writeln!(w)?;
-    writeln!(
-        w,
-        "{:>6} {:>8} {:>9} {:>7} {:>7} {:>7} {:>7} {:>6} {:>8} {:>8} {:>8} {:>8} {:>6} {:>6} {:>6} {:>5} {:>5}",
-        "write",
-        "docs/s",
-        "pref",
-        "reads",
-        "p50 ms",
-        "p95 ms",
-        "p99 ms",
-        "QT p50",
-        "on lead",
-        "on foll",
-        "lag p50",
-        "lag max",
-        "cpu L",
-        "cpu F",
-        "bench",
-        "host",
-        "runq"
-    )?;
+    let table = rows_table(&[("on lead", 8), ("on foll", 8)], ["cpu L", "cpu F"]);
+    table.header(w)?;
     for row in &r.rows {
-        writeln!(
-            w,
-            "{:>6} {:>8.0} {:>9} {:>7} {:>7} {:>7} {:>7} {:>6} {:>8} {:>8} {:>8} {:>8} {:>6} {:>6} {:>6} {:>5} {:>5}",
-            row.level,
-            row.docs_per_s,
-            row.pref,
-            row.reads.n,
-            f1(row.reads.p50_ms),
-            f1(row.reads.p95_ms),
-            f1(row.reads.p99_ms),
-            f0(row.qtime.p50_ms),
-            row.leader_reads,
-            row.follower_reads,
-            f0(row.lag.p50_ms),
-            f0(row.lag.max_ms),
-            f0(row.cpu.leader_pct),
-            f0(row.cpu.follower_pct),
-            f0(row.cpu.bench_pct),
-            f0(row.cpu.host_pct),
-            f1(row.cpu.runnable_mean),
-        )?;
+        let middle = [row.leader_reads.to_string(), row.follower_reads.to_string()];
+        table.row_iter(w, row_cells(row, middle))?;
     }
     writeln!(w)?;
     writeln!(w, "seed 003 (Websolr free tier, no write pressure):")?;
@@ -111,18 +73,57 @@ pub fn print_text<W: Write>(r: &RoutingReport, w: &mut W) -> Result<()> {
          finds it; cpu L/F/bench: % of one core; host: % of {} cores; runq: runnable threads",
         r.rows.first().map(|x| x.cpu.cores).unwrap_or(0)
     )?;
-    writeln!(
-        w,
-        "documents: {} acknowledged, {} found{}",
-        r.check.acknowledged,
-        r.check.found,
-        if r.check.ok { "" } else { " (MISMATCH)" }
-    )?;
-    for x in &r.warnings {
-        writeln!(w, "warning: {x}")?;
+    print_tail(r, "", w)
+}
+
+/// The rows table of both topologies: write level, rate, preference and read latency, then
+/// the topology's own read-count columns (`middle`), then lag and CPU (`cpu`: the two Solr
+/// nodes' column titles).
+fn rows_table(middle: &[(&str, usize)], cpu: [&str; 2]) -> Table {
+    let mut t = Table::new()
+        .right("write", 6)
+        .right("docs/s", 8)
+        .right("pref", 9)
+        .right("reads", 7)
+        .right("p50 ms", 7)
+        .right("p95 ms", 7)
+        .right("p99 ms", 7)
+        .right("QT p50", 6);
+    for (title, width) in middle {
+        t = t.right(*title, *width);
     }
-    writeln!(w, "{}", r.verdict)?;
-    Ok(())
+    t.right("lag p50", 8)
+        .right("lag max", 8)
+        .right(cpu[0], 6)
+        .right(cpu[1], 6)
+        .right("bench", 6)
+        .right("host", 5)
+        .right("runq", 5)
+}
+
+/// The cells of one row of [`rows_table`], `middle` being the topology's read counts.
+fn row_cells(row: &Row, middle: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut cells = vec![
+        row.level.clone(),
+        format!("{:.0}", row.docs_per_s),
+        row.pref.clone(),
+        row.reads.n.to_string(),
+        f1(row.reads.p50_ms),
+        f1(row.reads.p95_ms),
+        f1(row.reads.p99_ms),
+        f0(row.qtime.p50_ms),
+    ];
+    cells.extend(middle);
+    cells.extend([
+        f0(row.lag.p50_ms),
+        f0(row.lag.max_ms),
+        f0(row.cpu.leader_pct),
+        f0(row.cpu.follower_pct),
+        f0(row.cpu.bench_pct),
+        f0(row.cpu.host_pct),
+        f1(row.cpu.runnable_mean),
+    ]);
+    cells
 }
 
 /// The cloud table: reads served per replica type instead of per node.
@@ -156,42 +157,21 @@ fn print_cloud<W: Write>(r: &RoutingReport, w: &mut W) -> Result<()> {
         s["cloud_read_params"].as_str().unwrap_or("-")
     )?;
     writeln!(w)?;
-    writeln!(
-        w,
-        "{:>6} {:>8} {:>9} {:>7} {:>7} {:>7} {:>7} {:>6} {:>7} {:>7} {:>7} {:>8} {:>8} {:>6} {:>6} {:>6} {:>5} {:>5}",
-        "write", "docs/s", "pref", "reads", "p50 ms", "p95 ms", "p99 ms", "QT p50", "by NRT",
-        "by TLOG", "by PULL", "lag p50", "lag max", "cpu n1", "cpu n2", "bench", "host", "runq"
-    )?;
+    let table = rows_table(
+        &[("by NRT", 7), ("by TLOG", 7), ("by PULL", 7)],
+        ["cpu n1", "cpu n2"],
+    );
+    table.header(w)?;
     for row in &r.rows {
-        let by = |t: &str| -> u64 {
+        let by = |t: &str| -> String {
             row.replicas
                 .iter()
                 .filter(|x| x.kind == t)
                 .map(|x| x.reads)
-                .sum()
+                .sum::<u64>()
+                .to_string()
         };
-        writeln!(
-            w,
-            "{:>6} {:>8.0} {:>9} {:>7} {:>7} {:>7} {:>7} {:>6} {:>7} {:>7} {:>7} {:>8} {:>8} {:>6} {:>6} {:>6} {:>5} {:>5}",
-            row.level,
-            row.docs_per_s,
-            row.pref,
-            row.reads.n,
-            f1(row.reads.p50_ms),
-            f1(row.reads.p95_ms),
-            f1(row.reads.p99_ms),
-            f0(row.qtime.p50_ms),
-            by("NRT"),
-            by("TLOG"),
-            by("PULL"),
-            f0(row.lag.p50_ms),
-            f0(row.lag.max_ms),
-            f0(row.cpu.leader_pct),
-            f0(row.cpu.follower_pct),
-            f0(row.cpu.bench_pct),
-            f0(row.cpu.host_pct),
-            f1(row.cpu.runnable_mean),
-        )?;
+        table.row_iter(w, row_cells(row, [by("NRT"), by("TLOG"), by("PULL")]))?;
     }
     writeln!(w)?;
     writeln!(w, "seed 003 (Websolr free tier, no write pressure):")?;
@@ -206,9 +186,15 @@ fn print_cloud<W: Write>(r: &RoutingReport, w: &mut W) -> Result<()> {
          n1/n2/bench: % of one core; host: % of {} cores; runq: runnable threads",
         r.rows.first().map(|x| x.cpu.cores).unwrap_or(0)
     )?;
+    print_tail(r, " on the leader", w)
+}
+
+/// The last lines of both topologies: the document check (`found_where` names where the
+/// documents were counted), the warnings and the verdict.
+fn print_tail<W: Write>(r: &RoutingReport, found_where: &str, w: &mut W) -> Result<()> {
     writeln!(
         w,
-        "documents: {} acknowledged, {} found on the leader{}",
+        "documents: {} acknowledged, {} found{found_where}{}",
         r.check.acknowledged,
         r.check.found,
         if r.check.ok { "" } else { " (MISMATCH)" }
@@ -433,40 +419,32 @@ pub fn save(dir: &Path, r: &RoutingReport) -> Result<()> {
     let mut txt = Vec::new();
     print_text(r, &mut txt)?;
     std::fs::write(dir.join("report.txt"), txt)?;
-    let o = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_default();
-    let mut rows = String::from(
-        "level,pref,docs_per_s,reads,p50_ms,p95_ms,p99_ms,qtime_p50_ms,leader_reads,follower_reads,\
-         lag_p50_ms,lag_max_ms,unseen,leader_cpu_pct,follower_cpu_pct,bench_cpu_pct,host_cpu_pct,runnable\n",
-    );
-    for x in &r.rows {
-        let _ = writeln!(
-            rows,
-            "{},{},{:.3},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-            x.level,
-            x.pref,
-            x.docs_per_s,
-            x.reads.n,
-            o(x.reads.p50_ms),
-            o(x.reads.p95_ms),
-            o(x.reads.p99_ms),
-            o(x.qtime.p50_ms),
-            x.leader_reads,
-            x.follower_reads,
-            o(x.lag.p50_ms),
-            o(x.lag.max_ms),
-            x.unseen,
-            o(x.cpu.leader_pct),
-            o(x.cpu.follower_pct),
-            o(x.cpu.bench_pct),
-            o(x.cpu.host_pct),
-            o(x.cpu.runnable_mean)
-        );
-    }
-    std::fs::write(dir.join("rows.csv"), rows)?;
-    let mut cells = String::from(
-        "rep,level,pref,docs_per_s,node,client_reads,router_reads,solr_select_requests,searches,\
-         wall_p50_ms,wall_p99_ms,qtime_p50_ms,qtime_p95_ms,cpu_pct\n",
-    );
+    let rows: Vec<RowLine> = r
+        .rows
+        .iter()
+        .map(|x| RowLine {
+            level: &x.level,
+            pref: &x.pref,
+            docs_per_s: x.docs_per_s,
+            reads: x.reads.n,
+            p50_ms: x.reads.p50_ms,
+            p95_ms: x.reads.p95_ms,
+            p99_ms: x.reads.p99_ms,
+            qtime_p50_ms: x.qtime.p50_ms,
+            leader_reads: x.leader_reads,
+            follower_reads: x.follower_reads,
+            lag_p50_ms: x.lag.p50_ms,
+            lag_max_ms: x.lag.max_ms,
+            unseen: x.unseen,
+            leader_cpu_pct: x.cpu.leader_pct,
+            follower_cpu_pct: x.cpu.follower_pct,
+            bench_cpu_pct: x.cpu.bench_pct,
+            host_cpu_pct: x.cpu.host_pct,
+            runnable: x.cpu.runnable_mean,
+        })
+        .collect();
+    bench_report::write_csv(&dir.join("rows.csv"), &rows)?;
+    let mut cells = Vec::new();
     for c in &r.cells {
         for n in &c.nodes {
             let cpu = if n.node == "leader" || n.node == "node1" {
@@ -474,55 +452,102 @@ pub fn save(dir: &Path, r: &RoutingReport) -> Result<()> {
             } else {
                 c.cpu.follower_pct
             };
-            let _ = writeln!(
-                cells,
-                "{},{},{},{:.3},{},{},{},{},{},{},{},{},{},{}",
-                c.rep,
-                c.level,
-                c.pref,
-                c.docs_per_s,
-                n.node,
-                n.client_reads,
-                n.router_reads,
-                n.solr_select_requests
-                    .map(|v| v.to_string())
-                    .unwrap_or_default(),
-                n.searches,
-                o(n.wall.p50_ms),
-                o(n.wall.p99_ms),
-                o(n.qtime.p50_ms),
-                o(n.qtime.p95_ms),
-                o(cpu)
-            );
+            cells.push(CellLine {
+                rep: c.rep,
+                level: &c.level,
+                pref: &c.pref,
+                docs_per_s: c.docs_per_s,
+                node: &n.node,
+                client_reads: n.client_reads,
+                router_reads: n.router_reads,
+                solr_select_requests: n.solr_select_requests,
+                searches: n.searches,
+                wall_p50_ms: n.wall.p50_ms,
+                wall_p99_ms: n.wall.p99_ms,
+                qtime_p50_ms: n.qtime.p50_ms,
+                qtime_p95_ms: n.qtime.p95_ms,
+                cpu_pct: cpu,
+            });
         }
     }
-    std::fs::write(dir.join("cells.csv"), cells)?;
+    bench_report::write_csv(&dir.join("cells.csv"), &cells)?;
     if r.topology == "cloud" {
-        let mut reps = String::from(
-            "rep,level,pref,core,type,node,leader,client_served,solr_served,solr_received\n",
-        );
+        let mut reps = Vec::new();
         for c in &r.cells {
             for x in &c.replicas {
-                let leader = r.replicas.iter().any(|y| y.core == x.core && y.leader);
-                let opt = |v: Option<u64>| v.map(|v| v.to_string()).unwrap_or_default();
-                let _ = writeln!(
-                    reps,
-                    "{},{},{},{},{},{},{},{},{},{}",
-                    c.rep,
-                    c.level,
-                    c.pref,
-                    x.core,
-                    x.kind,
-                    x.node,
-                    leader,
-                    x.client_served,
-                    opt(x.solr_served),
-                    opt(x.solr_received)
-                );
+                reps.push(ReplicaLine {
+                    rep: c.rep,
+                    level: &c.level,
+                    pref: &c.pref,
+                    core: &x.core,
+                    r#type: &x.kind,
+                    node: &x.node,
+                    leader: r.replicas.iter().any(|y| y.core == x.core && y.leader),
+                    client_served: x.client_served,
+                    solr_served: x.solr_served,
+                    solr_received: x.solr_received,
+                });
             }
         }
-        std::fs::write(dir.join("replicas.csv"), reps)?;
+        bench_report::write_csv(&dir.join("replicas.csv"), &reps)?;
     }
     std::fs::write(dir.join("p99-vs-write-rate.svg"), chart(r))?;
-    Ok(())
+    <RoutingReport as bench_report::RunReport>::write_manifest(dir)
+}
+
+/// One line of `rows.csv`.
+#[derive(serde::Serialize)]
+struct RowLine<'a> {
+    level: &'a str,
+    pref: &'a str,
+    docs_per_s: f64,
+    reads: u64,
+    p50_ms: Option<f64>,
+    p95_ms: Option<f64>,
+    p99_ms: Option<f64>,
+    qtime_p50_ms: Option<f64>,
+    leader_reads: u64,
+    follower_reads: u64,
+    lag_p50_ms: Option<f64>,
+    lag_max_ms: Option<f64>,
+    unseen: u64,
+    leader_cpu_pct: Option<f64>,
+    follower_cpu_pct: Option<f64>,
+    bench_cpu_pct: Option<f64>,
+    host_cpu_pct: Option<f64>,
+    runnable: Option<f64>,
+}
+
+/// One line of `cells.csv`: a node of one cell.
+#[derive(serde::Serialize)]
+struct CellLine<'a> {
+    rep: usize,
+    level: &'a str,
+    pref: &'a str,
+    docs_per_s: f64,
+    node: &'a str,
+    client_reads: u64,
+    router_reads: u64,
+    solr_select_requests: Option<u64>,
+    searches: u64,
+    wall_p50_ms: Option<f64>,
+    wall_p99_ms: Option<f64>,
+    qtime_p50_ms: Option<f64>,
+    qtime_p95_ms: Option<f64>,
+    cpu_pct: Option<f64>,
+}
+
+/// One line of `replicas.csv`: a replica of one cell (cloud topology).
+#[derive(serde::Serialize)]
+struct ReplicaLine<'a> {
+    rep: usize,
+    level: &'a str,
+    pref: &'a str,
+    core: &'a str,
+    r#type: &'a str,
+    node: &'a str,
+    leader: bool,
+    client_served: u64,
+    solr_served: Option<u64>,
+    solr_received: Option<u64>,
 }
