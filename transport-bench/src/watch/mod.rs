@@ -13,6 +13,7 @@
 pub mod capture;
 pub mod cli;
 pub mod conn;
+pub mod hpack;
 pub mod http;
 pub mod report;
 pub mod solr;
