@@ -2,19 +2,23 @@
 //!
 //! Packets to and from the Solr port (a live libpcap capture or a saved pcap/pcapng file) are
 //! put back into TCP connections ([`tcp`], [`conn`]); cleartext HTTP/1.1 is parsed into
-//! requests and responses ([`http`]) and read for Solr facts ([`solr`]: endpoint, `wt`,
+//! requests and responses ([`http`]), cleartext HTTP/2 (prior knowledge or an h2c upgrade)
+//! is decoded frame by frame with its header compression ([`http2`], [`hpack`]) into the same
+//! requests and responses, and both are read for Solr facts ([`solr`]: endpoint, `wt`,
 //! update format, QTime, gunzipped when needed); TLS connections are classified from their
-//! handshake only ([`tls`]). [`report`] turns that into connection and request figures,
+//! handshake only ([`tls`]; [`http2`] documents the entry point for decrypted `h2`). [`report`] turns that into connection and request figures,
 //! findings with fixes and a one-line verdict; [`svg`] draws the connections.
 //!
 //! Whatever cannot be decoded (frames that are not TCP/IP, bytes missing from the capture,
-//! HTTP out of sync, HTTP/2, unknown protocols) is counted and said, never a panic.
+//! HTTP/1 out of sync, HTTP/2 frames or header blocks that do not decode, unknown protocols) is
+//! counted and said, never a panic.
 
 pub mod capture;
 pub mod cli;
 pub mod conn;
 pub mod hpack;
 pub mod http;
+pub mod http2;
 pub mod report;
 pub mod solr;
 pub mod svg;
