@@ -26,4 +26,5 @@ mod security;
 mod stale;
 mod wan;
 mod watch;
+mod watch_h2;
 mod witnesses;
