@@ -216,3 +216,69 @@ async fn java_httpclient_upgrades_to_h2c() {
     assert_h2(&r, 1, "h2c-upgrade", what);
     assert_gzip(&r, true, what);
 }
+
+/// Indexes `n` documents under a new tag with curl and returns the URL answering all of them.
+async fn large_search(base: &str, n: usize) -> String {
+    let tag = crate::support::tag("watchh2big");
+    let docs = serde_json::to_string(&crate::support::docs(&tag, n, 0)).expect("json");
+    let file = std::env::temp_dir().join(format!("{tag}.json"));
+    std::fs::write(&file, docs).expect("docs file");
+    let update = format!("{base}/bench/update?commit=true");
+    let _g = crate::support::shared().await;
+    curl(&[
+        "-H",
+        "Content-Type: application/json",
+        "--data-binary",
+        &format!("@{}", file.display()),
+        &update,
+    ]);
+    let _ = std::fs::remove_file(&file);
+    format!("{base}/bench/select?q=tag_s:{tag}&rows={n}&wt=json")
+}
+
+#[tokio::test]
+async fn java_small_window_makes_flow_control_stalls_visible() {
+    let (base, _, port) = search_url().await;
+    let url = large_search(&base, 80).await;
+    let dir = std::env::temp_dir().join(format!("watch-h2-window-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let src = dir.join("H2Client.java");
+    std::fs::write(&src, JAVA).expect("java source");
+    let _g = crate::support::exclusive().await;
+    // Responses of about 50 KB: more than three 16 KB stream windows, so with
+    // `jdk.httpclient.windowsize=16384` the server must wait for WINDOW_UPDATEs; less than the
+    // 64 KB connection window the server starts with (an upgrade's first response may be sent
+    // before the client's connection WINDOW_UPDATE), so with Java's default 16 MB stream
+    // window nothing can stall.
+    for window in [None, Some(16_384)] {
+        let what = format!("Java HttpClient, stream window {window:?}");
+        let mut cmd = Command::new("java");
+        if let Some(w) = window {
+            cmd.arg(format!("-Djdk.httpclient.windowsize={w}"));
+        }
+        cmd.arg(&src).arg(&url).arg(N.to_string());
+        let r = watched(port, || {
+            run_ok(&mut cmd);
+        });
+        assert_counts(&r, 1, N, &what);
+        assert_h2(&r, 1, "h2c-upgrade", &what);
+        let h = r.http2.as_ref().expect("HTTP/2");
+        let median = r.requests.response_bytes_median;
+        let stalled = r.findings.iter().any(|f| f.kind == "h2-flow-control");
+        match window {
+            None => {
+                assert!(median < 65_535, "{what}: responses of {median} B");
+                assert_eq!(h.server_stalls, 0, "{what}");
+                assert!(!stalled, "{what}: {:?}", r.findings);
+            }
+            Some(w) => {
+                assert!(median > 2 * w, "{what}: responses of {median} B");
+                assert!(h.server_stalls >= 1, "{what}: {h:?}");
+                assert!(h.server_stalled_ms > 0.0, "{what}: {h:?}");
+                assert!(stalled, "{what}: {:?}", r.findings);
+            }
+        }
+        assert_eq!(h.client_stalls, 0, "{what}: GETs send no body");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -287,6 +287,30 @@ fn redact(f: Field) -> (String, String) {
     (f.name, value)
 }
 
+/// Decodes base64url without padding (the `HTTP2-Settings` header); None if malformed.
+fn base64url(s: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for c in s.trim().trim_end_matches('=').bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'-' | b'+' => 62,
+            b'_' | b'/' => 63,
+            _ => return None,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
+}
+
 fn u32_at(b: &[u8], i: usize) -> u32 {
     u32::from_be_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]])
 }
@@ -325,8 +349,13 @@ impl H2Conn {
             window: [DEFAULT_WINDOW; 2],
             ..Default::default()
         };
+        let settings = s.req.header("http2-settings").and_then(base64url);
         c.streams.insert(1, s);
         c.facts.streams = 1;
+        // The client's settings travel in the upgrade request (RFC 7540 3.2.1).
+        if let Some(p) = settings {
+            let _ = c.settings(CLIENT, &p);
+        }
         c
     }
 
@@ -570,26 +599,7 @@ impl H2Conn {
                 if flags & 0x1 != 0 {
                     return Ok(());
                 }
-                if p.len() % 6 != 0 {
-                    return Err("SETTINGS length not a multiple of 6".into());
-                }
-                let peer = 1 - d;
-                for kv in p.chunks(6) {
-                    let id = u16::from_be_bytes([kv[0], kv[1]]);
-                    let v = u32_at(kv, 2);
-                    match id {
-                        // The sender's decoder limit binds the peer's encoder.
-                        1 => self.dirs[peer].hpack.set_limit(v as usize),
-                        4 => {
-                            let delta = i64::from(v) - self.dirs[peer].initial_window;
-                            self.dirs[peer].initial_window = i64::from(v);
-                            for s in self.streams.values_mut() {
-                                s.window[peer] += delta;
-                            }
-                        }
-                        _ => {}
-                    }
-                }
+                self.settings(d, p)?;
             }
             // PUSH_PROMISE
             5 => {
@@ -656,6 +666,32 @@ impl H2Conn {
                 }
             }
             _ => {}
+        }
+        Ok(())
+    }
+
+    /// Applies a SETTINGS payload sent by side `d`.
+    fn settings(&mut self, d: usize, p: &[u8]) -> Result<(), String> {
+        if p.len() % 6 != 0 {
+            return Err("SETTINGS length not a multiple of 6".into());
+        }
+        let peer = 1 - d;
+        for kv in p.chunks(6) {
+            let id = u16::from_be_bytes([kv[0], kv[1]]);
+            let v = u32_at(kv, 2);
+            match id {
+                // The sender's decoder limit binds the peer's encoder.
+                1 => self.dirs[peer].hpack.set_limit(v as usize),
+                // The sender's receive window: what the peer may send on each stream.
+                4 => {
+                    let delta = i64::from(v) - self.dirs[peer].initial_window;
+                    self.dirs[peer].initial_window = i64::from(v);
+                    for s in self.streams.values_mut() {
+                        s.window[peer] += delta;
+                    }
+                }
+                _ => {}
+            }
         }
         Ok(())
     }
@@ -967,6 +1003,14 @@ mod tests {
             last_ts: 10,
             ..Default::default()
         };
+        let mut req = req;
+        // SETTINGS_INITIAL_WINDOW_SIZE 4 and SETTINGS_MAX_CONCURRENT_STREAMS 100, base64url.
+        assert_eq!(
+            base64url("AAQAAAAEAAMAAABk"),
+            Some(vec![0, 4, 0, 0, 0, 4, 0, 3, 0, 0, 0, 100])
+        );
+        req.headers
+            .push(("http2-settings".into(), "AAQAAAAEAAMAAABk".into()));
         let mut h = H2Conn::upgraded(req, 71, 20);
         let mut c2s = PREFACE.to_vec();
         c2s.extend(settings(&[]));
@@ -974,8 +1018,10 @@ mod tests {
         let mut s2c = settings(&[]);
         let head = block(&[(":status", "200")]);
         s2c.extend(frame(1, 0x4, 1, &head));
+        // The upgrade's settings gave stream 1 a 4-byte window: "{}" leaves 2.
         s2c.extend(frame(0, 0x1, 1, b"{}"));
         h.feed(false, 40, &s2c);
+        assert_eq!(h.dirs[SERVER].initial_window, 4);
         assert_eq!(h.done.len(), 1);
         let (q, r) = &h.done[0];
         assert_eq!((q.wire_bytes, r.status), (120, 200));
