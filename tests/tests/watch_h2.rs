@@ -5,7 +5,8 @@
 //! with and without `--compressed`; Java 17's `HttpClient` (HTTP/2 by default: it upgrades
 //! too); and hyper's `h2` (this project's `Http2` transport, prior knowledge: one connection,
 //! N streams). Requests, streams, answered, gzip and QTime counts must be exactly what the
-//! clients did.
+//! clients did. Java with a 16 KB stream window makes the server's flow-control stalls
+//! visible; with its default window there are none.
 //!
 //! curl 7.88 (Debian 12) cannot reuse a prior-knowledge connection (curl/curl#10634, fixed in
 //! 8.0: the second transfer fails with "Error in the HTTP2 framing layer" before sending a
