@@ -1,11 +1,13 @@
 //! Packets to connections: every TCP connection to the watched port, both directions
 //! reassembled, then handed to the HTTP/1.1 parser or the TLS classifier by what the client
-//! sent first. Who closed, when, and what went wrong on the way is kept per connection.
+//! sent first, or to the HTTP/2 decoder (prior knowledge, or after an h2c upgrade). Who
+//! closed, when, and what went wrong on the way is kept per connection.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::http::{Message, Parser, Side};
+use super::http2::{H2Conn, Start};
 use super::keylog::KeyLogFile;
 use super::tcp::{Delivery, Reassembler};
 use super::tls::TlsConn;
@@ -21,7 +23,7 @@ pub enum Proto {
     Http1,
     /// TLS.
     Tls,
-    /// HTTP/2 with prior knowledge (cleartext).
+    /// HTTP/2: cleartext with prior knowledge or after an h2c upgrade (how: [`Conn::h2`]).
     Http2,
     /// Something else.
     Other,
@@ -82,8 +84,10 @@ pub struct Conn {
     pub wire_from_server: u64,
     /// SYNs seen again.
     pub syn_retransmits: u64,
-    /// Payload bytes of a protocol this tool does not decode (TLS, HTTP/2, other).
+    /// Payload bytes of a protocol this tool does not decode (TLS, other).
     pub opaque_bytes: u64,
+    /// The HTTP/2 decoder, once the connection speaks HTTP/2.
+    pub h2: Option<Box<H2Conn>>,
     /// Finished (streams flushed).
     pub finished: bool,
 }
@@ -112,6 +116,7 @@ impl Conn {
             wire_from_server: 0,
             syn_retransmits: 0,
             opaque_bytes: 0,
+            h2: None,
             finished: false,
         }
     }
@@ -123,6 +128,7 @@ impl Conn {
         self.proto = if first[0] == 0x16 {
             Proto::Tls
         } else if from_client && first.starts_with(b"PRI * HTTP/2") {
+            self.h2 = Some(Box::new(H2Conn::new(Start::PriorKnowledge)));
             Proto::Http2
         } else if (from_client && first[0].is_ascii_uppercase())
             || (!from_client && first.starts_with(b"HTTP/"))
@@ -143,6 +149,7 @@ impl Conn {
                             let mut out = Vec::new();
                             self.req.feed(ts, &bytes, &|_| false, &mut out);
                             self.push_requests(out);
+                            self.check_upgrade();
                         }
                         (Proto::Http1, false) => {
                             let mut out = Vec::new();
@@ -154,7 +161,9 @@ impl Conn {
                                 &mut out,
                             );
                             self.push_responses(out);
+                            self.check_upgrade();
                         }
+                        (Proto::Http2, _) => self.h2_plaintext(from_client, ts, &bytes),
                         (Proto::Tls, true) => {
                             self.tls.client(&bytes);
                             self.tls_bytes(true, ts, &bytes);
@@ -182,6 +191,11 @@ impl Conn {
                                 d.gap(from_client);
                             }
                             self.opaque_bytes += n;
+                        }
+                        (Proto::Http2, _) => {
+                            if let Some(h) = self.h2.as_mut() {
+                                h.gap(from_client, n);
+                            }
                         }
                         _ => self.opaque_bytes += n,
                     }
@@ -224,7 +238,12 @@ impl Conn {
     fn decrypted(&mut self, plain: Vec<Plain>, h2: bool) {
         for p in plain {
             if h2 {
-                self.opaque_bytes += p.data.len() as u64;
+                // ALPN h2: the decrypted bytes are HTTP/2 from the first byte (the client
+                // preface), so they go to the HTTP/2 decoder like prior-knowledge h2c.
+                if self.h2.is_none() {
+                    self.h2 = Some(Box::new(H2Conn::new(Start::Alpn)));
+                }
+                self.h2_plaintext(p.from_client, p.ts, &p.data);
                 continue;
             }
             let mut out = Vec::new();
@@ -267,6 +286,72 @@ impl Conn {
         let mut out = Vec::new();
         self.resp.finish(&mut out);
         self.push_responses(out);
+        if let Some(h) = self.h2.as_mut() {
+            h.finish();
+        }
+        self.take_h2();
+    }
+}
+
+/// HTTP/2: the h2c upgrade and the hand-off of bytes to the decoder.
+impl Conn {
+    /// Feeds application bytes of an HTTP/2 connection (in order, one direction) to its
+    /// decoder and collects the streams it finished. This is also the entry point for TLS
+    /// with ALPN `h2`: the decrypting side sets [`Conn::h2`] to
+    /// `H2Conn::new(Start::Alpn)` once and then passes each direction's plaintext here.
+    pub fn h2_plaintext(&mut self, from_client: bool, ts: u64, bytes: &[u8]) {
+        if let Some(h) = self.h2.as_mut() {
+            h.feed(from_client, ts, bytes);
+        }
+        self.take_h2();
+    }
+
+    fn take_h2(&mut self) {
+        let Some(h) = self.h2.as_mut() else {
+            return;
+        };
+        for (q, r) in std::mem::take(&mut h.done) {
+            self.push_requests(vec![q]);
+            self.push_responses(vec![r]);
+        }
+    }
+
+    /// After HTTP/1 bytes: a request asked `Upgrade: h2c` and the server answered `101`
+    /// (the connection becomes HTTP/2, that request stream 1), or answered otherwise (the
+    /// request side goes on as HTTP/1.1), or a `101` to anything else (not decoded).
+    fn check_upgrade(&mut self) {
+        if !self.resp.switched() {
+            if self.req.switched() && self.responses.len() >= self.requests.len() {
+                // The upgrade request got an ordinary response: no switch.
+                let mut out = Vec::new();
+                let ts = self.responses.last().map_or(0, |r| r.last_ts);
+                let heads = &self.is_head;
+                self.req
+                    .resume(ts, &|i| heads.get(i).copied().unwrap_or(false), &mut out);
+                self.push_requests(out);
+            }
+            return;
+        }
+        let asked = self.req.switched() && self.requests.len() == self.responses.len() + 1;
+        let Some((head_bytes, ts)) = self.resp.switch_head.filter(|_| asked) else {
+            self.resp
+                .give_up("protocol switched (101), not HTTP/1.1 any more".into());
+            return;
+        };
+        let Some(request) = self.requests.pop() else {
+            return;
+        };
+        self.is_head.pop();
+        let mut h = H2Conn::upgraded(request, head_bytes, ts);
+        h.feed(true, ts, &self.req.take_switched());
+        h.feed(false, ts, &self.resp.take_switched());
+        self.req.give_up("switched to HTTP/2 (h2c)".into());
+        self.resp.give_up("switched to HTTP/2 (h2c)".into());
+        self.req.lost = None;
+        self.resp.lost = None;
+        self.h2 = Some(Box::new(h));
+        self.proto = Proto::Http2;
+        self.take_h2();
     }
 }
 

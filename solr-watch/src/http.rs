@@ -67,6 +67,9 @@ enum State {
     Trailers,
     UntilClose,
     Lost,
+    /// The protocol may switch (a request asking `Upgrade: h2c`, a `101` response): later
+    /// bytes wait in the buffer for [`Parser::take_switched`] or [`Parser::resume`].
+    Switched,
 }
 
 /// Parser for one direction.
@@ -85,6 +88,8 @@ pub struct Parser {
     pub undecoded_bytes: u64,
     /// Interim (1xx) responses skipped.
     pub interim: u64,
+    /// A `101 Switching Protocols` head: its bytes and timestamp (responses).
+    pub switch_head: Option<(u64, u64)>,
 }
 
 fn find(h: &[u8], n: &[u8]) -> Option<usize> {
@@ -104,7 +109,35 @@ impl Parser {
             lost: None,
             undecoded_bytes: 0,
             interim: 0,
+            switch_head: None,
         }
+    }
+
+    /// True when the parser stopped at a possible protocol switch: after a request asking
+    /// `Upgrade: h2c` (until its response says whether it happened), or after a `101`.
+    pub fn switched(&self) -> bool {
+        self.state == State::Switched
+    }
+
+    /// The bytes received after the switch point (the new protocol's first bytes); every later
+    /// byte fed is kept the same way.
+    pub fn take_switched(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.buf)
+    }
+
+    /// The switch did not happen (the server answered the upgrade request without `101`):
+    /// parses the bytes held since as HTTP/1.1 again.
+    pub fn resume(&mut self, ts: u64, is_head: &dyn Fn(usize) -> bool, out: &mut Vec<Message>) {
+        if self.state == State::Switched {
+            self.state = State::Head;
+            let held = std::mem::take(&mut self.buf);
+            self.feed(ts, &held, is_head, out);
+        }
+    }
+
+    /// The protocol switched to one not decoded here: the rest is counted, with `why`.
+    pub fn give_up(&mut self, why: String) {
+        self.lose(why);
     }
 
     fn lose(&mut self, why: String) {
@@ -159,12 +192,16 @@ impl Parser {
             self.undecoded_bytes += data.len() as u64;
             return;
         }
+        if self.state == State::Switched {
+            self.buf.extend_from_slice(data);
+            return;
+        }
         if data.is_empty() {
             return;
         }
         self.buf.extend_from_slice(data);
         let mut pos = 0;
-        while pos < self.buf.len() {
+        while pos < self.buf.len() && self.state != State::Switched {
             if !self.started {
                 if self.state == State::Head {
                     // Tolerate stray CRLFs between messages (RFC 9112 2.2).
@@ -275,7 +312,7 @@ impl Parser {
                         self.complete(out);
                     }
                 }
-                State::Lost => break,
+                State::Lost | State::Switched => break,
             }
         }
         self.buf.drain(..pos.min(self.buf.len()));
@@ -319,7 +356,12 @@ impl Parser {
 
     fn complete(&mut self, out: &mut Vec<Message>) {
         self.started = false;
-        self.state = State::Head;
+        let h2c = self.side == Side::Request
+            && self
+                .cur
+                .header("upgrade")
+                .is_some_and(|v| v.to_ascii_lowercase().contains("h2c"));
+        self.state = if h2c { State::Switched } else { State::Head };
         out.push(std::mem::take(&mut self.cur));
     }
 
@@ -378,7 +420,13 @@ impl Parser {
             let status = self.cur.status;
             if (100..200).contains(&status) {
                 if status == 101 {
-                    return Err("protocol switched (101), not HTTP/1.1 any more".into());
+                    // The connection decides (h2c or not); later bytes wait for it.
+                    self.switch_head = Some((self.cur.wire_bytes, self.cur.first_ts));
+                    self.interim += 1;
+                    self.started = false;
+                    self.state = State::Switched;
+                    self.cur = Message::default();
+                    return Ok(());
                 }
                 // Interim response (100 Continue): not the answer to the request.
                 self.interim += 1;

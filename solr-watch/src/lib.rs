@@ -2,11 +2,13 @@
 //!
 //! Packets to and from the Solr port (a live libpcap capture or a saved pcap/pcapng file) are
 //! put back into TCP connections ([`tcp`], [`conn`]); cleartext HTTP/1.1 is parsed into
-//! requests and responses ([`http`]) and read for Solr facts ([`solr`]: endpoint, `wt`,
+//! requests and responses ([`http`]), cleartext HTTP/2 (prior knowledge or an h2c upgrade)
+//! is decoded frame by frame with its header compression ([`http2`], [`hpack`]) into the same
+//! requests and responses, and both are read for Solr facts ([`solr`]: endpoint, `wt`,
 //! update format, QTime, gunzipped when needed); TLS connections are classified from their
 //! handshake ([`tls`]: full or resumed) and, given the clients' key log (`--keylog`, the
 //! `SSLKEYLOGFILE` format, [`keylog`]), decrypted ([`tls_decrypt`]: TLS 1.2 and 1.3, AES-GCM
-//! and ChaCha20-Poly1305) into the same HTTP/1.1 parser, so requests, gzip and QTime appear
+//! and ChaCha20-Poly1305) into the same HTTP/1.1 parser (or, with ALPN `h2`, the HTTP/2 decoder), so requests, gzip and QTime appear
 //! for HTTPS as for http. Without a key the connection-level view stays, and the report says
 //! "no key for N TLS connections". [`report`] turns that into connection and request
 //! figures, findings with fixes and a one-line verdict; [`svg`] draws the connections. [`packet`]
@@ -15,7 +17,7 @@
 //! feature (default), [`live`] captures with libpcap and [`capture`] reads saved files.
 //!
 //! Whatever cannot be decoded (frames that are not TCP/IP, bytes missing from the capture,
-//! HTTP out of sync, HTTP/2 (also inside TLS, ALPN `h2`), TLS records without a key or
+//! HTTP/1 out of sync, HTTP/2 frames or header blocks that do not decode, TLS records without a key or
 //! failing authentication, unknown protocols) is counted and said, never a panic.
 //!
 //! Analysing a saved capture (`transport-bench watch --read FILE` does the same):
@@ -32,7 +34,9 @@
 #[cfg(feature = "live")]
 pub mod capture;
 pub mod conn;
+pub mod hpack;
 pub mod http;
+pub mod http2;
 pub mod keylog;
 pub mod layout;
 #[cfg(feature = "live")]

@@ -9,6 +9,7 @@ use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 use super::conn::{Close, Proto, Tracker};
+use super::http2::{H2Facts, Http2Summary};
 use super::solr::{self, BodyFormat};
 use super::tls::Handshake;
 use super::tls_decrypt::TlsDecryption;
@@ -40,10 +41,13 @@ pub struct WatchReport {
     pub capture_error: Option<String>,
     /// Connection figures.
     pub connections: ConnectionSummary,
-    /// Request figures (cleartext HTTP/1.1 only).
+    /// Request figures (cleartext HTTP/1.1 and HTTP/2).
     pub requests: RequestSummary,
     /// TLS figures, when any connection spoke TLS.
     pub tls: Option<TlsSummary>,
+    /// HTTP/2 figures, when any connection spoke HTTP/2 (its requests are in `requests`).
+    #[serde(default)]
+    pub http2: Option<Http2Summary>,
     /// What could not be decoded, counted and said.
     pub undecodable: Undecodable,
     /// Findings, most important first, each with its fix.
@@ -69,7 +73,7 @@ pub struct ConnectionSummary {
     pub http1: u64,
     /// TLS connections.
     pub tls: u64,
-    /// HTTP/2 prior-knowledge connections.
+    /// HTTP/2 connections (cleartext: prior knowledge or h2c upgrade).
     pub http2: u64,
     /// Connections with payload in no protocol known here.
     pub other: u64,
@@ -225,7 +229,7 @@ pub struct Undecodable {
     pub missing_bytes: u64,
     /// HTTP bytes the parser could not place in a message.
     pub http_bytes: u64,
-    /// Payload bytes of TLS, HTTP/2 or unknown protocols (not decoded by design).
+    /// Payload bytes of TLS or unknown protocols (not decoded by design).
     pub opaque_bytes: u64,
     /// Connections whose HTTP parser lost sync.
     pub connections_out_of_sync: u64,
@@ -257,7 +261,7 @@ pub struct ConnectionRecord {
     pub id: usize,
     /// Client address and port.
     pub client: String,
-    /// http1, tls, http2, other or none.
+    /// http1, tls, h2c (HTTP/2 prior knowledge), h2c-upgrade, h2 (TLS), other or none.
     pub protocol: String,
     /// SYN seen in the capture.
     pub opened_in_capture: bool,
@@ -279,6 +283,9 @@ pub struct ConnectionRecord {
     pub max_idle_ms: Option<f64>,
     /// TLS handshake kind.
     pub handshake: Option<Handshake>,
+    /// HTTP/2 facts (frames, streams, GOAWAY, RST_STREAM, flow-control stalls).
+    #[serde(default)]
+    pub h2: Option<H2Facts>,
 }
 
 /// One request (written to `requests.csv`).
@@ -438,6 +445,7 @@ pub fn build(
     };
     let mut decryption = t.keylog.as_ref().map(|k| TlsDecryption::new(&k.stats()));
     let mut tls_life = Vec::new();
+    let mut h2 = Http2Summary::default();
     let mut req_total = 0u64;
     for c in &t.conns {
         let mut handshake = None;
@@ -524,19 +532,27 @@ pub fn build(
         for why in lost {
             *und.reasons.entry(why.clone()).or_default() += 1;
         }
-        match c.proto {
-            Proto::Http2 => {
-                *und.reasons
-                    .entry("HTTP/2 connection (not decoded)".into())
-                    .or_default() += 1
+        if let Some(h) = &c.h2 {
+            h2.add(h.facts());
+            und.http_bytes += h.undecoded_bytes();
+            if !h.facts().lost.is_empty() {
+                und.connections_out_of_sync += 1;
             }
-            Proto::Other => *und.reasons.entry("unknown protocol".into()).or_default() += 1,
-            _ => {}
+            for why in &h.facts().lost {
+                *und.reasons.entry(why.clone()).or_default() += 1;
+            }
+        }
+        if c.proto == Proto::Other {
+            *und.reasons.entry("unknown protocol".into()).or_default() += 1;
         }
         list.push(ConnectionRecord {
             id: c.id,
             client: c.client.clone(),
-            protocol: proto_name(c.proto).into(),
+            protocol: c
+                .h2
+                .as_ref()
+                .map_or(proto_name(c.proto), |h| h.facts().start.as_str())
+                .into(),
             opened_in_capture: c.syn_ts.is_some(),
             start_ms: ms(c.first_ts.saturating_sub(t0)),
             end_ms: ms(c.last_ts.saturating_sub(t0)),
@@ -551,6 +567,7 @@ pub fn build(
             closed_by: close_name(c.close.map(|x| x.0)).into(),
             max_idle_ms: max_idle,
             handshake,
+            h2: c.h2.as_ref().map(|h| h.facts().clone()),
         });
     }
     cs.requests_per_connection = if cs.with_requests > 0 {
@@ -692,6 +709,7 @@ pub fn build(
         connections: cs,
         requests: rs,
         tls: (tls.connections > 0).then_some(tls),
+        http2: (h2.connections > 0).then_some(h2),
         undecodable: und,
         findings: Vec::new(),
         verdict: String::new(),
@@ -935,6 +953,43 @@ fn findings(r: &WatchReport, t: &Tracker) -> Vec<Finding> {
             ));
         }
     }
+    if let Some(h) = &r.http2 {
+        let stalls = h.server_stalls + h.client_stalls;
+        if stalls > 0 {
+            f.push(finding(
+                "medium",
+                "h2-flow-control",
+                format!(
+                    "HTTP/2 flow control stalled senders {stalls} times: the server {} times \
+                     ({:.1} ms), the client {} times ({:.1} ms), longest {:.1} ms, waiting for \
+                     a WINDOW_UPDATE with a stream still open",
+                    h.server_stalls,
+                    h.server_stalled_ms,
+                    h.client_stalls,
+                    h.client_stalled_ms,
+                    h.max_stall_ms.unwrap_or(0.0)
+                ),
+                "raise the receiving side's HTTP/2 windows (initial stream and connection \
+                 window, e.g. Jetty's initialStreamRecvWindow / the client's window settings) \
+                 to at least a response's size, or read responses faster",
+            ));
+        }
+        if h.errors() > 0 {
+            f.push(finding(
+                "medium",
+                "h2-errors",
+                format!(
+                    "{} HTTP/2 streams or connections ended with an error: RST_STREAM {:?}, \
+                     GOAWAY {:?}",
+                    h.errors(),
+                    h.rst_stream,
+                    h.goaway
+                ),
+                "a refused or reset stream loses its request: check the server's stream \
+                 limits (max concurrent streams) and the client's timeouts",
+            ));
+        }
+    }
     if let (Some(w), Some(qt)) = (q.wall.p50_ms, q.qtime.p50_ms) {
         if q.qtime.n > 0 {
             f.push(finding(
@@ -1150,6 +1205,32 @@ pub fn print_text<W: Write>(r: &WatchReport, w: &mut W) -> Result<()> {
                 fm.format, fm.requests, fm.body_bytes
             )?;
         }
+    }
+    if let Some(h) = &r.http2 {
+        writeln!(w)?;
+        writeln!(
+            w,
+            "HTTP/2: {} connections ({} prior knowledge, {} h2c upgrade, {} TLS), {} streams, \
+             {} frames, {} push promises; GOAWAY {:?}, RST_STREAM {:?}",
+            h.connections,
+            h.prior_knowledge,
+            h.upgraded,
+            h.tls,
+            h.streams,
+            h.frames,
+            h.push_promises,
+            h.goaway,
+            h.rst_stream
+        )?;
+        writeln!(
+            w,
+            "  flow-control stalls: server {} ({:.2} ms), client {} ({:.2} ms), longest {} ms",
+            h.server_stalls,
+            h.server_stalled_ms,
+            h.client_stalls,
+            h.client_stalled_ms,
+            opt(h.max_stall_ms)
+        )?;
     }
     if let Some(t) = &r.tls {
         writeln!(w)?;

@@ -408,3 +408,5 @@ fn truncated_and_flipped_captures_are_named_with_their_offset() {
     assert!(e.contains(&format!("damaged at byte {first}")), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+mod h2;

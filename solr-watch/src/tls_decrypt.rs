@@ -788,8 +788,6 @@ pub struct TlsDecryption {
     pub versions: BTreeMap<String, u64>,
     /// Decrypted connections by ALPN protocol (`(none)` without ALPN).
     pub alpn: BTreeMap<String, u64>,
-    /// Decrypted connections that chose HTTP/2 by ALPN: their bytes are not decoded yet.
-    pub http2_not_decoded: u64,
     /// Protected records decrypted.
     pub records_decrypted: u64,
     /// Protected records that failed authentication.
@@ -831,9 +829,6 @@ impl TlsDecryption {
                 let v = if s.version == 0x0304 { "1.3" } else { "1.2" };
                 *self.versions.entry(v.into()).or_default() += 1;
                 let a = s.alpn.clone().unwrap_or_else(|| "(none)".into());
-                if a == "h2" {
-                    self.http2_not_decoded += 1;
-                }
                 *self.alpn.entry(a).or_default() += 1;
             }
             KeyState::NoKey | KeyState::Waiting => self.no_key += 1,
@@ -933,16 +928,6 @@ pub fn findings(tls_connections: u64, d: &TlsDecryption) -> Vec<super::report::F
                     .join("; ")
             ),
             "the key log should hold lines `LABEL <64 hex client random> <hex secret>`",
-        ));
-    }
-    if d.http2_not_decoded > 0 {
-        out.push(f(
-            "tls-http2",
-            format!(
-                "{} decrypted connections chose HTTP/2 by ALPN: not decoded",
-                d.http2_not_decoded
-            ),
-            "force HTTP/1.1 in the client to see its requests",
         ));
     }
     out

@@ -27,5 +27,6 @@ mod security;
 mod stale;
 mod wan;
 mod watch;
+mod watch_h2;
 mod watch_tls;
 mod witnesses;

@@ -24,7 +24,7 @@ fn port(url: &str) -> u16 {
 /// Indexes a few documents with curl (so a search answers several KB; curl's connection is
 /// closed when it exits, so nothing lingers into a capture) and returns the node's base URL,
 /// the search URL and the port.
-async fn search_url() -> (String, String, u16) {
+pub(crate) async fn search_url() -> (String, String, u16) {
     let s = support::standalone();
     let base = s.url(None).expect("url").to_string();
     let tag = support::tag("watch");
@@ -45,7 +45,7 @@ async fn search_url() -> (String, String, u16) {
 }
 
 /// Runs `f` (the clients) while capturing the node's port on `lo`.
-fn watched(port: u16, f: impl FnOnce()) -> WatchReport {
+pub(crate) fn watched(port: u16, f: impl FnOnce()) -> WatchReport {
     let live = LiveWatch::start("lo", port, None).expect("capture on lo (root or CAP_NET_RAW)");
     f();
     let c = live.stop().expect("capture");
@@ -56,7 +56,7 @@ fn watched(port: u16, f: impl FnOnce()) -> WatchReport {
     r
 }
 
-fn run_ok(cmd: &mut Command) -> Vec<u8> {
+pub(crate) fn run_ok(cmd: &mut Command) -> Vec<u8> {
     let out = cmd
         .output()
         .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
@@ -68,7 +68,7 @@ fn run_ok(cmd: &mut Command) -> Vec<u8> {
     out.stdout
 }
 
-fn curl(args: &[&str]) -> Vec<u8> {
+pub(crate) fn curl(args: &[&str]) -> Vec<u8> {
     run_ok(Command::new("curl").args(["-sS", "--fail"]).args(args))
 }
 
@@ -76,7 +76,7 @@ fn has(r: &WatchReport, kind: &str) -> bool {
     r.findings.iter().any(|f| f.kind == kind)
 }
 
-fn assert_counts(r: &WatchReport, conns: u64, reqs: u64, what: &str) {
+pub(crate) fn assert_counts(r: &WatchReport, conns: u64, reqs: u64, what: &str) {
     let c = &r.connections;
     assert_eq!(c.opened, conns, "{what}: connections opened");
     // Not `seen`: a connection another test left open may close during the capture.
