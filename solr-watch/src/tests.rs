@@ -408,3 +408,25 @@ fn truncated_and_flipped_captures_are_named_with_their_offset() {
     assert!(e.contains(&format!("damaged at byte {first}")), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 13: severities are an enum in Rust but the same strings in `watch.json`, and the
+/// published schema did not change with it.
+#[test]
+fn severity_is_an_enum_serialised_as_before() {
+    use super::report::{Finding, Severity};
+    let f = Finding {
+        severity: Severity::High,
+        kind: "no-reuse".into(),
+        what: String::new(),
+        fix: String::new(),
+    };
+    let v = serde_json::to_value(&f).expect("json");
+    assert_eq!(v["severity"], "high");
+    let back: Finding =
+        serde_json::from_str(r#"{"severity":"medium","kind":"k","what":"w","fix":"f"}"#)
+            .expect("reads today's files");
+    assert_eq!(back.severity, Severity::Medium);
+    assert!(Severity::High < Severity::Medium && Severity::Medium < Severity::Info);
+    let published = include_str!("../../transport-bench/schema/watch.schema.json");
+    assert_eq!(super::watch_schema().trim(), published.trim());
+}
