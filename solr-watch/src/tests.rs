@@ -430,3 +430,49 @@ fn severity_is_an_enum_serialised_as_before() {
     let published = include_str!("../../transport-bench/schema/watch.schema.json");
     assert_eq!(super::watch_schema().trim(), published.trim());
 }
+
+/// Issue 16 item 6: QTimes 0 and 3 are reported as 0 and 3 (a histogram said 0.001 and
+/// 3.001); wall times are exact to the microsecond of the packet timestamps.
+#[test]
+fn qtime_and_wall_percentiles_are_exact() {
+    let mut frames = Vec::new();
+    // QTimes 0, 0, 3, 0, 3 on one keep-alive connection; each response 300 µs after its
+    // request (three ticks of 100 µs: request, response; the close at the end).
+    let mut c = Conv::new(46000, 0);
+    c.open();
+    for qt in [0, 0, 3, 0, 3] {
+        let q = c.client(GET);
+        let s = c.server(&resp(qt, 5));
+        c.send(q);
+        c.tick();
+        c.tick();
+        c.send(s);
+    }
+    c.close(true);
+    frames.extend(c.frames);
+    let r = run(&frames);
+    let q = &r.requests.qtime;
+    assert_eq!(q.n, 5);
+    assert_eq!((q.p50_ms, q.max_ms), (Some(0.0), Some(3.0)));
+    assert_eq!(q.mean_ms, 6.0 / 5.0);
+    let w = &r.requests.wall;
+    assert_eq!((w.p50_ms, w.max_ms), (Some(0.3), Some(0.3)));
+    let json = serde_json::to_value(&r).expect("json");
+    assert_eq!(json["requests"]["qtime"]["max_ms"], 3.0);
+    assert_eq!(json["requests"]["qtime"]["p50_ms"], 0.0);
+    let e = &r.requests.endpoints[0];
+    assert_eq!((e.qtime.p50_ms, e.qtime.max_ms), (Some(0.0), Some(3.0)));
+}
+
+#[test]
+fn exact_percentiles_by_nearest_rank() {
+    use super::report::build::exact_percentiles;
+    let p = exact_percentiles((1..=100).map(f64::from));
+    assert_eq!(
+        (p.n, p.p50_ms, p.p90_ms, p.p99_ms, p.max_ms),
+        (100, Some(50.0), Some(90.0), Some(99.0), Some(100.0))
+    );
+    let p = exact_percentiles([3.0, 0.0, -0.5]);
+    assert_eq!((p.p50_ms, p.p90_ms, p.max_ms), (Some(0.0), None, Some(3.0)));
+    assert_eq!(exact_percentiles([]), Default::default());
+}
