@@ -476,3 +476,28 @@ fn exact_percentiles_by_nearest_rank() {
     assert_eq!((p.p50_ms, p.p90_ms, p.max_ms), (Some(0.0), None, Some(3.0)));
     assert_eq!(exact_percentiles([]), Default::default());
 }
+
+/// Issue 13: `watch_file` reads captures with the streaming reader (no libpcap); its report
+/// is the one the libpcap path gave, field for field.
+#[cfg(feature = "live")]
+#[test]
+fn streaming_reader_reports_what_the_libpcap_path_did() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../captures");
+    for name in ["search-fresh.pcapng", "search-pooled.pcapng"] {
+        let path = dir.join(name);
+        let ours = super::watch_file(&path, None).expect("streamed");
+        let saved = crate::live::SavedCapture::read(&path).expect("libpcap");
+        let port = saved.server_port(None, &path).expect("port");
+        let mut t = Tracker::new(port);
+        for (ts, f, len) in &saved.frames {
+            t.add(saved.link, f, *len, *ts);
+        }
+        t.finish();
+        let theirs = build(&t, &path.display().to_string(), 0, None);
+        assert_eq!(
+            serde_json::to_value(&ours).expect("json"),
+            serde_json::to_value(&theirs).expect("json"),
+            "{name}"
+        );
+    }
+}
