@@ -79,6 +79,9 @@ pub struct Conn {
     pub syn_retransmits: u64,
     /// Payload bytes of a protocol this tool does not decode (TLS, HTTP/2, other).
     pub opaque_bytes: u64,
+    /// Payload bytes on the wire that the capture did not keep because its frames were cut
+    /// short (the snap length): what the parsers above could not see.
+    pub cut_bytes: u64,
     /// Finished (streams flushed).
     pub finished: bool,
 }
@@ -106,6 +109,7 @@ impl Conn {
             wire_from_server: 0,
             syn_retransmits: 0,
             opaque_bytes: 0,
+            cut_bytes: 0,
             finished: false,
         }
     }
@@ -228,6 +232,11 @@ pub struct Tracker {
     pub frames_undecoded: u64,
     /// TCP frames captured shorter than their payload (snap length).
     pub frames_cut_short: u64,
+    /// Most bytes captured of a frame cut short (the effective snap length; 0: none cut).
+    pub cut_frame_len: u32,
+    /// The capture's snap length when known (a file's header, a live capture's setting; 0:
+    /// unknown).
+    pub snap_len: u32,
     /// TCP frames neither to nor from the port.
     pub frames_other_port: u64,
     /// First timestamp (µs).
@@ -254,6 +263,8 @@ impl Tracker {
             frames: 0,
             frames_undecoded: 0,
             frames_cut_short: 0,
+            cut_frame_len: 0,
+            snap_len: 0,
             frames_other_port: 0,
             first_ts: None,
             last_ts: 0,
@@ -333,6 +344,8 @@ impl Tracker {
         let data = frame.get(p.payload_offset..end).unwrap_or(&[]);
         if data.len() < p.payload_len {
             self.frames_cut_short += 1;
+            self.cut_frame_len = self.cut_frame_len.max(frame.len() as u32);
+            c.cut_bytes += (p.payload_len - data.len()) as u64;
         }
         if p.payload_len > 0 && p.flags & RST == 0 {
             let d = if from_client {

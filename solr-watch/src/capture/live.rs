@@ -69,12 +69,15 @@ impl LiveWatch {
     /// CAP_NET_RAW).
     pub fn start(interface: &str, port: u16, save: Option<PathBuf>) -> Result<LiveWatch> {
         let progress = Arc::new(Progress::default());
+        let snaplen = 262_144;
+        let mut tracker = Tracker::new(port);
+        tracker.snap_len = snaplen;
         let sink = Live {
-            tracker: Tracker::new(port),
+            tracker,
             progress: progress.clone(),
         };
         let opts = CaptureOptions {
-            snaplen: 262_144,
+            snaplen: snaplen as i32,
             buffer: 32 * 1024 * 1024,
             save,
         };

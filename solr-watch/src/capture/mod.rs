@@ -65,6 +65,7 @@ pub fn read_file(path: &Path, port: Option<u16>) -> Result<Captured> {
     };
     let mut tracker = Tracker::new(port);
     let (n, mut error) = scan(path, |p| {
+        tracker.snap_len = tracker.snap_len.max(p.snaplen);
         tracker.add(p.link, p.data, p.orig_len, p.ts_us);
         true
     })?;

@@ -133,6 +133,12 @@ pub fn build(
     let span_us = t.last_ts.saturating_sub(t0);
     let span_s = span_us as f64 / 1e6;
     let recs = requests(t);
+    // Frames cut by the snap length hide request heads and bodies: on such a connection the
+    // requests, their answers and everything read from them are unknown (issue 16).
+    let cut = |c: &crate::conn::Conn| c.cut_bytes > 0 && c.proto != Proto::Tls;
+    let cut_conns = t.conns.iter().filter(|c| cut(c)).count() as u64;
+    let requests_known = cut_conns == 0;
+    let (mut with_requests, mut max_requests, mut as_asked) = (0u64, 0u64, 0u64);
 
     // Connections.
     let mut cs = ConnectionSummary {
@@ -198,7 +204,7 @@ pub fn build(
             Some(Close::ServerFin) => {
                 cs.closed_by_server += 1;
                 if c.requests.last().is_some_and(asks_close) {
-                    cs.closed_by_server_as_asked += 1;
+                    as_asked += 1;
                 }
             }
             Some(Close::ClientRst) => cs.reset_by_client += 1,
@@ -211,11 +217,13 @@ pub fn build(
         let n = c.requests.len() as u64;
         req_total += n;
         if n > 0 {
-            cs.with_requests += 1;
-            cs.max_requests_per_connection = cs.max_requests_per_connection.max(n);
+            with_requests += 1;
+            max_requests = max_requests.max(n);
         }
         let mut max_idle: Option<f64> = None;
-        for i in 1..c.requests.len() {
+        let known = (!cut(c)).then_some(n);
+        let judged = if requests_known { c.requests.len() } else { 0 };
+        for i in 1..judged {
             if let Some(prev) = c.responses.get(i - 1) {
                 let g = ms(c.requests[i].first_ts.saturating_sub(prev.last_ts));
                 gaps.push(g);
@@ -251,10 +259,11 @@ pub fn build(
             opened_in_capture: c.syn_ts.is_some(),
             start_ms: ms(c.first_ts.saturating_sub(t0)),
             end_ms: ms(c.last_ts.saturating_sub(t0)),
-            requests: n,
+            requests: known,
             request_starts_ms: c
                 .requests
                 .iter()
+                .filter(|_| known.is_some())
                 .map(|q| ms(q.first_ts.saturating_sub(t0)))
                 .collect(),
             bytes_to_server: c.wire_to_server,
@@ -264,11 +273,16 @@ pub fn build(
             handshake,
         });
     }
-    cs.requests_per_connection = if cs.with_requests > 0 {
-        req_total as f64 / cs.with_requests as f64
-    } else {
-        0.0
-    };
+    if requests_known {
+        cs.with_requests = Some(with_requests);
+        cs.max_requests_per_connection = Some(max_requests);
+        cs.closed_by_server_as_asked = Some(as_asked);
+        cs.requests_per_connection = Some(if with_requests > 0 {
+            req_total as f64 / with_requests as f64
+        } else {
+            0.0
+        });
+    }
     cs.lifetime = pct_ms(lifetimes);
     cs.idle_gap = pct_ms(gaps);
     cs.new_per_second = if span_s >= 1.0 {
@@ -386,24 +400,41 @@ pub fn build(
     rs.endpoints = endpoints;
     tls.lifetime = pct_ms(tls_life);
 
-    let mut report = WatchReport {
-        source: source.to_string(),
-        port: t.port,
-        span_s,
-        frames: t.frames,
-        frames_undecoded: t.frames_undecoded,
-        frames_other_port: t.frames_other_port,
-        frames_cut_short: t.frames_cut_short,
-        capture_dropped,
-        capture_error,
-        connections: cs,
-        requests: rs,
-        tls: (tls.connections > 0).then_some(tls),
-        undecodable: und,
-        findings: Vec::new(),
-        verdict: String::new(),
-        connection_list: list,
-    };
+    let mut report =
+        WatchReport {
+            source: source.to_string(),
+            port: t.port,
+            span_s,
+            frames: t.frames,
+            frames_undecoded: t.frames_undecoded,
+            frames_other_port: t.frames_other_port,
+            frames_cut_short: t.frames_cut_short,
+            snap_len: (t.frames_cut_short > 0).then_some(if t.snap_len > 0 {
+                t.snap_len
+            } else {
+                t.cut_frame_len
+            }),
+            requests_unknown: (!requests_known).then(|| {
+                let bytes: u64 = t.conns.iter().filter(|c| cut(c)).map(|c| c.cut_bytes).sum();
+                format!(
+                "{} frames were cut short by the snap length ({} bytes): {bytes} payload bytes \
+                 missing on {cut_conns} of {} connections, so requests, responses, QTime, gzip \
+                 and reuse per request cannot be judged",
+                t.frames_cut_short,
+                if t.snap_len > 0 { t.snap_len } else { t.cut_frame_len },
+                t.conns.len()
+            )
+            }),
+            capture_dropped,
+            capture_error,
+            connections: cs,
+            requests: requests_known.then_some(rs),
+            tls: (tls.connections > 0).then_some(tls),
+            undecodable: und,
+            findings: Vec::new(),
+            verdict: String::new(),
+            connection_list: list,
+        };
     report.findings = findings(&report, t);
     report.verdict = verdict(&report);
     report

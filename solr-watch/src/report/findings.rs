@@ -88,7 +88,12 @@ fn finding(sev: Severity, kind: &str, what: String, fix: impl Into<String>) -> F
 pub(super) fn findings(r: &WatchReport, t: &Tracker) -> Vec<Finding> {
     let mut f = Vec::new();
     let c = &r.connections;
-    let q = &r.requests;
+    // Requests unknown (frames cut by the snap length): an empty summary, so no finding is
+    // derived from bytes the capture does not have.
+    let unknown = RequestSummary::default();
+    let q = r.requests.as_ref().unwrap_or(&unknown);
+    let with_requests = c.with_requests.unwrap_or(0);
+    let per_connection = c.requests_per_connection.unwrap_or(0.0);
     if c.seen == 0 {
         f.push(finding(
             Severity::High,
@@ -100,7 +105,7 @@ pub(super) fn findings(r: &WatchReport, t: &Tracker) -> Vec<Finding> {
         return f;
     }
     let reqs = q.requests;
-    if reqs >= 2 && c.with_requests >= 2 && c.requests_per_connection < 2.0 {
+    if reqs >= 2 && with_requests >= 2 && per_connection < 2.0 {
         let ka = if q.keep_alive_header > 0 {
             format!(
                 " although {} requests sent `Connection: keep-alive` (the header alone is not reuse)",
@@ -119,19 +124,19 @@ pub(super) fn findings(r: &WatchReport, t: &Tracker) -> Vec<Finding> {
             "no-reuse",
             format!(
                 "{reqs} requests on {} connections: your client does not reuse connections{ka}",
-                c.with_requests
+                with_requests
             ),
             "keep one client object and let it pool connections: Python requests.Session, \
              Ruby Faraday with net_http_persistent or Typhoeus, PHP/curl one handle for many \
              requests, Java one shared HttpClient; curl: several URLs in one invocation",
         ));
-    } else if c.max_requests_per_connection >= 2 {
+    } else if c.max_requests_per_connection.unwrap_or(0) >= 2 {
         f.push(finding(
             Severity::Info,
             "reuse",
             format!(
                 "connections are reused: {reqs} requests on {} connections ({:.1} per connection)",
-                c.with_requests, c.requests_per_connection
+                with_requests, per_connection
             ),
             "nothing to change",
         ));
@@ -240,7 +245,10 @@ pub(super) fn findings(r: &WatchReport, t: &Tracker) -> Vec<Finding> {
             "a reset loses whatever was in flight: check client timeouts and server idle timeouts",
         ));
     }
-    let unasked = c.closed_by_server - c.closed_by_server_as_asked;
+    // Unknown whether the client asked (requests cut by the snap length): no finding.
+    let unasked = c
+        .closed_by_server_as_asked
+        .map_or(0, |asked| c.closed_by_server - asked);
     if r.tls.is_none() && unasked > 0 && unasked * 2 >= c.seen {
         f.push(finding(
             Severity::Medium,
@@ -296,6 +304,17 @@ pub(super) fn findings(r: &WatchReport, t: &Tracker) -> Vec<Finding> {
             ));
         }
     }
+    if let (Some(why), Some(snap)) = (&r.requests_unknown, r.snap_len) {
+        f.push(finding(
+            Severity::Info,
+            "snap-length",
+            format!("requests not judged: {why}"),
+            format!(
+                "capture whole packets: tcpdump -s 0 (this capture kept {snap} bytes of each); \
+                 connection-level figures (connections, SYNs, closes, resets, bytes) are exact"
+            ),
+        ));
+    }
     let u = &r.undecodable;
     let lost_frames = r.frames_undecoded + r.frames_cut_short;
     if u.missing_bytes + u.http_bytes > 0
@@ -340,17 +359,26 @@ pub(super) fn findings(r: &WatchReport, t: &Tracker) -> Vec<Finding> {
 
 pub(super) fn verdict(r: &WatchReport) -> String {
     let c = &r.connections;
-    let q = &r.requests;
+    let unknown = RequestSummary::default();
+    let q = r.requests.as_ref().unwrap_or(&unknown);
     let top: Vec<&str> = r
         .findings
         .iter()
         .filter(|f| f.severity != Severity::Info)
         .map(|f| f.kind.as_str())
         .collect();
-    let head = if q.requests > 0 {
+    let head = if let (None, Some(snap)) = (&r.requests, r.snap_len) {
+        format!(
+            "{} connections ({} opened in the capture); requests cannot be judged: frames were \
+             cut by the snap length ({snap} bytes)",
+            c.seen, c.opened
+        )
+    } else if q.requests > 0 {
         format!(
             "{} requests on {} connections ({:.1} per connection)",
-            q.requests, c.with_requests, c.requests_per_connection
+            q.requests,
+            c.with_requests.unwrap_or(0),
+            c.requests_per_connection.unwrap_or(0.0)
         )
     } else if let Some(t) = &r.tls {
         format!(
@@ -365,7 +393,9 @@ pub(super) fn verdict(r: &WatchReport) -> String {
         (Some(w), None) => format!(", median wall {w:.2} ms"),
         _ => String::new(),
     };
-    let tail = if top.is_empty() {
+    let tail = if top.is_empty() && r.requests.is_none() {
+        "no problem found on the connection level; the request level was not judged".to_string()
+    } else if top.is_empty() {
         "no problem found".to_string()
     } else {
         format!("fix: {}", top.join(", "))

@@ -39,14 +39,21 @@ pub struct WatchReport {
     pub frames_other_port: u64,
     /// Frames captured shorter than their payload (snap length).
     pub frames_cut_short: u64,
+    /// The snap length that cut frames carrying payload (from the capture's header, else the
+    /// longest cut frame); None when no frame was cut.
+    pub snap_len: Option<u32>,
+    /// Why request-level facts cannot be judged (frames cut by the snap length), when they
+    /// cannot; `requests` is then None.
+    pub requests_unknown: Option<String>,
     /// Packets the kernel dropped during a live capture.
     pub capture_dropped: u64,
     /// An error that ended reading the capture early (the rest was still analysed).
     pub capture_error: Option<String>,
     /// Connection figures.
     pub connections: ConnectionSummary,
-    /// Request figures (cleartext HTTP/1.1 only).
-    pub requests: RequestSummary,
+    /// Request figures (cleartext HTTP/1.1 only); None when they cannot be judged (see
+    /// `requests_unknown`).
+    pub requests: Option<RequestSummary>,
     /// TLS figures, when any connection spoke TLS.
     pub tls: Option<TlsSummary>,
     /// What could not be decoded, counted and said.
@@ -80,22 +87,23 @@ pub struct ConnectionSummary {
     pub other: u64,
     /// Connections that carried no payload.
     pub empty: u64,
-    /// Connections that carried at least one HTTP request.
-    pub with_requests: u64,
-    /// Requests per connection that carried requests: mean.
-    pub requests_per_connection: f64,
-    /// Most requests on one connection.
-    pub max_requests_per_connection: u64,
+    /// Connections that carried at least one HTTP request (None: requests unknown).
+    pub with_requests: Option<u64>,
+    /// Requests per connection that carried requests: mean (None: requests unknown).
+    pub requests_per_connection: Option<f64>,
+    /// Most requests on one connection (None: requests unknown).
+    pub max_requests_per_connection: Option<u64>,
     /// Lifetime (first to last packet) of connections that closed in the capture.
     pub lifetime: Percentiles,
-    /// Idle gaps on reused connections: end of a response to the next request.
+    /// Idle gaps on reused connections: end of a response to the next request (empty when
+    /// requests are unknown).
     pub idle_gap: Percentiles,
     /// The client sent the first FIN.
     pub closed_by_client: u64,
     /// The server sent the first FIN (e.g. its idle timeout).
     pub closed_by_server: u64,
-    /// Of those, after the client's last request asked it to close.
-    pub closed_by_server_as_asked: u64,
+    /// Of those, after the client's last request asked it to close (None: requests unknown).
+    pub closed_by_server_as_asked: Option<u64>,
     /// Reset by the client.
     pub reset_by_client: u64,
     /// Reset by the server.
@@ -270,8 +278,8 @@ pub struct ConnectionRecord {
     pub start_ms: f64,
     /// Last packet, ms after the capture's first packet.
     pub end_ms: f64,
-    /// Requests carried.
-    pub requests: u64,
+    /// Requests carried (None: frames of this connection were cut by the snap length).
+    pub requests: Option<u64>,
     /// Request start times, ms after the capture's first packet.
     pub request_starts_ms: Vec<f64>,
     /// Frame bytes to the server.

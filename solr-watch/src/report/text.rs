@@ -4,7 +4,7 @@ use std::io::Write;
 
 use anyhow::Result;
 
-use super::WatchReport;
+use super::{RequestSummary, WatchReport};
 
 fn opt(v: Option<f64>) -> String {
     v.map_or("-".into(), |x| format!("{x:.2}"))
@@ -13,7 +13,9 @@ fn opt(v: Option<f64>) -> String {
 /// Prints the report as text tables ending with the verdict.
 pub fn print_text<W: Write>(r: &WatchReport, w: &mut W) -> Result<()> {
     let c = &r.connections;
-    let q = &r.requests;
+    let unknown = RequestSummary::default();
+    let q = r.requests.as_ref().unwrap_or(&unknown);
+    let count = |v: Option<u64>| v.map_or("unknown".to_string(), |v| v.to_string());
     writeln!(
         w,
         "watch {} port {}: {} frames over {:.2} s",
@@ -28,8 +30,11 @@ pub fn print_text<W: Write>(r: &WatchReport, w: &mut W) -> Result<()> {
     )?;
     writeln!(
         w,
-        "  requests per connection: mean {:.2}, max {} (over {} connections with requests)",
-        c.requests_per_connection, c.max_requests_per_connection, c.with_requests
+        "  requests per connection: mean {}, max {} (over {} connections with requests)",
+        c.requests_per_connection
+            .map_or("unknown".to_string(), |v| format!("{v:.2}")),
+        count(c.max_requests_per_connection),
+        count(c.with_requests)
     )?;
     writeln!(
         w,
@@ -58,11 +63,15 @@ pub fn print_text<W: Write>(r: &WatchReport, w: &mut W) -> Result<()> {
         c.out_of_order_segments
     )?;
     writeln!(w)?;
-    writeln!(
-        w,
-        "Requests: {} ({} answered), Accept-Encoding gzip {}, compressed responses {}, wt {:?}",
-        q.requests, q.answered, q.accept_gzip, q.compressed_responses, q.wt
-    )?;
+    if let Some(why) = &r.requests_unknown {
+        writeln!(w, "Requests: not judged: {why}")?;
+    } else {
+        writeln!(
+            w,
+            "Requests: {} ({} answered), Accept-Encoding gzip {}, compressed responses {}, wt {:?}",
+            q.requests, q.answered, q.accept_gzip, q.compressed_responses, q.wt
+        )?;
+    }
     if !q.endpoints.is_empty() {
         writeln!(
             w,
