@@ -90,11 +90,11 @@ fn assert_counts(r: &WatchReport, conns: u64, reqs: u64, what: &str) {
         Some(conns),
         "{what}: connections with requests"
     );
-    assert_eq!(figures(&r).requests, reqs, "{what}: requests");
-    assert_eq!(figures(&r).answered, reqs, "{what}: answered");
-    assert_eq!(figures(&r).qtime_decoded, reqs, "{what}: QTime decoded");
+    assert_eq!(figures(r).requests, reqs, "{what}: requests");
+    assert_eq!(figures(r).answered, reqs, "{what}: answered");
+    assert_eq!(figures(r).qtime_decoded, reqs, "{what}: QTime decoded");
     assert_eq!(
-        figures(&r).statuses.get("200").copied(),
+        figures(r).statuses.get("200").copied(),
         Some(reqs),
         "{what}: statuses"
     );

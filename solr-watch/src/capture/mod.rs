@@ -1,6 +1,6 @@
 //! Where the packets come from: a saved pcap/pcapng file read as a stream in pure Rust
-//! ([`file`], [`read_file`]), or, with the `live` feature (default), a live libpcap capture
-//! ([`LiveWatch`]).
+//! ([`file`](mod@file), [`read_file`]), or, with the `live` feature (default), a live
+//! libpcap capture ([`LiveWatch`]).
 
 use std::path::Path;
 

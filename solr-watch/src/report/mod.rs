@@ -1,6 +1,6 @@
 //! The watch report: the model saved as `watch.json` (this file), built from a [`Tracker`]
-//! ([`build`]), its findings with their fixes and the one-line verdict ([`findings`]), and the
-//! text tables ([`text`]).
+//! ([`build`](mod@build)), its findings with their fixes and the one-line verdict
+//! ([`findings`]), and the text tables ([`text`]).
 //!
 //! [`Tracker`]: crate::conn::Tracker
 
