@@ -88,6 +88,9 @@ pub struct Conn {
     pub opaque_bytes: u64,
     /// The HTTP/2 decoder, once the connection speaks HTTP/2.
     pub h2: Option<Box<H2Conn>>,
+    /// Payload bytes on the wire that the capture did not keep because its frames were cut
+    /// short (the snap length): what the parsers above could not see.
+    pub cut_bytes: u64,
     /// Finished (streams flushed).
     pub finished: bool,
 }
@@ -117,6 +120,7 @@ impl Conn {
             syn_retransmits: 0,
             opaque_bytes: 0,
             h2: None,
+            cut_bytes: 0,
             finished: false,
         }
     }
@@ -371,6 +375,11 @@ pub struct Tracker {
     pub frames_undecoded: u64,
     /// TCP frames captured shorter than their payload (snap length).
     pub frames_cut_short: u64,
+    /// Most bytes captured of a frame cut short (the effective snap length; 0: none cut).
+    pub cut_frame_len: u32,
+    /// The capture's snap length when known (a file's header, a live capture's setting; 0:
+    /// unknown).
+    pub snap_len: u32,
     /// TCP frames neither to nor from the port.
     pub frames_other_port: u64,
     /// First timestamp (µs).
@@ -399,6 +408,8 @@ impl Tracker {
             frames: 0,
             frames_undecoded: 0,
             frames_cut_short: 0,
+            cut_frame_len: 0,
+            snap_len: 0,
             frames_other_port: 0,
             first_ts: None,
             last_ts: 0,
@@ -487,6 +498,8 @@ impl Tracker {
         let data = frame.get(p.payload_offset..end).unwrap_or(&[]);
         if data.len() < p.payload_len {
             self.frames_cut_short += 1;
+            self.cut_frame_len = self.cut_frame_len.max(frame.len() as u32);
+            c.cut_bytes += (p.payload_len - data.len()) as u64;
         }
         if p.payload_len > 0 && p.flags & RST == 0 {
             let d = if from_client {

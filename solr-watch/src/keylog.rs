@@ -258,8 +258,8 @@ impl KeyLogFile {
         st.offset += complete as u64;
     }
 
-    /// The secrets of the connection whose ClientHello carried `client_random`; on a miss the
-    /// file is read again for lines appended since.
+    /// The secrets of the connection whose ClientHello carried `client_random`, after reading
+    /// the lines appended to the file since the last look.
     pub fn lookup(&self, client_random: &[u8; RANDOM_LEN], to_end: bool) -> Option<Secrets> {
         let found = |s: &Self| {
             s.state
@@ -269,10 +269,11 @@ impl KeyLogFile {
                 .get(client_random)
                 .cloned()
         };
-        found(self).or_else(|| {
-            self.refresh(to_end);
-            found(self)
-        })
+        // Always read what was appended first: a TLS 1.3 connection's secrets arrive as
+        // several lines (handshake secrets, then traffic secrets), so an entry found with
+        // only some of them must not stop the file from being read further.
+        self.refresh(to_end);
+        found(self)
     }
 
     /// Counts of what was read so far.

@@ -214,34 +214,48 @@ pub fn impossible_timestamp(
     ts: impl IntoIterator<Item = u64>,
     now_us: u64,
 ) -> Option<(usize, String)> {
-    let latest_ok = now_us.saturating_add(86_400 * 1_000_000);
-    let mut max = 0u64;
-    for (i, t) in ts.into_iter().enumerate() {
+    let mut check = TimestampCheck::new(now_us);
+    ts.into_iter()
+        .enumerate()
+        .find_map(|(i, t)| check.check(t).map(|why| (i, why)))
+}
+
+/// [`impossible_timestamp`] one packet at a time, for a capture read as a stream.
+#[derive(Debug, Clone)]
+pub struct TimestampCheck {
+    latest_ok: u64,
+    max: u64,
+}
+
+impl TimestampCheck {
+    /// A check against the clock `now_us` (µs since the epoch).
+    pub fn new(now_us: u64) -> Self {
+        TimestampCheck {
+            latest_ok: now_us.saturating_add(86_400 * 1_000_000),
+            max: 0,
+        }
+    }
+
+    /// Why the next packet's timestamp `t` (µs since the epoch) is impossible, if it is.
+    pub fn check(&mut self, t: u64) -> Option<String> {
         let secs = t as f64 / 1e6;
         if t < EARLIEST_US {
-            return Some((
-                i,
-                format!("timestamp {secs:.6} s since 1970 is before 1990"),
+            return Some(format!("timestamp {secs:.6} s since 1970 is before 1990"));
+        }
+        if t > self.latest_ok {
+            return Some(format!(
+                "timestamp {secs:.6} s since 1970 is after tomorrow"
             ));
         }
-        if t > latest_ok {
-            return Some((
-                i,
-                format!("timestamp {secs:.6} s since 1970 is after tomorrow"),
+        if t.saturating_add(MAX_BACKWARDS_US) < self.max {
+            return Some(format!(
+                "timestamp goes back {:.3} s from the packet before",
+                (self.max - t) as f64 / 1e6
             ));
         }
-        if t + MAX_BACKWARDS_US < max {
-            return Some((
-                i,
-                format!(
-                    "timestamp goes back {:.3} s from the packet before",
-                    (max - t) as f64 / 1e6
-                ),
-            ));
-        }
-        max = max.max(t);
+        self.max = self.max.max(t);
+        None
     }
-    None
 }
 
 #[cfg(test)]

@@ -13,25 +13,33 @@
 //! "no key for N TLS connections". [`report`] turns that into connection and request
 //! figures, findings with fixes and a one-line verdict; [`svg`] draws the connections. [`packet`]
 //! parses link-layer frames into TCP segments (the bench's SYN witness uses it too),
-//! [`layout`] walks pcap/pcapng files and names damage by byte offset, and, with the `live`
-//! feature (default), [`live`] captures with libpcap and [`capture`] reads saved files.
+//! [`layout`] walks pcap/pcapng files and names damage by byte offset, [`capture`] reads saved
+//! files as a stream in pure Rust and, with the `live` feature (default, the only use of
+//! libpcap), captures live ([`live`], [`capture::live`]).
 //!
 //! Whatever cannot be decoded (frames that are not TCP/IP, bytes missing from the capture,
 //! HTTP/1 out of sync, HTTP/2 frames or header blocks that do not decode, TLS records without a key or
 //! failing authentication, unknown protocols) is counted and said, never a panic.
 //!
-//! Analysing a saved capture (`transport-bench watch --read FILE` does the same):
+//! Analysing a saved capture (`transport-bench watch --read FILE` does the same; the file is
+//! read as a stream by [`capture::file`], without libpcap):
 //!
-//! ```no_run
+//! ```
 //! # fn main() -> anyhow::Result<()> {
-//! let report = solr_watch::watch_file("captures/search-pooled.pcapng".as_ref(), None)?;
-//! println!("{} requests, verdict: {}", report.requests.requests, report.verdict);
-//! solr_watch::print_text(&report, &mut std::io::stdout())?;
+//! use std::path::Path;
+//! let capture = Path::new(env!("CARGO_MANIFEST_DIR")).join("../captures/search-pooled.pcapng");
+//! let report = solr_watch::watch_file(&capture, None)?; // port: from the first SYN
+//! let requests = report.requests.as_ref().expect("whole packets: requests judged");
+//! assert_eq!(requests.requests, 20);
+//! assert_eq!(report.connections.opened, 1); // one pooled connection carried them all
+//! for f in &report.findings {
+//!     println!("[{}] {} (fix: {})", f.severity, f.what, f.fix);
+//! }
+//! solr_watch::print_text(&report, &mut std::io::stdout())?; // ends with the verdict
 //! # Ok(()) }
 //! ```
 #![forbid(unsafe_code)]
 
-#[cfg(feature = "live")]
 pub mod capture;
 pub mod conn;
 pub mod hpack;
@@ -51,23 +59,20 @@ pub mod tls;
 pub mod tls_decrypt;
 pub mod xmljson;
 
-#[cfg(feature = "live")]
 use std::path::Path;
 
-#[cfg(feature = "live")]
 use anyhow::{Context, Result};
 
 #[cfg(feature = "live")]
-pub use capture::{read_file, Captured, LiveWatch};
+pub use capture::LiveWatch;
+pub use capture::{read_file, Captured};
 pub use report::{print_text, WatchReport};
 
-#[cfg(feature = "live")]
 /// Builds the report of a finished capture.
 pub fn analyse(c: &Captured, source: &str) -> WatchReport {
     report::build(&c.tracker, source, c.dropped, c.error.clone())
 }
 
-#[cfg(feature = "live")]
 /// Reads a saved capture and reports on it (`port` None: inferred from the first SYN).
 pub fn watch_file(path: &Path, port: Option<u16>) -> Result<WatchReport> {
     let c = read_file(path, port)?;
@@ -79,7 +84,6 @@ pub fn watch_schema() -> String {
     serde_json::to_string_pretty(&schemars::schema_for!(WatchReport)).unwrap_or_default()
 }
 
-#[cfg(feature = "live")]
 /// Saves `watch.json`, `connections.csv`, `requests.csv` and `watch.svg` into `dir`.
 pub fn save(dir: &Path, r: &WatchReport, c: &Captured) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
@@ -97,7 +101,7 @@ pub fn save(dir: &Path, r: &WatchReport, c: &Captured) -> Result<()> {
             x.opened_in_capture,
             x.start_ms,
             x.end_ms,
-            x.requests,
+            x.requests.map_or(String::new(), |n| n.to_string()),
             x.bytes_to_server,
             x.bytes_from_server,
             x.closed_by,

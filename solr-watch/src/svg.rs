@@ -48,7 +48,9 @@ pub fn chart(r: &WatchReport) -> String {
         esc(&format!(
             "port {}: {} requests on {} connections{}",
             r.port,
-            r.requests.requests,
+            r.requests
+                .as_ref()
+                .map_or("unknown".to_string(), |q| q.requests.to_string()),
             r.connections.seen,
             if more > 0 {
                 format!(" ({more} not drawn)")
@@ -74,7 +76,7 @@ pub fn chart(r: &WatchReport) -> String {
             row * 0.8,
             c.id,
             esc(&c.client),
-            c.requests,
+            c.requests.map_or("unknown".to_string(), |n| n.to_string()),
             c.closed_by
         );
         for t in &c.request_starts_ms {
@@ -99,7 +101,8 @@ pub fn chart(r: &WatchReport) -> String {
         axis_y + 18.0
     );
     // Wall vs QTime percentiles.
-    let q = &r.requests;
+    let unknown = crate::report::RequestSummary::default();
+    let q = r.requests.as_ref().unwrap_or(&unknown);
     let bars: Vec<(&str, Option<f64>, Option<f64>)> = vec![
         ("p50", q.wall.p50_ms, q.qtime.p50_ms),
         ("p90", q.wall.p90_ms, q.qtime.p90_ms),

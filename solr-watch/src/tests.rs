@@ -102,6 +102,11 @@ fn run(frames: &[(u64, Vec<u8>)]) -> super::report::WatchReport {
     build(&t, "test", 0, None)
 }
 
+/// The request figures of a report whose requests were judged.
+fn reqs(r: &super::report::WatchReport) -> &super::report::RequestSummary {
+    r.requests.as_ref().expect("request figures")
+}
+
 fn resp(qtime: u32, body_pad: usize) -> Vec<u8> {
     let body = format!(
         "{{\"responseHeader\":{{\"status\":0,\"QTime\":{qtime}}},\"pad\":\"{}\"}}",
@@ -139,16 +144,16 @@ fn pipelined_requests_with_out_of_order_and_retransmitted_segments() {
     let r = run(&c.frames);
     assert_eq!(r.connections.seen, 1);
     assert_eq!(r.connections.opened, 1);
-    assert_eq!(r.requests.requests, 3);
-    assert_eq!(r.requests.answered, 3);
-    assert_eq!(r.requests.qtime_decoded, 3);
-    let qmax = r.requests.qtime.max_ms.unwrap_or(0.0);
+    assert_eq!(reqs(&r).requests, 3);
+    assert_eq!(reqs(&r).answered, 3);
+    assert_eq!(reqs(&r).qtime_decoded, 3);
+    let qmax = reqs(&r).qtime.max_ms.unwrap_or(0.0);
     assert!((qmax - 3.0).abs() < 0.01, "{qmax}");
     assert_eq!(r.connections.retransmitted_segments, 2);
     assert_eq!(r.connections.out_of_order_segments, 2);
     assert_eq!(r.connections.closed_by_client, 1);
     assert_eq!(r.undecodable.missing_bytes + r.undecodable.http_bytes, 0);
-    assert_eq!(r.connections.max_requests_per_connection, 3);
+    assert_eq!(r.connections.max_requests_per_connection, Some(3));
     assert!(
         r.findings.iter().any(|f| f.kind == "no-gzip"),
         "{:?}",
@@ -168,7 +173,7 @@ fn one_connection_per_request_is_found_and_counted() {
         frames.extend(c.frames);
     }
     let r = run(&frames);
-    assert_eq!((r.connections.opened, r.requests.requests), (5, 5));
+    assert_eq!((r.connections.opened, reqs(&r).requests), (5, 5));
     assert_eq!(
         (
             r.connections.closed_by_client,
@@ -196,7 +201,7 @@ fn lost_segment_is_counted_and_parsing_stops_cleanly() {
     reset[47] = RST;
     c.send(reset);
     let r = run(&c.frames);
-    assert_eq!(r.requests.requests, 1);
+    assert_eq!(reqs(&r).requests, 1);
     assert_eq!(r.undecodable.missing_bytes, 19);
     assert_eq!(r.undecodable.connections_out_of_sync, 1);
     assert_eq!(r.connections.reset_by_client, 1);
@@ -212,7 +217,7 @@ fn tls_connection_is_connection_level_only() {
     let r = run(&c.frames);
     let tls = r.tls.as_ref().expect("tls summary");
     assert_eq!((tls.connections, tls.client_hellos, tls.unknown), (1, 1, 1));
-    assert_eq!(r.requests.requests, 0);
+    assert_eq!(reqs(&r).requests, 0);
     assert!(r.findings.iter().any(|f| f.kind == "tls-opaque"));
 }
 
@@ -249,16 +254,10 @@ fn reference_captures_20_connections_vs_1() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../captures");
     let fresh = super::watch_file(&dir.join("search-fresh.pcapng"), None).expect("fresh");
     let pooled = super::watch_file(&dir.join("search-pooled.pcapng"), None).expect("pooled");
-    assert_eq!(
-        (fresh.connections.opened, fresh.requests.requests),
-        (20, 20)
-    );
-    assert_eq!(
-        (pooled.connections.opened, pooled.requests.requests),
-        (1, 20)
-    );
-    assert_eq!(fresh.requests.qtime_decoded, 20);
-    assert_eq!(pooled.connections.max_requests_per_connection, 20);
+    assert_eq!((fresh.connections.opened, reqs(&fresh).requests), (20, 20));
+    assert_eq!((pooled.connections.opened, reqs(&pooled).requests), (1, 20));
+    assert_eq!(reqs(&fresh).qtime_decoded, 20);
+    assert_eq!(pooled.connections.max_requests_per_connection, Some(20));
 }
 
 #[test]
@@ -282,7 +281,7 @@ fn damaged_capture_files_are_errors_or_partial_never_panics() {
         match super::watch_file(&p, None) {
             Ok(r) => {
                 partial += 1;
-                assert!(r.requests.requests <= 20);
+                assert!(reqs(&r).requests <= 20);
             }
             Err(e) => assert!(!format!("{e:#}").is_empty()),
         }
@@ -308,8 +307,8 @@ fn server_closing_as_asked_is_not_blamed_on_the_server() {
     }
     let r = run(&frames);
     assert_eq!(r.connections.closed_by_server, 4);
-    assert_eq!(r.connections.closed_by_server_as_asked, 2);
-    assert_eq!(r.requests.close_requested, 2);
+    assert_eq!(r.connections.closed_by_server_as_asked, Some(2));
+    assert_eq!(reqs(&r).close_requested, 2);
     let f = r
         .findings
         .iter()
@@ -360,7 +359,7 @@ fn truncated_and_flipped_captures_are_named_with_their_offset() {
         "{e}"
     );
     assert_eq!(r.frames, mid as u64);
-    assert!(r.requests.requests < whole.requests.requests);
+    assert!(reqs(&r).requests < reqs(&whole).requests);
 
     // A flipped byte in the most significant byte of a packet's timestamp.
     let mut flipped = bytes.clone();
@@ -406,6 +405,226 @@ fn truncated_and_flipped_captures_are_named_with_their_offset() {
         super::watch_file(&p, None).expect_err("nothing to analyse")
     );
     assert!(e.contains(&format!("damaged at byte {first}")), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 13: severities are an enum in Rust but the same strings in `watch.json`, and the
+/// published schema did not change with it.
+#[test]
+fn severity_is_an_enum_serialised_as_before() {
+    use super::report::{Finding, Severity};
+    let f = Finding {
+        severity: Severity::High,
+        kind: "no-reuse".into(),
+        what: String::new(),
+        fix: String::new(),
+    };
+    let v = serde_json::to_value(&f).expect("json");
+    assert_eq!(v["severity"], "high");
+    let back: Finding =
+        serde_json::from_str(r#"{"severity":"medium","kind":"k","what":"w","fix":"f"}"#)
+            .expect("reads today's files");
+    assert_eq!(back.severity, Severity::Medium);
+    assert!(Severity::High < Severity::Medium && Severity::Medium < Severity::Info);
+    let published = include_str!("../../transport-bench/schema/watch.schema.json");
+    assert_eq!(super::watch_schema().trim(), published.trim());
+}
+
+/// Issue 16 item 6: QTimes 0 and 3 are reported as 0 and 3 (a histogram said 0.001 and
+/// 3.001); wall times are exact to the microsecond of the packet timestamps.
+#[test]
+fn qtime_and_wall_percentiles_are_exact() {
+    let mut frames = Vec::new();
+    // QTimes 0, 0, 3, 0, 3 on one keep-alive connection; each response 300 µs after its
+    // request (three ticks of 100 µs: request, response; the close at the end).
+    let mut c = Conv::new(46000, 0);
+    c.open();
+    for qt in [0, 0, 3, 0, 3] {
+        let q = c.client(GET);
+        let s = c.server(&resp(qt, 5));
+        c.send(q);
+        c.tick();
+        c.tick();
+        c.send(s);
+    }
+    c.close(true);
+    frames.extend(c.frames);
+    let r = run(&frames);
+    let q = &reqs(&r).qtime;
+    assert_eq!(q.n, 5);
+    assert_eq!((q.p50_ms, q.max_ms), (Some(0.0), Some(3.0)));
+    assert_eq!(q.mean_ms, 6.0 / 5.0);
+    let w = &reqs(&r).wall;
+    assert_eq!((w.p50_ms, w.max_ms), (Some(0.3), Some(0.3)));
+    let json = serde_json::to_value(&r).expect("json");
+    assert_eq!(json["requests"]["qtime"]["max_ms"], 3.0);
+    assert_eq!(json["requests"]["qtime"]["p50_ms"], 0.0);
+    let e = &reqs(&r).endpoints[0];
+    assert_eq!((e.qtime.p50_ms, e.qtime.max_ms), (Some(0.0), Some(3.0)));
+}
+
+#[test]
+fn exact_percentiles_by_nearest_rank() {
+    use super::report::build::exact_percentiles;
+    let p = exact_percentiles((1..=100).map(f64::from));
+    assert_eq!(
+        (p.n, p.p50_ms, p.p90_ms, p.p99_ms, p.max_ms),
+        (100, Some(50.0), Some(90.0), Some(99.0), Some(100.0))
+    );
+    let p = exact_percentiles([3.0, 0.0, -0.5]);
+    assert_eq!((p.p50_ms, p.p90_ms, p.max_ms), (Some(0.0), None, Some(3.0)));
+    assert_eq!(exact_percentiles([]), Default::default());
+}
+
+/// Issue 13: `watch_file` reads captures with the streaming reader (no libpcap); its report
+/// is the one the libpcap path gave, field for field.
+#[cfg(feature = "live")]
+#[test]
+fn streaming_reader_reports_what_the_libpcap_path_did() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../captures");
+    for name in ["search-fresh.pcapng", "search-pooled.pcapng"] {
+        let path = dir.join(name);
+        let ours = super::watch_file(&path, None).expect("streamed");
+        let saved = crate::live::SavedCapture::read(&path).expect("libpcap");
+        let port = saved.server_port(None, &path).expect("port");
+        let mut t = Tracker::new(port);
+        for (ts, f, len) in &saved.frames {
+            t.add(saved.link, f, *len, *ts);
+        }
+        t.finish();
+        let theirs = build(&t, &path.display().to_string(), 0, None);
+        assert_eq!(
+            serde_json::to_value(&ours).expect("json"),
+            serde_json::to_value(&theirs).expect("json"),
+            "{name}"
+        );
+    }
+}
+
+/// Writes `frames` (ts µs, whole Ethernet frame, wire length) as a pcapng file whose
+/// interface has snap length `snap`, each record cut to it with its true captured length,
+/// as `tcpdump -s SNAP -w` writes them.
+fn write_snapped(path: &std::path::Path, frames: &[(u64, Vec<u8>, u32)], snap: usize) {
+    let out = std::fs::File::create(path).expect("create");
+    let mut w = crate::pcapng::PcapngWriter::new(out, 1, snap as u32).expect("header");
+    for (ts, f, wire) in frames {
+        w.packet(*ts, &f[..f.len().min(snap)], *wire)
+            .expect("packet");
+    }
+    w.finish().expect("flush");
+}
+
+/// Issue 16 item 4: a capture taken with `tcpdump -s 96` (made here by cutting every record
+/// of a capture to 96 bytes, the captured length true and the wire length kept) cannot show
+/// requests. Keep-alive traffic (the reference capture of 20 searches against the real Solr
+/// on one connection) must not become "1 request, 0 answered, no problem found", and
+/// ab-like traffic (HTTP/1.0, the server closes as asked) must not become a false
+/// `server-closes` finding: request facts are None, the verdict says why (snap length 96),
+/// and only connection-level findings remain.
+#[test]
+fn snap_length_truncated_captures_judge_nothing_from_missing_bytes() {
+    let dir = std::env::temp_dir().join(format!("watch-snap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp");
+    let from_request_bytes = [
+        "no-reuse",
+        "reuse",
+        "no-gzip",
+        "server-no-gzip",
+        "gzip",
+        "xml-updates",
+        "wt-eval",
+        "server-closes",
+        "outside-solr",
+    ];
+
+    // Keep-alive: the reference capture, every record cut to 96 bytes.
+    let src =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../captures/search-pooled.pcapng");
+    let whole = super::watch_file(&src, None).expect("reference");
+    assert_eq!(reqs(&whole).requests, 20);
+    let mut frames = Vec::new();
+    let mut reader = crate::capture::file::CaptureReader::open(&src).expect("open");
+    while let Some(p) = reader.next_packet().expect("whole file") {
+        frames.push((p.ts_us, p.data.to_vec(), p.orig_len));
+    }
+    let path = dir.join("pooled-s96.pcapng");
+    write_snapped(&path, &frames, 96);
+    let r = super::watch_file(&path, None).expect("analysable");
+    assert_eq!(r.snap_len, Some(96));
+    assert!(r.frames_cut_short > 0);
+    assert!(r.requests.is_none(), "{:?}", r.requests);
+    let why = r.requests_unknown.as_deref().expect("why");
+    assert!(why.contains("snap length (96 bytes)"), "{why}");
+    assert_eq!(r.connections.with_requests, None);
+    assert_eq!(r.connections.max_requests_per_connection, None);
+    assert_eq!(r.connection_list[0].requests, None);
+    // Connection-level facts are those of the whole capture.
+    assert_eq!(r.connections.seen, whole.connections.seen);
+    assert_eq!(r.connections.opened, 1);
+    assert_eq!(r.frames, whole.frames);
+    assert!(
+        r.verdict.contains("requests cannot be judged")
+            && r.verdict.contains("snap length (96 bytes)")
+            && !r.verdict.ends_with("; no problem found"),
+        "{}",
+        r.verdict
+    );
+    for f in &r.findings {
+        assert!(!from_request_bytes.contains(&f.kind.as_str()), "{f:?}");
+    }
+    assert!(r.findings.iter().any(|f| f.kind == "snap-length"));
+    let json = serde_json::to_value(&r).expect("json");
+    assert!(json["requests"].is_null());
+    assert!(json["connections"]["with_requests"].is_null());
+    let mut text = Vec::new();
+    super::print_text(&r, &mut text).expect("text");
+    let text = String::from_utf8(text).expect("utf8");
+    assert!(text.contains("Requests: not judged:"), "{text}");
+
+    // ab-like: 20 connections, one HTTP/1.0 request each, the server closes as asked.
+    let ab = b"GET /solr/bench/select?q=*:*&wt=json HTTP/1.0\r\nHost: 127.0.0.1:8983\r\nUser-Agent: ApacheBench/2.3\r\nAccept: */*\r\n\r\n";
+    let mut frames = Vec::new();
+    for i in 0..20u16 {
+        let mut c = Conv::new(47000 + i, 1_700_000_000_000_000 + u64::from(i) * 10_000);
+        c.open();
+        let q = c.client(ab);
+        let s = c.server(&resp(1, 3000));
+        c.send(q).send(s).close(false).close(true);
+        frames.extend(c.frames.into_iter().map(|(ts, f)| {
+            let n = f.len() as u32;
+            (ts, f, n)
+        }));
+    }
+    let path = dir.join("ab.pcapng");
+    write_snapped(&path, &frames, 65535);
+    let whole = super::watch_file(&path, None).expect("whole");
+    assert_eq!(reqs(&whole).requests, 20);
+    assert_eq!(whole.connections.closed_by_server_as_asked, Some(20));
+    assert!(!whole.findings.iter().any(|f| f.kind == "server-closes"));
+    let path = dir.join("ab-s96.pcapng");
+    write_snapped(&path, &frames, 96);
+    let r = super::watch_file(&path, None).expect("analysable");
+    assert_eq!(r.snap_len, Some(96));
+    assert!(r.requests.is_none());
+    assert_eq!(r.connections.closed_by_server, 20);
+    assert_eq!(r.connections.closed_by_server_as_asked, None);
+    for f in &r.findings {
+        assert!(!from_request_bytes.contains(&f.kind.as_str()), "{f:?}");
+    }
+    // The connection-level finding of the whole capture stays (20 new connections in 0.2 s).
+    let kinds = |r: &super::report::WatchReport| {
+        r.findings
+            .iter()
+            .map(|f| f.kind.clone())
+            .filter(|k| k == "time-wait")
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(kinds(&r), kinds(&whole));
+    assert!(
+        r.verdict.contains("snap length (96 bytes)"),
+        "{}",
+        r.verdict
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

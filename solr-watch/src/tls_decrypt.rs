@@ -858,7 +858,7 @@ pub fn note(d: &TlsDecryption) -> String {
 /// Findings about decryption: what was decrypted, and "no key for N TLS connections".
 pub fn findings(tls_connections: u64, d: &TlsDecryption) -> Vec<super::report::Finding> {
     let f = |kind: &str, what: String, fix: &str| super::report::Finding {
-        severity: "info".into(),
+        severity: super::report::Severity::Info,
         kind: kind.into(),
         what,
         fix: fix.into(),

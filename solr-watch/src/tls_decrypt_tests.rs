@@ -598,14 +598,23 @@ fn tracker_turns_decrypted_https_into_requests_and_says_no_key() {
     t.finish();
     let r = crate::report::build(&t, "test", 0, None);
     assert_eq!(r.connections.tls, 2);
-    assert_eq!((r.requests.requests, r.requests.answered), (2, 2));
-    assert_eq!(r.requests.qtime_decoded, 2);
+    assert_eq!(
+        (
+            r.requests.as_ref().expect("request figures").requests,
+            r.requests.as_ref().expect("request figures").answered
+        ),
+        (2, 2)
+    );
+    assert_eq!(
+        r.requests.as_ref().expect("request figures").qtime_decoded,
+        2
+    );
     let qtimes: Vec<Option<u64>> = crate::report::requests(&t)
         .iter()
         .map(|q| q.qtime_ms)
         .collect();
     assert_eq!(qtimes, [Some(3), Some(3)]);
-    assert_eq!(r.requests.accept_gzip, 1);
+    assert_eq!(r.requests.as_ref().expect("request figures").accept_gzip, 1);
     let d = r
         .tls
         .as_ref()
@@ -631,6 +640,6 @@ fn tracker_turns_decrypted_https_into_requests_and_says_no_key() {
     }
     t.finish();
     let r = crate::report::build(&t, "test", 0, None);
-    assert_eq!(r.requests.requests, 0);
+    assert_eq!(r.requests.as_ref().expect("request figures").requests, 0);
     assert!(r.tls.as_ref().is_some_and(|t| t.decryption.is_none()));
 }

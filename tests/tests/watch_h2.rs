@@ -45,7 +45,7 @@ fn assert_h2(r: &WatchReport, conns: u64, start: &str, what: &str) {
     let with_requests: Vec<_> = r
         .connection_list
         .iter()
-        .filter(|c| c.requests > 0)
+        .filter(|c| c.requests.unwrap_or(0) > 0)
         .collect();
     assert!(
         with_requests.iter().all(|c| c.protocol == start),
@@ -61,7 +61,14 @@ fn assert_h2(r: &WatchReport, conns: u64, start: &str, what: &str) {
         .sum();
     assert_eq!(streams, N, "{what}: streams over the connections");
     // HTTP/2 requests carry no `Connection` header; nothing to misread as close or reuse.
-    assert_eq!(r.requests.close_requested, 0, "{what}");
+    assert_eq!(
+        r.requests
+            .as_ref()
+            .expect("request figures")
+            .close_requested,
+        0,
+        "{what}"
+    );
     assert!(
         r.undecodable.reasons.is_empty(),
         "{what}: {:?}",
@@ -71,14 +78,28 @@ fn assert_h2(r: &WatchReport, conns: u64, start: &str, what: &str) {
 
 fn assert_gzip(r: &WatchReport, gzip: bool, what: &str) {
     let n = if gzip { N } else { 0 };
-    assert_eq!(r.requests.accept_gzip, n, "{what}: Accept-Encoding gzip");
-    assert_eq!(r.requests.compressed_responses, n, "{what}: gzip responses");
     assert_eq!(
-        r.requests.uncompressed_large_responses,
+        r.requests.as_ref().expect("request figures").accept_gzip,
+        n,
+        "{what}: Accept-Encoding gzip"
+    );
+    assert_eq!(
+        r.requests
+            .as_ref()
+            .expect("request figures")
+            .compressed_responses,
+        n,
+        "{what}: gzip responses"
+    );
+    assert_eq!(
+        r.requests
+            .as_ref()
+            .expect("request figures")
+            .uncompressed_large_responses,
         N - n,
         "{what}: uncompressed"
     );
-    let e = &r.requests.endpoints;
+    let e = &r.requests.as_ref().expect("request figures").endpoints;
     assert_eq!(e.len(), 1, "{what}: {e:?}");
     assert_eq!(
         (e[0].path.as_str(), e[0].requests),
@@ -106,8 +127,12 @@ async fn curl_http2_prior_knowledge_one_stream_per_invocation() {
         assert_counts(&r, N, N, &what);
         assert_h2(&r, N, "h2c", &what);
         assert_gzip(&r, gzip, &what);
-        assert_eq!(r.requests.wt.get("json"), Some(&N), "{what}: wt");
-        assert_eq!(r.connections.max_requests_per_connection, 1, "{what}");
+        assert_eq!(
+            r.requests.as_ref().expect("request figures").wt.get("json"),
+            Some(&N),
+            "{what}: wt"
+        );
+        assert_eq!(r.connections.max_requests_per_connection, Some(1), "{what}");
     }
 }
 
@@ -137,7 +162,7 @@ async fn hyper_h2_prior_knowledge_one_connection_n_streams() {
         assert_counts(&r, 1, N, &what);
         assert_h2(&r, 1, "h2c", &what);
         assert_gzip(&r, gzip, &what);
-        assert_eq!(r.connections.max_requests_per_connection, N, "{what}");
+        assert_eq!(r.connections.max_requests_per_connection, Some(N), "{what}");
     }
 }
 
@@ -159,7 +184,11 @@ async fn curl_http2_upgrade_h2c_first_request_is_stream_one() {
         assert_counts(&r, 1, N, &what);
         assert_h2(&r, 1, "h2c-upgrade", &what);
         assert_gzip(&r, gzip, &what);
-        assert_eq!(r.requests.wt.get("json"), Some(&N), "{what}: wt");
+        assert_eq!(
+            r.requests.as_ref().expect("request figures").wt.get("json"),
+            Some(&N),
+            "{what}: wt"
+        );
     }
 }
 
@@ -264,7 +293,11 @@ async fn java_small_window_makes_flow_control_stalls_visible() {
         assert_counts(&r, 1, N, &what);
         assert_h2(&r, 1, "h2c-upgrade", &what);
         let h = r.http2.as_ref().expect("HTTP/2");
-        let median = r.requests.response_bytes_median;
+        let median = r
+            .requests
+            .as_ref()
+            .expect("request figures")
+            .response_bytes_median;
         let stalled = r.findings.iter().any(|f| f.kind == "h2-flow-control");
         match window {
             None => {

@@ -19,8 +19,13 @@ use crate::support;
 const R: u64 = 3;
 
 fn curl(args: &[&str], keylog: Option<&Path>) -> Vec<u8> {
+    curl_as("--http1.1", args, keylog)
+}
+
+/// curl speaking `http` (`--http1.1` or `--http2`: over https, h2 by ALPN).
+fn curl_as(http: &str, args: &[&str], keylog: Option<&Path>) -> Vec<u8> {
     let mut cmd = Command::new("curl");
-    cmd.args(["-sS", "--fail", "--http1.1"]).args(args);
+    cmd.args(["-sS", "--fail", http]).args(args);
     if let Some(k) = keylog {
         cmd.env("SSLKEYLOGFILE", k);
     }
@@ -120,11 +125,11 @@ fn capture_two_invocations(
 }
 
 fn assert_decrypted(r: &WatchReport, version: &str, what: &str) {
-    let q = &r.requests;
+    let q = r.requests.as_ref().expect("request figures");
     assert_eq!(r.connections.opened, 2, "{what}: connections");
     assert_eq!(r.connections.tls, 2, "{what}: TLS connections");
-    assert_eq!(r.connections.with_requests, 2, "{what}");
-    assert_eq!(r.connections.max_requests_per_connection, R, "{what}");
+    assert_eq!(r.connections.with_requests, Some(2), "{what}");
+    assert_eq!(r.connections.max_requests_per_connection, Some(R), "{what}");
     assert_eq!(q.requests, 2 * R, "{what}: requests");
     assert_eq!(q.answered, 2 * R, "{what}: answered");
     assert_eq!(q.statuses.get("200").copied(), Some(2 * R), "{what}");
@@ -168,7 +173,11 @@ fn reread(dir: &Path, port: u16, live: &WatchReport, what: &str) {
     let keys = std::fs::read_to_string(dir.join("keys.log")).expect("keys");
 
     let blind = watch::analyse(&capture::read_file(&cap, Some(port)).expect("read"), "file");
-    assert_eq!(blind.requests.requests, 0, "{what}: TLS hides requests");
+    assert_eq!(
+        blind.requests.as_ref().expect("request figures").requests,
+        0,
+        "{what}: TLS hides requests"
+    );
     let tls = blind.tls.as_ref().expect("TLS");
     assert_eq!((tls.connections, tls.full), (2, 2), "{what}");
     assert!(tls.decryption.is_none());
@@ -179,11 +188,27 @@ fn reread(dir: &Path, port: u16, live: &WatchReport, what: &str) {
         &capture::read_file_with_keys(&cap, Some(port), Some(all)).expect("read"),
         "file",
     );
-    assert_eq!(r.requests.requests, live.requests.requests, "{what}");
-    assert_eq!(r.requests.qtime_decoded, live.requests.qtime_decoded);
     assert_eq!(
-        r.requests.compressed_responses,
-        live.requests.compressed_responses
+        r.requests.as_ref().expect("request figures").requests,
+        live.requests.as_ref().expect("request figures").requests,
+        "{what}"
+    );
+    assert_eq!(
+        r.requests.as_ref().expect("request figures").qtime_decoded,
+        live.requests
+            .as_ref()
+            .expect("request figures")
+            .qtime_decoded
+    );
+    assert_eq!(
+        r.requests
+            .as_ref()
+            .expect("request figures")
+            .compressed_responses,
+        live.requests
+            .as_ref()
+            .expect("request figures")
+            .compressed_responses
     );
 
     // The first connection's client random, from the first key line.
@@ -211,7 +236,8 @@ fn reread(dir: &Path, port: u16, live: &WatchReport, what: &str) {
         .expect("decryption");
     assert_eq!((d.connections_decrypted, d.no_key), (1, 1), "{what}");
     assert_eq!(
-        r.requests.requests, R,
+        r.requests.as_ref().expect("request figures").requests,
+        R,
         "{what}: the keyed connection's requests"
     );
     let opaque = r
@@ -310,4 +336,48 @@ async fn tls12_and_tls13_decrypted_with_curls_key_log() {
 
     let _ = std::fs::remove_dir_all(&d12);
     let _ = std::fs::remove_dir_all(&d13);
+}
+
+/// HTTPS with ALPN `h2` (curl `--http2`, TLS 1.3): the decrypted bytes go to the HTTP/2
+/// decoder, so each stream is a request with its gzip and QTime, exactly as curl made them.
+/// One invocation per URL (each its own connection), plain then `--compressed`.
+#[tokio::test]
+async fn tls13_alpn_h2_decrypted_with_curls_key_log() {
+    let s = setup().await;
+    let _g = support::exclusive().await;
+    let d = dir("h2");
+    let keys = d.join("keys.log");
+    let log = Arc::new(KeyLogFile::open(&keys).expect("key log"));
+    let live = LiveWatch::start_with_keys("lo", s.port, None, Some(log))
+        .expect("capture on lo (root or CAP_NET_RAW)");
+    for gzip in [false, true] {
+        let mut args = vec!["--cacert", s.ca.as_str(), "--tlsv1.3"];
+        if gzip {
+            args.push("--compressed");
+        }
+        args.push(s.url.as_str());
+        curl_as("--http2", &args, Some(&keys));
+    }
+    let r = watch::analyse(&live.stop().expect("capture"), "lo");
+    print(&r);
+
+    let dec = r
+        .tls
+        .as_ref()
+        .and_then(|t| t.decryption.as_ref())
+        .expect("decryption");
+    assert_eq!(dec.connections_decrypted, 2, "one connection per curl run");
+    assert_eq!(dec.alpn.get("h2").copied(), Some(2), "{:?}", dec.alpn);
+    assert_eq!((dec.records_failed, dec.records_without_key), (0, 0));
+    let h2 = r.http2.as_ref().expect("HTTP/2 summary");
+    assert_eq!(h2.tls, 2, "both connections are h2 inside TLS");
+    assert_eq!(h2.streams, 2, "one stream per request");
+    let q = r.requests.as_ref().expect("request figures");
+    assert_eq!(q.requests, 2, "requests");
+    assert_eq!(q.answered, 2, "answered");
+    assert_eq!(q.statuses.get("200").copied(), Some(2));
+    assert_eq!(q.qtime_decoded, 2, "QTime decoded");
+    assert_eq!(q.accept_gzip, 1, "--compressed asked");
+    assert_eq!(q.compressed_responses, 1, "gzip received");
+    let _ = std::fs::remove_dir_all(&d);
 }

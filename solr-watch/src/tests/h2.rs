@@ -68,13 +68,31 @@ fn h2c_upgrade_accepted_request_is_stream_one_and_more_streams_follow() {
     assert_eq!(r.connections.http2, 1);
     assert_eq!(r.connections.http1, 0);
     assert_eq!(r.connection_list[0].protocol, "h2c-upgrade");
-    assert_eq!((r.requests.requests, r.requests.answered), (2, 2));
-    assert_eq!(r.requests.qtime_decoded, 2);
+    assert_eq!(
+        (
+            r.requests.as_ref().expect("request figures").requests,
+            r.requests.as_ref().expect("request figures").answered
+        ),
+        (2, 2)
+    );
+    assert_eq!(
+        r.requests.as_ref().expect("request figures").qtime_decoded,
+        2
+    );
     // The histogram reports its bucket's top (issue 16 item 6): 9 ms within 0.01.
-    let qmax = r.requests.qtime.max_ms.unwrap_or(0.0);
+    let qmax = r
+        .requests
+        .as_ref()
+        .expect("request figures")
+        .qtime
+        .max_ms
+        .unwrap_or(0.0);
     assert!((qmax - 9.0).abs() < 0.01, "{qmax}");
-    assert_eq!(r.requests.accept_gzip, 1);
-    assert_eq!(r.requests.wt.get("json"), Some(&2));
+    assert_eq!(r.requests.as_ref().expect("request figures").accept_gzip, 1);
+    assert_eq!(
+        r.requests.as_ref().expect("request figures").wt.get("json"),
+        Some(&2)
+    );
     let h = r.http2.as_ref().expect("HTTP/2 summary");
     assert_eq!((h.upgraded, h.streams), (1, 2));
     assert_eq!(h.goaway.get("server NO_ERROR"), Some(&1));
@@ -98,7 +116,13 @@ fn h2c_upgrade_declined_goes_on_as_http1() {
     c.send(q1).send(s1).send(q2).send(s2).close(true);
     let r = run(&c.frames);
     assert_eq!(r.connection_list[0].protocol, "http1");
-    assert_eq!((r.requests.requests, r.requests.answered), (2, 2));
+    assert_eq!(
+        (
+            r.requests.as_ref().expect("request figures").requests,
+            r.requests.as_ref().expect("request figures").answered
+        ),
+        (2, 2)
+    );
     assert!(r.http2.is_none());
     assert_eq!(r.undecodable.http_bytes, 0);
 }
@@ -116,7 +140,7 @@ fn a_101_to_another_protocol_is_said_not_decoded() {
     c.send(q1).send(s1).close(true);
     let r = run(&c.frames);
     assert_eq!(r.connection_list[0].protocol, "http1");
-    assert_eq!(r.requests.requests, 1);
+    assert_eq!(r.requests.as_ref().expect("request figures").requests, 1);
     assert!(r.http2.is_none());
     assert!(
         r.undecodable

@@ -1,70 +1,16 @@
-//! Where the packets come from: a live libpcap capture (the witness's [`Background`]
-//! capture, feeding a [`Tracker`]) or a saved pcap/pcapng file ([`SavedCapture`]).
+//! A live capture with libpcap (the `live` feature) feeding a [`Tracker`], with running
+//! totals for a progress line.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::Result;
 
-use super::conn::Tracker;
-use super::keylog::KeyLogFile;
-use crate::live::{Background, CaptureOptions, SavedCapture, Sink};
-
-/// What a capture produced: the tracker (finished), kernel drops and an early-stop error.
-#[derive(Debug)]
-pub struct Captured {
-    /// The connections.
-    pub tracker: Tracker,
-    /// Packets the kernel dropped.
-    pub dropped: u64,
-    /// An error that ended reading early.
-    pub error: Option<String>,
-}
-
-/// Reads a saved capture (pcap or pcapng). With `port` None, the server port is the
-/// destination of the first SYN-only packet. A file cut short or damaged part-way is analysed
-/// up to the damage and the reason (truncated or damaged, at which byte) kept in
-/// [`Captured::error`]; a file that is not a capture at all, or in which nothing before the
-/// damage can be analysed (no packet, no connection to the port), is an error.
-pub fn read_file(path: &Path, port: Option<u16>) -> Result<Captured> {
-    read_file_with_keys(path, port, None)
-}
-
-/// [`read_file`], decrypting TLS connections with the secrets of a key log.
-pub fn read_file_with_keys(
-    path: &Path,
-    port: Option<u16>,
-    keylog: Option<Arc<KeyLogFile>>,
-) -> Result<Captured> {
-    let saved = SavedCapture::read(path)?;
-    let damage = |what: &str| match &saved.error {
-        Some(e) => format!("nothing to analyse: {e}"),
-        None => format!("nothing to analyse in {}: {what}", path.display()),
-    };
-    if saved.frames.is_empty() {
-        bail!(damage("no packets"));
-    }
-    let port = saved
-        .server_port(port, path)
-        .map_err(|e| match saved.error {
-            Some(_) => anyhow!(damage(&format!("{e:#}"))),
-            None => e,
-        })?;
-    let mut tracker = Tracker::with_keylog(port, keylog);
-    for (ts, f, len) in &saved.frames {
-        tracker.add(saved.link, f, *len, *ts);
-    }
-    tracker.finish();
-    if tracker.conns.is_empty() {
-        bail!(damage(&format!("no TCP connection to port {port}")));
-    }
-    Ok(Captured {
-        tracker,
-        dropped: 0,
-        error: saved.error,
-    })
-}
+use super::Captured;
+use crate::conn::Tracker;
+use crate::keylog::KeyLogFile;
+use crate::live::{Background, CaptureOptions, Sink};
 
 /// Running totals of a live capture, for a progress line.
 #[derive(Debug, Default)]
@@ -126,8 +72,8 @@ impl LiveWatch {
         Self::start_with_keys(interface, port, save, None)
     }
 
-    /// [`LiveWatch::start`], decrypting TLS connections with the secrets of a key log (read
-    /// as the clients write it).
+    /// [`LiveWatch::start`], decrypting TLS connections with the secrets of a key log that
+    /// may still be growing (clients append to it as they connect).
     pub fn start_with_keys(
         interface: &str,
         port: u16,
@@ -135,12 +81,15 @@ impl LiveWatch {
         keylog: Option<Arc<KeyLogFile>>,
     ) -> Result<LiveWatch> {
         let progress = Arc::new(Progress::default());
+        let snaplen = 262_144;
+        let mut tracker = Tracker::with_keylog(port, keylog);
+        tracker.snap_len = snaplen;
         let sink = Live {
-            tracker: Tracker::with_keylog(port, keylog),
+            tracker,
             progress: progress.clone(),
         };
         let opts = CaptureOptions {
-            snaplen: 262_144,
+            snaplen: snaplen as i32,
             buffer: 32 * 1024 * 1024,
             save,
         };
