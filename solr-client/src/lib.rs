@@ -35,6 +35,7 @@ pub mod response;
 mod shard_split;
 pub mod timing;
 pub mod transport;
+mod types;
 
 pub use batch::BatchReport;
 pub use client::{Commit, Credentials, SolrClient, SolrClientBuilder, DEFAULT_MAX_RESPONSE_BYTES};

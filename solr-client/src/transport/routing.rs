@@ -103,7 +103,7 @@ use super::{
     WireResponse,
 };
 use crate::error::{Error, Result};
-use crate::response::Document;
+use crate::types::Document;
 
 /// Which replicas a read prefers.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
