@@ -371,7 +371,7 @@ impl SolrClient {
         } else {
             self.wire(Method::GET, handler, params, RequestKind::Read)
         };
-        if let Some(c) = &s.collection {
+        if let Some(c) = &s.more.collection {
             req.path = format!("{c}/{}", handler.trim_start_matches('/'));
         }
         req

@@ -216,7 +216,7 @@ impl Select {
     /// object; repeatable. The bucket tree comes back in
     /// [`crate::SelectResponse::facets`].
     pub fn json_facet(mut self, name: impl Into<String>, f: JsonFacet) -> Self {
-        self.json_facet.insert(name.into(), f.body);
+        self.more.json_facet.insert(name.into(), f.body);
         self
     }
 }

@@ -16,6 +16,14 @@ pub struct Select {
     pub(crate) start: Option<u64>,
     pub(crate) extra: Vec<(String, String)>,
     pub(crate) post: bool,
+    /// What the query components and overrides add (boxed: keeps `Select` small for the
+    /// enums that carry one).
+    pub(crate) more: Box<More>,
+}
+
+/// The parts of a [`Select`] set by query components and per-request overrides.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct More {
     /// Parameters added by query components, in the order they were added.
     pub(crate) components: Vec<(String, String)>,
     /// The `json.facet` object, by facet name.
@@ -38,10 +46,7 @@ impl Select {
             start: None,
             extra: Vec::new(),
             post: false,
-            components: Vec::new(),
-            json_facet: Map::new(),
-            handler: None,
-            collection: None,
+            more: Box::default(),
         }
     }
 
@@ -84,30 +89,30 @@ impl Select {
 
     /// Sends this request to `collection` instead of the client's. Default: the client's.
     pub fn collection(mut self, collection: impl Into<String>) -> Self {
-        self.collection = Some(collection.into());
+        self.more.collection = Some(collection.into());
         self
     }
 
     /// Sends this request to the handler at `path` under the collection (`terms`,
     /// `suggest`, ...). Default `select`.
     pub fn handler(mut self, path: impl Into<String>) -> Self {
-        self.handler = Some(path.into());
+        self.more.handler = Some(path.into());
         self
     }
 
     /// The handler path (`select` unless [`Self::handler`] set another).
     pub fn handler_path(&self) -> &str {
-        self.handler.as_deref().unwrap_or("select")
+        self.more.handler.as_deref().unwrap_or("select")
     }
 
     /// Adds a component parameter.
     pub(crate) fn push(&mut self, name: impl Into<String>, value: impl Into<String>) {
-        self.components.push((name.into(), value.into()));
+        self.more.components.push((name.into(), value.into()));
     }
 
     /// Adds `name=true` unless already there (a component's switch, e.g. `facet=true`).
     pub(crate) fn enable(&mut self, name: &str) {
-        if !self.components.iter().any(|(k, _)| k == name) {
+        if !self.more.components.iter().any(|(k, _)| k == name) {
             self.push(name, "true");
         }
     }
@@ -141,12 +146,12 @@ impl Select {
         if let Some(s) = self.start {
             p.push(("start".into(), s.to_string()));
         }
-        p.extend(self.components.iter().cloned());
+        p.extend(self.more.components.iter().cloned());
         p.extend(self.extra.iter().cloned());
-        if !self.json_facet.is_empty() {
+        if !self.more.json_facet.is_empty() {
             p.push((
                 "json.facet".into(),
-                Value::Object(self.json_facet.clone()).to_string(),
+                Value::Object(self.more.json_facet.clone()).to_string(),
             ));
         }
         p.push(("wt".into(), "json".into()));

@@ -50,6 +50,7 @@ mod tests {
         br#"{"responseHeader":{"status":0,"QTime":1,"rf":2147483647,"errors":[{"type":"ADD","id":"x","message":"bad"}]}}"#,
         br#"{"responseHeader":{"status":0,"QTime":0},"status":"OK"}"#,
         br#"{"responseHeader":{"status":400,"QTime":0},"error":{"msg":"undefined field","code":400,"metadata":["error-class","x"]}}"#,
+        br#"{"grouped":{"c":{"matches":2,"groups":[{"groupValue":null,"doclist":{"numFound":1,"docs":[{"id":"a"}]}}]}},"facet_counts":{"facet_fields":{"c":["a",1,null,2]},"facet_pivot":{"c,d":[{"field":"c","value":"a","count":1}]}},"facets":{"count":3,"x":{"buckets":[{"val":"a","count":1,"s":2.5}]},"q":{"count":1}},"stats":{"stats_fields":{"p":{"mean":"NaN"}}},"spellcheck":{"suggestions":["w",{"numFound":1,"startOffset":0,"endOffset":1,"suggestion":[{"word":"v","freq":1}]}]},"highlighting":{"a":{"t":["x"]}},"debug":{}}"#,
     ];
 
     struct Rng(u64);
@@ -135,6 +136,9 @@ mod tests {
             all_decoders(seed, 200);
         }
         assert!(decode_select_bytes(SEEDS[0]).is_ok());
+        let sections = decode_select_bytes(SEEDS[4]).expect("sections");
+        assert!(sections.response.is_none() && sections.grouped.is_some());
+        assert_eq!(sections.extra.len(), 1);
         let (_, failed) = decode_update_bytes(SEEDS[1]).expect("update");
         assert_eq!(failed.len(), 1);
         assert_eq!(decode_ping_bytes(SEEDS[2]).expect("ping").status, "OK");

@@ -33,6 +33,8 @@ mod named_list;
 mod spellcheck;
 mod stats;
 mod suggest;
+#[cfg(test)]
+mod tests;
 
 pub use crate::types::{Document, ResponseHeader, SolrErrorBody, TolerantError};
 pub use bytes::{
