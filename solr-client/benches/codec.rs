@@ -46,8 +46,7 @@ fn decode(c: &mut Criterion) {
     g.throughput(Throughput::Bytes(body.len() as u64));
     g.bench_function("select_100_rows", |b| {
         b.iter(|| {
-            serde_json::from_slice::<SelectResponse>(black_box(&body))
-                .map(|r| r.response.docs.len())
+            serde_json::from_slice::<SelectResponse>(black_box(&body)).map(|r| r.docs().len())
         })
     });
     g.finish();

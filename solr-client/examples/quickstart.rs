@@ -53,7 +53,7 @@ async fn main() -> solr_client::Result<()> {
         let t = &r.timing;
         println!(
             "search {i}: {} hits | QTime {:?} ms | client total {:?} (connect {:?}, wait {:?}, transfer {:?}, parse {:?}) | connection #{} reused={}",
-            r.response.num_found,
+            r.num_found(),
             r.header.qtime,
             t.total(),
             t.connect,

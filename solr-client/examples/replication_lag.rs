@@ -49,7 +49,7 @@ async fn main() -> solr_client::Result<()> {
         let q = Select::new(format!("id:{}", escape_query(&id))).rows(0);
         let lag = loop {
             let r = client.select(&q).await?;
-            if r.response.num_found > 0 {
+            if r.num_found() > 0 {
                 break Some(acked.elapsed());
             }
             if acked.elapsed() > poll * 10 + Duration::from_secs(30) {

@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 
 use crate::error::{Error, FailedDoc};
-use crate::response::TolerantError;
+use crate::types::TolerantError;
 
 /// The account of one or more update requests.
 ///

@@ -7,6 +7,7 @@ use bytes::Bytes;
 use futures::Stream;
 use http::header::{HeaderValue, AUTHORIZATION, CONTENT_TYPE};
 use http::{HeaderMap, Method};
+use serde::de::DeserializeOwned;
 use serde::Serialize;
 use url::Url;
 
@@ -321,14 +322,46 @@ impl SolrClient {
         Ok(r)
     }
 
-    /// Runs a search.
+    /// Runs a search; the hits come back as untyped [`Document`]s. See [`Self::select_as`].
     pub async fn select(&self, s: &Select) -> Result<SelectResponse> {
+        self.select_as::<Document>(s).await
+    }
+
+    /// Runs a search and decodes the hits (and the documents of grouped, expanded and
+    /// MoreLikeThis sections) straight from the response bytes into `T`, with no
+    /// intermediate JSON tree per document. With an `fl` subset, make the fields not
+    /// selected `Option`s (or `#[serde(default)]`).
+    ///
+    /// ```no_run
+    /// # async fn run(client: solr_client::SolrClient) -> solr_client::Result<()> {
+    /// #[derive(serde::Deserialize)]
+    /// struct Book { id: String, title: Option<String>, price: Option<f64> }
+    /// let r = client
+    ///     .select_as::<Book>(&solr_client::Select::new("*:*").fl("id,price"))
+    ///     .await?;
+    /// for b in r.docs() {
+    ///     println!("{} {:?}", b.id, b.price);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn select_as<T: DeserializeOwned>(&self, s: &Select) -> Result<SelectResponse<T>> {
+        let req = self.select_request(s);
+        let (mut r, timing): (SelectResponse<T>, Timing) =
+            decode(self.transport.send(req).await?, "select response")?;
+        r.timing = with_qtime(timing, r.header.qtime);
+        Ok(r)
+    }
+
+    /// The wire request [`Self::select`] sends for `s` (its handler, collection, GET or
+    /// POST), for callers that want the raw answer ([`Self::send_raw`]).
+    pub fn select_request(&self, s: &Select) -> WireRequest {
         let params = s.params();
-        let req = if s.post {
+        let handler = s.handler_path();
+        let mut req = if s.post {
             let body = url::form_urlencoded::Serializer::new(String::new())
                 .extend_pairs(params.iter())
                 .finish();
-            let mut req = self.wire(Method::POST, "select", Vec::new(), RequestKind::Read);
+            let mut req = self.wire(Method::POST, handler, Vec::new(), RequestKind::Read);
             req.headers.insert(
                 CONTENT_TYPE,
                 HeaderValue::from_static("application/x-www-form-urlencoded"),
@@ -336,12 +369,12 @@ impl SolrClient {
             req.body = Bytes::from(body);
             req
         } else {
-            self.wire(Method::GET, "select", params, RequestKind::Read)
+            self.wire(Method::GET, handler, params, RequestKind::Read)
         };
-        let (mut r, timing): (SelectResponse, Timing) =
-            decode(self.transport.send(req).await?, "select response")?;
-        r.timing = with_qtime(timing, r.header.qtime);
-        Ok(r)
+        if let Some(c) = &s.more.collection {
+            req.path = format!("{c}/{}", handler.trim_start_matches('/'));
+        }
+        req
     }
 
     /// Runs a kNN search.
@@ -582,10 +615,10 @@ impl SolrClient {
                         message: "nextCursorMark missing".into(),
                         snippet: String::new(),
                     })?;
-                    if next != mark && !r.response.docs.is_empty() {
+                    if next != mark && !r.docs().is_empty() {
                         st.mark = Some(next);
                     }
-                    st.buf.extend(r.response.docs);
+                    st.buf.extend(r.into_docs());
                     if st.buf.is_empty() {
                         return Ok(None);
                     }

@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use crate::batch::BatchReport;
-use crate::response::SolrErrorBody;
+use crate::types::SolrErrorBody;
 
 /// `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -541,7 +541,7 @@ mod tests {
 
     use super::*;
     use crate::batch::BatchReport;
-    use crate::response::SolrErrorBody;
+    use crate::types::SolrErrorBody;
 
     const PASSWORD: &str = "s3cret-P4ss";
     /// base64("solr:s3cret-P4ss"), the Authorization value of these credentials.

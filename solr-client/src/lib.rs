@@ -21,6 +21,51 @@
 //!     r.header.qtime, r.timing.total(), r.timing.reused);
 //! # Ok(()) }
 //! ```
+//!
+//! # The search API, typed
+//!
+//! [`SolrClient::select_as`] decodes the hits straight from the response bytes into the
+//! application's own type (`fl` subsets: make the fields `Option`s); [`SolrClient::select`]
+//! returns the untyped [`Document`] form. Each query component has a builder in
+//! [`request`] that adds its parameters to a [`Select`], and a typed section on
+//! [`SelectResponse`] (see [`response`]); a section the crate does not model stays in
+//! [`SelectResponse::extra`].
+//!
+//! | Solr reference name | request | response section |
+//! |---|---|---|
+//! | Faceting: field, query, range, pivot, interval | [`request::Facet`] | [`response::FacetCounts`] |
+//! | JSON Facet API: terms, range, query, stat functions, sub-facets, domains | [`request::JsonFacet`], [`request::Domain`] | [`response::FacetNode`] |
+//! | Highlighting (unified, original, fastVector) | [`request::Highlight`] | [`response::Highlighting`] |
+//! | Result Grouping | [`request::Group`] | [`response::GroupResult`] |
+//! | Collapse and Expand Results | [`request::Collapse`], [`request::Expand`] | [`SelectResponse::expanded`] |
+//! | Stats Component | [`request::StatsField`] | [`response::Stats`] |
+//! | Spell Checking | [`request::Spellcheck`] | [`response::Spellcheck`] |
+//! | Suggester (`/suggest`) | [`request::Suggest`] | [`response::SuggestSection`] |
+//! | MoreLikeThis | [`request::MoreLikeThis`] | [`SelectResponse::more_like_this`] |
+//! | Terms Component (`/terms`) | [`request::Terms`] | [`response::TermsSection`] |
+//! | Standard, DisMax and Extended DisMax query parsers | [`request::DefType`], [`request::Dismax`] | |
+//! | Filter query tags and facet excludes (`{!tag}`, `{!ex}`) | [`Select::fq_tagged`], [`request::Facet::exclude`] | |
+//! | Dense vector search (`{!knn}`) | [`Knn`] | |
+//!
+//! ```no_run
+//! # async fn run(client: solr_client::SolrClient) -> solr_client::Result<()> {
+//! use solr_client::request::{Facet, JsonFacet};
+//! use solr_client::Select;
+//! #[derive(serde::Deserialize)]
+//! struct Book { id: String, price: Option<f64> }
+//! let r = client
+//!     .select_as::<Book>(
+//!         &Select::new("*:*")
+//!             .fl("id,price")
+//!             .facet(Facet::field("category").mincount(1).limit(10))
+//!             .json_facet("avg_price", JsonFacet::stat("avg(price)")),
+//!     )
+//!     .await?;
+//! let categories = r.facet_counts.as_ref().and_then(|f| f.field("category"));
+//! let avg = r.facets.as_ref().and_then(|f| f.stat_f64("avg_price"));
+//! # let _ = (categories, avg);
+//! # Ok(()) }
+//! ```
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
@@ -35,6 +80,7 @@ pub mod response;
 mod shard_split;
 pub mod timing;
 pub mod transport;
+mod types;
 
 pub use batch::BatchReport;
 pub use client::{Commit, Credentials, SolrClient, SolrClientBuilder, DEFAULT_MAX_RESPONSE_BYTES};
@@ -43,7 +89,8 @@ pub use error::{Error, FailedDoc, Result, TimeoutPhase};
 pub use escape::{escape_query, quote_phrase};
 pub use request::{Knn, Select};
 pub use response::{
-    Document, PingResponse, ResponseHeader, SelectResponse, SolrErrorBody, UpdateResponse,
+    DocList, Document, NamedList, PingResponse, ResponseHeader, SelectResponse, SolrErrorBody,
+    UpdateResponse,
 };
 pub use timing::{HttpVersion, Timing};
 pub use transport::{

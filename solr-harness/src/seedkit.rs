@@ -106,7 +106,7 @@ pub async fn count(client: &SolrClient, q: &str) -> Result<u64> {
         .select(&Select::new(q).rows(0))
         .await
         .with_context(|| format!("counting {q}"))?;
-    Ok(r.response.num_found)
+    Ok(r.num_found())
 }
 
 /// Solr's merge gauges (`INDEX.merge.*`, registered by the bench configset's

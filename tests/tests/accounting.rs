@@ -124,8 +124,5 @@ async fn real_solr_tolerant_chain_accounting_matches_num_found() {
         .select(&Select::new(format!("tag_s:{t}")).rows(0))
         .await
         .expect("select");
-    assert_eq!(
-        r.response.num_found, 36,
-        "exactly the acknowledged documents"
-    );
+    assert_eq!(r.num_found(), 36, "exactly the acknowledged documents");
 }

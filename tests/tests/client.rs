@@ -30,7 +30,7 @@ async fn gzip_shrinks_wire_bytes_and_identity_when_off() {
             .select(&q)
             .await
             .expect("gzip select");
-        assert_eq!(gz.response.docs.len(), 100);
+        assert_eq!(gz.docs().len(), 100);
         assert_eq!(
             gz.timing.content_encoding.as_deref(),
             Some("gzip"),
@@ -53,10 +53,7 @@ async fn gzip_shrinks_wire_bytes_and_identity_when_off() {
             id.timing.bytes_in > id.timing.decoded_bytes,
             "{kind}: identity body plus headers on the wire"
         );
-        assert_eq!(
-            gz.response.docs, id.response.docs,
-            "{kind}: same documents either way"
-        );
+        assert_eq!(gz.docs(), id.docs(), "{kind}: same documents either way");
     }
 }
 
@@ -83,8 +80,8 @@ async fn json_xml_cbor_index_identically() {
             )
             .await
             .expect("select");
-        assert_eq!(r.response.num_found, 1000, "{format}");
-        stored.push((format, r.response.docs));
+        assert_eq!(r.num_found(), 1000, "{format}");
+        stored.push((format, r.into_docs()));
     }
     let (_, json_docs) = &stored[0];
     for (format, d) in &stored[1..] {
@@ -111,10 +108,9 @@ async fn knn_returns_top_k_in_score_order() {
         .top_k(10)
         .pre_filter(format!("tag_s:{t}"));
     let r = c.select(&k.to_select().fl("id,score")).await.expect("knn");
-    assert_eq!(r.response.docs.len(), 10);
+    assert_eq!(r.docs().len(), 10);
     let scores: Vec<f64> = r
-        .response
-        .docs
+        .docs()
         .iter()
         .map(|d| d["score"].as_f64().unwrap())
         .collect();
@@ -123,7 +119,7 @@ async fn knn_returns_top_k_in_score_order() {
         "score order: {scores:?}"
     );
     assert_eq!(
-        r.response.docs[0]["id"],
+        r.docs()[0]["id"],
         Value::String(format!("{t}-5")),
         "nearest is the doc itself"
     );
@@ -233,7 +229,7 @@ async fn failed_batch_names_exactly_the_bad_documents() {
         .select(&Select::new(format!("tag_s:{t}")).rows(0))
         .await
         .expect("select");
-    assert_eq!(r.response.num_found, 8, "the 8 good documents were indexed");
+    assert_eq!(r.num_found(), 8, "the 8 good documents were indexed");
 }
 
 #[tokio::test]
@@ -263,13 +259,13 @@ async fn solr_errors_are_typed_and_user_text_is_escaped() {
     c.commit(Commit::default()).await.expect("commit");
     let fq = format!("tag_s:{t}");
     let all = c.select(&Select::new("*:*").fq(fq.clone())).await;
-    assert_eq!(all.expect("select").response.num_found, 1);
+    assert_eq!(all.expect("select").num_found(), 1);
     let hostile = "{!func}sum(1,1) OR *:*";
     let r = c
         .select(&Select::new(format!("title:{}", escape_query(hostile))).fq(fq))
         .await
         .expect("escaped query runs");
-    assert_eq!(r.response.num_found, 0);
+    assert_eq!(r.num_found(), 0);
 }
 
 #[tokio::test]
@@ -297,8 +293,7 @@ async fn batched_add_accounts_for_every_document_and_blocking_client_works() {
         b.commit(Commit::default()).expect("commit");
         b.select(&Select::new(q).rows(0))
             .expect("select")
-            .response
-            .num_found
+            .num_found()
     })
     .await
     .expect("thread");
@@ -355,8 +350,7 @@ async fn gzip_request_bodies_need_an_inflating_jetty() {
         .select(&Select::new(format!("tag_s:{t}")).rows(0))
         .await
         .expect("select")
-        .response
-        .num_found;
+        .num_found();
     inflating.stop().expect("inflating Solr stops");
     assert_eq!(n, 5);
 }

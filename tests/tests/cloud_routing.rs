@@ -228,10 +228,9 @@ async fn held_per_shard(view: &ClusterView, tag: &str) -> BTreeMap<String, Vec<S
             )
             .await
             .expect("core query");
-        assert_eq!(r.response.num_found as usize, r.response.docs.len());
+        assert_eq!(r.num_found() as usize, r.docs().len());
         let mut ids: Vec<String> = r
-            .response
-            .docs
+            .docs()
             .iter()
             .map(|d| d["id"].as_str().expect("string id").to_string())
             .collect();
@@ -263,8 +262,7 @@ async fn num_found(client: &SolrClient, tag: &str) -> u64 {
         .select(&Select::new(format!("tag_s:{tag}")).rows(0))
         .await
         .expect("search")
-        .response
-        .num_found
+        .num_found()
 }
 
 async fn routes_every_write_to_its_shard_leader(format: UpdateFormat) {

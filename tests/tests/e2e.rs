@@ -23,6 +23,7 @@ mod nrt;
 mod redirects;
 mod routing;
 mod routing_study;
+mod search_api;
 mod security;
 mod stale;
 mod wan;

@@ -20,7 +20,7 @@ async fn standalone_add_commit_select_100() {
         .select(&Select::new(format!("tag_s:{t}")).rows(0))
         .await
         .expect("select");
-    assert_eq!(r.response.num_found, 100);
+    assert_eq!(r.num_found(), 100);
     assert!(r.header.qtime.is_some(), "Solr sends QTime by default");
     assert_eq!(
         r.timing.qtime_ms, r.header.qtime,
@@ -54,7 +54,7 @@ async fn wait_for_hits(c: &SolrClient, q: &str, want: u64, limit: Duration) -> O
     let t0 = Instant::now();
     while t0.elapsed() < limit {
         if let Ok(r) = c.select(&Select::new(q).rows(0)).await {
-            if r.response.num_found == want {
+            if r.num_found() == want {
                 return Some(t0.elapsed());
             }
         }
@@ -105,7 +105,7 @@ async fn cloud_both_replicas_serve_the_doc() {
             .select(&Select::new(format!("tag_s:{t}")).param("distrib", "false"))
             .await
             .unwrap_or_else(|e| panic!("{node}: {e}"));
-        assert_eq!(r.response.num_found, 1, "replica on {node} serves the doc");
+        assert_eq!(r.num_found(), 1, "replica on {node} serves the doc");
     }
 }
 

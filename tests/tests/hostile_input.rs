@@ -39,16 +39,15 @@ async fn xml_update_with_control_characters_is_refused_before_sending() {
         .fl("id,body")
         .sort("id asc");
     let r = json_client.select(&q).await.expect("select");
-    assert_eq!(r.response.num_found, 0);
+    assert_eq!(r.num_found(), 0);
 
     // The same batch as JSON: escaped, indexed, stored exactly.
     json_client.add(&batch).await.expect("JSON carries \\u0007");
     json_client.commit(Commit::default()).await.expect("commit");
     let r = json_client.select(&q).await.expect("select");
-    assert_eq!(r.response.num_found, 2);
+    assert_eq!(r.num_found(), 2);
     let bell = r
-        .response
-        .docs
+        .docs()
         .iter()
         .find(|d| d["id"] == json!(format!("{t}-bell")))
         .expect("bell doc");
@@ -71,11 +70,11 @@ async fn xml_update_escapes_markup_and_solr_stores_it_verbatim() {
         .select(&Select::new(format!("tag_s:{t}")).fl("id,body"))
         .await
         .expect("select");
-    assert_eq!(r.response.num_found, 1, "one doc, no injected second id");
-    assert_eq!(r.response.docs[0]["id"], json!(format!("{t}-1")));
+    assert_eq!(r.num_found(), 1, "one doc, no injected second id");
+    assert_eq!(r.docs()[0]["id"], json!(format!("{t}-1")));
     // XML normalises a bare CR in text to LF unless it is escaped; the encoder leaves it
     // raw, so Solr stores "\n" where "\r\n" was sent.
-    let stored = r.response.docs[0]["body"].as_str().expect("body");
+    let stored = r.docs()[0]["body"].as_str().expect("body");
     assert_eq!(stored.replace("\r\n", "\n"), nasty.replace("\r\n", "\n"));
 }
 
@@ -139,13 +138,13 @@ async fn escaped_hostile_text_is_always_one_literal_term() {
             .select(&q)
             .await
             .unwrap_or_else(|e| panic!("{v:?} escaped must be a valid query: {e}"));
-        assert_eq!(r.response.num_found, 1, "{v:?} matches exactly its doc");
-        assert_eq!(r.response.docs[0]["id"], json!(format!("{t}-{i}")), "{v:?}");
+        assert_eq!(r.num_found(), 1, "{v:?} matches exactly its doc");
+        assert_eq!(r.docs()[0]["id"], json!(format!("{t}-{i}")), "{v:?}");
     }
     // The empty text becomes the empty phrase: a valid query, not a dangling `lit_s:`.
     let r = c
         .select(&Select::new(format!("lit_s:{}", solr_client::escape_query(""))).fq(fq))
         .await
         .expect("empty text escaped is a valid query");
-    assert_eq!(r.response.num_found, 0);
+    assert_eq!(r.num_found(), 0);
 }

@@ -71,7 +71,7 @@ async fn idle_connection_closed_by_jetty_is_replaced_without_error() {
         .select(&Select::new(format!("tag_s:{t}")).rows(0))
         .await
         .expect("count");
-    assert_eq!(r.response.num_found, 1);
+    assert_eq!(r.num_found(), 1);
 }
 
 #[tokio::test]
@@ -129,8 +129,7 @@ async fn requests_racing_jettys_idle_close_reads_recover_writes_accounted() {
         .await
         .expect("select");
     let found: HashSet<String> = r
-        .response
-        .docs
+        .docs()
         .iter()
         .filter_map(|d| d["id"].as_str().map(str::to_string))
         .collect();

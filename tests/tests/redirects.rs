@@ -163,8 +163,7 @@ async fn a_write_redirected_to_real_solr_is_reported_lost_and_indexes_nothing() 
             .select(&Select::new(format!("tag_s:{t}")).rows(0))
             .await
             .expect("count")
-            .response
-            .num_found;
+            .num_found();
         assert_eq!(n, 0, "{kind}: nothing indexed");
         assert_eq!(src.seen().len(), 1, "{kind}");
 
@@ -186,7 +185,7 @@ async fn a_write_redirected_to_real_solr_is_reported_lost_and_indexes_nothing() 
         let r = bounded(kind.as_str(), c.select(&Select::new("*:*").rows(0)))
             .await
             .unwrap_or_else(|e| panic!("{kind}: {e}"));
-        assert_eq!(r.response.num_found, 3, "{kind}: Solr's answer");
+        assert_eq!(r.num_found(), 3, "{kind}: Solr's answer");
         assert_eq!(r.timing.redirects, 1, "{kind}");
         assert!(
             r.timing

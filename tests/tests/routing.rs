@@ -287,8 +287,7 @@ async fn cloud_compositeid_routing_matches_solr_placement_on_two_shards() {
             .await
             .expect("shard query");
         let held: HashSet<String> = r
-            .response
-            .docs
+            .docs()
             .iter()
             .filter_map(|d| d.get("id").and_then(Value::as_str).map(str::to_string))
             .collect();
@@ -785,7 +784,7 @@ async fn pair_replication_lag_with_5s_poll_interval() {
         let q = Select::new(format!("id:{}", solr_client::escape_query(&id))).rows(0);
         loop {
             let r = follower.select(&q).await.expect("follower answers");
-            if r.response.num_found == 1 {
+            if r.num_found() == 1 {
                 break;
             }
             if Instant::now() > deadline {

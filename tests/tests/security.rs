@@ -149,8 +149,8 @@ async fn escaped_user_text_matches_only_itself() {
             )
             .await
             .unwrap_or_else(|e| panic!("{h:?}: {e}"));
-        assert_eq!(r.response.num_found, 1, "{h:?} matches exactly its own doc");
-        assert_eq!(r.response.docs[0]["id"], json!(format!("{t}-{i}")));
+        assert_eq!(r.num_found(), 1, "{h:?} matches exactly its own doc");
+        assert_eq!(r.docs()[0]["id"], json!(format!("{t}-{i}")));
     }
 }
 

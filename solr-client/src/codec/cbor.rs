@@ -3,7 +3,7 @@
 use bytes::Bytes;
 
 use crate::error::{Error, Result};
-use crate::response::Document;
+use crate::types::Document;
 
 /// Encodes an add of `docs` as a CBOR array.
 pub(crate) fn encode_add(docs: &[Document]) -> Result<Bytes> {

@@ -2,13 +2,17 @@
 //! crate speaks (Solr 9's `/update` reads all three by Content-Type).
 
 mod cbor;
+mod decode;
 mod json;
 mod xml;
 
 use bytes::Bytes;
 
 use crate::error::Result;
-use crate::response::Document;
+use crate::types::Document;
+
+pub(crate) use decode::decode;
+pub use decode::decode_response_bytes;
 
 /// The body format of an update request.
 #[derive(

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::doc_id;
 use crate::error::{Error, Result};
-use crate::response::Document;
+use crate::types::Document;
 
 fn xml_char_ok(c: char) -> bool {
     matches!(c, '\u{9}' | '\u{A}' | '\u{D}' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..='\u{10FFFF}')

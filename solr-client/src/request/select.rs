@@ -1,4 +1,8 @@
-//! `/select`: q, fq, fl, sort, rows, start and any extra parameter.
+//! `/select`: q, fq, fl, sort, rows, start and any extra parameter. The query components
+//! (facets, highlighting, grouping, ...) add theirs through the methods their own modules
+//! define on [`Select`].
+
+use serde_json::{Map, Value};
 
 /// A search request. Built fluently; every setter says its default.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -12,6 +16,22 @@ pub struct Select {
     pub(crate) start: Option<u64>,
     pub(crate) extra: Vec<(String, String)>,
     pub(crate) post: bool,
+    /// What the query components and overrides add (boxed: keeps `Select` small for the
+    /// enums that carry one).
+    pub(crate) more: Box<More>,
+}
+
+/// The parts of a [`Select`] set by query components and per-request overrides.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct More {
+    /// Parameters added by query components, in the order they were added.
+    pub(crate) components: Vec<(String, String)>,
+    /// The `json.facet` object, by facet name.
+    pub(crate) json_facet: Map<String, Value>,
+    /// Request handler path under the collection (default `select`).
+    pub(crate) handler: Option<String>,
+    /// Collection overriding the client's for this request.
+    pub(crate) collection: Option<String>,
 }
 
 impl Select {
@@ -26,6 +46,7 @@ impl Select {
             start: None,
             extra: Vec::new(),
             post: false,
+            more: Box::default(),
         }
     }
 
@@ -59,6 +80,43 @@ impl Select {
         self
     }
 
+    /// Adds a filter query tagged `tag` (`{!tag=tag}fq`), which a facet or stats field can
+    /// leave out of its domain with `exclude(tag)` (multi-select faceting).
+    pub fn fq_tagged(self, tag: &str, fq: impl AsRef<str>) -> Self {
+        let fq = format!("{{!tag={tag}}}{}", fq.as_ref());
+        self.fq(fq)
+    }
+
+    /// Sends this request to `collection` instead of the client's. Default: the client's.
+    pub fn collection(mut self, collection: impl Into<String>) -> Self {
+        self.more.collection = Some(collection.into());
+        self
+    }
+
+    /// Sends this request to the handler at `path` under the collection (`terms`,
+    /// `suggest`, ...). Default `select`.
+    pub fn handler(mut self, path: impl Into<String>) -> Self {
+        self.more.handler = Some(path.into());
+        self
+    }
+
+    /// The handler path (`select` unless [`Self::handler`] set another).
+    pub fn handler_path(&self) -> &str {
+        self.more.handler.as_deref().unwrap_or("select")
+    }
+
+    /// Adds a component parameter.
+    pub(crate) fn push(&mut self, name: impl Into<String>, value: impl Into<String>) {
+        self.more.components.push((name.into(), value.into()));
+    }
+
+    /// Adds `name=true` unless already there (a component's switch, e.g. `facet=true`).
+    pub(crate) fn enable(&mut self, name: &str) {
+        if !self.more.components.iter().any(|(k, _)| k == name) {
+            self.push(name, "true");
+        }
+    }
+
     /// Any other parameter (repeatable).
     pub fn param(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.extra.push((name.into(), value.into()));
@@ -88,7 +146,14 @@ impl Select {
         if let Some(s) = self.start {
             p.push(("start".into(), s.to_string()));
         }
+        p.extend(self.more.components.iter().cloned());
         p.extend(self.extra.iter().cloned());
+        if !self.more.json_facet.is_empty() {
+            p.push((
+                "json.facet".into(),
+                Value::Object(self.more.json_facet.clone()).to_string(),
+            ));
+        }
         p.push(("wt".into(), "json".into()));
         p
     }

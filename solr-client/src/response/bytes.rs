@@ -3,51 +3,9 @@
 //! (`fuzz/`), and for callers that obtained a body some other way. Never panics, on any
 //! input; every failure is a typed [`Error`].
 
-use bytes::Bytes;
-use http::header::{HeaderValue, CONTENT_TYPE};
-use http::{HeaderMap, StatusCode};
-use serde::de::DeserializeOwned;
-
-use super::{decode, failed_docs, PingResponse, SelectResponse, UpdateResponse};
-use crate::error::{Error, Result};
-use crate::timing::Timing;
-use crate::transport::WireResponse;
-
-/// The node name errors from these functions carry.
-const NODE: &str = "<bytes>";
-
-/// Decodes `body` as a response with HTTP `status` and `content_type` into `T`.
-///
-/// ```
-/// use solr_client::response::{decode_response_bytes, SelectResponse};
-/// let err = decode_response_bytes::<SelectResponse>(502, Some("text/html"), b"<html>")
-///     .unwrap_err();
-/// assert_eq!(err.status(), Some(502));
-/// ```
-pub fn decode_response_bytes<T: DeserializeOwned>(
-    status: u16,
-    content_type: Option<&str>,
-    body: &[u8],
-) -> Result<T> {
-    let status = StatusCode::from_u16(status)
-        .map_err(|e| Error::InvalidInput(format!("bad HTTP status {status}: {e}")))?;
-    let mut headers = HeaderMap::new();
-    if let Some(ct) = content_type {
-        let v = HeaderValue::from_str(ct)
-            .map_err(|e| Error::InvalidInput(format!("bad Content-Type {ct:?}: {e}")))?;
-        headers.insert(CONTENT_TYPE, v);
-    }
-    let resp = WireResponse {
-        status,
-        headers,
-        body: Bytes::copy_from_slice(body),
-        timing: Timing {
-            node: NODE.to_string(),
-            ..Timing::default()
-        },
-    };
-    decode::<T>(resp, "response bytes").map(|(v, _)| v)
-}
+use super::{failed_docs, PingResponse, SelectResponse, UpdateResponse};
+pub use crate::codec::decode_response_bytes;
+use crate::error::Result;
 
 /// Decodes a `200 application/json` select response body.
 ///
@@ -85,12 +43,14 @@ mod tests {
     //! error) without panicking; the fuzz targets in `fuzz/` do the same, guided.
 
     use super::*;
+    use crate::error::Error;
 
     const SEEDS: &[&[u8]] = &[
         br#"{"responseHeader":{"status":0,"QTime":1},"response":{"numFound":2,"start":0,"maxScore":1.5,"docs":[{"id":"a","v":[1,2]},{"id":"b"}]},"nextCursorMark":"AoE="}"#,
         br#"{"responseHeader":{"status":0,"QTime":1,"rf":2147483647,"errors":[{"type":"ADD","id":"x","message":"bad"}]}}"#,
         br#"{"responseHeader":{"status":0,"QTime":0},"status":"OK"}"#,
         br#"{"responseHeader":{"status":400,"QTime":0},"error":{"msg":"undefined field","code":400,"metadata":["error-class","x"]}}"#,
+        br#"{"grouped":{"c":{"matches":2,"groups":[{"groupValue":null,"doclist":{"numFound":1,"docs":[{"id":"a"}]}}]}},"facet_counts":{"facet_fields":{"c":["a",1,null,2]},"facet_pivot":{"c,d":[{"field":"c","value":"a","count":1}]}},"facets":{"count":3,"x":{"buckets":[{"val":"a","count":1,"s":2.5}]},"q":{"count":1}},"stats":{"stats_fields":{"p":{"mean":"NaN"}}},"spellcheck":{"suggestions":["w",{"numFound":1,"startOffset":0,"endOffset":1,"suggestion":[{"word":"v","freq":1}]}]},"highlighting":{"a":{"t":["x"]}},"debug":{}}"#,
     ];
 
     struct Rng(u64);
@@ -176,6 +136,9 @@ mod tests {
             all_decoders(seed, 200);
         }
         assert!(decode_select_bytes(SEEDS[0]).is_ok());
+        let sections = decode_select_bytes(SEEDS[4]).expect("sections");
+        assert!(sections.response.is_none() && sections.grouped.is_some());
+        assert_eq!(sections.extra.len(), 1);
         let (_, failed) = decode_update_bytes(SEEDS[1]).expect("update");
         assert_eq!(failed.len(), 1);
         assert_eq!(decode_ping_bytes(SEEDS[2]).expect("ping").status, "OK");

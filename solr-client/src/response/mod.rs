@@ -1,82 +1,69 @@
 //! Solr's side of a response: the `responseHeader`, the `error` body, and the typed bodies
 //! of select, update and ping. Responses are parsed as JSON, never evaluated.
+//!
+//! A [`SelectResponse<T>`] decodes the hits straight into the caller's `T` (the untyped
+//! [`Document`] by default) and every query component's section into its own type:
+//!
+//! | Solr section | component (Solr reference name) | type |
+//! |---|---|---|
+//! | `response` | the query (absent when grouped) | [`DocList<T>`] |
+//! | `facet_counts` | Faceting (classic) | [`FacetCounts`] |
+//! | `facets` | JSON Facet API | [`FacetNode`] |
+//! | `highlighting` | Highlighting | [`Highlighting`] |
+//! | `grouped` | Result Grouping | [`GroupResult<T>`] |
+//! | `expanded` | Collapse and Expand Results | [`DocList<T>`] per group |
+//! | `stats` | Stats Component | [`Stats`] |
+//! | `spellcheck` | Spell Checking | [`Spellcheck`] |
+//! | `suggest` | Suggester | [`SuggestSection`] |
+//! | `moreLikeThis` | MoreLikeThis | [`DocList<T>`] per document |
+//! | `terms` | Terms Component | [`TermsSection`] |
+//!
+//! Every other section (`debug`, `facet_heatmaps`...) stays in [`SelectResponse::extra`].
+//! Solr's NamedLists are read from both of their JSON shapes ([`NamedList`]).
 
-use std::time::Instant;
-
-use http::header::{CONTENT_ENCODING, CONTENT_TYPE};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 mod bytes;
+mod facet;
+mod group;
+mod json_facet;
+mod named_list;
+mod spellcheck;
+mod stats;
+mod suggest;
+#[cfg(test)]
+mod tests;
 
+pub use crate::types::{Document, ResponseHeader, SolrErrorBody, TolerantError};
 pub use bytes::{
     decode_ping_bytes, decode_response_bytes, decode_select_bytes, decode_update_bytes,
 };
+pub use facet::{FacetCounts, PivotEntry, RangeFacet};
+pub use group::{Group, GroupResult};
+pub use json_facet::{BucketList, FacetNode, FacetResult};
+pub use named_list::NamedList;
+pub use spellcheck::{SpellSuggestion, SpellWord, Spellcheck};
+pub use stats::{FieldStats, Stats};
+pub use suggest::{SuggestResult, SuggestSection, Suggestion};
 
+pub(crate) use crate::codec::decode;
 use crate::error::{snippet, Error, FailedDoc, Result};
 use crate::timing::Timing;
-use crate::transport::WireResponse;
 
-/// Solr's `responseHeader`.
+/// `highlighting`: per document id, per field, the snippets.
+pub type Highlighting = NamedList<NamedList<Vec<String>>>;
+
+/// `terms` (the Terms Component, `/terms`): per field, the (term, document frequency)
+/// pairs.
+pub type TermsSection = NamedList<NamedList<u64>>;
+
+/// A list of documents with its counts: the `response` of a select, a group's or an
+/// expanded group's `doclist`, a MoreLikeThis list.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct ResponseHeader {
-    /// 0 on success.
-    #[serde(default)]
-    pub status: i32,
-    /// Milliseconds Solr spent handling the request, measured before the response writer
-    /// ran (so writing stored fields and gzip are outside it). `None` when the response
-    /// carried no QTime (`omitHeader=true`, a proxy's error page): absent is not 0.
-    #[serde(rename = "QTime", default, skip_serializing_if = "Option::is_none")]
-    pub qtime: Option<u32>,
-    /// SolrCloud's achieved replication factor of an update. `i32::MAX` is what Solr 9
-    /// answers when the shard leader could not be reached and the tolerant chain swallowed
-    /// the failure (status 0, no errors, nothing indexed): the client treats it as a failed
-    /// update.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rf: Option<i64>,
-    /// Per-document errors reported by `TolerantUpdateProcessorFactory`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub errors: Option<Vec<TolerantError>>,
-}
-
-/// One document error as `TolerantUpdateProcessorFactory` reports it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TolerantError {
-    /// `ADD`, `DELID` or `DELQ`.
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// The document id (or query).
-    pub id: String,
-    /// Solr's message.
-    pub message: String,
-}
-
-/// Solr's `error` object, sent with non-2xx statuses.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct SolrErrorBody {
-    /// The message.
-    #[serde(default)]
-    pub msg: String,
-    /// Solr's error code (usually the HTTP status).
-    #[serde(default)]
-    pub code: i32,
-    /// Extra metadata (`error-class`, `root-error-class`...), as Solr's flat list.
-    #[serde(default)]
-    pub metadata: Option<Value>,
-}
-
-#[derive(Deserialize)]
-struct ErrorEnvelope {
-    error: SolrErrorBody,
-}
-
-/// A Solr document: field name -> JSON value.
-pub type Document = Map<String, Value>;
-
-/// The `response` object of a select.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct DocList {
+#[serde(bound(deserialize = "T: Deserialize<'de>", serialize = "T: Serialize"))]
+pub struct DocList<T = Document> {
     /// Total hits.
     #[serde(rename = "numFound")]
     pub num_found: u64,
@@ -86,19 +73,30 @@ pub struct DocList {
     /// Highest score, when requested.
     #[serde(rename = "maxScore", default, skip_serializing_if = "Option::is_none")]
     pub max_score: Option<f64>,
+    /// `numFoundExact`: false when Solr counted only a lower bound (`minExactCount`).
+    #[serde(
+        rename = "numFoundExact",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub num_found_exact: Option<bool>,
     /// The documents.
-    #[serde(default)]
-    pub docs: Vec<Document>,
+    #[serde(default = "Vec::new")]
+    pub docs: Vec<T>,
 }
 
-/// A decoded select response.
+/// A decoded select response, its hits decoded into `T` (the untyped [`Document`] by
+/// default; see [`crate::SolrClient::select_as`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SelectResponse {
+#[serde(bound(deserialize = "T: Deserialize<'de>", serialize = "T: Serialize"))]
+pub struct SelectResponse<T = Document> {
     /// Solr's header (QTime); empty, QTime `None`, when Solr omitted it (`omitHeader=true`).
     #[serde(rename = "responseHeader", default)]
     pub header: ResponseHeader,
-    /// The hits.
-    pub response: DocList,
+    /// The hits; `None` when Solr sent none (a grouped answer without `group.main`, a
+    /// `/terms` or `/suggest` answer).
+    #[serde(default = "Option::default", skip_serializing_if = "Option::is_none")]
+    pub response: Option<DocList<T>>,
     /// The cursor to continue from, when `cursorMark` was sent.
     #[serde(
         rename = "nextCursorMark",
@@ -106,16 +104,70 @@ pub struct SelectResponse {
         skip_serializing_if = "Option::is_none"
     )]
     pub next_cursor_mark: Option<String>,
+    /// Classic facets (`facet=true`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub facet_counts: Option<FacetCounts>,
+    /// JSON Facet API results (`json.facet`): the root node of the bucket tree.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub facets: Option<FacetNode>,
+    /// Highlighting (`hl=true`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub highlighting: Option<Highlighting>,
+    /// Result grouping (`group=true`, without `group.main`), by field or query.
+    #[serde(default = "Option::default", skip_serializing_if = "Option::is_none")]
+    pub grouped: Option<NamedList<GroupResult<T>>>,
+    /// Expanded groups (`expand=true` after a collapse), by collapse value.
+    #[serde(default = "Option::default", skip_serializing_if = "Option::is_none")]
+    pub expanded: Option<NamedList<DocList<T>>>,
+    /// The stats component (`stats=true`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stats: Option<Stats>,
+    /// Spell checking (`spellcheck=true`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spellcheck: Option<Spellcheck>,
+    /// Suggester (`/suggest`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suggest: Option<SuggestSection>,
+    /// MoreLikeThis (`mlt=true`): per result document id, its similar documents.
+    #[serde(
+        rename = "moreLikeThis",
+        default = "Option::default",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub more_like_this: Option<NamedList<DocList<T>>>,
+    /// The Terms Component (`/terms`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub terms: Option<TermsSection>,
+    /// Every section not modelled above (`debug`, ...), as Solr sent it: never dropped.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
     /// Client-side timing of this request.
     #[serde(skip)]
     pub timing: Timing,
 }
 
-impl SelectResponse {
-    /// The documents decoded into `T`.
+impl<T> SelectResponse<T> {
+    /// `response.numFound`; 0 when Solr sent no `response` section.
+    pub fn num_found(&self) -> u64 {
+        self.response.as_ref().map_or(0, |r| r.num_found)
+    }
+
+    /// The hits (empty when Solr sent no `response` section).
+    pub fn docs(&self) -> &[T] {
+        self.response.as_ref().map_or(&[], |r| r.docs.as_slice())
+    }
+
+    /// The hits, owned.
+    pub fn into_docs(self) -> Vec<T> {
+        self.response.map(|r| r.docs).unwrap_or_default()
+    }
+}
+
+impl SelectResponse<Document> {
+    /// The documents decoded into `T` (a copy; [`crate::SolrClient::select_as`] decodes
+    /// straight from the bytes instead).
     pub fn docs_as<T: DeserializeOwned>(&self) -> Result<Vec<T>> {
-        self.response
-            .docs
+        self.docs()
             .iter()
             .map(|d| {
                 serde_json::from_value(Value::Object(d.clone())).map_err(|e| Error::Decode {
@@ -155,72 +207,6 @@ pub struct PingResponse {
     /// Client-side timing.
     #[serde(skip)]
     pub timing: Timing,
-}
-
-/// Checks status, encoding and content type, then decodes the JSON body into `T`; records
-/// the parse time and QTime in the timing record (which is returned with the value).
-pub(crate) fn decode<T: DeserializeOwned>(
-    resp: WireResponse,
-    what: &'static str,
-) -> Result<(T, Timing)> {
-    let node = resp.timing.node.clone();
-    let content_type = resp
-        .headers
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string);
-    if let Some(enc) = resp
-        .headers
-        .get(CONTENT_ENCODING)
-        .and_then(|v| v.to_str().ok())
-    {
-        if !enc.eq_ignore_ascii_case("identity") {
-            return Err(Error::Decompress {
-                node,
-                encoding: enc.to_string(),
-                message: "the body is encoded but no decoder is configured (enable gzip)".into(),
-            });
-        }
-    }
-    let looks_json = content_type
-        .as_deref()
-        .map(|ct| ct.contains("json") || ct.starts_with("text/plain"))
-        .unwrap_or(false);
-    if !resp.status.is_success() {
-        if looks_json {
-            if let Ok(env) = serde_json::from_slice::<ErrorEnvelope>(&resp.body) {
-                return Err(Error::Solr {
-                    node,
-                    status: resp.status.as_u16(),
-                    body: env.error,
-                });
-            }
-        }
-        return Err(Error::UnexpectedResponse {
-            node,
-            status: resp.status.as_u16(),
-            content_type,
-            snippet: snippet(&resp.body, 200),
-        });
-    }
-    if !looks_json {
-        return Err(Error::UnexpectedResponse {
-            node,
-            status: resp.status.as_u16(),
-            content_type,
-            snippet: snippet(&resp.body, 200),
-        });
-    }
-    let t0 = Instant::now();
-    let value: T = serde_json::from_slice(&resp.body).map_err(|e| Error::Decode {
-        node: node.clone(),
-        what,
-        message: e.to_string(),
-        snippet: snippet(&resp.body, 200),
-    })?;
-    let mut timing = resp.timing;
-    timing.parse = Some(t0.elapsed());
-    Ok((value, timing))
 }
 
 /// Turns Solr's per-document errors into [`FailedDoc`]s.

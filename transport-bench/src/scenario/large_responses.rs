@@ -328,7 +328,7 @@ async fn ensure_corpus(a: &LargeArgs, url: &str, tag: &str) -> Result<()> {
         .transport(TransportKind::Pooled)
         .build()?;
     let q = Select::new(format!("set_s:{tag}")).rows(0);
-    let have = client.select(&q).await?.response.num_found;
+    let have = client.select(&q).await?.num_found();
     if have == a.docs as u64 {
         eprintln!("large-responses: corpus {tag} already indexed ({have} docs)");
         return Ok(());
@@ -349,7 +349,7 @@ async fn ensure_corpus(a: &LargeArgs, url: &str, tag: &str) -> Result<()> {
         i += k;
     }
     client.commit(Commit::default()).await?;
-    let have = client.select(&q).await?.response.num_found;
+    let have = client.select(&q).await?.num_found();
     if have != a.docs as u64 {
         bail!(
             "corpus {tag}: Solr holds {have} documents after indexing {}",
@@ -456,7 +456,7 @@ async fn measure(p: Plan) -> Result<Measured> {
             let r = client.select(&q).await;
             let cpu_ms = (thread_cpu().saturating_sub(cpu0)).as_secs_f64() * 1000.0;
             let (timing, docs, error) = match r {
-                Ok(r) => (Some(r.timing), r.response.docs.len() as u64, None),
+                Ok(r) => (Some(r.timing.clone()), r.docs().len() as u64, None),
                 Err(e) => (None, 0, Some(e.to_string())),
             };
             records.push(LargeRecord {

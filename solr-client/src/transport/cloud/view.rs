@@ -16,7 +16,7 @@ use url::Url;
 
 use super::hash::{composite_id_hash, HashRange};
 use crate::error::{snippet, Error, Result};
-use crate::response::Document;
+use crate::types::Document;
 
 /// A replica's type in SolrCloud.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

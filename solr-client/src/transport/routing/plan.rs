@@ -14,9 +14,9 @@ use url::Url;
 use super::nodes::{node_key, NodeState};
 use super::{ReadPreference, Routing};
 use crate::error::{Error, Result};
-use crate::response::Document;
 use crate::transport::cloud::{ClusterView, ReplicaInfo, ShardInfo};
 use crate::transport::{RequestKind, RouteKey, ShardGroup, WireRequest};
+use crate::types::Document;
 
 /// Where one attempt goes.
 #[derive(Debug, Clone)]

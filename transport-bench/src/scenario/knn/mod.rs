@@ -748,8 +748,7 @@ async fn index(cfg: &KnnConfig, client: &SolrClient, corpus: &Corpus) -> Result<
     let n = client
         .select(&solr_client::Select::new("id:knn-*").rows(0))
         .await?
-        .response
-        .num_found;
+        .num_found();
     if n != corpus.docs.len() as u64 {
         bail!("indexed {} documents but Solr finds {n}", corpus.docs.len());
     }
@@ -808,10 +807,9 @@ async fn one(client: &SolrClient, fl: &str, corpus: &Corpus, doc: usize, k: u32)
         Ok(r) => {
             let own = format!("knn-{doc}");
             Ok(ShotOk {
-                hits: r.response.docs.len() as u64,
+                hits: r.docs().len() as u64,
                 self_top1: r
-                    .response
-                    .docs
+                    .docs()
                     .first()
                     .and_then(|d| d.get("id"))
                     .and_then(|v| v.as_str())

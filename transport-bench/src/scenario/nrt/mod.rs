@@ -636,8 +636,7 @@ async fn run_one(
                             .ok
                             .push((off(t1), (t1 - sent).as_secs_f64() * 1e3));
                         let found: HashSet<String> = resp
-                            .response
-                            .docs
+                            .docs()
                             .iter()
                             .filter_map(|d| {
                                 d.get("id").and_then(|v| v.as_str()).map(str::to_string)

@@ -854,7 +854,7 @@ async fn core_count(client: &SolrClient, q: &str) -> Result<u64> {
         .select(&Select::new(q).rows(0).param("distrib", "false"))
         .await
         .with_context(|| format!("counting {q}"))?;
-    Ok(r.response.num_found)
+    Ok(r.num_found())
 }
 
 struct Ctx<'a> {
@@ -1449,7 +1449,7 @@ async fn run_cell(
                                 if let Some(core) = served {
                                     *c.served_by_core.entry(core).or_default() += 1;
                                 }
-                                if resp.response.num_found > 0 {
+                                if resp.num_found() > 0 {
                                     c.lag.seen += 1;
                                     let s = sent.saturating_duration_since(acked_at).as_secs_f64();
                                     c.lags.push(s * 1e3);

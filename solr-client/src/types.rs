@@ -1,0 +1,64 @@
+//! Leaf types shared by the error, response, codec and transport modules: Solr's
+//! `responseHeader`, its `error` body, the tolerant chain's per-document errors and the
+//! untyped [`Document`]. This module imports nothing from the crate, so none of those
+//! modules needs another one for these types (no import cycle).
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// Solr's `responseHeader`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ResponseHeader {
+    /// 0 on success.
+    #[serde(default)]
+    pub status: i32,
+    /// Milliseconds Solr spent handling the request, measured before the response writer
+    /// ran (so writing stored fields and gzip are outside it). `None` when the response
+    /// carried no QTime (`omitHeader=true`, a proxy's error page): absent is not 0.
+    #[serde(rename = "QTime", default, skip_serializing_if = "Option::is_none")]
+    pub qtime: Option<u32>,
+    /// SolrCloud's achieved replication factor of an update. `i32::MAX` is what Solr 9
+    /// answers when the shard leader could not be reached and the tolerant chain swallowed
+    /// the failure (status 0, no errors, nothing indexed): the client treats it as a failed
+    /// update.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rf: Option<i64>,
+    /// Per-document errors reported by `TolerantUpdateProcessorFactory`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub errors: Option<Vec<TolerantError>>,
+}
+
+/// One document error as `TolerantUpdateProcessorFactory` reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TolerantError {
+    /// `ADD`, `DELID` or `DELQ`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The document id (or query).
+    pub id: String,
+    /// Solr's message.
+    pub message: String,
+}
+
+/// Solr's `error` object, sent with non-2xx statuses.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SolrErrorBody {
+    /// The message.
+    #[serde(default)]
+    pub msg: String,
+    /// Solr's error code (usually the HTTP status).
+    #[serde(default)]
+    pub code: i32,
+    /// Extra metadata (`error-class`, `root-error-class`...), as Solr's flat list.
+    #[serde(default)]
+    pub metadata: Option<Value>,
+}
+
+/// `{"error": {...}}`, the body of a Solr error answer.
+#[derive(Deserialize)]
+pub(crate) struct ErrorEnvelope {
+    pub(crate) error: SolrErrorBody,
+}
+
+/// A Solr document: field name -> JSON value.
+pub type Document = Map<String, Value>;
