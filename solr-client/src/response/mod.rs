@@ -9,10 +9,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 mod bytes;
+mod format;
 
 pub use bytes::{
     decode_ping_bytes, decode_response_bytes, decode_select_bytes, decode_update_bytes,
 };
+pub(crate) use format::decode_as;
+pub use format::decode_format_bytes;
 
 use crate::error::{snippet, Error, FailedDoc, Result};
 use crate::timing::Timing;
