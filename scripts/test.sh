@@ -33,6 +33,9 @@ url=$(bash local-solr/solr.sh start standalone --name e2e | awk '$1=="node"{prin
 cargo build -q -p solr-client --examples
 SOLR_URL="$url" ./target/debug/examples/quickstart
 SOLR_URL="$url" ./target/debug/examples/transports
+SOLR_URL="$url" ./target/debug/examples/atomic_updates
+SOLR_URL="$url" ./target/debug/examples/nested_docs
+SOLR_URL="$url" ./target/debug/examples/formats
 step "fuzz: every target ${FUZZ_SECS:-60} s (FUZZ_SECS=0 skips; needs nightly + cargo-fuzz)"
 if [ "${FUZZ_SECS:-60}" != 0 ]; then
   if ! rustup toolchain list 2>/dev/null | grep -q '^nightly'; then

@@ -81,7 +81,7 @@ impl ResponseFormat {
 
 impl std::fmt::Display for ResponseFormat {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        f.pad(self.as_str())
     }
 }
 
