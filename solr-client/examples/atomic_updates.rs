@@ -34,7 +34,7 @@ async fn main() -> solr_client::Result<()> {
     // (same, now stale, version) is refused.
     let version = doc["_version_"].as_i64().unwrap_or(0);
     let write = AtomicUpdate::new(id).inc("popularity", 1).version(version);
-    client.add(&[write.clone()]).await?;
+    client.add(std::slice::from_ref(&write)).await?;
     match client.add(&[write]).await {
         Err(Error::VersionConflict {
             id,

@@ -130,3 +130,89 @@ pub fn decode_format_bytes<T: DeserializeOwned>(
     };
     decode_as::<T>(resp, "response bytes", format).map(|(v, _)| v)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::javabin::Writer;
+    use crate::response::SelectResponse;
+
+    fn javabin_select() -> Vec<u8> {
+        let mut w = Writer::new();
+        w.ordered_map(2);
+        w.extern_str("responseHeader");
+        w.ordered_map(1);
+        w.extern_str("QTime");
+        w.int(7);
+        w.extern_str("response");
+        w.doc_list(1, 0, None, true);
+        w.array(1);
+        w.solr_doc(1);
+        w.extern_str("id");
+        w.str("a");
+        w.finish()
+    }
+
+    const XML: &[u8] = br#"<response><lst name="responseHeader"><int name="QTime">7</int></lst><result name="response" numFound="1" start="0"><doc><str name="id">a</str></doc></result></response>"#;
+
+    #[test]
+    fn every_format_reads_qtime_and_documents() {
+        for (f, ct, body) in [
+            (
+                ResponseFormat::Javabin,
+                "application/octet-stream",
+                javabin_select(),
+            ),
+            (
+                ResponseFormat::Xml,
+                "application/xml; charset=UTF-8",
+                XML.to_vec(),
+            ),
+        ] {
+            let r: SelectResponse = decode_format_bytes(f, 200, Some(ct), &body).expect("decodes");
+            assert_eq!(r.header.qtime, Some(7), "{f}");
+            assert_eq!(r.response.num_found, 1, "{f}");
+            assert_eq!(r.response.docs[0]["id"], "a", "{f}");
+        }
+    }
+
+    #[test]
+    fn truncated_html_and_foreign_bodies_are_typed_errors_with_a_snippet() {
+        for (f, ct, body) in [
+            (
+                ResponseFormat::Javabin,
+                "application/octet-stream",
+                javabin_select(),
+            ),
+            (ResponseFormat::Xml, "application/xml", XML.to_vec()),
+            (
+                ResponseFormat::Cbor,
+                "application/octet-stream",
+                vec![0xa1, 0x65],
+            ),
+        ] {
+            // Every strict prefix is truncated.
+            for cut in 0..body.len() {
+                match decode_format_bytes::<SelectResponse>(f, 200, Some(ct), &body[..cut]) {
+                    Err(Error::Decode { snippet: s, .. }) => {
+                        assert_eq!(s, snippet(&body[..cut], 200), "{f} cut {cut}")
+                    }
+                    other => panic!("{f} cut {cut}: {other:?}"),
+                }
+            }
+            // An HTML page labelled as the format: a decode error showing the page.
+            let html = b"<html><body><h1>502 Bad Gateway</h1></body></html>";
+            match decode_format_bytes::<SelectResponse>(f, 200, Some(ct), html) {
+                Err(Error::Decode { snippet, .. }) => assert!(snippet.contains("502"), "{f}"),
+                other => panic!("{f}: {other:?}"),
+            }
+            // A proxy's HTML error page: an unexpected response with its status and text.
+            let err =
+                decode_format_bytes::<SelectResponse>(f, 502, Some("text/html"), html).unwrap_err();
+            assert!(
+                matches!(&err, Error::UnexpectedResponse { status: 502, snippet, .. } if snippet.contains("502")),
+                "{f}: {err:?}"
+            );
+        }
+    }
+}
