@@ -32,7 +32,7 @@
 //! can describe: sizes are checked against the bytes left, and nesting is limited to
 //! [`MAX_DEPTH`].
 //!
-//! [`Writer`] writes every tag; [`encode_add`] builds the update request SolrJ's
+//! [`Writer`] writes every tag; [`crate::UpdateFormat::Javabin`] sends the update request SolrJ's
 //! `JavaBinUpdateRequestCodec` sends (`params`, `delByQ`, then the documents as
 //! SolrInputDocuments, child documents included).
 
