@@ -1127,6 +1127,50 @@ mod tests {
     }
 
     #[test]
+    fn every_single_byte_mutation_of_a_response_decodes_or_errs_without_panic() {
+        let mut w = Writer::new();
+        w.ordered_map(3);
+        w.extern_str("responseHeader");
+        w.ordered_map(1);
+        w.extern_str("QTime");
+        w.int(3);
+        w.extern_str("response");
+        w.doc_list(2, 0, Some(0.5), true);
+        w.array(2);
+        for i in 0..2 {
+            w.solr_doc(4);
+            w.extern_str("id");
+            w.str(&format!("d{i}"));
+            w.extern_str("ts");
+            w.date(1_700_000_000_000);
+            w.extern_str("tags");
+            w.array(2);
+            w.str("a");
+            w.long(1 << 40);
+            w.solr_doc(1);
+            w.extern_str("id");
+            w.str("child");
+        }
+        w.extern_str("facets");
+        w.named_list(1);
+        w.str("k");
+        w.float_array(&[1.5]);
+        let body = w.finish();
+        assert!(decode(&body).is_ok());
+        let mut tried = 0;
+        for i in 0..body.len() {
+            for x in [0x00, 0x01, 0x0f, 0x1f, 0x3f, 0x7f, 0x80, 0xbf, 0xe1, 0xff] {
+                let mut m = body.clone();
+                m[i] = x;
+                let _ = decode(&m);
+                let _ = decode(&m[..i]);
+                tried += 1;
+            }
+        }
+        assert_eq!(tried, body.len() * 10);
+    }
+
+    #[test]
     fn malformed_input_is_an_error_never_a_panic() {
         for bad in [
             &b""[..],
