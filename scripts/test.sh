@@ -33,7 +33,7 @@ url=$(bash local-solr/solr.sh start standalone --name e2e | awk '$1=="node"{prin
 cargo build -q -p solr-client --examples
 SOLR_URL="$url" ./target/debug/examples/quickstart
 SOLR_URL="$url" ./target/debug/examples/transports
-for ex in facets json_facets highlight grouping stats suggest mlt; do
+for ex in facets json_facets highlight grouping stats suggest mlt atomic_updates nested_docs formats; do
   SOLR_URL="$url" ./target/debug/examples/$ex >/dev/null
 done
 step "fuzz: every target ${FUZZ_SECS:-60} s (FUZZ_SECS=0 skips; needs nightly + cargo-fuzz)"

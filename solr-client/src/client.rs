@@ -12,10 +12,10 @@ use serde::Serialize;
 use url::Url;
 
 use crate::batch::BatchReport;
-use crate::codec::{doc_id, UpdateFormat};
+use crate::codec::{doc_id, ResponseFormat, UpdateFormat};
 use crate::error::{Error, Result};
 use crate::request::{Knn, Select};
-use crate::response::{decode, Document, PingResponse, SelectResponse, UpdateResponse};
+use crate::response::{decode, decode_as, Document, PingResponse, SelectResponse, UpdateResponse};
 use crate::shard_split;
 use crate::timing::Timing;
 use crate::transport::{
@@ -120,6 +120,7 @@ pub struct SolrClientBuilder {
     timeouts: Timeouts,
     max_response_bytes: u64,
     update_format: UpdateFormat,
+    response_format: ResponseFormat,
     credentials: Option<Credentials>,
     max_redirects: u32,
 }
@@ -175,6 +176,13 @@ impl SolrClientBuilder {
         self
     }
 
+    /// Response format (`wt`) of searches and real-time gets; every format is decoded into
+    /// the same response types ([`ResponseFormat`]). Default JSON.
+    pub fn response_format(mut self, f: ResponseFormat) -> Self {
+        self.response_format = f;
+        self
+    }
+
     /// HTTP basic credentials sent with every request. Default none.
     pub fn credentials(mut self, c: Credentials) -> Self {
         self.credentials = Some(c);
@@ -209,6 +217,7 @@ impl SolrClientBuilder {
             timeouts: self.timeouts,
             max_response_bytes: self.max_response_bytes,
             update_format: self.update_format,
+            response_format: self.response_format,
             credentials: self.credentials,
         })
     }
@@ -217,12 +226,13 @@ impl SolrClientBuilder {
 /// A Solr client for one collection (or core), over any transport. Cheap to clone.
 #[derive(Clone, Debug)]
 pub struct SolrClient {
-    transport: Arc<dyn Transport>,
+    pub(crate) transport: Arc<dyn Transport>,
     node: Url,
     collection: String,
     timeouts: Timeouts,
     max_response_bytes: u64,
     update_format: UpdateFormat,
+    pub(crate) response_format: ResponseFormat,
     credentials: Option<Credentials>,
 }
 
@@ -239,6 +249,7 @@ impl SolrClient {
             timeouts: Timeouts::default(),
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             update_format: UpdateFormat::Json,
+            response_format: ResponseFormat::Json,
             credentials: None,
             max_redirects: 0,
         }
@@ -274,6 +285,19 @@ impl SolrClient {
             update_format: f,
             ..self.clone()
         }
+    }
+
+    /// A copy of this client that asks for (and decodes) responses in `f`.
+    pub fn with_response_format(&self, f: ResponseFormat) -> SolrClient {
+        SolrClient {
+            response_format: f,
+            ..self.clone()
+        }
+    }
+
+    /// The response format of searches and real-time gets.
+    pub fn response_format(&self) -> ResponseFormat {
+        self.response_format
     }
 
     /// A wire request to `path` under the collection.
@@ -329,7 +353,8 @@ impl SolrClient {
 
     /// Runs a search and decodes the hits (and the documents of grouped, expanded and
     /// MoreLikeThis sections) straight from the response bytes into `T`, with no
-    /// intermediate JSON tree per document. With an `fl` subset, make the fields not
+    /// intermediate JSON tree per document (with `wt=json`, the default
+    /// [`ResponseFormat`]; the other formats are read into a tree first). With an `fl` subset, make the fields not
     /// selected `Option`s (or `#[serde(default)]`).
     ///
     /// ```no_run
@@ -346,8 +371,11 @@ impl SolrClient {
     /// ```
     pub async fn select_as<T: DeserializeOwned>(&self, s: &Select) -> Result<SelectResponse<T>> {
         let req = self.select_request(s);
-        let (mut r, timing): (SelectResponse<T>, Timing) =
-            decode(self.transport.send(req).await?, "select response")?;
+        let (mut r, timing): (SelectResponse<T>, Timing) = decode_as(
+            self.transport.send(req).await?,
+            "select response",
+            self.response_format,
+        )?;
         r.timing = with_qtime(timing, r.header.qtime);
         Ok(r)
     }
@@ -355,7 +383,11 @@ impl SolrClient {
     /// The wire request [`Self::select`] sends for `s` (its handler, collection, GET or
     /// POST), for callers that want the raw answer ([`Self::send_raw`]).
     pub fn select_request(&self, s: &Select) -> WireRequest {
-        let params = s.params();
+        let mut params = s.params();
+        if self.response_format != ResponseFormat::Json {
+            params.retain(|(k, _)| k != "wt");
+            params.push(("wt".into(), self.response_format.as_str().into()));
+        }
         let handler = s.handler_path();
         let mut req = if s.post {
             let body = url::form_urlencoded::Serializer::new(String::new())
@@ -466,7 +498,20 @@ impl SolrClient {
     /// request per shard when the transport knows the shards; an error of any part is
     /// returned (the other parts may have been applied).
     pub async fn delete_by_ids(&self, ids: &[&str]) -> Result<UpdateResponse> {
-        let query = vec![("wt".to_string(), "json".to_string())];
+        self.delete_by_ids_with(ids, None).await
+    }
+
+    /// Like [`Self::delete_by_ids`], with Solr's `commitWithin` in milliseconds (the
+    /// deletes become visible within that time; nothing is committed by the client).
+    pub async fn delete_by_ids_with(
+        &self,
+        ids: &[&str],
+        commit_within_ms: Option<u64>,
+    ) -> Result<UpdateResponse> {
+        let mut query = vec![("wt".to_string(), "json".to_string())];
+        if let Some(ms) = commit_within_ms {
+            query.push(("commitWithin".into(), ms.to_string()));
+        }
         let owned: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
         let template = self.wire(Method::POST, "update", query.clone(), RequestKind::Write);
         let parts = shard_split::parts(self.transport.as_ref(), &template, &owned).await?;
@@ -491,12 +536,25 @@ impl SolrClient {
 
     /// Deletes every document matching `query` (JSON-encoded, never concatenated markup).
     pub async fn delete_by_query(&self, query: &str) -> Result<UpdateResponse> {
+        self.delete_by_query_with(query, None).await
+    }
+
+    /// Like [`Self::delete_by_query`], with Solr's `commitWithin` in milliseconds.
+    pub async fn delete_by_query_with(
+        &self,
+        query: &str,
+        commit_within_ms: Option<u64>,
+    ) -> Result<UpdateResponse> {
         let body = serde_json::to_vec(&serde_json::json!({ "delete": { "query": query } }))
             .map_err(|e| Error::InvalidInput(e.to_string()))?;
+        let mut params = vec![("wt".to_string(), "json".to_string())];
+        if let Some(ms) = commit_within_ms {
+            params.push(("commitWithin".into(), ms.to_string()));
+        }
         self.update(
             Bytes::from(body),
             "application/json",
-            vec![("wt".into(), "json".into())],
+            params,
             Vec::new(),
             None,
         )
@@ -554,12 +612,17 @@ impl SolrClient {
                 };
                 if report.is_clean() {
                     Ok(r)
+                } else if let Some(c) = crate::request::single_conflict(&report, &r.timing.node) {
+                    Err(c)
                 } else {
                     Err(Error::Update {
                         report,
                         cause: None,
                     })
                 }
+            }
+            Err(e @ Error::Solr { status: 409, .. }) if ids.len() == 1 => {
+                Err(crate::request::conflict_error(e))
             }
             Err(e) if !ids.is_empty() => Err(Error::Update {
                 report: BatchReport::lost(ids, &e),

@@ -212,6 +212,28 @@ pub enum Error {
     /// was sent.
     #[error("no node available: {}", redact(_0))]
     NoNode(String),
+    /// Optimistic concurrency: the `_version_` sent with a one-document update did not match
+    /// the stored document's (Solr's 409 "version conflict"; also a document that must
+    /// exist, `_version_` > 1, and does not). Nothing was indexed. In a batch, the document
+    /// is a failed one of [`Error::Update`] with Solr's message instead (see
+    /// [`FailedDoc::is_version_conflict`]).
+    #[error(
+        "{}: version conflict for {}: expected _version_ {}, found {}",
+        redact(node),
+        redact(id),
+        expected.map_or("(unknown)".to_string(), |v| v.to_string()),
+        actual.map_or("no document".to_string(), |v| v.to_string())
+    )]
+    VersionConflict {
+        /// The node's base URL.
+        node: String,
+        /// The document's id.
+        id: String,
+        /// The `_version_` the update required, when Solr said it.
+        expected: Option<i64>,
+        /// The stored document's `_version_`; `None` when there is no such document.
+        actual: Option<i64>,
+    },
     /// An update in which not every document is known to be indexed, or in which Solr
     /// reported errors. `report` accounts for every document of the request
     /// (`acknowledged + failed + unknown == sent`, see [`BatchReport`]).
@@ -251,6 +273,7 @@ impl Error {
             | Error::UnexpectedResponse { status, .. }
             | Error::RetriesExhausted { status, .. }
             | Error::Redirect { status, .. } => Some(*status),
+            Error::VersionConflict { .. } => Some(409),
             _ => None,
         }
     }
@@ -269,7 +292,8 @@ impl Error {
             | Error::Decompress { node, .. }
             | Error::TooLarge { node, .. }
             | Error::RetriesExhausted { node, .. }
-            | Error::Redirect { node, .. } => Some(node),
+            | Error::Redirect { node, .. }
+            | Error::VersionConflict { node, .. } => Some(node),
             _ => None,
         }
     }
@@ -515,6 +539,18 @@ impl std::fmt::Debug for Error {
                 .field("location", &location.as_deref().map(Quoted))
                 .field("reason", reason)
                 .finish(),
+            Error::VersionConflict {
+                node,
+                id,
+                expected,
+                actual,
+            } => f
+                .debug_struct("VersionConflict")
+                .field("node", &Quoted(node))
+                .field("id", &Quoted(id))
+                .field("expected", expected)
+                .field("actual", actual)
+                .finish(),
             Error::Update { report, cause } => f
                 .debug_struct("Update")
                 .field("report", &scrub(report))
@@ -621,6 +657,12 @@ mod tests {
                 reason: "a write is never redirected",
             },
             Error::NoNode(text()),
+            Error::VersionConflict {
+                node: node(),
+                id: text(),
+                expected: Some(1),
+                actual: None,
+            },
             Error::Update {
                 report: BatchReport {
                     sent: 2,
@@ -660,6 +702,7 @@ mod tests {
             Error::RetriesExhausted { .. } => "RetriesExhausted",
             Error::Redirect { .. } => "Redirect",
             Error::NoNode(_) => "NoNode",
+            Error::VersionConflict { .. } => "VersionConflict",
             Error::Update { .. } => "Update",
         }
     }
@@ -671,7 +714,7 @@ mod tests {
         assert_eq!(names.len(), all.len(), "each variant once");
         assert_eq!(
             names.len(),
-            16,
+            17,
             "every variant: extend every_variant() and name()"
         );
         for e in &all {

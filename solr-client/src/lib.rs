@@ -84,10 +84,11 @@ mod types;
 
 pub use batch::BatchReport;
 pub use client::{Commit, Credentials, SolrClient, SolrClientBuilder, DEFAULT_MAX_RESPONSE_BYTES};
+pub use codec::ResponseFormat;
 pub use codec::UpdateFormat;
 pub use error::{Error, FailedDoc, Result, TimeoutPhase};
 pub use escape::{escape_query, quote_phrase};
-pub use request::{Knn, Select};
+pub use request::{AtomicOp, AtomicUpdate, Get, GetResponse, Knn, Select};
 pub use response::{
     DocList, Document, NamedList, PingResponse, ResponseHeader, SelectResponse, SolrErrorBody,
     UpdateResponse,

@@ -1,10 +1,17 @@
-//! Update encoders: the same documents as JSON, XML or CBOR, the three update formats this
-//! crate speaks (Solr 9's `/update` reads all three by Content-Type).
+//! Update encoders: the same documents as JSON, XML, CBOR or javabin, the four update
+//! formats this crate speaks (Solr 9's `/update` reads all four by Content-Type); response
+//! decoders for `wt=json`, `xml`, `javabin` and `cbor` ([`ResponseFormat`]).
 
 mod cbor;
+pub mod cbor_response;
 mod decode;
+pub mod javabin;
 mod json;
+mod response_format;
 mod xml;
+pub mod xml_response;
+
+pub use response_format::ResponseFormat;
 
 use bytes::Bytes;
 
@@ -28,11 +35,19 @@ pub enum UpdateFormat {
     Xml,
     /// `application/cbor`: a CBOR array of documents (binary; floats stay binary).
     Cbor,
+    /// `application/javabin`: SolrJ's native format, SolrInputDocuments in the update
+    /// request `JavaBinUpdateRequestCodec` sends (see [`javabin`]).
+    Javabin,
 }
 
 impl UpdateFormat {
     /// All formats, in report order.
-    pub const ALL: [UpdateFormat; 3] = [UpdateFormat::Json, UpdateFormat::Xml, UpdateFormat::Cbor];
+    pub const ALL: [UpdateFormat; 4] = [
+        UpdateFormat::Json,
+        UpdateFormat::Xml,
+        UpdateFormat::Cbor,
+        UpdateFormat::Javabin,
+    ];
 
     /// The Content-Type header for this format.
     pub fn content_type(&self) -> &'static str {
@@ -40,15 +55,17 @@ impl UpdateFormat {
             UpdateFormat::Json => "application/json",
             UpdateFormat::Xml => "application/xml; charset=UTF-8",
             UpdateFormat::Cbor => "application/cbor",
+            UpdateFormat::Javabin => "application/javabin",
         }
     }
 
-    /// Short name (`json`, `xml`, `cbor`).
+    /// Short name (`json`, `xml`, `cbor`, `javabin`).
     pub fn as_str(&self) -> &'static str {
         match self {
             UpdateFormat::Json => "json",
             UpdateFormat::Xml => "xml",
             UpdateFormat::Cbor => "cbor",
+            UpdateFormat::Javabin => "javabin",
         }
     }
 
@@ -58,6 +75,7 @@ impl UpdateFormat {
             UpdateFormat::Json => json::encode_add(docs),
             UpdateFormat::Xml => xml::encode_add(docs),
             UpdateFormat::Cbor => cbor::encode_add(docs),
+            UpdateFormat::Javabin => javabin::encode_add(docs),
         }
     }
 }
@@ -76,7 +94,7 @@ impl std::str::FromStr for UpdateFormat {
             .find(|f| f.as_str() == s)
             .ok_or_else(|| {
                 crate::Error::Config(format!(
-                    "unknown update format {s:?}; expected json, xml or cbor"
+                    "unknown update format {s:?}; expected json, xml, cbor or javabin"
                 ))
             })
     }

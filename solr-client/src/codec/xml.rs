@@ -48,9 +48,9 @@ fn field_into(out: &mut String, name: &str, value: &Value, doc: &Document) -> Re
         Value::Null => Ok(()),
         Value::Array(items) => {
             for item in items {
-                if item.is_array() || item.is_object() {
+                if item.is_array() {
                     return Err(Error::InvalidInput(format!(
-                        "document {:?}, field {name:?}: nested arrays/objects are not supported in XML updates",
+                        "document {:?}, field {name:?}: nested arrays are not supported in XML updates",
                         doc_id(doc)
                     )));
                 }
@@ -58,36 +58,122 @@ fn field_into(out: &mut String, name: &str, value: &Value, doc: &Document) -> Re
             }
             Ok(())
         }
-        Value::Object(_) => Err(Error::InvalidInput(format!(
-            "document {:?}, field {name:?}: objects (child documents, atomic updates) are not supported in XML updates",
-            doc_id(doc)
-        ))),
+        Value::Object(ops) if is_atomic(ops) => {
+            for (op, v) in ops {
+                atomic_into(out, name, op, v, doc)?;
+            }
+            Ok(())
+        }
+        Value::Object(child) => {
+            // A labelled child document: `<field name="kids"><doc>...</doc></field>`.
+            out.push_str("<field name=\"");
+            escape_into(out, name, doc, name)?;
+            out.push_str("\">");
+            doc_into(out, child)?;
+            out.push_str("</field>");
+            Ok(())
+        }
         scalar => {
             out.push_str("<field name=\"");
             escape_into(out, name, doc, name)?;
             out.push_str("\">");
-            match scalar {
-                Value::String(s) => escape_into(out, s, doc, name)?,
-                other => {
-                    let _ = write!(out, "{other}");
-                }
-            }
+            scalar_into(out, scalar, doc, name)?;
             out.push_str("</field>");
             Ok(())
         }
     }
 }
 
-/// Encodes an add of `docs` as `<add><doc>...</doc></add>`.
+fn scalar_into(out: &mut String, v: &Value, doc: &Document, name: &str) -> Result<()> {
+    match v {
+        Value::String(s) => escape_into(out, s, doc, name),
+        other => {
+            let _ = write!(out, "{other}");
+            Ok(())
+        }
+    }
+}
+
+/// `<field name="f" update="op">v</field>`, once per value; a null `set` removes the field.
+fn atomic_into(out: &mut String, name: &str, op: &str, v: &Value, doc: &Document) -> Result<()> {
+    let values: &[Value] = match v {
+        Value::Array(a) => a,
+        other => std::slice::from_ref(other),
+    };
+    let head = |out: &mut String| -> Result<()> {
+        out.push_str("<field name=\"");
+        escape_into(out, name, doc, name)?;
+        out.push_str("\" update=\"");
+        escape_into(out, op, doc, name)?;
+        out.push('"');
+        Ok(())
+    };
+    if values.is_empty() || (values.len() == 1 && values[0].is_null()) {
+        head(out)?;
+        out.push_str(" null=\"true\"/>");
+        return Ok(());
+    }
+    for x in values {
+        if x.is_array() || x.is_object() {
+            return Err(Error::InvalidInput(format!(
+                "document {:?}, field {name:?}: an atomic {op} of objects is not supported in XML updates",
+                doc_id(doc)
+            )));
+        }
+        head(out)?;
+        out.push('>');
+        scalar_into(out, x, doc, name)?;
+        out.push_str("</field>");
+    }
+    Ok(())
+}
+
+fn is_atomic(m: &serde_json::Map<String, Value>) -> bool {
+    !m.is_empty()
+        && m.keys()
+            .all(|k| super::javabin::ATOMIC_OPS.contains(&k.as_str()))
+}
+
+/// `<doc>` with its fields, then its anonymous children (`_childDocuments_`) as nested
+/// `<doc>`s.
+fn doc_into(out: &mut String, doc: &Document) -> Result<()> {
+    out.push_str("<doc>");
+    for (name, value) in doc {
+        if name != "_childDocuments_" {
+            field_into(out, name, value, doc)?;
+        }
+    }
+    match doc.get("_childDocuments_") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(children)) => {
+            for c in children {
+                match c {
+                    Value::Object(m) => doc_into(out, m)?,
+                    _ => return Err(not_a_child(doc)),
+                }
+            }
+        }
+        Some(Value::Object(m)) => doc_into(out, m)?,
+        Some(_) => return Err(not_a_child(doc)),
+    }
+    out.push_str("</doc>");
+    Ok(())
+}
+
+fn not_a_child(doc: &Document) -> Error {
+    Error::InvalidInput(format!(
+        "document {:?}: _childDocuments_ must hold documents (objects)",
+        doc_id(doc)
+    ))
+}
+
+/// Encodes an add of `docs` as `<add><doc>...</doc></add>`; child documents nest, atomic
+/// updates carry `update="op"`.
 pub(crate) fn encode_add(docs: &[Document]) -> Result<Bytes> {
     let mut out = String::with_capacity(docs.len() * 128 + 16);
     out.push_str("<add>");
     for doc in docs {
-        out.push_str("<doc>");
-        for (name, value) in doc {
-            field_into(&mut out, name, value, doc)?;
-        }
-        out.push_str("</doc>");
+        doc_into(&mut out, doc)?;
     }
     out.push_str("</add>");
     Ok(Bytes::from(out))
@@ -120,6 +206,21 @@ mod tests {
         assert!(
             msg.contains("d7") && msg.contains("U+0007") && msg.contains("body"),
             "{msg}"
+        );
+    }
+
+    #[test]
+    fn children_and_atomic_updates() {
+        let d = doc(serde_json::json!({"id": "p", "kid": {"id": "k"},
+            "n_i": {"inc": 2}, "t_s": {"set": null}, "m_s": {"add": ["a", "b"]},
+            "_childDocuments_": [{"id": "c"}]}));
+        let body = encode_add(&[d]).expect("encodes");
+        assert_eq!(
+            std::str::from_utf8(&body).expect("utf8"),
+            "<add><doc><field name=\"id\">p</field><field name=\"kid\"><doc><field name=\"id\">k</field></doc></field>\
+             <field name=\"m_s\" update=\"add\">a</field><field name=\"m_s\" update=\"add\">b</field>\
+             <field name=\"n_i\" update=\"inc\">2</field><field name=\"t_s\" update=\"set\" null=\"true\"/>\
+             <doc><field name=\"id\">c</field></doc></doc></add>"
         );
     }
 

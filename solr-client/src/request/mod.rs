@@ -21,6 +21,7 @@
 mod collapse;
 mod def_type;
 mod facet;
+mod get;
 mod group;
 mod highlight;
 mod json_facet;
@@ -38,6 +39,9 @@ pub use facet::{Facet, FacetSort, RangeOther};
 pub use group::Group;
 pub use highlight::{Highlight, HlMethod};
 pub use json_facet::{Domain, JsonFacet};
+mod update;
+
+pub use get::{Get, GetResponse};
 pub use knn::Knn;
 pub use mlt::MoreLikeThis;
 pub use select::Select;
@@ -45,3 +49,5 @@ pub use spellcheck::Spellcheck;
 pub use stats::StatsField;
 pub use suggest::Suggest;
 pub use terms::Terms;
+pub(crate) use update::{conflict_error, single_conflict};
+pub use update::{AtomicOp, AtomicUpdate};

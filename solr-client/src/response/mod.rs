@@ -27,6 +27,7 @@ use serde_json::{Map, Value};
 
 mod bytes;
 mod facet;
+mod format;
 mod group;
 mod json_facet;
 mod named_list;
@@ -41,6 +42,8 @@ pub use bytes::{
     decode_ping_bytes, decode_response_bytes, decode_select_bytes, decode_update_bytes,
 };
 pub use facet::{FacetCounts, PivotEntry, RangeFacet};
+pub(crate) use format::decode_as;
+pub use format::decode_format_bytes;
 pub use group::{Group, GroupResult};
 pub use json_facet::{BucketList, FacetNode, FacetResult};
 pub use named_list::NamedList;

@@ -1,0 +1,49 @@
+//! Atomic updates and optimistic concurrency: change single fields of a stored document,
+//! and refuse a stale write with `_version_`.
+//!
+//! ```text
+//! SOLR_URL=http://127.0.0.1:8983/solr cargo run -p solr-client --example atomic_updates
+//! ```
+
+use serde_json::{json, Value};
+use solr_client::{AtomicUpdate, Error, Get, SolrClient};
+
+#[tokio::main]
+async fn main() -> solr_client::Result<()> {
+    let url = std::env::var("SOLR_URL").unwrap_or_else(|_| "http://127.0.0.1:8983/solr".into());
+    let client = SolrClient::builder(&url).collection("bench").build()?;
+    let id = "example-atomic-1";
+    client
+        .add(&[json!({"id": id, "title_s": "draft", "popularity": 1, "tags_ss": ["a", "b"]})])
+        .await?;
+
+    // Only the named fields change; real-time get sees it before any commit.
+    client
+        .add(&[AtomicUpdate::new(id)
+            .set("title_s", "published")
+            .inc("popularity", 10)
+            .add_distinct("tags_ss", ["b", "c"])])
+        .await?;
+    let doc = &client
+        .get::<Value>(&Get::new([id]).fl("id,title_s,popularity,tags_ss,_version_"))
+        .await?
+        .docs[0];
+    println!("after the update: {doc}");
+
+    // Optimistic concurrency: the first write with the current version wins, the second
+    // (same, now stale, version) is refused.
+    let version = doc["_version_"].as_i64().unwrap_or(0);
+    let write = AtomicUpdate::new(id).inc("popularity", 1).version(version);
+    client.add(std::slice::from_ref(&write)).await?;
+    match client.add(&[write]).await {
+        Err(Error::VersionConflict {
+            id,
+            expected,
+            actual,
+            ..
+        }) => println!("stale write refused: {id} expected {expected:?}, stored {actual:?}"),
+        other => println!("unexpected: {other:?}"),
+    }
+    client.delete_by_ids_with(&[id], Some(1000)).await?;
+    Ok(())
+}

@@ -1,0 +1,39 @@
+//! One search in every response format (`wt=json`, `xml`, `javabin`, `cbor`): the same
+//! documents and QTime, with the bytes on the wire and the decode time of each.
+//!
+//! ```text
+//! SOLR_URL=http://127.0.0.1:8983/solr cargo run -p solr-client --example formats
+//! ```
+
+use serde_json::json;
+use solr_client::{Commit, ResponseFormat, Select, SolrClient};
+
+#[tokio::main]
+async fn main() -> solr_client::Result<()> {
+    let url = std::env::var("SOLR_URL").unwrap_or_else(|_| "http://127.0.0.1:8983/solr".into());
+    let client = SolrClient::builder(&url).collection("bench").build()?;
+    let docs: Vec<_> = (0..20)
+        .map(|i| {
+            json!({"id": format!("example-fmt-{i}"), "title": format!("format example {i}"),
+                "price": 1.5 * i as f64, "ts": "2024-01-02T03:04:05Z"})
+        })
+        .collect();
+    client.add(&docs).await?;
+    client.commit(Commit::default()).await?;
+
+    let select = Select::new("id:example-fmt-*").rows(20).sort("id asc");
+    for f in ResponseFormat::ALL {
+        let r = client.with_response_format(f).select(&select).await?;
+        println!(
+            "{f:8} numFound {} QTime {:?} ms, {} bytes, decoded in {:?}",
+            r.num_found(),
+            r.header.qtime,
+            r.timing.decoded_bytes,
+            r.timing.parse.unwrap_or_default()
+        );
+    }
+    client
+        .delete_by_query_with("id:example-fmt-*", Some(1000))
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,1206 @@
+//! javabin: SolrJ's native binary format (`wt=javabin`, `application/javabin`), read and
+//! written.
+//!
+//! The wire format (Solr's `JavaBinCodec`, version 2): a version byte `2`, then one value.
+//! A value starts with a tag byte. Tags whose top three bits are set carry a size (or a small
+//! number) in the low five bits: string (`0x20`), small int (`0x40`), small long (`0x60`),
+//! array (`0x80`), ordered map (`0xA0`, Solr's `SimpleOrderedMap`), named list (`0xC0`) and
+//! extern string (`0xE0`, a string sent once and then referred to by index). The others are
+//! whole bytes: null, true, false, byte, short, double, int, long, float, date (epoch
+//! milliseconds), map, SolrDocument, SolrDocumentList, byte array, iterator (up to an end
+//! tag), SolrInputDocument, map entry iterator, enum field value, map entry, UUID and
+//! primitive arrays.
+//!
+//! [`decode`] maps a javabin value to the [`serde_json::Value`] that `wt=json` (with Solr's
+//! default `json.nl=flat`) gives for the same response, so typed decoding works the same
+//! whatever the format:
+//!
+//! | javabin | JSON value |
+//! | --- | --- |
+//! | date | ISO-8601 string, `2024-01-02T03:04:05Z`, milliseconds when not zero (`.120Z`) |
+//! | float (32 bit) | the number its shortest decimal form denotes (`1.1`, as Java's `Float.toString` prints it), not the widened `1.100000023841858` |
+//! | byte array | base64 string |
+//! | SimpleOrderedMap, map | object |
+//! | NamedList | flat array `[name, value, name, value, ...]` |
+//! | SolrDocument | object; anonymous child documents under `_childDocuments_` |
+//! | SolrDocumentList | `{numFound, start, maxScore (when present), numFoundExact, docs}` |
+//! | enum field value | its string |
+//! | iterator, primitive array | array |
+//!
+//! The top-level response is an object even though Solr sends it as a NamedList (as the
+//! JSON writer prints it). Decoding never panics and never allocates more than the input
+//! can describe: sizes are checked against the bytes left, and nesting is limited to
+//! [`MAX_DEPTH`].
+//!
+//! [`Writer`] writes every tag; [`crate::UpdateFormat::Javabin`] sends the update request SolrJ's
+//! `JavaBinUpdateRequestCodec` sends (`params`, `delByQ`, then the documents as
+//! SolrInputDocuments, child documents included).
+
+use bytes::Bytes;
+use serde_json::{Map, Number, Value};
+
+use crate::error::Result;
+use crate::response::Document;
+
+/// The javabin version byte Solr 9 writes and reads.
+pub const VERSION: u8 = 2;
+
+/// Deepest nesting [`decode`] accepts (arrays, maps, documents inside each other), the
+/// limit serde_json applies to JSON.
+pub const MAX_DEPTH: usize = 128;
+
+/// The javabin tags (Solr's `JavaBinCodec` constants).
+#[allow(missing_docs)]
+pub mod tag {
+    pub const NULL: u8 = 0;
+    pub const BOOL_TRUE: u8 = 1;
+    pub const BOOL_FALSE: u8 = 2;
+    pub const BYTE: u8 = 3;
+    pub const SHORT: u8 = 4;
+    pub const DOUBLE: u8 = 5;
+    pub const INT: u8 = 6;
+    pub const LONG: u8 = 7;
+    pub const FLOAT: u8 = 8;
+    pub const DATE: u8 = 9;
+    pub const MAP: u8 = 10;
+    pub const SOLRDOC: u8 = 11;
+    pub const SOLRDOCLST: u8 = 12;
+    pub const BYTEARR: u8 = 13;
+    pub const ITERATOR: u8 = 14;
+    pub const END: u8 = 15;
+    pub const SOLRINPUTDOC: u8 = 16;
+    pub const MAP_ENTRY_ITER: u8 = 17;
+    pub const ENUM_FIELD_VALUE: u8 = 18;
+    pub const MAP_ENTRY: u8 = 19;
+    pub const UUID: u8 = 20;
+    pub const PRIMITIVE_ARR: u8 = 21;
+    pub const STR: u8 = 1 << 5;
+    pub const SINT: u8 = 2 << 5;
+    pub const SLONG: u8 = 3 << 5;
+    pub const ARR: u8 = 4 << 5;
+    pub const ORDERED_MAP: u8 = 5 << 5;
+    pub const NAMED_LST: u8 = 6 << 5;
+    pub const EXTERN_STRING: u8 = 7 << 5;
+}
+
+/// Why a javabin body could not be decoded: what was wrong and at which byte.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JavabinError {
+    /// Offset of the byte where decoding stopped.
+    pub offset: usize,
+    /// What was wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for JavabinError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "javabin at byte {}: {}", self.offset, self.message)
+    }
+}
+
+impl std::error::Error for JavabinError {}
+
+/// Decodes a whole javabin body (version byte included) into the value `wt=json` gives.
+///
+/// ```
+/// use solr_client::codec::javabin::{decode, Writer};
+/// let mut w = Writer::new();
+/// w.ordered_map(1);
+/// w.extern_str("QTime");
+/// w.int(3);
+/// assert_eq!(decode(&w.finish()).unwrap(), serde_json::json!({"QTime": 3}));
+/// ```
+pub fn decode(body: &[u8]) -> std::result::Result<Value, JavabinError> {
+    let mut r = Reader {
+        buf: body,
+        pos: 0,
+        depth: 0,
+        externs: Vec::new(),
+    };
+    let version = r.u8()?;
+    if version != VERSION {
+        return Err(r.err(format!(
+            "version byte {version}, expected {VERSION}: not a javabin body"
+        )));
+    }
+    let top = r.value()?;
+    if r.pos != body.len() {
+        return Err(r.err(format!("{} bytes after the value", body.len() - r.pos)));
+    }
+    // The JSON writer prints the response NamedList as an object.
+    Ok(match top {
+        Decoded::Value(v) => v,
+        Decoded::NamedList(pairs) => Value::Object(pairs.into_iter().collect()),
+        Decoded::Doc(m) | Decoded::InputDoc(m) => Value::Object(m),
+        Decoded::End => return Err(r.err("an end tag where a value belongs".into())),
+    })
+}
+
+/// One decoded item: a value, or the shapes whose JSON form depends on where they stand.
+enum Decoded {
+    Value(Value),
+    /// A NamedList (flat array in JSON; an object at the top).
+    NamedList(Vec<(String, Value)>),
+    /// A SolrDocument (an object, or an anonymous child where a field name would be).
+    Doc(Map<String, Value>),
+    /// A SolrInputDocument (likewise).
+    InputDoc(Map<String, Value>),
+    /// The end tag of an iterator.
+    End,
+}
+
+impl Decoded {
+    fn into_value(self) -> Value {
+        match self {
+            Decoded::Value(v) => v,
+            Decoded::NamedList(pairs) => {
+                let mut a = Vec::with_capacity(pairs.len() * 2);
+                for (k, v) in pairs {
+                    a.push(Value::String(k));
+                    a.push(v);
+                }
+                Value::Array(a)
+            }
+            Decoded::Doc(m) | Decoded::InputDoc(m) => Value::Object(m),
+            Decoded::End => Value::Null,
+        }
+    }
+}
+
+struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+    depth: usize,
+    externs: Vec<String>,
+}
+
+impl Reader<'_> {
+    fn err(&self, message: String) -> JavabinError {
+        JavabinError {
+            offset: self.pos,
+            message,
+        }
+    }
+
+    fn left(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    fn take(&mut self, n: usize) -> std::result::Result<&[u8], JavabinError> {
+        if n > self.left() {
+            return Err(self.err(format!("truncated: {n} bytes needed, {} left", self.left())));
+        }
+        let s = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+
+    fn u8(&mut self) -> std::result::Result<u8, JavabinError> {
+        Ok(self.take(1)?[0])
+    }
+
+    fn array<const N: usize>(&mut self) -> std::result::Result<[u8; N], JavabinError> {
+        let mut a = [0u8; N];
+        a.copy_from_slice(self.take(N)?);
+        Ok(a)
+    }
+
+    fn vint(&mut self) -> std::result::Result<u64, JavabinError> {
+        let mut v: u64 = 0;
+        for shift in (0..64).step_by(7) {
+            let b = self.u8()?;
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err(self.err("variable-length number longer than 64 bits".into()))
+    }
+
+    /// A size of at most `usize::MAX`, bounded by the bytes left (each item takes at
+    /// least `min_item` bytes), so no size can make the decoder allocate past the input.
+    fn bounded(&self, n: u64, min_item: usize) -> std::result::Result<usize, JavabinError> {
+        let max = (self.left() / min_item.max(1)) as u64;
+        if n > max {
+            return Err(self.err(format!(
+                "size {n} larger than the {} bytes left can hold",
+                self.left()
+            )));
+        }
+        Ok(n as usize)
+    }
+
+    /// The size of a tag-and-length tag: the low five bits, `31` meaning a vint follows.
+    fn tag_size(&mut self, t: u8, min_item: usize) -> std::result::Result<usize, JavabinError> {
+        let n = self.raw_size(t)?;
+        self.bounded(n, min_item)
+    }
+
+    /// The number in the low five bits of a tag, `31` meaning a vint follows.
+    fn raw_size(&mut self, t: u8) -> std::result::Result<u64, JavabinError> {
+        let n = u64::from(t & 0x1f);
+        Ok(if n == 0x1f {
+            n.saturating_add(self.vint()?)
+        } else {
+            n
+        })
+    }
+
+    fn str_body(&mut self, n: usize) -> std::result::Result<String, JavabinError> {
+        let at = self.pos;
+        let bytes = self.take(n)?;
+        std::str::from_utf8(bytes)
+            .map(str::to_string)
+            .map_err(|e| JavabinError {
+                offset: at,
+                message: format!("string is not UTF-8: {e}"),
+            })
+    }
+
+    fn value(&mut self) -> std::result::Result<Decoded, JavabinError> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.err(format!("nested deeper than {MAX_DEPTH}")));
+        }
+        let at = self.pos;
+        let t = self.u8()?;
+        let r = self.value_of(t).map_err(|mut e| {
+            if e.message.starts_with("unknown tag") {
+                e.offset = at;
+            }
+            e
+        });
+        self.depth -= 1;
+        r
+    }
+
+    fn plain(&mut self) -> std::result::Result<Value, JavabinError> {
+        Ok(self.value()?.into_value())
+    }
+
+    fn key(&mut self) -> std::result::Result<String, JavabinError> {
+        match self.plain()? {
+            Value::String(s) => Ok(s),
+            Value::Null => Ok("null".into()),
+            other => Ok(other.to_string()),
+        }
+    }
+
+    fn value_of(&mut self, t: u8) -> std::result::Result<Decoded, JavabinError> {
+        let v = match t >> 5 {
+            1 => {
+                let n = self.tag_size(t, 1)?;
+                Value::String(self.str_body(n)?)
+            }
+            2 => Value::from(self.small(t)? as i64 as i32),
+            3 => Value::from(self.small(t)? as i64),
+            4 => {
+                let n = self.tag_size(t, 1)?;
+                let mut a = Vec::with_capacity(n);
+                for _ in 0..n {
+                    a.push(self.plain()?);
+                }
+                Value::Array(a)
+            }
+            5 => {
+                let n = self.tag_size(t, 2)?;
+                let mut m = Map::new();
+                for _ in 0..n {
+                    let k = self.key()?;
+                    let v = self.plain()?;
+                    m.insert(k, v);
+                }
+                Value::Object(m)
+            }
+            6 => {
+                let n = self.tag_size(t, 2)?;
+                let mut pairs = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let k = self.key()?;
+                    let v = self.plain()?;
+                    pairs.push((k, v));
+                }
+                return Ok(Decoded::NamedList(pairs));
+            }
+            7 => {
+                let idx = usize::try_from(self.raw_size(t)?).unwrap_or(usize::MAX);
+                if idx == 0 {
+                    let st = self.u8()?;
+                    let s = match st >> 5 {
+                        1 => {
+                            let n = self.tag_size(st, 1)?;
+                            self.str_body(n)?
+                        }
+                        _ if st == tag::NULL => String::from("null"),
+                        _ => return Err(self.err(format!("extern string of tag {st}"))),
+                    };
+                    self.externs.push(s.clone());
+                    Value::String(s)
+                } else {
+                    match self.externs.get(idx.saturating_sub(1)) {
+                        Some(s) => Value::String(s.clone()),
+                        None => {
+                            return Err(self.err(format!(
+                                "extern string #{idx} referred to before it was sent"
+                            )))
+                        }
+                    }
+                }
+            }
+            _ => return self.plain_tag(t),
+        };
+        Ok(Decoded::Value(v))
+    }
+
+    fn small(&mut self, t: u8) -> std::result::Result<u64, JavabinError> {
+        let mut v = u64::from(t & 0x0f);
+        if t & 0x10 != 0 {
+            let hi = self.vint()?;
+            v |= hi
+                .checked_shl(4)
+                .filter(|x| x >> 4 == hi)
+                .ok_or_else(|| self.err("small number larger than 64 bits".into()))?;
+        }
+        Ok(v)
+    }
+
+    fn plain_tag(&mut self, t: u8) -> std::result::Result<Decoded, JavabinError> {
+        let v = match t {
+            tag::NULL => Value::Null,
+            tag::BOOL_TRUE => Value::Bool(true),
+            tag::BOOL_FALSE => Value::Bool(false),
+            tag::BYTE => Value::from(self.u8()? as i8),
+            tag::SHORT => Value::from(i16::from_be_bytes(self.array()?)),
+            tag::INT => Value::from(i32::from_be_bytes(self.array()?)),
+            tag::LONG => Value::from(i64::from_be_bytes(self.array()?)),
+            tag::FLOAT => float32(f32::from_be_bytes(self.array()?)),
+            tag::DOUBLE => float64(f64::from_be_bytes(self.array()?)),
+            tag::DATE => Value::String(iso_date(i64::from_be_bytes(self.array()?))),
+            tag::MAP => {
+                let n = self.vint()?;
+                let n = self.bounded(n, 2)?;
+                let mut m = Map::new();
+                for _ in 0..n {
+                    let k = self.key()?;
+                    let v = self.plain()?;
+                    m.insert(k, v);
+                }
+                Value::Object(m)
+            }
+            tag::MAP_ENTRY_ITER => {
+                let mut m = Map::new();
+                loop {
+                    let k = self.value()?;
+                    if matches!(k, Decoded::End) {
+                        break;
+                    }
+                    let k = match k.into_value() {
+                        Value::String(s) => s,
+                        other => other.to_string(),
+                    };
+                    let v = self.plain()?;
+                    m.insert(k, v);
+                }
+                Value::Object(m)
+            }
+            tag::MAP_ENTRY => {
+                let k = self.key()?;
+                let v = self.plain()?;
+                let mut m = Map::new();
+                m.insert(k, v);
+                Value::Object(m)
+            }
+            tag::SOLRDOC => return self.solr_doc().map(Decoded::Doc),
+            tag::SOLRDOCLST => self.doc_list()?,
+            tag::BYTEARR => {
+                let n = self.vint()?;
+                let n = self.bounded(n, 1)?;
+                Value::String(base64(self.take(n)?))
+            }
+            tag::ITERATOR => {
+                let mut a = Vec::new();
+                loop {
+                    match self.value()? {
+                        Decoded::End => break,
+                        d => a.push(d.into_value()),
+                    }
+                }
+                Value::Array(a)
+            }
+            tag::END => return Ok(Decoded::End),
+            tag::SOLRINPUTDOC => return self.input_doc().map(Decoded::InputDoc),
+            tag::ENUM_FIELD_VALUE => {
+                let _int = self.plain()?;
+                self.plain()?
+            }
+            tag::UUID => Value::String(uuid(&self.array::<16>()?)),
+            tag::PRIMITIVE_ARR => self.primitive_array()?,
+            other => return Err(self.err(format!("unknown tag {other}"))),
+        };
+        Ok(Decoded::Value(v))
+    }
+
+    fn solr_doc(&mut self) -> std::result::Result<Map<String, Value>, JavabinError> {
+        let t = self.u8()?;
+        if t >> 5 != tag::ORDERED_MAP >> 5 {
+            return Err(self.err(format!("SolrDocument without its field map (tag {t})")));
+        }
+        let n = self.tag_size(t, 1)?;
+        let mut m = Map::new();
+        let mut children = Vec::new();
+        for _ in 0..n {
+            match self.value()? {
+                Decoded::Doc(child) => children.push(Value::Object(child)),
+                k => {
+                    let k = match k.into_value() {
+                        Value::String(s) => s,
+                        other => other.to_string(),
+                    };
+                    let v = self.plain()?;
+                    m.insert(k, v);
+                }
+            }
+        }
+        if !children.is_empty() {
+            m.insert("_childDocuments_".into(), Value::Array(children));
+        }
+        Ok(m)
+    }
+
+    fn doc_list(&mut self) -> std::result::Result<Value, JavabinError> {
+        let head = match self.plain()? {
+            Value::Array(a) if a.len() >= 3 => a,
+            _ => return Err(self.err("SolrDocumentList without its header list".into())),
+        };
+        let docs = match self.plain()? {
+            Value::Array(d) => d,
+            Value::Null => Vec::new(),
+            _ => return Err(self.err("SolrDocumentList without its document list".into())),
+        };
+        let mut m = Map::new();
+        m.insert("numFound".into(), head[0].clone());
+        m.insert("start".into(), head[1].clone());
+        if !head[2].is_null() {
+            m.insert("maxScore".into(), head[2].clone());
+        }
+        if let Some(exact) = head.get(3).filter(|v| !v.is_null()) {
+            m.insert("numFoundExact".into(), exact.clone());
+        }
+        m.insert("docs".into(), Value::Array(docs));
+        Ok(Value::Object(m))
+    }
+
+    fn input_doc(&mut self) -> std::result::Result<Map<String, Value>, JavabinError> {
+        let n = self.vint()?;
+        let n = self.bounded(n, 1)?;
+        let _boost = self.plain()?;
+        let mut m = Map::new();
+        let mut children = Vec::new();
+        for _ in 0..n {
+            let mut item = self.value()?;
+            // A float before a field name is a (legacy) field boost.
+            if let Decoded::Value(Value::Number(_)) = item {
+                item = self.value()?;
+            }
+            match item {
+                Decoded::InputDoc(child) => children.push(Value::Object(child)),
+                k => {
+                    let k = match k.into_value() {
+                        Value::String(s) => s,
+                        other => other.to_string(),
+                    };
+                    let v = self.plain()?;
+                    m.insert(k, v);
+                }
+            }
+        }
+        if !children.is_empty() {
+            m.insert("_childDocuments_".into(), Value::Array(children));
+        }
+        Ok(m)
+    }
+
+    fn primitive_array(&mut self) -> std::result::Result<Value, JavabinError> {
+        let t = self.u8()?;
+        let n = self.vint()?;
+        let width = match t {
+            tag::FLOAT | tag::INT => 4,
+            tag::LONG | tag::DOUBLE => 8,
+            tag::SHORT => 2,
+            tag::BOOL_TRUE | tag::BOOL_FALSE | tag::BYTE => 1,
+            other => return Err(self.err(format!("primitive array of tag {other}"))),
+        };
+        let n = self.bounded(n, width)?;
+        if t == tag::BYTE {
+            return Ok(Value::String(base64(self.take(n)?)));
+        }
+        let mut a = Vec::with_capacity(n);
+        for _ in 0..n {
+            a.push(match t {
+                tag::FLOAT => float32(f32::from_be_bytes(self.array()?)),
+                tag::INT => Value::from(i32::from_be_bytes(self.array()?)),
+                tag::LONG => Value::from(i64::from_be_bytes(self.array()?)),
+                tag::DOUBLE => float64(f64::from_be_bytes(self.array()?)),
+                tag::SHORT => Value::from(i16::from_be_bytes(self.array()?)),
+                _ => Value::Bool(self.u8()? != tag::BOOL_FALSE),
+            });
+        }
+        Ok(Value::Array(a))
+    }
+}
+
+/// A 32-bit float as the number its shortest decimal form denotes (what Solr's JSON writer
+/// prints with `Float.toString`); NaN and infinities, which JSON cannot carry, as null.
+pub(crate) fn float32(f: f32) -> Value {
+    if !f.is_finite() {
+        return Value::Null;
+    }
+    // Rust's Display of f32 is the shortest decimal that reads back as the same f32.
+    let shortest: f64 = f.to_string().parse().unwrap_or(f64::from(f));
+    float64(shortest)
+}
+
+/// A 64-bit float as a JSON number (null for NaN and infinities).
+pub(crate) fn float64(f: f64) -> Value {
+    Number::from_f64(f)
+        .map(Value::Number)
+        .unwrap_or(Value::Null)
+}
+
+/// Epoch milliseconds as Solr prints a date: `YYYY-MM-DDThh:mm:ssZ`, with `.mmm` when the
+/// milliseconds are not zero (Java's `Instant.toString`).
+pub fn iso_date(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    let millis = ms.rem_euclid(1000);
+    let days = secs.div_euclid(86_400);
+    let sod = secs.rem_euclid(86_400);
+    // Civil date from days since 1970-01-01 (proleptic Gregorian, 400-year eras).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    let year = if (0..=9999).contains(&year) {
+        format!("{year:04}")
+    } else if year > 9999 {
+        format!("+{year}")
+    } else {
+        format!("-{:04}", -year)
+    };
+    let (h, mi, s) = (sod / 3600, sod % 3600 / 60, sod % 60);
+    if millis == 0 {
+        format!("{year}-{month:02}-{day:02}T{h:02}:{mi:02}:{s:02}Z")
+    } else {
+        format!("{year}-{month:02}-{day:02}T{h:02}:{mi:02}:{s:02}.{millis:03}Z")
+    }
+}
+
+fn uuid(b: &[u8; 16]) -> String {
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..32]
+    )
+}
+
+/// Standard base64 with padding (how Solr's JSON writer prints a byte array).
+pub(crate) fn base64(bytes: &[u8]) -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
+/// Writes javabin, tag by tag. Strings given to [`Writer::extern_str`] are sent once and
+/// referred to by index afterwards, as Solr does for field names.
+#[derive(Debug, Default)]
+pub struct Writer {
+    out: Vec<u8>,
+    externs: std::collections::HashMap<String, usize>,
+}
+
+impl Writer {
+    /// A writer with the version byte written.
+    pub fn new() -> Self {
+        Writer {
+            out: vec![VERSION],
+            externs: Default::default(),
+        }
+    }
+
+    /// The bytes written.
+    pub fn finish(self) -> Vec<u8> {
+        self.out
+    }
+
+    fn vint(&mut self, mut v: u64) {
+        while v & !0x7f != 0 {
+            self.out.push((v as u8 & 0x7f) | 0x80);
+            v >>= 7;
+        }
+        self.out.push(v as u8);
+    }
+
+    fn sized(&mut self, t: u8, n: usize) {
+        if n < 0x1f {
+            self.out.push(t | n as u8);
+        } else {
+            self.out.push(t | 0x1f);
+            self.vint((n - 0x1f) as u64);
+        }
+    }
+
+    /// `null`.
+    pub fn null(&mut self) {
+        self.out.push(tag::NULL);
+    }
+    /// A boolean.
+    pub fn bool(&mut self, b: bool) {
+        self.out
+            .push(if b { tag::BOOL_TRUE } else { tag::BOOL_FALSE });
+    }
+    /// A byte.
+    pub fn byte(&mut self, b: i8) {
+        self.out.push(tag::BYTE);
+        self.out.push(b as u8);
+    }
+    /// A short.
+    pub fn short(&mut self, v: i16) {
+        self.out.push(tag::SHORT);
+        self.out.extend_from_slice(&v.to_be_bytes());
+    }
+    /// An int (small positive ones in the compact form, as Solr writes them).
+    pub fn int(&mut self, v: i32) {
+        if v > 0 {
+            let b = tag::SINT | (v as u8 & 0x0f);
+            if v >= 0x0f {
+                self.out.push(b | 0x10);
+                self.vint((v as u64) >> 4);
+            } else {
+                self.out.push(b);
+            }
+        } else {
+            self.out.push(tag::INT);
+            self.out.extend_from_slice(&v.to_be_bytes());
+        }
+    }
+    /// A long (non-negative ones under 2^56 in the compact form, as Solr writes them).
+    pub fn long(&mut self, v: i64) {
+        if (v as u64) & 0xff00_0000_0000_0000 == 0 {
+            let b = tag::SLONG | (v as u8 & 0x0f);
+            if v >= 0x0f {
+                self.out.push(b | 0x10);
+                self.vint((v as u64) >> 4);
+            } else {
+                self.out.push(b);
+            }
+        } else {
+            self.out.push(tag::LONG);
+            self.out.extend_from_slice(&v.to_be_bytes());
+        }
+    }
+    /// A 32-bit float.
+    pub fn float(&mut self, v: f32) {
+        self.out.push(tag::FLOAT);
+        self.out.extend_from_slice(&v.to_be_bytes());
+    }
+    /// A 64-bit float.
+    pub fn double(&mut self, v: f64) {
+        self.out.push(tag::DOUBLE);
+        self.out.extend_from_slice(&v.to_be_bytes());
+    }
+    /// A date, as epoch milliseconds.
+    pub fn date(&mut self, epoch_ms: i64) {
+        self.out.push(tag::DATE);
+        self.out.extend_from_slice(&epoch_ms.to_be_bytes());
+    }
+    /// A string.
+    pub fn str(&mut self, s: &str) {
+        self.sized(tag::STR, s.len());
+        self.out.extend_from_slice(s.as_bytes());
+    }
+    /// A string sent once, then by index (Solr's field and key names).
+    pub fn extern_str(&mut self, s: &str) {
+        if let Some(&i) = self.externs.get(s) {
+            self.sized(tag::EXTERN_STRING, i);
+        } else {
+            self.sized(tag::EXTERN_STRING, 0);
+            self.str(s);
+            let i = self.externs.len() + 1;
+            self.externs.insert(s.to_string(), i);
+        }
+    }
+    /// A byte array.
+    pub fn bytes(&mut self, b: &[u8]) {
+        self.out.push(tag::BYTEARR);
+        self.vint(b.len() as u64);
+        self.out.extend_from_slice(b);
+    }
+    /// The head of an array of `n` values (write them next).
+    pub fn array(&mut self, n: usize) {
+        self.sized(tag::ARR, n);
+    }
+    /// The head of a map of `n` entries (key and value next, `n` times).
+    pub fn map(&mut self, n: usize) {
+        self.out.push(tag::MAP);
+        self.vint(n as u64);
+    }
+    /// The head of a SimpleOrderedMap of `n` entries (name and value next).
+    pub fn ordered_map(&mut self, n: usize) {
+        self.sized(tag::ORDERED_MAP, n);
+    }
+    /// The head of a NamedList of `n` entries (name and value next).
+    pub fn named_list(&mut self, n: usize) {
+        self.sized(tag::NAMED_LST, n);
+    }
+    /// The start of an iterator (values next, then [`Writer::end`]).
+    pub fn iterator(&mut self) {
+        self.out.push(tag::ITERATOR);
+    }
+    /// The start of a map entry iterator (keys and values next, then [`Writer::end`]).
+    pub fn map_entry_iter(&mut self) {
+        self.out.push(tag::MAP_ENTRY_ITER);
+    }
+    /// A map entry (key and value next).
+    pub fn map_entry(&mut self) {
+        self.out.push(tag::MAP_ENTRY);
+    }
+    /// The end of an iterator.
+    pub fn end(&mut self) {
+        self.out.push(tag::END);
+    }
+    /// An enum field value (its number and its name).
+    pub fn enum_value(&mut self, n: i32, name: &str) {
+        self.out.push(tag::ENUM_FIELD_VALUE);
+        self.int(n);
+        self.str(name);
+    }
+    /// A UUID.
+    pub fn uuid(&mut self, b: [u8; 16]) {
+        self.out.push(tag::UUID);
+        self.out.extend_from_slice(&b);
+    }
+    /// A primitive float array.
+    pub fn float_array(&mut self, v: &[f32]) {
+        self.out.push(tag::PRIMITIVE_ARR);
+        self.out.push(tag::FLOAT);
+        self.vint(v.len() as u64);
+        for f in v {
+            self.out.extend_from_slice(&f.to_be_bytes());
+        }
+    }
+    /// The head of a SolrDocument of `n` entries: fields (name and value) and child
+    /// documents (a nested SolrDocument each), `n` in all.
+    pub fn solr_doc(&mut self, n: usize) {
+        self.out.push(tag::SOLRDOC);
+        self.ordered_map(n);
+    }
+    /// The head of a SolrDocumentList (its documents next, as an array of SolrDocuments).
+    pub fn doc_list(&mut self, num_found: i64, start: i64, max_score: Option<f32>, exact: bool) {
+        self.out.push(tag::SOLRDOCLST);
+        self.array(4);
+        self.long(num_found);
+        self.long(start);
+        match max_score {
+            Some(s) => self.float(s),
+            None => self.null(),
+        }
+        self.bool(exact);
+    }
+    /// The head of a SolrInputDocument of `n` entries: fields (name and value) and child
+    /// documents (a nested SolrInputDocument each). Writes the document boost 1.0.
+    pub fn input_doc(&mut self, n: usize) {
+        self.out.push(tag::SOLRINPUTDOC);
+        self.vint(n as u64);
+        self.float(1.0);
+    }
+
+    /// A JSON value: objects as maps, arrays as arrays, integers as longs, other numbers as
+    /// doubles.
+    pub fn value(&mut self, v: &Value) {
+        match v {
+            Value::Null => self.null(),
+            Value::Bool(b) => self.bool(*b),
+            Value::Number(n) => match (n.as_i64(), n.as_f64()) {
+                (Some(i), _) => self.long(i),
+                (None, Some(f)) if n.is_f64() => self.double(f),
+                // u64 above i64::MAX: Solr has no unsigned long; a double keeps its size.
+                (None, Some(f)) => self.double(f),
+                (None, None) => self.null(),
+            },
+            Value::String(s) => self.str(s),
+            Value::Array(a) => {
+                self.array(a.len());
+                for x in a {
+                    self.value(x);
+                }
+            }
+            Value::Object(m) => {
+                self.map(m.len());
+                for (k, x) in m {
+                    self.extern_str(k);
+                    self.value(x);
+                }
+            }
+        }
+    }
+
+    /// A document as a SolrInputDocument: `_childDocuments_` entries become anonymous
+    /// children; a field whose value is an object with atomic-update operations (`set`,
+    /// `add`, `add-distinct`, `remove`, `removeregex`, `inc`) becomes a map, any other
+    /// object (or array of objects) a labelled child document.
+    pub fn document(&mut self, doc: &Document) {
+        let children: &[Value] = match doc.get("_childDocuments_") {
+            Some(Value::Array(a)) => a,
+            Some(v @ Value::Object(_)) => std::slice::from_ref(v),
+            _ => &[],
+        };
+        let fields = doc.iter().filter(|(k, _)| *k != "_childDocuments_");
+        let n = fields.clone().count() + children.len();
+        self.input_doc(n);
+        for (k, v) in fields {
+            self.extern_str(k);
+            self.field_value(v);
+        }
+        for c in children {
+            if let Value::Object(m) = c {
+                self.document(m);
+            } else {
+                self.null();
+            }
+        }
+    }
+
+    fn field_value(&mut self, v: &Value) {
+        match v {
+            Value::Object(m) if is_atomic(m) => {
+                self.map(m.len());
+                for (op, x) in m {
+                    self.extern_str(op);
+                    self.value(x);
+                }
+            }
+            Value::Object(m) => self.document(m),
+            Value::Array(a) => {
+                self.array(a.len());
+                for x in a {
+                    self.field_value(x);
+                }
+            }
+            other => self.value(other),
+        }
+    }
+}
+
+/// The atomic-update operations Solr knows.
+pub(crate) const ATOMIC_OPS: [&str; 6] =
+    ["set", "add", "add-distinct", "remove", "removeregex", "inc"];
+
+fn is_atomic(m: &Map<String, Value>) -> bool {
+    !m.is_empty() && m.keys().all(|k| ATOMIC_OPS.contains(&k.as_str()))
+}
+
+/// Encodes an add of `docs` as the javabin update request SolrJ sends: a NamedList of
+/// `params` (empty: the client sends parameters in the URL), `delByQ` (null) and `docs`, an
+/// iterator of SolrInputDocuments.
+pub(crate) fn encode_add(docs: &[Document]) -> Result<Bytes> {
+    let mut w = Writer::new();
+    w.out.reserve(docs.len() * 64);
+    w.named_list(3);
+    w.extern_str("params");
+    w.ordered_map(0);
+    w.extern_str("delByQ");
+    w.null();
+    w.extern_str("docs");
+    w.iterator();
+    for d in docs {
+        w.document(d);
+    }
+    w.end();
+    Ok(Bytes::from(w.finish()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn round(f: impl FnOnce(&mut Writer)) -> Value {
+        let mut w = Writer::new();
+        f(&mut w);
+        decode(&w.finish()).expect("decodes")
+    }
+
+    #[test]
+    fn scalars_round_trip() {
+        assert_eq!(round(|w| w.null()), Value::Null);
+        assert_eq!(round(|w| w.bool(true)), json!(true));
+        assert_eq!(round(|w| w.bool(false)), json!(false));
+        assert_eq!(round(|w| w.byte(-128)), json!(-128));
+        assert_eq!(round(|w| w.short(-32768)), json!(-32768));
+        assert_eq!(round(|w| w.short(32767)), json!(32767));
+        for i in [0, 1, 14, 15, 16, 255, 4096, i32::MAX, -1, i32::MIN] {
+            assert_eq!(round(|w| w.int(i)), json!(i), "int {i}");
+        }
+        for l in [
+            0,
+            15,
+            1 << 40,
+            (1 << 56) - 1,
+            1 << 56,
+            i64::MAX,
+            -1,
+            i64::MIN,
+        ] {
+            assert_eq!(round(|w| w.long(l)), json!(l), "long {l}");
+        }
+        assert_eq!(round(|w| w.float(1.1)), json!(1.1));
+        assert_eq!(round(|w| w.float(3.4028235e38)), json!(3.4028235e38));
+        assert_eq!(round(|w| w.float(f32::NAN)), Value::Null);
+        assert_eq!(
+            round(|w| w.double(1.797_693_134_862_315_7e308)),
+            json!(f64::MAX)
+        );
+        assert_eq!(round(|w| w.double(0.1)), json!(0.1));
+        assert_eq!(round(|w| w.str("☃ snow")), json!("☃ snow"));
+        let long = "x".repeat(1000);
+        assert_eq!(round(|w| w.str(&long)), json!(long));
+        assert_eq!(round(|w| w.bytes(&[0xff, 0, 0x7f])), json!("/wB/"));
+        assert_eq!(round(|w| w.enum_value(2, "HIGH")), json!("HIGH"));
+        let u = [
+            0x12, 0x34, 0x56, 0x78, 0x9a, 0xbc, 0xde, 0xf0, 0, 1, 2, 3, 4, 5, 6, 7,
+        ];
+        assert_eq!(
+            round(|w| w.uuid(u)),
+            json!("12345678-9abc-def0-0001-020304050607")
+        );
+    }
+
+    #[test]
+    fn dates_print_like_solr() {
+        assert_eq!(round(|w| w.date(0)), json!("1970-01-01T00:00:00Z"));
+        assert_eq!(
+            round(|w| w.date(613_180_800_000)),
+            json!("1989-06-07T00:00:00Z")
+        );
+        assert_eq!(
+            round(|w| w.date(1_704_164_645_120)),
+            json!("2024-01-02T03:04:05.120Z")
+        );
+        assert_eq!(round(|w| w.date(-1)), json!("1969-12-31T23:59:59.999Z"));
+        assert_eq!(iso_date(951_782_400_000), "2000-02-29T00:00:00Z");
+        assert_eq!(iso_date(253_402_300_800_000), "+10000-01-01T00:00:00Z");
+    }
+
+    #[test]
+    fn containers_round_trip() {
+        let v = round(|w| {
+            w.array(3);
+            w.int(1);
+            w.str("a");
+            w.null();
+        });
+        assert_eq!(v, json!([1, "a", null]));
+        let v = round(|w| {
+            w.iterator();
+            w.int(1);
+            w.iterator();
+            w.end();
+            w.end();
+        });
+        assert_eq!(v, json!([1, []]));
+        let v = round(|w| {
+            w.map(2);
+            w.extern_str("k");
+            w.int(1);
+            w.int(7); // a non-string key becomes its JSON text
+            w.str("x");
+        });
+        assert_eq!(v, json!({"k": 1, "7": "x"}));
+        let v = round(|w| {
+            w.map_entry_iter();
+            w.extern_str("a");
+            w.bool(true);
+            w.end();
+        });
+        assert_eq!(v, json!({"a": true}));
+        let v = round(|w| {
+            w.map_entry();
+            w.str("k");
+            w.int(2);
+        });
+        assert_eq!(v, json!({"k": 2}));
+        assert_eq!(round(|w| w.float_array(&[0.5, 1.1])), json!([0.5, 1.1]));
+        // A big array: size past the 5-bit field.
+        let v = round(|w| {
+            w.array(100);
+            for i in 0..100 {
+                w.int(i);
+            }
+        });
+        assert_eq!(v, Value::Array((0..100).map(Value::from).collect()));
+    }
+
+    #[test]
+    fn named_list_is_flat_and_ordered_map_an_object_extern_strings_repeat() {
+        let v = round(|w| {
+            w.named_list(2);
+            w.extern_str("facet_fields");
+            w.ordered_map(1);
+            w.extern_str("category");
+            w.named_list(2);
+            w.str("books");
+            w.int(3);
+            w.str("music");
+            w.int(1);
+            w.extern_str("again");
+            w.ordered_map(1);
+            w.extern_str("category"); // by index now
+            w.int(4);
+        });
+        assert_eq!(
+            v,
+            json!({"facet_fields": {"category": ["books", 3, "music", 1]}, "again": {"category": 4}})
+        );
+    }
+
+    #[test]
+    fn documents_and_doc_lists_like_the_json_writer() {
+        let v = round(|w| {
+            w.ordered_map(1);
+            w.extern_str("response");
+            w.doc_list(2, 0, Some(1.5), true);
+            w.array(2);
+            w.solr_doc(2);
+            w.extern_str("id");
+            w.str("p1");
+            w.solr_doc(1); // anonymous child
+            w.extern_str("id");
+            w.str("c1");
+            w.solr_doc(2);
+            w.extern_str("id");
+            w.str("p2");
+            w.extern_str("kids"); // labelled child
+            w.solr_doc(1);
+            w.extern_str("id");
+            w.str("c2");
+        });
+        assert_eq!(
+            v,
+            json!({"response": {"numFound": 2, "start": 0, "maxScore": 1.5, "numFoundExact": true,
+                "docs": [{"id": "p1", "_childDocuments_": [{"id": "c1"}]},
+                         {"id": "p2", "kids": {"id": "c2"}}]}})
+        );
+        let v = round(|w| {
+            w.doc_list(0, 0, None, false);
+            w.array(0);
+        });
+        assert_eq!(
+            v,
+            json!({"numFound": 0, "start": 0, "numFoundExact": false, "docs": []})
+        );
+    }
+
+    #[test]
+    fn update_request_encodes_children_and_atomic_maps() {
+        let doc = json!({"id": "p", "n": 3, "f": 0.5, "tags": ["a", "b"],
+            "price": {"inc": 2}, "kids": [{"id": "k1"}],
+            "_childDocuments_": [{"id": "c1", "x_s": "y"}]});
+        let body = encode_add(&[doc.as_object().cloned().expect("object")]).expect("encodes");
+        let v = decode(&body).expect("decodes");
+        let got = &v["docs"][0];
+        assert_eq!(got["id"], json!("p"));
+        assert_eq!(got["n"], json!(3));
+        assert_eq!(got["f"], json!(0.5));
+        assert_eq!(got["tags"], json!(["a", "b"]));
+        assert_eq!(got["price"], json!({"inc": 2}));
+        assert_eq!(got["kids"][0]["id"], json!("k1"));
+        assert_eq!(got["_childDocuments_"], json!([{"id": "c1", "x_s": "y"}]));
+        assert_eq!(v["params"], json!({}));
+        assert_eq!(v["delByQ"], Value::Null);
+    }
+
+    #[test]
+    fn every_single_byte_mutation_of_a_response_decodes_or_errs_without_panic() {
+        let mut w = Writer::new();
+        w.ordered_map(3);
+        w.extern_str("responseHeader");
+        w.ordered_map(1);
+        w.extern_str("QTime");
+        w.int(3);
+        w.extern_str("response");
+        w.doc_list(2, 0, Some(0.5), true);
+        w.array(2);
+        for i in 0..2 {
+            w.solr_doc(4);
+            w.extern_str("id");
+            w.str(&format!("d{i}"));
+            w.extern_str("ts");
+            w.date(1_700_000_000_000);
+            w.extern_str("tags");
+            w.array(2);
+            w.str("a");
+            w.long(1 << 40);
+            w.solr_doc(1);
+            w.extern_str("id");
+            w.str("child");
+        }
+        w.extern_str("facets");
+        w.named_list(1);
+        w.str("k");
+        w.float_array(&[1.5]);
+        let body = w.finish();
+        assert!(decode(&body).is_ok());
+        let mut tried = 0;
+        for i in 0..body.len() {
+            for x in [0x00, 0x01, 0x0f, 0x1f, 0x3f, 0x7f, 0x80, 0xbf, 0xe1, 0xff] {
+                let mut m = body.clone();
+                m[i] = x;
+                let _ = decode(&m);
+                let _ = decode(&m[..i]);
+                tried += 1;
+            }
+        }
+        assert_eq!(tried, body.len() * 10);
+    }
+
+    #[test]
+    fn malformed_input_is_an_error_never_a_panic() {
+        for bad in [
+            &b""[..],
+            &[1],
+            &[2],
+            &[2, 0x21],
+            &[2, 0x3f, 0xff, 0xff, 0xff, 0xff, 0x0f],
+            &[
+                2, 0x9f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01,
+            ],
+            &[2, tag::MAP, 0xff, 0xff, 0xff, 0xff, 0x0f],
+            &[2, 0xe1],
+            &[2, 23],
+            &[2, tag::ITERATOR, 1],
+            &[2, tag::SOLRDOCLST, tag::NULL],
+            &[2, tag::SOLRDOC, 0x20],
+            &[2, 0x22, 0xff, 0xfe],
+            &[2, tag::NULL, tag::NULL],
+            &[
+                2, 0x70, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f,
+            ],
+            b"<html>",
+        ] {
+            assert!(decode(bad).is_err(), "{bad:?}");
+        }
+        let deep: Vec<u8> = std::iter::once(2)
+            .chain(std::iter::repeat_n(0x81, 100_000))
+            .chain(std::iter::once(0))
+            .collect();
+        let e = decode(&deep).expect_err("too deep");
+        assert!(e.message.contains("nested"), "{e}");
+    }
+}

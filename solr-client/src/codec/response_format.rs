@@ -1,0 +1,100 @@
+//! [`ResponseFormat`]: which `wt` the client asks Solr for, and the decoder it reads the
+//! answer with.
+
+use serde_json::Value;
+
+/// The response format (`wt`) of searches and real-time gets. Every format is decoded into
+/// the same [`serde_json::Value`] shape `wt=json` gives, so QTime, documents and typed
+/// decoding work whichever is chosen; see each decoder for the documented differences.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum ResponseFormat {
+    /// `wt=json`, decoded straight into the response type. The default.
+    #[default]
+    Json,
+    /// `wt=xml`: Solr's `<response><lst name="responseHeader">...` format
+    /// ([`super::xml_response`]).
+    Xml,
+    /// `wt=javabin`: SolrJ's native binary format ([`super::javabin`]).
+    Javabin,
+    /// `wt=cbor`: Solr's CBOR writer ([`super::cbor_response`]).
+    Cbor,
+}
+
+impl ResponseFormat {
+    /// All formats, in report order.
+    pub const ALL: [ResponseFormat; 4] = [
+        ResponseFormat::Json,
+        ResponseFormat::Xml,
+        ResponseFormat::Javabin,
+        ResponseFormat::Cbor,
+    ];
+
+    /// The `wt` parameter value (also the short name).
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ResponseFormat::Json => "json",
+            ResponseFormat::Xml => "xml",
+            ResponseFormat::Javabin => "javabin",
+            ResponseFormat::Cbor => "cbor",
+        }
+    }
+
+    /// True when a response Content-Type can carry this format. Solr 9 labels javabin and
+    /// CBOR answers `application/octet-stream`.
+    pub fn accepts_content_type(&self, content_type: &str) -> bool {
+        let ct = content_type.to_ascii_lowercase();
+        match self {
+            ResponseFormat::Json => ct.contains("json") || ct.starts_with("text/plain"),
+            ResponseFormat::Xml => ct.contains("xml"),
+            ResponseFormat::Javabin => {
+                ct.starts_with("application/octet-stream") || ct.contains("javabin")
+            }
+            ResponseFormat::Cbor => {
+                ct.starts_with("application/octet-stream") || ct.contains("cbor")
+            }
+        }
+    }
+
+    /// Decodes a whole body of this format into the value `wt=json` gives. Never panics.
+    ///
+    /// ```
+    /// use solr_client::codec::ResponseFormat;
+    /// let v = ResponseFormat::Xml
+    ///     .decode_value(br#"<response><lst name="responseHeader"><int name="QTime">2</int></lst></response>"#)
+    ///     .unwrap();
+    /// assert_eq!(v["responseHeader"]["QTime"], 2);
+    /// assert!(ResponseFormat::Javabin.decode_value(b"<html>").is_err());
+    /// ```
+    pub fn decode_value(&self, body: &[u8]) -> Result<Value, String> {
+        match self {
+            ResponseFormat::Json => serde_json::from_slice(body).map_err(|e| e.to_string()),
+            ResponseFormat::Xml => super::xml_response::decode(body),
+            ResponseFormat::Javabin => super::javabin::decode(body).map_err(|e| e.to_string()),
+            ResponseFormat::Cbor => super::cbor_response::decode(body),
+        }
+    }
+}
+
+impl std::fmt::Display for ResponseFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+impl std::str::FromStr for ResponseFormat {
+    type Err = crate::Error;
+    fn from_str(s: &str) -> crate::Result<Self> {
+        ResponseFormat::ALL
+            .into_iter()
+            .find(|f| f.as_str() == s)
+            .ok_or_else(|| {
+                crate::Error::Config(format!(
+                    "unknown response format {s:?}; expected json, xml, javabin or cbor"
+                ))
+            })
+    }
+}
