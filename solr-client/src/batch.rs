@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use crate::error::{Error, FailedDoc};
+use crate::types::FailedDoc;
 use crate::types::TolerantError;
 
 /// The account of one or more update requests.
@@ -123,23 +123,6 @@ impl BatchReport {
         }
     }
 
-    /// The account of one update request that failed with `cause` instead of a readable
-    /// answer: every document failed when the cause proves nothing was indexed (the request
-    /// was not sent, or Solr refused it with a 4xx status), otherwise every document's
-    /// outcome is unknown.
-    pub(crate) fn lost(sent_ids: Vec<String>, cause: &Error) -> BatchReport {
-        if nothing_indexed(cause) {
-            BatchReport::all_failed(sent_ids, &cause.to_string())
-        } else {
-            BatchReport {
-                sent: sent_ids.len(),
-                unknown: sent_ids,
-                requests: 1,
-                ..BatchReport::default()
-            }
-        }
-    }
-
     /// Adds `other` (the account of further requests) to this one.
     pub fn merge(&mut self, other: BatchReport) {
         self.sent += other.sent;
@@ -160,17 +143,6 @@ impl BatchReport {
     pub fn is_clean(&self) -> bool {
         self.acknowledged == self.sent && self.other_errors.is_empty()
     }
-}
-
-/// True when `cause` proves an update request indexed nothing: it was certainly not sent, or
-/// the server refused it as a whole with a 3xx (a redirect is never followed by a write, and
-/// Solr itself never redirects an update: whoever answered did not index), a 4xx or a 503
-/// status (with the tolerant chain, per-document problems come back in a 200 answer; 503 is
-/// refused before processing, the same reading that lets
-/// [`crate::transport::retries_status`] re-send writes after it). Another 5xx, a broken
-/// connection after sending, a timeout or an unreadable 2xx answer leave the outcome unknown.
-fn nothing_indexed(cause: &Error) -> bool {
-    cause.is_not_sent() || matches!(cause.status(), Some(300..=499 | 503))
 }
 
 #[cfg(test)]
@@ -245,52 +217,5 @@ mod tests {
             (1, 2, 1)
         );
         assert!(r.is_balanced());
-    }
-
-    #[test]
-    fn lost_requests_fail_or_stay_unknown_by_cause_and_merge_keeps_the_sum() {
-        let io = Error::Io {
-            node: "http://h/solr".into(),
-            message: "closed".into(),
-            not_sent: false,
-        };
-        let unsent = Error::Io {
-            node: "http://h/solr".into(),
-            message: "closed".into(),
-            not_sent: true,
-        };
-        let solr = |status| Error::Solr {
-            node: "http://h/solr".into(),
-            status,
-            body: Default::default(),
-        };
-        let r = BatchReport::lost(ids(4), &io);
-        assert_eq!((r.failed.len(), r.unknown.len()), (0, 4));
-        assert_eq!(BatchReport::lost(ids(4), &unsent).failed.len(), 4);
-        assert_eq!(BatchReport::lost(ids(4), &solr(400)).failed.len(), 4);
-        assert_eq!(BatchReport::lost(ids(4), &solr(500)).unknown.len(), 4);
-        assert_eq!(BatchReport::lost(ids(4), &solr(503)).failed.len(), 4);
-        let redirect = Error::Redirect {
-            node: "http://h:1/solr".into(),
-            status: 302,
-            location: None,
-            reason: "a write is never redirected",
-        };
-        assert_eq!(BatchReport::lost(ids(4), &redirect).failed.len(), 4);
-        let mut total = BatchReport::default();
-        total.merge(r);
-        total.merge(BatchReport::account(&ids(5), &[add_err("d2")]));
-        total.merge(BatchReport::lost(ids(2), &unsent));
-        assert_eq!(
-            (
-                total.sent,
-                total.acknowledged,
-                total.failed.len(),
-                total.unknown.len()
-            ),
-            (11, 4, 3, 4)
-        );
-        assert_eq!(total.requests, 3);
-        assert!(total.is_balanced());
     }
 }

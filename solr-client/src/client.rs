@@ -711,3 +711,97 @@ pub(crate) fn to_documents<T: Serialize>(docs: &[T]) -> Result<Vec<Document>> {
         })
         .collect()
 }
+
+/// Real-time get (`/get`), built by [`Get`](crate::request::Get).
+impl SolrClient {
+    /// Real-time get of documents by id, decoded into `T` (in the client's response
+    /// format). An empty id list sends nothing.
+    pub async fn get<T: DeserializeOwned>(
+        &self,
+        get: &crate::request::Get,
+    ) -> Result<crate::request::GetResponse<T>> {
+        if get.ids.is_empty() {
+            return Ok(crate::request::GetResponse {
+                docs: Vec::new(),
+                num_found: 0,
+                timing: Timing::default(),
+            });
+        }
+        let mut params = get.params();
+        params.push(("wt".into(), self.response_format.as_str().into()));
+        let req = self.wire(Method::GET, "get", params, RequestKind::Read);
+        let (raw, timing): (crate::request::GetRaw<T>, Timing) = decode_as(
+            self.transport.send(req).await?,
+            "real-time get response",
+            self.response_format,
+        )?;
+        Ok(crate::request::GetResponse {
+            docs: raw.response.docs,
+            num_found: raw.response.num_found,
+            timing,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PASSWORD: &str = "s3cret-P4ss";
+    const TOKEN: &str = "c29scjpzM2NyZXQtUDRzcw==";
+    const URL: &str = "http://solr:s3cret-P4ss@solr.example:8983/solr";
+
+    #[test]
+    fn builders_credentials_and_wire_requests_never_show_secrets() {
+        use crate::transport::{RequestKind, Routing, TransportKind};
+
+        let b = SolrClient::builder(URL);
+        let shown = format!("{b:?}");
+        assert!(!shown.contains(PASSWORD), "{shown}");
+        assert!(matches!(b.build(), Err(Error::Config(_))));
+
+        let inner = TransportKind::Fresh
+            .build(&Default::default(), false)
+            .expect("transport");
+        for rb in [
+            Routing::builder(inner.clone()).leader(URL),
+            Routing::builder(inner.clone()).replica(URL),
+            Routing::builder(inner.clone()).cloud_seed(URL),
+        ] {
+            let shown = format!("{rb:?}");
+            assert!(!shown.contains(PASSWORD), "{shown}");
+            let err = rb.build().expect_err("userinfo refused by Routing too");
+            assert!(!format!("{err} {err:?}").contains(PASSWORD), "{err}");
+        }
+
+        let creds = Credentials::basic("solr", PASSWORD);
+        assert_eq!(
+            format!("{creds:?}"),
+            r#"Credentials { user: "solr", password: "***" }"#
+        );
+        let c = SolrClient::builder("http://solr.example:8983/solr")
+            .credentials(creds)
+            .build()
+            .expect("client");
+        let mut req = c.wire(http::Method::GET, "select", Vec::new(), RequestKind::Read);
+        assert_eq!(
+            req.headers[http::header::AUTHORIZATION]
+                .to_str()
+                .expect("ascii"),
+            format!("Basic {TOKEN}")
+        );
+        // A hand-built request: user info in its node, a non-sensitive Authorization value.
+        req.node = url::Url::parse(URL).expect("url");
+        req.headers.insert(
+            http::header::PROXY_AUTHORIZATION,
+            http::HeaderValue::from_static("Basic c29scjpzM2NyZXQtUDRzcw=="),
+        );
+        for shown in [format!("{req:?}"), format!("{c:?}")] {
+            assert!(
+                !shown.contains(PASSWORD) && !shown.contains(TOKEN),
+                "{shown}"
+            );
+        }
+        assert!(format!("{req:?}").contains("\"authorization\": \"***\""));
+    }
+}

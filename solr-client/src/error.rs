@@ -35,14 +35,7 @@ impl std::fmt::Display for TimeoutPhase {
     }
 }
 
-/// A document of a batch update that Solr did not index.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct FailedDoc {
-    /// The document's `id` (uniqueKey) as sent.
-    pub id: String,
-    /// Why it was not indexed (Solr's message, or the transport error for a lost batch).
-    pub message: String,
-}
+pub use crate::types::FailedDoc;
 
 /// Everything that can go wrong with a Solr request.
 ///
@@ -571,6 +564,36 @@ impl std::fmt::Debug for UrlText {
     }
 }
 
+impl BatchReport {
+    /// The account of one update request that failed with `cause` instead of a readable
+    /// answer: every document failed when the cause proves nothing was indexed (the request
+    /// was not sent, or Solr refused it with a 4xx status), otherwise every document's
+    /// outcome is unknown.
+    pub(crate) fn lost(sent_ids: Vec<String>, cause: &Error) -> BatchReport {
+        if nothing_indexed(cause) {
+            BatchReport::all_failed(sent_ids, &cause.to_string())
+        } else {
+            BatchReport {
+                sent: sent_ids.len(),
+                unknown: sent_ids,
+                requests: 1,
+                ..BatchReport::default()
+            }
+        }
+    }
+}
+
+/// True when `cause` proves an update request indexed nothing: it was certainly not sent, or
+/// the server refused it as a whole with a 3xx (a redirect is never followed by a write, and
+/// Solr itself never redirects an update: whoever answered did not index), a 4xx or a 503
+/// status (with the tolerant chain, per-document problems come back in a 200 answer; 503 is
+/// refused before processing, the same reading that lets
+/// [`crate::transport::retries_status`] re-send writes after it). Another 5xx, a broken
+/// connection after sending, a timeout or an unreadable 2xx answer leave the outcome unknown.
+fn nothing_indexed(cause: &Error) -> bool {
+    cause.is_not_sent() || matches!(cause.status(), Some(300..=499 | 503))
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
@@ -580,8 +603,6 @@ mod tests {
     use crate::types::SolrErrorBody;
 
     const PASSWORD: &str = "s3cret-P4ss";
-    /// base64("solr:s3cret-P4ss"), the Authorization value of these credentials.
-    const TOKEN: &str = "c29scjpzM2NyZXQtUDRzcw==";
     const URL: &str = "http://solr:s3cret-P4ss@solr.example:8983/solr";
 
     /// Every variant, each string field carrying a URL with credentials.
@@ -769,58 +790,62 @@ mod tests {
         assert!(parse_node_url("https://solr.example:8983/solr/").is_ok());
     }
 
+    fn ids(n: usize) -> Vec<String> {
+        (0..n).map(|i| format!("d{i}")).collect()
+    }
+
+    fn add_err(id: &str) -> crate::types::TolerantError {
+        crate::types::TolerantError {
+            kind: "ADD".into(),
+            id: id.into(),
+            message: format!("bad {id}"),
+        }
+    }
+
     #[test]
-    fn builders_credentials_and_wire_requests_never_show_secrets() {
-        use crate::transport::{RequestKind, Routing, TransportKind};
-        use crate::{Credentials, SolrClient};
-
-        let b = SolrClient::builder(URL);
-        let shown = format!("{b:?}");
-        assert!(!shown.contains(PASSWORD), "{shown}");
-        assert!(matches!(b.build(), Err(Error::Config(_))));
-
-        let inner = TransportKind::Fresh
-            .build(&Default::default(), false)
-            .expect("transport");
-        for rb in [
-            Routing::builder(inner.clone()).leader(URL),
-            Routing::builder(inner.clone()).replica(URL),
-            Routing::builder(inner.clone()).cloud_seed(URL),
-        ] {
-            let shown = format!("{rb:?}");
-            assert!(!shown.contains(PASSWORD), "{shown}");
-            let err = rb.build().expect_err("userinfo refused by Routing too");
-            assert!(!format!("{err} {err:?}").contains(PASSWORD), "{err}");
-        }
-
-        let creds = Credentials::basic("solr", PASSWORD);
+    fn lost_requests_fail_or_stay_unknown_by_cause_and_merge_keeps_the_sum() {
+        let io = Error::Io {
+            node: "http://h/solr".into(),
+            message: "closed".into(),
+            not_sent: false,
+        };
+        let unsent = Error::Io {
+            node: "http://h/solr".into(),
+            message: "closed".into(),
+            not_sent: true,
+        };
+        let solr = |status| Error::Solr {
+            node: "http://h/solr".into(),
+            status,
+            body: Default::default(),
+        };
+        let r = BatchReport::lost(ids(4), &io);
+        assert_eq!((r.failed.len(), r.unknown.len()), (0, 4));
+        assert_eq!(BatchReport::lost(ids(4), &unsent).failed.len(), 4);
+        assert_eq!(BatchReport::lost(ids(4), &solr(400)).failed.len(), 4);
+        assert_eq!(BatchReport::lost(ids(4), &solr(500)).unknown.len(), 4);
+        assert_eq!(BatchReport::lost(ids(4), &solr(503)).failed.len(), 4);
+        let redirect = Error::Redirect {
+            node: "http://h:1/solr".into(),
+            status: 302,
+            location: None,
+            reason: "a write is never redirected",
+        };
+        assert_eq!(BatchReport::lost(ids(4), &redirect).failed.len(), 4);
+        let mut total = BatchReport::default();
+        total.merge(r);
+        total.merge(BatchReport::account(&ids(5), &[add_err("d2")]));
+        total.merge(BatchReport::lost(ids(2), &unsent));
         assert_eq!(
-            format!("{creds:?}"),
-            r#"Credentials { user: "solr", password: "***" }"#
+            (
+                total.sent,
+                total.acknowledged,
+                total.failed.len(),
+                total.unknown.len()
+            ),
+            (11, 4, 3, 4)
         );
-        let c = SolrClient::builder("http://solr.example:8983/solr")
-            .credentials(creds)
-            .build()
-            .expect("client");
-        let mut req = c.wire(http::Method::GET, "select", Vec::new(), RequestKind::Read);
-        assert_eq!(
-            req.headers[http::header::AUTHORIZATION]
-                .to_str()
-                .expect("ascii"),
-            format!("Basic {TOKEN}")
-        );
-        // A hand-built request: user info in its node, a non-sensitive Authorization value.
-        req.node = url::Url::parse(URL).expect("url");
-        req.headers.insert(
-            http::header::PROXY_AUTHORIZATION,
-            http::HeaderValue::from_static("Basic c29scjpzM2NyZXQtUDRzcw=="),
-        );
-        for shown in [format!("{req:?}"), format!("{c:?}")] {
-            assert!(
-                !shown.contains(PASSWORD) && !shown.contains(TOKEN),
-                "{shown}"
-            );
-        }
-        assert!(format!("{req:?}").contains("\"authorization\": \"***\""));
+        assert_eq!(total.requests, 3);
+        assert!(total.is_balanced());
     }
 }

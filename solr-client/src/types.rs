@@ -62,3 +62,12 @@ pub(crate) struct ErrorEnvelope {
 
 /// A Solr document: field name -> JSON value.
 pub type Document = Map<String, Value>;
+
+/// A document of a batch update that Solr did not index.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FailedDoc {
+    /// The document's `id` (uniqueKey) as sent.
+    pub id: String,
+    /// Why it was not indexed (Solr's message, or the transport error for a lost batch).
+    pub message: String,
+}

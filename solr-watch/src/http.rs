@@ -44,7 +44,7 @@ pub struct Message {
     /// The stream ended (or lost sync) before the message was complete.
     pub incomplete: bool,
     /// What the body said, read once the message is complete (the body is then dropped).
-    pub facts: super::solr::Facts,
+    pub facts: crate::facts::Facts,
 }
 
 impl Message {

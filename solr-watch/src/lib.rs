@@ -42,6 +42,7 @@
 
 pub mod capture;
 pub mod conn;
+pub mod facts;
 pub mod hpack;
 pub mod http;
 pub mod http2;

@@ -5,22 +5,10 @@
 use std::io::Read;
 
 use super::http::Message;
+pub use crate::facts::{BodyFormat, Facts};
 
 /// Most decoded bytes read from a compressed body (QTime sits in the first few hundred).
 const MAX_DECODED: u64 = 4 * 1024 * 1024;
-
-/// What a message's body said, kept after the body itself is dropped.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Facts {
-    /// Request body format (requests with a body).
-    pub format: Option<BodyFormat>,
-    /// `wt` from a form-encoded request body.
-    pub form_wt: Option<String>,
-    /// Estimated JSON size of an XML update body captured whole.
-    pub json_estimate: Option<u64>,
-    /// QTime from the response body.
-    pub qtime: Option<u64>,
-}
 
 /// Reads a complete request's body into its [`Facts`] and drops the body.
 pub fn digest_request(m: &mut Message) {
@@ -43,40 +31,6 @@ pub fn digest_response(m: &mut Message) {
         m.facts.qtime = decode(m.header("content-encoding"), &m.body).and_then(|d| qtime(&d));
     }
     m.body = Vec::new();
-}
-
-/// Format of an update request body.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum BodyFormat {
-    /// JSON.
-    Json,
-    /// XML.
-    Xml,
-    /// Solr's javabin.
-    Javabin,
-    /// CBOR.
-    Cbor,
-    /// CSV.
-    Csv,
-    /// Form-encoded parameters.
-    Form,
-    /// Anything else.
-    Other,
-}
-
-impl BodyFormat {
-    /// Short lower-case name.
-    pub fn name(self) -> &'static str {
-        match self {
-            BodyFormat::Json => "json",
-            BodyFormat::Xml => "xml",
-            BodyFormat::Javabin => "javabin",
-            BodyFormat::Cbor => "cbor",
-            BodyFormat::Csv => "csv",
-            BodyFormat::Form => "form",
-            BodyFormat::Other => "other",
-        }
-    }
 }
 
 /// The format of a request body from its `Content-Type`, else from its first bytes.

@@ -40,7 +40,7 @@ use bytes::Bytes;
 use serde_json::{Map, Number, Value};
 
 use crate::error::Result;
-use crate::response::Document;
+use crate::types::Document;
 
 /// The javabin version byte Solr 9 writes and reads.
 pub const VERSION: u8 = 2;

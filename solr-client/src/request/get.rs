@@ -1,21 +1,17 @@
 //! Real-time get (`/get`): documents by id straight from the update log, committed or not.
 
-use http::Method;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
-use crate::client::SolrClient;
-use crate::error::Result;
-use crate::response::{decode_as, Document};
+use crate::response::Document;
 use crate::timing::Timing;
-use crate::transport::RequestKind;
 
 /// A real-time get of documents by id (Solr's `RealTimeGetHandler`, `/get?ids=...`).
 /// Documents added but not yet committed are returned too.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[must_use]
 pub struct Get {
-    ids: Vec<String>,
+    pub(crate) ids: Vec<String>,
     fl: Option<String>,
     extra: Vec<(String, String)>,
 }
@@ -76,41 +72,14 @@ pub struct GetResponse<T = Document> {
 
 #[derive(Deserialize)]
 #[serde(bound = "T: DeserializeOwned")]
-struct Raw<T> {
-    response: RawList<T>,
+pub(crate) struct Raw<T> {
+    pub(crate) response: RawList<T>,
 }
 
 #[derive(Deserialize)]
 #[serde(bound = "T: DeserializeOwned")]
-struct RawList<T> {
+pub(crate) struct RawList<T> {
     #[serde(rename = "numFound")]
-    num_found: u64,
-    docs: Vec<T>,
-}
-
-impl SolrClient {
-    /// Real-time get of documents by id, decoded into `T` (in the client's response
-    /// format). An empty id list sends nothing.
-    pub async fn get<T: DeserializeOwned>(&self, get: &Get) -> Result<GetResponse<T>> {
-        if get.ids.is_empty() {
-            return Ok(GetResponse {
-                docs: Vec::new(),
-                num_found: 0,
-                timing: Timing::default(),
-            });
-        }
-        let mut params = get.params();
-        params.push(("wt".into(), self.response_format.as_str().into()));
-        let req = self.wire(Method::GET, "get", params, RequestKind::Read);
-        let (raw, timing): (Raw<T>, Timing) = decode_as(
-            self.transport.send(req).await?,
-            "real-time get response",
-            self.response_format,
-        )?;
-        Ok(GetResponse {
-            docs: raw.response.docs,
-            num_found: raw.response.num_found,
-            timing,
-        })
-    }
+    pub(crate) num_found: u64,
+    pub(crate) docs: Vec<T>,
 }

@@ -41,6 +41,7 @@ pub use highlight::{Highlight, HlMethod};
 pub use json_facet::{Domain, JsonFacet};
 mod update;
 
+pub(crate) use get::Raw as GetRaw;
 pub use get::{Get, GetResponse};
 pub use knn::Knn;
 pub use mlt::MoreLikeThis;

@@ -416,7 +416,7 @@ pub fn build(
     rs.endpoints = endpoints;
     tls.lifetime = pct_ms(tls_life);
     if let Some(d) = &decryption {
-        tls.note = crate::tls_decrypt::note(d);
+        tls.note = crate::report::tls::note(d);
     }
     tls.decryption = decryption;
 

@@ -275,7 +275,7 @@ pub(super) fn findings(r: &WatchReport, t: &Tracker) -> Vec<Finding> {
             ));
         }
         if let Some(d) = &tl.decryption {
-            f.extend(crate::tls_decrypt::findings(tl.connections, d));
+            f.extend(crate::report::tls::findings(tl.connections, d));
         } else {
             f.push(finding(
                 Severity::Info,

@@ -17,6 +17,8 @@ pub mod build;
 pub mod findings;
 pub mod text;
 
+pub mod tls;
+
 pub use build::{build, requests};
 pub use findings::Severity;
 pub use text::print_text;

@@ -174,7 +174,7 @@ pub fn print_text<W: Write>(r: &WatchReport, w: &mut W) -> Result<()> {
         )?;
         writeln!(w, "  {}", t.note)?;
         if let Some(d) = &t.decryption {
-            crate::tls_decrypt::print_text(d, w)?;
+            crate::report::tls::print_text(d, w)?;
         }
     }
     writeln!(w)?;
