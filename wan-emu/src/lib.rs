@@ -21,6 +21,32 @@
 //! Teardown: [`Wan`]'s drop stops the proxy, the delay line (closing the TUN fds removes
 //! the devices) and deletes the namespaces; `study` also tears down on Ctrl-C/SIGTERM; a
 //! crashed run's namespaces are deleted at the next start (see `namespaces.rs`).
+//!
+//! A 40 ms link in front of a server listening on 127.0.0.1:8983 (root needed: namespaces,
+//! TUN devices):
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use wan_emu::{LinkParams, Wan, WanConfig};
+//! # fn main() -> anyhow::Result<()> {
+//! let wan = Wan::start(WanConfig {
+//!     prefix: "demo".into(),
+//!     link: LinkParams { rtt: Duration::from_millis(40), jitter: Duration::ZERO, bandwidth_bps: None },
+//!     seed: 1,
+//!     upstream: "127.0.0.1:8983".parse()?,
+//!     tls: None,
+//! })?;
+//! // The front proxy on the solr side's address forwards to the upstream server.
+//! let proxy = wan.proxy_addr();
+//! // A thread inside the app namespace: every socket it opens crosses the delay line.
+//! let took = wan.app().block_on(move || async move {
+//!     let t = std::time::Instant::now();
+//!     tokio::net::TcpStream::connect(proxy).await?;
+//!     Ok(t.elapsed()) // about one RTT: the SYN and SYN-ACK cross the link
+//! })?;
+//! println!("connect took {took:?}; base URL {}", wan.url("/solr"));
+//! # Ok(()) }
+//! ```
 
 pub mod calibrate;
 pub mod delayline;
