@@ -603,6 +603,26 @@ async fn audit_names_paced_responses() {
     use clap::Parser;
     let out = std::env::temp_dir().join(support::tag("wan-paced"));
     let url = support::standalone().url(None).expect("url").to_string();
+    // Answers of several segments whatever else the shared core holds (the WAN tests run
+    // first, on a core that may be empty): 20 seeded documents of this test's own, 10 a
+    // page: ~5.5 KB plain (4-5 segments), ~1.2 KB gzipped (one segment).
+    let tag = support::tag("paced");
+    let query = format!("tag_s:{tag}");
+    {
+        let _g = support::shared().await;
+        let client = SolrClient::builder(&url)
+            .collection("bench")
+            .build()
+            .expect("client");
+        client
+            .add(&support::docs(&tag, 20, 0))
+            .await
+            .expect("index");
+        client
+            .commit(solr_client::Commit::default())
+            .await
+            .expect("commit");
+    }
     {
         let _g = support::exclusive().await;
         let cli = transport_bench::Cli::parse_from(args(
@@ -611,6 +631,8 @@ async fn audit_names_paced_responses() {
                 "audit",
                 "--url",
                 &url,
+                "--query",
+                &query,
                 "--rtt",
                 "40",
                 "--searches",
