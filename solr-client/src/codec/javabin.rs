@@ -149,6 +149,22 @@ enum Decoded {
     End,
 }
 
+/// A map key as text: strings as they are, `null` and scalars printed. A container as a key
+/// is refused: printing one as JSON inside another key's JSON escapes it again at every
+/// level, so 128 nested levels would grow without bound (found by the `javabin_decode`
+/// fuzz target: a 256 MiB allocation from a few hundred bytes).
+fn key_text(v: Value, at: usize) -> std::result::Result<String, JavabinError> {
+    match v {
+        Value::String(s) => Ok(s),
+        Value::Null => Ok("null".into()),
+        Value::Bool(_) | Value::Number(_) => Ok(v.to_string()),
+        Value::Array(_) | Value::Object(_) => Err(JavabinError {
+            offset: at,
+            message: "a map key is a list or a map (keys are names)".into(),
+        }),
+    }
+}
+
 impl Decoded {
     fn into_value(self) -> Value {
         match self {
@@ -279,11 +295,9 @@ impl Reader<'_> {
     }
 
     fn key(&mut self) -> std::result::Result<String, JavabinError> {
-        match self.plain()? {
-            Value::String(s) => Ok(s),
-            Value::Null => Ok("null".into()),
-            other => Ok(other.to_string()),
-        }
+        let at = self.pos;
+        let v = self.plain()?;
+        key_text(v, at)
     }
 
     fn value_of(&mut self, t: u8) -> std::result::Result<Decoded, JavabinError> {
@@ -394,10 +408,7 @@ impl Reader<'_> {
                     if matches!(k, Decoded::End) {
                         break;
                     }
-                    let k = match k.into_value() {
-                        Value::String(s) => s,
-                        other => other.to_string(),
-                    };
+                    let k = key_text(k.into_value(), self.pos)?;
                     let v = self.plain()?;
                     m.insert(k, v);
                 }
@@ -452,10 +463,7 @@ impl Reader<'_> {
             match self.value()? {
                 Decoded::Doc(child) => children.push(Value::Object(child)),
                 k => {
-                    let k = match k.into_value() {
-                        Value::String(s) => s,
-                        other => other.to_string(),
-                    };
+                    let k = key_text(k.into_value(), self.pos)?;
                     let v = self.plain()?;
                     m.insert(k, v);
                 }
@@ -505,10 +513,7 @@ impl Reader<'_> {
             match item {
                 Decoded::InputDoc(child) => children.push(Value::Object(child)),
                 k => {
-                    let k = match k.into_value() {
-                        Value::String(s) => s,
-                        other => other.to_string(),
-                    };
+                    let k = key_text(k.into_value(), self.pos)?;
                     let v = self.plain()?;
                     m.insert(k, v);
                 }
@@ -1168,6 +1173,21 @@ mod tests {
             }
         }
         assert_eq!(tried, body.len() * 10);
+    }
+
+    /// The fuzz target's find: 256 bytes of maps nested as each other's keys. Printing a
+    /// container key as JSON escaped it again at every level (a 256 MiB allocation); a
+    /// container key is now an error, at once.
+    #[test]
+    fn containers_as_map_keys_are_errors_not_exponential_text() {
+        let input = include_bytes!("testdata/javabin-nested-keys.bin");
+        let e = decode(input).expect_err("a container key");
+        assert!(e.message.contains("map key"), "{e}");
+        let mut w = Writer::new();
+        w.map(1);
+        w.map(0); // the key: an empty map
+        w.str("v");
+        assert!(decode(&w.finish()).is_err());
     }
 
     #[test]
