@@ -213,6 +213,12 @@ impl Reader<'_> {
                         Item::Break if n.is_none() => break,
                         Item::Break => return Err(self.err("a break inside a map")),
                         Item::Value(Value::String(s)) => s,
+                        // A container as a key is refused: printed as JSON inside another
+                        // key's JSON it is escaped again at every level and grows without
+                        // bound (found by fuzzing).
+                        Item::Value(Value::Array(_) | Value::Object(_)) => {
+                            return Err(self.err("a map key is a list or a map (keys are names)"))
+                        }
                         Item::Value(other) => other.to_string(),
                     };
                     let v = self.value()?;
@@ -286,6 +292,16 @@ fn half_to_f32(h: u16) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A fuzzing find: maps nested as each other's keys (`a1 a1 a1 ...`) took over 10 s
+    /// when every container key was printed as JSON inside the next; now an error at once.
+    #[test]
+    fn containers_as_map_keys_are_errors() {
+        let input = include_bytes!("testdata/cbor-nested-keys.bin");
+        let e = decode(input).expect_err("a container key");
+        assert!(e.contains("map key"), "{e}");
+        assert!(decode(&[0xa1, 0xa0, 0x61, b'v']).is_err(), "{{}} as a key");
+    }
     use serde_json::json;
 
     #[test]
