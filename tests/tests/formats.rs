@@ -109,10 +109,13 @@ async fn every_format_decodes_the_corpus_like_json() {
     c.add(&corpus(&t)).await.expect("add");
     c.commit(Commit::default()).await.expect("commit");
     let q = format!("tag_s:{t}");
+    // A constant score: other tests index into the same core at the same time, and a scored
+    // query's score moves with the core's document count between two fetches.
+    let scored = format!("tag_s:{t}^=1.5");
     let json_facet = r#"{cats:{type:terms,field:category,facet:{avg:"avg(price)",top:{type:terms,field:tags_ss,limit:2}}},pricey:{type:query,q:"price:[5 TO *]"}}"#;
     let requests: Vec<Vec<(&str, &str)>> = vec![
         vec![
-            ("q", &q),
+            ("q", &scored),
             ("sort", "id asc"),
             ("fl", "*,score"),
             ("rows", "10"),
@@ -194,6 +197,8 @@ async fn every_format_decodes_the_corpus_like_json() {
         json!("2024-03-03T03:04:05.102Z")
     );
     assert_eq!(docs["response"]["docs"][1]["price"], json!(3.35));
+    let scored = fetch(&c, &requests[0], ResponseFormat::Cbor).await;
+    assert_eq!(scored["response"]["docs"][0]["score"], json!(1.5));
 }
 
 #[derive(serde::Deserialize, Debug, PartialEq)]
