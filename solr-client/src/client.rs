@@ -743,6 +743,34 @@ impl SolrClient {
     }
 }
 
+/// The admin APIs ([`crate::admin`]), as small handles borrowed from the client.
+impl SolrClient {
+    /// The Collections API (SolrCloud) of this client's cluster.
+    pub fn collections(&self) -> crate::admin::Collections<'_> {
+        crate::admin::Collections::new(self)
+    }
+
+    /// The Configsets API (SolrCloud).
+    pub fn configsets(&self) -> crate::admin::Configsets<'_> {
+        crate::admin::Configsets::new(self)
+    }
+
+    /// The Schema API of this client's collection (or core).
+    pub fn schema(&self) -> crate::admin::Schema<'_> {
+        crate::admin::Schema::new(self)
+    }
+
+    /// The CoreAdmin API of this client's node (standalone).
+    pub fn cores(&self) -> crate::admin::Cores<'_> {
+        crate::admin::Cores::new(self)
+    }
+
+    /// System information and metrics of this client's node.
+    pub fn system(&self) -> crate::admin::System<'_> {
+        crate::admin::System::new(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

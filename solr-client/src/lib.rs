@@ -69,6 +69,7 @@
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+pub mod admin;
 mod batch;
 pub mod blocking;
 mod client;
