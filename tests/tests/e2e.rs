@@ -4,6 +4,7 @@
 mod support;
 
 mod accounting;
+mod admin;
 
 mod captures;
 mod cli;
