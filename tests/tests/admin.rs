@@ -434,6 +434,12 @@ async fn standalone_scenario(url: &str, core: &str) {
     assert_eq!(info.mode, "std");
     assert!(info.lucene.solr_spec_version.starts_with("9."));
     assert!(!info.jvm.version.is_empty());
+    // The Collections API of a standalone node is Solr's error, its message kept.
+    let e = c.collections().list().await.expect_err("not SolrCloud");
+    assert!(
+        solr_message(&e).contains("not running in SolrCloud mode"),
+        "{e}"
+    );
 
     // A core of our own (the project's `bench` configset), so reload and counters are ours.
     c.cores()
