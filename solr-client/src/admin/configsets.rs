@@ -116,3 +116,44 @@ pub struct ConfigsetList {
 }
 
 timed!(ConfigsetList);
+
+#[cfg(test)]
+mod tests {
+    use crate::{Error, SolrClient};
+
+    /// Nothing listens on port 9 (discard): any request sent would be a connect error, so an
+    /// `InvalidInput` proves the call was refused before sending.
+    fn unreachable() -> SolrClient {
+        SolrClient::builder("http://127.0.0.1:9/solr")
+            .collection("bench")
+            .build()
+            .expect("client")
+    }
+
+    #[tokio::test]
+    async fn bad_uploads_and_names_are_refused_before_sending() {
+        let c = unreachable();
+        // Solr 9.10 answers an empty upload with a 400 yet leaves an empty configset of
+        // that name behind: the client never sends one.
+        for zip in [Vec::new(), b"not a zip at all, just text".to_vec()] {
+            let e = c
+                .configsets()
+                .upload_zip("x", zip, false)
+                .await
+                .expect_err("refused");
+            assert!(matches!(e, Error::InvalidInput(_)), "{e}");
+        }
+        let e = c.configsets().delete("a/b").await.expect_err("refused");
+        assert!(matches!(e, Error::InvalidInput(_)), "{e}");
+        let e = c.collections().delete("").await.expect_err("refused");
+        assert!(matches!(e, Error::InvalidInput(_)), "{e}");
+        let e = c
+            .collections()
+            .create_alias("a", &[])
+            .await
+            .expect_err("refused");
+        assert!(matches!(e, Error::InvalidInput(_)), "{e}");
+        let e = c.cores().reload("a b").await.expect_err("refused");
+        assert!(matches!(e, Error::InvalidInput(_)), "{e}");
+    }
+}
