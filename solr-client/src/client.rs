@@ -112,7 +112,7 @@ impl Default for Commit {
 #[must_use]
 pub struct SolrClientBuilder {
     node: crate::error::UrlText,
-    collection: String,
+    collection: Option<String>,
     transport: Option<Arc<dyn Transport>>,
     kind: TransportKind,
     gzip: bool,
@@ -126,9 +126,12 @@ pub struct SolrClientBuilder {
 }
 
 impl SolrClientBuilder {
-    /// The collection or core name. Default: `bench`.
+    /// The collection or core name. Required: there is no default, and the base URL names
+    /// the node (`http://127.0.0.1:8983/solr`), never the core, so [`Self::build`] fails
+    /// with [`Error::Config`] when this was not called (or was given an empty name or one
+    /// containing `/`).
     pub fn collection(mut self, name: impl Into<String>) -> Self {
-        self.collection = name.into();
+        self.collection = Some(name.into());
         self
     }
 
@@ -204,6 +207,7 @@ impl SolrClientBuilder {
     /// Builds the client.
     pub fn build(self) -> Result<SolrClient> {
         let node = crate::error::parse_node_url(&self.node.0)?;
+        let collection = check_collection(self.collection, &node)?;
         let inner = match self.transport {
             Some(t) => t,
             None => self.kind.build(&self.tls, self.gzip)?,
@@ -213,7 +217,7 @@ impl SolrClientBuilder {
         Ok(SolrClient {
             transport,
             node,
-            collection: self.collection,
+            collection,
             timeouts: self.timeouts,
             max_response_bytes: self.max_response_bytes,
             update_format: self.update_format,
@@ -237,11 +241,13 @@ pub struct SolrClient {
 }
 
 impl SolrClient {
-    /// A builder for the node at `base_url` (e.g. `http://127.0.0.1:8983/solr`).
+    /// A builder for the node at `base_url` (e.g. `http://127.0.0.1:8983/solr`, the URL
+    /// Solr's admin UI lives under, without the core). The collection is required:
+    /// [`SolrClientBuilder::collection`].
     pub fn builder(base_url: impl Into<String>) -> SolrClientBuilder {
         SolrClientBuilder {
             node: crate::error::UrlText(base_url.into()),
-            collection: "bench".into(),
+            collection: None,
             transport: None,
             kind: TransportKind::Pooled,
             gzip: false,
@@ -691,6 +697,37 @@ impl SolrClient {
     }
 }
 
+/// The collection the builder was given, or a [`Error::Config`] saying how to name one.
+fn check_collection(name: Option<String>, node: &Url) -> Result<String> {
+    let hint = |what: &str| {
+        // The node URL is printed without user info (parse_node_url refused any).
+        let last = node
+            .path_segments()
+            .and_then(|mut s| s.next_back())
+            .unwrap_or("");
+        let core_in_url = if !last.is_empty() && last != "solr" {
+            format!(
+                " (the base URL ends in {last:?}: if that is the core, pass it to \
+                 .collection({last:?}) and end the base URL at the node, e.g. .../solr)"
+            )
+        } else {
+            String::new()
+        };
+        Error::Config(format!(
+            "{what}: call .collection(\"name\") on SolrClient::builder({node}); there is no \
+             default collection{core_in_url}"
+        ))
+    };
+    match name {
+        None => Err(hint("no collection")),
+        Some(n) if n.is_empty() => Err(hint("empty collection name")),
+        Some(n) if n.contains('/') => Err(Error::Config(format!(
+            "collection name {n:?} contains '/': name one collection or core, without path"
+        ))),
+        Some(n) => Ok(n),
+    }
+}
+
 fn with_qtime(mut t: Timing, qtime: Option<u32>) -> Timing {
     t.qtime_ms = qtime;
     t
@@ -752,6 +789,39 @@ mod tests {
     const URL: &str = "http://solr:s3cret-P4ss@solr.example:8983/solr";
 
     #[test]
+    fn no_default_collection_build_fails_with_a_hint() {
+        // A node URL without .collection(): refused, saying what to call.
+        let err = SolrClient::builder("http://127.0.0.1:8983/solr")
+            .build()
+            .expect_err("no collection");
+        let msg = err.to_string();
+        assert!(matches!(err, Error::Config(_)), "{err:?}");
+        assert!(msg.contains(".collection(\"name\")"), "{msg}");
+        // A URL ending in the core is not split: refused too, naming the core it saw.
+        let err = SolrClient::builder("http://127.0.0.1:8983/solr/mycore")
+            .build()
+            .expect_err("core in the URL, no collection");
+        let msg = err.to_string();
+        assert!(matches!(err, Error::Config(_)), "{err:?}");
+        assert!(msg.contains(".collection(\"mycore\")"), "{msg}");
+        for bad in ["", "a/b"] {
+            let err = SolrClient::builder("http://127.0.0.1:8983/solr")
+                .collection(bad)
+                .build()
+                .expect_err("bad name");
+            assert!(matches!(err, Error::Config(_)), "{bad:?}: {err:?}");
+        }
+        // Named explicitly: every request goes under it.
+        let c = SolrClient::builder("http://127.0.0.1:8983/solr")
+            .collection("mycore")
+            .build()
+            .expect("client");
+        assert_eq!(c.collection(), "mycore");
+        let req = c.wire(http::Method::GET, "select", Vec::new(), RequestKind::Read);
+        assert_eq!(req.path, "mycore/select");
+    }
+
+    #[test]
     fn builders_credentials_and_wire_requests_never_show_secrets() {
         use crate::transport::{RequestKind, Routing, TransportKind};
 
@@ -780,6 +850,7 @@ mod tests {
             r#"Credentials { user: "solr", password: "***" }"#
         );
         let c = SolrClient::builder("http://solr.example:8983/solr")
+            .collection("bench")
             .credentials(creds)
             .build()
             .expect("client");

@@ -309,6 +309,7 @@ async fn gzip_request_bodies_need_an_inflating_jetty() {
     let gz_client = |url: &str| {
         let t = Pooled::new(&TlsOptions::new(), PooledConfig::default()).expect("pooled");
         SolrClient::builder(url)
+            .collection("bench")
             .custom_transport(Arc::new(Gzip::new(t).compress_requests(true)))
             .build()
             .expect("client")

@@ -544,6 +544,7 @@ async fn run(row: &Row, inner: Arc<dyn Transport>, op: Op) -> Result<(), String>
         }
     };
     let client = SolrClient::builder(servers[0].url())
+        .collection("bench")
         .custom_transport(wrapped)
         .timeouts(row.timeouts)
         .build()
@@ -670,6 +671,7 @@ async fn a_hanging_connect_is_a_connect_timeout_with_the_connect_value() {
     };
     for kind in TransportKind::ALL {
         let client = SolrClient::builder(&url)
+            .collection("bench")
             .custom_transport(transport(kind))
             .timeouts(t)
             .build()

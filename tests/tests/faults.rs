@@ -43,6 +43,7 @@ fn transport(kind: TransportKind, gzip: bool) -> Arc<dyn Transport> {
 
 fn client_on(url: &str, t: Arc<dyn Transport>) -> SolrClient {
     SolrClient::builder(url)
+        .collection("bench")
         .custom_transport(t)
         .build()
         .expect("client builds")
@@ -61,9 +62,13 @@ async fn select_err(
     tune: impl FnOnce(solr_client::SolrClientBuilder) -> solr_client::SolrClientBuilder,
 ) -> (Error, FaultServer) {
     let srv = FaultServer::start(script).await;
-    let c = tune(SolrClient::builder(srv.url()).custom_transport(transport(kind, gzip)))
-        .build()
-        .expect("client builds");
+    let c = tune(
+        SolrClient::builder(srv.url())
+            .collection("bench")
+            .custom_transport(transport(kind, gzip)),
+    )
+    .build()
+    .expect("client builds");
     let what = format!("{kind}{}", if gzip { "+gzip" } else { "" });
     let err = bounded(&what, c.select(&q()))
         .await

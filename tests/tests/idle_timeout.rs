@@ -33,6 +33,7 @@ fn pooled_client(url: &str) -> (SolrClient, Arc<Pooled>) {
         .expect("pooled"),
     );
     let c = SolrClient::builder(url)
+        .collection("bench")
         .custom_transport(pooled.clone())
         .build()
         .expect("client");

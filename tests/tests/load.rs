@@ -89,6 +89,7 @@ async fn thousand_concurrent_requests_stay_within_the_pool_cap_and_leak_nothing(
             .expect("pooled"),
         );
         let c = SolrClient::builder(url)
+            .collection("bench")
             .custom_transport(pooled.clone())
             .build()
             .expect("client");

@@ -50,6 +50,7 @@ fn pooled() -> Arc<dyn solr_client::Transport> {
 
 fn client_over(router: &Arc<Routing>) -> SolrClient {
     SolrClient::builder("http://127.0.0.1:9/solr")
+        .collection("bench")
         .custom_transport(router.clone())
         .build()
         .expect("client builds")
