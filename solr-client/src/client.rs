@@ -641,11 +641,25 @@ impl SolrClient {
     /// Streams every document matching `select` with Solr's cursorMark, `page_rows` per
     /// request, holding one page in memory at a time. The sort gets `id asc` as tie-breaker
     /// if it lacks the unique key (cursors require it).
+    ///
+    /// The stream owns a clone of this client (clones share the transport and its
+    /// connections): it is `'static`, so it can outlive `self` and move into a task.
+    ///
+    /// ```no_run
+    /// # async fn run(client: solr_client::SolrClient) -> solr_client::Result<()> {
+    /// use futures::TryStreamExt;
+    /// let stream = client.cursor(solr_client::Select::new("*:*").fl("id"), 1000);
+    /// let task = tokio::spawn(async move { stream.try_collect::<Vec<_>>().await });
+    /// let all = task.await.expect("task")?;
+    /// # let _ = all;
+    /// # Ok(()) }
+    /// ```
     pub fn cursor(
         &self,
         select: Select,
         page_rows: u64,
-    ) -> impl Stream<Item = Result<Document>> + Send + '_ {
+    ) -> impl Stream<Item = Result<Document>> + Send + 'static {
+        let client = self.clone();
         let sort = match &select.sort {
             None => "id asc".to_string(),
             Some(s)
@@ -667,6 +681,7 @@ impl SolrClient {
         };
         futures::stream::try_unfold(init, move |mut st| {
             let base = base.clone();
+            let client = client.clone();
             async move {
                 loop {
                     if let Some(doc) = st.buf.pop_front() {
@@ -677,7 +692,7 @@ impl SolrClient {
                     };
                     let mut s = base.clone();
                     s.start = None;
-                    let r = self.select(&s.param("cursorMark", mark.clone())).await?;
+                    let r = client.select(&s.param("cursorMark", mark.clone())).await?;
                     let next = r.next_cursor_mark.clone().ok_or_else(|| Error::Decode {
                         node: r.timing.node.clone(),
                         what: "cursor response",
