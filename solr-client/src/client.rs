@@ -19,8 +19,8 @@ use crate::response::{decode, decode_as, Document, PingResponse, SelectResponse,
 use crate::shard_split;
 use crate::timing::Timing;
 use crate::transport::{
-    Redirects, RequestKind, RouteKey, Timeouts, TlsOptions, Transport, TransportKind, WireRequest,
-    WireResponse,
+    PooledConfig, Redirects, RequestKind, RouteKey, Timeouts, TlsOptions, Transport, TransportKind,
+    WireRequest, WireResponse,
 };
 
 /// Default response size limit: 64 MiB, applied to the body as it arrives and again to the
@@ -91,6 +91,7 @@ impl std::fmt::Debug for Credentials {
 
 /// Options of a commit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Commit {
     /// Soft commit (visibility without fsync). Default false (hard commit).
     pub soft: bool,
@@ -104,6 +105,21 @@ impl Default for Commit {
             soft: false,
             wait_searcher: true,
         }
+    }
+}
+
+/// Setters, for code outside this crate (the struct is `#[non_exhaustive]`: build it
+/// from [`Commit::default()`] and change what differs).
+impl Commit {
+    /// Sets [`Commit::soft`]; see there for the default.
+    pub const fn soft(mut self, v: bool) -> Self {
+        self.soft = v;
+        self
+    }
+    /// Sets [`Commit::wait_searcher`]; see there for the default.
+    pub const fn wait_searcher(mut self, v: bool) -> Self {
+        self.wait_searcher = v;
+        self
     }
 }
 
@@ -123,6 +139,7 @@ pub struct SolrClientBuilder {
     response_format: ResponseFormat,
     credentials: Option<Credentials>,
     max_redirects: u32,
+    pooled: PooledConfig,
 }
 
 impl SolrClientBuilder {
@@ -145,6 +162,15 @@ impl SolrClientBuilder {
     /// [`Self::transport`], [`Self::gzip`] and [`Self::tls`].
     pub fn custom_transport(mut self, t: Arc<dyn Transport>) -> Self {
         self.transport = Some(t);
+        self
+    }
+
+    /// Settings of the pooled transport ([`TransportKind::Pooled`], the default kind):
+    /// connection cap and idle connections per host, idle timeout. Default
+    /// [`PooledConfig::default`] (64 connections, 32 idle, 90 s). Other kinds, and a
+    /// [`Self::custom_transport`], ignore it.
+    pub fn pooled(mut self, config: PooledConfig) -> Self {
+        self.pooled = config;
         self
     }
 
@@ -210,7 +236,7 @@ impl SolrClientBuilder {
         let collection = check_collection(self.collection, &node)?;
         let inner = match self.transport {
             Some(t) => t,
-            None => self.kind.build(&self.tls, self.gzip)?,
+            None => self.kind.build_with(&self.tls, self.gzip, self.pooled)?,
         };
         // Transports hand a 3xx back as it is; this decorator is the one place that decides.
         let transport: Arc<dyn Transport> = Arc::new(Redirects::new(inner, self.max_redirects));
@@ -258,6 +284,7 @@ impl SolrClient {
             response_format: ResponseFormat::Json,
             credentials: None,
             max_redirects: 0,
+            pooled: PooledConfig::default(),
         }
     }
 

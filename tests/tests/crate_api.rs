@@ -149,3 +149,21 @@ async fn update_errors_keep_their_source_chain() {
         .is_some_and(|e| e.is_connect()));
     assert!(chain[2].downcast_ref::<std::io::Error>().is_some());
 }
+
+#[tokio::test]
+async fn pooled_config_is_set_from_the_client_builder() {
+    let _g = support::shared().await;
+    let url = support::standalone().url(None).unwrap();
+    let c = solr_client::SolrClient::builder(url)
+        .collection("bench")
+        .transport(TransportKind::Pooled)
+        .pooled(solr_client::transport::PooledConfig::default().max_connections_per_host(1))
+        .build()
+        .expect("client");
+    let q = Select::new("*:*").rows(0);
+    let all = futures::future::join_all((0..8).map(|_| c.select(&q))).await;
+    assert!(all.iter().all(Result::is_ok), "{all:?}");
+    // Eight requests at once, one connection allowed: one opened, the others waited.
+    let stats = c.transport().stats();
+    assert_eq!((stats.connections_opened, stats.requests), (1, 8));
+}

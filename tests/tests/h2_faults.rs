@@ -239,11 +239,10 @@ async fn blackhole() -> (tokio::net::TcpListener, Vec<tokio::net::TcpStream>, St
 async fn a_node_slow_to_connect_does_not_block_requests_to_other_nodes() {
     let _g = support::shared().await;
     let connect = Duration::from_secs(3);
-    let timeouts = Timeouts {
-        connect,
-        read_idle: Duration::from_secs(10),
-        request: Duration::from_secs(30),
-    };
+    let timeouts = Timeouts::DEFAULT
+        .connect(connect)
+        .read_idle(Duration::from_secs(10))
+        .request(Duration::from_secs(30));
     let (_listener, _fill, slow_url) = blackhole().await;
     let healthy = H2FaultServer::start(vec![H2Fault::Ok(SELECT_OK)]).await;
     let h2: Arc<dyn Transport> = Arc::new(Http2::new(&TlsOptions::default()).expect("http2"));
