@@ -20,7 +20,7 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >&2
 fi
 if ! command -v cargo >/dev/null 2>&1; then
-  echo "setup: cargo not found: install the Rust toolchain (rustup, Rust >= 1.85) first" >&2
+  echo "setup: cargo not found: install the Rust toolchain (rustup, Rust >= 1.88) first" >&2
   exit 1
 fi
 # Python `requests`: a real client no one here wrote, for the `watch` e2e tests.

@@ -19,6 +19,16 @@ step "cargo clippy"
 cargo clippy --workspace --all-targets -- -D warnings
 step "cargo doc"
 RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps -q
+# --- solr-client as a published crate (issue 15, crate hygiene) ---
+step "solr-client: no optional feature, and each feature alone (cargo check)"
+bash scripts/features.sh
+step "solr-client: cargo publish --dry-run"
+cargo publish --dry-run -q -p solr-client --allow-dirty
+step "solr-client: MSRV (rust-version) check"
+bash scripts/msrv.sh
+step "cargo-deny: licenses, bans, sources, advisories"
+bash scripts/deny.sh
+# --- end solr-client as a published crate ---
 step "cargo test: unit tests"
 cargo test --workspace --exclude e2e-tests
 # The WAN tests measure round trips through a userspace delay line: they run first, alone in

@@ -34,6 +34,7 @@ async fn main() -> solr_client::Result<()> {
             .build()?,
     );
     let client = SolrClient::builder(&leader)
+        .collection("bench")
         .custom_transport(router.clone())
         .build()?;
     let run = std::process::id();

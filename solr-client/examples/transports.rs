@@ -20,6 +20,7 @@ async fn main() -> solr_client::Result<()> {
     for kind in TransportKind::ALL {
         for gzip in [false, true] {
             let client = SolrClient::builder(&url)
+                .collection("bench")
                 .transport(kind)
                 .gzip(gzip)
                 .tls(tls.clone())

@@ -19,6 +19,7 @@ use crate::types::TolerantError;
 /// unknown.len() == sent`. Each entry of `failed` and `unknown` is one document of a batch,
 /// so an id appears there at most as often as it was sent.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct BatchReport {
     /// Documents sent (in every request of this report).
     pub sent: usize,

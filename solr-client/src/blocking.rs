@@ -1,28 +1,63 @@
 //! A blocking wrapper for applications without an async runtime. Each call runs the async
 //! client on a private current-thread Tokio runtime.
+//!
+//! Every method of the async [`crate::SolrClient`] that talks to Solr has a blocking twin
+//! here; a cursor becomes an [`Iterator`] ([`SolrClient::cursor`]). The synchronous helpers
+//! (`wire`, `select_request`, `encode_add`, `node`, `collection`...) are on the async client,
+//! reachable through [`SolrClient::inner`]. (The admin API handles, being added to the async
+//! client, get their blocking twins here when they land.)
+//!
+//! A blocking call from a thread inside a Tokio runtime (an `async fn`, a task) would stall
+//! that runtime's thread, and Tokio would panic on it: every method checks first and returns
+//! [`Error::Config`] instead, saying to use the async client there or a plain thread
+//! (`std::thread::spawn`). Tokio's `spawn_blocking` threads count as inside (they carry the
+//! runtime's context, and no public Tokio API tells them apart from its workers).
+//!
+//! ```no_run
+//! # fn run() -> solr_client::Result<()> {
+//! use solr_client::{blocking, Select, SolrClient};
+//! let client = blocking::SolrClient::new(
+//!     SolrClient::builder("http://127.0.0.1:8983/solr").collection("bench").build()?,
+//! )?;
+//! for doc in client.cursor(Select::new("*:*").fl("id"), 1000) {
+//!     println!("{}", doc?["id"]);
+//! }
+//! # Ok(()) }
+//! ```
 
+use std::pin::Pin;
+
+use futures::{Stream, StreamExt};
+use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use crate::batch::BatchReport;
 use crate::client::{Commit, SolrClient as AsyncClient};
 use crate::error::{Error, Result};
-use crate::request::{Knn, Select};
-use crate::response::{PingResponse, SelectResponse, UpdateResponse};
+use crate::request::{Get, GetResponse, Knn, Select};
+use crate::response::{Document, PingResponse, SelectResponse, UpdateResponse};
+use crate::transport::{WireRequest, WireResponse};
 
-/// The blocking client. Do not use it from inside an async runtime.
+/// The blocking client. Calls made from inside an async runtime return an error.
 #[derive(Debug)]
 pub struct SolrClient {
     inner: AsyncClient,
-    rt: tokio::runtime::Runtime,
+    /// Always `Some` until dropped (taken by `Drop`, which shuts it down without blocking).
+    rt: Option<tokio::runtime::Runtime>,
 }
 
 impl SolrClient {
-    /// Wraps an async client (build it with [`crate::SolrClient::builder`]).
+    /// Wraps an async client (build it with [`crate::SolrClient::builder`]). It may be
+    /// created (and dropped) anywhere, an async context included, for use on another thread.
     pub fn new(inner: AsyncClient) -> Result<Self> {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .map_err(|e| Error::Config(format!("cannot start a Tokio runtime: {e}")))?;
-        Ok(SolrClient { inner, rt })
+        Ok(SolrClient {
+            inner,
+            rt: Some(rt),
+        })
     }
 
     /// The async client inside.
@@ -30,38 +65,196 @@ impl SolrClient {
         &self.inner
     }
 
+    /// Runs `fut` to completion on the private runtime, or refuses when called from inside
+    /// a runtime (where blocking would stall it, and Tokio panics).
+    fn run<F: std::future::Future>(&self, what: &str, fut: F) -> Result<F::Output> {
+        if tokio::runtime::Handle::try_current().is_ok() {
+            return Err(Error::Config(format!(
+                "blocking::SolrClient::{what} called on a thread inside a Tokio runtime, \
+                 where blocking would stall it: call the async client there \
+                 (blocking::SolrClient::inner()), or make the blocking call from a thread of \
+                 your own (std::thread::spawn)"
+            )));
+        }
+        match &self.rt {
+            Some(rt) => Ok(rt.block_on(fut)),
+            None => Err(Error::Config("blocking client already shut down".into())),
+        }
+    }
+
     /// See [`crate::SolrClient::ping`].
     pub fn ping(&self) -> Result<PingResponse> {
-        self.rt.block_on(self.inner.ping())
+        self.run("ping", self.inner.ping())?
     }
 
     /// See [`crate::SolrClient::select`].
     pub fn select(&self, s: &Select) -> Result<SelectResponse> {
-        self.rt.block_on(self.inner.select(s))
+        self.run("select", self.inner.select(s))?
+    }
+
+    /// See [`crate::SolrClient::select_as`]: the hits decoded into `T`.
+    pub fn select_as<T: DeserializeOwned>(&self, s: &Select) -> Result<SelectResponse<T>> {
+        self.run("select_as", self.inner.select_as::<T>(s))?
     }
 
     /// See [`crate::SolrClient::knn`].
     pub fn knn(&self, k: &Knn) -> Result<SelectResponse> {
-        self.rt.block_on(self.inner.knn(k))
+        self.run("knn", self.inner.knn(k))?
+    }
+
+    /// See [`crate::SolrClient::get`]: real-time get, decoded into `T`.
+    pub fn get<T: DeserializeOwned>(&self, get: &Get) -> Result<GetResponse<T>> {
+        self.run("get", self.inner.get::<T>(get))?
+    }
+
+    /// See [`crate::SolrClient::cursor`]: every document matching `select`, one page of
+    /// `page_rows` in memory at a time, as an iterator. Each page is fetched on the call to
+    /// `next` that needs it; after an error from Solr or the network the iterator ends.
+    pub fn cursor(&self, select: Select, page_rows: u64) -> Cursor<'_> {
+        Cursor {
+            client: self,
+            stream: Box::pin(self.inner.cursor(select, page_rows)),
+        }
     }
 
     /// See [`crate::SolrClient::add`].
     pub fn add<T: Serialize>(&self, docs: &[T]) -> Result<UpdateResponse> {
-        self.rt.block_on(self.inner.add(docs))
+        self.run("add", self.inner.add(docs))?
+    }
+
+    /// See [`crate::SolrClient::add_with`].
+    pub fn add_with<T: Serialize>(
+        &self,
+        docs: &[T],
+        commit_within_ms: Option<u64>,
+    ) -> Result<UpdateResponse> {
+        self.run("add_with", self.inner.add_with(docs, commit_within_ms))?
+    }
+
+    /// See [`crate::SolrClient::add_batched`].
+    pub fn add_batched<T: Serialize>(&self, docs: &[T], batch_size: usize) -> Result<BatchReport> {
+        self.run("add_batched", self.inner.add_batched(docs, batch_size))?
     }
 
     /// See [`crate::SolrClient::delete_by_ids`].
     pub fn delete_by_ids(&self, ids: &[&str]) -> Result<UpdateResponse> {
-        self.rt.block_on(self.inner.delete_by_ids(ids))
+        self.run("delete_by_ids", self.inner.delete_by_ids(ids))?
+    }
+
+    /// See [`crate::SolrClient::delete_by_ids_with`].
+    pub fn delete_by_ids_with(
+        &self,
+        ids: &[&str],
+        commit_within_ms: Option<u64>,
+    ) -> Result<UpdateResponse> {
+        self.run(
+            "delete_by_ids_with",
+            self.inner.delete_by_ids_with(ids, commit_within_ms),
+        )?
     }
 
     /// See [`crate::SolrClient::delete_by_query`].
     pub fn delete_by_query(&self, q: &str) -> Result<UpdateResponse> {
-        self.rt.block_on(self.inner.delete_by_query(q))
+        self.run("delete_by_query", self.inner.delete_by_query(q))?
+    }
+
+    /// See [`crate::SolrClient::delete_by_query_with`].
+    pub fn delete_by_query_with(
+        &self,
+        q: &str,
+        commit_within_ms: Option<u64>,
+    ) -> Result<UpdateResponse> {
+        self.run(
+            "delete_by_query_with",
+            self.inner.delete_by_query_with(q, commit_within_ms),
+        )?
     }
 
     /// See [`crate::SolrClient::commit`].
     pub fn commit(&self, c: Commit) -> Result<UpdateResponse> {
-        self.rt.block_on(self.inner.commit(c))
+        self.run("commit", self.inner.commit(c))?
+    }
+
+    /// See [`crate::SolrClient::send_raw`].
+    pub fn send_raw(&self, req: WireRequest) -> Result<WireResponse> {
+        self.run("send_raw", self.inner.send_raw(req))?
+    }
+}
+
+impl Drop for SolrClient {
+    fn drop(&mut self) {
+        // Dropping a runtime inside an async context panics; shutting it down in the
+        // background never blocks, so the client can be dropped anywhere.
+        if let Some(rt) = self.rt.take() {
+            rt.shutdown_background();
+        }
+    }
+}
+
+/// The iterator of [`SolrClient::cursor`]: documents in sort order, pages fetched as needed.
+/// Like every blocking call, `next` yields an error when called inside a Tokio runtime.
+#[must_use = "an iterator does nothing until consumed"]
+pub struct Cursor<'a> {
+    client: &'a SolrClient,
+    stream: Pin<Box<dyn Stream<Item = Result<Document>> + Send + 'static>>,
+}
+
+impl std::fmt::Debug for Cursor<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cursor")
+            .field("collection", &self.client.inner.collection())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Iterator for Cursor<'_> {
+    type Item = Result<Document>;
+
+    fn next(&mut self) -> Option<Result<Document>> {
+        match self.client.run("cursor", self.stream.next()) {
+            Ok(item) => item,
+            Err(e) => Some(Err(e)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn client() -> SolrClient {
+        // Port 9 (discard): nothing listens; no call below gets that far.
+        SolrClient::new(
+            crate::SolrClient::builder("http://127.0.0.1:9/solr")
+                .collection("bench")
+                .build()
+                .expect("client"),
+        )
+        .expect("blocking client")
+    }
+
+    #[tokio::test]
+    async fn inside_a_runtime_every_call_is_an_error_not_a_panic() {
+        let c = client();
+        let err = c.select(&Select::new("*:*")).expect_err("inside a runtime");
+        assert!(matches!(err, Error::Config(_)), "{err:?}");
+        assert!(err.to_string().contains("std::thread::spawn"), "{err}");
+        assert!(matches!(c.ping(), Err(Error::Config(_))));
+        assert!(matches!(c.commit(Commit::default()), Err(Error::Config(_))));
+        let mut cur = c.cursor(Select::new("*:*"), 10);
+        assert!(matches!(cur.next(), Some(Err(Error::Config(_)))));
+        drop(cur);
+        // Dropped inside the runtime: no panic either.
+        drop(c);
+    }
+
+    #[test]
+    fn outside_a_runtime_calls_run() {
+        let c = client();
+        // Nothing listens on port 9: a connect error, from the private runtime.
+        let err = c.ping().expect_err("nothing listens");
+        assert!(err.is_connect(), "{err:?}");
+        let mut cur = c.cursor(Select::new("*:*"), 10);
+        assert!(matches!(cur.next(), Some(Err(e)) if e.is_connect()));
     }
 }

@@ -19,8 +19,8 @@ use crate::response::{decode, decode_as, Document, PingResponse, SelectResponse,
 use crate::shard_split;
 use crate::timing::Timing;
 use crate::transport::{
-    Redirects, RequestKind, RouteKey, Timeouts, TlsOptions, Transport, TransportKind, WireRequest,
-    WireResponse,
+    PooledConfig, Redirects, RequestKind, RouteKey, Timeouts, TlsOptions, Transport, TransportKind,
+    WireRequest, WireResponse,
 };
 
 /// Default response size limit: 64 MiB, applied to the body as it arrives and again to the
@@ -91,6 +91,7 @@ impl std::fmt::Debug for Credentials {
 
 /// Options of a commit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Commit {
     /// Soft commit (visibility without fsync). Default false (hard commit).
     pub soft: bool,
@@ -107,12 +108,27 @@ impl Default for Commit {
     }
 }
 
+/// Setters, for code outside this crate (the struct is `#[non_exhaustive]`: build it
+/// from [`Commit::default()`] and change what differs).
+impl Commit {
+    /// Sets [`Commit::soft`]; see there for the default.
+    pub const fn soft(mut self, v: bool) -> Self {
+        self.soft = v;
+        self
+    }
+    /// Sets [`Commit::wait_searcher`]; see there for the default.
+    pub const fn wait_searcher(mut self, v: bool) -> Self {
+        self.wait_searcher = v;
+        self
+    }
+}
+
 /// Builder of a [`SolrClient`].
 #[derive(Debug)]
 #[must_use]
 pub struct SolrClientBuilder {
     node: crate::error::UrlText,
-    collection: String,
+    collection: Option<String>,
     transport: Option<Arc<dyn Transport>>,
     kind: TransportKind,
     gzip: bool,
@@ -123,12 +139,16 @@ pub struct SolrClientBuilder {
     response_format: ResponseFormat,
     credentials: Option<Credentials>,
     max_redirects: u32,
+    pooled: PooledConfig,
 }
 
 impl SolrClientBuilder {
-    /// The collection or core name. Default: `bench`.
+    /// The collection or core name. Required: there is no default, and the base URL names
+    /// the node (`http://127.0.0.1:8983/solr`), never the core, so [`Self::build`] fails
+    /// with [`Error::Config`] when this was not called (or was given an empty name or one
+    /// containing `/`).
     pub fn collection(mut self, name: impl Into<String>) -> Self {
-        self.collection = name.into();
+        self.collection = Some(name.into());
         self
     }
 
@@ -142,6 +162,15 @@ impl SolrClientBuilder {
     /// [`Self::transport`], [`Self::gzip`] and [`Self::tls`].
     pub fn custom_transport(mut self, t: Arc<dyn Transport>) -> Self {
         self.transport = Some(t);
+        self
+    }
+
+    /// Settings of the pooled transport ([`TransportKind::Pooled`], the default kind):
+    /// connection cap and idle connections per host, idle timeout. Default
+    /// [`PooledConfig::default`] (64 connections, 32 idle, 90 s). Other kinds, and a
+    /// [`Self::custom_transport`], ignore it.
+    pub fn pooled(mut self, config: PooledConfig) -> Self {
+        self.pooled = config;
         self
     }
 
@@ -204,16 +233,17 @@ impl SolrClientBuilder {
     /// Builds the client.
     pub fn build(self) -> Result<SolrClient> {
         let node = crate::error::parse_node_url(&self.node.0)?;
+        let collection = check_collection(self.collection, &node)?;
         let inner = match self.transport {
             Some(t) => t,
-            None => self.kind.build(&self.tls, self.gzip)?,
+            None => self.kind.build_with(&self.tls, self.gzip, self.pooled)?,
         };
         // Transports hand a 3xx back as it is; this decorator is the one place that decides.
         let transport: Arc<dyn Transport> = Arc::new(Redirects::new(inner, self.max_redirects));
         Ok(SolrClient {
             transport,
             node,
-            collection: self.collection,
+            collection,
             timeouts: self.timeouts,
             max_response_bytes: self.max_response_bytes,
             update_format: self.update_format,
@@ -237,11 +267,13 @@ pub struct SolrClient {
 }
 
 impl SolrClient {
-    /// A builder for the node at `base_url` (e.g. `http://127.0.0.1:8983/solr`).
+    /// A builder for the node at `base_url` (e.g. `http://127.0.0.1:8983/solr`, the URL
+    /// Solr's admin UI lives under, without the core). The collection is required:
+    /// [`SolrClientBuilder::collection`].
     pub fn builder(base_url: impl Into<String>) -> SolrClientBuilder {
         SolrClientBuilder {
             node: crate::error::UrlText(base_url.into()),
-            collection: "bench".into(),
+            collection: None,
             transport: None,
             kind: TransportKind::Pooled,
             gzip: false,
@@ -252,6 +284,7 @@ impl SolrClient {
             response_format: ResponseFormat::Json,
             credentials: None,
             max_redirects: 0,
+            pooled: PooledConfig::default(),
         }
     }
 
@@ -635,11 +668,25 @@ impl SolrClient {
     /// Streams every document matching `select` with Solr's cursorMark, `page_rows` per
     /// request, holding one page in memory at a time. The sort gets `id asc` as tie-breaker
     /// if it lacks the unique key (cursors require it).
+    ///
+    /// The stream owns a clone of this client (clones share the transport and its
+    /// connections): it is `'static`, so it can outlive `self` and move into a task.
+    ///
+    /// ```no_run
+    /// # async fn run(client: solr_client::SolrClient) -> solr_client::Result<()> {
+    /// use futures::TryStreamExt;
+    /// let stream = client.cursor(solr_client::Select::new("*:*").fl("id"), 1000);
+    /// let task = tokio::spawn(async move { stream.try_collect::<Vec<_>>().await });
+    /// let all = task.await.expect("task")?;
+    /// # let _ = all;
+    /// # Ok(()) }
+    /// ```
     pub fn cursor(
         &self,
         select: Select,
         page_rows: u64,
-    ) -> impl Stream<Item = Result<Document>> + Send + '_ {
+    ) -> impl Stream<Item = Result<Document>> + Send + 'static {
+        let client = self.clone();
         let sort = match &select.sort {
             None => "id asc".to_string(),
             Some(s)
@@ -661,6 +708,7 @@ impl SolrClient {
         };
         futures::stream::try_unfold(init, move |mut st| {
             let base = base.clone();
+            let client = client.clone();
             async move {
                 loop {
                     if let Some(doc) = st.buf.pop_front() {
@@ -671,7 +719,7 @@ impl SolrClient {
                     };
                     let mut s = base.clone();
                     s.start = None;
-                    let r = self.select(&s.param("cursorMark", mark.clone())).await?;
+                    let r = client.select(&s.param("cursorMark", mark.clone())).await?;
                     let next = r.next_cursor_mark.clone().ok_or_else(|| Error::Decode {
                         node: r.timing.node.clone(),
                         what: "cursor response",
@@ -688,6 +736,37 @@ impl SolrClient {
                 }
             }
         })
+    }
+}
+
+/// The collection the builder was given, or a [`Error::Config`] saying how to name one.
+fn check_collection(name: Option<String>, node: &Url) -> Result<String> {
+    let hint = |what: &str| {
+        // The node URL is printed without user info (parse_node_url refused any).
+        let last = node
+            .path_segments()
+            .and_then(|mut s| s.next_back())
+            .unwrap_or("");
+        let core_in_url = if !last.is_empty() && last != "solr" {
+            format!(
+                " (the base URL ends in {last:?}: if that is the core, pass it to \
+                 .collection({last:?}) and end the base URL at the node, e.g. .../solr)"
+            )
+        } else {
+            String::new()
+        };
+        Error::Config(format!(
+            "{what}: call .collection(\"name\") on SolrClient::builder({node}); there is no \
+             default collection{core_in_url}"
+        ))
+    };
+    match name {
+        None => Err(hint("no collection")),
+        Some(n) if n.is_empty() => Err(hint("empty collection name")),
+        Some(n) if n.contains('/') => Err(Error::Config(format!(
+            "collection name {n:?} contains '/': name one collection or core, without path"
+        ))),
+        Some(n) => Ok(n),
     }
 }
 
@@ -780,6 +859,39 @@ mod tests {
     const URL: &str = "http://solr:s3cret-P4ss@solr.example:8983/solr";
 
     #[test]
+    fn no_default_collection_build_fails_with_a_hint() {
+        // A node URL without .collection(): refused, saying what to call.
+        let err = SolrClient::builder("http://127.0.0.1:8983/solr")
+            .build()
+            .expect_err("no collection");
+        let msg = err.to_string();
+        assert!(matches!(err, Error::Config(_)), "{err:?}");
+        assert!(msg.contains(".collection(\"name\")"), "{msg}");
+        // A URL ending in the core is not split: refused too, naming the core it saw.
+        let err = SolrClient::builder("http://127.0.0.1:8983/solr/mycore")
+            .build()
+            .expect_err("core in the URL, no collection");
+        let msg = err.to_string();
+        assert!(matches!(err, Error::Config(_)), "{err:?}");
+        assert!(msg.contains(".collection(\"mycore\")"), "{msg}");
+        for bad in ["", "a/b"] {
+            let err = SolrClient::builder("http://127.0.0.1:8983/solr")
+                .collection(bad)
+                .build()
+                .expect_err("bad name");
+            assert!(matches!(err, Error::Config(_)), "{bad:?}: {err:?}");
+        }
+        // Named explicitly: every request goes under it.
+        let c = SolrClient::builder("http://127.0.0.1:8983/solr")
+            .collection("mycore")
+            .build()
+            .expect("client");
+        assert_eq!(c.collection(), "mycore");
+        let req = c.wire(http::Method::GET, "select", Vec::new(), RequestKind::Read);
+        assert_eq!(req.path, "mycore/select");
+    }
+
+    #[test]
     fn builders_credentials_and_wire_requests_never_show_secrets() {
         use crate::transport::{RequestKind, Routing, TransportKind};
 
@@ -808,6 +920,7 @@ mod tests {
             r#"Credentials { user: "solr", password: "***" }"#
         );
         let c = SolrClient::builder("http://solr.example:8983/solr")
+            .collection("bench")
             .credentials(creds)
             .build()
             .expect("client");

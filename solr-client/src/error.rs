@@ -234,7 +234,9 @@ pub enum Error {
     Update {
         /// The account of the request's documents.
         report: BatchReport,
-        /// When the whole request failed, the error that lost it.
+        /// When the whole request failed, the error that lost it; also its
+        /// [`source`](std::error::Error::source), where it downcasts to `Box<Error>`.
+        #[source]
         cause: Option<Box<Error>>,
     },
 }

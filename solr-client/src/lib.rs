@@ -66,16 +66,36 @@
 //! # let _ = (categories, avg);
 //! # Ok(()) }
 //! ```
+//!
+//! # Features
+//!
+//! | feature | default | what it adds |
+//! |---|---|---|
+//! | `rustls` | yes | https nodes for the fresh, pooled and http2 transports (rustls, aws-lc-rs, webpki roots) |
+//! | `gzip` | yes | gzip responses and request bodies (`transport::Gzip`, [`SolrClientBuilder::gzip`]) |
+//! | `reqwest` | no | [`TransportKind`]`::Reqwest`: reqwest's default client (with its own TLS) |
+//! | `http2` | no | [`TransportKind`]`::Http2`: one multiplexed HTTP/2 connection |
+//! | `cbor` | no | `UpdateFormat::Cbor` and `ResponseFormat::Cbor` |
+//! | `javabin` | no | `UpdateFormat::Javabin`, `ResponseFormat::Javabin`, `codec::javabin` |
+//! | `blocking` | no | `blocking::SolrClient`, the blocking wrapper |
+//!
+//! A choice made at run time that needs a feature this build lacks (a transport or format
+//! parsed from a string, an https URL without `rustls`, gzip without `gzip`) is an
+//! [`Error::Config`] naming the feature, never a panic.
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
+#![warn(unused_crate_dependencies)]
 
 pub mod admin;
 mod batch;
+#[cfg(feature = "blocking")]
+#[cfg_attr(docsrs, doc(cfg(feature = "blocking")))]
 pub mod blocking;
 mod client;
 pub mod codec;
 mod error;
 mod escape;
+mod features;
 pub mod request;
 pub mod response;
 mod shard_split;
@@ -83,12 +103,19 @@ pub mod timing;
 pub mod transport;
 mod types;
 
+// A dev-dependency only the benches use; unit tests see it too (unused_crate_dependencies).
+#[cfg(test)]
+use criterion as _;
+
 pub use batch::BatchReport;
 pub use client::{Commit, Credentials, SolrClient, SolrClientBuilder, DEFAULT_MAX_RESPONSE_BYTES};
 pub use codec::ResponseFormat;
 pub use codec::UpdateFormat;
 pub use error::{Error, FailedDoc, Result, TimeoutPhase};
 pub use escape::{escape_query, quote_phrase};
+/// The HTTP method of a [`WireRequest`] (what [`SolrClient::wire`] takes), re-exported so
+/// callers need no `http` dependency of their own.
+pub use http::Method;
 pub use request::{AtomicOp, AtomicUpdate, Get, GetResponse, Knn, Select};
 pub use response::{
     DocList, Document, NamedList, PingResponse, ResponseHeader, SelectResponse, SolrErrorBody,

@@ -35,6 +35,7 @@ use serde::{Deserialize, Serialize};
 
 /// HTTP version of a response.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[non_exhaustive]
 pub enum HttpVersion {
     /// HTTP/1.1
     #[default]
@@ -45,6 +46,7 @@ pub enum HttpVersion {
 
 /// The timing record of one request. See the module docs for the phase definitions.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Timing {
     /// Process-unique id of the connection that carried the request (0 when unknown).
     pub connection_id: u64,

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 /// Solr's `responseHeader`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ResponseHeader {
     /// 0 on success.
     #[serde(default)]
@@ -42,6 +43,7 @@ pub struct TolerantError {
 
 /// Solr's `error` object, sent with non-2xx statuses.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SolrErrorBody {
     /// The message.
     #[serde(default)]
@@ -65,6 +67,7 @@ pub type Document = Map<String, Value>;
 
 /// A document of a batch update that Solr did not index.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
 pub struct FailedDoc {
     /// The document's `id` (uniqueKey) as sent.
     pub id: String,

@@ -287,7 +287,7 @@ async fn batched_add_accounts_for_every_document_and_blocking_client_works() {
     assert_eq!(ids, vec![format!("{t}-10"), format!("{t}-90")]);
     // The blocking wrapper, from a plain thread.
     let q = format!("tag_s:{t}");
-    let found = tokio::task::spawn_blocking(move || {
+    let found = std::thread::spawn(move || {
         let b = solr_client::blocking::SolrClient::new(client(&url, TransportKind::Fresh, false))
             .expect("blocking client");
         b.commit(Commit::default()).expect("commit");
@@ -295,7 +295,7 @@ async fn batched_add_accounts_for_every_document_and_blocking_client_works() {
             .expect("select")
             .num_found()
     })
-    .await
+    .join()
     .expect("thread");
     assert_eq!(found, 93);
 }
@@ -309,6 +309,7 @@ async fn gzip_request_bodies_need_an_inflating_jetty() {
     let gz_client = |url: &str| {
         let t = Pooled::new(&TlsOptions::new(), PooledConfig::default()).expect("pooled");
         SolrClient::builder(url)
+            .collection("bench")
             .custom_transport(Arc::new(Gzip::new(t).compress_requests(true)))
             .build()
             .expect("client")

@@ -295,6 +295,7 @@ async fn routes_every_write_to_its_shard_leader(format: UpdateFormat) {
     );
 
     let client = SolrClient::builder(nodes[0])
+        .collection("bench")
         .custom_transport(router.clone())
         .update_format(format)
         .build()

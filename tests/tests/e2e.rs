@@ -10,6 +10,7 @@ mod captures;
 mod cli;
 mod client;
 mod cloud_routing;
+mod crate_api;
 mod fault_table;
 mod faults;
 mod formats;

@@ -54,11 +54,10 @@ const CONCURRENCY: usize = 12;
 const EVERY: Duration = Duration::from_millis(10);
 
 /// The timeouts of most rows: read-idle short, connect and request long.
-const T: Timeouts = Timeouts {
-    connect: Duration::from_secs(5),
-    read_idle: IDLE,
-    request: Duration::from_secs(10),
-};
+const T: Timeouts = Timeouts::DEFAULT
+    .connect(Duration::from_secs(5))
+    .read_idle(IDLE)
+    .request(Duration::from_secs(10));
 
 /// The operation under test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -202,13 +201,11 @@ impl Row {
 
 /// A retry policy with short backoffs.
 fn quick(max_attempts: u32) -> RetryPolicy {
-    RetryPolicy {
-        max_attempts,
-        base_backoff: Duration::from_millis(20),
-        max_backoff: Duration::from_millis(50),
-        max_wait: Duration::from_secs(5),
-        ..RetryPolicy::default()
-    }
+    RetryPolicy::default()
+        .max_attempts(max_attempts)
+        .base_backoff(Duration::from_millis(20))
+        .max_backoff(Duration::from_millis(50))
+        .max_wait(Duration::from_secs(5))
 }
 
 fn trickle(head: bool, stall_after: Option<usize>) -> Fault {
@@ -235,11 +232,10 @@ fn rows() -> Vec<Row> {
     let idle_max = IDLE * 3;
     let stall_bytes = 10;
     let trickled = EVERY * stall_bytes as u32;
-    let deadline = Timeouts {
-        connect: Duration::from_secs(5),
-        read_idle: Duration::from_secs(20),
-        request: Duration::from_secs(1),
-    };
+    let deadline = Timeouts::DEFAULT
+        .connect(Duration::from_secs(5))
+        .read_idle(Duration::from_secs(20))
+        .request(Duration::from_secs(1));
     vec![
         Row::new("ok", vec![Fault::Ok(SELECT_OK)], Expect::Ok, 1),
         Row::new(
@@ -326,10 +322,9 @@ fn rows() -> Vec<Row> {
             Expect::Ok,
             2,
         )
-        .wrap(Wrap::Retry(RetryPolicy {
-            max_retry_after: Duration::from_millis(200),
-            ..quick(3)
-        }))
+        .wrap(Wrap::Retry(
+            quick(3).max_retry_after(Duration::from_millis(200)),
+        ))
         .elapsed(Duration::from_millis(180), LIMIT),
         // A Retry-After wait that would end after the request deadline is not begun.
         Row::new(
@@ -342,10 +337,7 @@ fn rows() -> Vec<Row> {
             1,
         )
         .wrap(Wrap::Retry(quick(5)))
-        .timeouts(Timeouts {
-            request: Duration::from_secs(2),
-            ..T
-        })
+        .timeouts(T.request(Duration::from_secs(2)))
         .elapsed(Duration::ZERO, Duration::from_secs(2)),
         Row::new(
             "retry does not resend after 500",
@@ -544,6 +536,7 @@ async fn run(row: &Row, inner: Arc<dyn Transport>, op: Op) -> Result<(), String>
         }
     };
     let client = SolrClient::builder(servers[0].url())
+        .collection("bench")
         .custom_transport(wrapped)
         .timeouts(row.timeouts)
         .build()
@@ -663,13 +656,13 @@ async fn a_hanging_connect_is_a_connect_timeout_with_the_connect_value() {
     let _g = support::shared().await;
     let (listener, _held) = full_backlog().await;
     let url = format!("http://{}/solr", listener.local_addr().expect("addr"));
-    let t = Timeouts {
-        connect: Duration::from_millis(500),
-        read_idle: Duration::from_secs(5),
-        request: Duration::from_secs(20),
-    };
+    let t = Timeouts::DEFAULT
+        .connect(Duration::from_millis(500))
+        .read_idle(Duration::from_secs(5))
+        .request(Duration::from_secs(20));
     for kind in TransportKind::ALL {
         let client = SolrClient::builder(&url)
+            .collection("bench")
             .custom_transport(transport(kind))
             .timeouts(t)
             .build()

@@ -43,6 +43,7 @@ fn transport(kind: TransportKind, gzip: bool) -> Arc<dyn Transport> {
 
 fn client_on(url: &str, t: Arc<dyn Transport>) -> SolrClient {
     SolrClient::builder(url)
+        .collection("bench")
         .custom_transport(t)
         .build()
         .expect("client builds")
@@ -61,9 +62,13 @@ async fn select_err(
     tune: impl FnOnce(solr_client::SolrClientBuilder) -> solr_client::SolrClientBuilder,
 ) -> (Error, FaultServer) {
     let srv = FaultServer::start(script).await;
-    let c = tune(SolrClient::builder(srv.url()).custom_transport(transport(kind, gzip)))
-        .build()
-        .expect("client builds");
+    let c = tune(
+        SolrClient::builder(srv.url())
+            .collection("bench")
+            .custom_transport(transport(kind, gzip)),
+    )
+    .build()
+    .expect("client builds");
     let what = format!("{kind}{}", if gzip { "+gzip" } else { "" });
     let err = bounded(&what, c.select(&q()))
         .await
@@ -95,11 +100,10 @@ async fn reset_mid_body_is_a_broken_connection() {
 async fn stall_after_headers_fires_the_read_idle_timeout_on_time() {
     let _g = support::shared().await;
     let idle = Duration::from_millis(400);
-    let timeouts = Timeouts {
-        connect: Duration::from_secs(5),
-        read_idle: idle,
-        request: Duration::from_secs(15),
-    };
+    let timeouts = Timeouts::DEFAULT
+        .connect(Duration::from_secs(5))
+        .read_idle(idle)
+        .request(Duration::from_secs(15));
     for kind in H1 {
         let t0 = Instant::now();
         let (err, srv) = select_err(kind, false, vec![Fault::StallAfterHeaders], |b| {
@@ -182,12 +186,10 @@ fn retrying(kind: TransportKind, policy: RetryPolicy) -> Arc<dyn Transport> {
 #[tokio::test]
 async fn retry_honours_retry_after_then_succeeds() {
     let _g = support::shared().await;
-    let policy = RetryPolicy {
-        max_attempts: 3,
-        base_backoff: Duration::from_millis(50),
-        max_wait: Duration::from_secs(5),
-        ..RetryPolicy::default()
-    };
+    let policy = RetryPolicy::default()
+        .max_attempts(3)
+        .base_backoff(Duration::from_millis(50))
+        .max_wait(Duration::from_secs(5));
     for kind in H1 {
         let srv = FaultServer::start(vec![
             Fault::Status(429, Some(1)),
@@ -212,12 +214,10 @@ async fn retry_honours_retry_after_then_succeeds() {
 #[tokio::test]
 async fn retry_budget_exhausted_is_typed() {
     let _g = support::shared().await;
-    let policy = RetryPolicy {
-        max_attempts: 3,
-        base_backoff: Duration::from_millis(20),
-        max_wait: Duration::from_secs(2),
-        ..RetryPolicy::default()
-    };
+    let policy = RetryPolicy::default()
+        .max_attempts(3)
+        .base_backoff(Duration::from_millis(20))
+        .max_wait(Duration::from_secs(2));
     for kind in H1 {
         let srv = FaultServer::start(vec![Fault::Status(503, Some(0))]).await;
         let c = client_on(&srv.url(), retrying(kind, policy));

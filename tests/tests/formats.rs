@@ -227,6 +227,7 @@ async fn the_client_reads_qtime_and_documents_in_every_format() {
     let want: Vec<Book> = base.docs_as().expect("typed");
     for wt in ResponseFormat::ALL {
         let fc = SolrClient::builder(url)
+            .collection("bench")
             .response_format(wt)
             .build()
             .expect("client");

@@ -32,6 +32,7 @@ async fn bounded<F: Future>(what: &str, f: F) -> F::Output {
 
 fn h2_client(url: &str) -> SolrClient {
     SolrClient::builder(url)
+        .collection("bench")
         .transport(TransportKind::Http2)
         .build()
         .expect("client")
@@ -53,6 +54,7 @@ async fn h2_redirected_write_is_an_error_and_reads_follow_only_on_opt_in() {
     let src = H2FaultServer::start(vec![H2Fault::Redirect(307, to.clone())]).await;
     for follow in [0, 3] {
         let c = SolrClient::builder(src.url())
+            .collection("bench")
             .transport(TransportKind::Http2)
             .follow_redirects(follow)
             .build()
@@ -94,6 +96,7 @@ async fn h2_redirected_write_is_an_error_and_reads_follow_only_on_opt_in() {
         "{err:?}"
     );
     let c = SolrClient::builder(src.url())
+        .collection("bench")
         .transport(TransportKind::Http2)
         .follow_redirects(1)
         .build()
@@ -236,16 +239,16 @@ async fn blackhole() -> (tokio::net::TcpListener, Vec<tokio::net::TcpStream>, St
 async fn a_node_slow_to_connect_does_not_block_requests_to_other_nodes() {
     let _g = support::shared().await;
     let connect = Duration::from_secs(3);
-    let timeouts = Timeouts {
-        connect,
-        read_idle: Duration::from_secs(10),
-        request: Duration::from_secs(30),
-    };
+    let timeouts = Timeouts::DEFAULT
+        .connect(connect)
+        .read_idle(Duration::from_secs(10))
+        .request(Duration::from_secs(30));
     let (_listener, _fill, slow_url) = blackhole().await;
     let healthy = H2FaultServer::start(vec![H2Fault::Ok(SELECT_OK)]).await;
     let h2: Arc<dyn Transport> = Arc::new(Http2::new(&TlsOptions::default()).expect("http2"));
     let client = |url: &str| {
         SolrClient::builder(url)
+            .collection("bench")
             .custom_transport(h2.clone())
             .timeouts(timeouts)
             .build()

@@ -25,14 +25,12 @@ fn pooled_client(url: &str) -> (SolrClient, Arc<Pooled>) {
     let pooled = Arc::new(
         Pooled::new(
             &TlsOptions::default(),
-            PooledConfig {
-                idle_timeout: Duration::from_secs(10),
-                ..PooledConfig::default()
-            },
+            PooledConfig::default().idle_timeout(Duration::from_secs(10)),
         )
         .expect("pooled"),
     );
     let c = SolrClient::builder(url)
+        .collection("bench")
         .custom_transport(pooled.clone())
         .build()
         .expect("client");

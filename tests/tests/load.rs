@@ -80,15 +80,14 @@ async fn thousand_concurrent_requests_stay_within_the_pool_cap_and_leak_nothing(
         let pooled = Arc::new(
             Pooled::new(
                 &TlsOptions::default(),
-                PooledConfig {
-                    max_connections_per_host: N,
-                    max_idle_per_host: N,
-                    ..PooledConfig::default()
-                },
+                PooledConfig::default()
+                    .max_connections_per_host(N)
+                    .max_idle_per_host(N),
             )
             .expect("pooled"),
         );
         let c = SolrClient::builder(url)
+            .collection("bench")
             .custom_transport(pooled.clone())
             .build()
             .expect("client");

@@ -38,6 +38,7 @@ fn bomb() -> &'static [u8] {
 async fn child(limit: &str) {
     let srv = FaultServer::start(vec![Fault::Ok(SELECT_OK), Fault::Gzipped(bomb())]).await;
     let mut b = SolrClient::builder(srv.url())
+        .collection("bench")
         .transport(TransportKind::Pooled)
         .gzip(true);
     let want = if limit == "default" {

@@ -38,6 +38,7 @@ async fn bounded<F: Future>(what: &str, f: F) -> F::Output {
 
 fn builder(url: &str, kind: TransportKind) -> SolrClientBuilder {
     SolrClient::builder(url)
+        .collection("bench")
         .transport(kind)
         .credentials(Credentials::basic("alice", PASSWORD))
 }
@@ -150,6 +151,7 @@ async fn a_write_redirected_to_real_solr_is_reported_lost_and_indexes_nothing() 
         )])
         .await;
         let c = SolrClient::builder(src.url())
+            .collection("bench")
             .transport(kind)
             .build()
             .expect("client");
@@ -178,6 +180,7 @@ async fn a_write_redirected_to_real_solr_is_reported_lost_and_indexes_nothing() 
         )])
         .await;
         let c = SolrClient::builder(src.url())
+            .collection("bench")
             .transport(kind)
             .follow_redirects(1)
             .build()
@@ -371,6 +374,7 @@ async fn the_router_decides_redirects_per_node() {
                 .expect("router");
             let router = Arc::new(router);
             let c = SolrClient::builder("http://127.0.0.1:9/solr")
+                .collection("bench")
                 .custom_transport(router.clone())
                 .credentials(Credentials::basic("alice", PASSWORD))
                 .follow_redirects(follow)

@@ -50,6 +50,7 @@ fn pooled() -> Arc<dyn solr_client::Transport> {
 
 fn client_over(router: &Arc<Routing>) -> SolrClient {
     SolrClient::builder("http://127.0.0.1:9/solr")
+        .collection("bench")
         .custom_transport(router.clone())
         .build()
         .expect("client builds")
@@ -318,10 +319,11 @@ async fn pair_follower_killed_mid_reads_fails_over_and_comes_back() {
         Routing::builder(pooled())
             .leader(&leader)
             .replica(&follower)
-            .health(HealthPolicy {
-                initial_backoff: Duration::from_millis(200),
-                max_backoff: Duration::from_secs(2),
-            })
+            .health(
+                HealthPolicy::default()
+                    .initial_backoff(Duration::from_millis(200))
+                    .max_backoff(Duration::from_secs(2)),
+            )
             .build()
             .expect("router builds"),
     );
@@ -422,15 +424,16 @@ async fn cloud_leader_killed_mid_indexing_loses_no_acknowledged_doc() {
         Routing::builder(pooled())
             .cloud_seed(s.url(Some("node1")).expect("node1"))
             .cloud_seed(s.url(Some("node2")).expect("node2"))
-            .retry(RetryPolicy {
-                max_attempts: 10,
-                max_wait: Duration::from_secs(20),
-                ..RetryPolicy::default()
-            })
-            .health(HealthPolicy {
-                initial_backoff: Duration::from_millis(200),
-                max_backoff: Duration::from_secs(2),
-            })
+            .retry(
+                RetryPolicy::default()
+                    .max_attempts(10)
+                    .max_wait(Duration::from_secs(20)),
+            )
+            .health(
+                HealthPolicy::default()
+                    .initial_backoff(Duration::from_millis(200))
+                    .max_backoff(Duration::from_secs(2)),
+            )
             .build()
             .expect("router builds"),
     );
@@ -664,13 +667,11 @@ fn single(url: &str, retry: RetryPolicy) -> (Arc<Routing>, SolrClient) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn retry_after_is_honoured_and_the_budget_ends_in_retries_exhausted() {
     let _net = support::shared().await;
-    let budget = RetryPolicy {
-        max_attempts: 3,
-        max_wait: Duration::from_secs(30),
-        base_backoff: Duration::from_millis(10),
-        max_backoff: Duration::from_millis(100),
-        ..RetryPolicy::default()
-    };
+    let budget = RetryPolicy::default()
+        .max_attempts(3)
+        .max_wait(Duration::from_secs(30))
+        .base_backoff(Duration::from_millis(10))
+        .max_backoff(Duration::from_millis(100));
 
     // Always 503 + Retry-After: 1 -> three attempts, two waits of at least 1 s, then a clear error.
     let srv = fault_server(|_| (503, vec![("retry-after", "1")], BUSY)).await;

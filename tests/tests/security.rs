@@ -36,6 +36,7 @@ async fn tls_certificate_for_another_host_is_refused() {
     for kind in TransportKind::ALL {
         let build = |addr: SocketAddr| {
             SolrClient::builder(format!("https://{addr}/solr"))
+                .collection("bench")
                 .transport(kind)
                 .tls(TlsOptions::new().add_ca_pem_file(ca).expect("CA"))
                 .build()
@@ -71,6 +72,7 @@ async fn credentials_are_sent_but_never_shown() {
     let _g = support::shared().await;
     let srv = FaultServer::start(vec![Fault::Ok(SELECT_OK), Fault::Html502]).await;
     let c = SolrClient::builder(srv.url())
+        .collection("bench")
         .transport(TransportKind::Pooled)
         .credentials(Credentials::basic("solr-user", PASSWORD))
         .build()
@@ -113,6 +115,7 @@ async fn credentials_are_sent_but_never_shown() {
 
     // Credentials in the URL are refused, without echoing them.
     let err = SolrClient::builder(format!("http://solr-user:{PASSWORD}@127.0.0.1:1/solr"))
+        .collection("bench")
         .build()
         .expect_err("userinfo in URL");
     assert!(matches!(err, Error::Config(_)));
@@ -177,6 +180,7 @@ async fn user_info_urls_are_refused_everywhere_without_echo() {
         no_echo(&err);
     }
     let err = SolrClient::builder(&with_password)
+        .collection("bench")
         .build()
         .expect_err("refused");
     let msg = err.to_string();

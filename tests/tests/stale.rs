@@ -20,6 +20,7 @@ async fn bounded<F: std::future::Future>(what: &str, f: F) -> F::Output {
 
 fn reqwest_client(url: &str) -> SolrClient {
     SolrClient::builder(url)
+        .collection("bench")
         .transport(TransportKind::Reqwest)
         .build()
         .expect("client")

@@ -148,6 +148,7 @@ fn fresh_pooled_p50(wan: &Wan, warm: usize, n: usize) -> (f64, f64, usize, usize
             let tls = TlsOptions::new().add_ca_pem_file(&ca)?;
             let client = |kind| {
                 SolrClient::builder(url.clone())
+                    .collection("bench")
                     .transport(kind)
                     .tls(tls.clone())
                     .build()

@@ -15,7 +15,7 @@ pub(crate) fn encode_add(docs: &[Document]) -> Result<Bytes> {
             if let serde_json::Value::Object(m) = v {
                 if !m.is_empty()
                     && m.keys()
-                        .all(|k| super::javabin::ATOMIC_OPS.contains(&k.as_str()))
+                        .all(|k| super::values::ATOMIC_OPS.contains(&k.as_str()))
                 {
                     return Err(Error::InvalidInput(format!(
                         "document {:?}, field {name:?}: Solr's CBOR loader cannot apply atomic \

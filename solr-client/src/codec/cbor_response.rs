@@ -13,7 +13,7 @@
 
 use serde_json::{Map, Value};
 
-use super::javabin::{base64, float32, float64};
+use super::values::{base64, float32, float64};
 
 /// Deepest nesting accepted (as for JSON and javabin).
 const MAX_DEPTH: usize = 128;

@@ -37,8 +37,9 @@
 //! SolrInputDocuments, child documents included).
 
 use bytes::Bytes;
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
 
+use super::values::{base64, float32, float64, ATOMIC_OPS};
 use crate::error::Result;
 use crate::types::Document;
 
@@ -554,24 +555,6 @@ impl Reader<'_> {
     }
 }
 
-/// A 32-bit float as the number its shortest decimal form denotes (what Solr's JSON writer
-/// prints with `Float.toString`); NaN and infinities, which JSON cannot carry, as null.
-pub(crate) fn float32(f: f32) -> Value {
-    if !f.is_finite() {
-        return Value::Null;
-    }
-    // Rust's Display of f32 is the shortest decimal that reads back as the same f32.
-    let shortest: f64 = f.to_string().parse().unwrap_or(f64::from(f));
-    float64(shortest)
-}
-
-/// A 64-bit float as a JSON number (null for NaN and infinities).
-pub(crate) fn float64(f: f64) -> Value {
-    Number::from_f64(f)
-        .map(Value::Number)
-        .unwrap_or(Value::Null)
-}
-
 /// Epoch milliseconds as Solr prints a date: `YYYY-MM-DDThh:mm:ssZ`, with `.mmm` when the
 /// milliseconds are not zero (Java's `Instant.toString`).
 pub fn iso_date(ms: i64) -> String {
@@ -614,12 +597,6 @@ fn uuid(b: &[u8; 16]) -> String {
         &hex[16..20],
         &hex[20..32]
     )
-}
-
-/// Standard base64 with padding (how Solr's JSON writer prints a byte array).
-pub(crate) fn base64(bytes: &[u8]) -> String {
-    use base64::Engine;
-    base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
 /// Writes javabin, tag by tag. Strings given to [`Writer::extern_str`] are sent once and
@@ -902,10 +879,6 @@ impl Writer {
         }
     }
 }
-
-/// The atomic-update operations Solr knows.
-pub(crate) const ATOMIC_OPS: [&str; 6] =
-    ["set", "add", "add-distinct", "remove", "removeregex", "inc"];
 
 fn is_atomic(m: &Map<String, Value>) -> bool {
     !m.is_empty() && m.keys().all(|k| ATOMIC_OPS.contains(&k.as_str()))

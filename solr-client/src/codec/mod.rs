@@ -2,12 +2,18 @@
 //! formats this crate speaks (Solr 9's `/update` reads all four by Content-Type); response
 //! decoders for `wt=json`, `xml`, `javabin` and `cbor` ([`ResponseFormat`]).
 
+#[cfg(feature = "cbor")]
 mod cbor;
+#[cfg(feature = "cbor")]
+#[cfg_attr(docsrs, doc(cfg(feature = "cbor")))]
 pub mod cbor_response;
 mod decode;
+#[cfg(feature = "javabin")]
+#[cfg_attr(docsrs, doc(cfg(feature = "javabin")))]
 pub mod javabin;
 mod json;
 mod response_format;
+mod values;
 mod xml;
 pub mod xml_response;
 
@@ -26,6 +32,7 @@ pub use decode::decode_response_bytes;
     Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
 )]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum UpdateFormat {
     /// `application/json`: an array of documents. The default: smallest text format.
     #[default]
@@ -34,18 +41,27 @@ pub enum UpdateFormat {
     /// and RSolr send. Characters XML 1.0 cannot carry are rejected, never sent.
     Xml,
     /// `application/cbor`: a CBOR array of documents (binary; floats stay binary).
+    /// Needs the `cbor` feature.
+    #[cfg(feature = "cbor")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "cbor")))]
     Cbor,
     /// `application/javabin`: SolrJ's native format, SolrInputDocuments in the update
-    /// request `JavaBinUpdateRequestCodec` sends (see [`javabin`]).
+    /// request `JavaBinUpdateRequestCodec` sends (see [`javabin`]). Needs the `javabin`
+    /// feature.
+    #[cfg(feature = "javabin")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "javabin")))]
     Javabin,
 }
 
 impl UpdateFormat {
-    /// All formats, in report order.
-    pub const ALL: [UpdateFormat; 4] = [
+    /// All formats this build has (JSON and XML always; CBOR and javabin with their
+    /// features), in report order.
+    pub const ALL: [UpdateFormat; 2 + CBOR + JAVABIN] = [
         UpdateFormat::Json,
         UpdateFormat::Xml,
+        #[cfg(feature = "cbor")]
         UpdateFormat::Cbor,
+        #[cfg(feature = "javabin")]
         UpdateFormat::Javabin,
     ];
 
@@ -54,7 +70,9 @@ impl UpdateFormat {
         match self {
             UpdateFormat::Json => "application/json",
             UpdateFormat::Xml => "application/xml; charset=UTF-8",
+            #[cfg(feature = "cbor")]
             UpdateFormat::Cbor => "application/cbor",
+            #[cfg(feature = "javabin")]
             UpdateFormat::Javabin => "application/javabin",
         }
     }
@@ -64,7 +82,9 @@ impl UpdateFormat {
         match self {
             UpdateFormat::Json => "json",
             UpdateFormat::Xml => "xml",
+            #[cfg(feature = "cbor")]
             UpdateFormat::Cbor => "cbor",
+            #[cfg(feature = "javabin")]
             UpdateFormat::Javabin => "javabin",
         }
     }
@@ -74,7 +94,9 @@ impl UpdateFormat {
         match self {
             UpdateFormat::Json => json::encode_add(docs),
             UpdateFormat::Xml => xml::encode_add(docs),
+            #[cfg(feature = "cbor")]
             UpdateFormat::Cbor => cbor::encode_add(docs),
+            #[cfg(feature = "javabin")]
             UpdateFormat::Javabin => javabin::encode_add(docs),
         }
     }
@@ -89,16 +111,23 @@ impl std::fmt::Display for UpdateFormat {
 impl std::str::FromStr for UpdateFormat {
     type Err = crate::Error;
     fn from_str(s: &str) -> Result<Self> {
-        UpdateFormat::ALL
-            .into_iter()
-            .find(|f| f.as_str() == s)
-            .ok_or_else(|| {
-                crate::Error::Config(format!(
-                    "unknown update format {s:?}; expected json, xml, cbor or javabin"
-                ))
-            })
+        if let Some(f) = UpdateFormat::ALL.into_iter().find(|f| f.as_str() == s) {
+            return Ok(f);
+        }
+        Err(crate::Error::Config(match crate::features::missing(s) {
+            Some(feature) => format!(
+                "update format {s:?} needs solr-client's `{feature}` feature, which this \
+                 build does not have"
+            ),
+            None => format!("unknown update format {s:?}; expected json, xml, cbor or javabin"),
+        }))
     }
 }
+
+/// 1 when the `cbor` feature is on, else 0 (the length of the `ALL` arrays).
+pub(crate) const CBOR: usize = cfg!(feature = "cbor") as usize;
+/// 1 when the `javabin` feature is on, else 0.
+pub(crate) const JAVABIN: usize = cfg!(feature = "javabin") as usize;
 
 /// The `id` of a document as text (string or number), for failure reports.
 pub fn doc_id(doc: &Document) -> String {

@@ -18,18 +18,26 @@ pub enum ResponseFormat {
     /// `wt=xml`: Solr's `<response><lst name="responseHeader">...` format
     /// ([`super::xml_response`]).
     Xml,
-    /// `wt=javabin`: SolrJ's native binary format ([`super::javabin`]).
+    /// `wt=javabin`: SolrJ's native binary format ([`super::javabin`]). Needs the `javabin`
+    /// feature.
+    #[cfg(feature = "javabin")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "javabin")))]
     Javabin,
-    /// `wt=cbor`: Solr's CBOR writer ([`super::cbor_response`]).
+    /// `wt=cbor`: Solr's CBOR writer ([`super::cbor_response`]). Needs the `cbor` feature.
+    #[cfg(feature = "cbor")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "cbor")))]
     Cbor,
 }
 
 impl ResponseFormat {
-    /// All formats, in report order.
-    pub const ALL: [ResponseFormat; 4] = [
+    /// All formats this build has (JSON and XML always; javabin and CBOR with their
+    /// features), in report order.
+    pub const ALL: [ResponseFormat; 2 + super::JAVABIN + super::CBOR] = [
         ResponseFormat::Json,
         ResponseFormat::Xml,
+        #[cfg(feature = "javabin")]
         ResponseFormat::Javabin,
+        #[cfg(feature = "cbor")]
         ResponseFormat::Cbor,
     ];
 
@@ -38,7 +46,9 @@ impl ResponseFormat {
         match self {
             ResponseFormat::Json => "json",
             ResponseFormat::Xml => "xml",
+            #[cfg(feature = "javabin")]
             ResponseFormat::Javabin => "javabin",
+            #[cfg(feature = "cbor")]
             ResponseFormat::Cbor => "cbor",
         }
     }
@@ -50,9 +60,11 @@ impl ResponseFormat {
         match self {
             ResponseFormat::Json => ct.contains("json") || ct.starts_with("text/plain"),
             ResponseFormat::Xml => ct.contains("xml"),
+            #[cfg(feature = "javabin")]
             ResponseFormat::Javabin => {
                 ct.starts_with("application/octet-stream") || ct.contains("javabin")
             }
+            #[cfg(feature = "cbor")]
             ResponseFormat::Cbor => {
                 ct.starts_with("application/octet-stream") || ct.contains("cbor")
             }
@@ -67,13 +79,15 @@ impl ResponseFormat {
     ///     .decode_value(br#"<response><lst name="responseHeader"><int name="QTime">2</int></lst></response>"#)
     ///     .unwrap();
     /// assert_eq!(v["responseHeader"]["QTime"], 2);
-    /// assert!(ResponseFormat::Javabin.decode_value(b"<html>").is_err());
+    /// assert!(ResponseFormat::Json.decode_value(b"<html>").is_err());
     /// ```
     pub fn decode_value(&self, body: &[u8]) -> Result<Value, String> {
         match self {
             ResponseFormat::Json => serde_json::from_slice(body).map_err(|e| e.to_string()),
             ResponseFormat::Xml => super::xml_response::decode(body),
+            #[cfg(feature = "javabin")]
             ResponseFormat::Javabin => super::javabin::decode(body).map_err(|e| e.to_string()),
+            #[cfg(feature = "cbor")]
             ResponseFormat::Cbor => super::cbor_response::decode(body),
         }
     }
@@ -88,13 +102,15 @@ impl std::fmt::Display for ResponseFormat {
 impl std::str::FromStr for ResponseFormat {
     type Err = crate::Error;
     fn from_str(s: &str) -> crate::Result<Self> {
-        ResponseFormat::ALL
-            .into_iter()
-            .find(|f| f.as_str() == s)
-            .ok_or_else(|| {
-                crate::Error::Config(format!(
-                    "unknown response format {s:?}; expected json, xml, javabin or cbor"
-                ))
-            })
+        if let Some(f) = ResponseFormat::ALL.into_iter().find(|f| f.as_str() == s) {
+            return Ok(f);
+        }
+        Err(crate::Error::Config(match crate::features::missing(s) {
+            Some(feature) => format!(
+                "response format {s:?} needs solr-client's `{feature}` feature, which this \
+                 build does not have"
+            ),
+            None => format!("unknown response format {s:?}; expected json, xml, javabin or cbor"),
+        }))
     }
 }

@@ -131,7 +131,7 @@ fn atomic_into(out: &mut String, name: &str, op: &str, v: &Value, doc: &Document
 fn is_atomic(m: &serde_json::Map<String, Value>) -> bool {
     !m.is_empty()
         && m.keys()
-            .all(|k| super::javabin::ATOMIC_OPS.contains(&k.as_str()))
+            .all(|k| super::values::ATOMIC_OPS.contains(&k.as_str()))
 }
 
 /// `<doc>` with its fields, then its anonymous children (`_childDocuments_`) as nested

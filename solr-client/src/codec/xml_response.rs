@@ -23,7 +23,7 @@ use quick_xml::events::Event;
 use quick_xml::Reader;
 use serde_json::{Map, Value};
 
-use super::javabin::{float32, float64};
+use super::values::{float32, float64};
 
 /// Deepest element nesting accepted.
 const MAX_DEPTH: usize = 512;

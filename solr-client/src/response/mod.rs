@@ -92,6 +92,7 @@ pub struct DocList<T = Document> {
 /// default; see [`crate::SolrClient::select_as`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(bound(deserialize = "T: Deserialize<'de>", serialize = "T: Serialize"))]
+#[non_exhaustive]
 pub struct SelectResponse<T = Document> {
     /// Solr's header (QTime); empty, QTime `None`, when Solr omitted it (`omitHeader=true`).
     #[serde(rename = "responseHeader", default)]
@@ -186,6 +187,7 @@ impl SelectResponse<Document> {
 
 /// A decoded update (add, delete, commit) response.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct UpdateResponse {
     /// Solr's header.
     #[serde(rename = "responseHeader", default)]
@@ -200,6 +202,7 @@ pub struct UpdateResponse {
 
 /// A decoded ping response.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PingResponse {
     /// Solr's header.
     #[serde(rename = "responseHeader", default)]

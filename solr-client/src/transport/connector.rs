@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
+#[cfg(feature = "rustls")]
 use tokio_rustls::client::TlsStream;
 use url::Url;
 
@@ -177,6 +178,7 @@ impl<S: AsyncWrite> AsyncWrite for Metered<S> {
 #[derive(Debug)]
 pub(crate) enum MaybeTls {
     Plain(Metered<TcpStream>),
+    #[cfg(feature = "rustls")]
     Tls(Box<TlsStream<Metered<TcpStream>>>),
 }
 
@@ -188,6 +190,7 @@ impl AsyncRead for MaybeTls {
     ) -> Poll<io::Result<()>> {
         match self.get_mut() {
             MaybeTls::Plain(s) => Pin::new(s).poll_read(cx, buf),
+            #[cfg(feature = "rustls")]
             MaybeTls::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
         }
     }
@@ -201,6 +204,7 @@ impl AsyncWrite for MaybeTls {
     ) -> Poll<io::Result<usize>> {
         match self.get_mut() {
             MaybeTls::Plain(s) => Pin::new(s).poll_write(cx, buf),
+            #[cfg(feature = "rustls")]
             MaybeTls::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
         }
     }
@@ -212,6 +216,7 @@ impl AsyncWrite for MaybeTls {
     ) -> Poll<io::Result<usize>> {
         match self.get_mut() {
             MaybeTls::Plain(s) => Pin::new(s).poll_write_vectored(cx, bufs),
+            #[cfg(feature = "rustls")]
             MaybeTls::Tls(s) => Pin::new(s.as_mut()).poll_write_vectored(cx, bufs),
         }
     }
@@ -219,6 +224,7 @@ impl AsyncWrite for MaybeTls {
     fn is_write_vectored(&self) -> bool {
         match self {
             MaybeTls::Plain(s) => s.is_write_vectored(),
+            #[cfg(feature = "rustls")]
             MaybeTls::Tls(s) => s.is_write_vectored(),
         }
     }
@@ -226,6 +232,7 @@ impl AsyncWrite for MaybeTls {
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         match self.get_mut() {
             MaybeTls::Plain(s) => Pin::new(s).poll_flush(cx),
+            #[cfg(feature = "rustls")]
             MaybeTls::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
         }
     }
@@ -233,6 +240,7 @@ impl AsyncWrite for MaybeTls {
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         match self.get_mut() {
             MaybeTls::Plain(s) => Pin::new(s).poll_shutdown(cx),
+            #[cfg(feature = "rustls")]
             MaybeTls::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
         }
     }
@@ -252,7 +260,8 @@ pub(crate) struct Conn {
     pub io: MaybeTls,
     pub meter: Arc<ConnMeter>,
     pub setup: SetupTiming,
-    /// True when ALPN selected h2.
+    /// True when ALPN selected h2 (read by the HTTP/2 transport only).
+    #[cfg_attr(not(feature = "http2"), allow(dead_code))]
     pub h2: bool,
 }
 
@@ -267,6 +276,7 @@ static NEXT_CONN_ID: AtomicU64 = AtomicU64::new(1);
 /// Opens timed, metered connections and counts them. Cheap to clone; clones share the count.
 #[derive(Clone)]
 pub struct Connector {
+    #[cfg(feature = "rustls")]
     tls: Option<Arc<rustls::ClientConfig>>,
     opened: Arc<AtomicU64>,
 }
@@ -275,7 +285,7 @@ impl std::fmt::Debug for Connector {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Connector")
             .field("opened", &self.opened())
-            .field("tls", &self.tls.is_some())
+            .field("tls", &cfg!(feature = "rustls"))
             .finish()
     }
 }
@@ -283,7 +293,10 @@ impl std::fmt::Debug for Connector {
 impl Connector {
     /// A connector whose TLS connections offer the given ALPN protocols.
     pub(crate) fn new(tls: &TlsOptions, alpn: &[&[u8]]) -> Result<Self> {
+        #[cfg(not(feature = "rustls"))]
+        let _ = (tls, alpn);
         Ok(Connector {
+            #[cfg(feature = "rustls")]
             tls: Some(tls.client_config(alpn)?),
             opened: Arc::new(AtomicU64::new(0)),
         })
@@ -310,6 +323,12 @@ impl Connector {
     async fn connect_inner(&self, node: &Url, node_s: &str) -> Result<Conn> {
         let https = match node.scheme() {
             "http" => false,
+            "https" if cfg!(not(feature = "rustls")) => {
+                return Err(Error::Config(format!(
+                    "{node_s}: https needs solr-client's `rustls` feature, which this build \
+                     does not have (or use the reqwest transport, which brings its own TLS)"
+                )))
+            }
             "https" => true,
             other => {
                 return Err(Error::Config(format!(
@@ -385,30 +404,41 @@ impl Connector {
                 h2: false,
             });
         }
-        let config = self
-            .tls
-            .clone()
-            .ok_or_else(|| Error::Config("TLS is not configured".into()))?;
-        let server_name = rustls::pki_types::ServerName::try_from(lookup_host.clone())
-            .map_err(|e| Error::Config(format!("bad TLS server name {host:?}: {e}")))?;
-        let tls = tokio_rustls::TlsConnector::from(config)
-            .connect(server_name, metered)
-            .await
-            .map_err(|source| Error::Tls {
-                node: node_s.to_string(),
-                source,
-            })?;
-        let t3 = Instant::now();
-        let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
-        Ok(Conn {
-            io: MaybeTls::Tls(Box::new(tls)),
-            meter,
-            setup: SetupTiming {
-                dns: t1 - t0,
-                connect: t2 - t1,
-                tls: Some(t3 - t2),
-            },
-            h2,
-        })
+        // A `return` in each cfg branch: only one of them is compiled.
+        #[cfg(feature = "rustls")]
+        #[allow(clippy::needless_return)]
+        {
+            let config = self
+                .tls
+                .clone()
+                .ok_or_else(|| Error::Config("TLS is not configured".into()))?;
+            let server_name = rustls::pki_types::ServerName::try_from(lookup_host.clone())
+                .map_err(|e| Error::Config(format!("bad TLS server name {host:?}: {e}")))?;
+            let tls = tokio_rustls::TlsConnector::from(config)
+                .connect(server_name, metered)
+                .await
+                .map_err(|source| Error::Tls {
+                    node: node_s.to_string(),
+                    source,
+                })?;
+            let t3 = Instant::now();
+            let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
+            return Ok(Conn {
+                io: MaybeTls::Tls(Box::new(tls)),
+                meter,
+                setup: SetupTiming {
+                    dns: t1 - t0,
+                    connect: t2 - t1,
+                    tls: Some(t3 - t2),
+                },
+                h2,
+            });
+        }
+        // Unreachable: an https node was refused above.
+        #[cfg(not(feature = "rustls"))]
+        {
+            let _ = (metered, meter, host);
+            return Err(Error::Config("https needs the `rustls` feature".into()));
+        }
     }
 }

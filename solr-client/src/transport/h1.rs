@@ -71,6 +71,8 @@ pub(crate) fn map_hyper(node: &str, e: hyper::Error) -> Error {
 pub(crate) fn proves_unprocessed(e: &(dyn std::error::Error + 'static)) -> bool {
     let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(err) = cur {
+        // Only the HTTP/2 transport and reqwest (which speaks HTTP/2 too) produce h2 errors.
+        #[cfg(any(feature = "http2", feature = "reqwest"))]
         if let Some(h2) = err.downcast_ref::<h2::Error>() {
             return h2.is_remote()
                 && (h2.is_go_away() || h2.reason() == Some(h2::Reason::REFUSED_STREAM));
@@ -85,6 +87,7 @@ pub(crate) fn proves_unprocessed(e: &(dyn std::error::Error + 'static)) -> bool 
 /// before message completed", or a reset / broken pipe / early EOF on the socket. On a
 /// reused connection this is the stale-connection race (the server's idle timeout closed
 /// it as the request went out); an idempotent read may be resent once on a new connection.
+#[cfg(feature = "reqwest")]
 pub(crate) fn closed_unanswered(e: &(dyn std::error::Error + 'static)) -> bool {
     let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
     while let Some(err) = cur {
@@ -124,6 +127,7 @@ pub(crate) enum IdleClock<'a> {
     /// Every frame of this request's stream (HTTP/2, where the socket is shared by many
     /// streams and another stream's bytes must not keep a stalled one alive): the wait for
     /// the HEADERS frame, then the wait for each DATA frame.
+    #[cfg(feature = "http2")]
     Frames,
 }
 
@@ -151,6 +155,7 @@ where
                 .await
                 .unwrap_or_else(|| Err(timeout()))
         }
+        #[cfg(feature = "http2")]
         IdleClock::Frames => read_all(node, req, Some(idle), fut).await,
     }
 }

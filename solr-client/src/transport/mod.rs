@@ -20,9 +20,11 @@ mod fresh;
 #[cfg(feature = "gzip")]
 mod gzip;
 mod h1;
+#[cfg(feature = "http2")]
 mod http2;
 mod pooled;
 mod redirect;
+#[cfg(feature = "reqwest")]
 mod reqwest_default;
 mod retry;
 mod routing;
@@ -44,9 +46,13 @@ pub use connector::Connector;
 pub use fresh::Fresh;
 #[cfg(feature = "gzip")]
 pub use gzip::{gunzip_bytes, gzip_bytes, Gzip};
+#[cfg(feature = "http2")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http2")))]
 pub use http2::Http2;
 pub use pooled::{Pooled, PooledConfig};
 pub use redirect::Redirects;
+#[cfg(feature = "reqwest")]
+#[cfg_attr(docsrs, doc(cfg(feature = "reqwest")))]
 pub use reqwest_default::ReqwestDefault;
 pub use retry::{retries_status, retry_after, Retry, RetryPolicy};
 pub use routing::{HealthPolicy, NodeStats, Policy, ReadPreference, Routing, RoutingBuilder};
@@ -60,6 +66,7 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// Whether a request reads or changes the index; routing and retry policies use it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum RequestKind {
     /// A search or any other request that does not change state: safe to retry anywhere.
     Read,
@@ -73,13 +80,14 @@ pub enum RequestKind {
 /// [`Error::Timeout`](crate::Error::Timeout) names the phase that fired and the value
 /// configured here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Timeouts {
     /// DNS + TCP connect + TLS handshake, per connection opened. Default 10 s.
     pub connect: Duration,
     /// Longest gap without a byte while waiting for the response: the timer restarts on
     /// every byte received, in the header phase as in the body phase, so a slow but
     /// steady response is never cut by it. (HTTP/2: every frame of the request's stream;
-    /// reqwest: every body read, the head as a whole, see [`ReqwestDefault`].)
+    /// reqwest: every body read, the head as a whole, see `ReqwestDefault`.)
     /// Default 30 s.
     pub read_idle: Duration,
     /// A deadline for the whole call, from the moment the outermost transport or decorator
@@ -90,11 +98,34 @@ pub struct Timeouts {
 
 impl Default for Timeouts {
     fn default() -> Self {
-        Timeouts {
-            connect: Duration::from_secs(10),
-            read_idle: Duration::from_secs(30),
-            request: Duration::from_secs(60),
-        }
+        Timeouts::DEFAULT
+    }
+}
+
+/// Setters, for code outside this crate (the struct is `#[non_exhaustive]`: build it
+/// from [`Timeouts::default()`] and change what differs).
+impl Timeouts {
+    /// The defaults (connect 10 s, read idle 30 s, request 60 s), usable in a `const`.
+    pub const DEFAULT: Timeouts = Timeouts {
+        connect: Duration::from_secs(10),
+        read_idle: Duration::from_secs(30),
+        request: Duration::from_secs(60),
+    };
+
+    /// Sets [`Timeouts::connect`]; see there for the default.
+    pub const fn connect(mut self, v: Duration) -> Self {
+        self.connect = v;
+        self
+    }
+    /// Sets [`Timeouts::read_idle`]; see there for the default.
+    pub const fn read_idle(mut self, v: Duration) -> Self {
+        self.read_idle = v;
+        self
+    }
+    /// Sets [`Timeouts::request`]; see there for the default.
+    pub const fn request(mut self, v: Duration) -> Self {
+        self.request = v;
+        self
     }
 }
 
@@ -259,6 +290,7 @@ pub struct WireResponse {
 
 /// Counters every transport keeps about itself.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct TransportStats {
     /// Connections this transport opened (its own connector count).
     pub connections_opened: u64,
@@ -385,23 +417,32 @@ pub(crate) fn far_or(start: Instant, d: Duration) -> Instant {
 
 /// The transports this crate ships, by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum TransportKind {
     /// See [`Fresh`].
     Fresh,
     /// See [`Pooled`].
     Pooled,
-    /// See [`ReqwestDefault`].
+    /// See `ReqwestDefault`. Needs the `reqwest` feature.
+    #[cfg(feature = "reqwest")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "reqwest")))]
     Reqwest,
-    /// See [`Http2`].
+    /// See `Http2`. Needs the `http2` feature.
+    #[cfg(feature = "http2")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "http2")))]
     Http2,
 }
 
 impl TransportKind {
-    /// All kinds, in report order.
-    pub const ALL: [TransportKind; 4] = [
+    /// All kinds this build has (fresh and pooled always; reqwest and http2 with their
+    /// features), in report order.
+    pub const ALL: [TransportKind;
+        2 + cfg!(feature = "reqwest") as usize + cfg!(feature = "http2") as usize] = [
         TransportKind::Fresh,
         TransportKind::Pooled,
+        #[cfg(feature = "reqwest")]
         TransportKind::Reqwest,
+        #[cfg(feature = "http2")]
         TransportKind::Http2,
     ];
 
@@ -410,17 +451,32 @@ impl TransportKind {
         match self {
             TransportKind::Fresh => "fresh",
             TransportKind::Pooled => "pooled",
+            #[cfg(feature = "reqwest")]
             TransportKind::Reqwest => "reqwest",
+            #[cfg(feature = "http2")]
             TransportKind::Http2 => "http2",
         }
     }
 
     /// Builds the transport, optionally wrapped in the gzip decorator.
     pub fn build(&self, tls: &TlsOptions, gzip: bool) -> Result<Arc<dyn Transport>> {
+        self.build_with(tls, gzip, PooledConfig::default())
+    }
+
+    /// Like [`Self::build`], with the settings the pooled transport uses (the other kinds
+    /// ignore them).
+    pub fn build_with(
+        &self,
+        tls: &TlsOptions,
+        gzip: bool,
+        pooled: PooledConfig,
+    ) -> Result<Arc<dyn Transport>> {
         let inner: Arc<dyn Transport> = match self {
             TransportKind::Fresh => Arc::new(Fresh::new(tls)?),
-            TransportKind::Pooled => Arc::new(Pooled::new(tls, PooledConfig::default())?),
+            TransportKind::Pooled => Arc::new(Pooled::new(tls, pooled)?),
+            #[cfg(feature = "reqwest")]
             TransportKind::Reqwest => Arc::new(ReqwestDefault::new(tls)?),
+            #[cfg(feature = "http2")]
             TransportKind::Http2 => Arc::new(Http2::new(tls)?),
         };
         if gzip {
@@ -428,7 +484,7 @@ impl TransportKind {
             return Ok(Arc::new(Gzip::new(inner)));
             #[cfg(not(feature = "gzip"))]
             return Err(crate::Error::Config(
-                "built without the gzip feature".into(),
+                "gzip needs solr-client's `gzip` feature, which this build does not have".into(),
             ));
         }
         Ok(inner)
@@ -444,13 +500,17 @@ impl fmt::Display for TransportKind {
 impl std::str::FromStr for TransportKind {
     type Err = crate::Error;
     fn from_str(s: &str) -> Result<Self> {
-        TransportKind::ALL
-            .into_iter()
-            .find(|k| k.as_str() == s)
-            .ok_or_else(|| {
-                crate::Error::Config(format!(
-                    "unknown transport {s:?}; expected one of fresh, pooled, reqwest, http2"
-                ))
-            })
+        if let Some(k) = TransportKind::ALL.into_iter().find(|k| k.as_str() == s) {
+            return Ok(k);
+        }
+        Err(crate::Error::Config(match crate::features::missing(s) {
+            Some(feature) => format!(
+                "transport {s:?} needs solr-client's `{feature}` feature, which this build \
+                 does not have"
+            ),
+            None => {
+                format!("unknown transport {s:?}; expected one of fresh, pooled, reqwest, http2")
+            }
+        }))
     }
 }

@@ -39,6 +39,7 @@ use crate::timing::HttpVersion;
 
 /// Settings of the [`Pooled`] transport.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PooledConfig {
     /// Hard cap on open connections per host (in use + idle); requests beyond it wait
     /// (the wait is the `blocked` phase). Default 64.
@@ -56,6 +57,26 @@ impl Default for PooledConfig {
             max_idle_per_host: 32,
             idle_timeout: Duration::from_secs(90),
         }
+    }
+}
+
+/// Setters, for code outside this crate (the struct is `#[non_exhaustive]`: build it
+/// from [`PooledConfig::default()`] and change what differs).
+impl PooledConfig {
+    /// Sets [`PooledConfig::max_connections_per_host`]; see there for the default.
+    pub const fn max_connections_per_host(mut self, v: usize) -> Self {
+        self.max_connections_per_host = v;
+        self
+    }
+    /// Sets [`PooledConfig::max_idle_per_host`]; see there for the default.
+    pub const fn max_idle_per_host(mut self, v: usize) -> Self {
+        self.max_idle_per_host = v;
+        self
+    }
+    /// Sets [`PooledConfig::idle_timeout`]; see there for the default.
+    pub const fn idle_timeout(mut self, v: Duration) -> Self {
+        self.idle_timeout = v;
+        self
     }
 }
 

@@ -50,9 +50,10 @@ use crate::error::{Error, Result};
 /// shorter than `min(Retry-After, max_retry_after)`, and a wait that does not fit in the
 /// remaining budget (or before the request deadline) ends the retries at once.
 ///
-/// Build it from [`RetryPolicy::default`] with struct update syntax
-/// (`RetryPolicy { max_attempts: 3, ..RetryPolicy::default() }`).
+/// Build it from [`RetryPolicy::default`] with its setters
+/// (`RetryPolicy::default().max_attempts(3)`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RetryPolicy {
     /// Attempts in total, the first included. Default 5.
     pub max_attempts: u32,
@@ -77,6 +78,36 @@ impl Default for RetryPolicy {
             max_backoff: Duration::from_secs(5),
             max_retry_after: Duration::from_secs(60),
         }
+    }
+}
+
+/// Setters, for code outside this crate (the struct is `#[non_exhaustive]`: build it
+/// from [`RetryPolicy::default()`] and change what differs).
+impl RetryPolicy {
+    /// Sets [`RetryPolicy::max_attempts`]; see there for the default.
+    pub const fn max_attempts(mut self, v: u32) -> Self {
+        self.max_attempts = v;
+        self
+    }
+    /// Sets [`RetryPolicy::max_wait`]; see there for the default.
+    pub const fn max_wait(mut self, v: Duration) -> Self {
+        self.max_wait = v;
+        self
+    }
+    /// Sets [`RetryPolicy::base_backoff`]; see there for the default.
+    pub const fn base_backoff(mut self, v: Duration) -> Self {
+        self.base_backoff = v;
+        self
+    }
+    /// Sets [`RetryPolicy::max_backoff`]; see there for the default.
+    pub const fn max_backoff(mut self, v: Duration) -> Self {
+        self.max_backoff = v;
+        self
+    }
+    /// Sets [`RetryPolicy::max_retry_after`]; see there for the default.
+    pub const fn max_retry_after(mut self, v: Duration) -> Self {
+        self.max_retry_after = v;
+        self
     }
 }
 

@@ -1,16 +1,24 @@
 //! TLS settings shared by every transport (rustls). Verification is on unless the caller
 //! opts out by calling [`TlsOptions::danger_accept_invalid_certs`] by name.
+//!
+//! Without the `rustls` feature the options are still accepted (and handed to reqwest,
+//! which brings its own TLS), but the built-in transports refuse https URLs.
 
+#[cfg(feature = "rustls")]
 use std::sync::Arc;
 
+#[cfg(feature = "rustls")]
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+#[cfg(feature = "rustls")]
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+#[cfg(feature = "rustls")]
 use rustls::{DigitallySignedStruct, SignatureScheme};
 
 use crate::error::{Error, Result};
 
 /// Which TLS protocol versions to offer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum TlsVersion {
     /// TLS 1.2 and 1.3 (default; 1.3 is negotiated when the server has it).
     #[default]
@@ -25,6 +33,7 @@ pub enum TlsVersion {
 /// certificate verification.
 #[derive(Clone, Default)]
 pub struct TlsOptions {
+    #[cfg(feature = "rustls")]
     extra_roots: Vec<CertificateDer<'static>>,
     extra_roots_pem: Vec<Vec<u8>>,
     accept_invalid: bool,
@@ -35,7 +44,7 @@ pub struct TlsOptions {
 impl std::fmt::Debug for TlsOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("TlsOptions")
-            .field("extra_roots", &self.extra_roots.len())
+            .field("extra_roots", &self.extra_roots_pem.len())
             .field("accept_invalid_certs", &self.accept_invalid)
             .field("version", &self.version)
             .finish()
@@ -58,13 +67,23 @@ impl TlsOptions {
 
     /// Trusts the CA certificates in PEM text in addition to the built-in roots.
     pub fn add_ca_pem(mut self, pem: &[u8]) -> Result<Self> {
-        use rustls_pki_types::pem::PemObject;
-        let mut n = 0;
-        for cert in CertificateDer::pem_slice_iter(pem) {
-            let cert = cert.map_err(|e| Error::Config(format!("bad PEM certificate: {e}")))?;
-            self.extra_roots.push(cert);
-            n += 1;
-        }
+        #[cfg(feature = "rustls")]
+        let n = {
+            use rustls_pki_types::pem::PemObject;
+            let mut n = 0;
+            for cert in CertificateDer::pem_slice_iter(pem) {
+                let cert = cert.map_err(|e| Error::Config(format!("bad PEM certificate: {e}")))?;
+                self.extra_roots.push(cert);
+                n += 1;
+            }
+            n
+        };
+        // Without rustls the PEM is only kept (for reqwest, which parses it itself).
+        #[cfg(not(feature = "rustls"))]
+        let n = pem
+            .windows(b"-----BEGIN CERTIFICATE-----".len())
+            .filter(|w| *w == b"-----BEGIN CERTIFICATE-----")
+            .count();
         if n == 0 {
             return Err(Error::Config("no certificate found in the CA PEM".into()));
         }
@@ -97,11 +116,13 @@ impl TlsOptions {
     }
 
     /// PEM blobs of the added CAs (for transports that take PEM, such as reqwest).
+    #[cfg(feature = "reqwest")]
     pub(crate) fn extra_roots_pem(&self) -> &[Vec<u8>] {
         &self.extra_roots_pem
     }
 
     /// Builds a rustls client config offering the given ALPN protocols.
+    #[cfg(feature = "rustls")]
     pub(crate) fn client_config(&self, alpn: &[&[u8]]) -> Result<Arc<rustls::ClientConfig>> {
         let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
         let versions: &[&'static rustls::SupportedProtocolVersion] = match self.version {
@@ -135,9 +156,11 @@ impl TlsOptions {
 }
 
 /// The verifier behind `danger_accept_invalid_certs`: checks signatures, trusts any chain.
+#[cfg(feature = "rustls")]
 #[derive(Debug)]
 struct AcceptAnything(Arc<rustls::crypto::CryptoProvider>);
 
+#[cfg(feature = "rustls")]
 impl ServerCertVerifier for AcceptAnything {
     fn verify_server_cert(
         &self,

@@ -91,6 +91,7 @@ pub fn cloud2x2() -> &'static LocalSolr {
 /// A client on `url` with `kind`.
 pub fn client(url: &str, kind: TransportKind, gzip: bool) -> SolrClient {
     SolrClient::builder(url)
+        .collection("bench")
         .transport(kind)
         .gzip(gzip)
         .build()
@@ -102,6 +103,7 @@ pub fn tls_client(s: &LocalSolr, kind: TransportKind) -> SolrClient {
     let ca = s.ca.as_ref().expect("TLS instance has a CA");
     let tls = TlsOptions::new().add_ca_pem_file(ca).expect("CA readable");
     SolrClient::builder(s.url(None).expect("url"))
+        .collection("bench")
         .transport(kind)
         .tls(tls)
         .build()

@@ -158,10 +158,11 @@ mod tests {
                 rep: 0,
                 warmup: false,
                 error: None,
-                timing: Some(Timing {
-                    server_wait: Duration::from_millis(ms),
-                    qtime_ms: Some(0),
-                    ..Default::default()
+                timing: Some({
+                    let mut t = Timing::default();
+                    t.server_wait = Duration::from_millis(ms);
+                    t.qtime_ms = Some(0);
+                    t
                 }),
                 latency_ms: None,
                 start_delay_ms: None,

@@ -1024,12 +1024,13 @@ mod tests {
             start: 0,
             docs: rows,
             cpu_ms: if gzip { 2.0 } else { 1.0 },
-            timing: Some(Timing {
-                server_wait: Duration::from_millis(ms),
-                bytes_in: bytes,
-                decoded_bytes: decoded,
-                qtime_ms: Some(if step % 2 == 0 { 3 } else { 12 }),
-                ..Default::default()
+            timing: Some({
+                let mut t = Timing::default();
+                t.server_wait = Duration::from_millis(ms);
+                t.bytes_in = bytes;
+                t.decoded_bytes = decoded;
+                t.qtime_ms = Some(if step % 2 == 0 { 3 } else { 12 });
+                t
             }),
             error: None,
         }

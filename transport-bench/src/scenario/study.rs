@@ -915,10 +915,11 @@ mod tests {
             rep: 0,
             warmup: false,
             error: error.map(str::to_string),
-            timing: error.is_none().then(|| Timing {
-                server_wait: Duration::from_millis(10),
-                qtime_ms,
-                ..Default::default()
+            timing: error.is_none().then(|| {
+                let mut t = Timing::default();
+                t.server_wait = Duration::from_millis(10);
+                t.qtime_ms = qtime_ms;
+                t
             }),
             latency_ms: None,
             start_delay_ms: None,

@@ -110,6 +110,7 @@ use nodes::{node_key, Availability, NodePool};
 
 /// Which replicas a read prefers.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
 pub enum ReadPreference {
     /// Non-leader replicas first, the leader only when none is reachable. Default.
     #[default]

@@ -20,6 +20,7 @@ use crate::transport::RequestKind;
 
 /// How a node is chosen among equally preferred candidates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
 pub enum Policy {
     /// `round-robin`: each request starts at the next node (`fetch_add(1) % len`).
     #[default]
@@ -72,6 +73,7 @@ impl FromStr for Policy {
 
 /// When a node that failed to connect is tried again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct HealthPolicy {
     /// Backoff after the first failure. Default 500 ms.
     pub initial_backoff: Duration,
@@ -88,8 +90,24 @@ impl Default for HealthPolicy {
     }
 }
 
+/// Setters, for code outside this crate (the struct is `#[non_exhaustive]`: build it
+/// from [`HealthPolicy::default()`] and change what differs).
+impl HealthPolicy {
+    /// Sets [`HealthPolicy::initial_backoff`]; see there for the default.
+    pub const fn initial_backoff(mut self, v: Duration) -> Self {
+        self.initial_backoff = v;
+        self
+    }
+    /// Sets [`HealthPolicy::max_backoff`]; see there for the default.
+    pub const fn max_backoff(mut self, v: Duration) -> Self {
+        self.max_backoff = v;
+        self
+    }
+}
+
 /// A snapshot of one node's counters and state.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct NodeStats {
     /// The node's base URL.
     pub node: String,

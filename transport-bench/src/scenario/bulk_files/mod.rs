@@ -455,10 +455,7 @@ async fn timed_run(
     }
     let c0 = Instant::now();
     client
-        .commit(Commit {
-            soft: true,
-            wait_searcher: true,
-        })
+        .commit(Commit::default().soft(true).wait_searcher(true))
         .await
         .context("soft commit")?;
     let commit_s = c0.elapsed().as_secs_f64();

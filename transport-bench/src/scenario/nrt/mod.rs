@@ -505,10 +505,9 @@ async fn run_one(
     let refresh = {
         let (c, stop, ev) = (client.clone(), stop_refresh.clone(), commits.clone());
         let interval = Duration::from_millis(a.commit_interval_ms);
-        let commit = Commit {
-            soft: kind == CommitKind::Soft,
-            wait_searcher: true,
-        };
+        let commit = Commit::default()
+            .soft(kind == CommitKind::Soft)
+            .wait_searcher(true);
         tokio::spawn(async move {
             while !stop.load(Ordering::Relaxed) {
                 let t0 = Instant::now();

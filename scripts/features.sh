@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# solr-client builds with no optional feature and with each one alone: `cargo check` of the
+# library for every set (fast: check, not build), warnings included, so a gate that leaks
+# (code using a gated module, an import only a gated path uses) fails here, not in a user's
+# build. Then the unit test that a run-time choice needing an absent feature is a clear
+# error (not a panic) runs once with every optional feature off; with all of them on it runs
+# in the workspace's unit tests.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+sets=("" rustls gzip reqwest http2 cbor javabin blocking)
+for f in "${sets[@]}"; do
+  echo "-- cargo check -p solr-client --no-default-features --features '${f}'"
+  out=$(cargo check -p solr-client --lib --no-default-features --features "$f" \
+    --message-format short 2>&1) || { echo "$out"; exit 1; }
+  if grep -E '^[^ ]+: (warning|error)' <<<"$out"; then
+    echo "features '${f}': warnings (see above)" >&2
+    exit 1
+  fi
+done
+echo "-- unit test with no optional feature: missing features are named errors"
+cargo test -q -p solr-client --lib --no-default-features features:: 
+echo "-- solr-client: every feature set checks"
