@@ -663,34 +663,10 @@ fn client_over(router: Arc<Routing>, collection: &str) -> Result<SolrClient> {
 
 /// Solr's `QUERY./select.requests` summed over the node's cores.
 async fn select_requests(client: &SolrClient) -> Result<u64> {
-    let mut req = client.wire(
-        http::Method::GET,
-        "admin",
-        vec![
-            ("group".into(), "core".into()),
-            ("prefix".into(), "QUERY./select.requests".into()),
-            ("wt".into(), "json".into()),
-        ],
-        RequestKind::Admin,
-    );
-    req.path = "admin/metrics".into();
-    let resp = client
-        .send_raw(req)
-        .await
-        .context("reading admin/metrics")?;
-    if !resp.status.is_success() {
-        bail!("admin/metrics answered HTTP {}", resp.status);
-    }
-    let v: serde_json::Value =
-        serde_json::from_slice(&resp.body).context("decoding admin/metrics")?;
+    let cores = seedkit::core_metrics(client, "QUERY./select.requests").await?;
     let mut n = 0;
     let mut seen = false;
-    for core in v
-        .get("metrics")
-        .and_then(|m| m.as_object())
-        .into_iter()
-        .flat_map(|m| m.values())
-    {
+    for core in cores.values() {
         if let Some(x) = core.get("QUERY./select.requests") {
             let c = x
                 .as_u64()
@@ -711,29 +687,11 @@ async fn select_requests(client: &SolrClient) -> Result<u64> {
 /// requests it received and the internal sub-requests it served. The registry
 /// `solr.core.bench.shard1.replica_t1` is core `bench_shard1_replica_t1`.
 async fn core_counts(client: &SolrClient) -> Result<HashMap<String, (u64, u64)>> {
-    let mut req = client.wire(
-        http::Method::GET,
-        "admin",
-        vec![
-            ("group".into(), "core".into()),
-            (
-                "prefix".into(),
-                "QUERY./select.requests,QUERY./select[shard].requests".into(),
-            ),
-            ("wt".into(), "json".into()),
-        ],
-        RequestKind::Admin,
-    );
-    req.path = "admin/metrics".into();
-    let resp = client
-        .send_raw(req)
-        .await
-        .context("reading admin/metrics")?;
-    if !resp.status.is_success() {
-        bail!("admin/metrics answered HTTP {}", resp.status);
-    }
-    let v: serde_json::Value =
-        serde_json::from_slice(&resp.body).context("decoding admin/metrics")?;
+    let cores = seedkit::core_metrics(
+        client,
+        "QUERY./select.requests,QUERY./select[shard].requests",
+    )
+    .await?;
     let num = |x: Option<&serde_json::Value>| {
         x.and_then(|x| {
             x.as_u64()
@@ -741,12 +699,7 @@ async fn core_counts(client: &SolrClient) -> Result<HashMap<String, (u64, u64)>>
         })
     };
     let mut out = HashMap::new();
-    for (reg, m) in v
-        .get("metrics")
-        .and_then(|m| m.as_object())
-        .into_iter()
-        .flatten()
-    {
+    for (reg, m) in &cores {
         let Some(core) = reg.strip_prefix("solr.core.") else {
             continue;
         };
