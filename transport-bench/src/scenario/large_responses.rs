@@ -716,11 +716,8 @@ pub fn print_text<W: Write>(r: &LargeReport, w: &mut W) -> Result<()> {
             .map(|p| p.to_string())
             .unwrap_or_else(|| "-".into()),
     )?;
-    for warning in &r.warnings {
-        writeln!(w, "warning: {warning}")?;
-    }
-    writeln!(w, "large-responses took {:.1} s", r.duration_s)?;
-    writeln!(w, "{}", r.verdict)?;
+    let took = format!("large-responses took {:.1} s", r.duration_s);
+    bench_report::table::print_ending(w, &r.warnings, Some(&took), &r.verdict)?;
     Ok(())
 }
 

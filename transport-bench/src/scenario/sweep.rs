@@ -487,11 +487,8 @@ pub fn print_text<W: Write>(r: &SweepReport, w: &mut W) -> Result<()> {
         )?;
     }
     writeln!(w)?;
-    for warning in &r.warnings {
-        writeln!(w, "warning: {warning}")?;
-    }
-    writeln!(w, "sweep took {:.1} s", r.duration_s)?;
-    writeln!(w, "{}", r.verdict)?;
+    let took = format!("sweep took {:.1} s", r.duration_s);
+    bench_report::table::print_ending(w, &r.warnings, Some(&took), &r.verdict)?;
     Ok(())
 }
 

@@ -199,10 +199,7 @@ fn print_tail<W: Write>(r: &RoutingReport, found_where: &str, w: &mut W) -> Resu
         r.check.found,
         if r.check.ok { "" } else { " (MISMATCH)" }
     )?;
-    for x in &r.warnings {
-        writeln!(w, "warning: {x}")?;
-    }
-    writeln!(w, "{}", r.verdict)?;
+    bench_report::table::print_ending(w, &r.warnings, None, &r.verdict)?;
     Ok(())
 }
 
