@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use solr_client::UpdateFormat;
 
 use super::groups::{OutputArgs, SolrTargetArgs};
@@ -109,10 +109,8 @@ pub async fn cmd(a: BulkArgs) -> Result<BulkReport> {
     let result = bulk_files::run(&cfg, &target).await;
     target.finish(a.keep_solr);
     let report = result?;
-    let out = a.output.dir("bulk-files")?;
-    report::save(&out, &report).with_context(|| format!("saving to {}", out.display()))?;
-    report::print_text(&report, &mut std::io::stdout().lock())?;
-    eprintln!("saved: {}", out.display());
+    a.output
+        .save_and_print("bulk-files", &report, report::save, report::print_text)?;
     Ok(report)
 }
 

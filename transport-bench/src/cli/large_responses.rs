@@ -108,11 +108,12 @@ pub async fn run(a: LargeArgs) -> Result<()> {
     let result = large_responses::scenario(&cfg, &target.url).await;
     target.finish(a.keep_solr);
     let (report, records) = result?;
-    let out = a.output.dir("large-responses")?;
-    large_responses::save(&out, &report, &records)?;
-    large_responses::print_text(&report, &mut std::io::stdout().lock())?;
-    eprintln!("saved: {}", out.display());
-    Ok(())
+    a.output.save_and_print(
+        "large-responses",
+        &report,
+        |dir, r| large_responses::save(dir, r, &records),
+        large_responses::print_text,
+    )
 }
 
 #[cfg(test)]

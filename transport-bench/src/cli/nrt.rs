@@ -2,7 +2,7 @@
 //! ([`NrtArgs`]: the shared target and output groups plus its own) become the scenario's
 //! plain [`nrt::NrtConfig`].
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use super::groups::{OutputArgs, SolrTargetArgs};
 use crate::scenario::nrt::{self, report, CommitKind, NrtConfig, NrtReport};
@@ -109,10 +109,8 @@ pub async fn cmd(a: NrtArgs) -> Result<NrtReport> {
     let result = nrt::run(&cfg, &target).await;
     target.finish(a.keep_solr);
     let report = result?;
-    let out = a.output.dir("nrt")?;
-    report::save(&out, &report).with_context(|| format!("saving to {}", out.display()))?;
-    report::print_text(&report, &mut std::io::stdout().lock())?;
-    eprintln!("saved: {}", out.display());
+    a.output
+        .save_and_print("nrt", &report, report::save, report::print_text)?;
     Ok(report)
 }
 

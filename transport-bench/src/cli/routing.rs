@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use super::groups::OutputArgs;
 use crate::scenario::routing::{
@@ -136,10 +136,8 @@ impl From<&RoutingArgs> for RoutingConfig {
 /// stopped after unless `--keep-solr`), prints the tables and saves the run folder.
 pub async fn cmd(a: RoutingArgs) -> Result<RoutingReport> {
     let report = routing::run(&RoutingConfig::from(&a)).await?;
-    let out = a.output.dir("routing")?;
-    report::save(&out, &report).with_context(|| format!("saving to {}", out.display()))?;
-    report::print_text(&report, &mut std::io::stdout().lock())?;
-    eprintln!("saved: {}", out.display());
+    a.output
+        .save_and_print("routing", &report, report::save, report::print_text)?;
     Ok(report)
 }
 
