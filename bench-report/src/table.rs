@@ -164,6 +164,23 @@ pub fn fixed(v: Option<f64>, prec: usize) -> String {
         .unwrap_or_else(|| "-".into())
 }
 
+/// The closing lines every text report ends with: one `warning: ...` line per warning, then
+/// `between` when given (a blank line, or how long the run took), then the verdict.
+pub fn print_ending<W: Write>(
+    w: &mut W,
+    warnings: &[String],
+    between: Option<&str>,
+    verdict: &str,
+) -> io::Result<()> {
+    for warning in warnings {
+        writeln!(w, "warning: {warning}")?;
+    }
+    if let Some(line) = between {
+        writeln!(w, "{line}")?;
+    }
+    writeln!(w, "{verdict}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -219,6 +236,23 @@ mod tests {
         assert_eq!(
             printed(|w| t.row_iter(w, ["ab", "cd"])),
             printed(|w| t.row(w, &[&"ab", &"cd"]))
+        );
+    }
+
+    #[test]
+    fn the_ending_lists_warnings_then_the_line_then_the_verdict() {
+        let warnings = vec!["a failed".to_string(), "b slow".to_string()];
+        assert_eq!(
+            printed(|w| print_ending(w, &warnings, Some(""), "fine")),
+            "warning: a failed\nwarning: b slow\n\nfine\n"
+        );
+        assert_eq!(
+            printed(|w| print_ending(w, &[], Some("took 1.0 s"), "ok")),
+            "took 1.0 s\nok\n"
+        );
+        assert_eq!(
+            printed(|w| print_ending(w, &warnings[..1], None, "v")),
+            "warning: a failed\nv\n"
         );
     }
 }

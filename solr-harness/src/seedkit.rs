@@ -119,14 +119,19 @@ pub struct Merges {
     pub completed: u64,
 }
 
-/// Reads the merge gauges; `None` when the node does not publish them.
-pub async fn merges(client: &SolrClient) -> Result<Option<Merges>> {
+/// Solr's `admin/metrics` of the node's cores (`group=core`) whose names start with
+/// `prefix` (comma-separated prefixes allowed): the `metrics` object, one entry per core
+/// registry (`solr.core.NAME`), each a map of metric name to value.
+pub async fn core_metrics(
+    client: &SolrClient,
+    prefix: &str,
+) -> Result<serde_json::Map<String, serde_json::Value>> {
     let mut req: WireRequest = client.wire(
         http::Method::GET,
         "admin",
         vec![
             ("group".into(), "core".into()),
-            ("prefix".into(), "INDEX.merge".into()),
+            ("prefix".into(), prefix.into()),
             ("wt".into(), "json".into()),
         ],
         RequestKind::Admin,
@@ -139,27 +144,34 @@ pub async fn merges(client: &SolrClient) -> Result<Option<Merges>> {
     if !resp.status.is_success() {
         bail!("admin/metrics answered HTTP {}", resp.status);
     }
-    let v: serde_json::Value =
+    let mut v: serde_json::Value =
         serde_json::from_slice(&resp.body).context("decoding admin/metrics")?;
+    Ok(match v.get_mut("metrics").map(serde_json::Value::take) {
+        Some(serde_json::Value::Object(m)) => m,
+        _ => serde_json::Map::new(),
+    })
+}
+
+/// Reads the merge gauges; `None` when the node does not publish them.
+pub async fn merges(client: &SolrClient) -> Result<Option<Merges>> {
+    let cores = core_metrics(client, "INDEX.merge").await?;
     let mut m = Merges::default();
     let mut seen = false;
-    if let Some(cores) = v.get("metrics").and_then(|m| m.as_object()) {
-        for core in cores.values() {
-            for kind in ["major", "minor"] {
-                if let Some(r) = core
-                    .get(format!("INDEX.merge.{kind}.running"))
-                    .and_then(|x| x.as_u64())
-                {
-                    seen = true;
-                    m.running += r;
-                }
-                if let Some(c) = core
-                    .get(format!("INDEX.merge.{kind}"))
-                    .and_then(|x| x.get("count"))
-                    .and_then(|x| x.as_u64())
-                {
-                    m.completed += c;
-                }
+    for core in cores.values() {
+        for kind in ["major", "minor"] {
+            if let Some(r) = core
+                .get(format!("INDEX.merge.{kind}.running"))
+                .and_then(|x| x.as_u64())
+            {
+                seen = true;
+                m.running += r;
+            }
+            if let Some(c) = core
+                .get(format!("INDEX.merge.{kind}"))
+                .and_then(|x| x.get("count"))
+                .and_then(|x| x.as_u64())
+            {
+                m.completed += c;
             }
         }
     }

@@ -16,8 +16,7 @@ async fn gzip_shrinks_wire_bytes_and_identity_when_off() {
     let url = s.url(None).unwrap();
     let t = tag("gz");
     let plain = client(url, TransportKind::Pooled, false);
-    plain.add(&docs(&t, 100, 0)).await.expect("add");
-    plain.commit(Commit::default()).await.expect("commit");
+    support::index_tagged(&plain, &t, 100).await;
     let q = Select::new(format!("tag_s:{t}"))
         .rows(100)
         .fl("id,title,body,category,price");

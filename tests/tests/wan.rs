@@ -615,14 +615,7 @@ async fn audit_names_paced_responses() {
             .collection("bench")
             .build()
             .expect("client");
-        client
-            .add(&support::docs(&tag, 20, 0))
-            .await
-            .expect("index");
-        client
-            .commit(solr_client::Commit::default())
-            .await
-            .expect("commit");
+        support::index_tagged(&client, &tag, 20).await;
     }
     {
         let _g = support::exclusive().await;

@@ -29,9 +29,29 @@ pub use cli::schema::named as schema_named;
 pub use cli::study::StudyArgs;
 pub use cli::{audit::AuditArgs, knn::KnnArgs, run, Cli, Command};
 pub use run_dir::{out_dir, unique_dir};
-pub use scenario::{bulk_files, idle, knn, large_responses, nrt, routing, study, sweep};
+pub use scenario::{idle, knn, large_responses, study, sweep};
 pub use schema::schema_of;
 pub use solr_harness::{auth, local_solr, seedkit};
+
+/// Scenario S4 (`scenario::bulk_files`) with its command's options and entry
+/// ([`cli::bulk_files`]).
+pub mod bulk_files {
+    pub use crate::cli::bulk_files::{cmd, BulkArgs};
+    pub use crate::scenario::bulk_files::*;
+}
+
+/// The routing study (`scenario::routing`) with its command's options and entry
+/// ([`cli::routing`]).
+pub mod routing {
+    pub use crate::cli::routing::{cmd, RoutingArgs};
+    pub use crate::scenario::routing::*;
+}
+
+/// Scenario S3 (`scenario::nrt`) with its command's options and entry ([`cli::nrt`]).
+pub mod nrt {
+    pub use crate::cli::nrt::{cmd, NrtArgs};
+    pub use crate::scenario::nrt::*;
+}
 
 /// The WAN emulator (crate `wan-emu`) and its command-line options.
 pub mod wan {

@@ -17,6 +17,31 @@ use crate::types::ErrorEnvelope;
 /// The node name errors from [`decode_response_bytes`] carry.
 const NODE: &str = "<bytes>";
 
+/// The response's `Content-Type`, when it has a readable one.
+pub(crate) fn content_type(resp: &WireResponse) -> Option<String> {
+    resp.headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+}
+
+/// An [`Error::Decompress`] when the body still carries a `Content-Encoding` other than
+/// `identity`: no decoder was configured to undo it (gzip off), so it cannot be parsed.
+pub(crate) fn reject_encoded(resp: &WireResponse) -> Result<()> {
+    match resp
+        .headers
+        .get(CONTENT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+    {
+        Some(enc) if !enc.eq_ignore_ascii_case("identity") => Err(Error::Decompress {
+            node: resp.timing.node.clone(),
+            encoding: enc.to_string(),
+            message: "the body is encoded but no decoder is configured (enable gzip)".into(),
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// Checks status, encoding and content type, then decodes the JSON body into `T`; records
 /// the parse time and QTime in the timing record (which is returned with the value).
 pub(crate) fn decode<T: DeserializeOwned>(
@@ -24,24 +49,8 @@ pub(crate) fn decode<T: DeserializeOwned>(
     what: &'static str,
 ) -> Result<(T, Timing)> {
     let node = resp.timing.node.clone();
-    let content_type = resp
-        .headers
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string);
-    if let Some(enc) = resp
-        .headers
-        .get(CONTENT_ENCODING)
-        .and_then(|v| v.to_str().ok())
-    {
-        if !enc.eq_ignore_ascii_case("identity") {
-            return Err(Error::Decompress {
-                node,
-                encoding: enc.to_string(),
-                message: "the body is encoded but no decoder is configured (enable gzip)".into(),
-            });
-        }
-    }
+    let content_type = content_type(&resp);
+    reject_encoded(&resp)?;
     let looks_json = content_type
         .as_deref()
         .map(|ct| ct.contains("json") || ct.starts_with("text/plain"))

@@ -24,8 +24,8 @@ use bytes::Bytes;
 use crate::error::Result;
 use crate::types::Document;
 
-pub(crate) use decode::decode;
 pub use decode::decode_response_bytes;
+pub(crate) use decode::{content_type, decode, reject_encoded};
 
 /// The body format of an update request.
 #[derive(

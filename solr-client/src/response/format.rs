@@ -4,12 +4,12 @@
 
 use std::time::Instant;
 
-use http::header::{CONTENT_ENCODING, CONTENT_TYPE};
+use http::header::CONTENT_TYPE;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
 use super::{decode, SolrErrorBody};
-use crate::codec::ResponseFormat;
+use crate::codec::{content_type, reject_encoded, ResponseFormat};
 use crate::error::{snippet, Error, Result};
 use crate::timing::Timing;
 use crate::transport::WireResponse;
@@ -26,11 +26,7 @@ pub(crate) fn decode_as<T: DeserializeOwned>(
     what: &'static str,
     format: ResponseFormat,
 ) -> Result<(T, Timing)> {
-    let content_type = resp
-        .headers
-        .get(CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string);
+    let content_type = content_type(&resp);
     let json = content_type
         .as_deref()
         .is_some_and(|ct| ResponseFormat::Json.accepts_content_type(ct));
@@ -39,19 +35,7 @@ pub(crate) fn decode_as<T: DeserializeOwned>(
         return decode(resp, what);
     }
     let node = resp.timing.node.clone();
-    if let Some(enc) = resp
-        .headers
-        .get(CONTENT_ENCODING)
-        .and_then(|v| v.to_str().ok())
-    {
-        if !enc.eq_ignore_ascii_case("identity") {
-            return Err(Error::Decompress {
-                node,
-                encoding: enc.to_string(),
-                message: "the body is encoded but no decoder is configured (enable gzip)".into(),
-            });
-        }
-    }
+    reject_encoded(&resp)?;
     let matches = content_type
         .as_deref()
         .is_some_and(|ct| format.accepts_content_type(ct));

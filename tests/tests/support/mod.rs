@@ -132,6 +132,16 @@ pub fn docs(tag: &str, n: usize, dim: usize) -> Vec<Value> {
         .collect()
 }
 
+/// Indexes `n` documents tagged `tag` ([`docs`], no vectors) through `client` and commits, so
+/// they are searchable (`tag_s:{tag}`) when it returns; panics naming the step that failed.
+pub async fn index_tagged(client: &SolrClient, tag: &str, n: usize) {
+    client.add(&docs(tag, n, 0)).await.expect("index");
+    client
+        .commit(solr_client::Commit::default())
+        .await
+        .expect("commit");
+}
+
 /// Asserts that `json` validates against the JSON Schema text `schema` (a published one),
 /// listing every violation.
 pub fn assert_schema_valid(schema: &str, json: &Value) {

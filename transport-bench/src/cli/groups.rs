@@ -4,9 +4,9 @@
 //! so no command copies these fields by hand. A command whose help text of a shared option
 //! says more than the group's (e.g. what happens without `--url`) sets it with `mut_arg`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use crate::seedkit::Target;
 
@@ -59,6 +59,22 @@ impl OutputArgs {
     /// ([`crate::run_dir::out_dir`]).
     pub fn dir(&self, kind: &str) -> Result<PathBuf> {
         crate::run_dir::out_dir(self.out.clone(), kind)
+    }
+
+    /// The end of a command: saves `report` into [`OutputArgs::dir`]`(kind)` with `save`,
+    /// prints its text to stdout with `print`, and says on stderr where it went.
+    pub fn save_and_print<R>(
+        &self,
+        kind: &str,
+        report: &R,
+        save: impl FnOnce(&Path, &R) -> Result<()>,
+        print: impl FnOnce(&R, &mut std::io::StdoutLock<'static>) -> Result<()>,
+    ) -> Result<()> {
+        let out = self.dir(kind)?;
+        save(&out, report).with_context(|| format!("saving to {}", out.display()))?;
+        print(report, &mut std::io::stdout().lock())?;
+        eprintln!("saved: {}", out.display());
+        Ok(())
     }
 }
 

@@ -35,66 +35,40 @@ use crate::scenario::wan::{header, interrupted, termination, tls_dir, upstream_o
 use bench_report::stats::percentiles;
 use wan_emu::{TlsVersion, Wan, WanConfig};
 
-/// Options of `large-responses`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct LargeArgs {
+/// Configuration of `large-responses` (built by the command line from its options; see `transport-bench large-responses --help`).
+#[derive(Debug, Clone)]
+pub struct LargeConfig {
     /// Page sizes (rows per search), comma-separated.
-    #[arg(value_parser = crate::args::count::<u64, 1, 1_000_000>, allow_negative_numbers = true, long, value_delimiter = ',', default_value = "10,40,100,1000")]
     pub rows: Vec<u64>,
     /// Gzip settings to compare: both, on or off.
-    #[arg(long, value_enum, hide_possible_values = true, default_value_t = crate::args::GzipChoice::Both)]
     pub gzip: crate::args::GzipChoice,
     /// Emulated round-trip time, ms.
-    #[arg(value_parser = crate::args::delay_ms, allow_negative_numbers = true, long, value_name = "MS", default_value_t = 20.0)]
     pub rtt: f64,
     /// Jitter in ms (uniform in [-J, +J] on each one-way delay).
-    #[arg(value_parser = crate::args::delay_ms, allow_negative_numbers = true, long, value_name = "MS", default_value_t = 0.0)]
     pub jitter: f64,
     /// Bandwidth cap per direction (e.g. 100mbit, 1gbit), or `none`.
-    #[arg(long, value_name = "RATE", default_value = "100mbit")]
     pub bandwidth: String,
     /// TLS at the proxy (1.2 or 1.3); plain http without it.
-    #[arg(long, value_name = "1.2|1.3")]
     pub tls_version: Option<TlsVersion>,
     /// Measured requests per cell (page size x gzip).
-    #[arg(value_parser = crate::args::count::<usize, 1, 10_000_000>, allow_negative_numbers = true, long, default_value_t = 60)]
     pub requests: usize,
     /// Warm-up requests per cell (excluded from figures, counted in the byte accounting).
-    #[arg(value_parser = crate::args::count::<usize, 0, 10_000_000>, allow_negative_numbers = true, long, default_value_t = 3)]
     pub warmup: usize,
     /// Documents in the corpus (at least the largest page).
-    #[arg(value_parser = crate::args::count::<usize, 1, 100_000_000>, allow_negative_numbers = true, long, default_value_t = 2000)]
     pub docs: usize,
     /// Approximate JSON size of one document, bytes.
-    #[arg(value_parser = crate::args::count::<usize, 1, 100_000_000>, allow_negative_numbers = true, long, default_value_t = 2048)]
     pub doc_bytes: usize,
     /// Transport (the seed's client pools connections).
-    #[arg(long, default_value = "pooled")]
     pub transport: TransportKind,
-    /// A Solr on this machine's loopback (plain http). Without it the project's local Solr is
-    /// started and stopped after.
-    #[arg(long, value_parser = crate::args::SolrUrl)]
-    pub url: Option<String>,
     /// Collection or core.
-    #[arg(long, default_value = "bench")]
     pub collection: String,
     /// Seed of the corpus and of the page offsets.
-    #[arg(long, default_value_t = 42)]
     pub seed: u64,
-    /// Output folder (default `results/large-responses-<unix time>`).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
     /// Do not capture packets (no byte cross-check).
-    #[arg(long)]
     pub no_pcap: bool,
-    /// Keep the local Solr running afterwards.
-    #[arg(long)]
-    pub keep_solr: bool,
     /// No progress bars.
-    #[arg(long)]
     pub quiet: bool,
     /// Namespace prefix (`PREFIX-app`, `PREFIX-solr`).
-    #[arg(long, default_value = "stb", hide = true)]
     pub wan_prefix: String,
 }
 
@@ -322,7 +296,7 @@ pub fn corpus_tag(seed: u64, doc_bytes: usize, docs: usize) -> String {
 }
 
 /// Indexes the corpus on loopback unless exactly `docs` documents of the tag are there.
-async fn ensure_corpus(a: &LargeArgs, url: &str, tag: &str) -> Result<()> {
+async fn ensure_corpus(a: &LargeConfig, url: &str, tag: &str) -> Result<()> {
     let client = crate::auth::apply(SolrClient::builder(url))?
         .collection(&a.collection)
         .transport(TransportKind::Pooled)
@@ -742,11 +716,8 @@ pub fn print_text<W: Write>(r: &LargeReport, w: &mut W) -> Result<()> {
             .map(|p| p.to_string())
             .unwrap_or_else(|| "-".into()),
     )?;
-    for warning in &r.warnings {
-        writeln!(w, "warning: {warning}")?;
-    }
-    writeln!(w, "large-responses took {:.1} s", r.duration_s)?;
-    writeln!(w, "{}", r.verdict)?;
+    let took = format!("large-responses took {:.1} s", r.duration_s);
+    bench_report::table::print_ending(w, &r.warnings, Some(&took), &r.verdict)?;
     Ok(())
 }
 
@@ -844,7 +815,7 @@ pub fn save_report(dir: &Path, r: &LargeReport) -> Result<()> {
 }
 
 /// Runs the scenario against `url` (a loopback Solr).
-pub async fn scenario(a: &LargeArgs, url: &str) -> Result<(LargeReport, Vec<LargeRecord>)> {
+pub async fn scenario(a: &LargeConfig, url: &str) -> Result<(LargeReport, Vec<LargeRecord>)> {
     let t0 = Instant::now();
     let gzip = a.gzip.settings();
     let mut rows = a.rows.clone();
@@ -996,19 +967,6 @@ pub async fn scenario(a: &LargeArgs, url: &str) -> Result<(LargeReport, Vec<Larg
         verdict,
     };
     Ok((report, measured.records))
-}
-
-/// `transport-bench large-responses`: starts the local Solr unless `--url`, runs, saves, prints.
-pub async fn run_cmd(a: LargeArgs) -> Result<()> {
-    let target = crate::seedkit::Target::open(a.url.clone(), &a.collection, None, "large", &[])?;
-    let result = scenario(&a, &target.url).await;
-    target.finish(a.keep_solr);
-    let (report, records) = result?;
-    let out = crate::run_dir::out_dir(a.out.clone(), "large-responses")?;
-    save(&out, &report, &records)?;
-    print_text(&report, &mut std::io::stdout().lock())?;
-    eprintln!("saved: {}", out.display());
-    Ok(())
 }
 
 #[cfg(test)]

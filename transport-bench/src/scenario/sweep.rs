@@ -19,7 +19,7 @@
 //! `(t0(fresh) + k RTT) / (t0(pooled) + RTT)` and flagged when it is more than 10 % off.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
@@ -34,70 +34,40 @@ use wan_emu::TlsVersion;
 /// How far the measured fresh/pooled ratio may be from the theory before it is flagged.
 pub const RATIO_TOLERANCE: f64 = 0.10;
 
-/// Options of `sweep`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct SweepArgs {
+/// Configuration of `sweep` (built by the command line from its options; see `transport-bench sweep --help`).
+#[derive(Debug, Clone)]
+pub struct SweepConfig {
     /// Round-trip times in ms, comma-separated. 0 is always measured (the theory's baseline).
-    #[arg(value_parser = crate::args::delay_ms, allow_negative_numbers = true, long, value_delimiter = ',', default_value = "0,2,20,80")]
     pub rtt: Vec<f64>,
-    /// TLS version terminated at the proxy: 1.3, 1.2 or both.
-    #[arg(long, default_value = "1.3")]
-    pub tls_version: String,
+    /// TLS versions terminated at the proxy.
+    pub tls_version: TlsChoice,
     /// Jitter in ms (uniform in [-J, +J] on each one-way delay).
-    #[arg(value_parser = crate::args::delay_ms, allow_negative_numbers = true, long, value_name = "MS", default_value_t = 0.0)]
     pub jitter: f64,
     /// Bandwidth cap per direction, e.g. 100mbit (none by default).
-    #[arg(long, value_name = "RATE")]
     pub bandwidth: Option<String>,
-    /// A Solr on this machine's loopback (plain http; the proxy terminates TLS). Without it
-    /// the project's local Solr is started and stopped after.
-    #[arg(long, value_parser = crate::args::SolrUrl)]
-    pub url: Option<String>,
     /// Collection or core.
-    #[arg(long, default_value = "bench")]
     pub collection: String,
     /// Documents indexed first on loopback (ids `sweep-N`, overwritten on each run); 0 skips.
-    #[arg(value_parser = crate::args::count::<usize, 0, 100_000_000>, allow_negative_numbers = true, long, default_value_t = 2000)]
     pub docs: usize,
     /// Measured searches per transport and point.
-    #[arg(value_parser = crate::args::count::<usize, 1, 10_000_000>, allow_negative_numbers = true, long, default_value_t = 100)]
     pub searches: usize,
     /// Warm-up searches per transport and point (excluded from figures).
-    #[arg(value_parser = crate::args::count::<usize, 0, 10_000_000>, allow_negative_numbers = true, long, default_value_t = 5)]
     pub warmup: usize,
     /// Repetitions per point (the transport order rotates).
-    #[arg(value_parser = crate::args::count::<usize, 1, 1000>, allow_negative_numbers = true, long, default_value_t = 1)]
     pub reps: usize,
     /// Rows per search.
-    #[arg(value_parser = crate::args::count::<u64, 0, 1_000_000>, allow_negative_numbers = true, long, default_value_t = 10)]
     pub rows: u64,
     /// Transports, comma-separated (fresh and pooled are needed for the ratio).
-    #[arg(
-        long,
-        value_delimiter = ',',
-        default_value = "fresh,pooled,reqwest,http2"
-    )]
     pub transports: Vec<TransportKind>,
     /// Gzip settings to compare: both, on or off.
-    #[arg(long, value_enum, hide_possible_values = true, default_value_t = crate::args::GzipChoice::Both)]
     pub gzip: crate::args::GzipChoice,
     /// Workload seed.
-    #[arg(long, default_value_t = 42)]
     pub seed: u64,
-    /// Output folder (default `results/sweep-<unix time>`).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
     /// Do not capture packets.
-    #[arg(long)]
     pub no_pcap: bool,
-    /// Keep the local Solr running afterwards.
-    #[arg(long)]
-    pub keep_solr: bool,
     /// No progress bars.
-    #[arg(long)]
     pub quiet: bool,
     /// Namespace prefix (`PREFIX-app`, `PREFIX-solr`).
-    #[arg(long, default_value = "stb", hide = true)]
     pub wan_prefix: String,
 }
 
@@ -195,13 +165,28 @@ pub fn sweep_schema() -> String {
     crate::schema::schema_of::<SweepReport>()
 }
 
-fn versions(s: &str) -> Result<Vec<TlsVersion>> {
-    Ok(match s {
-        "both" => vec![TlsVersion::Tls13, TlsVersion::Tls12],
-        "1.3" => vec![TlsVersion::Tls13],
-        "1.2" => vec![TlsVersion::Tls12],
-        other => bail!("--tls-version must be 1.3, 1.2 or both, not {other:?}"),
-    })
+/// The TLS versions a sweep runs (`--tls-version`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TlsChoice {
+    /// TLS 1.3 only.
+    #[value(name = "1.3")]
+    Tls13,
+    /// TLS 1.2 only.
+    #[value(name = "1.2")]
+    Tls12,
+    /// TLS 1.3, then TLS 1.2.
+    Both,
+}
+
+impl TlsChoice {
+    /// The versions to run, in order.
+    pub fn versions(self) -> Vec<TlsVersion> {
+        match self {
+            TlsChoice::Tls13 => vec![TlsVersion::Tls13],
+            TlsChoice::Tls12 => vec![TlsVersion::Tls12],
+            TlsChoice::Both => vec![TlsVersion::Tls13, TlsVersion::Tls12],
+        }
+    }
 }
 
 /// The RTT list, checked, sorted, deduplicated, with 0 added when missing.
@@ -502,11 +487,8 @@ pub fn print_text<W: Write>(r: &SweepReport, w: &mut W) -> Result<()> {
         )?;
     }
     writeln!(w)?;
-    for warning in &r.warnings {
-        writeln!(w, "warning: {warning}")?;
-    }
-    writeln!(w, "sweep took {:.1} s", r.duration_s)?;
-    writeln!(w, "{}", r.verdict)?;
+    let took = format!("sweep took {:.1} s", r.duration_s);
+    bench_report::table::print_ending(w, &r.warnings, Some(&took), &r.verdict)?;
     Ok(())
 }
 
@@ -606,10 +588,10 @@ async fn index(url: &str, collection: &str, n: usize, seed: u64) -> Result<()> {
 }
 
 /// Runs the sweep against `url` (a loopback Solr) and saves every point's study under `out`.
-pub async fn sweep(a: &SweepArgs, url: &str, out: &Path) -> Result<SweepReport> {
+pub async fn sweep(a: &SweepConfig, url: &str, out: &Path) -> Result<SweepReport> {
     let t0 = Instant::now();
     let rtts = rtt_list(&a.rtt)?;
-    let tls = versions(&a.tls_version)?;
+    let tls = a.tls_version.versions();
     let gzip = a.gzip.settings();
     if a.searches == 0 {
         bail!("--searches must be at least 1");
@@ -722,22 +704,6 @@ pub async fn sweep(a: &SweepArgs, url: &str, out: &Path) -> Result<SweepReport> 
         duration_s: t0.elapsed().as_secs_f64(),
         verdict,
     })
-}
-
-/// `transport-bench sweep`: starts the local Solr unless `--url`, sweeps, saves, prints.
-pub async fn run_cmd(a: SweepArgs) -> Result<()> {
-    // Check the options before starting anything.
-    rtt_list(&a.rtt)?;
-    versions(&a.tls_version)?;
-    let target = crate::seedkit::Target::open(a.url.clone(), &a.collection, None, "sweep", &[])?;
-    let out = crate::run_dir::out_dir(a.out.clone(), "sweep")?;
-    let result = sweep(&a, &target.url, &out).await;
-    target.finish(a.keep_solr);
-    let report = result?;
-    save(&out, &report)?;
-    print_text(&report, &mut std::io::stdout().lock())?;
-    eprintln!("saved: {}", out.display());
-    Ok(())
 }
 
 #[cfg(test)]
@@ -914,7 +880,6 @@ mod tests {
         );
         assert!(rtt_list(&[-1.0]).is_err());
         assert!(rtt_list(&[f64::NAN]).is_err());
-        assert!(versions("1.1").is_err());
-        assert_eq!(versions("both").unwrap().len(), 2);
+        assert_eq!(TlsChoice::Both.versions().len(), 2);
     }
 }

@@ -46,75 +46,43 @@ pub enum CommitMode {
     PerFile,
 }
 
-/// Options of `bulk-files`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct BulkArgs {
-    /// Solr base URL. Without it the project's local standalone Solr (instance `bulk`) is
-    /// started and stopped after.
-    #[arg(long, value_parser = crate::args::SolrUrl)]
-    pub url: Option<String>,
-    /// Core or collection.
-    #[arg(long, default_value = "bench")]
-    pub collection: String,
-    /// CA certificate (PEM) to trust for https.
-    #[arg(long)]
-    pub ca: Option<PathBuf>,
+/// Configuration of `bulk-files` (built by the command line from its options; see `transport-bench bulk-files --help`).
+#[derive(Debug, Clone)]
+pub struct BulkConfig {
     /// Update files (seed: 420), multiplied by `--scale`.
-    #[arg(value_parser = crate::args::count::<usize, 1, 1_000_000>, allow_negative_numbers = true, long, default_value_t = 420)]
     pub files: usize,
     /// Documents per file (seed: ~1,100).
-    #[arg(value_parser = crate::args::count::<usize, 1, 100_000_000>, allow_negative_numbers = true, long, default_value_t = 1100)]
     pub docs_per_file: usize,
     /// Target size of one encoded document in bytes (seed: 2.68 MB / 1,100 docs).
-    #[arg(value_parser = crate::args::count::<usize, 1, 100_000_000>, allow_negative_numbers = true, long, default_value_t = 2440)]
     pub doc_bytes: usize,
     /// Scale factor on the number of files (0.25 = 105 files).
-    #[arg(long, default_value_t = 1.0)]
     pub scale: f64,
     /// File format: xml (seed) or json (or cbor).
-    #[arg(long, default_value = "xml")]
     pub format: UpdateFormat,
     /// Files posted (then deleted) before the first timed run, untimed, so the JVM's JIT
     /// and Solr's caches are warm (the first run on a fresh node was 4x slower without).
-    #[arg(value_parser = crate::args::count::<usize, 0, 1_000_000>, allow_negative_numbers = true, long, default_value_t = 20)]
     pub warmup_files: usize,
     /// Repetitions of the hot/cold pair (the seed ran 2).
-    #[arg(value_parser = crate::args::count::<usize, 1, 1000>, allow_negative_numbers = true, long, default_value_t = 2)]
     pub reps: usize,
     /// Run hot then cold in every repetition, as the seed did (default: ABBA order, hot/cold
     /// then cold/hot, so a drift over the runs cancels out of the difference).
-    #[arg(long)]
     pub seed_order: bool,
     /// How the cold run evicts the files.
-    #[arg(long, value_enum, default_value = "drop-caches")]
     pub cold: ColdMode,
     /// When to soft-commit.
-    #[arg(long, value_enum, default_value = "end")]
     pub commit: CommitMode,
     /// Folder of the update files (default `results/bulk-files-data/<format>-<files>x<docs>`);
     /// files already there with the same parameters are reused.
-    #[arg(long)]
     pub dir: Option<PathBuf>,
     /// Regenerate the files even when they match.
-    #[arg(long)]
     pub regenerate: bool,
     /// Delete the update files afterwards.
-    #[arg(long)]
     pub remove_files: bool,
     /// Prefix of every document id (default `bulk-<format>-`).
-    #[arg(long)]
     pub id_prefix: Option<String>,
     /// Workload seed.
-    #[arg(long, default_value_t = 42)]
     pub seed: u64,
-    /// Output folder (default `results/bulk-files-<unix time>`).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// Keep the local Solr running afterwards.
-    #[arg(long)]
-    pub keep_solr: bool,
     /// No progress bars.
-    #[arg(long)]
     pub quiet: bool,
 }
 
@@ -203,8 +171,10 @@ pub struct BulkReport {
     pub verdict: String,
 }
 
-impl BulkArgs {
-    fn files_scaled(&self) -> Result<usize> {
+impl BulkConfig {
+    /// The number of files (`files` x `scale`), or an error naming the option that makes it
+    /// nothing.
+    pub fn files_scaled(&self) -> Result<usize> {
         if !(self.scale.is_finite() && self.scale > 0.0) {
             bail!("--scale must be positive");
         }
@@ -219,18 +189,11 @@ impl BulkArgs {
     }
 }
 
-/// Runs `bulk-files`: generate (or reuse) the files, run hot/cold pairs, print and save.
-pub async fn cmd(a: BulkArgs) -> Result<BulkReport> {
+/// Runs `bulk-files` against `target`: generates (or reuses) the files, then runs the
+/// hot/cold pairs.
+pub async fn run(a: &BulkConfig, target: &Target) -> Result<BulkReport> {
     let files = a.files_scaled()?;
-    let target = Target::open(a.url.clone(), &a.collection, a.ca.clone(), "bulk", &[])?;
-    let result = run(&a, files, &target).await;
-    target.finish(a.keep_solr);
-    let report = result?;
-    let out = crate::run_dir::out_dir(a.out.clone(), "bulk-files")?;
-    report::save(&out, &report).with_context(|| format!("saving to {}", out.display()))?;
-    report::print_text(&report, &mut std::io::stdout().lock())?;
-    eprintln!("saved: {}", out.display());
-    Ok(report)
+    run_files(a, files, target).await
 }
 
 fn file_name(i: usize, format: UpdateFormat) -> String {
@@ -238,7 +201,7 @@ fn file_name(i: usize, format: UpdateFormat) -> String {
 }
 
 /// Writes the update files unless `dir` already holds the same ones.
-fn generate(a: &BulkArgs, files: usize, dir: &Path, prefix: &str) -> Result<Manifest> {
+fn generate(a: &BulkConfig, files: usize, dir: &Path, prefix: &str) -> Result<Manifest> {
     let want = Manifest {
         files,
         docs_per_file: a.docs_per_file,
@@ -410,7 +373,7 @@ async fn post_file(
 
 #[allow(clippy::too_many_arguments)]
 async fn timed_run(
-    a: &BulkArgs,
+    a: &BulkConfig,
     client: &SolrClient,
     paths: &[PathBuf],
     m: &Manifest,
@@ -485,7 +448,7 @@ async fn timed_run(
     })
 }
 
-async fn run(a: &BulkArgs, files: usize, target: &Target) -> Result<BulkReport> {
+async fn run_files(a: &BulkConfig, files: usize, target: &Target) -> Result<BulkReport> {
     let client = target.client(a.format)?;
     client
         .ping()
@@ -599,7 +562,7 @@ async fn run(a: &BulkArgs, files: usize, target: &Target) -> Result<BulkReport> 
     let mut report = BulkReport {
         url: target.url.clone(),
         settings: serde_json::json!({
-            "collection": a.collection,
+            "collection": target.collection,
             "files": files,
             "docs_per_file": a.docs_per_file,
             "doc_bytes": a.doc_bytes,
@@ -630,36 +593,4 @@ async fn run(a: &BulkArgs, files: usize, target: &Target) -> Result<BulkReport> 
     };
     report.verdict = report::verdict(&report);
     Ok(report)
-}
-
-#[cfg(test)]
-mod tests {
-    fn args(extra: &[&str]) -> super::BulkArgs {
-        crate::args::try_parse("bulk-files", extra).expect("parses")
-    }
-
-    #[test]
-    fn scale_sets_the_file_count_and_bad_values_are_errors() {
-        assert_eq!(args(&[]).files_scaled().expect("default"), 420);
-        assert_eq!(
-            args(&["--scale", "0.25"]).files_scaled().expect("0.25"),
-            105
-        );
-        assert_eq!(
-            args(&["--format", "json"]).format,
-            solr_client::UpdateFormat::Json
-        );
-        for bad in [&["--scale", "0"][..], &["--scale", "NaN"]] {
-            assert!(args(bad).files_scaled().is_err(), "{bad:?}");
-        }
-        // Counts out of range are rejected by the parser, with the range.
-        for bad in [["--docs-per-file", "0"], ["--reps", "0"], ["--files", "-1"]] {
-            let e = crate::args::try_parse::<super::BulkArgs>("bulk-files", &bad)
-                .expect_err("rejected");
-            assert!(e.to_string().contains("must be a whole number from"), "{e}");
-        }
-        assert!(
-            crate::args::try_parse::<super::BulkArgs>("bulk-files", &["--format", "yaml"]).is_err()
-        );
-    }
 }

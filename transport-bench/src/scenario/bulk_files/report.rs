@@ -121,11 +121,7 @@ pub fn print_text<W: Write>(r: &BulkReport, w: &mut W) -> Result<()> {
             diffs.join(", ")
         )?;
     }
-    for warning in &r.warnings {
-        writeln!(w, "warning: {warning}")?;
-    }
-    writeln!(w)?;
-    writeln!(w, "{}", r.verdict)?;
+    bench_report::table::print_ending(w, &r.warnings, Some(""), &r.verdict)?;
     Ok(())
 }
 

@@ -16,7 +16,6 @@
 pub mod report;
 
 use std::collections::HashSet;
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -49,82 +48,51 @@ impl CommitKind {
     }
 }
 
-/// Options of `nrt`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct NrtArgs {
-    /// Solr base URL. Without it the project's local standalone Solr (instance `nrt`) is
-    /// started, cleared before each run as the seed did, and stopped after.
-    #[arg(long, value_parser = crate::args::SolrUrl)]
-    pub url: Option<String>,
-    /// Core or collection.
-    #[arg(long, default_value = "bench")]
-    pub collection: String,
-    /// CA certificate (PEM) to trust for https.
-    #[arg(long)]
-    pub ca: Option<PathBuf>,
+/// Configuration of `nrt` (built by the command line from its options; see `transport-bench nrt --help`).
+#[derive(Debug, Clone)]
+pub struct NrtConfig {
     /// Documents preloaded before the measured phase (seed: 50,000 in the algorithm,
     /// 200,000 in the text).
-    #[arg(value_parser = crate::args::count::<usize, 0, 100_000_000>, allow_negative_numbers = true, long, default_value_t = 50_000)]
     pub preload: usize,
     /// Preload tasks (seed: 4).
-    #[arg(value_parser = crate::args::count::<usize, 1, 1024>, allow_negative_numbers = true, long, default_value_t = 4)]
     pub preload_threads: usize,
     /// Documents per preload request (the seed added one per request; 100 keeps set-up short).
-    #[arg(value_parser = crate::args::count::<usize, 1, 1_000_000>, allow_negative_numbers = true, long, default_value_t = 100)]
     pub preload_batch: usize,
     /// Measured phase, seconds (seed: 60).
-    #[arg(value_parser = crate::args::seconds, allow_negative_numbers = true, long, default_value_t = 60.0)]
     pub duration: f64,
     /// Commit kinds of the refresh loop, run one after the other and printed side by side.
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "hard,soft")]
     pub commit: Vec<CommitKind>,
     /// Pause between two commits of the refresh loop, ms (seed: 0, as fast as possible).
-    #[arg(value_parser = crate::args::count::<u64, 0, 3_600_000>, allow_negative_numbers = true, long, default_value_t = 0)]
     pub commit_interval_ms: u64,
     /// Indexing tasks (seed: 2).
-    #[arg(value_parser = crate::args::count::<usize, 1, 1024>, allow_negative_numbers = true, long, default_value_t = 2)]
     pub index_threads: usize,
     /// Target adds per second of each indexing task, one document per request (seed: 100).
-    #[arg(long, default_value_t = 100.0)]
     pub rate: f64,
     /// Search tasks at full speed (seed: 4).
-    #[arg(value_parser = crate::args::count::<usize, 1, 1024>, allow_negative_numbers = true, long, default_value_t = 4)]
     pub search_threads: usize,
     /// Rows per search.
-    #[arg(value_parser = crate::args::count::<u64, 0, 1_000_000>, allow_negative_numbers = true, long, default_value_t = 10)]
     pub rows: u64,
     /// Probe every Nth acknowledged add for its visibility lag (1 = every one).
-    #[arg(value_parser = crate::args::count::<usize, 1, 1_000_000>, allow_negative_numbers = true, long, default_value_t = 1)]
     pub probe_every: usize,
     /// After the measured phase, how long the refresh loop keeps running until every probed
     /// document is visible, seconds.
-    #[arg(value_parser = crate::args::seconds, allow_negative_numbers = true, long, default_value_t = 30.0)]
     pub probe_timeout: f64,
     /// Longest wait for background merges after the preload commit, seconds.
-    #[arg(value_parser = crate::args::seconds, allow_negative_numbers = true, long, default_value_t = 300.0)]
     pub merge_wait: f64,
     /// Do not delete the whole index before each run (always the case with `--url`).
-    #[arg(long)]
     pub no_clear: bool,
     /// Prefix of every document id this run writes (default `nrt-<unix time>-`).
-    #[arg(long)]
     pub id_prefix: Option<String>,
     /// Workload seed.
-    #[arg(long, default_value_t = 42)]
     pub seed: u64,
-    /// Output folder (default `results/nrt-<unix time>`).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// Keep the local Solr running afterwards.
-    #[arg(long)]
-    pub keep_solr: bool,
     /// No progress bars.
-    #[arg(long)]
     pub quiet: bool,
 }
 
-impl NrtArgs {
-    fn validate(&self) -> Result<()> {
+impl NrtConfig {
+    /// Checks the values clap's parsers cannot (positive durations and rates, the id
+    /// prefix); the error names the option.
+    pub fn validate(&self) -> Result<()> {
         if !(self.duration.is_finite() && self.duration > 0.0) {
             bail!("--duration must be a positive number of seconds");
         }
@@ -296,22 +264,15 @@ pub struct NrtReport {
     pub verdict: String,
 }
 
-/// Runs `nrt`: every commit kind, prints the side-by-side table, saves the outputs.
-pub async fn cmd(a: NrtArgs) -> Result<NrtReport> {
+/// Runs `nrt` against `target`: every commit kind, one after the other. A local Solr this
+/// process started is cleared before each run (as the seed did) unless `no_clear`.
+pub async fn run(a: &NrtConfig, target: &Target) -> Result<NrtReport> {
     a.validate()?;
-    let target = Target::open(a.url.clone(), &a.collection, a.ca.clone(), "nrt", &[])?;
     let clear = target.local.is_some() && !a.no_clear;
-    let result = run_all(&a, &target, clear).await;
-    target.finish(a.keep_solr);
-    let report = result?;
-    let out = crate::run_dir::out_dir(a.out.clone(), "nrt")?;
-    report::save(&out, &report).with_context(|| format!("saving to {}", out.display()))?;
-    report::print_text(&report, &mut std::io::stdout().lock())?;
-    eprintln!("saved: {}", out.display());
-    Ok(report)
+    run_all(a, target, clear).await
 }
 
-async fn run_all(a: &NrtArgs, target: &Target, clear: bool) -> Result<NrtReport> {
+async fn run_all(a: &NrtConfig, target: &Target, clear: bool) -> Result<NrtReport> {
     let client = target.client(UpdateFormat::Json)?;
     client
         .ping()
@@ -354,7 +315,7 @@ async fn run_all(a: &NrtArgs, target: &Target, clear: bool) -> Result<NrtReport>
         }
     }
     let settings = serde_json::json!({
-        "collection": a.collection,
+        "collection": target.collection,
         "preload": a.preload,
         "preload_threads": a.preload_threads,
         "preload_batch": a.preload_batch,
@@ -395,7 +356,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 async fn preload(
-    a: &NrtArgs,
+    a: &NrtConfig,
     client: &SolrClient,
     prefix: &str,
     kind: CommitKind,
@@ -445,7 +406,7 @@ async fn preload(
 }
 
 async fn run_one(
-    a: &NrtArgs,
+    a: &NrtConfig,
     client: &SolrClient,
     kind: CommitKind,
     prefix: &str,
@@ -807,38 +768,4 @@ async fn run_one(
         load_1m_before,
         load_1m_after,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    fn args(extra: &[&str]) -> super::NrtArgs {
-        crate::args::try_parse("nrt", extra).expect("parses")
-    }
-
-    #[test]
-    fn bad_options_are_clear_errors() {
-        assert!(args(&[]).validate().is_ok());
-        assert_eq!(
-            args(&["--commit", "soft,hard"]).commit,
-            vec![super::CommitKind::Soft, super::CommitKind::Hard]
-        );
-        for bad in [
-            &["--duration", "0"][..],
-            &["--rate=-1"],
-            &["--id-prefix", "a,b"],
-        ] {
-            let e = args(bad).validate().expect_err("rejected");
-            assert!(e.to_string().starts_with("--"), "{e}");
-        }
-        // Counts out of range are rejected by the parser, with the range (not clamped).
-        for bad in [
-            ["--probe-every", "0"],
-            ["--search-threads", "0"],
-            ["--preload-batch", "0"],
-            ["--duration", "-5"],
-        ] {
-            let e = crate::args::try_parse::<super::NrtArgs>("nrt", &bad).expect_err("rejected");
-            assert!(e.to_string().contains("out of range"), "{e}");
-        }
-    }
 }

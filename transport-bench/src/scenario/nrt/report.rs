@@ -230,11 +230,7 @@ pub fn print_text<W: Write>(r: &NrtReport, w: &mut W) -> Result<()> {
         w,
         "(seed: 200,000 Wikipedia docs, Solr trunk 2011 on a Core 2 Quad; its \"refreshes per minute\" are 1 / mean refresh time, i.e. per second; max 2,500 = \"under 2.5 s\")"
     )?;
-    for warning in &r.warnings {
-        writeln!(w, "warning: {warning}")?;
-    }
-    writeln!(w)?;
-    writeln!(w, "{}", r.verdict)?;
+    bench_report::table::print_ending(w, &r.warnings, Some(""), &r.verdict)?;
     Ok(())
 }
 

@@ -138,7 +138,8 @@ impl WriteLevel {
     }
 }
 
-fn parse_level(s: &str) -> std::result::Result<WriteLevel, String> {
+/// Parses one `--write-rates` value: docs/s >= 0 or `max` (any case).
+pub fn parse_level(s: &str) -> std::result::Result<WriteLevel, String> {
     if s.eq_ignore_ascii_case("max") {
         return Ok(WriteLevel::Max);
     }
@@ -148,97 +149,69 @@ fn parse_level(s: &str) -> std::result::Result<WriteLevel, String> {
     }
 }
 
-/// Options of `routing`.
-#[derive(Debug, Clone, clap::Args)]
-pub struct RoutingArgs {
+/// Configuration of `routing` (built by the command line from its options; see `transport-bench routing --help`).
+#[derive(Debug, Clone)]
+pub struct RoutingConfig {
     /// `pair` (leader/follower) or `cloud` (SolrCloud with one NRT, one TLOG and one PULL
     /// replica; always the project's local cloud).
-    #[arg(long, value_enum, default_value = "pair")]
     pub topology: Topology,
     /// Leader (primary) base URL. Without `--leader`/`--follower` the project's local pair
     /// (instance `--instance`) is started with the commit and poll settings below, and
     /// stopped after.
-    #[arg(long, requires = "follower", value_parser = crate::args::SolrUrl)]
     pub leader: Option<String>,
     /// Follower (replica) base URL.
-    #[arg(long, requires = "leader", value_parser = crate::args::SolrUrl)]
     pub follower: Option<String>,
     /// Core on both nodes.
-    #[arg(long, default_value = "bench")]
     pub collection: String,
     /// CA certificate (PEM) to trust for https.
-    #[arg(long)]
     pub ca: Option<PathBuf>,
     /// Read preferences, comma-separated. Pair (default none,leader,follower): none (all
     /// reads to the leader, no routing), leader, follower. Cloud (default
     /// none,solr-nrt,solr-tlog,solr-pull,client): none, solr-nrt, solr-tlog, solr-pull, client.
-    #[arg(long, value_enum, value_delimiter = ',')]
     pub prefs: Vec<Pref>,
     /// Write pressure levels, comma-separated: docs/s (0 = none) or `max`.
-    #[arg(long, value_delimiter = ',', default_value = "0,200,max", value_parser = parse_level)]
     pub write_rates: Vec<WriteLevel>,
     /// Seconds per cell (one level x one preference).
-    #[arg(long, value_parser = crate::args::seconds, allow_negative_numbers = true, default_value_t = 8.0)]
     pub duration: f64,
     /// Repetitions; the order of levels and preferences rotates between them.
-    #[arg(long, value_parser = crate::args::count::<usize, 1, 1000>, allow_negative_numbers = true, default_value_t = 2)]
     pub reps: usize,
     /// Closed-loop read tasks.
-    #[arg(long, value_parser = crate::args::count::<usize, 1, 1024>, allow_negative_numbers = true, default_value_t = 2)]
     pub readers: usize,
     /// Documents per update request of the indexer.
-    #[arg(long, value_parser = crate::args::count::<usize, 1, 100000>, allow_negative_numbers = true, default_value_t = 20)]
     pub write_batch: usize,
     /// Documents indexed (and replicated) before the first cell.
-    #[arg(long, value_parser = crate::args::count::<usize, 0, 10000000>, allow_negative_numbers = true, default_value_t = 5000)]
     pub preload: usize,
     /// Rows per search.
-    #[arg(long, value_parser = crate::args::count::<u64, 0, 100000>, allow_negative_numbers = true, default_value_t = 10)]
     pub rows: u64,
     /// Local pair: the follower's replication poll interval, seconds.
-    #[arg(long, value_parser = crate::args::count::<u64, 1, 3600>, allow_negative_numbers = true, default_value_t = 1)]
     pub poll_interval: u64,
     /// Local Solr: autoCommit (hard, openSearcher=false) interval, ms; replication fetches
     /// what a hard commit made. Default 1000 (pair), 2000 (cloud: TLOG and PULL replicas poll
     /// every half of it in whole seconds, so below 2000 they never poll).
-    #[arg(long, value_parser = crate::args::count::<u64, 1, 3600000>, allow_negative_numbers = true)]
     pub hard_commit_ms: Option<u64>,
     /// Local pair: Solr's autoSoftCommit interval, ms (the leader reopens its searcher).
-    #[arg(long, value_parser = crate::args::count::<u64, 1, 3600000>, allow_negative_numbers = true, default_value_t = 250)]
     pub soft_commit_ms: u64,
     /// Pause between two searches of the lag prober for the same probe document, ms.
-    #[arg(long, value_parser = crate::args::count::<u64, 1, 60000>, allow_negative_numbers = true, default_value_t = 20)]
     pub probe_poll_ms: u64,
     /// A probe document not seen this long after its add counts as unseen, seconds.
-    #[arg(long, value_parser = crate::args::seconds, allow_negative_numbers = true, default_value_t = 30.0)]
     pub probe_timeout: f64,
     /// Searches per cell before it is measured (through the cell's own router).
-    #[arg(long, value_parser = crate::args::count::<usize, 0, 1000000>, allow_negative_numbers = true, default_value_t = 20)]
     pub warmup: usize,
     /// /proc sampling interval, ms.
-    #[arg(long, value_parser = crate::args::count::<u64, 10, 60000>, allow_negative_numbers = true, default_value_t = 250)]
     pub sample_ms: u64,
     /// Name of the local pair instance.
-    #[arg(long, default_value = "routing")]
     pub instance: String,
     /// Prefix of every document id this run writes (default `routing-<unix time>-`).
-    #[arg(long)]
     pub id_prefix: Option<String>,
     /// Workload seed.
-    #[arg(long, default_value_t = 42)]
     pub seed: u64,
-    /// Output folder (default `results/routing-<unix time>`).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
     /// Keep the local pair running afterwards.
-    #[arg(long)]
     pub keep_solr: bool,
     /// No progress bars.
-    #[arg(long)]
     pub quiet: bool,
 }
 
-impl RoutingArgs {
+impl RoutingConfig {
     /// The preferences to run: `--prefs`, or the topology's default.
     pub fn prefs(&self) -> Vec<Pref> {
         if !self.prefs.is_empty() {
@@ -264,7 +237,9 @@ impl RoutingArgs {
         })
     }
 
-    fn validate(&self) -> Result<()> {
+    /// Checks what clap's parsers cannot (preferences against the topology, durations, the
+    /// id prefix); the error names the option.
+    pub fn validate(&self) -> Result<()> {
         match self.topology {
             Topology::Pair => {
                 if let Some(p) = self
@@ -575,8 +550,9 @@ pub struct RoutingReport {
     pub verdict: String,
 }
 
-/// Runs `routing`: starts the pair unless URLs are given, runs every cell, saves and prints.
-pub async fn cmd(a: RoutingArgs) -> Result<RoutingReport> {
+/// Runs `routing`: starts the local pair (or cloud) unless URLs are given, runs every cell,
+/// and stops what it started unless `keep_solr`.
+pub async fn run(a: &RoutingConfig) -> Result<RoutingReport> {
     a.validate()?;
     let local = match (&a.leader, &a.follower) {
         (Some(_), Some(_)) => None,
@@ -637,7 +613,7 @@ pub async fn cmd(a: RoutingArgs) -> Result<RoutingReport> {
                 follower_pid: s.pid(f),
                 ca: s.ca.clone().or(a.ca.clone()),
             };
-            run(&a, &nodes, true).await
+            run_cells(a, &nodes, true).await
         }
         None => {
             let nodes = Nodes {
@@ -647,7 +623,7 @@ pub async fn cmd(a: RoutingArgs) -> Result<RoutingReport> {
                 follower_pid: None,
                 ca: a.ca.clone(),
             };
-            run(&a, &nodes, false).await
+            run_cells(a, &nodes, false).await
         }
     };
     if let (Some(s), false) = (&local, a.keep_solr) {
@@ -655,12 +631,7 @@ pub async fn cmd(a: RoutingArgs) -> Result<RoutingReport> {
             eprintln!("warning: could not stop the local Solr: {e:#}");
         }
     }
-    let report = result?;
-    let out = crate::run_dir::out_dir(a.out.clone(), "routing")?;
-    report::save(&out, &report).with_context(|| format!("saving to {}", out.display()))?;
-    report::print_text(&report, &mut std::io::stdout().lock())?;
-    eprintln!("saved: {}", out.display());
-    Ok(report)
+    result
 }
 
 #[derive(Debug)]
@@ -692,34 +663,10 @@ fn client_over(router: Arc<Routing>, collection: &str) -> Result<SolrClient> {
 
 /// Solr's `QUERY./select.requests` summed over the node's cores.
 async fn select_requests(client: &SolrClient) -> Result<u64> {
-    let mut req = client.wire(
-        http::Method::GET,
-        "admin",
-        vec![
-            ("group".into(), "core".into()),
-            ("prefix".into(), "QUERY./select.requests".into()),
-            ("wt".into(), "json".into()),
-        ],
-        RequestKind::Admin,
-    );
-    req.path = "admin/metrics".into();
-    let resp = client
-        .send_raw(req)
-        .await
-        .context("reading admin/metrics")?;
-    if !resp.status.is_success() {
-        bail!("admin/metrics answered HTTP {}", resp.status);
-    }
-    let v: serde_json::Value =
-        serde_json::from_slice(&resp.body).context("decoding admin/metrics")?;
+    let cores = seedkit::core_metrics(client, "QUERY./select.requests").await?;
     let mut n = 0;
     let mut seen = false;
-    for core in v
-        .get("metrics")
-        .and_then(|m| m.as_object())
-        .into_iter()
-        .flat_map(|m| m.values())
-    {
+    for core in cores.values() {
         if let Some(x) = core.get("QUERY./select.requests") {
             let c = x
                 .as_u64()
@@ -740,29 +687,11 @@ async fn select_requests(client: &SolrClient) -> Result<u64> {
 /// requests it received and the internal sub-requests it served. The registry
 /// `solr.core.bench.shard1.replica_t1` is core `bench_shard1_replica_t1`.
 async fn core_counts(client: &SolrClient) -> Result<HashMap<String, (u64, u64)>> {
-    let mut req = client.wire(
-        http::Method::GET,
-        "admin",
-        vec![
-            ("group".into(), "core".into()),
-            (
-                "prefix".into(),
-                "QUERY./select.requests,QUERY./select[shard].requests".into(),
-            ),
-            ("wt".into(), "json".into()),
-        ],
-        RequestKind::Admin,
-    );
-    req.path = "admin/metrics".into();
-    let resp = client
-        .send_raw(req)
-        .await
-        .context("reading admin/metrics")?;
-    if !resp.status.is_success() {
-        bail!("admin/metrics answered HTTP {}", resp.status);
-    }
-    let v: serde_json::Value =
-        serde_json::from_slice(&resp.body).context("decoding admin/metrics")?;
+    let cores = seedkit::core_metrics(
+        client,
+        "QUERY./select.requests,QUERY./select[shard].requests",
+    )
+    .await?;
     let num = |x: Option<&serde_json::Value>| {
         x.and_then(|x| {
             x.as_u64()
@@ -770,12 +699,7 @@ async fn core_counts(client: &SolrClient) -> Result<HashMap<String, (u64, u64)>>
         })
     };
     let mut out = HashMap::new();
-    for (reg, m) in v
-        .get("metrics")
-        .and_then(|m| m.as_object())
-        .into_iter()
-        .flatten()
-    {
+    for (reg, m) in &cores {
         let Some(core) = reg.strip_prefix("solr.core.") else {
             continue;
         };
@@ -791,7 +715,7 @@ async fn core_counts(client: &SolrClient) -> Result<HashMap<String, (u64, u64)>>
 }
 
 /// The cloud's replicas from `CLUSTERSTATUS` (one shard), node names from the node URLs.
-async fn discover(client: &SolrClient, a: &RoutingArgs, nodes: &Nodes) -> Result<Vec<Replica>> {
+async fn discover(client: &SolrClient, a: &RoutingConfig, nodes: &Nodes) -> Result<Vec<Replica>> {
     let mut req = client.wire(
         http::Method::GET,
         "admin",
@@ -858,7 +782,7 @@ async fn core_count(client: &SolrClient, q: &str) -> Result<u64> {
 }
 
 struct Ctx<'a> {
-    a: &'a RoutingArgs,
+    a: &'a RoutingConfig,
     nodes: &'a Nodes,
     tls: TlsOptions,
     /// Cloud: the shard's replicas and a client on each core.
@@ -879,7 +803,7 @@ struct Pool {
     lags: Vec<f64>,
 }
 
-async fn run(a: &RoutingArgs, nodes: &Nodes, local: bool) -> Result<RoutingReport> {
+async fn run_cells(a: &RoutingConfig, nodes: &Nodes, local: bool) -> Result<RoutingReport> {
     let mut tls = TlsOptions::new();
     if let Some(ca) = &nodes.ca {
         tls = tls.add_ca_pem_file(ca)?;
@@ -1586,67 +1510,6 @@ async fn run_cell(
 
 #[cfg(test)]
 mod tests {
-    fn args(extra: &[&str]) -> super::RoutingArgs {
-        crate::args::try_parse("routing", extra).expect("parses")
-    }
-
-    #[test]
-    fn options_parse_and_bad_ones_are_clear_errors() {
-        let a = args(&[]);
-        assert!(a.validate().is_ok());
-        assert_eq!(
-            a.write_rates,
-            vec![
-                super::WriteLevel::Rate(0.0),
-                super::WriteLevel::Rate(200.0),
-                super::WriteLevel::Max
-            ]
-        );
-        assert_eq!(
-            a.prefs(),
-            vec![
-                super::Pref::None,
-                super::Pref::Leader,
-                super::Pref::Follower
-            ]
-        );
-        for bad in [&["--duration", "0"][..], &["--id-prefix", "a b"]] {
-            let e = args(bad).validate().expect_err("rejected");
-            assert!(e.to_string().starts_with("--"), "{e}");
-        }
-        // Counts out of range never reach `validate`: the parser names the range.
-        for bad in [
-            &["--reps", "0"][..],
-            &["--readers", "-1"],
-            &["--write-batch", "0"],
-        ] {
-            let e = crate::args::try_parse::<super::RoutingArgs>("routing", bad)
-                .expect_err("out of range");
-            assert!(e.to_string().contains("out of range"), "{e}");
-        }
-        // Cloud: its own default preferences and hard commit; pair and cloud preferences
-        // are not mixed; TLOG/PULL replicas never poll below a 2000 ms hard commit.
-        let c = args(&["--topology", "cloud"]);
-        assert!(c.validate().is_ok());
-        assert_eq!(c.hard_commit(), 2000);
-        assert_eq!(a.hard_commit(), 1000);
-        assert_eq!(
-            c.prefs().iter().map(|p| p.as_str()).collect::<Vec<_>>(),
-            ["none", "solr-nrt", "solr-tlog", "solr-pull", "client"]
-        );
-        for bad in [
-            &["--prefs", "solr-pull"][..],
-            &["--topology", "cloud", "--prefs", "follower"],
-            &["--topology", "cloud", "--hard-commit-ms", "1000"],
-        ] {
-            let e = args(bad).validate().expect_err("rejected");
-            assert!(e.to_string().starts_with("--"), "{e}");
-        }
-        let parse = |s| super::parse_level(s);
-        assert!(parse("-1").is_err() && parse("fast").is_err());
-        assert_eq!(parse("MAX"), Ok(super::WriteLevel::Max));
-    }
-
     #[test]
     fn latency_supports_percentiles_by_sample_size() {
         let l = super::latency(&[1.0; 19]);

@@ -9,7 +9,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use bench_report::table::Table;
 
-use super::{Pref, RoutingArgs, RoutingReport, Row};
+use super::{Pref, RoutingConfig, RoutingReport, Row};
 use crate::report::lines::{self, Chart, Series};
 
 /// What seed 003 reported for `p` (its charts carried the figures; the text only these).
@@ -199,17 +199,14 @@ fn print_tail<W: Write>(r: &RoutingReport, found_where: &str, w: &mut W) -> Resu
         r.check.found,
         if r.check.ok { "" } else { " (MISMATCH)" }
     )?;
-    for x in &r.warnings {
-        writeln!(w, "warning: {x}")?;
-    }
-    writeln!(w, "{}", r.verdict)?;
+    bench_report::table::print_ending(w, &r.warnings, None, &r.verdict)?;
     Ok(())
 }
 
 /// The cloud verdict: for each replica-targeting preference (solr-pull, solr-tlog, solr-nrt,
 /// client), the first write level at which its read p99 is at least 10 % below `none`'s
 /// (Solr's own choice), its staleness at the top level, and whose contention it was.
-pub fn verdict_cloud(rows: &[Row], a: &RoutingArgs) -> String {
+pub fn verdict_cloud(rows: &[Row], a: &RoutingConfig) -> String {
     let levels: Vec<String> = a.write_rates.iter().map(|l| l.label()).collect();
     let p99 = |r: &Row| r.reads.p99_ms.or(r.reads.p95_ms);
     let mut parts = Vec::new();
@@ -288,7 +285,7 @@ fn row<'a>(rows: &'a [Row], level: &str, pref: Pref) -> Option<&'a Row> {
 /// below the best leader-side preference (none or leader), what they cost in staleness there,
 /// and whether the machine (run queue above the cores) or Solr (the leader's CPU) was the
 /// contended resource at the highest level.
-pub fn verdict(rows: &[Row], a: &RoutingArgs) -> String {
+pub fn verdict(rows: &[Row], a: &RoutingConfig) -> String {
     let levels: Vec<String> = a.write_rates.iter().map(|l| l.label()).collect();
     let mut pays = None;
     let mut last = None;
