@@ -10,7 +10,7 @@
 //! response of a call only: an attempt answered with 429/503 and retried, or a failover to
 //! another node, is not reported separately; [`Timing::attempts`] says how many attempts the
 //! call took, and the tracing spans below show each one. A call whose retries were exhausted
-//! ([`Error::RetriesExhausted`](crate::Error::RetriesExhausted)) ends without a response and
+//! ([`Error::RetriesExhausted`]) ends without a response and
 //! without a hook call. [`SolrClient::send_raw`] reports its response too, with no QTime and
 //! no decode phase (it decodes nothing).
 //!
@@ -121,7 +121,8 @@ impl SolrClient {
         let (resp, trace) = self.traced_send(req).await;
         let resp = resp?;
         let status = resp.status.as_u16();
-        let kept = self.observer.hook.is_some().then(|| resp.timing.clone());
+        let keep = self.observer.hook.is_some() || cfg!(feature = "tracing");
+        let kept = keep.then(|| resp.timing.clone());
         let out = match decode(resp) {
             Ok((v, mut timing)) => {
                 timing.qtime_ms = qtime(&v);
@@ -246,10 +247,10 @@ impl CallTrace {
     }
 }
 
-/// Milliseconds, fractional.
+/// Milliseconds, to the microsecond.
 #[cfg(feature = "tracing")]
 fn ms(d: std::time::Duration) -> f64 {
-    d.as_secs_f64() * 1e3
+    d.as_micros() as f64 / 1e3
 }
 
 /// One HTTP exchange of a base transport, in its `solr.attempt` span (no span without the
