@@ -20,6 +20,9 @@ use tracing_subscriber::registry::LookupSpan;
 use crate::support::fault_server::{Fault, FaultServer, SELECT_OK};
 use crate::support::{self, tag};
 
+/// What a hook saw, shared with the test.
+type Shared<T> = Arc<Mutex<Vec<T>>>;
+
 fn on(url: &str, collection: &str, kind: TransportKind) -> SolrClient {
     SolrClient::builder(url)
         .collection(collection)
@@ -304,7 +307,7 @@ async fn a_retried_call_is_two_attempt_spans_one_retry_event_and_one_hook_call()
     let transport = TransportKind::Pooled
         .build(&Default::default(), false)
         .expect("transport");
-    let events: Arc<Mutex<Vec<(u16, u32, Option<u32>)>>> = Arc::default();
+    let events: Shared<(u16, u32, Option<u32>)> = Arc::default();
     let seen = events.clone();
     let client = SolrClient::builder(srv.url())
         .collection("bench")
@@ -353,7 +356,7 @@ async fn the_hook_is_called_once_per_response_and_never_without_one() {
     let url = support::standalone().url(None).expect("url");
     let t = tag("hook");
     let calls = Arc::new(AtomicUsize::new(0));
-    let log: Arc<Mutex<Vec<(String, u16, bool, bool)>>> = Arc::default();
+    let log: Shared<(String, u16, bool, bool)> = Arc::default();
     let (c2, l2) = (calls.clone(), log.clone());
     let hook = Arc::new(move |e: &ResponseEvent<'_>| {
         c2.fetch_add(1, Ordering::SeqCst);
