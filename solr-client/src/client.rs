@@ -140,6 +140,7 @@ pub struct SolrClientBuilder {
     credentials: Option<Credentials>,
     max_redirects: u32,
     pooled: PooledConfig,
+    observer: crate::observe::Observer,
 }
 
 impl SolrClientBuilder {
@@ -230,6 +231,15 @@ impl SolrClientBuilder {
         self
     }
 
+    /// A metrics hook, called once per response a call receives, after decoding, with the
+    /// path, node, status, QTime and phases ([`crate::ResponseEvent`]): the final attempt
+    /// of each call, not each retried one (see [`crate::observe`] for the exact rule).
+    /// Default none.
+    pub fn on_response(mut self, hook: crate::ResponseHook) -> Self {
+        self.observer.hook = Some(hook);
+        self
+    }
+
     /// Builds the client.
     pub fn build(self) -> Result<SolrClient> {
         let node = crate::error::parse_node_url(&self.node.0)?;
@@ -249,6 +259,7 @@ impl SolrClientBuilder {
             update_format: self.update_format,
             response_format: self.response_format,
             credentials: self.credentials,
+            observer: self.observer,
         })
     }
 }
@@ -264,6 +275,7 @@ pub struct SolrClient {
     update_format: UpdateFormat,
     pub(crate) response_format: ResponseFormat,
     credentials: Option<Credentials>,
+    pub(crate) observer: crate::observe::Observer,
 }
 
 impl SolrClient {
@@ -285,6 +297,7 @@ impl SolrClient {
             credentials: None,
             max_redirects: 0,
             pooled: PooledConfig::default(),
+            observer: Default::default(),
         }
     }
 
@@ -362,7 +375,7 @@ impl SolrClient {
 
     /// Sends a wire request through the transport as it is.
     pub async fn send_raw(&self, req: WireRequest) -> Result<WireResponse> {
-        self.transport.send(req).await
+        self.exchange_raw(req).await
     }
 
     /// `admin/ping`: Solr's health check for the collection.
@@ -373,8 +386,13 @@ impl SolrClient {
             vec![("wt".into(), "json".into())],
             RequestKind::Admin,
         );
-        let (mut r, timing): (PingResponse, Timing) =
-            decode(self.transport.send(req).await?, "ping response")?;
+        let (mut r, timing): (PingResponse, Timing) = self
+            .exchange(
+                req,
+                |w| decode(w, "ping response"),
+                |r: &PingResponse| r.header.qtime,
+            )
+            .await?;
         r.timing = with_qtime(timing, r.header.qtime);
         Ok(r)
     }
@@ -404,11 +422,14 @@ impl SolrClient {
     /// ```
     pub async fn select_as<T: DeserializeOwned>(&self, s: &Select) -> Result<SelectResponse<T>> {
         let req = self.select_request(s);
-        let (mut r, timing): (SelectResponse<T>, Timing) = decode_as(
-            self.transport.send(req).await?,
-            "select response",
-            self.response_format,
-        )?;
+        let format = self.response_format;
+        let (mut r, timing): (SelectResponse<T>, Timing) = self
+            .exchange(
+                req,
+                |w| decode_as(w, "select response", format),
+                |r: &SelectResponse<T>| r.header.qtime,
+            )
+            .await?;
         r.timing = with_qtime(timing, r.header.qtime);
         Ok(r)
     }
@@ -606,8 +627,13 @@ impl SolrClient {
         req.headers
             .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         req.body = Bytes::from(body.to_string());
-        let (mut r, timing): (UpdateResponse, Timing) =
-            decode(self.transport.send(req).await?, "commit response")?;
+        let (mut r, timing): (UpdateResponse, Timing) = self
+            .exchange(
+                req,
+                |w| decode(w, "commit response"),
+                |r: &UpdateResponse| r.header.qtime,
+            )
+            .await?;
         r.timing = with_qtime(timing, r.header.qtime);
         Ok(r)
     }
@@ -625,10 +651,13 @@ impl SolrClient {
         req.headers
             .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
         req.body = body;
-        let outcome = match self.transport.send(req).await {
-            Ok(resp) => decode::<UpdateResponse>(resp, "update response"),
-            Err(e) => Err(e),
-        };
+        let outcome = self
+            .exchange(
+                req,
+                |w| decode::<UpdateResponse>(w, "update response"),
+                |r| r.header.qtime,
+            )
+            .await;
         match outcome {
             Ok((mut r, timing)) => {
                 r.timing = with_qtime(timing, r.header.qtime);
@@ -809,11 +838,14 @@ impl SolrClient {
         let mut params = get.params();
         params.push(("wt".into(), self.response_format.as_str().into()));
         let req = self.wire(Method::GET, "get", params, RequestKind::Read);
-        let (raw, timing): (crate::request::GetRaw<T>, Timing) = decode_as(
-            self.transport.send(req).await?,
-            "real-time get response",
-            self.response_format,
-        )?;
+        let format = self.response_format;
+        let (raw, timing): (crate::request::GetRaw<T>, Timing) = self
+            .exchange(
+                req,
+                |w| decode_as(w, "real-time get response", format),
+                |_| None,
+            )
+            .await?;
         Ok(crate::request::GetResponse {
             docs: raw.response.docs,
             num_found: raw.response.num_found,

@@ -108,6 +108,24 @@ pub enum Error {
         /// Solr's decoded error body.
         body: SolrErrorBody,
     },
+    /// Nothing answers at the URL tried (HTTP 404 without a Solr error body): a core or
+    /// collection that does not exist on the node, a request handler the core lacks, or a
+    /// base URL that is not Solr's (Solr's ends in `/solr`). `hint` says which it looks like
+    /// and what to check.
+    #[error(
+        "{}: HTTP 404 Not Found for {}: {}",
+        redact(node),
+        redact(path),
+        redact(hint)
+    )]
+    NotFound {
+        /// The node's base URL.
+        node: String,
+        /// The URL path tried, e.g. `/solr/bench/select`.
+        path: String,
+        /// What is probably wrong, and what to check.
+        hint: String,
+    },
     /// The response was not what Solr sends: an HTML error page from a proxy, an empty body,
     /// or a status without a Solr error body. `snippet` holds its first bytes.
     #[error(
@@ -261,7 +279,8 @@ impl Error {
         )
     }
 
-    /// The HTTP status of the response, when there was one.
+    /// The HTTP status of the response, when there was one. For [`Error::Update`], the status
+    /// of the error that lost the request ([`Error::Update::cause`]), if any.
     pub fn status(&self) -> Option<u16> {
         match self {
             Error::Solr { status, .. }
@@ -269,11 +288,14 @@ impl Error {
             | Error::RetriesExhausted { status, .. }
             | Error::Redirect { status, .. } => Some(*status),
             Error::VersionConflict { .. } => Some(409),
+            Error::NotFound { .. } => Some(404),
+            Error::Update { cause: Some(c), .. } => c.status(),
             _ => None,
         }
     }
 
-    /// The node URL the error happened on, when it is known.
+    /// The node URL the error happened on, when it is known. For [`Error::Update`], the node
+    /// of the error that lost the request, if any.
     pub fn node(&self) -> Option<&str> {
         match self {
             Error::Dns { node, .. }
@@ -288,7 +310,9 @@ impl Error {
             | Error::TooLarge { node, .. }
             | Error::RetriesExhausted { node, .. }
             | Error::Redirect { node, .. }
-            | Error::VersionConflict { node, .. } => Some(node),
+            | Error::VersionConflict { node, .. }
+            | Error::NotFound { node, .. } => Some(node),
+            Error::Update { cause: Some(c), .. } => c.node(),
             _ => None,
         }
     }
@@ -471,6 +495,12 @@ impl std::fmt::Debug for Error {
                 .field("status", status)
                 .field("body", &scrub(body))
                 .finish(),
+            Error::NotFound { node, path, hint } => f
+                .debug_struct("NotFound")
+                .field("node", &Quoted(node))
+                .field("path", &Quoted(path))
+                .field("hint", &Quoted(hint))
+                .finish(),
             Error::UnexpectedResponse {
                 node,
                 status,
@@ -552,6 +582,128 @@ impl std::fmt::Debug for Error {
                 .field("cause", cause)
                 .finish(),
         }
+    }
+}
+
+/// `e` with a "wrong scheme?" hint when it looks like https spoken to a plain-http port (the
+/// TLS handshake read an HTTP answer) or http spoken to a TLS port (the answer was a TLS
+/// record). `https` is the scheme of the node the request went to. Other errors as they are.
+pub(crate) fn scheme_hint(https: bool, e: Error) -> Error {
+    match e {
+        Error::Tls { node, source } if https && plain_http_seen(&source.to_string()) => {
+            let source = hinted_http(&node, source);
+            Error::Tls { node, source }
+        }
+        // reqwest reports its TLS handshake as part of connecting.
+        Error::Connect { node, source } if https && plain_http_seen(&source.to_string()) => {
+            let source = hinted_http(&node, source);
+            Error::Connect { node, source }
+        }
+        Error::Io {
+            node,
+            message,
+            not_sent,
+        } if !https && tls_seen(&message) => {
+            let message = format!(
+                "{message} (wrong scheme? the node answered with TLS: use https:// for {})",
+                redact(&node)
+            );
+            Error::Io {
+                node,
+                message,
+                not_sent,
+            }
+        }
+        e => e,
+    }
+}
+
+/// `source`, with the hint that the node at `node` speaks plain HTTP.
+fn hinted_http(node: &str, source: std::io::Error) -> std::io::Error {
+    let hint = format!(
+        "wrong scheme? the node answered plain HTTP to a TLS handshake: use http:// for {}",
+        redact(node)
+    );
+    std::io::Error::new(source.kind(), Hinted { hint, source })
+}
+
+/// A TLS error message that says the peer sent something other than TLS: rustls reports an
+/// HTTP answer as a record of an invalid content type.
+fn plain_http_seen(msg: &str) -> bool {
+    msg.contains("InvalidContentType") || msg.contains("corrupt message")
+}
+
+/// An HTTP parse error that says the answer was not HTTP: a TLS alert record (bytes
+/// `15 03 03 ...`) fails HTTP/1.1's status line ("invalid HTTP version parsed") and, read
+/// as an HTTP/2 frame header, announces a frame far over the size limit. (With HTTP/2 the
+/// connection may also be found closed before the alert is read: then there is no hint.)
+fn tls_seen(msg: &str) -> bool {
+    msg.contains("invalid HTTP version") || msg.contains("frame with invalid size")
+}
+
+/// An error with a hint in front of its source, which stays reachable through `source()`.
+#[derive(Debug)]
+struct Hinted {
+    hint: String,
+    source: std::io::Error,
+}
+
+impl std::fmt::Display for Hinted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.source, self.hint)
+    }
+}
+
+impl std::error::Error for Hinted {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
+/// `e`, turned into [`Error::NotFound`] when it is a 404 answer without a Solr error body
+/// to a request for `path` below the node at `base`; any other error as it is.
+pub(crate) fn not_found(e: Error, base: &url::Url, path: &str) -> Error {
+    let Error::UnexpectedResponse {
+        status: 404,
+        node,
+        snippet,
+        ..
+    } = &e
+    else {
+        return e;
+    };
+    let base_path = base.path().trim_end_matches('/');
+    let tried = format!("{base_path}/{}", path.trim_start_matches('/'));
+    let collection = path.trim_start_matches('/').split('/').next().unwrap_or("");
+    let after_solr = base_path
+        .rsplit_once("/solr")
+        .map(|(_, rest)| rest.trim_matches('/'))
+        .filter(|rest| !rest.is_empty());
+    let hint = if let Some(extra) = after_solr {
+        format!(
+            "the base URL goes past /solr (\"{extra}\"): give the base URL ending in /solr and the \
+             collection with .collection(\"{extra}\")"
+        )
+    } else if snippet.contains("Can not find") {
+        // Solr's own dispatcher answered: the base URL reaches Solr, the core does not.
+        format!(
+            "Solr answered but has no core or collection named \"{collection}\" (or no such \
+             request handler in it): check .collection(...) against the node's cores \
+             (admin/cores) or collections (admin/collections?action=LIST)"
+        )
+    } else if !base_path.ends_with("/solr") {
+        "the server has no Solr at this base URL: Solr's base URL ends in /solr (e.g. \
+         http://127.0.0.1:8983/solr), with the collection given by .collection(...)"
+            .to_string()
+    } else {
+        "the server has nothing at this path: check the base URL (e.g. \
+         http://127.0.0.1:8983/solr) and .collection(...)"
+            .to_string()
+    };
+    Error::NotFound {
+        node: node.clone(),
+        path: tried,
+        hint,
     }
 }
 
@@ -680,6 +832,11 @@ mod tests {
                 reason: "a write is never redirected",
             },
             Error::NoNode(text()),
+            Error::NotFound {
+                node: node(),
+                path: text(),
+                hint: text(),
+            },
             Error::VersionConflict {
                 node: node(),
                 id: text(),
@@ -727,6 +884,7 @@ mod tests {
             Error::NoNode(_) => "NoNode",
             Error::VersionConflict { .. } => "VersionConflict",
             Error::Update { .. } => "Update",
+            Error::NotFound { .. } => "NotFound",
         }
     }
 
@@ -737,7 +895,7 @@ mod tests {
         assert_eq!(names.len(), all.len(), "each variant once");
         assert_eq!(
             names.len(),
-            17,
+            18,
             "every variant: extend every_variant() and name()"
         );
         for e in &all {
@@ -790,6 +948,82 @@ mod tests {
             .to_string();
         assert!(msg.contains("http or https"), "{msg}");
         assert!(parse_node_url("https://solr.example:8983/solr/").is_ok());
+    }
+
+    fn html_404(body: &str) -> Error {
+        Error::UnexpectedResponse {
+            node: "http://h:1/solr".into(),
+            status: 404,
+            content_type: Some("text/html".into()),
+            snippet: body.into(),
+        }
+    }
+
+    #[test]
+    fn a_404_without_solr_body_becomes_not_found_with_a_hint() {
+        let solr = url::Url::parse("http://h:1/solr").expect("url");
+        let e = not_found(
+            html_404("Error 404 Can not find: /solr/nope/select"),
+            &solr,
+            "nope/select",
+        );
+        let Error::NotFound { path, hint, .. } = &e else {
+            panic!("{e:?}")
+        };
+        assert_eq!(path, "/solr/nope/select");
+        assert!(
+            hint.contains("\"nope\"") && hint.contains(".collection("),
+            "{hint}"
+        );
+        assert_eq!((e.status(), e.node()), (Some(404), Some("http://h:1/solr")));
+
+        let root = url::Url::parse("http://h:1/").expect("url");
+        let e = not_found(html_404("HTTP ERROR 404 Not Found"), &root, "bench/select");
+        let Error::NotFound { path, hint, .. } = &e else {
+            panic!("{e:?}")
+        };
+        assert_eq!(path, "/bench/select");
+        assert!(hint.contains("ends in /solr"), "{hint}");
+
+        let deep = url::Url::parse("http://h:1/solr/bench").expect("url");
+        let e = not_found(html_404("Can not find"), &deep, "bench/select");
+        assert!(e.to_string().contains(".collection(\"bench\")"), "{e}");
+
+        // Anything else stays as it is: a Solr error body, another status.
+        let other = not_found(
+            Error::UnexpectedResponse {
+                node: "n".into(),
+                status: 502,
+                content_type: None,
+                snippet: "bad gateway".into(),
+            },
+            &solr,
+            "bench/select",
+        );
+        assert!(matches!(
+            other,
+            Error::UnexpectedResponse { status: 502, .. }
+        ));
+    }
+
+    #[test]
+    fn status_and_node_look_into_an_updates_cause() {
+        let cause = Error::Solr {
+            node: "http://h:1/solr".into(),
+            status: 400,
+            body: Default::default(),
+        };
+        let e = Error::Update {
+            report: BatchReport::lost(ids(2), &cause),
+            cause: Some(Box::new(cause)),
+        };
+        assert_eq!(e.status(), Some(400));
+        assert_eq!(e.node(), Some("http://h:1/solr"));
+        let no_cause = Error::Update {
+            report: BatchReport::account(&ids(2), &[add_err("d1")]),
+            cause: None,
+        };
+        assert_eq!((no_cause.status(), no_cause.node()), (None, None));
     }
 
     fn ids(n: usize) -> Vec<String> {

@@ -22,6 +22,26 @@
 //! # Ok(()) }
 //! ```
 //!
+//! New here? The [`guide`] walks from a first search to typed documents, the cursor,
+//! blocking use, routing, bulk indexing and timings.
+//!
+//! # Which transport?
+//!
+//! | [`TransportKind`] | what a request costs |
+//! |---|---|
+//! | `Pooled` (default) | keep-alive: a TCP connect (+ TLS handshake) once per connection, then one round trip per request |
+//! | `Http2` | one multiplexed connection for every request (ALPN `h2`, or h2c prior knowledge) |
+//! | `Fresh` | a TCP connect (+ TLS handshake) per request: 3 round trips with TLS 1.3 instead of 1 |
+//! | `Reqwest` | reqwest's defaults (its own pool); connection phases not visible |
+//!
+//! Measured by this project with TLS 1.3 at 80 ms round trip: fresh p50 244.4 ms, pooled
+//! 85.5 ms. See [`guide`] for when to pick which.
+//!
+//! # Watching requests
+//!
+//! [`SolrClientBuilder::on_response`] calls a hook once per response (for metrics); the
+//! `tracing` feature adds a span per attempt with every phase ([`observe`]).
+//!
 //! # The search API, typed
 //!
 //! [`SolrClient::select_as`] decodes the hits straight from the response bytes into the
@@ -96,6 +116,8 @@ pub mod codec;
 mod error;
 mod escape;
 mod features;
+pub mod guide;
+pub mod observe;
 pub mod request;
 pub mod response;
 mod shard_split;
@@ -116,6 +138,7 @@ pub use escape::{escape_query, quote_phrase};
 /// The HTTP method of a [`WireRequest`] (what [`SolrClient::wire`] takes), re-exported so
 /// callers need no `http` dependency of their own.
 pub use http::Method;
+pub use observe::{ResponseEvent, ResponseHook};
 pub use request::{AtomicOp, AtomicUpdate, Get, GetResponse, Knn, Select};
 pub use response::{
     DocList, Document, NamedList, PingResponse, ResponseHeader, SelectResponse, SolrErrorBody,

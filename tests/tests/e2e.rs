@@ -22,6 +22,7 @@ mod isolation;
 mod knn;
 mod load;
 mod memory;
+mod newcomer;
 mod nrt;
 mod redirects;
 mod routing;

@@ -372,7 +372,12 @@ impl Counted {
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let deadline = req.start_deadline();
         let timeout = req.request_timeout();
-        Box::pin(until_deadline(deadline, timeout, inner(req)))
+        let attempt = crate::observe::Attempt::new(&req);
+        let https = req.node.scheme() == "https";
+        let fut = until_deadline(deadline, timeout, inner(req));
+        Box::pin(
+            attempt.run(async move { fut.await.map_err(|e| crate::error::scheme_hint(https, e)) }),
+        )
     }
 
     /// `label`, or `label(insecure-tls)`.

@@ -133,6 +133,7 @@ impl Routing {
                         if !self.retry.fits(waited, wait, deadline) {
                             return Err(exhausted(waited));
                         }
+                        crate::observe::retrying(&node_name, attempts, &resp.status, wait);
                         tokio::time::sleep(wait).await;
                         waited += wait;
                         pos += 1;
@@ -185,8 +186,11 @@ impl Routing {
                         if !self.retry.fits(waited, wait, deadline) {
                             return Err(e);
                         }
+                        crate::observe::retrying(&node_name, attempts, &e, wait);
                         tokio::time::sleep(wait).await;
                         waited += wait;
+                    } else {
+                        crate::observe::retrying(&node_name, attempts, &e, Duration::ZERO);
                     }
                 }
             }
