@@ -299,11 +299,9 @@ async fn a_retried_call_is_two_attempt_spans_one_retry_event_and_one_hook_call()
     let collect = Collect::default();
     let _sub =
         tracing::subscriber::set_default(tracing_subscriber::registry().with(collect.clone()));
-    let policy = RetryPolicy {
-        max_attempts: 3,
-        base_backoff: Duration::from_millis(10),
-        ..RetryPolicy::default()
-    };
+    let policy = RetryPolicy::default()
+        .max_attempts(3)
+        .base_backoff(Duration::from_millis(10));
     let transport = TransportKind::Pooled
         .build(&Default::default(), false)
         .expect("transport");
