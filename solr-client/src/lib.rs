@@ -75,6 +75,7 @@ mod client;
 pub mod codec;
 mod error;
 mod escape;
+pub mod indexer;
 pub mod request;
 pub mod response;
 mod shard_split;
@@ -88,6 +89,7 @@ pub use codec::ResponseFormat;
 pub use codec::UpdateFormat;
 pub use error::{Error, FailedDoc, Result, TimeoutPhase};
 pub use escape::{escape_query, quote_phrase};
+pub use indexer::{Indexer, IndexerBuilder, Progress};
 pub use request::{AtomicOp, AtomicUpdate, Get, GetResponse, Knn, Select};
 pub use response::{
     DocList, Document, NamedList, PingResponse, ResponseHeader, SelectResponse, SolrErrorBody,
