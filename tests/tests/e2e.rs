@@ -16,6 +16,7 @@ mod foundation;
 mod h2_faults;
 mod hostile_input;
 mod idle_timeout;
+mod indexer;
 mod isolation;
 mod knn;
 mod load;
