@@ -496,7 +496,7 @@ impl SolrClient {
         for chunk in docs.chunks(batch_size.max(1)) {
             match self.add(chunk).await {
                 Ok(r) => report.merge(BatchReport::all_acknowledged(r.docs_sent)),
-                Err(Error::Update { report: r, .. }) => report.merge(r),
+                Err(Error::Update { report: r, .. }) => report.merge(*r),
                 Err(e) => return Err(e),
             }
         }
@@ -641,7 +641,7 @@ impl SolrClient {
                     Err(c)
                 } else {
                     Err(Error::Update {
-                        report,
+                        report: Box::new(report),
                         cause: None,
                     })
                 }
@@ -650,7 +650,7 @@ impl SolrClient {
                 Err(crate::request::conflict_error(e))
             }
             Err(e) if !ids.is_empty() => Err(Error::Update {
-                report: BatchReport::lost(ids, &e),
+                report: Box::new(BatchReport::lost(ids, &e)),
                 cause: Some(Box::new(e)),
             }),
             Err(e) => Err(e),

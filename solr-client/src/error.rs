@@ -229,11 +229,11 @@ pub enum Error {
     },
     /// An update in which not every document is known to be indexed, or in which Solr
     /// reported errors. `report` accounts for every document of the request
-    /// (`acknowledged + failed + unknown == sent`, see [`BatchReport`]).
+    /// (`acknowledged + failed + unknown + not_attempted == sent`, see [`BatchReport`]).
     #[error("update: {}", redact(&update_summary(report, cause.as_deref())))]
     Update {
-        /// The account of the request's documents.
-        report: BatchReport,
+        /// The account of the request's documents (boxed: it is the largest variant).
+        report: Box<BatchReport>,
         /// When the whole request failed, the error that lost it.
         cause: Option<Box<Error>>,
     },
@@ -699,7 +699,7 @@ mod tests {
                 actual: None,
             },
             Error::Update {
-                report: BatchReport {
+                report: Box::new(BatchReport {
                     sent: 2,
                     acknowledged: 0,
                     failed: vec![FailedDoc {
@@ -710,7 +710,7 @@ mod tests {
                     not_attempted: vec![text()],
                     other_errors: vec![text()],
                     requests: 1,
-                },
+                }),
                 cause: Some(Box::new(Error::Io {
                     node: node(),
                     message: text(),

@@ -541,7 +541,7 @@ impl Ctx {
                         tokio::time::sleep(self.wait(attempt)).await;
                         continue;
                     }
-                    return report;
+                    return *report;
                 }
                 Err(e @ Error::VersionConflict { .. }) => {
                     return BatchReport::all_failed(ids, &e.to_string())

@@ -123,7 +123,11 @@ async fn tolerant_chain_exact_report_in_every_format() {
         );
         assert!(r.unknown.is_empty() && r.not_attempted.is_empty());
         assert_eq!(r.requests, 7, "ceil(40 / 6) batches");
-        assert_eq!(batches.load(Ordering::SeqCst), 7, "progress after each batch");
+        assert_eq!(
+            batches.load(Ordering::SeqCst),
+            7,
+            "progress after each batch"
+        );
         base.commit(Commit::default()).await.expect("commit");
         let held = ids_in_solr(&base, &t).await;
         let good: HashSet<String> = (0..40)
@@ -263,7 +267,11 @@ async fn a_stalled_indexer_holds_at_most_queue_plus_in_flight_batches() {
     unknown.sort();
     assert_eq!(unknown, ["bp-0", "bp-1"]);
     assert_eq!(r.acknowledged, TOTAL - 2);
-    assert_eq!(srv.seen().len(), TOTAL, "one request per document, none re-sent");
+    assert_eq!(
+        srv.seen().len(),
+        TOTAL,
+        "one request per document, none re-sent"
+    );
 }
 
 /// A dedicated standalone node this module kills (never the shared one).
@@ -356,7 +364,72 @@ async fn a_node_killed_mid_run_leaves_an_exact_report() {
     };
     assert!(held.is_disjoint(&failed), "a failed document was indexed");
     assert!(
-        held.iter().all(|i| acked.contains(i) || unknown.contains(i)),
+        held.iter()
+            .all(|i| acked.contains(i) || unknown.contains(i)),
         "Solr holds only acknowledged or unknown documents"
+    );
+}
+
+/// Docs/s of the indexer beside sequential `add_batched` on the local standalone Solr:
+/// 20,000 small documents per run, 3 interleaved rounds, numFound checked exactly after each
+/// run. A measurement, not a check (run with `--ignored --nocapture`).
+#[tokio::test]
+#[ignore = "measurement: run explicitly"]
+async fn measure_indexer_vs_sequential_add_batched() {
+    let _g = support::shared().await;
+    let c = standalone_client();
+    const N: usize = 20_000;
+    const BATCH: usize = 500;
+    let count = |t: String| {
+        let c = c.clone();
+        async move {
+            c.commit(Commit::default()).await.expect("commit");
+            let r = c
+                .select(&Select::new("*:*").fq(format!("tag_s:\"{t}\"")).rows(0))
+                .await
+                .expect("count");
+            r.num_found() as usize
+        }
+    };
+    let mut seq = Vec::new();
+    let mut conc = Vec::new();
+    for round in 0..3 {
+        let t = tag(&format!("idx_m_seq{round}"));
+        let all = docs(&t, N, &[]);
+        let t0 = Instant::now();
+        let r = c.add_batched(&all, BATCH).await.expect("add_batched");
+        let s = t0.elapsed().as_secs_f64();
+        assert_eq!(r.acknowledged, N);
+        assert_eq!(count(t).await, N);
+        seq.push(N as f64 / s);
+
+        let t = tag(&format!("idx_m_conc{round}"));
+        let all = docs(&t, N, &[]);
+        let t0 = Instant::now();
+        let mut indexer = Indexer::builder(c.clone())
+            .batch_docs(BATCH)
+            .in_flight(4)
+            .queue(8)
+            .build()
+            .expect("builds");
+        indexer.index_iter(&all).await.expect("pushed");
+        let r = indexer.finish().await;
+        let s = t0.elapsed().as_secs_f64();
+        assert_eq!(r.acknowledged, N);
+        assert_eq!(count(t).await, N);
+        conc.push(N as f64 / s);
+        println!(
+            "round {round}: add_batched {:.0} docs/s, indexer {:.0} docs/s",
+            seq[round], conc[round]
+        );
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let (s, k) = (median(&mut seq), median(&mut conc));
+    println!(
+        "median of 3: add_batched {s:.0} docs/s, indexer {k:.0} docs/s, ratio {:.2}x",
+        k / s
     );
 }
