@@ -248,11 +248,21 @@ pub struct Indexer {
     held: Vec<Batch>,
 }
 
-#[derive(Debug, Default)]
+#[derive(Default)]
 struct Batch {
     docs: Vec<Document>,
     ids: Vec<String>,
     bytes: usize,
+}
+
+impl std::fmt::Debug for Batch {
+    /// Sizes only: the documents are the application's data.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Batch")
+            .field("docs", &self.docs.len())
+            .field("bytes", &self.bytes)
+            .finish()
+    }
 }
 
 impl Indexer {
@@ -653,6 +663,29 @@ mod tests {
         let r = indexer.finish().await;
         assert_eq!(r, BatchReport::default());
         assert_eq!(client().transport().stats().requests, 0);
+    }
+
+    #[tokio::test]
+    async fn debug_shows_sizes_not_documents() {
+        let mut indexer = Indexer::builder(client())
+            .batch_docs(10)
+            .build()
+            .expect("builds");
+        indexer
+            .push(serde_json::json!({"id": "a", "secret_s": "hunter2"}))
+            .await
+            .expect("pushed");
+        let text = format!("{indexer:?}");
+        assert!(
+            !text.contains("hunter2") && text.contains("docs: 1"),
+            "{text}"
+        );
+        let r = indexer.finish().await;
+        assert_eq!(
+            (r.sent, r.failed.len()),
+            (1, 1),
+            "port 9 refuses: failed, not unknown"
+        );
     }
 
     #[tokio::test]

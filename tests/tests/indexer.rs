@@ -433,3 +433,39 @@ async fn measure_indexer_vs_sequential_add_batched() {
         k / s
     );
 }
+
+#[tokio::test]
+async fn gzip_bodies_carry_every_batch_compressed() {
+    let _g = support::shared().await;
+    let srv = FaultServer::start(vec![Fault::Ok(UPDATE_OK)]).await;
+    let mut indexer = Indexer::builder(client_at(&srv.url()))
+        .batch_docs(4)
+        .gzip(true)
+        .build()
+        .expect("builds");
+    let all: Vec<Value> = (0..10).map(|i| json!({"id": format!("gz-{i}")})).collect();
+    indexer.index_iter(&all).await.expect("pushed");
+    let r = indexer.finish().await;
+    assert_sums(&r, 10);
+    assert_eq!((r.acknowledged, r.requests), (10, 3));
+    let mut ids = Vec::new();
+    for seen in srv.seen() {
+        assert!(
+            seen.headers
+                .iter()
+                .any(|h| h.eq_ignore_ascii_case("content-encoding: gzip")),
+            "{:?}",
+            seen.headers
+        );
+        let body = solr_client::transport::gunzip_bytes(&seen.body, 1 << 20).expect("gzip");
+        let docs: Vec<Value> = serde_json::from_slice(&body).expect("a JSON array of documents");
+        ids.extend(
+            docs.iter()
+                .map(|d| d["id"].as_str().expect("id").to_string()),
+        );
+    }
+    ids.sort();
+    let mut expected: Vec<String> = (0..10).map(|i| format!("gz-{i}")).collect();
+    expected.sort();
+    assert_eq!(ids, expected, "every document sent once");
+}
