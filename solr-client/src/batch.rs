@@ -5,8 +5,18 @@
 //! report; [`BatchReport::merge`] adds reports of several requests together. Every update API
 //! of the client ([`SolrClient::add`](crate::SolrClient::add),
 //! [`add_with`](crate::SolrClient::add_with),
-//! [`add_batched`](crate::SolrClient::add_batched)) goes through them, so for every report
-//! `acknowledged + failed.len() + unknown.len() == sent`, exactly.
+//! [`add_batched`](crate::SolrClient::add_batched), the [`Indexer`](crate::Indexer)) goes
+//! through them, so for every report
+//! `acknowledged + failed.len() + unknown.len() + not_attempted.len() == sent`, exactly.
+//!
+//! # The tolerant chain and Solr's default chain
+//! With `TolerantUpdateProcessorFactory` (this project's configset), Solr indexes every good
+//! document of a batch and lists the bad ones in `responseHeader.errors`
+//! ([`BatchReport::account`]). Solr's default chain (and the `_default` configset) stops a
+//! batch at the first bad document and answers 400 (409 for a version conflict) with a
+//! message naming it, `ERROR: [doc=ID] ...`: the documents before it were indexed, the
+//! named one was not, and the ones after it were never looked at. The report says exactly
+//! that ([`BatchReport::not_attempted`] holds the last group, which can be sent again).
 
 use std::collections::HashMap;
 
@@ -16,8 +26,9 @@ use crate::types::TolerantError;
 /// The account of one or more update requests.
 ///
 /// Invariant (checked by [`Self::is_balanced`]): `acknowledged + failed.len() +
-/// unknown.len() == sent`. Each entry of `failed` and `unknown` is one document of a batch,
-/// so an id appears there at most as often as it was sent.
+/// unknown.len() + not_attempted.len() == sent`. Each entry of `failed`, `unknown` and
+/// `not_attempted` is one document of a batch, so an id appears there at most as often as
+/// it was sent.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct BatchReport {
@@ -34,6 +45,10 @@ pub struct BatchReport {
     /// be read. Solr may or may not have indexed them; re-sending them is safe (an add by id
     /// overwrites).
     pub unknown: Vec<String>,
+    /// Ids of documents certainly not indexed and not refused either: on Solr's default
+    /// (non-tolerant) chain, the documents after the one that stopped the batch; for the
+    /// [`Indexer`](crate::Indexer), documents it never sent. Re-sending them is safe.
+    pub not_attempted: Vec<String>,
     /// Errors Solr reported that name no document of the batch (an id that was not sent,
     /// a second report for a document already counted as failed, a delete error), as
     /// `TYPE id: message`. They do not change the counts.
@@ -93,6 +108,7 @@ impl BatchReport {
             acknowledged: sent_ids.len() - failed.len(),
             failed,
             unknown: Vec::new(),
+            not_attempted: Vec::new(),
             other_errors,
             requests: 1,
         }
@@ -130,20 +146,78 @@ impl BatchReport {
         self.acknowledged += other.acknowledged;
         self.failed.extend(other.failed);
         self.unknown.extend(other.unknown);
+        self.not_attempted.extend(other.not_attempted);
         self.other_errors.extend(other.other_errors);
         self.requests += other.requests;
     }
 
-    /// True when `acknowledged + failed.len() + unknown.len() == sent` (always, for a report
-    /// the client made).
+    /// True when `acknowledged + failed.len() + unknown.len() + not_attempted.len() == sent`
+    /// (always, for a report the client made).
     pub fn is_balanced(&self) -> bool {
-        self.acknowledged + self.failed.len() + self.unknown.len() == self.sent
+        self.acknowledged + self.failed.len() + self.unknown.len() + self.not_attempted.len()
+            == self.sent
     }
 
     /// True when every document was acknowledged and Solr reported no error at all.
     pub fn is_clean(&self) -> bool {
         self.acknowledged == self.sent && self.other_errors.is_empty()
     }
+
+    /// The account of a batch that Solr's default chain stopped at a document: `message` is
+    /// Solr's refusal (`ERROR: [doc=ID] ...`, or a version conflict naming the id). `None`
+    /// when the message names no document of the batch (then nothing can be said per
+    /// document). The documents before the named one are acknowledged, the named one failed
+    /// with `message`, the ones after it not attempted. When the named id occurs more than
+    /// once, Solr's message does not say which occurrence stopped the batch: the documents
+    /// before its first occurrence are acknowledged, the first occurrence failed, the ones
+    /// between it and the last occurrence unknown (indexed or not attempted), the rest not
+    /// attempted.
+    ///
+    /// ```
+    /// use solr_client::BatchReport;
+    /// let ids: Vec<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
+    /// let msg = "ERROR: [doc=b] Error adding field 'n_i'='x' msg=For input string: \"x\"";
+    /// let r = BatchReport::stopped_at(&ids, msg).expect("names b");
+    /// assert_eq!((r.acknowledged, r.failed[0].id.as_str()), (1, "b"));
+    /// assert_eq!(r.not_attempted, ["c"]);
+    /// assert!(r.is_balanced());
+    /// ```
+    pub fn stopped_at(sent_ids: &[String], message: &str) -> Option<BatchReport> {
+        let id = named_document(sent_ids, message)?;
+        let first = sent_ids.iter().position(|s| s == id)?;
+        let last = sent_ids.iter().rposition(|s| s == id)?;
+        Some(BatchReport {
+            sent: sent_ids.len(),
+            acknowledged: first,
+            failed: vec![FailedDoc {
+                id: id.to_string(),
+                message: message.to_string(),
+            }],
+            unknown: sent_ids[first + 1..=last].to_vec(),
+            not_attempted: sent_ids[last + 1..].to_vec(),
+            other_errors: Vec::new(),
+            requests: 1,
+        })
+    }
+}
+
+/// The id of the batch that Solr's message names: `[doc=ID]` (Solr's `DocumentBuilder` and
+/// update handlers prefix a document's errors with it), else the id of a version conflict.
+/// The longest id of the batch that matches wins (ids may contain `]`).
+fn named_document<'a>(sent_ids: &'a [String], message: &str) -> Option<&'a str> {
+    if let Some(i) = message.find("[doc=") {
+        let rest = &message[i + "[doc=".len()..];
+        return sent_ids
+            .iter()
+            .filter(|id| {
+                rest.strip_prefix(id.as_str())
+                    .is_some_and(|t| t.starts_with(']'))
+            })
+            .map(String::as_str)
+            .max_by_key(|id| id.len());
+    }
+    let (id, _, _) = crate::request::parse_conflict(message)?;
+    sent_ids.iter().map(String::as_str).find(|s| *s == id)
 }
 
 #[cfg(test)]
@@ -218,5 +292,58 @@ mod tests {
             (1, 2, 1)
         );
         assert!(r.is_balanced());
+    }
+
+    #[test]
+    fn a_batch_stopped_at_a_named_document_splits_into_three() {
+        let msg = |id: &str| format!("ERROR: [doc={id}] unknown field 'nope'");
+        let r = BatchReport::stopped_at(&ids(5), &msg("d0")).expect("names d0");
+        assert_eq!((r.acknowledged, r.failed.len()), (0, 1));
+        assert_eq!(r.not_attempted, ["d1", "d2", "d3", "d4"]);
+        let r = BatchReport::stopped_at(&ids(5), &msg("d4")).expect("names d4");
+        assert_eq!((r.acknowledged, r.failed[0].id.as_str()), (4, "d4"));
+        assert!(r.not_attempted.is_empty() && r.unknown.is_empty() && r.is_balanced());
+        assert_eq!(r.failed[0].message, msg("d4"));
+        // No document of the batch named, or no name at all.
+        assert!(BatchReport::stopped_at(&ids(3), &msg("d9")).is_none());
+        assert!(BatchReport::stopped_at(&ids(3), "Exception writing document").is_none());
+        assert!(BatchReport::stopped_at(&ids(3), "ERROR: [doc=d1").is_none());
+        assert!(BatchReport::stopped_at(&[], &msg("d0")).is_none());
+    }
+
+    #[test]
+    fn the_longest_matching_id_is_the_named_one() {
+        let sent: Vec<String> = ["a", "a]b", "c"].iter().map(|s| s.to_string()).collect();
+        let r = BatchReport::stopped_at(&sent, "ERROR: [doc=a]b] bad").expect("named");
+        assert_eq!((r.acknowledged, r.failed[0].id.as_str()), (1, "a]b"));
+        assert_eq!(r.not_attempted, ["c"]);
+        let r = BatchReport::stopped_at(&sent, "ERROR: [doc=a] bad").expect("named");
+        assert_eq!((r.acknowledged, r.failed[0].id.as_str()), (0, "a"));
+        assert_eq!(r.not_attempted, ["a]b", "c"]);
+    }
+
+    #[test]
+    fn a_repeated_named_id_leaves_the_span_between_occurrences_unknown() {
+        let sent: Vec<String> = ["x", "a", "y", "a", "z"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let r = BatchReport::stopped_at(&sent, "ERROR: [doc=a] bad").expect("named");
+        assert_eq!(r.acknowledged, 1);
+        assert_eq!(r.failed[0].id, "a");
+        assert_eq!(r.unknown, ["y", "a"]);
+        assert_eq!(r.not_attempted, ["z"]);
+        assert!(r.is_balanced());
+    }
+
+    #[test]
+    fn merge_keeps_not_attempted() {
+        let mut total = BatchReport::all_acknowledged(2);
+        total.merge(BatchReport::stopped_at(&ids(3), "ERROR: [doc=d0] bad").expect("named"));
+        assert_eq!(
+            (total.sent, total.acknowledged, total.not_attempted.len()),
+            (5, 2, 2)
+        );
+        assert!(total.is_balanced() && !total.is_clean());
     }
 }

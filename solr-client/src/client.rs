@@ -341,6 +341,11 @@ impl SolrClient {
         }
     }
 
+    /// The update format of adds.
+    pub(crate) fn update_format(&self) -> UpdateFormat {
+        self.update_format
+    }
+
     /// The response format of searches and real-time gets.
     pub fn response_format(&self) -> ResponseFormat {
         self.response_format
@@ -471,7 +476,8 @@ impl SolrClient {
     /// Adds documents in one request, in the client's update format. Nothing is committed.
     /// When the transport knows the shards ([`Transport::shard_groups`], e.g. the SolrCloud
     /// router), documents of different shards go in one request per shard, each to its
-    /// shard leader, and the results are combined.
+    /// shard leader, and the results are combined. An empty `docs` sends nothing and
+    /// returns a response with `docs_sent` 0.
     ///
     /// On success every document was acknowledged. Otherwise the error is
     /// [`Error::Update`], whose [`BatchReport`] accounts for every document: the ones Solr
@@ -490,6 +496,14 @@ impl SolrClient {
         commit_within_ms: Option<u64>,
     ) -> Result<UpdateResponse> {
         let docs = to_documents(docs)?;
+        if docs.is_empty() {
+            // Nothing to index: nothing is sent (Solr would answer an empty batch anyway).
+            return Ok(UpdateResponse {
+                header: Default::default(),
+                docs_sent: 0,
+                timing: Timing::default(),
+            });
+        }
         let mut query = vec![("wt".to_string(), "json".to_string())];
         if let Some(ms) = commit_within_ms {
             query.push(("commitWithin".into(), ms.to_string()));
@@ -525,7 +539,8 @@ impl SolrClient {
     /// every document (see [`Self::add`] and [`BatchReport`]): the result lists how many were
     /// acknowledged, every one that was not indexed (by id, with the reason), every one whose
     /// outcome is unknown, and Solr's errors that named no document of a batch. Nothing is
-    /// committed. `acknowledged + failed.len() + unknown.len() == docs.len()` always holds.
+    /// committed. `acknowledged + failed.len() + unknown.len() + not_attempted.len() ==
+    /// docs.len()` always holds; an empty `docs` sends nothing.
     pub async fn add_batched<T: Serialize>(
         &self,
         docs: &[T],
@@ -535,7 +550,7 @@ impl SolrClient {
         for chunk in docs.chunks(batch_size.max(1)) {
             match self.add(chunk).await {
                 Ok(r) => report.merge(BatchReport::all_acknowledged(r.docs_sent)),
-                Err(Error::Update { report: r, .. }) => report.merge(r),
+                Err(Error::Update { report: r, .. }) => report.merge(*r),
                 Err(e) => return Err(e),
             }
         }
@@ -651,6 +666,16 @@ impl SolrClient {
         req.headers
             .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
         req.body = body;
+        self.update_request(req, ids).await
+    }
+
+    /// Sends an update request whose body carries the documents `ids` (in order) and
+    /// accounts for them (see [`Self::add`]).
+    pub(crate) async fn update_request(
+        &self,
+        req: WireRequest,
+        ids: Vec<String>,
+    ) -> Result<UpdateResponse> {
         let outcome = self
             .exchange(
                 req,
@@ -678,7 +703,7 @@ impl SolrClient {
                     Err(c)
                 } else {
                     Err(Error::Update {
-                        report,
+                        report: Box::new(report),
                         cause: None,
                     })
                 }
@@ -687,7 +712,7 @@ impl SolrClient {
                 Err(crate::request::conflict_error(e))
             }
             Err(e) if !ids.is_empty() => Err(Error::Update {
-                report: BatchReport::lost(ids, &e),
+                report: Box::new(BatchReport::lost(ids, &e)),
                 cause: Some(Box::new(e)),
             }),
             Err(e) => Err(e),

@@ -247,11 +247,11 @@ pub enum Error {
     },
     /// An update in which not every document is known to be indexed, or in which Solr
     /// reported errors. `report` accounts for every document of the request
-    /// (`acknowledged + failed + unknown == sent`, see [`BatchReport`]).
+    /// (`acknowledged + failed + unknown + not_attempted == sent`, see [`BatchReport`]).
     #[error("update: {}", redact(&update_summary(report, cause.as_deref())))]
     Update {
-        /// The account of the request's documents.
-        report: BatchReport,
+        /// The account of the request's documents (boxed: it is the largest variant).
+        report: Box<BatchReport>,
         /// When the whole request failed, the error that lost it; also its
         /// [`source`](std::error::Error::source), where it downcasts to `Box<Error>`.
         #[source]
@@ -335,6 +335,9 @@ fn update_summary(r: &BatchReport, cause: Option<&Error>) -> String {
         r.failed.len(),
         r.unknown.len()
     );
+    if !r.not_attempted.is_empty() {
+        s.push_str(&format!(", {} not attempted", r.not_attempted.len()));
+    }
     if !r.other_errors.is_empty() {
         s.push_str(&format!(", {} other errors", r.other_errors.len()));
     }
@@ -720,10 +723,21 @@ impl std::fmt::Debug for UrlText {
 
 impl BatchReport {
     /// The account of one update request that failed with `cause` instead of a readable
-    /// answer: every document failed when the cause proves nothing was indexed (the request
-    /// was not sent, or Solr refused it with a 4xx status), otherwise every document's
-    /// outcome is unknown.
+    /// answer. Solr's default chain stopped the batch at a document it names (400 or 409,
+    /// `[doc=ID]`): see [`BatchReport::stopped_at`]. Otherwise every document failed when the
+    /// cause proves nothing was indexed (the request was not sent, or Solr refused it with a
+    /// 4xx status), else every document's outcome is unknown.
     pub(crate) fn lost(sent_ids: Vec<String>, cause: &Error) -> BatchReport {
+        if let Error::Solr {
+            status: 400 | 409,
+            body,
+            ..
+        } = cause
+        {
+            if let Some(r) = BatchReport::stopped_at(&sent_ids, &body.msg) {
+                return r;
+            }
+        }
         if nothing_indexed(cause) {
             BatchReport::all_failed(sent_ids, &cause.to_string())
         } else {
@@ -844,7 +858,7 @@ mod tests {
                 actual: None,
             },
             Error::Update {
-                report: BatchReport {
+                report: Box::new(BatchReport {
                     sent: 2,
                     acknowledged: 0,
                     failed: vec![FailedDoc {
@@ -852,9 +866,10 @@ mod tests {
                         message: text(),
                     }],
                     unknown: vec![text()],
+                    not_attempted: vec![text()],
                     other_errors: vec![text()],
                     requests: 1,
-                },
+                }),
                 cause: Some(Box::new(Error::Io {
                     node: node(),
                     message: text(),
@@ -1061,6 +1076,40 @@ mod tests {
         assert_eq!(BatchReport::lost(ids(4), &solr(400)).failed.len(), 4);
         assert_eq!(BatchReport::lost(ids(4), &solr(500)).unknown.len(), 4);
         assert_eq!(BatchReport::lost(ids(4), &solr(503)).failed.len(), 4);
+        // Solr's default chain stopped the batch at d1 (its own message, as Solr 9 sends it).
+        let stopped = |status, msg: &str| Error::Solr {
+            node: "http://h/solr".into(),
+            status,
+            body: crate::types::SolrErrorBody {
+                msg: msg.into(),
+                code: i32::from(status),
+                metadata: None,
+            },
+        };
+        let msg =
+            "ERROR: [doc=d1] Error adding field 'popularity'='abc' msg=For input string: \"abc\"";
+        let st = BatchReport::lost(ids(4), &stopped(400, msg));
+        assert_eq!(st.acknowledged, 1);
+        assert_eq!(st.failed.len(), 1);
+        assert_eq!(
+            (st.failed[0].id.as_str(), st.failed[0].message.as_str()),
+            ("d1", msg)
+        );
+        assert_eq!(st.not_attempted, ["d2", "d3"]);
+        assert!(st.unknown.is_empty() && st.is_balanced());
+        let st = BatchReport::lost(
+            ids(3),
+            &stopped(409, "version conflict for d2 expected=5 actual=6"),
+        );
+        assert_eq!((st.acknowledged, st.failed[0].id.as_str()), (2, "d2"));
+        assert!(st.not_attempted.is_empty() && st.is_balanced());
+        // A 400 naming no document of the batch, or a 500 naming one: no per-document account.
+        let st = BatchReport::lost(ids(3), &stopped(400, "ERROR: [doc=zz] unknown field 'x'"));
+        assert_eq!(st.failed.len(), 3);
+        assert_eq!(
+            BatchReport::lost(ids(3), &stopped(500, msg)).unknown.len(),
+            3
+        );
         let redirect = Error::Redirect {
             node: "http://h:1/solr".into(),
             status: 302,

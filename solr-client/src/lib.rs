@@ -118,6 +118,7 @@ mod escape;
 mod features;
 pub mod guide;
 pub mod observe;
+pub mod indexer;
 pub mod request;
 pub mod response;
 mod shard_split;
@@ -139,6 +140,7 @@ pub use escape::{escape_query, quote_phrase};
 /// callers need no `http` dependency of their own.
 pub use http::Method;
 pub use observe::{ResponseEvent, ResponseHook};
+pub use indexer::{Indexer, IndexerBuilder, Progress};
 pub use request::{AtomicOp, AtomicUpdate, Get, GetResponse, Knn, Select};
 pub use response::{
     DocList, Document, NamedList, PingResponse, ResponseHeader, SelectResponse, SolrErrorBody,

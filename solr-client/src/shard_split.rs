@@ -105,7 +105,7 @@ pub(crate) fn combine(results: Vec<Result<UpdateResponse>>) -> Result<UpdateResp
                 cause: c,
             }) => {
                 update_failed = true;
-                report.merge(part);
+                report.merge(*part);
                 if cause.is_none() {
                     cause = c;
                 }
@@ -123,7 +123,10 @@ pub(crate) fn combine(results: Vec<Result<UpdateResponse>>) -> Result<UpdateResp
     if update_failed {
         // One update call, whatever the number of shard requests it took.
         report.requests = 1;
-        return Err(Error::Update { report, cause });
+        return Err(Error::Update {
+            report: Box::new(report),
+            cause,
+        });
     }
     merged.ok_or_else(|| Error::InvalidInput("an update of no part".into()))
 }
@@ -218,7 +221,10 @@ mod tests {
         let e = combine(vec![
             ok(3, 5),
             Err(Error::Update {
-                report: BatchReport::all_failed(vec!["a".into(), "b".into()], "lost"),
+                report: Box::new(BatchReport::all_failed(
+                    vec!["a".into(), "b".into()],
+                    "lost",
+                )),
                 cause: Some(Box::new(Error::NoNode("x".into()))),
             }),
         ])

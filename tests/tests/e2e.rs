@@ -18,6 +18,7 @@ mod foundation;
 mod h2_faults;
 mod hostile_input;
 mod idle_timeout;
+mod indexer;
 mod isolation;
 mod knn;
 mod load;
