@@ -22,6 +22,7 @@ mod load;
 mod memory;
 mod nrt;
 mod redirects;
+mod response_formats;
 mod routing;
 mod routing_study;
 mod search_api;

@@ -165,6 +165,8 @@ mod tests {
                 }),
                 latency_ms: None,
                 start_delay_ms: None,
+                num_found: None,
+                seq: None,
             })
             .collect();
         let refs: Vec<&Record> = recs.iter().collect();
@@ -187,6 +189,7 @@ mod tests {
             duration_s: 1.0,
             verdict: String::new(),
             idle: None,
+            formats: vec![],
         }
     }
 

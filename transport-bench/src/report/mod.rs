@@ -1,4 +1,5 @@
-//! Printing and saving a study: a text table, `summary.json`, `transports.csv`, the raw
+//! Printing and saving a study: a text table, `summary.json`, `transports.csv` (and
+//! `formats.csv` with the response-format axis), the raw
 //! per-request `records.jsonl`, and SVG charts. Printers are generic over `Write` so tests
 //! print into a Vec.
 
@@ -129,6 +130,7 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
         }
         writeln!(w)?;
     }
+    crate::scenario::formats::print_text(&r.formats, w)?;
     writeln!(
         w,
         "Mean phase breakdown, ms ({} workload)",
@@ -181,6 +183,7 @@ pub fn save_report(dir: &Path, r: &StudyReport) -> Result<()> {
     std::fs::write(dir.join("summary.json"), serde_json::to_vec_pretty(r)?)?;
     let rows: Vec<TransportRow> = r.transports.iter().map(TransportRow::from).collect();
     bench_report::write_csv(&dir.join("transports.csv"), &rows)?;
+    crate::scenario::formats::save_csv(dir, &r.formats)?;
     let mut txt = Vec::new();
     print_text(r, &mut txt)?;
     std::fs::write(dir.join("report.txt"), txt)?;
@@ -298,6 +301,18 @@ pub fn rerender(run: &Path) -> Result<StudyReport> {
             t.rep_p50_ms.clone(),
             elapsed,
         );
+    }
+    if !r.formats.is_empty() {
+        let formats: Vec<solr_client::ResponseFormat> = r
+            .formats
+            .iter()
+            .filter_map(|f| {
+                solr_client::ResponseFormat::ALL
+                    .into_iter()
+                    .find(|x| x.as_str() == f.format)
+            })
+            .collect();
+        r.formats = crate::scenario::formats::summaries(&records, &r.transports, &formats);
     }
     save(run, &r, &records)?;
     Ok(r)
