@@ -21,6 +21,14 @@ fn opt(v: Option<f64>) -> String {
 
 /// Writes the human-readable report; its last line is the verdict.
 pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
+    // Names with a response format (`pooled+gzip+javabin`) are longer than 14.
+    let name_width = r
+        .transports
+        .iter()
+        .map(|t| t.transport.len())
+        .max()
+        .unwrap_or(0)
+        .max(14);
     writeln!(w, "Solr: {}", r.url)?;
     writeln!(w)?;
     if !r.indexing.is_empty() {
@@ -63,7 +71,7 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
         }
         writeln!(w, "Workload {scenario}: wall (client total) vs Solr QTime, ms; conns = connector / kernel ActiveOpens / pcap SYNs / expected")?;
         let table = Table::new()
-            .left("transport", 14)
+            .left("transport", name_width)
             .right("n", 6)
             .right("p50", 8)
             .right("p90", 8)
@@ -139,7 +147,7 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
             .map(|t| t.scenario.as_str())
             .unwrap_or("-")
     )?;
-    let mut phases = Table::new().left("transport", 14);
+    let mut phases = Table::new().left("transport", name_width);
     if let Some(first) = r.transports.first() {
         for (name, _) in &first.phases_mean_ms {
             phases = phases.right(name.as_str(), 11);
