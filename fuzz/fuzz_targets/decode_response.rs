@@ -1,10 +1,13 @@
 //! Every response decoder on arbitrary bytes: the first byte picks status and content
-//! type, the rest is the body. Must return Ok or a typed error, never panic.
+//! type, the rest is the body. Must return Ok or a typed error, never panic. The same body
+//! also goes through the `wt=xml` reader (the javabin and CBOR readers have their own target,
+//! `javabin_decode`).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use solr_client::codec::ResponseFormat;
 use solr_client::response::{
-    decode_ping_bytes, decode_response_bytes, decode_select_bytes, decode_update_bytes,
+    decode_format_bytes, decode_ping_bytes, decode_response_bytes, decode_select_bytes, decode_update_bytes,
     SelectResponse, UpdateResponse,
 };
 
@@ -37,4 +40,11 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let _ = decode_response_bytes::<UpdateResponse>(status, ct, body);
+    let _ = ResponseFormat::Xml.decode_value(body);
+    let _ = decode_format_bytes::<SelectResponse>(
+        ResponseFormat::Xml,
+        status,
+        Some("application/xml; charset=UTF-8"),
+        body,
+    );
 });

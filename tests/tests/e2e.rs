@@ -26,6 +26,7 @@ mod memory;
 mod newcomer;
 mod nrt;
 mod redirects;
+mod response_formats;
 mod routing;
 mod routing_study;
 mod search_api;

@@ -471,6 +471,127 @@ async fn check_json_facets(c: &SolrClient, tag: &str) {
     );
 }
 
+/// Every root document of the core: the block mask of the block-join domains (it must
+/// match every parent of the index, not only this test's).
+const ROOTS: &str = "*:* -_nest_path_:*";
+
+/// JSON facet domain changes across nested documents: children faceted from their parents
+/// (`blockChildren`) and parents from their children (`blockParent`), also as a sub-facet
+/// per parent bucket; the typed tree equals Solr's raw JSON and the counts the blocks imply.
+#[tokio::test]
+async fn json_facets_block_parent_and_block_children_domains() {
+    let _g = support::shared().await;
+    let c = standalone();
+    let tag = support::tag("blockfacets");
+    let kid = |p: usize, k: usize, color: &str, size: &str| json!({"id": format!("{tag}-p{p}-k{k}"), "kid_tag_s": tag, "color_s": color, "size_s": size});
+    let parents = vec![
+        json!({"id": format!("{tag}-p0"), "tag_s": tag, "brand_s": "acme",
+               "skus": [kid(0, 0, "red", "S"), kid(0, 1, "blue", "M")]}),
+        json!({"id": format!("{tag}-p1"), "tag_s": tag, "brand_s": "bolt",
+               "skus": [kid(1, 0, "red", "M"), kid(1, 1, "red", "L")]}),
+        json!({"id": format!("{tag}-p2"), "tag_s": tag, "brand_s": "acme",
+               "skus": [kid(2, 0, "green", "S")]}),
+    ];
+    c.add(&parents).await.expect("add blocks");
+    c.commit(Commit::default()).await.expect("commit");
+    let pairs = |node: &solr_client::response::FacetNode, name: &str| -> Vec<(Value, u64)> {
+        node.buckets(name)
+            .unwrap_or_else(|| panic!("{name}"))
+            .buckets
+            .iter()
+            .map(|b| (b.val.clone().expect("val"), b.count))
+            .collect()
+    };
+
+    // Parents -> children: the colors of every SKU of this tag's products.
+    let s = Select::new(format!("tag_s:{tag}"))
+        .rows(0)
+        .json_facet(
+            "colors",
+            JsonFacet::terms("color_s").domain(Domain::new().block_children(ROOTS)),
+        )
+        .json_facet(
+            "acme_sizes",
+            JsonFacet::terms("size_s").sort("index asc").domain(
+                // Solr applies `filter` after the join, to the children: a parent's field
+                // there matches nothing, so the children of acme products are joined again.
+                Domain::new()
+                    .block_children(ROOTS)
+                    .filter(format!("{{!child of=\"{ROOTS}\"}}brand_s:acme")),
+            ),
+        )
+        .json_facet(
+            "parent_field_after_join",
+            JsonFacet::terms("size_s")
+                .domain(Domain::new().filter("brand_s:acme").block_children(ROOTS)),
+        )
+        .json_facet(
+            "brands",
+            JsonFacet::terms("brand_s").sort("index asc").facet(
+                "colors",
+                JsonFacet::terms("color_s")
+                    .sort("index asc")
+                    .domain(Domain::new().block_children(ROOTS)),
+            ),
+        );
+    let typed = c.select(&s).await.expect("children from parents");
+    let raw = raw_json(&c, &s).await;
+    let root = typed.facets.as_ref().expect("facets");
+    assert_eq!(serde_json::to_value(root).expect("json"), raw["facets"]);
+    assert_eq!(typed.num_found(), 3);
+    assert_eq!(
+        pairs(root, "colors"),
+        [(json!("red"), 3), (json!("blue"), 1), (json!("green"), 1)]
+    );
+    // acme: p0 (S, M) and p2 (S).
+    assert_eq!(
+        pairs(root, "acme_sizes"),
+        [(json!("M"), 1), (json!("S"), 2)]
+    );
+    assert_eq!(pairs(root, "parent_field_after_join"), []);
+    let brands = &root.buckets("brands").expect("brands").buckets;
+    assert_eq!(
+        brands
+            .iter()
+            .map(|b| (b.val.clone(), b.count))
+            .collect::<Vec<_>>(),
+        [(Some(json!("acme")), 2), (Some(json!("bolt")), 1)]
+    );
+    assert_eq!(
+        pairs(&brands[0], "colors"),
+        [(json!("blue"), 1), (json!("green"), 1), (json!("red"), 1)]
+    );
+    assert_eq!(pairs(&brands[1], "colors"), [(json!("red"), 2)]);
+
+    // Children -> parents: the brands of the products with a red SKU, each product once.
+    let s = Select::new(format!("kid_tag_s:{tag} AND color_s:red"))
+        .rows(0)
+        .json_facet(
+            "brands",
+            JsonFacet::terms("brand_s")
+                .sort("index asc")
+                .domain(Domain::new().block_parent(ROOTS)),
+        )
+        .json_facet(
+            "products",
+            JsonFacet::query("*:*")
+                .domain(Domain::new().block_parent(ROOTS))
+                .facet("brands_n", JsonFacet::stat("unique(brand_s)")),
+        );
+    let typed = c.select(&s).await.expect("parents from children");
+    let raw = raw_json(&c, &s).await;
+    let root = typed.facets.as_ref().expect("facets");
+    assert_eq!(serde_json::to_value(root).expect("json"), raw["facets"]);
+    assert_eq!(typed.num_found(), 3, "three red SKUs");
+    assert_eq!(
+        pairs(root, "brands"),
+        [(json!("acme"), 1), (json!("bolt"), 1)]
+    );
+    let products = root.query("products").expect("products");
+    assert_eq!(products.count, 2, "p0 and p1, once each");
+    assert_eq!(products.stat_f64("brands_n"), Some(2.0));
+}
+
 #[tokio::test]
 async fn highlighting_unified_with_per_field_options() {
     let _g = support::shared().await;

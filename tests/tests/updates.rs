@@ -318,3 +318,91 @@ async fn deletes_with_commit_within_become_visible_without_a_commit() {
     assert_eq!(left, 2);
     assert_eq!(count(format!("tag_s:\"{t}\" AND n_i:[2 TO 3]")).await, 2);
 }
+
+/// Several atomic operations on one field (reproduced against Solr 9): Solr's JSON loader
+/// reads `{"add": [..], "remove": [..]}` as a child document, stored a list as the text
+/// `"[c, e]"` and dropped the other operations, so JSON refuses it before sending; XML and
+/// javabin carry several list operations on one field and Solr applies them all; CBOR
+/// carries no atomic update. `set` or `inc` beside another operation on the same field has
+/// no defined order in Solr and is refused in every format. The same list operation given
+/// twice keeps both values.
+#[tokio::test]
+async fn several_atomic_operations_on_one_field_in_every_update_format() {
+    let _g = support::shared().await;
+    let url = support::standalone().url(None).expect("url");
+    for f in UpdateFormat::ALL {
+        let t = tag(&format!("multiop{f}"));
+        let c = fmt_client(url, f);
+        let id = format!("{t}-a");
+        c.add(&[json!({"id": id, "tag_s": t, "tags_ss": ["b", "c"], "n_i": 5, "title_s": "old"})])
+            .await
+            .expect("add");
+        let fl = "id,tags_ss,n_i,title_s";
+        let stored = || async {
+            let got = c
+                .get::<Value>(&Get::new([id.as_str()]).fl(fl))
+                .await
+                .expect("get");
+            assert_eq!(got.num_found, 1, "{f}");
+            got.docs[0].clone()
+        };
+        let original = json!({"id": id, "tags_ss": ["b", "c"], "n_i": 5, "title_s": "old"});
+        assert_eq!(stored().await, original, "{f}");
+
+        // set and inc on one field: refused in every format, nothing sent.
+        let err = c
+            .add(&[AtomicUpdate::new(&id).set("n_i", 10).inc("n_i", 1)])
+            .await
+            .expect_err("set with inc on one field");
+        assert!(matches!(err, Error::InvalidInput(_)), "{f}: {err:?}");
+        assert!(err.to_string().contains("\"n_i\""), "{f}: {err}");
+        assert_eq!(stored().await, original, "{f}");
+
+        let u = AtomicUpdate::new(&id)
+            .add("tags_ss", ["a"])
+            .add("tags_ss", ["d"])
+            .remove("tags_ss", ["b"])
+            .set("title_s", "new")
+            .inc("n_i", 2);
+        match f {
+            UpdateFormat::Xml | UpdateFormat::Javabin => {
+                c.add(&[u]).await.unwrap_or_else(|e| panic!("{f}: {e}"));
+                assert_eq!(
+                    stored().await,
+                    json!({"id": id, "tags_ss": ["c", "a", "d"], "n_i": 7, "title_s": "new"}),
+                    "{f}: both adds and the remove applied"
+                );
+            }
+            UpdateFormat::Json | UpdateFormat::Cbor => {
+                let err = c.add(&[u]).await.expect_err("refused before sending");
+                assert!(matches!(err, Error::InvalidInput(_)), "{f}: {err:?}");
+                let why = if f == UpdateFormat::Json {
+                    "\"tags_ss\""
+                } else {
+                    "CBOR loader cannot apply atomic updates"
+                };
+                assert!(err.to_string().contains(why), "{f}: {err}");
+                assert_eq!(stored().await, original, "{f}: nothing was sent");
+            }
+        }
+        if f == UpdateFormat::Json {
+            // What JSON can carry: one operation per field and update.
+            for u in [
+                AtomicUpdate::new(&id)
+                    .add("tags_ss", ["a"])
+                    .add("tags_ss", ["d"])
+                    .set("title_s", "new"),
+                AtomicUpdate::new(&id)
+                    .remove("tags_ss", ["b"])
+                    .inc("n_i", 2),
+            ] {
+                c.add(&[u]).await.expect("one operation per field");
+            }
+            assert_eq!(
+                stored().await,
+                json!({"id": id, "tags_ss": ["c", "a", "d"], "n_i": 7, "title_s": "new"}),
+                "json"
+            );
+        }
+    }
+}

@@ -2,6 +2,7 @@
 //! formats this crate speaks (Solr 9's `/update` reads all four by Content-Type); response
 //! decoders for `wt=json`, `xml`, `javabin` and `cbor` ([`ResponseFormat`]).
 
+mod atomic;
 #[cfg(feature = "cbor")]
 mod cbor;
 #[cfg(feature = "cbor")]
@@ -91,6 +92,7 @@ impl UpdateFormat {
 
     /// Encodes an add of `docs`.
     pub fn encode_add(&self, docs: &[Document]) -> Result<Bytes> {
+        atomic::check(*self, docs)?;
         match self {
             UpdateFormat::Json => json::encode_add(docs),
             UpdateFormat::Xml => xml::encode_add(docs),

@@ -337,4 +337,53 @@ mod tests {
         let deep = format!("<response>{}", "<arr>".repeat(10_000));
         assert!(decode(deep.as_bytes()).is_err());
     }
+
+    /// The javabin and CBOR readers once printed a container key as JSON inside the next
+    /// key, so nested keys grew exponentially (see `key_text` there). Here a key is only ever
+    /// the `name` attribute's text, never a container: the deepest nesting accepted, with a
+    /// long, escaped name at every level, decodes into a value no bigger than its input.
+    #[test]
+    fn deeply_nested_named_containers_stay_linear() {
+        let name = "k&quot;\\{}".repeat(8);
+        let depth = MAX_DEPTH - 1;
+        let mut body = String::from("<response>");
+        for i in 0..depth {
+            let tag = if i % 2 == 0 { "lst" } else { "arr" };
+            body.push_str(&format!("<{tag} name=\"{name}\">"));
+        }
+        for i in (0..depth).rev() {
+            body.push_str(if i % 2 == 0 { "</lst>" } else { "</arr>" });
+        }
+        body.push_str("</response>");
+        let v = decode(body.as_bytes()).expect("the deepest nesting accepted decodes");
+        let out = serde_json::to_string(&v).expect("prints");
+        assert!(
+            out.len() <= body.len(),
+            "{} bytes of JSON from {} bytes of XML",
+            out.len(),
+            body.len()
+        );
+        // Each named level keeps its name once, unescaped.
+        let mut at = &v;
+        let mut levels = 0;
+        while let Some(inner) = at
+            .as_object()
+            .and_then(|o| o.get(&name.replace("&quot;", "\"")))
+        {
+            levels += 1;
+            at = match inner {
+                Value::Array(a) => match a.first() {
+                    Some(x) => x,
+                    None => break,
+                },
+                x => x,
+            };
+        }
+        assert!(levels >= depth / 2, "{levels} levels: {out:.200}");
+        // One more level is refused, not decoded.
+        let deeper = format!("<response>{}", "<lst name=\"a\">".repeat(MAX_DEPTH));
+        assert!(decode(deeper.as_bytes())
+            .unwrap_err()
+            .contains("nested deeper"));
+    }
 }

@@ -55,7 +55,10 @@ impl Domain {
         self
     }
 
-    /// `filter`: narrows the domain by a query. Repeatable.
+    /// `filter`: narrows the domain by a query. Repeatable. Solr applies the filters last,
+    /// after `query`, `excludeTags` and the block joins ([`Self::block_parent`],
+    /// [`Self::block_children`]), whatever the order of the calls: after a join to the
+    /// children, a filter on a parent's field matches nothing.
     pub fn filter(mut self, q: impl Into<String>) -> Self {
         let list = self
             .body

@@ -79,8 +79,12 @@ impl AtomicUpdate {
         AtomicUpdate { doc }
     }
 
-    /// Adds operation `op` with `value` on `field` (a field given twice keeps both
-    /// operations, applied in Solr's order).
+    /// Adds operation `op` with `value` on `field`. The same list operation (`add`,
+    /// `add-distinct`, `remove`, `removeregex`) given twice on a field keeps the values of
+    /// both; a second `set` or `inc` replaces the first. Different operations on one field
+    /// are sent only where Solr reads them as such: several list operations in the XML and
+    /// javabin formats; `set` or `inc` beside another operation, or several operations in
+    /// JSON, are refused when the update is sent ([`crate::Error::InvalidInput`]).
     pub fn op(mut self, field: &str, op: AtomicOp, value: impl Serialize) -> Self {
         let v = serde_json::to_value(value).unwrap_or(Value::Null);
         let slot = self
@@ -88,7 +92,23 @@ impl AtomicUpdate {
             .entry(field.to_string())
             .or_insert_with(|| Value::Object(Map::new()));
         if let Value::Object(m) = slot {
-            m.insert(op.as_str().into(), v);
+            let list_op = !matches!(op, AtomicOp::Set | AtomicOp::Inc);
+            match m.get_mut(op.as_str()) {
+                Some(old) if list_op => {
+                    let mut values = match std::mem::take(old) {
+                        Value::Array(a) => a,
+                        one => vec![one],
+                    };
+                    match v {
+                        Value::Array(a) => values.extend(a),
+                        one => values.push(one),
+                    }
+                    *old = Value::Array(values);
+                }
+                _ => {
+                    m.insert(op.as_str().into(), v);
+                }
+            }
         }
         self
     }

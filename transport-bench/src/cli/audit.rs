@@ -7,6 +7,7 @@ use solr_client::transport::{Pooled, PooledConfig};
 use solr_client::TransportKind;
 
 use super::groups::{CaptureArgs, OutputArgs, SolrTargetArgs};
+use super::response_format::ResponseFormatArgs;
 use super::wan::WanArgs;
 use crate::scenario::{idle, study, wan};
 use crate::{auth, seedkit};
@@ -35,6 +36,9 @@ pub struct AuditArgs {
     /// Searches per transport.
     #[arg(value_parser = crate::args::count::<usize, 1, 10_000_000>, allow_negative_numbers = true, long, default_value_t = 50)]
     pub searches: usize,
+    /// Response formats of the searches (`--response-format`).
+    #[command(flatten)]
+    pub formats: ResponseFormatArgs,
     /// The pcap SYN witness.
     #[command(flatten)]
     pub capture: CaptureArgs,
@@ -88,6 +92,7 @@ impl AuditArgs {
             seed: 42,
             transports: TransportKind::ALL.to_vec(),
             gzip: vec![false, true],
+            response_formats: self.formats.formats(),
             vector_dim: 0,
             capture_dir: None,
             quiet: self.output.quiet,

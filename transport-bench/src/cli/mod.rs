@@ -10,6 +10,7 @@ pub mod knn;
 pub mod large_responses;
 pub mod nrt;
 pub mod report;
+pub mod response_format;
 pub mod routing;
 pub mod schema;
 pub mod study;

@@ -6,6 +6,7 @@ use anyhow::{Context, Result};
 use solr_client::TransportKind;
 
 use super::groups::{CaptureArgs, OutputArgs, SolrTargetArgs};
+use super::response_format::ResponseFormatArgs;
 use super::wan::WanArgs;
 use crate::args::GzipChoice;
 use crate::load::Load;
@@ -73,6 +74,9 @@ pub struct StudyArgs {
     /// Gzip settings to compare: both, on or off.
     #[arg(long, value_enum, hide_possible_values = true, default_value_t = GzipChoice::Both)]
     pub gzip: GzipChoice,
+    /// Response formats of the searches (`--response-format`).
+    #[command(flatten)]
+    pub formats: ResponseFormatArgs,
     /// Dimension of the documents' `vector` field (0 = none).
     #[arg(value_parser = crate::args::count::<usize, 0, 65_536>, allow_negative_numbers = true, long, default_value_t = 0)]
     pub vector_dim: usize,
@@ -128,6 +132,7 @@ impl StudyArgs {
             seed: self.seed,
             transports: self.transports.clone(),
             gzip: self.gzip.settings(),
+            response_formats: self.formats.formats(),
             vector_dim: self.vector_dim,
             query: None,
             capture_dir: self.save_captures.clone(),

@@ -166,6 +166,8 @@ mod tests {
                 }),
                 latency_ms: None,
                 start_delay_ms: None,
+                num_found: None,
+                seq: None,
             })
             .collect();
         let refs: Vec<&Record> = recs.iter().collect();
@@ -188,6 +190,7 @@ mod tests {
             duration_s: 1.0,
             verdict: String::new(),
             idle: None,
+            formats: vec![],
         }
     }
 

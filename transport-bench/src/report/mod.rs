@@ -1,4 +1,5 @@
-//! Printing and saving a study: a text table, `summary.json`, `transports.csv`, the raw
+//! Printing and saving a study: a text table, `summary.json`, `transports.csv` (and
+//! `formats.csv` with the response-format axis), the raw
 //! per-request `records.jsonl`, and SVG charts. Printers are generic over `Write` so tests
 //! print into a Vec.
 
@@ -20,6 +21,14 @@ fn opt(v: Option<f64>) -> String {
 
 /// Writes the human-readable report; its last line is the verdict.
 pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
+    // Names with a response format (`pooled+gzip+javabin`) are longer than 14.
+    let name_width = r
+        .transports
+        .iter()
+        .map(|t| t.transport.len())
+        .max()
+        .unwrap_or(0)
+        .max(14);
     writeln!(w, "Solr: {}", r.url)?;
     writeln!(w)?;
     if !r.indexing.is_empty() {
@@ -62,7 +71,7 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
         }
         writeln!(w, "Workload {scenario}: wall (client total) vs Solr QTime, ms; conns = connector / kernel ActiveOpens / pcap SYNs / expected")?;
         let table = Table::new()
-            .left("transport", 14)
+            .left("transport", name_width)
             .right("n", 6)
             .right("p50", 8)
             .right("p90", 8)
@@ -129,6 +138,7 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
         }
         writeln!(w)?;
     }
+    crate::scenario::formats::print_text(&r.formats, w)?;
     writeln!(
         w,
         "Mean phase breakdown, ms ({} workload)",
@@ -137,7 +147,7 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
             .map(|t| t.scenario.as_str())
             .unwrap_or("-")
     )?;
-    let mut phases = Table::new().left("transport", 14);
+    let mut phases = Table::new().left("transport", name_width);
     if let Some(first) = r.transports.first() {
         for (name, _) in &first.phases_mean_ms {
             phases = phases.right(name.as_str(), 11);
@@ -181,6 +191,7 @@ pub fn save_report(dir: &Path, r: &StudyReport) -> Result<()> {
     std::fs::write(dir.join("summary.json"), serde_json::to_vec_pretty(r)?)?;
     let rows: Vec<TransportRow> = r.transports.iter().map(TransportRow::from).collect();
     bench_report::write_csv(&dir.join("transports.csv"), &rows)?;
+    crate::scenario::formats::save_csv(dir, &r.formats)?;
     let mut txt = Vec::new();
     print_text(r, &mut txt)?;
     std::fs::write(dir.join("report.txt"), txt)?;
@@ -298,6 +309,18 @@ pub fn rerender(run: &Path) -> Result<StudyReport> {
             t.rep_p50_ms.clone(),
             elapsed,
         );
+    }
+    if !r.formats.is_empty() {
+        let formats: Vec<solr_client::ResponseFormat> = r
+            .formats
+            .iter()
+            .filter_map(|f| {
+                solr_client::ResponseFormat::ALL
+                    .into_iter()
+                    .find(|x| x.as_str() == f.format)
+            })
+            .collect();
+        r.formats = crate::scenario::formats::summaries(&records, &r.transports, &formats);
     }
     save(run, &r, &records)?;
     Ok(r)

@@ -1,7 +1,8 @@
 //! The scenarios: each takes its configuration, runs against Solr and returns a report value.
 //! None imports from the command line ([`crate::cli`]) or from the crate root.
 //!
-//! [`study`] is the transport study (seed 003) and [`idle`] its idle-penalty probe; [`wan`]
+//! [`study`] is the transport study (seed 003), [`idle`] its idle-penalty probe and
+//! [`formats`] its response-format axis; [`wan`]
 //! runs a study through the emulated WAN link; [`sweep`] runs the study's searches at several
 //! RTTs; [`large_responses`] is S5 (seed 004); [`nrt`] is near-real-time indexing under search
 //! load (seed 001); [`routing`] is seed 003's read routing under write pressure;
@@ -9,6 +10,7 @@
 //! (seed 000).
 
 pub mod bulk_files;
+pub mod formats;
 pub mod idle;
 pub mod knn;
 pub mod large_responses;

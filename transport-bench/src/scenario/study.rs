@@ -10,8 +10,11 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use indicatif::ProgressBar;
 use serde::{Deserialize, Serialize};
-use solr_client::{Commit, Select, SolrClient, Timing, TlsOptions, TransportKind, UpdateFormat};
+use solr_client::{
+    Commit, ResponseFormat, Select, SolrClient, Timing, TlsOptions, TransportKind, UpdateFormat,
+};
 
+use super::formats::{self, FormatSummary};
 use crate::load::{self, Load};
 use crate::stats::{percentiles, Percentiles};
 use crate::witness::{KernelTcp, PcapWitness};
@@ -53,6 +56,9 @@ pub struct StudyConfig {
     pub transports: Vec<TransportKind>,
     /// Gzip settings to compare.
     pub gzip: Vec<bool>,
+    /// Response formats (`wt`) of the searches: every format runs the same workload
+    /// ([`formats`]). JSON alone (or empty) leaves the study as it was.
+    pub response_formats: Vec<ResponseFormat>,
     /// Vector dimension of the collection's `vector` field (0: no vectors in documents).
     pub vector_dim: usize,
     /// Interface for the pcap witness (None: no capture).
@@ -84,6 +90,13 @@ pub struct Record {
     pub latency_ms: Option<f64>,
     /// Open loop: start delay behind the schedule, ms.
     pub start_delay_ms: Option<f64>,
+    /// Searches: the `numFound` of the answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub num_found: Option<u64>,
+    /// Position of the operation in its repetition's workload (the same search has the same
+    /// position in every transport and response format).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq: Option<usize>,
 }
 
 /// The three witnesses of one transport run.
@@ -206,6 +219,9 @@ pub struct StudyReport {
     /// `audit` only: the idle penalty of one kept-alive connection ([`crate::idle`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idle: Option<crate::scenario::idle::IdleProbe>,
+    /// Per response format, with `--response-format` naming more than JSON ([`formats`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub formats: Vec<FormatSummary>,
 }
 
 fn progress(quiet: bool, len: u64, msg: String) -> ProgressBar {
@@ -313,28 +329,37 @@ fn operations(
         .collect()
 }
 
+/// Runs `ops` under `load`: each operation with its outcome and, for a search, the
+/// `numFound` of its answer.
 async fn run_ops(
     client: &SolrClient,
     ops: Vec<Op>,
     load: Load,
     seed: u64,
     pb: &ProgressBar,
-) -> Vec<(Op, load::Outcome)> {
+) -> Vec<(Op, load::Outcome, Option<u64>)> {
     let ops = Arc::new(ops);
-    let (c, o) = (client.clone(), ops.clone());
+    let found: Arc<std::sync::Mutex<Vec<Option<u64>>>> =
+        Arc::new(std::sync::Mutex::new(vec![None; ops.len()]));
+    let (c, o, f) = (client.clone(), ops.clone(), found.clone());
     let pb2 = pb.clone();
     let outcomes = load::run(
         load,
         ops.len(),
         seed,
         move |i| {
-            let (c, o) = (c.clone(), o.clone());
+            let (c, o, f) = (c.clone(), o.clone(), f.clone());
             async move {
                 match &o[i] {
                     Op::Search(s) => c
                         .select(s)
                         .await
-                        .map(|r| r.timing)
+                        .map(|r| {
+                            if let (Ok(mut found), Some(res)) = (f.lock(), r.response.as_ref()) {
+                                found[i] = Some(res.num_found);
+                            }
+                            r.timing
+                        })
                         .map_err(|e| e.to_string()),
                     Op::Add(d) => c
                         .add(std::slice::from_ref(d))
@@ -347,9 +372,13 @@ async fn run_ops(
         move || pb2.inc(1),
     )
     .await;
+    let found = found.lock().map(|f| f.clone()).unwrap_or_default();
     outcomes
         .into_iter()
-        .map(|out| (ops[out.index].clone(), out))
+        .map(|out| {
+            let n = found.get(out.index).copied().flatten();
+            (ops[out.index].clone(), out, n)
+        })
         .collect()
 }
 
@@ -392,10 +421,12 @@ pub async fn run(cfg: &StudyConfig) -> Result<(StudyReport, Vec<Record>)> {
         .context("the Solr URL has no port")?;
     let indexing = index_formats(cfg).await?;
 
-    let combos: Vec<(TransportKind, bool)> = cfg
+    let response_formats = formats::normalized(&cfg.response_formats);
+    let combos: Vec<(TransportKind, bool, ResponseFormat)> = cfg
         .transports
         .iter()
         .flat_map(|t| cfg.gzip.iter().map(move |g| (*t, *g)))
+        .flat_map(|(t, g)| response_formats.iter().map(move |f| (t, g, *f)))
         .collect();
     let scenarios: Vec<(&str, usize, f64)> = [
         ("search", cfg.searches, 0.0),
@@ -414,13 +445,15 @@ pub async fn run(cfg: &StudyConfig) -> Result<(StudyReport, Vec<Record>)> {
     for &(scenario, n, write_ratio) in &scenarios {
         for rep in 0..cfg.reps.max(1) {
             for k in 0..combos.len() {
-                let (kind, gzip) = combos[(k + rep) % combos.len()]; // rotate across repetitions
+                // rotate across repetitions
+                let (kind, gzip, format) = combos[(k + rep) % combos.len()];
                 let transport = kind.build(&tls(cfg)?, gzip)?;
-                let name = transport.name();
+                let name = formats::run_name(&transport.name(), format, &response_formats);
                 let key = (scenario.to_string(), name.clone());
                 let client = crate::auth::apply(SolrClient::builder(&cfg.url))?
                     .collection(&cfg.collection)
                     .custom_transport(transport.clone())
+                    .response_format(format)
                     .build()?;
                 let pb = progress(
                     cfg.quiet,
@@ -495,7 +528,7 @@ pub async fn run(cfg: &StudyConfig) -> Result<(StudyReport, Vec<Record>)> {
                 }
                 let ok: Vec<Duration> = measured
                     .iter()
-                    .filter_map(|(_, o)| o.result.as_ref().ok())
+                    .filter_map(|(_, o, _)| o.result.as_ref().ok())
                     .map(|t| t.total())
                     .collect();
                 // A repetition without a successful request has no median: it is left out
@@ -509,7 +542,7 @@ pub async fn run(cfg: &StudyConfig) -> Result<(StudyReport, Vec<Record>)> {
                     rep,
                 );
                 for (warmup, list) in [(true, warm), (false, measured)] {
-                    for (op, o) in list {
+                    for (op, o, num_found) in list {
                         let (timing, error) = match o.result {
                             Ok(t) => (Some(t), None),
                             Err(e) => (None, Some(e)),
@@ -527,6 +560,8 @@ pub async fn run(cfg: &StudyConfig) -> Result<(StudyReport, Vec<Record>)> {
                             timing,
                             latency_ms: o.latency_from_schedule.map(|d| d.as_secs_f64() * 1000.0),
                             start_delay_ms: o.start_delay.map(|d| d.as_secs_f64() * 1000.0),
+                            num_found,
+                            seq: Some(o.index),
                         });
                     }
                 }
@@ -536,8 +571,12 @@ pub async fn run(cfg: &StudyConfig) -> Result<(StudyReport, Vec<Record>)> {
 
     let mut transports = Vec::new();
     for &(scenario, _, _) in &scenarios {
-        for (kind, gzip) in &combos {
-            let name = kind.build(&TlsOptions::new(), *gzip)?.name();
+        for (kind, gzip, format) in &combos {
+            let name = formats::run_name(
+                &kind.build(&TlsOptions::new(), *gzip)?.name(),
+                *format,
+                &response_formats,
+            );
             let key = (scenario.to_string(), name.clone());
             let recs: Vec<&Record> = records
                 .iter()
@@ -555,25 +594,42 @@ pub async fn run(cfg: &StudyConfig) -> Result<(StudyReport, Vec<Record>)> {
     if let Some(reason) = all_failed(&records) {
         anyhow::bail!(reason);
     }
+    let format_summaries = if formats::studied(&response_formats) {
+        formats::summaries(&records, &transports, &response_formats)
+    } else {
+        Vec::new()
+    };
     let mut warnings = warnings(&transports, cfg);
     warnings.extend(left_out);
-    let verdict = verdict(&transports, &indexing);
+    warnings.extend(formats::warnings(&format_summaries));
+    let mut verdict = verdict(&transports, &indexing);
+    if let Some(part) = formats::verdict_part(&format_summaries) {
+        verdict.push_str(&format!("; {part}"));
+    }
+    let mut settings = serde_json::json!({
+        "collection": cfg.collection, "docs": cfg.docs, "batch": cfg.batch,
+        "searches": cfg.searches, "mixed": cfg.mixed, "write_ratio": cfg.write_ratio,
+        "warmup": cfg.warmup, "reps": cfg.reps, "rows": cfg.rows,
+        "load": format!("{:?}", cfg.load), "seed": cfg.seed,
+        "pcap_interface": cfg.pcap_interface,
+    });
+    if formats::studied(&response_formats) {
+        settings["response_formats"] = serde_json::json!(response_formats
+            .iter()
+            .map(|f| f.as_str())
+            .collect::<Vec<_>>());
+    }
     let report = StudyReport {
         schema_version: 1,
         url: cfg.url.clone(),
-        settings: serde_json::json!({
-            "collection": cfg.collection, "docs": cfg.docs, "batch": cfg.batch,
-            "searches": cfg.searches, "mixed": cfg.mixed, "write_ratio": cfg.write_ratio,
-            "warmup": cfg.warmup, "reps": cfg.reps, "rows": cfg.rows,
-            "load": format!("{:?}", cfg.load), "seed": cfg.seed,
-            "pcap_interface": cfg.pcap_interface,
-        }),
+        settings,
         indexing,
         transports,
         warnings,
         duration_s: t_start.elapsed().as_secs_f64(),
         verdict,
         idle: None,
+        formats: format_summaries,
     };
     Ok((report, records))
 }
@@ -923,6 +979,8 @@ mod tests {
             }),
             latency_ms: None,
             start_delay_ms: None,
+            num_found: None,
+            seq: None,
         }
     }
 

@@ -651,6 +651,7 @@ pub async fn sweep(a: &SweepConfig, url: &str, out: &Path) -> Result<SweepReport
                 seed: a.seed,
                 transports: a.transports.clone(),
                 gzip: gzip.clone(),
+                response_formats: vec![solr_client::ResponseFormat::Json],
                 vector_dim: 0,
                 // run_study replaces it with the app-side device.
                 pcap_interface: (!a.no_pcap).then(|| "app-side device".to_string()),
@@ -753,6 +754,7 @@ mod tests {
             duration_s: 0.0,
             verdict: String::new(),
             idle: None,
+            formats: vec![],
         }
     }
 
