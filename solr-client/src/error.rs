@@ -1029,13 +1029,13 @@ mod tests {
             body: Default::default(),
         };
         let e = Error::Update {
-            report: BatchReport::lost(ids(2), &cause),
+            report: Box::new(BatchReport::lost(ids(2), &cause)),
             cause: Some(Box::new(cause)),
         };
         assert_eq!(e.status(), Some(400));
         assert_eq!(e.node(), Some("http://h:1/solr"));
         let no_cause = Error::Update {
-            report: BatchReport::account(&ids(2), &[add_err("d1")]),
+            report: Box::new(BatchReport::account(&ids(2), &[add_err("d1")])),
             cause: None,
         };
         assert_eq!((no_cause.status(), no_cause.node()), (None, None));

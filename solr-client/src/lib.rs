@@ -98,6 +98,7 @@
 //! | `cbor` | no | `UpdateFormat::Cbor` and `ResponseFormat::Cbor` |
 //! | `javabin` | no | `UpdateFormat::Javabin`, `ResponseFormat::Javabin`, `codec::javabin` |
 //! | `blocking` | no | `blocking::SolrClient`, the blocking wrapper |
+//! | `tracing` | no | a `solr.request` span per call, a `solr.attempt` span per HTTP exchange, `solr.retry` events ([`observe`]) |
 //!
 //! A choice made at run time that needs a feature this build lacks (a transport or format
 //! parsed from a string, an https URL without `rustls`, gzip without `gzip`) is an
@@ -105,6 +106,9 @@
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(unused_crate_dependencies)]
+// Dev-dependencies only the examples use (the lint also looks at the unit-test build).
+#[cfg(test)]
+use {hdrhistogram as _, tracing_subscriber as _};
 
 pub mod admin;
 mod batch;

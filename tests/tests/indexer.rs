@@ -206,11 +206,12 @@ async fn a_stalled_indexer_holds_at_most_queue_plus_in_flight_batches() {
     // The first two requests never get an answer (until the client's timeout); every later
     // one is acknowledged.
     let srv = FaultServer::start(vec![Fault::NoReply, Fault::NoReply, Fault::Ok(UPDATE_OK)]).await;
-    let c = client_at(&srv.url()).with_timeouts(Timeouts {
-        connect: Duration::from_secs(5),
-        read_idle: Duration::from_secs(3),
-        request: Duration::from_secs(3),
-    });
+    let c = client_at(&srv.url()).with_timeouts(
+        Timeouts::DEFAULT
+            .connect(Duration::from_secs(5))
+            .read_idle(Duration::from_secs(3))
+            .request(Duration::from_secs(3)),
+    );
     const IN_FLIGHT: usize = 2;
     const QUEUE: usize = 3;
     const TOTAL: usize = 12;

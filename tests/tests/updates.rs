@@ -384,6 +384,7 @@ async fn several_atomic_operations_on_one_field_in_every_update_format() {
                 assert!(err.to_string().contains(why), "{f}: {err}");
                 assert_eq!(stored().await, original, "{f}: nothing was sent");
             }
+            other => unreachable!("no such update format in this build: {other}"),
         }
         if f == UpdateFormat::Json {
             // What JSON can carry: one operation per field and update.

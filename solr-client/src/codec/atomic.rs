@@ -32,7 +32,7 @@ pub(crate) fn check(format: UpdateFormat, docs: &[Document]) -> Result<()> {
             if ops.len() < 2
                 || !ops
                     .keys()
-                    .all(|k| super::javabin::ATOMIC_OPS.contains(&k.as_str()))
+                    .all(|k| super::values::ATOMIC_OPS.contains(&k.as_str()))
             {
                 continue;
             }

@@ -385,12 +385,13 @@ mod tests {
             rep: 0,
             warmup: false,
             error: None,
-            timing: Some(Timing {
-                server_wait: Duration::from_millis(2),
-                parse: Some(Duration::from_micros(parse_us)),
-                bytes_in: bytes + 100,
-                decoded_bytes: bytes,
-                ..Default::default()
+            timing: Some({
+                let mut t = Timing::default();
+                t.server_wait = Duration::from_millis(2);
+                t.parse = Some(Duration::from_micros(parse_us));
+                t.bytes_in = bytes + 100;
+                t.decoded_bytes = bytes;
+                t
             }),
             latency_ms: None,
             start_delay_ms: None,
