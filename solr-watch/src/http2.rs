@@ -672,7 +672,7 @@ impl H2Conn {
 
     /// Applies a SETTINGS payload sent by side `d`.
     fn settings(&mut self, d: usize, p: &[u8]) -> Result<(), String> {
-        if p.len() % 6 != 0 {
+        if !p.len().is_multiple_of(6) {
             return Err("SETTINGS length not a multiple of 6".into());
         }
         let peer = 1 - d;

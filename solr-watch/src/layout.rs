@@ -106,7 +106,7 @@ fn pcapng(b: &[u8]) -> Layout {
         }
         let kind = u32_at(b, off, le);
         let len = u32_at(b, off + 4, le);
-        if len < 12 || len % 4 != 0 {
+        if len < 12 || !len.is_multiple_of(4) {
             out.flaw = flaw(
                 FlawKind::Damaged,
                 off,

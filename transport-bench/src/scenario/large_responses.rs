@@ -987,7 +987,7 @@ mod tests {
                 t.server_wait = Duration::from_millis(ms);
                 t.bytes_in = bytes;
                 t.decoded_bytes = decoded;
-                t.qtime_ms = Some(if step % 2 == 0 { 3 } else { 12 });
+                t.qtime_ms = Some(if step.is_multiple_of(2) { 3 } else { 12 });
                 t
             }),
             error: None,

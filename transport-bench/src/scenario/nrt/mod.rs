@@ -525,7 +525,7 @@ async fn run_one(
                 match r {
                     Ok(_) => {
                         lock(&ev).ok.push((off(t1), (t1 - t0).as_secs_f64() * 1e3));
-                        if acked % every == 0 {
+                        if acked.is_multiple_of(every) {
                             probed.fetch_add(1, Ordering::Relaxed);
                             lock(&pending).push((id, t1));
                         }
