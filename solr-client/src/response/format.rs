@@ -65,6 +65,19 @@ pub(crate) fn decode_as<T: DeserializeOwned>(
         return Err(unexpected(&resp));
     }
     let t0 = Instant::now();
+    if format == ResponseFormat::Javabin && resp.status.is_success() {
+        // Straight into `T`, no `Value` tree.
+        let typed: T =
+            crate::codec::javabin::from_slice(&resp.body).map_err(|e| Error::Decode {
+                node: node.clone(),
+                what,
+                message: format!("{format}: {e}"),
+                snippet: snippet(&resp.body, 200),
+            })?;
+        let mut timing = resp.timing;
+        timing.parse = Some(t0.elapsed());
+        return Ok((typed, timing));
+    }
     let decoded = format.decode_value(&resp.body);
     if !resp.status.is_success() {
         if let Ok(v) = decoded {
