@@ -354,7 +354,7 @@ impl SolrClient {
     /// Runs a search and decodes the hits (and the documents of grouped, expanded and
     /// MoreLikeThis sections) straight from the response bytes into `T`, with no
     /// intermediate JSON tree per document (with `wt=json`, the default
-    /// [`ResponseFormat`]; the other formats are read into a tree first). With an `fl` subset, make the fields not
+    /// [`ResponseFormat`], and with `wt=javabin`; XML and CBOR are read into a tree first). With an `fl` subset, make the fields not
     /// selected `Option`s (or `#[serde(default)]`).
     ///
     /// ```no_run

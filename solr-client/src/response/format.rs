@@ -1,6 +1,6 @@
-//! Decoding a response in any [`ResponseFormat`]: JSON straight into the type, the others
-//! into the `wt=json` value shape first, then into the type, with the same status,
-//! encoding and content-type checks.
+//! Decoding a response in any [`ResponseFormat`]: JSON and javabin straight into the type,
+//! XML and CBOR into the `wt=json` value shape first, then into the type, with the same
+//! status, encoding and content-type checks.
 
 use std::time::Instant;
 
