@@ -1,5 +1,7 @@
-//! Criterion benches of the client's CPU work: encoding 1,000 documents as JSON, XML and
-//! CBOR, and decoding a 100-row select response.
+//! Criterion benches of the client's CPU work: encoding 1,000 documents as JSON, XML,
+//! CBOR and javabin (from `Document`s, and from a user struct both straight and through a
+//! `serde_json::Value` per document, the path before the direct encoders), and decoding a
+//! 100-row select response.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use serde_json::{json, Value};
@@ -36,6 +38,50 @@ fn encode(c: &mut Criterion) {
     g.finish();
 }
 
+/// A user's document type, as `SolrClient::add` takes.
+#[derive(serde::Serialize)]
+struct Doc {
+    id: String,
+    title: String,
+    body: String,
+    category: &'static str,
+    price: f64,
+    popularity: usize,
+}
+
+fn encode_typed(c: &mut Criterion) {
+    let docs: Vec<Doc> = (0..1000)
+        .map(|i| Doc {
+            id: format!("doc-{i}"),
+            title: format!("title {i} about solr latency and keep-alive"),
+            body: "the quick brown fox jumps over the lazy dog; ".repeat(8),
+            category: ["books", "music", "film"][i % 3],
+            price: i as f64 * 0.25,
+            popularity: i % 1000,
+        })
+        .collect();
+    let mut g = c.benchmark_group("encode_1000_structs");
+    g.throughput(Throughput::Elements(1000));
+    for f in UpdateFormat::ALL {
+        g.bench_function(format!("{f}_direct"), |b| {
+            b.iter(|| f.encode_docs(black_box(&docs)).map(|b| b.len()))
+        });
+        g.bench_function(format!("{f}_via_value"), |b| {
+            b.iter(|| {
+                let values: Vec<solr_client::Document> = black_box(&docs)
+                    .iter()
+                    .filter_map(|d| match serde_json::to_value(d) {
+                        Ok(Value::Object(m)) => Some(m),
+                        _ => None,
+                    })
+                    .collect();
+                f.encode_add(&values).map(|b| b.len())
+            })
+        });
+    }
+    g.finish();
+}
+
 fn decode(c: &mut Criterion) {
     let body = serde_json::to_vec(&json!({
         "responseHeader": {"status": 0, "QTime": 1},
@@ -52,5 +98,5 @@ fn decode(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, encode, decode);
+criterion_group!(benches, encode, encode_typed, decode);
 criterion_main!(benches);

@@ -1,5 +1,7 @@
 //! javabin vs JSON: decoding the same 100-row select response into `SelectResponse` (and
-//! into a `serde_json::Value`), each from its own wire bytes.
+//! into a `serde_json::Value`, and into a user struct), each from its own wire bytes; the
+//! `javabin_tree_then_*` cases are the path before the typed javabin decoder (the
+//! `Value` tree, then `serde_json::from_value`).
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use serde_json::{json, Value};
@@ -9,6 +11,19 @@ use solr_client::response::decode_format_bytes;
 use solr_client::SelectResponse;
 
 const ROWS: usize = 100;
+
+/// A user's document type, as `select_as::<T>` decodes into.
+#[allow(dead_code)] // read by the decoder only
+#[derive(Debug, serde::Deserialize)]
+struct Row {
+    id: String,
+    title: Option<String>,
+    body: Option<String>,
+    category: Option<String>,
+    price: Option<f64>,
+    popularity: Option<i64>,
+    ts: Option<String>,
+}
 
 fn row(i: usize) -> (String, String, String, &'static str, f32, i32, i64) {
     (
@@ -94,6 +109,32 @@ fn decode(c: &mut Criterion) {
                 black_box(&jb),
             )
             .map(|r| r.docs().len())
+        })
+    });
+    g.bench_function("javabin_tree_then_select_response", |b| {
+        b.iter(|| {
+            javabin::decode(black_box(&jb))
+                .ok()
+                .and_then(|v| serde_json::from_value::<SelectResponse>(v).ok())
+                .map(|r| r.docs().len())
+        })
+    });
+    g.bench_function("json_into_typed", |b| {
+        b.iter(|| {
+            serde_json::from_slice::<SelectResponse<Row>>(black_box(&json)).map(|r| r.docs().len())
+        })
+    });
+    g.bench_function("javabin_into_typed", |b| {
+        b.iter(|| {
+            javabin::from_slice::<SelectResponse<Row>>(black_box(&jb)).map(|r| r.docs().len())
+        })
+    });
+    g.bench_function("javabin_tree_then_typed", |b| {
+        b.iter(|| {
+            javabin::decode(black_box(&jb))
+                .ok()
+                .and_then(|v| serde_json::from_value::<SelectResponse<Row>>(v).ok())
+                .map(|r| r.docs().len())
         })
     });
     g.bench_function("json_into_value", |b| {

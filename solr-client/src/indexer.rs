@@ -61,7 +61,7 @@ use crate::client::SolrClient;
 use crate::codec::doc_id;
 use crate::error::{Error, Result};
 use crate::shard_split;
-use crate::transport::{gzip_bytes, RequestKind};
+use crate::transport::RequestKind;
 use crate::types::Document;
 
 /// How far an [`Indexer`] has got, passed to the progress callback after every batch.
@@ -199,6 +199,11 @@ impl IndexerBuilder {
             if v == 0 {
                 return Err(Error::Config(format!("Indexer: {name} must be at least 1")));
             }
+        }
+        if self.gzip && !cfg!(feature = "gzip") {
+            return Err(Error::Config(
+                "Indexer::gzip needs the solr-client feature `gzip`, off in this build".into(),
+            ));
         }
         let runtime = tokio::runtime::Handle::try_current().map_err(|_| {
             Error::Config("Indexer::build must be called inside a Tokio runtime".into())
@@ -520,7 +525,7 @@ impl Ctx {
     ) -> BatchReport {
         let format = self.client.update_format();
         let body = match format.encode_add(docs) {
-            Ok(b) if self.gzip => Bytes::from(gzip_bytes(&b)),
+            Ok(b) if self.gzip => gzip_body(&b),
             Ok(b) => b,
             Err(e) => return BatchReport::all_failed(ids, &e.to_string()),
         };
@@ -629,6 +634,19 @@ fn settle(
             }
         }
     }
+}
+
+/// `body` gzipped.
+#[cfg(feature = "gzip")]
+fn gzip_body(body: &[u8]) -> Bytes {
+    Bytes::from(crate::transport::gzip_bytes(body))
+}
+
+/// Without the `gzip` feature [`IndexerBuilder::build`] refuses `gzip(true)`, so no body
+/// is ever gzipped: sent as it is.
+#[cfg(not(feature = "gzip"))]
+fn gzip_body(body: &[u8]) -> Bytes {
+    Bytes::copy_from_slice(body)
 }
 
 #[cfg(test)]

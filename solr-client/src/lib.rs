@@ -121,8 +121,8 @@ mod error;
 mod escape;
 mod features;
 pub mod guide;
-pub mod observe;
 pub mod indexer;
+pub mod observe;
 pub mod request;
 pub mod response;
 mod shard_split;
@@ -143,8 +143,8 @@ pub use escape::{escape_query, quote_phrase};
 /// The HTTP method of a [`WireRequest`] (what [`SolrClient::wire`] takes), re-exported so
 /// callers need no `http` dependency of their own.
 pub use http::Method;
-pub use observe::{ResponseEvent, ResponseHook};
 pub use indexer::{Indexer, IndexerBuilder, Progress};
+pub use observe::{ResponseEvent, ResponseHook};
 pub use request::{AtomicOp, AtomicUpdate, Get, GetResponse, Knn, Select};
 pub use response::{
     DocList, Document, NamedList, PingResponse, ResponseHeader, SelectResponse, SolrErrorBody,

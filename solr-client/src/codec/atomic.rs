@@ -28,40 +28,49 @@ const LIST_OPS: [&str; 4] = ["add", "add-distinct", "remove", "removeregex"];
 pub(crate) fn check(format: UpdateFormat, docs: &[Document]) -> Result<()> {
     for doc in docs {
         for (name, value) in doc {
-            let Value::Object(ops) = value else { continue };
-            if ops.len() < 2
-                || !ops
-                    .keys()
-                    .all(|k| super::values::ATOMIC_OPS.contains(&k.as_str()))
-            {
-                continue;
-            }
-            let list: Vec<&str> = ops.keys().map(String::as_str).collect();
-            let id = super::doc_id(doc);
-            if !list.iter().all(|op| LIST_OPS.contains(op)) {
-                return Err(Error::InvalidInput(format!(
-                    "document {id:?}, field {name:?}: atomic operations {} on one field: Solr \
-                     applies one field's operations in no defined order, so `set` or `inc` \
-                     beside another operation has no defined result; send them in separate \
-                     updates",
-                    list.join(", ")
-                )));
-            }
-            if format == UpdateFormat::Json {
-                return Err(Error::InvalidInput(format!(
-                    "document {id:?}, field {name:?}: atomic operations {} on one field: \
-                     Solr's JSON loader reads an object with more than one key as a child \
-                     document (it stores a list as text); send one operation per field and \
-                     update, or use the XML or javabin update format",
-                    list.join(", ")
-                )));
+            if let Value::Object(_) = value {
+                check_field(format, &super::doc_id(doc), name, value)?;
             }
         }
     }
     Ok(())
 }
 
-#[cfg(test)]
+/// [`check`] for one field `name` of the document whose id is `id`.
+pub(crate) fn check_field(format: UpdateFormat, id: &str, name: &str, value: &Value) -> Result<()> {
+    let Value::Object(ops) = value else {
+        return Ok(());
+    };
+    if ops.len() < 2
+        || !ops
+            .keys()
+            .all(|k| super::values::ATOMIC_OPS.contains(&k.as_str()))
+    {
+        return Ok(());
+    }
+    let list: Vec<&str> = ops.keys().map(String::as_str).collect();
+    if !list.iter().all(|op| LIST_OPS.contains(op)) {
+        return Err(Error::InvalidInput(format!(
+            "document {id:?}, field {name:?}: atomic operations {} on one field: Solr \
+             applies one field's operations in no defined order, so `set` or `inc` \
+             beside another operation has no defined result; send them in separate \
+             updates",
+            list.join(", ")
+        )));
+    }
+    if format == UpdateFormat::Json {
+        return Err(Error::InvalidInput(format!(
+            "document {id:?}, field {name:?}: atomic operations {} on one field: \
+             Solr's JSON loader reads an object with more than one key as a child \
+             document (it stores a list as text); send one operation per field and \
+             update, or use the XML or javabin update format",
+            list.join(", ")
+        )));
+    }
+    Ok(())
+}
+
+#[cfg(all(test, feature = "cbor", feature = "javabin"))]
 mod tests {
     use super::*;
     use crate::request::AtomicUpdate;

@@ -43,6 +43,8 @@ use super::values::{base64, float32, float64, ATOMIC_OPS};
 use crate::error::Result;
 use crate::types::Document;
 
+pub use super::de_javabin::from_slice;
+
 /// The javabin version byte Solr 9 writes and reads.
 pub const VERSION: u8 = 2;
 
@@ -138,7 +140,7 @@ pub fn decode(body: &[u8]) -> std::result::Result<Value, JavabinError> {
 }
 
 /// One decoded item: a value, or the shapes whose JSON form depends on where they stand.
-enum Decoded {
+pub(super) enum Decoded {
     Value(Value),
     /// A NamedList (flat array in JSON; an object at the top).
     NamedList(Vec<(String, Value)>),
@@ -154,7 +156,7 @@ enum Decoded {
 /// is refused: printing one as JSON inside another key's JSON escapes it again at every
 /// level, so 128 nested levels would grow without bound (found by the `javabin_decode`
 /// fuzz target: a 256 MiB allocation from a few hundred bytes).
-fn key_text(v: Value, at: usize) -> std::result::Result<String, JavabinError> {
+pub(super) fn key_text(v: Value, at: usize) -> std::result::Result<String, JavabinError> {
     match v {
         Value::String(s) => Ok(s),
         Value::Null => Ok("null".into()),
@@ -167,7 +169,7 @@ fn key_text(v: Value, at: usize) -> std::result::Result<String, JavabinError> {
 }
 
 impl Decoded {
-    fn into_value(self) -> Value {
+    pub(super) fn into_value(self) -> Value {
         match self {
             Decoded::Value(v) => v,
             Decoded::NamedList(pairs) => {
@@ -184,15 +186,15 @@ impl Decoded {
     }
 }
 
-struct Reader<'a> {
-    buf: &'a [u8],
-    pos: usize,
-    depth: usize,
-    externs: Vec<String>,
+pub(super) struct Reader<'a> {
+    pub(super) buf: &'a [u8],
+    pub(super) pos: usize,
+    pub(super) depth: usize,
+    pub(super) externs: Vec<String>,
 }
 
 impl Reader<'_> {
-    fn err(&self, message: String) -> JavabinError {
+    pub(super) fn err(&self, message: String) -> JavabinError {
         JavabinError {
             offset: self.pos,
             message,
@@ -203,7 +205,7 @@ impl Reader<'_> {
         self.buf.len() - self.pos
     }
 
-    fn take(&mut self, n: usize) -> std::result::Result<&[u8], JavabinError> {
+    pub(super) fn take(&mut self, n: usize) -> std::result::Result<&[u8], JavabinError> {
         if n > self.left() {
             return Err(self.err(format!("truncated: {n} bytes needed, {} left", self.left())));
         }
@@ -212,17 +214,17 @@ impl Reader<'_> {
         Ok(s)
     }
 
-    fn u8(&mut self) -> std::result::Result<u8, JavabinError> {
+    pub(super) fn u8(&mut self) -> std::result::Result<u8, JavabinError> {
         Ok(self.take(1)?[0])
     }
 
-    fn array<const N: usize>(&mut self) -> std::result::Result<[u8; N], JavabinError> {
+    pub(super) fn array<const N: usize>(&mut self) -> std::result::Result<[u8; N], JavabinError> {
         let mut a = [0u8; N];
         a.copy_from_slice(self.take(N)?);
         Ok(a)
     }
 
-    fn vint(&mut self) -> std::result::Result<u64, JavabinError> {
+    pub(super) fn vint(&mut self) -> std::result::Result<u64, JavabinError> {
         let mut v: u64 = 0;
         for shift in (0..64).step_by(7) {
             let b = self.u8()?;
@@ -236,7 +238,11 @@ impl Reader<'_> {
 
     /// A size of at most `usize::MAX`, bounded by the bytes left (each item takes at
     /// least `min_item` bytes), so no size can make the decoder allocate past the input.
-    fn bounded(&self, n: u64, min_item: usize) -> std::result::Result<usize, JavabinError> {
+    pub(super) fn bounded(
+        &self,
+        n: u64,
+        min_item: usize,
+    ) -> std::result::Result<usize, JavabinError> {
         let max = (self.left() / min_item.max(1)) as u64;
         if n > max {
             return Err(self.err(format!(
@@ -248,13 +254,17 @@ impl Reader<'_> {
     }
 
     /// The size of a tag-and-length tag: the low five bits, `31` meaning a vint follows.
-    fn tag_size(&mut self, t: u8, min_item: usize) -> std::result::Result<usize, JavabinError> {
+    pub(super) fn tag_size(
+        &mut self,
+        t: u8,
+        min_item: usize,
+    ) -> std::result::Result<usize, JavabinError> {
         let n = self.raw_size(t)?;
         self.bounded(n, min_item)
     }
 
     /// The number in the low five bits of a tag, `31` meaning a vint follows.
-    fn raw_size(&mut self, t: u8) -> std::result::Result<u64, JavabinError> {
+    pub(super) fn raw_size(&mut self, t: u8) -> std::result::Result<u64, JavabinError> {
         let n = u64::from(t & 0x1f);
         Ok(if n == 0x1f {
             n.saturating_add(self.vint()?)
@@ -263,7 +273,7 @@ impl Reader<'_> {
         })
     }
 
-    fn str_body(&mut self, n: usize) -> std::result::Result<String, JavabinError> {
+    pub(super) fn str_body(&mut self, n: usize) -> std::result::Result<String, JavabinError> {
         let at = self.pos;
         let bytes = self.take(n)?;
         std::str::from_utf8(bytes)
@@ -274,7 +284,7 @@ impl Reader<'_> {
             })
     }
 
-    fn value(&mut self) -> std::result::Result<Decoded, JavabinError> {
+    pub(super) fn value(&mut self) -> std::result::Result<Decoded, JavabinError> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(self.err(format!("nested deeper than {MAX_DEPTH}")));
@@ -291,7 +301,7 @@ impl Reader<'_> {
         r
     }
 
-    fn plain(&mut self) -> std::result::Result<Value, JavabinError> {
+    pub(super) fn plain(&mut self) -> std::result::Result<Value, JavabinError> {
         Ok(self.value()?.into_value())
     }
 
@@ -301,7 +311,7 @@ impl Reader<'_> {
         key_text(v, at)
     }
 
-    fn value_of(&mut self, t: u8) -> std::result::Result<Decoded, JavabinError> {
+    pub(super) fn value_of(&mut self, t: u8) -> std::result::Result<Decoded, JavabinError> {
         let v = match t >> 5 {
             1 => {
                 let n = self.tag_size(t, 1)?;
@@ -367,7 +377,7 @@ impl Reader<'_> {
         Ok(Decoded::Value(v))
     }
 
-    fn small(&mut self, t: u8) -> std::result::Result<u64, JavabinError> {
+    pub(super) fn small(&mut self, t: u8) -> std::result::Result<u64, JavabinError> {
         let mut v = u64::from(t & 0x0f);
         if t & 0x10 != 0 {
             let hi = self.vint()?;
@@ -603,7 +613,7 @@ fn uuid(b: &[u8; 16]) -> String {
 /// referred to by index afterwards, as Solr does for field names.
 #[derive(Debug, Default)]
 pub struct Writer {
-    out: Vec<u8>,
+    pub(super) out: Vec<u8>,
     externs: std::collections::HashMap<String, usize>,
 }
 
@@ -859,7 +869,7 @@ impl Writer {
         }
     }
 
-    fn field_value(&mut self, v: &Value) {
+    pub(super) fn field_value(&mut self, v: &Value) {
         match v {
             Value::Object(m) if is_atomic(m) => {
                 self.map(m.len());

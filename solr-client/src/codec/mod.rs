@@ -8,12 +8,22 @@ mod cbor;
 #[cfg(feature = "cbor")]
 #[cfg_attr(docsrs, doc(cfg(feature = "cbor")))]
 pub mod cbor_response;
+#[cfg(feature = "javabin")]
+mod de_javabin;
 mod decode;
 #[cfg(feature = "javabin")]
 #[cfg_attr(docsrs, doc(cfg(feature = "javabin")))]
 pub mod javabin;
 mod json;
 mod response_format;
+mod ser;
+#[cfg(feature = "cbor")]
+mod ser_cbor;
+#[cfg(feature = "javabin")]
+mod ser_javabin;
+mod ser_xml;
+#[cfg(all(test, feature = "cbor", feature = "javabin"))]
+mod speed_tests;
 mod values;
 mod xml;
 pub mod xml_response;
@@ -102,6 +112,51 @@ impl UpdateFormat {
             UpdateFormat::Javabin => javabin::encode_add(docs),
         }
     }
+
+    /// Encodes an add of `docs` straight from their `Serialize` form, with no
+    /// `serde_json::Value` per document (what [`crate::SolrClient::add`] sends). Each
+    /// document must serialize as a map or a struct; its fields keep their order. For
+    /// map documents the bytes are those of [`Self::encode_add`]; see the module
+    /// `codec::ser` notes for the rare shapes (objects, `f32`).
+    ///
+    /// ```
+    /// use solr_client::UpdateFormat;
+    /// #[derive(serde::Serialize)]
+    /// struct Book { id: &'static str, title: &'static str }
+    /// let body = UpdateFormat::Xml.encode_docs(&[Book { id: "b1", title: "R&D" }]).unwrap();
+    /// assert_eq!(
+    ///     &body[..],
+    ///     &b"<add><doc><field name=\"id\">b1</field><field name=\"title\">R&amp;D</field></doc></add>"[..]
+    /// );
+    /// ```
+    pub fn encode_docs<T: serde::Serialize>(&self, docs: &[T]) -> Result<Bytes> {
+        let ids = ser::doc_ids(docs)?;
+        self.encode_docs_with_ids(docs, &ids)
+    }
+
+    /// [`Self::encode_docs`] with the documents' ids already known ([`doc_ids`]).
+    pub(crate) fn encode_docs_with_ids<D: serde::Serialize, S: AsRef<str>>(
+        &self,
+        docs: &[D],
+        ids: &[S],
+    ) -> Result<Bytes> {
+        debug_assert_eq!(docs.len(), ids.len());
+        let out = match self {
+            UpdateFormat::Json => ser::encode_json(docs),
+            UpdateFormat::Xml => ser_xml::encode(docs, ids),
+            #[cfg(feature = "cbor")]
+            UpdateFormat::Cbor => ser_cbor::encode(docs, ids),
+            #[cfg(feature = "javabin")]
+            UpdateFormat::Javabin => ser_javabin::encode(docs, ids),
+        }?;
+        Ok(Bytes::from(out))
+    }
+}
+
+/// The `id` of each document as text, as [`doc_id`] prints it, serializing only the `id`
+/// field; an error when a document is not a map or a struct.
+pub(crate) fn doc_ids<T: serde::Serialize>(docs: &[T]) -> Result<Vec<String>> {
+    ser::doc_ids(docs)
 }
 
 impl std::fmt::Display for UpdateFormat {

@@ -16,7 +16,7 @@ use super::doc_id;
 use crate::error::{Error, Result};
 use crate::types::Document;
 
-fn xml_char_ok(c: char) -> bool {
+pub(super) fn xml_char_ok(c: char) -> bool {
     matches!(c, '\u{9}' | '\u{A}' | '\u{D}' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..='\u{10FFFF}')
 }
 
@@ -43,7 +43,12 @@ fn escape_into(out: &mut String, s: &str, doc: &Document, field: &str) -> Result
     Ok(())
 }
 
-fn field_into(out: &mut String, name: &str, value: &Value, doc: &Document) -> Result<()> {
+pub(super) fn field_into(
+    out: &mut String,
+    name: &str,
+    value: &Value,
+    doc: &Document,
+) -> Result<()> {
     match value {
         Value::Null => Ok(()),
         Value::Array(items) => {
@@ -136,7 +141,7 @@ fn is_atomic(m: &serde_json::Map<String, Value>) -> bool {
 
 /// `<doc>` with its fields, then its anonymous children (`_childDocuments_`) as nested
 /// `<doc>`s.
-fn doc_into(out: &mut String, doc: &Document) -> Result<()> {
+pub(super) fn doc_into(out: &mut String, doc: &Document) -> Result<()> {
     out.push_str("<doc>");
     for (name, value) in doc {
         if name != "_childDocuments_" {
@@ -160,7 +165,7 @@ fn doc_into(out: &mut String, doc: &Document) -> Result<()> {
     Ok(())
 }
 
-fn not_a_child(doc: &Document) -> Error {
+pub(super) fn not_a_child(doc: &Document) -> Error {
     Error::InvalidInput(format!(
         "document {:?}: _childDocuments_ must hold documents (objects)",
         doc_id(doc)

@@ -1,6 +1,6 @@
-//! Decoding a response in any [`ResponseFormat`]: JSON straight into the type, the others
-//! into the `wt=json` value shape first, then into the type, with the same status,
-//! encoding and content-type checks.
+//! Decoding a response in any [`ResponseFormat`]: JSON and javabin straight into the type,
+//! XML and CBOR into the `wt=json` value shape first, then into the type, with the same
+//! status, encoding and content-type checks.
 
 use std::time::Instant;
 
@@ -49,6 +49,20 @@ pub(crate) fn decode_as<T: DeserializeOwned>(
         return Err(unexpected(&resp));
     }
     let t0 = Instant::now();
+    #[cfg(feature = "javabin")]
+    if format == ResponseFormat::Javabin && resp.status.is_success() {
+        // Straight into `T`, no `Value` tree.
+        let typed: T =
+            crate::codec::javabin::from_slice(&resp.body).map_err(|e| Error::Decode {
+                node: node.clone(),
+                what,
+                message: format!("{format}: {e}"),
+                snippet: snippet(&resp.body, 200),
+            })?;
+        let mut timing = resp.timing;
+        timing.parse = Some(t0.elapsed());
+        return Ok((typed, timing));
+    }
     let decoded = format.decode_value(&resp.body);
     if !resp.status.is_success() {
         if let Ok(v) = decoded {
