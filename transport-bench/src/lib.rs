@@ -29,7 +29,9 @@ pub use cli::schema::named as schema_named;
 pub use cli::study::StudyArgs;
 pub use cli::{audit::AuditArgs, knn::KnnArgs, run, Cli, Command};
 pub use run_dir::{out_dir, unique_dir};
-pub use scenario::{bulk_files, idle, knn, large_responses, nrt, routing, study, sweep};
+pub use scenario::{
+    bulk_files, bulk_index, idle, knn, large_responses, nrt, routing, study, sweep,
+};
 pub use schema::schema_of;
 pub use solr_harness::{auth, local_solr, seedkit};
 

@@ -4,6 +4,7 @@
 
 pub mod audit;
 pub mod bulk_files;
+pub mod bulk_index;
 pub mod compare;
 pub mod groups;
 pub mod knn;
@@ -56,6 +57,10 @@ pub enum Command {
     Routing(Box<routing::RoutingArgs>),
     /// Bulk indexing of update files with the page cache hot and cold (seed 002).
     BulkFiles(Box<bulk_files::BulkArgs>),
+    /// Bulk indexing beside SolrJ: ConcurrentUpdateHttp2SolrClient (swept to its best
+    /// setting), Http2SolrClient, solr-client sequential and concurrent, in interleaved
+    /// rounds, with docs/s, client CPU and numFound checked exactly after every run.
+    BulkIndex(Box<bulk_index::BulkIndexArgs>),
     /// Watches any application's Solr traffic on the wire (or in a saved capture): connections,
     /// reuse, requests, gzip, update formats, wall time vs QTime, findings with fixes.
     Watch(Box<watch::WatchArgs>),
@@ -86,6 +91,7 @@ pub async fn run(cli: Cli) -> Result<()> {
         Command::Nrt(a) => nrt::run(*a).await,
         Command::Routing(a) => routing::run(*a).await,
         Command::BulkFiles(a) => bulk_files::run(*a).await,
+        Command::BulkIndex(a) => bulk_index::run(*a).await.map(|_| ()),
         Command::Watch(a) => watch::run(*a).await,
         Command::Sweep(a) => sweep::run(*a).await,
         Command::LargeResponses(a) => large_responses::run(*a).await,
