@@ -3,6 +3,7 @@
 //! top of the scenarios and the library crates; nothing below imports from it.
 
 pub mod audit;
+pub mod baseline;
 pub mod bulk_files;
 pub mod bulk_index;
 pub mod compare;
@@ -45,6 +46,9 @@ pub enum Command {
     /// Without `--url` it audits the project's local Solr, through the WAN topology with
     /// `--rtt`/`--bandwidth` (emulation applies only to a Solr on this machine's loopback).
     Audit(Box<audit::AuditArgs>),
+    /// The raw-hyper baseline: the same searches through a raw hyper keep-alive loop and
+    /// every solr-client transport in interleaved rounds; p50/p99 ratios, CPU per request.
+    Baseline(Box<baseline::BaselineArgs>),
     /// Compares two saved studies (`summary.json`): differences and the noise margin.
     Compare(compare::CompareArgs),
     /// Near-real-time indexing under search load (seed 001): a commit loop, paced indexing,
@@ -87,6 +91,7 @@ pub async fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Study(a) => study::run(*a).await,
         Command::Audit(a) => audit::run(*a).await,
+        Command::Baseline(a) => baseline::run(*a).await.map(|_| ()),
         Command::Compare(a) => compare::run(a),
         Command::Nrt(a) => nrt::run(*a).await,
         Command::Routing(a) => routing::run(*a).await,

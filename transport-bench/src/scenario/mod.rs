@@ -6,9 +6,10 @@
 //! RTTs; [`large_responses`] is S5 (seed 004); [`nrt`] is near-real-time indexing under search
 //! load (seed 001); [`routing`] is seed 003's read routing under write pressure;
 //! [`bulk_files`] is bulk indexing of update files (seed 002); [`bulk_index`] is bulk indexing
-//! beside SolrJ (issue #15); [`knn`] is the kNN load test (seed 000). [`cpu`] reads the
-//! process's CPU time.
+//! beside SolrJ (issue #15); [`knn`] is the kNN load test (seed 000). [`baseline`] is the
+//! raw-hyper baseline (issue #15). [`cpu`] reads the process's CPU time.
 
+pub mod baseline;
 pub mod bulk_files;
 pub mod bulk_index;
 pub mod cpu;
