@@ -4,6 +4,8 @@
 mod support;
 
 mod accounting;
+mod baseline;
+mod bulk_index;
 
 mod captures;
 mod cli;

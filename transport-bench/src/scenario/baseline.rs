@@ -551,7 +551,7 @@ mod tests {
         let ms = Duration::from_millis;
         let lat = vec![
             vec![ms(1), ms(1), ms(1), ms(1)],
-            vec![ms(2), ms(2), ms(1), ms(1)],
+            vec![ms(2), ms(2), ms(2), ms(1)],
         ];
         let rr = |round, row, p50: u64, cpu| RoundRow {
             round,

@@ -265,11 +265,12 @@ impl Bench<'_> {
         let total =
             warm + if sweeping { sweep_points.len() } else { 0 } + cfg.rounds * cfg.rows.len();
         let pb = seedkit::progress(cfg.quiet, total as u64, "bulk-index");
+        let mut runs = Vec::new();
         if cfg.warmup_docs > 0 {
             for &row in &cfg.rows {
                 pb.set_message(format!("warm-up {}", row.as_str()));
                 let prefix = format!("{}-warm-{}-", cfg.tag, row.as_str());
-                self.one(row, &prefix, cfg.warmup_docs, usize::MAX).await?;
+                runs.push(self.one(row, &prefix, cfg.warmup_docs, usize::MAX).await?);
                 pb.inc(1);
             }
         }
@@ -289,11 +290,11 @@ impl Bench<'_> {
                     cpu_s: r.cpu_s,
                     exact: r.exact,
                 });
+                runs.push(r);
                 pb.inc(1);
             }
         }
         self.cusc = bench_cusc(&sweep, cfg);
-        let mut runs = Vec::new();
         for round in 0..cfg.rounds {
             let n = cfg.rows.len();
             for k in 0..n {
