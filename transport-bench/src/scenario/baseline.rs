@@ -194,8 +194,8 @@ impl RawHyper {
 }
 
 enum Runner {
-    Raw(Box<RawHyper>),
-    Client(SolrClient, bool),
+    Raw(RawHyper),
+    Client(Box<SolrClient>, bool),
 }
 
 impl Runner {
@@ -261,12 +261,22 @@ pub async fn run(cfg: &BaselineConfig, quiet: bool) -> Result<BaselineReport> {
     let mut runners = Vec::new();
     for &row in &cfg.rows {
         runners.push(match row {
-            BaselineRow::RawHyper => Runner::Raw(Box::new(RawHyper::connect(&base).await?)),
-            BaselineRow::Fresh => Runner::Client(client(cfg, TransportKind::Fresh)?, false),
-            BaselineRow::Pooled => Runner::Client(client(cfg, TransportKind::Pooled)?, false),
-            BaselineRow::PooledTyped => Runner::Client(client(cfg, TransportKind::Pooled)?, true),
-            BaselineRow::Http2 => Runner::Client(client(cfg, TransportKind::Http2)?, false),
-            BaselineRow::Reqwest => Runner::Client(client(cfg, TransportKind::Reqwest)?, false),
+            BaselineRow::RawHyper => Runner::Raw(RawHyper::connect(&base).await?),
+            BaselineRow::Fresh => {
+                Runner::Client(Box::new(client(cfg, TransportKind::Fresh)?), false)
+            }
+            BaselineRow::Pooled => {
+                Runner::Client(Box::new(client(cfg, TransportKind::Pooled)?), false)
+            }
+            BaselineRow::PooledTyped => {
+                Runner::Client(Box::new(client(cfg, TransportKind::Pooled)?), true)
+            }
+            BaselineRow::Http2 => {
+                Runner::Client(Box::new(client(cfg, TransportKind::Http2)?), false)
+            }
+            BaselineRow::Reqwest => {
+                Runner::Client(Box::new(client(cfg, TransportKind::Reqwest)?), false)
+            }
         });
     }
     let total = (cfg.rows.len() * (cfg.warmup + cfg.rounds * cfg.queries)) as u64;
