@@ -40,7 +40,7 @@ pub struct BaselineArgs {
         long,
         value_enum,
         value_delimiter = ',',
-        default_value = "raw-hyper,fresh,pooled,pooled-typed,http2,reqwest"
+        default_value = "raw-hyper,raw-hyper-json,fresh,pooled,pooled-typed,http2,reqwest"
     )]
     pub rows: Vec<BaselineRow>,
     /// Workload seed (documents and queries).
@@ -112,7 +112,7 @@ mod tests {
     #[test]
     fn options_parse_and_bad_values_are_errors() {
         let a: BaselineArgs = crate::args::try_parse("baseline", &[]).expect("defaults");
-        assert_eq!(a.rows.len(), 6);
+        assert_eq!(a.rows.len(), 7);
         for bad in [
             &["--queries", "0"][..],
             &["--rows", "hyper"],

@@ -5,7 +5,8 @@
 //! every row's block of requests.
 //!
 //! The raw loop sends the very request solr-client would (same path and parameters, built
-//! before timing starts) and reads the body whole without decoding it; the solr-client rows
+//! before timing starts) and reads the body whole without decoding it (`raw-hyper-json` also
+//! parses it into a `serde_json::Value`, the floor of a decoding client); the solr-client rows
 //! decode the answer (`select`, untyped documents) and the `pooled-typed` row decodes the
 //! hits straight into a struct (`select_as::<T>`).
 
@@ -30,6 +31,9 @@ use bench_report::stats::{percentiles, Percentiles};
 pub enum BaselineRow {
     /// hyper's HTTP/1.1 client connection, one keep-alive connection, body read, not decoded.
     RawHyper,
+    /// The raw hyper loop plus `serde_json::from_slice` of the body into a JSON tree: the
+    /// floor of a client that decodes.
+    RawHyperJson,
     /// solr-client, a new connection per request.
     Fresh,
     /// solr-client, keep-alive pool, untyped documents.
@@ -44,8 +48,9 @@ pub enum BaselineRow {
 
 impl BaselineRow {
     /// Every row, in report order.
-    pub const ALL: [BaselineRow; 6] = [
+    pub const ALL: [BaselineRow; 7] = [
         BaselineRow::RawHyper,
+        BaselineRow::RawHyperJson,
         BaselineRow::Fresh,
         BaselineRow::Pooled,
         BaselineRow::PooledTyped,
@@ -57,6 +62,7 @@ impl BaselineRow {
     pub fn as_str(self) -> &'static str {
         match self {
             BaselineRow::RawHyper => "raw-hyper",
+            BaselineRow::RawHyperJson => "raw-hyper-json",
             BaselineRow::Fresh => "fresh",
             BaselineRow::Pooled => "pooled",
             BaselineRow::PooledTyped => "pooled-typed",
@@ -81,7 +87,7 @@ pub struct BaselineConfig {
     pub warmup: usize,
     /// Rows per page.
     pub rows_per_page: usize,
-    /// The rows, in report order (the first must be `raw-hyper` for the ratios).
+    /// The rows, in report order (ratios are to the `raw-hyper` row when it is present).
     pub rows: Vec<BaselineRow>,
     /// Workload seed (the queries).
     pub seed: u64,
@@ -179,8 +185,9 @@ impl RawHyper {
         })
     }
 
-    /// GET `uri` (path and query), the body read whole; true on HTTP 200.
-    async fn get(&mut self, uri: &str) -> Result<bool> {
+    /// GET `uri` (path and query), the body read whole (and parsed as JSON when `json`);
+    /// true on HTTP 200 (and a JSON body).
+    async fn get(&mut self, uri: &str, json: bool) -> Result<bool> {
         let req = hyper::Request::get(uri)
             .header(hyper::header::HOST, &self.host)
             .body(Empty::<Bytes>::new())?;
@@ -188,20 +195,24 @@ impl RawHyper {
         let resp = self.sender.send_request(req).await?;
         let ok = resp.status() == hyper::StatusCode::OK;
         let body = resp.into_body().collect().await?.to_bytes();
+        if json {
+            let v: serde_json::Value = serde_json::from_slice(&body)?;
+            std::hint::black_box(&v);
+        }
         std::hint::black_box(body.len());
         Ok(ok)
     }
 }
 
 enum Runner {
-    Raw(RawHyper),
+    Raw(RawHyper, bool),
     Client(Box<SolrClient>, bool),
 }
 
 impl Runner {
     async fn one(&mut self, s: &Select, uri: &str) -> bool {
         match self {
-            Runner::Raw(r) => r.get(uri).await.unwrap_or(false),
+            Runner::Raw(r, json) => r.get(uri, *json).await.unwrap_or(false),
             Runner::Client(c, false) => c.select(s).await.is_ok(),
             Runner::Client(c, true) => c.select_as::<Hit>(s).await.is_ok(),
         }
@@ -261,7 +272,8 @@ pub async fn run(cfg: &BaselineConfig, quiet: bool) -> Result<BaselineReport> {
     let mut runners = Vec::new();
     for &row in &cfg.rows {
         runners.push(match row {
-            BaselineRow::RawHyper => Runner::Raw(RawHyper::connect(&base).await?),
+            BaselineRow::RawHyper => Runner::Raw(RawHyper::connect(&base).await?, false),
+            BaselineRow::RawHyperJson => Runner::Raw(RawHyper::connect(&base).await?, true),
             BaselineRow::Fresh => {
                 Runner::Client(Box::new(client(cfg, TransportKind::Fresh)?), false)
             }
@@ -463,7 +475,7 @@ pub fn print_text<W: std::io::Write>(r: &BaselineReport, w: &mut W) -> Result<()
     )?;
     writeln!(w)?;
     let t = Table::new()
-        .left("row", 12)
+        .left("row", 14)
         .right("n", 6)
         .right("p50 ms", 7)
         .right("p99 ms", 7)
