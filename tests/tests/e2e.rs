@@ -5,7 +5,8 @@ mod support;
 
 mod accounting;
 mod admin;
-
+mod baseline;
+mod bulk_index;
 mod captures;
 mod cli;
 mod client;

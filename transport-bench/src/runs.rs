@@ -9,7 +9,9 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use bench_report::run::{kind_of, RunReport};
 
+use crate::scenario::baseline::BaselineReport;
 use crate::scenario::bulk_files::BulkReport;
+use crate::scenario::bulk_index::BulkIndexReport;
 use crate::scenario::knn::KnnReport;
 use crate::scenario::large_responses::LargeReport;
 use crate::scenario::nrt::NrtReport;
@@ -131,6 +133,8 @@ pub fn rerender_any(run: &Path, w: &mut dyn Write) -> Result<&'static str> {
         Some(KnnReport::KIND) => rerender::<KnnReport>(run, w),
         Some(SweepReport::KIND) => rerender::<SweepReport>(run, w),
         Some(LargeReport::KIND) => rerender::<LargeReport>(run, w),
+        Some(BulkIndexReport::KIND) => rerender::<BulkIndexReport>(run, w),
+        Some(BaselineReport::KIND) => rerender::<BaselineReport>(run, w),
         Some(other) => anyhow::bail!(
             "{} names the kind {other:?}, which this transport-bench cannot render",
             run.join(bench_report::run::MANIFEST).display()

@@ -3,7 +3,9 @@
 //! top of the scenarios and the library crates; nothing below imports from it.
 
 pub mod audit;
+pub mod baseline;
 pub mod bulk_files;
+pub mod bulk_index;
 pub mod compare;
 pub mod groups;
 pub mod knn;
@@ -45,6 +47,9 @@ pub enum Command {
     /// Without `--url` it audits the project's local Solr, through the WAN topology with
     /// `--rtt`/`--bandwidth` (emulation applies only to a Solr on this machine's loopback).
     Audit(Box<audit::AuditArgs>),
+    /// The raw-hyper baseline: the same searches through a raw hyper keep-alive loop and
+    /// every solr-client transport in interleaved rounds; p50/p99 ratios, CPU per request.
+    Baseline(Box<baseline::BaselineArgs>),
     /// Compares two saved studies (`summary.json`): differences and the noise margin.
     Compare(compare::CompareArgs),
     /// Near-real-time indexing under search load (seed 001): a commit loop, paced indexing,
@@ -57,6 +62,10 @@ pub enum Command {
     Routing(Box<routing::RoutingArgs>),
     /// Bulk indexing of update files with the page cache hot and cold (seed 002).
     BulkFiles(Box<bulk_files::BulkArgs>),
+    /// Bulk indexing beside SolrJ: ConcurrentUpdateHttp2SolrClient (swept to its best
+    /// setting), Http2SolrClient, solr-client sequential and concurrent, in interleaved
+    /// rounds, with docs/s, client CPU and numFound checked exactly after every run.
+    BulkIndex(Box<bulk_index::BulkIndexArgs>),
     /// Watches any application's Solr traffic on the wire (or in a saved capture): connections,
     /// reuse, requests, gzip, update formats, wall time vs QTime, findings with fixes.
     Watch(Box<watch::WatchArgs>),
@@ -83,10 +92,12 @@ pub async fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Study(a) => study::run(*a).await,
         Command::Audit(a) => audit::run(*a).await,
+        Command::Baseline(a) => baseline::run(*a).await.map(|_| ()),
         Command::Compare(a) => compare::run(a),
         Command::Nrt(a) => nrt::run(*a).await,
         Command::Routing(a) => routing::run(*a).await,
         Command::BulkFiles(a) => bulk_files::run(*a).await,
+        Command::BulkIndex(a) => bulk_index::run(*a).await.map(|_| ()),
         Command::Watch(a) => watch::run(*a).await,
         Command::Sweep(a) => sweep::run(*a).await,
         Command::LargeResponses(a) => large_responses::run(*a).await,

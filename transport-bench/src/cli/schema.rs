@@ -2,17 +2,20 @@
 
 use anyhow::{Context, Result};
 
-use crate::scenario::{bulk_files, knn, large_responses, nrt, routing, study, sweep};
+use crate::scenario::{
+    baseline, bulk_files, bulk_index, knn, large_responses, nrt, routing, study, sweep,
+};
 use crate::schema::schema_of;
 
 /// The names [`named`] knows, as the error of an unknown one lists them.
-pub const NAMES: &str = "summary, sweep, large-responses, watch, nrt, bulk-files, knn or routing";
+pub const NAMES: &str =
+    "summary, sweep, large-responses, watch, nrt, bulk-files, bulk-index, baseline, knn or routing";
 
 /// Options of `schema`.
 #[derive(Debug, clap::Args)]
 pub struct SchemaArgs {
     /// Whose: summary (also: study, audit), sweep, large-responses, watch, nrt, bulk-files,
-    /// knn, routing.
+    /// bulk-index, baseline, knn, routing.
     #[arg(default_value = "summary")]
     pub which: String,
 }
@@ -35,6 +38,8 @@ pub fn named(name: &str) -> Option<String> {
         "watch" => solr_watch::watch_schema(),
         "nrt" => schema_of::<nrt::NrtReport>(),
         "bulk-files" => schema_of::<bulk_files::BulkReport>(),
+        "bulk-index" => schema_of::<bulk_index::BulkIndexReport>(),
+        "baseline" => schema_of::<baseline::BaselineReport>(),
         "knn" => schema_of::<knn::KnnReport>(),
         "routing" => schema_of::<routing::RoutingReport>(),
         _ => return None,
@@ -57,6 +62,14 @@ mod tests {
             (
                 "bulk-files",
                 include_str!("../../schema/bulk-files.schema.json"),
+            ),
+            (
+                "bulk-index",
+                include_str!("../../schema/bulk-index.schema.json"),
+            ),
+            (
+                "baseline",
+                include_str!("../../schema/baseline.schema.json"),
             ),
             ("knn", include_str!("../../schema/knn.schema.json")),
             ("routing", include_str!("../../schema/routing.schema.json")),

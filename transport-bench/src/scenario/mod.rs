@@ -6,11 +6,15 @@
 //! runs a study through the emulated WAN link; [`sweep`] runs the study's searches at several
 //! RTTs; [`large_responses`] is S5 (seed 004); [`nrt`] is near-real-time indexing under search
 //! load (seed 001); [`routing`] is seed 003's read routing under write pressure;
-//! [`bulk_files`] is bulk indexing of update files (seed 002); [`knn`] is the kNN load test
-//! (seed 000).
+//! [`bulk_files`] is bulk indexing of update files (seed 002); [`bulk_index`] is bulk indexing
+//! beside SolrJ (issue #15); [`knn`] is the kNN load test (seed 000). [`baseline`] is the
+//! raw-hyper baseline (issue #15). [`cpu`] reads the process's CPU time.
 
+pub mod baseline;
 pub mod bulk_files;
 pub mod formats;
+pub mod bulk_index;
+pub mod cpu;
 pub mod idle;
 pub mod knn;
 pub mod large_responses;

@@ -1,0 +1,155 @@
+//! `transport-bench bulk-index`: bulk indexing beside SolrJ (issue #15). Its options
+//! ([`BulkIndexArgs`]) resolve into a [`BulkIndexConfig`]; the scenario runs the rounds; this
+//! file prints, saves and fails the command when a run's `numFound` was not exact.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use bench_report::RunReport;
+use solr_client::UpdateFormat;
+
+use crate::scenario::bulk_index::{self, BulkIndexConfig, BulkIndexReport, IndexRow};
+use solr_harness::seedkit::{self, Target};
+
+/// Options of `bulk-index`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct BulkIndexArgs {
+    /// Solr base URL (http:// for the SolrJ rows). Without it the project's local standalone
+    /// Solr (instance `bulk-index`) is started and stopped after.
+    #[arg(long, value_parser = crate::args::SolrUrl)]
+    pub url: Option<String>,
+    /// Core or collection.
+    #[arg(long, default_value = "bench")]
+    pub collection: String,
+    /// CA certificate (PEM) to trust for https (solr-client rows only).
+    #[arg(long)]
+    pub ca: Option<PathBuf>,
+    /// Documents per run.
+    #[arg(value_parser = crate::args::count::<usize, 1, 100_000_000>, allow_negative_numbers = true, long, default_value_t = 100_000)]
+    pub docs: usize,
+    /// Interleaved rounds: each runs every row once, the order rotating by one per round.
+    #[arg(value_parser = crate::args::count::<usize, 1, 1000>, allow_negative_numbers = true, long, default_value_t = 3)]
+    pub rounds: usize,
+    /// Documents per request of SolrJ Http2SolrClient, sequential and concurrent.
+    #[arg(value_parser = crate::args::count::<usize, 1, 1_000_000>, allow_negative_numbers = true, long, default_value_t = 1000)]
+    pub batch: usize,
+    /// Batches in flight in the concurrent row.
+    #[arg(value_parser = crate::args::count::<usize, 1, 1024>, allow_negative_numbers = true, long, default_value_t = 4)]
+    pub in_flight: usize,
+    /// solr-client's update format.
+    #[arg(long, default_value = "json")]
+    pub format: UpdateFormat,
+    /// The rows, in report order.
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "solrj-cusc,solrj-http2,sequential,concurrent"
+    )]
+    pub rows: Vec<IndexRow>,
+    /// SolrJ CUSC queue sizes to sweep (with --cusc-threads; the best setting runs the rounds).
+    #[arg(long, value_delimiter = ',', default_value = "100,1000", value_parser = crate::args::count::<usize, 1, 1_000_000>)]
+    pub cusc_queue: Vec<usize>,
+    /// SolrJ CUSC thread counts to sweep.
+    #[arg(long, value_delimiter = ',', default_value = "1,2,4", value_parser = crate::args::count::<usize, 1, 256>)]
+    pub cusc_threads: Vec<usize>,
+    /// Documents per sweep run (default: half of --docs).
+    #[arg(value_parser = crate::args::count::<usize, 1, 100_000_000>, allow_negative_numbers = true, long)]
+    pub sweep_docs: Option<usize>,
+    /// Documents of one untimed warm-up run per row (JIT, connections, Solr's caches).
+    #[arg(value_parser = crate::args::count::<usize, 0, 100_000_000>, allow_negative_numbers = true, long, default_value_t = 20_000)]
+    pub warmup_docs: usize,
+    /// Prefix of every document id of the bench (default `bulkidx-<unix time>`).
+    #[arg(long)]
+    pub tag: Option<String>,
+    /// Output folder (default `results/bulk-index-<unix time>`).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Keep the local Solr running afterwards.
+    #[arg(long)]
+    pub keep_solr: bool,
+    /// No progress bars.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+impl BulkIndexArgs {
+    /// The scenario's configuration; the SolrJ program logs into `out/solrj.log`.
+    pub fn config(&self, out: &std::path::Path) -> BulkIndexConfig {
+        BulkIndexConfig {
+            docs: self.docs,
+            rounds: self.rounds,
+            batch: self.batch,
+            in_flight: self.in_flight,
+            format: self.format,
+            rows: self.rows.clone(),
+            cusc_queue: self.cusc_queue.clone(),
+            cusc_threads: self.cusc_threads.clone(),
+            sweep_docs: self.sweep_docs.unwrap_or(self.docs.div_ceil(2)),
+            warmup_docs: self.warmup_docs,
+            tag: self
+                .tag
+                .clone()
+                .unwrap_or_else(|| format!("bulkidx-{}", seedkit::unix_secs())),
+            solrj_log: out.join("solrj.log"),
+            quiet: self.quiet,
+        }
+    }
+}
+
+/// Runs `bulk-index`: the rounds, then prints and saves the report; a run whose `numFound`
+/// was not exact fails the command (after the report is saved).
+pub async fn run(a: BulkIndexArgs) -> Result<BulkIndexReport> {
+    let out = crate::run_dir::out_dir(a.out.clone(), "bulk-index")?;
+    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
+    let cfg = a.config(&out);
+    cfg.check()?;
+    let target = Target::open(
+        a.url.clone(),
+        &a.collection,
+        a.ca.clone(),
+        "bulk-index",
+        &[],
+    )?;
+    let result = bulk_index::run(&cfg, &target).await;
+    target.finish(a.keep_solr);
+    let report = result?;
+    report
+        .save(&out)
+        .with_context(|| format!("saving to {}", out.display()))?;
+    report.print_text(&mut std::io::stdout().lock())?;
+    eprintln!("saved: {}", out.display());
+    if !report.all_exact {
+        bail!("{}", report.verdict);
+    }
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BulkIndexArgs;
+
+    #[test]
+    fn options_parse_and_bad_values_are_errors() {
+        let a: BulkIndexArgs = crate::args::try_parse("bulk-index", &[]).expect("defaults");
+        assert_eq!(a.rows.len(), 4);
+        assert_eq!(a.cusc_queue, [100, 1000]);
+        let a: BulkIndexArgs = crate::args::try_parse(
+            "bulk-index",
+            &["--rows", "sequential,concurrent", "--docs", "10"],
+        )
+        .expect("rows");
+        assert_eq!(a.config(std::path::Path::new("/tmp")).sweep_docs, 5);
+        for bad in [
+            &["--docs", "0"][..],
+            &["--rounds", "-1"],
+            &["--rows", "solrj"],
+            &["--cusc-threads", "0"],
+        ] {
+            assert!(
+                crate::args::try_parse::<BulkIndexArgs>("bulk-index", bad).is_err(),
+                "{bad:?}"
+            );
+        }
+    }
+}

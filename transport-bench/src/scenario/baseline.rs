@@ -1,0 +1,619 @@
+//! The raw-hyper baseline (issue #15): the same searches, in one process and interleaved
+//! rounds, through a raw hyper keep-alive loop (hyper's HTTP/1.1 connection API over one
+//! TCP connection, hyper-util's tokio adapter, no solr-client code: the floor) and through
+//! each solr-client transport, with per-request latency and the process's CPU time around
+//! every row's block of requests.
+//!
+//! The raw loop sends the very request solr-client would (same path and parameters, built
+//! before timing starts) and reads the body whole without decoding it (`raw-hyper-json` also
+//! parses it into a `serde_json::Value`, the floor of a decoding client); the solr-client rows
+//! decode the answer (`select`, untyped documents) and the `pooled-typed` row decodes the
+//! hits straight into a struct (`select_as::<T>`).
+
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use http_body_util::{BodyExt, Empty};
+use hyper::body::Bytes;
+use hyper_util::rt::TokioIo;
+use serde::{Deserialize, Serialize};
+use solr_client::{Select, SolrClient, TlsOptions, TransportKind};
+
+use super::cpu::process_cpu;
+use crate::workload::Generator;
+use bench_report::stats::{percentiles, Percentiles};
+
+/// A row of the baseline.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum BaselineRow {
+    /// hyper's HTTP/1.1 client connection, one keep-alive connection, body read, not decoded.
+    RawHyper,
+    /// The raw hyper loop plus `serde_json::from_slice` of the body into a JSON tree: the
+    /// floor of a client that decodes.
+    RawHyperJson,
+    /// solr-client, a new connection per request.
+    Fresh,
+    /// solr-client, keep-alive pool, untyped documents.
+    Pooled,
+    /// solr-client, keep-alive pool, hits decoded into a struct (`select_as::<T>`).
+    PooledTyped,
+    /// solr-client over HTTP/2 (prior knowledge), one connection.
+    Http2,
+    /// solr-client over reqwest's default client.
+    Reqwest,
+}
+
+impl BaselineRow {
+    /// Every row, in report order.
+    pub const ALL: [BaselineRow; 7] = [
+        BaselineRow::RawHyper,
+        BaselineRow::RawHyperJson,
+        BaselineRow::Fresh,
+        BaselineRow::Pooled,
+        BaselineRow::PooledTyped,
+        BaselineRow::Http2,
+        BaselineRow::Reqwest,
+    ];
+
+    /// The name on the command line and in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BaselineRow::RawHyper => "raw-hyper",
+            BaselineRow::RawHyperJson => "raw-hyper-json",
+            BaselineRow::Fresh => "fresh",
+            BaselineRow::Pooled => "pooled",
+            BaselineRow::PooledTyped => "pooled-typed",
+            BaselineRow::Http2 => "http2",
+            BaselineRow::Reqwest => "reqwest",
+        }
+    }
+}
+
+/// What `baseline` runs.
+#[derive(Debug, Clone)]
+pub struct BaselineConfig {
+    /// Solr base URL (http only: the raw loop speaks plain HTTP/1.1).
+    pub url: String,
+    /// Core or collection.
+    pub collection: String,
+    /// Searches per row per round (the same list for every row).
+    pub queries: usize,
+    /// Rounds; the row order rotates by one per round.
+    pub rounds: usize,
+    /// Untimed searches per row before the first round.
+    pub warmup: usize,
+    /// Rows per page.
+    pub rows_per_page: usize,
+    /// The rows, in report order (ratios are to the `raw-hyper` row when it is present).
+    pub rows: Vec<BaselineRow>,
+    /// Workload seed (the queries).
+    pub seed: u64,
+}
+
+/// One row in one round.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct RoundRow {
+    /// Round (0-based).
+    pub round: usize,
+    /// Row.
+    pub row: BaselineRow,
+    /// Latency of this round's requests.
+    pub latency: Percentiles,
+    /// Client CPU microseconds per request (process CPU time around the block).
+    pub cpu_us_per_req: f64,
+}
+
+/// One row over every round.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct RowFigures {
+    /// Row.
+    pub row: BaselineRow,
+    /// Latency over every round's requests.
+    pub latency: Percentiles,
+    /// Client CPU microseconds per request over every round.
+    pub cpu_us_per_req: f64,
+    /// p50 / raw hyper's p50 (pooled over all rounds).
+    pub p50_vs_raw: Option<f64>,
+    /// p99 / raw hyper's p99.
+    pub p99_vs_raw: Option<f64>,
+    /// CPU per request / raw hyper's.
+    pub cpu_vs_raw: Option<f64>,
+    /// Lowest and highest per-round p50 ratio to raw hyper in the same round.
+    pub p50_vs_raw_rounds: Option<(f64, f64)>,
+    /// Lowest and highest per-round CPU ratio to raw hyper in the same round.
+    pub cpu_vs_raw_rounds: Option<(f64, f64)>,
+    /// Requests that failed (not HTTP 200, or an error).
+    pub errors: u64,
+}
+
+/// The `baseline` report (`summary.json`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct BaselineReport {
+    /// Solr base URL.
+    pub url: String,
+    /// Core or collection.
+    pub collection: String,
+    /// Searches per row per round.
+    pub queries: usize,
+    /// Rounds.
+    pub rounds: usize,
+    /// Per row, over every round.
+    pub rows: Vec<RowFigures>,
+    /// Per round and row, in the order they ran.
+    pub per_round: Vec<RoundRow>,
+    /// Issue #15's targets (pooled and pooled-typed p50 <= 1.05x, CPU <= 1.2x raw hyper):
+    /// `(row, p50 met, cpu met)`.
+    pub targets: Vec<(BaselineRow, bool, bool)>,
+    /// The one-line verdict.
+    pub verdict: String,
+}
+
+/// The fields the typed row decodes (the bench schema's).
+#[derive(Debug, Deserialize)]
+#[allow(dead_code)] // read by serde; the bench only measures decoding them
+struct Hit {
+    id: String,
+    title: Option<String>,
+    body: Option<String>,
+    category: Option<String>,
+    price: Option<f64>,
+    popularity: Option<i64>,
+}
+
+/// The raw loop: one HTTP/1.1 connection driven by hyper.
+struct RawHyper {
+    sender: hyper::client::conn::http1::SendRequest<Empty<Bytes>>,
+    host: String,
+}
+
+impl RawHyper {
+    async fn connect(base: &url::Url) -> Result<RawHyper> {
+        let host = base.host_str().context("the URL has no host")?.to_string();
+        let port = base.port_or_known_default().unwrap_or(80);
+        let stream = tokio::net::TcpStream::connect((host.as_str(), port))
+            .await
+            .with_context(|| format!("raw hyper: cannot connect to {host}:{port}"))?;
+        stream.set_nodelay(true)?;
+        let (sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+        tokio::spawn(conn);
+        Ok(RawHyper {
+            sender,
+            host: format!("{host}:{port}"),
+        })
+    }
+
+    /// GET `uri` (path and query), the body read whole (and parsed as JSON when `json`);
+    /// true on HTTP 200 (and a JSON body).
+    async fn get(&mut self, uri: &str, json: bool) -> Result<bool> {
+        let req = hyper::Request::get(uri)
+            .header(hyper::header::HOST, &self.host)
+            .body(Empty::<Bytes>::new())?;
+        self.sender.ready().await?;
+        let resp = self.sender.send_request(req).await?;
+        let ok = resp.status() == hyper::StatusCode::OK;
+        let body = resp.into_body().collect().await?.to_bytes();
+        if json {
+            let v: serde_json::Value = serde_json::from_slice(&body)?;
+            std::hint::black_box(&v);
+        }
+        std::hint::black_box(body.len());
+        Ok(ok)
+    }
+}
+
+enum Runner {
+    Raw(RawHyper, bool),
+    Client(Box<SolrClient>, bool),
+}
+
+impl Runner {
+    async fn one(&mut self, s: &Select, uri: &str) -> bool {
+        match self {
+            Runner::Raw(r, json) => r.get(uri, *json).await.unwrap_or(false),
+            Runner::Client(c, false) => c.select(s).await.is_ok(),
+            Runner::Client(c, true) => c.select_as::<Hit>(s).await.is_ok(),
+        }
+    }
+}
+
+/// The path and query of `s` as solr-client sends it, for the raw loop.
+fn raw_uri(client: &SolrClient, s: &Select) -> String {
+    let req = client.select_request(s);
+    let mut base = client.node().clone();
+    let path = format!("{}/{}", base.path().trim_end_matches('/'), req.path);
+    base.set_path(&path);
+    base.query_pairs_mut()
+        .clear()
+        .extend_pairs(req.query.iter());
+    match base.query() {
+        Some(q) => format!("{}?{q}", base.path()),
+        None => base.path().to_string(),
+    }
+}
+
+fn client(cfg: &BaselineConfig, kind: TransportKind) -> Result<SolrClient> {
+    Ok(SolrClient::builder(&cfg.url)
+        .collection(&cfg.collection)
+        .tls(TlsOptions::new())
+        .transport(kind)
+        .build()?)
+}
+
+/// Runs the baseline: warm-up, then `rounds` rounds of every row over the same searches.
+pub async fn run(cfg: &BaselineConfig, quiet: bool) -> Result<BaselineReport> {
+    if cfg.queries == 0 || cfg.rounds == 0 || cfg.rows.is_empty() {
+        bail!("--queries, --rounds and --rows must not be empty or 0");
+    }
+    let base = url::Url::parse(&cfg.url).context("--url is not a URL")?;
+    if base.scheme() != "http" {
+        bail!("the raw hyper loop speaks plain HTTP/1.1: give an http:// Solr URL");
+    }
+    let pooled = client(cfg, TransportKind::Pooled)?;
+    pooled
+        .ping()
+        .await
+        .with_context(|| format!("Solr at {} does not answer", cfg.url))?;
+    let mut gen = Generator::new(cfg.seed, 0);
+    let searches: Vec<(Select, String)> = (0..cfg.queries)
+        .map(|_| {
+            let (q, fq) = gen.query();
+            let s = Select::new(q).rows(cfg.rows_per_page as u64);
+            let s = match fq {
+                Some(f) => s.fq(f),
+                None => s,
+            };
+            let uri = raw_uri(&pooled, &s);
+            (s, uri)
+        })
+        .collect();
+    let mut runners = Vec::new();
+    for &row in &cfg.rows {
+        runners.push(match row {
+            BaselineRow::RawHyper => Runner::Raw(RawHyper::connect(&base).await?, false),
+            BaselineRow::RawHyperJson => Runner::Raw(RawHyper::connect(&base).await?, true),
+            BaselineRow::Fresh => {
+                Runner::Client(Box::new(client(cfg, TransportKind::Fresh)?), false)
+            }
+            BaselineRow::Pooled => {
+                Runner::Client(Box::new(client(cfg, TransportKind::Pooled)?), false)
+            }
+            BaselineRow::PooledTyped => {
+                Runner::Client(Box::new(client(cfg, TransportKind::Pooled)?), true)
+            }
+            BaselineRow::Http2 => {
+                Runner::Client(Box::new(client(cfg, TransportKind::Http2)?), false)
+            }
+            BaselineRow::Reqwest => {
+                Runner::Client(Box::new(client(cfg, TransportKind::Reqwest)?), false)
+            }
+        });
+    }
+    let total = (cfg.rows.len() * (cfg.warmup + cfg.rounds * cfg.queries)) as u64;
+    let pb = solr_harness::seedkit::progress(quiet, total, "baseline");
+    let mut errors = vec![0u64; cfg.rows.len()];
+    for (i, r) in runners.iter_mut().enumerate() {
+        pb.set_message(format!("warm-up {}", cfg.rows[i].as_str()));
+        for (s, uri) in searches.iter().cycle().take(cfg.warmup) {
+            if !r.one(s, uri).await {
+                errors[i] += 1;
+            }
+            pb.inc(1);
+        }
+    }
+    let mut lat: Vec<Vec<Duration>> = vec![Vec::new(); cfg.rows.len()];
+    let mut cpu: Vec<Duration> = vec![Duration::ZERO; cfg.rows.len()];
+    let mut per_round = Vec::new();
+    for round in 0..cfg.rounds {
+        let n = cfg.rows.len();
+        for k in 0..n {
+            let i = (round + k) % n;
+            pb.set_message(format!("round {} {}", round + 1, cfg.rows[i].as_str()));
+            let mut this = Vec::with_capacity(cfg.queries);
+            let c0 = process_cpu();
+            for (s, uri) in &searches {
+                let t0 = Instant::now();
+                let ok = runners[i].one(s, uri).await;
+                this.push(t0.elapsed());
+                if !ok {
+                    errors[i] += 1;
+                }
+            }
+            let c = process_cpu().saturating_sub(c0);
+            pb.inc(cfg.queries as u64);
+            cpu[i] += c;
+            per_round.push(RoundRow {
+                round,
+                row: cfg.rows[i],
+                latency: percentiles(this.iter().copied()),
+                cpu_us_per_req: c.as_secs_f64() * 1e6 / cfg.queries as f64,
+            });
+            lat[i].extend(this);
+        }
+    }
+    pb.finish_and_clear();
+    Ok(report(cfg, lat, cpu, errors, per_round))
+}
+
+fn report(
+    cfg: &BaselineConfig,
+    lat: Vec<Vec<Duration>>,
+    cpu: Vec<Duration>,
+    errors: Vec<u64>,
+    per_round: Vec<RoundRow>,
+) -> BaselineReport {
+    let reqs = (cfg.rounds * cfg.queries) as f64;
+    let mut rows: Vec<RowFigures> = cfg
+        .rows
+        .iter()
+        .enumerate()
+        .map(|(i, &row)| RowFigures {
+            row,
+            latency: percentiles(lat[i].iter().copied()),
+            cpu_us_per_req: cpu[i].as_secs_f64() * 1e6 / reqs,
+            p50_vs_raw: None,
+            p99_vs_raw: None,
+            cpu_vs_raw: None,
+            p50_vs_raw_rounds: None,
+            cpu_vs_raw_rounds: None,
+            errors: errors[i],
+        })
+        .collect();
+    let div = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+        _ => None,
+    };
+    if let Some(raw) = rows
+        .iter()
+        .find(|r| r.row == BaselineRow::RawHyper)
+        .cloned()
+    {
+        for r in &mut rows {
+            r.p50_vs_raw = div(r.latency.p50_ms, raw.latency.p50_ms);
+            r.p99_vs_raw = div(r.latency.p99_ms, raw.latency.p99_ms);
+            r.cpu_vs_raw = div(Some(r.cpu_us_per_req), Some(raw.cpu_us_per_req));
+            let mut p50s = Vec::new();
+            let mut cpus = Vec::new();
+            for round in 0..cfg.rounds {
+                let find = |row| per_round.iter().find(|x| x.round == round && x.row == row);
+                if let (Some(a), Some(b)) = (find(r.row), find(BaselineRow::RawHyper)) {
+                    p50s.extend(div(a.latency.p50_ms, b.latency.p50_ms));
+                    cpus.extend(div(Some(a.cpu_us_per_req), Some(b.cpu_us_per_req)));
+                }
+            }
+            let range = |v: &[f64]| {
+                (!v.is_empty()).then(|| {
+                    (
+                        v.iter().copied().fold(f64::INFINITY, f64::min),
+                        v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                    )
+                })
+            };
+            r.p50_vs_raw_rounds = range(&p50s);
+            r.cpu_vs_raw_rounds = range(&cpus);
+        }
+    }
+    let targets: Vec<(BaselineRow, bool, bool)> = rows
+        .iter()
+        .filter(|r| matches!(r.row, BaselineRow::Pooled | BaselineRow::PooledTyped))
+        .filter_map(|r| Some((r.row, r.p50_vs_raw? <= 1.05, r.cpu_vs_raw? <= 1.2)))
+        .collect();
+    let mut report = BaselineReport {
+        url: cfg.url.clone(),
+        collection: cfg.collection.clone(),
+        queries: cfg.queries,
+        rounds: cfg.rounds,
+        rows,
+        per_round,
+        targets,
+        verdict: String::new(),
+    };
+    report.verdict = verdict(&report);
+    report
+}
+
+/// The one-line verdict: the pooled rows against issue #15's targets.
+pub fn verdict(r: &BaselineReport) -> String {
+    let errors: u64 = r.rows.iter().map(|x| x.errors).sum();
+    if errors > 0 {
+        return format!("{errors} requests failed: the ratios are not comparable");
+    }
+    let parts: Vec<String> = r
+        .rows
+        .iter()
+        .filter(|x| matches!(x.row, BaselineRow::Pooled | BaselineRow::PooledTyped))
+        .filter_map(|x| {
+            let met = r.targets.iter().find(|t| t.0 == x.row)?;
+            Some(format!(
+                "{} p50 {:.2}x ({}), CPU {:.2}x ({})",
+                x.row.as_str(),
+                x.p50_vs_raw?,
+                if met.1 {
+                    "<= 1.05x met"
+                } else {
+                    "> 1.05x: missed"
+                },
+                x.cpu_vs_raw?,
+                if met.2 {
+                    "<= 1.2x met"
+                } else {
+                    "> 1.2x: missed"
+                },
+            ))
+        })
+        .collect();
+    if parts.is_empty() {
+        return "no pooled row beside raw-hyper: no target to check".into();
+    }
+    format!(
+        "against raw hyper over {} rounds x {} searches: {}",
+        r.rounds,
+        r.queries,
+        parts.join("; ")
+    )
+}
+
+fn ratio(v: Option<f64>) -> String {
+    v.map(|x| format!("{x:.2}x")).unwrap_or_else(|| "-".into())
+}
+
+fn range(v: Option<(f64, f64)>) -> String {
+    v.map(|(a, b)| format!("{a:.2}..{b:.2}"))
+        .unwrap_or_else(|| "-".into())
+}
+
+/// Prints the table; the last line is the verdict.
+pub fn print_text<W: std::io::Write>(r: &BaselineReport, w: &mut W) -> Result<()> {
+    use bench_report::table::Table;
+    writeln!(w, "Solr: {} (collection {})", r.url, r.collection)?;
+    writeln!(
+        w,
+        "Raw hyper baseline: {} searches per row per round, {} rounds (order rotating), one process",
+        r.queries, r.rounds
+    )?;
+    writeln!(w)?;
+    let t = Table::new()
+        .left("row", 14)
+        .right("n", 6)
+        .right("p50 ms", 7)
+        .right("p99 ms", 7)
+        .right("CPU us/req", 10)
+        .right("p50 vs raw", 10)
+        .right("rounds", 10)
+        .right("p99 vs raw", 10)
+        .right("CPU vs raw", 10)
+        .right("rounds", 10)
+        .right("errors", 6);
+    t.header(w)?;
+    let ms = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_else(|| "-".into());
+    for x in &r.rows {
+        t.row(
+            w,
+            &[
+                &x.row.as_str(),
+                &x.latency.n,
+                &ms(x.latency.p50_ms),
+                &ms(x.latency.p99_ms),
+                &format!("{:.1}", x.cpu_us_per_req),
+                &ratio(x.p50_vs_raw),
+                &range(x.p50_vs_raw_rounds),
+                &ratio(x.p99_vs_raw),
+                &ratio(x.cpu_vs_raw),
+                &range(x.cpu_vs_raw_rounds),
+                &x.errors,
+            ],
+        )?;
+    }
+    writeln!(w)?;
+    writeln!(w, "{}", r.verdict)?;
+    Ok(())
+}
+
+#[derive(Debug, Serialize)]
+struct RoundCsv {
+    round: usize,
+    row: &'static str,
+    n: u64,
+    p50_ms: Option<f64>,
+    p99_ms: Option<f64>,
+    cpu_us_per_req: f64,
+}
+
+impl bench_report::RunReport for BaselineReport {
+    const KIND: &'static str = "baseline";
+
+    fn save(&self, dir: &std::path::Path) -> Result<()> {
+        bench_report::run::write_json(dir, Self::FILE, self)?;
+        let mut text = Vec::new();
+        print_text(self, &mut text)?;
+        std::fs::write(dir.join("report.txt"), text)?;
+        let recs: Vec<RoundCsv> = self
+            .per_round
+            .iter()
+            .map(|x| RoundCsv {
+                round: x.round,
+                row: x.row.as_str(),
+                n: x.latency.n,
+                p50_ms: x.latency.p50_ms,
+                p99_ms: x.latency.p99_ms,
+                cpu_us_per_req: x.cpu_us_per_req,
+            })
+            .collect();
+        bench_report::write_csv(&dir.join("rounds.csv"), &recs)?;
+        Self::write_manifest(dir)
+    }
+
+    fn print_text(&self, w: &mut dyn std::io::Write) -> Result<()> {
+        let mut w = w;
+        print_text(self, &mut w)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg() -> BaselineConfig {
+        BaselineConfig {
+            url: "http://127.0.0.1:1/solr".into(),
+            collection: "bench".into(),
+            queries: 2,
+            rounds: 2,
+            warmup: 0,
+            rows_per_page: 10,
+            rows: vec![BaselineRow::RawHyper, BaselineRow::Pooled],
+            seed: 1,
+        }
+    }
+
+    #[test]
+    fn ratios_are_to_raw_hyper_per_round_and_overall() {
+        let ms = Duration::from_millis;
+        let lat = vec![
+            vec![ms(1), ms(1), ms(1), ms(1)],
+            vec![ms(2), ms(2), ms(2), ms(1)],
+        ];
+        let rr = |round, row, p50: u64, cpu| RoundRow {
+            round,
+            row,
+            latency: percentiles([ms(p50), ms(p50)]),
+            cpu_us_per_req: cpu,
+        };
+        let per_round = vec![
+            rr(0, BaselineRow::RawHyper, 1, 10.0),
+            rr(0, BaselineRow::Pooled, 2, 11.0),
+            rr(1, BaselineRow::Pooled, 1, 12.0),
+            rr(1, BaselineRow::RawHyper, 1, 10.0),
+        ];
+        let cpu = vec![Duration::from_micros(40), Duration::from_micros(46)];
+        let r = report(&cfg(), lat, cpu, vec![0, 0], per_round);
+        let pooled = &r.rows[1];
+        assert_eq!(pooled.cpu_vs_raw.map(|x| (x * 100.0).round()), Some(115.0));
+        let (lo, hi) = pooled.p50_vs_raw_rounds.expect("per-round ratios");
+        assert!(
+            (lo - 1.0).abs() < 0.01 && (hi - 2.0).abs() < 0.01,
+            "{lo} {hi}"
+        );
+        let (clo, chi) = pooled.cpu_vs_raw_rounds.expect("per-round CPU ratios");
+        assert!((clo - 1.1).abs() < 1e-9 && (chi - 1.2).abs() < 1e-9);
+        assert_eq!(r.targets, vec![(BaselineRow::Pooled, false, true)]);
+        assert!(r.verdict.contains("missed"), "{}", r.verdict);
+    }
+
+    #[test]
+    fn empty_or_https_settings_are_errors() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let mut c = cfg();
+        c.queries = 0;
+        assert!(rt.block_on(run(&c, true)).is_err());
+        let mut c = cfg();
+        c.url = "https://127.0.0.1:1/solr".into();
+        let e = rt.block_on(run(&c, true)).expect_err("https");
+        assert!(e.to_string().contains("http://"), "{e}");
+    }
+}
