@@ -831,7 +831,10 @@ fn with_qtime(mut t: Timing, qtime: Option<u32>) -> Timing {
 
 /// Serializes each doc into a JSON object (Solr document): the path before the direct
 /// encoders, kept as their test oracle.
-#[cfg_attr(not(all(test, feature = "cbor", feature = "javabin")), allow(dead_code))]
+#[cfg_attr(
+    not(all(test, feature = "cbor", feature = "javabin")),
+    allow(dead_code)
+)]
 pub(crate) fn to_documents<T: Serialize>(docs: &[T]) -> Result<Vec<Document>> {
     docs.iter()
         .enumerate()

@@ -118,7 +118,11 @@ fn flat(i: u32) -> Flat {
         id: format!("doc-{i}"),
         kind: Kind::Book,
         missing: None,
-        nan: if i.is_multiple_of(2) { f64::NAN } else { f64::INFINITY },
+        nan: if i.is_multiple_of(2) {
+            f64::NAN
+        } else {
+            f64::INFINITY
+        },
         popularity: i * 7,
         price: f64::from(i) * 0.25,
         tags: vec!["a".into(), format!("t{i}")],

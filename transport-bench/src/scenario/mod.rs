@@ -12,9 +12,9 @@
 
 pub mod baseline;
 pub mod bulk_files;
-pub mod formats;
 pub mod bulk_index;
 pub mod cpu;
+pub mod formats;
 pub mod idle;
 pub mod knn;
 pub mod large_responses;

@@ -10,8 +10,6 @@ pub mod report;
 pub mod solrj;
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
@@ -45,7 +43,7 @@ pub enum IndexRow {
     SolrjHttp2,
     /// solr-client `add_batched`: one batch after the other.
     Sequential,
-    /// solr-client with `in_flight` batches in flight ([`concurrent_rows`]).
+    /// solr-client's `Indexer` with `in_flight` batches in flight ([`concurrent_rows`]).
     Concurrent,
 }
 
@@ -129,13 +127,9 @@ impl BulkIndexConfig {
     }
 }
 
-/// The concurrent row: documents `0..docs` (ids `{prefix}{i}`) in batches of `batch`, with
-/// `in_flight` batches in flight, each worker a clone of `client` taking the next batch;
-/// the reports of every batch merged.
-///
-/// This is the hand-rolled concurrency issue #15 measures; when `solr_client::Indexer`
-/// lands, this body becomes `Indexer::builder(client.clone()).batch_docs(batch)
-/// .in_flight(in_flight).build()`, `index_iter((0..docs).map(..))` and `finish()`.
+/// The concurrent row: documents `0..docs` (ids `{prefix}{i}`) through
+/// [`solr_client::Indexer`] in batches of `batch` (no byte limit below 64 MiB), with
+/// `in_flight` batches in flight and a queue of `in_flight` more; its exact report.
 pub async fn concurrent_rows(
     client: &SolrClient,
     prefix: &str,
@@ -143,30 +137,17 @@ pub async fn concurrent_rows(
     batch: usize,
     in_flight: usize,
 ) -> Result<BatchReport> {
-    let next = Arc::new(AtomicU64::new(0));
-    let batches = docs.div_ceil(batch.max(1)) as u64;
-    let mut set = tokio::task::JoinSet::new();
-    for _ in 0..in_flight.max(1) {
-        let (client, next, prefix) = (client.clone(), next.clone(), prefix.to_string());
-        set.spawn(async move {
-            let mut report = BatchReport::default();
-            loop {
-                let b = next.fetch_add(1, Ordering::Relaxed);
-                if b >= batches {
-                    return Ok::<_, solr_client::Error>(report);
-                }
-                let start = b * batch as u64;
-                let end = (start + batch as u64).min(docs as u64);
-                let chunk: Vec<docs::BenchDoc> =
-                    (start..end).map(|i| docs::doc(&prefix, i)).collect();
-                report.merge(client.add_batched(&chunk, chunk.len()).await?);
-            }
-        });
-    }
-    let mut report = BatchReport::default();
-    while let Some(r) = set.join_next().await {
-        report.merge(r.context("an indexing task panicked")??);
-    }
+    let mut indexer = solr_client::Indexer::builder(client.clone())
+        .batch_docs(batch.max(1))
+        .batch_bytes(64 << 20)
+        .in_flight(in_flight.max(1))
+        .queue(in_flight.max(1))
+        .build()?;
+    let pushed = indexer
+        .index_iter((0..docs as u64).map(|i| docs::doc(prefix, i)))
+        .await;
+    let report = indexer.finish().await;
+    pushed?;
     Ok(report)
 }
 
