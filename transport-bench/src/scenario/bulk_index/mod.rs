@@ -43,7 +43,7 @@ pub enum IndexRow {
     SolrjHttp2,
     /// solr-client `add_batched`: one batch after the other.
     Sequential,
-    /// solr-client's `Indexer` with `in_flight` batches in flight ([`concurrent_rows`]).
+    /// solr-client's `Indexer` with `in_flight` batches in flight.
     Concurrent,
 }
 
