@@ -18,5 +18,5 @@ for f in "${sets[@]}"; do
   fi
 done
 echo "-- unit test with no optional feature: missing features are named errors"
-cargo test -q -p solr-client --lib --no-default-features features:: 
+cargo test -q -p solr-client --lib --no-default-features features_tests:: 
 echo "-- solr-client: every feature set checks"

@@ -216,7 +216,7 @@ fn named_document<'a>(sent_ids: &'a [String], message: &str) -> Option<&'a str> 
             .map(String::as_str)
             .max_by_key(|id| id.len());
     }
-    let (id, _, _) = crate::request::parse_conflict(message)?;
+    let (id, _, _) = crate::types::parse_conflict(message)?;
     sent_ids.iter().map(String::as_str).find(|s| *s == id)
 }
 

@@ -884,31 +884,111 @@ impl SolrClient {
     }
 }
 
-/// The admin APIs ([`crate::admin`]), as small handles borrowed from the client.
+/// The exchange every call makes: the metrics hook, the call span, the not-found hint
+/// ([`crate::observe`]).
 impl SolrClient {
-    /// The Collections API (SolrCloud) of this client's cluster.
-    pub fn collections(&self) -> crate::admin::Collections<'_> {
-        crate::admin::Collections::new(self)
+    /// Sends `req`, decodes the response with `decode`, sets QTime from `qtime`, calls the
+    /// hook, records the spans, and turns a 404 that is not Solr's into [`Error::NotFound`].
+    pub(crate) async fn exchange<T>(
+        &self,
+        req: WireRequest,
+        decode: impl FnOnce(WireResponse) -> Result<(T, Timing)>,
+        qtime: impl FnOnce(&T) -> Option<u32>,
+    ) -> Result<(T, Timing)> {
+        let method = req.method.clone();
+        let path = req.path.clone();
+        let node = req.node.clone();
+        let (resp, trace) = self.traced_send(req).await;
+        let resp = resp?;
+        let status = resp.status.as_u16();
+        let keep = self.observer.hook.is_some() || cfg!(feature = "tracing");
+        let kept = keep.then(|| resp.timing.clone());
+        let out = match decode(resp) {
+            Ok((v, mut timing)) => {
+                timing.qtime_ms = qtime(&v);
+                Ok((v, timing))
+            }
+            Err(e) => Err(crate::error::not_found(e, &node, &path)),
+        };
+        let timing = match (&out, &kept) {
+            (Ok((_, t)), _) => Some(t),
+            (Err(_), Some(t)) => Some(t),
+            (Err(_), None) => None,
+        };
+        if let (Some(hook), Some(timing)) = (&self.observer.hook, timing) {
+            hook(&crate::observe::ResponseEvent {
+                method: &method,
+                path: &path,
+                node: &timing.node,
+                status,
+                qtime_ms: timing.qtime_ms,
+                timing,
+                error: out.as_ref().err(),
+            });
+        }
+        trace.finish(status, timing);
+        out
     }
 
-    /// The Configsets API (SolrCloud).
-    pub fn configsets(&self) -> crate::admin::Configsets<'_> {
-        crate::admin::Configsets::new(self)
+    /// [`SolrClient::send_raw`]: sends `req` as it is, reporting the response to the hook.
+    pub(crate) async fn exchange_raw(&self, req: WireRequest) -> Result<WireResponse> {
+        let method = req.method.clone();
+        let path = req.path.clone();
+        let (resp, trace) = self.traced_send(req).await;
+        let resp = resp?;
+        if let Some(hook) = &self.observer.hook {
+            hook(&crate::observe::ResponseEvent {
+                method: &method,
+                path: &path,
+                node: &resp.timing.node,
+                status: resp.status.as_u16(),
+                qtime_ms: None,
+                timing: &resp.timing,
+                error: None,
+            });
+        }
+        trace.finish(resp.status.as_u16(), Some(&resp.timing));
+        Ok(resp)
     }
 
-    /// The Schema API of this client's collection (or core).
-    pub fn schema(&self) -> crate::admin::Schema<'_> {
-        crate::admin::Schema::new(self)
+    #[cfg(not(feature = "tracing"))]
+    async fn traced_send(
+        &self,
+        req: WireRequest,
+    ) -> (Result<WireResponse>, crate::observe::CallTrace) {
+        (self.transport.send(req).await, crate::observe::CallTrace)
     }
 
-    /// The CoreAdmin API of this client's node (standalone).
-    pub fn cores(&self) -> crate::admin::Cores<'_> {
-        crate::admin::Cores::new(self)
-    }
-
-    /// System information and metrics of this client's node.
-    pub fn system(&self) -> crate::admin::System<'_> {
-        crate::admin::System::new(self)
+    #[cfg(feature = "tracing")]
+    async fn traced_send(
+        &self,
+        req: WireRequest,
+    ) -> (Result<WireResponse>, crate::observe::CallTrace) {
+        use tracing::Instrument;
+        let span = tracing::debug_span!(
+            target: "solr_client",
+            "solr.request",
+            method = %req.method,
+            path = %req.path,
+            status = tracing::field::Empty,
+            attempts = tracing::field::Empty,
+            qtime_ms = tracing::field::Empty,
+            total_ms = tracing::field::Empty,
+        );
+        let transport = self.transport.clone();
+        let state = std::cell::RefCell::new(crate::transport::span::CallState::default());
+        let (resp, last) = crate::transport::span::CALL
+            .scope(state, async move {
+                let resp = transport.send(req).await;
+                let last = crate::transport::span::CALL
+                    .try_with(|c| c.borrow_mut().last.take())
+                    .ok()
+                    .flatten();
+                (resp, last)
+            })
+            .instrument(span.clone())
+            .await;
+        (resp, crate::observe::CallTrace { span, last })
     }
 }
 

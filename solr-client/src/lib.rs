@@ -111,15 +111,23 @@
 use {hdrhistogram as _, tracing_subscriber as _};
 
 pub mod admin;
+#[cfg(all(test, feature = "cbor", feature = "javabin"))]
+mod atomic_tests;
 mod batch;
 #[cfg(feature = "blocking")]
 #[cfg_attr(docsrs, doc(cfg(feature = "blocking")))]
 pub mod blocking;
 mod client;
+// The direct encoders and the typed javabin decoder against the Value path they replaced
+// (a module of its own: it uses the codec, the client and the responses).
 pub mod codec;
+#[cfg(all(test, feature = "cbor", feature = "javabin"))]
+mod codec_speed_tests;
 mod error;
 mod escape;
 mod features;
+#[cfg(test)]
+mod features_tests;
 pub mod guide;
 pub mod indexer;
 pub mod observe;

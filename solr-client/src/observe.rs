@@ -62,10 +62,8 @@ use std::sync::Arc;
 
 use http::Method;
 
-use crate::client::SolrClient;
-use crate::error::{Error, Result};
+use crate::error::Error;
 use crate::timing::Timing;
-use crate::transport::{WireRequest, WireResponse};
 
 /// One response, as the metrics hook sees it (see the [module docs](self)).
 #[derive(Debug)]
@@ -106,285 +104,44 @@ impl std::fmt::Debug for Observer {
     }
 }
 
-impl SolrClient {
-    /// Sends `req`, decodes the response with `decode`, sets QTime from `qtime`, calls the
-    /// hook, records the spans, and turns a 404 that is not Solr's into [`Error::NotFound`].
-    pub(crate) async fn exchange<T>(
-        &self,
-        req: WireRequest,
-        decode: impl FnOnce(WireResponse) -> Result<(T, Timing)>,
-        qtime: impl FnOnce(&T) -> Option<u32>,
-    ) -> Result<(T, Timing)> {
-        let method = req.method.clone();
-        let path = req.path.clone();
-        let node = req.node.clone();
-        let (resp, trace) = self.traced_send(req).await;
-        let resp = resp?;
-        let status = resp.status.as_u16();
-        let keep = self.observer.hook.is_some() || cfg!(feature = "tracing");
-        let kept = keep.then(|| resp.timing.clone());
-        let out = match decode(resp) {
-            Ok((v, mut timing)) => {
-                timing.qtime_ms = qtime(&v);
-                Ok((v, timing))
-            }
-            Err(e) => Err(crate::error::not_found(e, &node, &path)),
-        };
-        let timing = match (&out, &kept) {
-            (Ok((_, t)), _) => Some(t),
-            (Err(_), Some(t)) => Some(t),
-            (Err(_), None) => None,
-        };
-        if let (Some(hook), Some(timing)) = (&self.observer.hook, timing) {
-            hook(&ResponseEvent {
-                method: &method,
-                path: &path,
-                node: &timing.node,
-                status,
-                qtime_ms: timing.qtime_ms,
-                timing,
-                error: out.as_ref().err(),
-            });
-        }
-        trace.finish(status, timing);
-        out
-    }
-
-    /// [`SolrClient::send_raw`]: sends `req` as it is, reporting the response to the hook.
-    pub(crate) async fn exchange_raw(&self, req: WireRequest) -> Result<WireResponse> {
-        let method = req.method.clone();
-        let path = req.path.clone();
-        let (resp, trace) = self.traced_send(req).await;
-        let resp = resp?;
-        if let Some(hook) = &self.observer.hook {
-            hook(&ResponseEvent {
-                method: &method,
-                path: &path,
-                node: &resp.timing.node,
-                status: resp.status.as_u16(),
-                qtime_ms: None,
-                timing: &resp.timing,
-                error: None,
-            });
-        }
-        trace.finish(resp.status.as_u16(), Some(&resp.timing));
-        Ok(resp)
-    }
-
-    #[cfg(not(feature = "tracing"))]
-    async fn traced_send(&self, req: WireRequest) -> (Result<WireResponse>, CallTrace) {
-        (self.transport.send(req).await, CallTrace)
-    }
-
-    #[cfg(feature = "tracing")]
-    async fn traced_send(&self, req: WireRequest) -> (Result<WireResponse>, CallTrace) {
-        use tracing::Instrument;
-        let span = tracing::debug_span!(
-            target: "solr_client",
-            "solr.request",
-            method = %req.method,
-            path = %req.path,
-            status = tracing::field::Empty,
-            attempts = tracing::field::Empty,
-            qtime_ms = tracing::field::Empty,
-            total_ms = tracing::field::Empty,
-        );
-        let transport = self.transport.clone();
-        let state = std::cell::RefCell::new(tracing_impl::CallState::default());
-        let (resp, last) = tracing_impl::CALL
-            .scope(state, async move {
-                let resp = transport.send(req).await;
-                let last = tracing_impl::CALL
-                    .try_with(|c| c.borrow_mut().last.take())
-                    .ok()
-                    .flatten();
-                (resp, last)
-            })
-            .instrument(span.clone())
-            .await;
-        (resp, CallTrace { span, last })
-    }
-}
-
 /// What a call leaves to record once its response is decoded.
 #[cfg(not(feature = "tracing"))]
-struct CallTrace;
+pub(crate) struct CallTrace;
 
 #[cfg(not(feature = "tracing"))]
 impl CallTrace {
-    fn finish(self, _status: u16, _timing: Option<&Timing>) {}
+    pub(crate) fn finish(self, _status: u16, _timing: Option<&Timing>) {}
 }
 
 /// What a call leaves to record once its response is decoded: its span and the span of the
 /// attempt whose response it decoded.
 #[cfg(feature = "tracing")]
-struct CallTrace {
-    span: tracing::Span,
-    last: Option<tracing::Span>,
+pub(crate) struct CallTrace {
+    pub(crate) span: tracing::Span,
+    pub(crate) last: Option<tracing::Span>,
 }
 
 #[cfg(feature = "tracing")]
 impl CallTrace {
-    fn finish(self, status: u16, timing: Option<&Timing>) {
+    pub(crate) fn finish(self, status: u16, timing: Option<&Timing>) {
         self.span.record("status", status);
         let Some(t) = timing else { return };
         self.span.record("attempts", t.attempts.max(1));
         if let Some(q) = t.qtime_ms {
             self.span.record("qtime_ms", q);
         }
-        self.span.record("total_ms", ms(t.total()));
+        self.span
+            .record("total_ms", crate::transport::span::ms(t.total()));
         if let Some(last) = self.last {
             if let Some(q) = t.qtime_ms {
                 last.record("qtime_ms", q);
             }
             if let Some(d) = t.decompress {
-                last.record("decompress_ms", ms(d));
+                last.record("decompress_ms", crate::transport::span::ms(d));
             }
             if let Some(d) = t.parse {
-                last.record("decode_ms", ms(d));
+                last.record("decode_ms", crate::transport::span::ms(d));
             }
         }
-    }
-}
-
-/// Milliseconds, to the microsecond.
-#[cfg(feature = "tracing")]
-fn ms(d: std::time::Duration) -> f64 {
-    d.as_micros() as f64 / 1e3
-}
-
-/// One HTTP exchange of a base transport, in its `solr.attempt` span (no span without the
-/// `tracing` feature). Every base transport sends through this (`Counted::send` in
-/// [`crate::transport`]), so each attempt of every stack is one span.
-pub(crate) struct Attempt {
-    #[cfg(feature = "tracing")]
-    labels: (String, Method, String),
-}
-
-impl Attempt {
-    /// The attempt of `req` (its labels are taken now: the request moves on).
-    pub(crate) fn new(req: &WireRequest) -> Self {
-        #[cfg(not(feature = "tracing"))]
-        let _ = req;
-        Attempt {
-            #[cfg(feature = "tracing")]
-            labels: (
-                crate::error::node_label(&req.node),
-                req.method.clone(),
-                req.path.clone(),
-            ),
-        }
-    }
-
-    /// Runs `fut`, the exchange.
-    #[cfg(not(feature = "tracing"))]
-    pub(crate) async fn run<F>(self, fut: F) -> Result<WireResponse>
-    where
-        F: std::future::Future<Output = Result<WireResponse>>,
-    {
-        fut.await
-    }
-
-    /// Runs `fut`, the exchange, in its span, and records the answer's fields on it.
-    #[cfg(feature = "tracing")]
-    pub(crate) async fn run<F>(self, fut: F) -> Result<WireResponse>
-    where
-        F: std::future::Future<Output = Result<WireResponse>>,
-    {
-        use tracing::Instrument;
-        let (node, method, path) = self.labels;
-        let n = tracing_impl::CALL
-            .try_with(|c| {
-                let mut c = c.borrow_mut();
-                c.attempts += 1;
-                c.attempts
-            })
-            .unwrap_or(1);
-        let span = tracing::debug_span!(
-            target: "solr_client",
-            "solr.attempt",
-            node = %node,
-            method = %method,
-            path = %path,
-            attempt = n,
-            status = tracing::field::Empty,
-            reused = tracing::field::Empty,
-            connection_id = tracing::field::Empty,
-            blocked_ms = tracing::field::Empty,
-            dns_ms = tracing::field::Empty,
-            connect_ms = tracing::field::Empty,
-            tls_ms = tracing::field::Empty,
-            write_ms = tracing::field::Empty,
-            wait_ms = tracing::field::Empty,
-            body_ms = tracing::field::Empty,
-            decompress_ms = tracing::field::Empty,
-            decode_ms = tracing::field::Empty,
-            qtime_ms = tracing::field::Empty,
-            error = tracing::field::Empty,
-        );
-        let res = fut.instrument(span.clone()).await;
-        match &res {
-            Ok(r) => {
-                let t = &r.timing;
-                span.record("status", r.status.as_u16());
-                span.record("reused", t.reused);
-                span.record("connection_id", t.connection_id);
-                span.record("blocked_ms", ms(t.blocked));
-                for (name, d) in [
-                    ("dns_ms", t.dns),
-                    ("connect_ms", t.connect),
-                    ("tls_ms", t.tls),
-                ] {
-                    if let Some(d) = d {
-                        span.record(name, ms(d));
-                    }
-                }
-                span.record("write_ms", ms(t.write));
-                span.record("wait_ms", ms(t.server_wait));
-                span.record("body_ms", ms(t.transfer));
-            }
-            Err(e) => {
-                span.record("error", tracing::field::display(e));
-            }
-        }
-        let _ = tracing_impl::CALL.try_with(|c| c.borrow_mut().last = Some(span));
-        res
-    }
-}
-
-/// A retry or failover is about to happen: the INFO event `solr.retry` (a no-op without
-/// the `tracing` feature). `reason` is a status or an error's `Display`.
-pub(crate) fn retrying(
-    node: &str,
-    attempt: u32,
-    reason: &dyn std::fmt::Display,
-    wait: std::time::Duration,
-) {
-    #[cfg(feature = "tracing")]
-    tracing::info!(
-        target: "solr_client",
-        node = %node,
-        attempt,
-        reason = %reason,
-        wait_ms = ms(wait),
-        "solr.retry"
-    );
-    #[cfg(not(feature = "tracing"))]
-    let _ = (node, attempt, reason, wait);
-}
-
-#[cfg(feature = "tracing")]
-mod tracing_impl {
-    use std::cell::RefCell;
-
-    /// The attempt counter and last attempt span of one client call.
-    #[derive(Default)]
-    pub(super) struct CallState {
-        pub(super) attempts: u32,
-        pub(super) last: Option<tracing::Span>,
-    }
-
-    tokio::task_local! {
-        pub(super) static CALL: RefCell<CallState>;
     }
 }

@@ -74,3 +74,28 @@ pub struct FailedDoc {
     /// Why it was not indexed (Solr's message, or the transport error for a lost batch).
     pub message: String,
 }
+
+/// A version conflict as Solr words it: `version conflict for ID expected=E actual=A`, or
+/// `Document not found for update.  id=ID` (the document had to exist).
+pub(crate) fn parse_conflict(msg: &str) -> Option<(String, Option<i64>, Option<i64>)> {
+    if let Some(i) = msg.find("version conflict for ") {
+        let rest = &msg[i + "version conflict for ".len()..];
+        let e = rest.rfind(" expected=")?;
+        let id = rest[..e].to_string();
+        let tail = &rest[e + " expected=".len()..];
+        let (exp, act) = tail.split_once(" actual=")?;
+        let num = |t: &str| {
+            t.trim()
+                .trim_end_matches(|c: char| !c.is_ascii_digit())
+                .parse::<i64>()
+                .ok()
+        };
+        return Some((id, num(exp), num(act)));
+    }
+    if let Some(i) = msg.find("Document not found for update.") {
+        let rest = &msg[i..];
+        let id = rest.split_once("id=")?.1.trim().to_string();
+        return Some((id, None, None));
+    }
+    None
+}

@@ -239,6 +239,34 @@ pub(crate) fn check_name(kind: &str, name: &str) -> Result<()> {
     Ok(())
 }
 
+/// The admin APIs, as small handles borrowed from the client.
+impl SolrClient {
+    /// The Collections API (SolrCloud) of this client's cluster.
+    pub fn collections(&self) -> Collections<'_> {
+        Collections::new(self)
+    }
+
+    /// The Configsets API (SolrCloud).
+    pub fn configsets(&self) -> Configsets<'_> {
+        Configsets::new(self)
+    }
+
+    /// The Schema API of this client's collection (or core).
+    pub fn schema(&self) -> Schema<'_> {
+        Schema::new(self)
+    }
+
+    /// The CoreAdmin API of this client's node (standalone).
+    pub fn cores(&self) -> Cores<'_> {
+        Cores::new(self)
+    }
+
+    /// System information and metrics of this client's node.
+    pub fn system(&self) -> System<'_> {
+        System::new(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

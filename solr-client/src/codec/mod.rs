@@ -2,7 +2,7 @@
 //! formats this crate speaks (Solr 9's `/update` reads all four by Content-Type); response
 //! decoders for `wt=json`, `xml`, `javabin` and `cbor` ([`ResponseFormat`]).
 
-mod atomic;
+pub(crate) mod atomic;
 #[cfg(feature = "cbor")]
 mod cbor;
 #[cfg(feature = "cbor")]
@@ -22,8 +22,6 @@ mod ser_cbor;
 #[cfg(feature = "javabin")]
 mod ser_javabin;
 mod ser_xml;
-#[cfg(all(test, feature = "cbor", feature = "javabin"))]
-mod speed_tests;
 mod values;
 mod xml;
 pub mod xml_response;

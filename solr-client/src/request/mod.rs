@@ -50,5 +50,5 @@ pub use spellcheck::Spellcheck;
 pub use stats::StatsField;
 pub use suggest::Suggest;
 pub use terms::Terms;
-pub(crate) use update::{conflict_error, parse_conflict, single_conflict};
+pub(crate) use update::{conflict_error, single_conflict};
 pub use update::{AtomicOp, AtomicUpdate};

@@ -16,6 +16,7 @@ use serde_json::{Map, Value};
 use crate::batch::BatchReport;
 use crate::error::{Error, FailedDoc};
 use crate::response::Document;
+use crate::types::parse_conflict;
 
 /// One atomic-update operation on a field.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -155,31 +156,6 @@ impl Serialize for AtomicUpdate {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         self.doc.serialize(s)
     }
-}
-
-/// A version conflict as Solr words it: `version conflict for ID expected=E actual=A`, or
-/// `Document not found for update.  id=ID` (the document had to exist).
-pub(crate) fn parse_conflict(msg: &str) -> Option<(String, Option<i64>, Option<i64>)> {
-    if let Some(i) = msg.find("version conflict for ") {
-        let rest = &msg[i + "version conflict for ".len()..];
-        let e = rest.rfind(" expected=")?;
-        let id = rest[..e].to_string();
-        let tail = &rest[e + " expected=".len()..];
-        let (exp, act) = tail.split_once(" actual=")?;
-        let num = |t: &str| {
-            t.trim()
-                .trim_end_matches(|c: char| !c.is_ascii_digit())
-                .parse::<i64>()
-                .ok()
-        };
-        return Some((id, num(exp), num(act)));
-    }
-    if let Some(i) = msg.find("Document not found for update.") {
-        let rest = &msg[i..];
-        let id = rest.split_once("id=")?.1.trim().to_string();
-        return Some((id, None, None));
-    }
-    None
 }
 
 impl FailedDoc {

@@ -28,6 +28,7 @@ mod redirect;
 mod reqwest_default;
 mod retry;
 mod routing;
+pub(crate) mod span;
 mod tls;
 
 use std::fmt;
@@ -372,7 +373,7 @@ impl Counted {
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let deadline = req.start_deadline();
         let timeout = req.request_timeout();
-        let attempt = crate::observe::Attempt::new(&req);
+        let attempt = span::Attempt::new(&req);
         let https = req.node.scheme() == "https";
         let fut = until_deadline(deadline, timeout, inner(req));
         Box::pin(

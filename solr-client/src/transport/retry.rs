@@ -228,7 +228,7 @@ impl<T: Transport> Retry<T> {
                     waited,
                 });
             }
-            crate::observe::retrying(&resp.timing.node, attempt, &status, delay);
+            crate::transport::span::retrying(&resp.timing.node, attempt, &status, delay);
             tokio::time::sleep(delay).await;
             waited += delay;
             attempt += 1;

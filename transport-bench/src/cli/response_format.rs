@@ -1,5 +1,5 @@
 //! `--response-format`: the response formats (`wt`) `study` and `audit` run their searches
-//! in, each with the same searches ([`crate::scenario::formats`]).
+//! in, each with the same searches ([`crate::scenario::study::formats`]).
 
 use solr_client::ResponseFormat;
 
@@ -46,7 +46,7 @@ pub struct ResponseFormatArgs {
 impl ResponseFormatArgs {
     /// The formats chosen, in order, without repeats.
     pub fn formats(&self) -> Vec<ResponseFormat> {
-        crate::scenario::formats::normalized(
+        crate::scenario::study::formats::normalized(
             &self
                 .response_formats
                 .iter()

@@ -138,7 +138,7 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
         }
         writeln!(w)?;
     }
-    crate::scenario::formats::print_text(&r.formats, w)?;
+    crate::scenario::study::formats::print_text(&r.formats, w)?;
     writeln!(
         w,
         "Mean phase breakdown, ms ({} workload)",
@@ -191,7 +191,7 @@ pub fn save_report(dir: &Path, r: &StudyReport) -> Result<()> {
     std::fs::write(dir.join("summary.json"), serde_json::to_vec_pretty(r)?)?;
     let rows: Vec<TransportRow> = r.transports.iter().map(TransportRow::from).collect();
     bench_report::write_csv(&dir.join("transports.csv"), &rows)?;
-    crate::scenario::formats::save_csv(dir, &r.formats)?;
+    crate::scenario::study::formats::save_csv(dir, &r.formats)?;
     let mut txt = Vec::new();
     print_text(r, &mut txt)?;
     std::fs::write(dir.join("report.txt"), txt)?;
@@ -320,7 +320,7 @@ pub fn rerender(run: &Path) -> Result<StudyReport> {
                     .find(|x| x.as_str() == f.format)
             })
             .collect();
-        r.formats = crate::scenario::formats::summaries(&records, &r.transports, &formats);
+        r.formats = crate::scenario::study::formats::summaries(&records, &r.transports, &formats);
     }
     save(run, &r, &records)?;
     Ok(r)

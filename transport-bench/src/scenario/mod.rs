@@ -2,7 +2,7 @@
 //! None imports from the command line ([`crate::cli`]) or from the crate root.
 //!
 //! [`study`] is the transport study (seed 003), [`idle`] its idle-penalty probe and
-//! [`formats`] its response-format axis; [`wan`]
+//! [`study::formats`] its response-format axis; [`wan`]
 //! runs a study through the emulated WAN link; [`sweep`] runs the study's searches at several
 //! RTTs; [`large_responses`] is S5 (seed 004); [`nrt`] is near-real-time indexing under search
 //! load (seed 001); [`routing`] is seed 003's read routing under write pressure;
@@ -14,7 +14,6 @@ pub mod baseline;
 pub mod bulk_files;
 pub mod bulk_index;
 pub mod cpu;
-pub mod formats;
 pub mod idle;
 pub mod knn;
 pub mod large_responses;

@@ -14,7 +14,8 @@ use solr_client::{
     Commit, ResponseFormat, Select, SolrClient, Timing, TlsOptions, TransportKind, UpdateFormat,
 };
 
-use super::formats::{self, FormatSummary};
+pub mod formats;
+use self::formats::FormatSummary;
 use crate::load::{self, Load};
 use crate::stats::{percentiles, Percentiles};
 use crate::witness::{KernelTcp, PcapWitness};

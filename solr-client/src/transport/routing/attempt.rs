@@ -133,7 +133,7 @@ impl Routing {
                         if !self.retry.fits(waited, wait, deadline) {
                             return Err(exhausted(waited));
                         }
-                        crate::observe::retrying(&node_name, attempts, &resp.status, wait);
+                        crate::transport::span::retrying(&node_name, attempts, &resp.status, wait);
                         tokio::time::sleep(wait).await;
                         waited += wait;
                         pos += 1;
@@ -186,11 +186,11 @@ impl Routing {
                         if !self.retry.fits(waited, wait, deadline) {
                             return Err(e);
                         }
-                        crate::observe::retrying(&node_name, attempts, &e, wait);
+                        crate::transport::span::retrying(&node_name, attempts, &e, wait);
                         tokio::time::sleep(wait).await;
                         waited += wait;
                     } else {
-                        crate::observe::retrying(&node_name, attempts, &e, Duration::ZERO);
+                        crate::transport::span::retrying(&node_name, attempts, &e, Duration::ZERO);
                     }
                 }
             }

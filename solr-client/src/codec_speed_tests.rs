@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{json, Value};
 
-use super::javabin::{self, Writer};
-use super::UpdateFormat;
 use crate::client::to_documents;
+use crate::codec::javabin::{self, Writer};
+use crate::codec::UpdateFormat;
 use crate::response::SelectResponse;
 
 /// The old path: each document into a `Value` object, then the `Value` encoder.
@@ -203,7 +203,7 @@ struct Failing {
 
 #[test]
 fn ids_come_from_the_id_field_and_bad_documents_are_errors_naming_them() {
-    let ids = super::ser::doc_ids(&value_corpus()).expect("objects");
+    let ids = crate::codec::doc_ids(&value_corpus()).expect("objects");
     assert_eq!(
         ids,
         [
@@ -220,10 +220,10 @@ fn ids_come_from_the_id_field_and_bad_documents_are_errors_naming_them() {
     );
     let structs: Vec<Flat> = (0..2).map(flat).collect();
     assert_eq!(
-        super::ser::doc_ids(&structs).expect("structs"),
+        crate::codec::doc_ids(&structs).expect("structs"),
         ["doc-0", "doc-1"]
     );
-    let e = super::ser::doc_ids(&[json!({"id": "a"}), json!([1])]).expect_err("an array");
+    let e = crate::codec::doc_ids(&[json!({"id": "a"}), json!([1])]).expect_err("an array");
     assert!(
         e.to_string().contains("document #1 is not an object"),
         "{e}"
@@ -415,7 +415,7 @@ fn typed_javabin_select_equals_the_tree_then_from_value_path() {
 
 #[test]
 fn typed_javabin_keeps_the_decoders_limits() {
-    let input = include_bytes!("testdata/javabin-nested-keys.bin");
+    let input = include_bytes!("codec/testdata/javabin-nested-keys.bin");
     let e = javabin::from_slice::<Value>(input).expect_err("a container key");
     assert!(e.message.contains("map key"), "{e}");
     let deep: Vec<u8> = std::iter::once(2)

@@ -16,7 +16,7 @@ use bench_report::table::Table;
 use serde::{Deserialize, Serialize};
 use solr_client::ResponseFormat;
 
-use super::study::{Record, TransportSummary};
+use super::{Record, TransportSummary};
 use crate::stats::{percentiles, Percentiles};
 
 /// True when the study runs the format axis: any format but JSON alone.

@@ -1,0 +1,154 @@
+//! The `solr.attempt` span of every HTTP exchange a base transport makes, and the
+//! `solr.retry` event (no-ops without the `tracing` feature). The call's own span and the
+//! metrics hook are in [`crate::observe`].
+
+use crate::error::Result;
+#[cfg(feature = "tracing")]
+use http::Method;
+
+use super::{WireRequest, WireResponse};
+
+/// Milliseconds, to the microsecond.
+#[cfg(feature = "tracing")]
+pub(crate) fn ms(d: std::time::Duration) -> f64 {
+    d.as_micros() as f64 / 1e3
+}
+
+/// One HTTP exchange of a base transport, in its `solr.attempt` span (no span without the
+/// `tracing` feature). Every base transport sends through this (`Counted::send` in
+/// [`crate::transport`]), so each attempt of every stack is one span.
+pub(crate) struct Attempt {
+    #[cfg(feature = "tracing")]
+    labels: (String, Method, String),
+}
+
+impl Attempt {
+    /// The attempt of `req` (its labels are taken now: the request moves on).
+    pub(crate) fn new(req: &WireRequest) -> Self {
+        #[cfg(not(feature = "tracing"))]
+        let _ = req;
+        Attempt {
+            #[cfg(feature = "tracing")]
+            labels: (
+                crate::error::node_label(&req.node),
+                req.method.clone(),
+                req.path.clone(),
+            ),
+        }
+    }
+
+    /// Runs `fut`, the exchange.
+    #[cfg(not(feature = "tracing"))]
+    pub(crate) async fn run<F>(self, fut: F) -> Result<WireResponse>
+    where
+        F: std::future::Future<Output = Result<WireResponse>>,
+    {
+        fut.await
+    }
+
+    /// Runs `fut`, the exchange, in its span, and records the answer's fields on it.
+    #[cfg(feature = "tracing")]
+    pub(crate) async fn run<F>(self, fut: F) -> Result<WireResponse>
+    where
+        F: std::future::Future<Output = Result<WireResponse>>,
+    {
+        use tracing::Instrument;
+        let (node, method, path) = self.labels;
+        let n = CALL
+            .try_with(|c| {
+                let mut c = c.borrow_mut();
+                c.attempts += 1;
+                c.attempts
+            })
+            .unwrap_or(1);
+        let span = tracing::debug_span!(
+            target: "solr_client",
+            "solr.attempt",
+            node = %node,
+            method = %method,
+            path = %path,
+            attempt = n,
+            status = tracing::field::Empty,
+            reused = tracing::field::Empty,
+            connection_id = tracing::field::Empty,
+            blocked_ms = tracing::field::Empty,
+            dns_ms = tracing::field::Empty,
+            connect_ms = tracing::field::Empty,
+            tls_ms = tracing::field::Empty,
+            write_ms = tracing::field::Empty,
+            wait_ms = tracing::field::Empty,
+            body_ms = tracing::field::Empty,
+            decompress_ms = tracing::field::Empty,
+            decode_ms = tracing::field::Empty,
+            qtime_ms = tracing::field::Empty,
+            error = tracing::field::Empty,
+        );
+        let res = fut.instrument(span.clone()).await;
+        match &res {
+            Ok(r) => {
+                let t = &r.timing;
+                span.record("status", r.status.as_u16());
+                span.record("reused", t.reused);
+                span.record("connection_id", t.connection_id);
+                span.record("blocked_ms", ms(t.blocked));
+                for (name, d) in [
+                    ("dns_ms", t.dns),
+                    ("connect_ms", t.connect),
+                    ("tls_ms", t.tls),
+                ] {
+                    if let Some(d) = d {
+                        span.record(name, ms(d));
+                    }
+                }
+                span.record("write_ms", ms(t.write));
+                span.record("wait_ms", ms(t.server_wait));
+                span.record("body_ms", ms(t.transfer));
+            }
+            Err(e) => {
+                span.record("error", tracing::field::display(e));
+            }
+        }
+        let _ = CALL.try_with(|c| c.borrow_mut().last = Some(span));
+        res
+    }
+}
+
+/// A retry or failover is about to happen: the INFO event `solr.retry` (a no-op without
+/// the `tracing` feature). `reason` is a status or an error's `Display`.
+pub(crate) fn retrying(
+    node: &str,
+    attempt: u32,
+    reason: &dyn std::fmt::Display,
+    wait: std::time::Duration,
+) {
+    #[cfg(feature = "tracing")]
+    tracing::info!(
+        target: "solr_client",
+        node = %node,
+        attempt,
+        reason = %reason,
+        wait_ms = ms(wait),
+        "solr.retry"
+    );
+    #[cfg(not(feature = "tracing"))]
+    let _ = (node, attempt, reason, wait);
+}
+
+#[cfg(feature = "tracing")]
+pub(crate) use call::{CallState, CALL};
+
+#[cfg(feature = "tracing")]
+mod call {
+    use std::cell::RefCell;
+
+    /// The attempt counter and last attempt span of one client call.
+    #[derive(Default)]
+    pub(crate) struct CallState {
+        pub(crate) attempts: u32,
+        pub(crate) last: Option<tracing::Span>,
+    }
+
+    tokio::task_local! {
+        pub(crate) static CALL: RefCell<CallState>;
+    }
+}
