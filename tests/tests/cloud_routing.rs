@@ -25,16 +25,16 @@ use tokio::sync::Mutex;
 use crate::support;
 
 /// The tests read per-core counters of the one shared instance: one at a time.
-static LOCK: Mutex<()> = Mutex::const_new(());
+pub(crate) static LOCK: Mutex<()> = Mutex::const_new(());
 
 const DOCS: usize = 60;
 const BATCH: usize = 20;
 
-fn key(u: &str) -> String {
+pub(crate) fn key(u: &str) -> String {
     u.trim_end_matches('/').to_string()
 }
 
-async fn healthy_router(nodes: &[&str]) -> Arc<Routing> {
+pub(crate) async fn healthy_router(nodes: &[&str]) -> Arc<Routing> {
     let mut b = Routing::builder(
         TransportKind::Pooled
             .build(&Default::default(), false)
@@ -66,7 +66,7 @@ async fn healthy_router(nodes: &[&str]) -> Arc<Routing> {
 }
 
 /// The shard name of `id` by the view's hash ranges.
-fn shard_of(view: &ClusterView, id: &str) -> String {
+pub(crate) fn shard_of(view: &ClusterView, id: &str) -> String {
     let h = composite_id_hash(id);
     view.shards
         .iter()
@@ -78,7 +78,7 @@ fn shard_of(view: &ClusterView, id: &str) -> String {
 
 /// Solr's own count of `/update` requests of every core, by core name (metrics API, asked
 /// of each node for its cores).
-async fn update_requests(view: &ClusterView) -> BTreeMap<String, u64> {
+pub(crate) async fn update_requests(view: &ClusterView) -> BTreeMap<String, u64> {
     let mut out = BTreeMap::new();
     for node in view.nodes() {
         let c = support::client(node.as_str(), TransportKind::Pooled, false);
@@ -121,7 +121,10 @@ fn writes_per_node(router: &Routing) -> BTreeMap<String, u64> {
         .collect()
 }
 
-fn delta(after: &BTreeMap<String, u64>, before: &BTreeMap<String, u64>) -> BTreeMap<String, u64> {
+pub(crate) fn delta(
+    after: &BTreeMap<String, u64>,
+    before: &BTreeMap<String, u64>,
+) -> BTreeMap<String, u64> {
     after
         .iter()
         .map(|(k, v)| (k.clone(), v - before.get(k).copied().unwrap_or(0)))
@@ -211,7 +214,7 @@ fn assert_counts(
 }
 
 /// Documents found for `tag` by each shard's leader core alone, by shard name.
-async fn held_per_shard(view: &ClusterView, tag: &str) -> BTreeMap<String, Vec<String>> {
+pub(crate) async fn held_per_shard(view: &ClusterView, tag: &str) -> BTreeMap<String, Vec<String>> {
     let mut out = BTreeMap::new();
     for shard in &view.shards {
         let leader = shard.leader().expect("leader");
@@ -222,7 +225,7 @@ async fn held_per_shard(view: &ClusterView, tag: &str) -> BTreeMap<String, Vec<S
         let r = direct
             .select(
                 &Select::new(format!("tag_s:{tag}"))
-                    .rows(10 * DOCS as u64)
+                    .rows(100_000)
                     .fl("id")
                     .param("distrib", "false"),
             )

@@ -157,10 +157,43 @@ pub fn read_json(path: &std::path::Path) -> Value {
     serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// `transport-bench report DIR` on a saved run: deletes `files`, re-renders, and asserts the
-/// run was read as `kind`, every file came back byte for byte, and the printed report ends
-/// with the same last line as `report.txt`.
+/// Runs `transport-bench ARGS` to its end while holding the shared lock (beside the other
+/// tests on the shared Solr); a failure panics with `what` and the whole cause chain.
+pub async fn run_shared(args: &[&str], what: &str) {
+    use clap::Parser;
+    let cli = transport_bench::Cli::parse_from(
+        std::iter::once("transport-bench").chain(args.iter().copied()),
+    );
+    let _g = shared().await;
+    transport_bench::run(cli)
+        .await
+        .unwrap_or_else(|e| panic!("{what}: {e:#}"));
+}
+
+/// `transport-bench report DIR` on a saved run of a kind older than `run.json`: what
+/// [`assert_rerenders_from_manifest`] asserts, and then that the folder without `run.json`
+/// (as one saved before it existed) still re-renders as `kind`, byte for byte.
 pub fn assert_rerenders(dir: &std::path::Path, kind: &str, files: &[&str]) {
+    let before = rerender_from_manifest(dir, kind, files);
+    std::fs::remove_file(dir.join(bench_report::run::MANIFEST)).expect("run.json");
+    let got = transport_bench::rerender_any(dir, &mut Vec::new()).expect("old folder re-renders");
+    assert_eq!(got, kind, "an old folder without run.json");
+    for (f, old) in files.iter().zip(&before) {
+        let new = std::fs::read(dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+        assert!(new == *old, "{f}: the re-rendered old folder differs");
+    }
+}
+
+/// `transport-bench report DIR` on a saved run: deletes `files`, re-renders, and asserts the
+/// run was read as `kind` (named in its `run.json`), every file came back byte for byte, and
+/// the printed report ends with the same last line as `report.txt`. For a kind that was always
+/// saved with `run.json` (no manifest-less fallback); [`assert_rerenders`] for older kinds.
+pub fn assert_rerenders_from_manifest(dir: &std::path::Path, kind: &str, files: &[&str]) {
+    rerender_from_manifest(dir, kind, files);
+}
+
+/// [`assert_rerenders_from_manifest`], returning the files' bytes from before.
+fn rerender_from_manifest(dir: &std::path::Path, kind: &str, files: &[&str]) -> Vec<Vec<u8>> {
     let before: Vec<Vec<u8>> = files
         .iter()
         .map(|f| std::fs::read(dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}")))
@@ -178,18 +211,12 @@ pub fn assert_rerenders(dir: &std::path::Path, kind: &str, files: &[&str]) {
     let text = String::from_utf8(printed).expect("utf-8");
     let report = std::fs::read_to_string(dir.join("report.txt")).expect("report.txt");
     assert_eq!(text.lines().last(), report.lines().last());
-    // The folder names its kind in run.json; one saved before run.json existed still loads.
+    // The folder names its kind in run.json.
     assert_eq!(
         bench_report::run::kind_of(dir)
             .expect("run.json")
             .as_deref(),
         Some(kind)
     );
-    std::fs::remove_file(dir.join(bench_report::run::MANIFEST)).expect("run.json");
-    let got = transport_bench::rerender_any(dir, &mut Vec::new()).expect("old folder re-renders");
-    assert_eq!(got, kind, "an old folder without run.json");
-    for (f, old) in files.iter().zip(&before) {
-        let new = std::fs::read(dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
-        assert!(new == *old, "{f}: the re-rendered old folder differs");
-    }
+    before
 }

@@ -2,24 +2,26 @@
 //! a raw hyper keep-alive loop and every solr-client transport in interleaved rounds, with
 //! p50/p99 ratios and client CPU per request.
 
-use std::path::PathBuf;
-
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use bench_report::RunReport;
 
+use super::groups::{OutputArgs, RunArgs, SolrTargetArgs};
 use crate::scenario::baseline::{self, BaselineConfig, BaselineReport, BaselineRow};
 use solr_harness::seedkit::Target;
 
 /// Options of `baseline`.
 #[derive(Debug, Clone, clap::Args)]
+#[command(mut_arg("url", |a| a.help(
+    "Solr base URL (http://). Without it the project's local standalone Solr (instance \
+     `baseline`) is started, seeded with --docs documents, and stopped after"
+)))]
+#[command(mut_arg("ca", |a| a.hide(true)))]
+#[command(mut_arg("seed", |a| a.help("Workload seed (documents and queries)")))]
+#[command(mut_arg("out", |a| a.help("Output folder (default `results/baseline-<unix time>`)")))]
 pub struct BaselineArgs {
-    /// Solr base URL (http://). Without it the project's local standalone Solr (instance
-    /// `baseline`) is started, seeded with --docs documents, and stopped after.
-    #[arg(long, value_parser = crate::args::SolrUrl)]
-    pub url: Option<String>,
-    /// Core or collection.
-    #[arg(long, default_value = "bench")]
-    pub collection: String,
+    /// The Solr to search (plain http: the raw hyper rows speak no TLS).
+    #[command(flatten)]
+    pub target: SolrTargetArgs,
     /// Documents indexed (id prefix `baseline-`) before the searches, so they find hits.
     #[arg(value_parser = crate::args::count::<usize, 0, 10_000_000>, allow_negative_numbers = true, long, default_value_t = 2000)]
     pub docs: usize,
@@ -35,34 +37,32 @@ pub struct BaselineArgs {
     /// Rows per page of every search.
     #[arg(value_parser = crate::args::count::<usize, 0, 100_000>, allow_negative_numbers = true, long, default_value_t = 10)]
     pub page_rows: usize,
-    /// The rows (raw-hyper is the reference of the ratios).
+    /// The rows (raw-hyper is the reference of the plain ratios; raw-hyper-json and
+    /// raw-hyper-typed, the loops doing equal decoding work, of the targets).
     #[arg(
         long,
         value_enum,
         value_delimiter = ',',
-        default_value = "raw-hyper,raw-hyper-json,fresh,pooled,pooled-typed,http2,reqwest"
+        default_value = "raw-hyper,raw-hyper-json,raw-hyper-typed,fresh,pooled,pooled-typed,http2,reqwest"
     )]
     pub rows: Vec<BaselineRow>,
-    /// Workload seed (documents and queries).
-    #[arg(long, default_value_t = 42)]
-    pub seed: u64,
-    /// Output folder (default `results/baseline-<unix time>`).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// Keep the local Solr running afterwards.
-    #[arg(long)]
-    pub keep_solr: bool,
-    /// No progress bars.
-    #[arg(long)]
-    pub quiet: bool,
+    /// The workload's seed and the local Solr's fate.
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Where the run's files go.
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// Runs `baseline`: seeds documents, runs the rounds, prints and saves the report.
 pub async fn run(a: BaselineArgs) -> Result<BaselineReport> {
-    let target = Target::open(a.url.clone(), &a.collection, None, "baseline", &[])?;
+    if a.target.ca.is_some() {
+        bail!("--ca does not apply to baseline: its raw hyper rows talk plain http only");
+    }
+    let target = a.target.open("baseline", false)?;
     let result = async {
         if a.docs > 0 {
-            seed_docs(&target, a.docs, a.seed).await?;
+            seed_docs(&target, a.docs, a.run.seed).await?;
         }
         let cfg = BaselineConfig {
             url: target.url.clone(),
@@ -72,19 +72,19 @@ pub async fn run(a: BaselineArgs) -> Result<BaselineReport> {
             warmup: a.warmup,
             rows_per_page: a.page_rows,
             rows: a.rows.clone(),
-            seed: a.seed,
+            seed: a.run.seed,
         };
-        baseline::run(&cfg, a.quiet).await
+        baseline::run(&cfg, a.output.quiet).await
     }
     .await;
-    target.finish(a.keep_solr);
+    target.finish(a.run.local.keep_solr);
     let report = result?;
-    let out = crate::run_dir::out_dir(a.out.clone(), "baseline")?;
-    report
-        .save(&out)
-        .with_context(|| format!("saving to {}", out.display()))?;
-    report.print_text(&mut std::io::stdout().lock())?;
-    eprintln!("saved: {}", out.display());
+    a.output.save_and_print(
+        "baseline",
+        &report,
+        |dir, r| r.save(dir),
+        |r, w| r.print_text(w),
+    )?;
     Ok(report)
 }
 
@@ -110,9 +110,58 @@ mod tests {
     use super::BaselineArgs;
 
     #[test]
+    fn the_shared_groups_fill_the_options() {
+        let a: BaselineArgs = crate::args::try_parse(
+            "baseline",
+            &[
+                "--url",
+                "http://127.0.0.1:8983/solr",
+                "--collection",
+                "c",
+                "--seed",
+                "7",
+                "--out",
+                "/tmp/x",
+                "--quiet",
+                "--keep-solr",
+            ],
+        )
+        .expect("parses");
+        assert_eq!(a.target.url.as_deref(), Some("http://127.0.0.1:8983/solr"));
+        assert_eq!(a.target.collection, "c");
+        assert_eq!(a.run.seed, 7);
+        assert_eq!(
+            a.output.out.as_deref(),
+            Some(std::path::Path::new("/tmp/x"))
+        );
+        assert!(a.output.quiet && a.run.local.keep_solr);
+        let d: BaselineArgs = crate::args::try_parse("baseline", &[]).expect("defaults");
+        assert_eq!((d.run.seed, d.run.local.keep_solr), (42, false));
+    }
+
+    #[tokio::test]
+    async fn ca_is_refused_before_anything_starts() {
+        let a: BaselineArgs = crate::args::try_parse(
+            "baseline",
+            &[
+                "--url",
+                "http://127.0.0.1:1/solr",
+                "--ca",
+                "/nonexistent.pem",
+            ],
+        )
+        .expect("the shared target group parses --ca");
+        let e = super::run(a).await.expect_err("--ca is refused");
+        assert!(
+            format!("{e:#}").contains("--ca does not apply to baseline"),
+            "{e:#}"
+        );
+    }
+
+    #[test]
     fn options_parse_and_bad_values_are_errors() {
         let a: BaselineArgs = crate::args::try_parse("baseline", &[]).expect("defaults");
-        assert_eq!(a.rows.len(), 7);
+        assert_eq!(a.rows.len(), 8);
         for bad in [
             &["--queries", "0"][..],
             &["--rows", "hyper"],

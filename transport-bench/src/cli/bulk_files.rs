@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use solr_client::UpdateFormat;
 
-use super::groups::{OutputArgs, SolrTargetArgs};
+use super::groups::{IdPrefixArgs, OutputArgs, RunArgs, SolrTargetArgs};
 use crate::scenario::bulk_files::{self, report, BulkConfig, BulkReport, ColdMode, CommitMode};
 
 /// Options of `bulk-files`.
@@ -17,6 +17,7 @@ use crate::scenario::bulk_files::{self, report, BulkConfig, BulkReport, ColdMode
      started and stopped after"
 )))]
 #[command(mut_arg("out", |a| a.help("Output folder (default `results/bulk-files-<unix time>`)")))]
+#[command(mut_arg("id_prefix", |a| a.help("Prefix of every document id (default `bulk-<format>-`)")))]
 pub struct BulkArgs {
     /// The Solr to index into.
     #[command(flatten)]
@@ -63,15 +64,9 @@ pub struct BulkArgs {
     /// Delete the update files afterwards.
     #[arg(long)]
     pub remove_files: bool,
-    /// Prefix of every document id (default `bulk-<format>-`).
-    #[arg(long)]
-    pub id_prefix: Option<String>,
-    /// Workload seed.
-    #[arg(long, default_value_t = 42)]
-    pub seed: u64,
-    /// Keep the local Solr running afterwards.
-    #[arg(long)]
-    pub keep_solr: bool,
+    /// The run's document ids, the workload's seed and the local Solr's fate.
+    #[command(flatten)]
+    pub run: RunArgs<IdPrefixArgs>,
     /// Where the run's files go.
     #[command(flatten)]
     pub output: OutputArgs,
@@ -93,8 +88,8 @@ impl From<&BulkArgs> for BulkConfig {
             dir: a.dir.clone(),
             regenerate: a.regenerate,
             remove_files: a.remove_files,
-            id_prefix: a.id_prefix.clone(),
-            seed: a.seed,
+            id_prefix: a.run.ids.id_prefix.clone(),
+            seed: a.run.seed,
             quiet: a.output.quiet,
         }
     }
@@ -107,7 +102,7 @@ pub async fn cmd(a: BulkArgs) -> Result<BulkReport> {
     cfg.files_scaled()?;
     let target = a.target.open("bulk", false)?;
     let result = bulk_files::run(&cfg, &target).await;
-    target.finish(a.keep_solr);
+    target.finish(a.run.local.keep_solr);
     let report = result?;
     a.output
         .save_and_print("bulk-files", &report, report::save, report::print_text)?;

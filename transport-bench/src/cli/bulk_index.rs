@@ -2,28 +2,26 @@
 //! ([`BulkIndexArgs`]) resolve into a [`BulkIndexConfig`]; the scenario runs the rounds; this
 //! file prints, saves and fails the command when a run's `numFound` was not exact.
 
-use std::path::PathBuf;
-
 use anyhow::{bail, Context, Result};
 use bench_report::RunReport;
 use solr_client::UpdateFormat;
 
+use super::groups::{KeepSolrArgs, OutputArgs, SolrTargetArgs};
 use crate::scenario::bulk_index::{self, BulkIndexConfig, BulkIndexReport, IndexRow};
-use solr_harness::seedkit::{self, Target};
+use solr_harness::seedkit;
 
 /// Options of `bulk-index`.
 #[derive(Debug, Clone, clap::Args)]
+#[command(mut_arg("url", |a| a.help(
+    "Solr base URL (http:// for the SolrJ rows). Without it the project's local standalone \
+     Solr (instance `bulk-index`) is started and stopped after"
+)))]
+#[command(mut_arg("ca", |a| a.help("CA certificate (PEM) to trust for https (solr-client rows only)")))]
+#[command(mut_arg("out", |a| a.help("Output folder (default `results/bulk-index-<unix time>`)")))]
 pub struct BulkIndexArgs {
-    /// Solr base URL (http:// for the SolrJ rows). Without it the project's local standalone
-    /// Solr (instance `bulk-index`) is started and stopped after.
-    #[arg(long, value_parser = crate::args::SolrUrl)]
-    pub url: Option<String>,
-    /// Core or collection.
-    #[arg(long, default_value = "bench")]
-    pub collection: String,
-    /// CA certificate (PEM) to trust for https (solr-client rows only).
-    #[arg(long)]
-    pub ca: Option<PathBuf>,
+    /// The Solr to index into.
+    #[command(flatten)]
+    pub target: SolrTargetArgs,
     /// Documents per run.
     #[arg(value_parser = crate::args::count::<usize, 1, 100_000_000>, allow_negative_numbers = true, long, default_value_t = 100_000)]
     pub docs: usize,
@@ -62,15 +60,12 @@ pub struct BulkIndexArgs {
     /// Prefix of every document id of the bench (default `bulkidx-<unix time>`).
     #[arg(long)]
     pub tag: Option<String>,
-    /// Output folder (default `results/bulk-index-<unix time>`).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// Keep the local Solr running afterwards.
-    #[arg(long)]
-    pub keep_solr: bool,
-    /// No progress bars.
-    #[arg(long)]
-    pub quiet: bool,
+    /// Where the run's files go.
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Whether the local Solr stays up.
+    #[command(flatten)]
+    pub local: KeepSolrArgs,
 }
 
 impl BulkIndexArgs {
@@ -92,7 +87,7 @@ impl BulkIndexArgs {
                 .clone()
                 .unwrap_or_else(|| format!("bulkidx-{}", seedkit::unix_secs())),
             solrj_log: out.join("solrj.log"),
-            quiet: self.quiet,
+            quiet: self.output.quiet,
         }
     }
 }
@@ -100,19 +95,13 @@ impl BulkIndexArgs {
 /// Runs `bulk-index`: the rounds, then prints and saves the report; a run whose `numFound`
 /// was not exact fails the command (after the report is saved).
 pub async fn run(a: BulkIndexArgs) -> Result<BulkIndexReport> {
-    let out = crate::run_dir::out_dir(a.out.clone(), "bulk-index")?;
+    let out = a.output.dir("bulk-index")?;
     std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
     let cfg = a.config(&out);
     cfg.check()?;
-    let target = Target::open(
-        a.url.clone(),
-        &a.collection,
-        a.ca.clone(),
-        "bulk-index",
-        &[],
-    )?;
+    let target = a.target.open("bulk-index", false)?;
     let result = bulk_index::run(&cfg, &target).await;
-    target.finish(a.keep_solr);
+    target.finish(a.local.keep_solr);
     let report = result?;
     report
         .save(&out)
@@ -140,6 +129,29 @@ mod tests {
         )
         .expect("rows");
         assert_eq!(a.config(std::path::Path::new("/tmp")).sweep_docs, 5);
+        let a: BulkIndexArgs = crate::args::try_parse(
+            "bulk-index",
+            &[
+                "--url",
+                "http://127.0.0.1:8983/solr",
+                "--ca",
+                "/ca.pem",
+                "--out",
+                "/tmp/x",
+                "--quiet",
+                "--keep-solr",
+            ],
+        )
+        .expect("shared groups");
+        assert_eq!(
+            a.target.ca.as_deref(),
+            Some(std::path::Path::new("/ca.pem"))
+        );
+        assert_eq!(
+            a.output.out.as_deref(),
+            Some(std::path::Path::new("/tmp/x"))
+        );
+        assert!(a.config(std::path::Path::new("/tmp")).quiet && a.local.keep_solr);
         for bad in [
             &["--docs", "0"][..],
             &["--rounds", "-1"],

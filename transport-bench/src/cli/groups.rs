@@ -1,5 +1,7 @@
 //! Argument groups shared by several commands, flattened into each with
-//! `#[command(flatten)]`: the Solr target, the output folder, the packet capture. Each group
+//! `#[command(flatten)]`: the Solr target, the output folder, the packet capture, the
+//! workload seed, whether the local Solr stays up, the run's document ids, the transports
+//! and gzip settings. Each group
 //! turns itself into what the scenarios take (a [`Target`], a run folder, a pcap interface),
 //! so no command copies these fields by hand. A command whose help text of a shared option
 //! says more than the group's (e.g. what happens without `--url`) sets it with `mut_arg`.
@@ -8,7 +10,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
+use crate::args::GzipChoice;
 use crate::seedkit::Target;
+use solr_client::TransportKind;
 
 /// The Solr to talk to: `--url`, `--collection`, `--ca`.
 #[derive(Debug, Clone, clap::Args)]
@@ -76,6 +80,57 @@ impl OutputArgs {
         eprintln!("saved: {}", out.display());
         Ok(())
     }
+}
+
+/// What a run generates and leaves behind: `--seed`, `--keep-solr` and, for the commands
+/// that write documents under ids of their own (`RunArgs<IdPrefixArgs>`), `--id-prefix`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RunArgs<Ids: clap::Args = NoIdPrefix> {
+    /// `--id-prefix` ([`IdPrefixArgs`]) or nothing ([`NoIdPrefix`]).
+    #[command(flatten)]
+    pub ids: Ids,
+    /// Workload seed.
+    #[arg(long, default_value_t = 42)]
+    pub seed: u64,
+    /// `--keep-solr`.
+    #[command(flatten)]
+    pub local: KeepSolrArgs,
+}
+
+/// Whether the local Solr a command started (without `--url`) stays up: `--keep-solr`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct KeepSolrArgs {
+    /// Keep the local Solr running afterwards.
+    #[arg(long)]
+    pub keep_solr: bool,
+}
+
+/// The prefix of the document ids a run writes: `--id-prefix` (each command names its
+/// default with `mut_arg`).
+#[derive(Debug, Clone, clap::Args)]
+pub struct IdPrefixArgs {
+    /// Prefix of every document id this run writes.
+    #[arg(long)]
+    pub id_prefix: Option<String>,
+}
+
+/// No `--id-prefix`: for the commands whose document ids are fixed.
+#[derive(Debug, Clone, clap::Args)]
+pub struct NoIdPrefix {}
+
+/// The matrix every search runs through: `--transports` and `--gzip`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct TransportMatrixArgs {
+    /// Transports, comma-separated.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "fresh,pooled,reqwest,http2"
+    )]
+    pub transports: Vec<TransportKind>,
+    /// Gzip settings to compare: both, on or off.
+    #[arg(long, value_enum, hide_possible_values = true, default_value_t = GzipChoice::Both)]
+    pub gzip: GzipChoice,
 }
 
 /// The pcap SYN witness: `--interface`, `--no-pcap`.

@@ -2,7 +2,7 @@
 
 use anyhow::{Context, Result};
 
-use super::groups::{OutputArgs, SolrTargetArgs};
+use super::groups::{OutputArgs, RunArgs, SolrTargetArgs};
 use crate::scenario::knn;
 
 /// Options of `knn`.
@@ -24,9 +24,6 @@ pub struct KnnArgs {
     /// Vector dimension (seed: 768).
     #[arg(value_parser = crate::args::count::<usize, 1, 65_536>, allow_negative_numbers = true, long, default_value_t = 768)]
     pub dim: usize,
-    /// Workload seed.
-    #[arg(long, default_value_t = 42)]
-    pub seed: u64,
     /// Documents per update request.
     #[arg(value_parser = crate::args::count::<usize, 1, 1_000_000>, allow_negative_numbers = true, long, default_value_t = 500)]
     pub batch: usize,
@@ -65,9 +62,9 @@ pub struct KnnArgs {
     /// Local Solr instance names are PREFIX-JVM.
     #[arg(long, default_value = "knn")]
     pub instance_prefix: String,
-    /// Keep the local Solr running afterwards.
-    #[arg(long)]
-    pub keep_solr: bool,
+    /// The workload's seed and the local Solr's fate.
+    #[command(flatten)]
+    pub run: RunArgs,
     /// Where the run's files go.
     #[command(flatten)]
     pub output: OutputArgs,
@@ -85,7 +82,7 @@ impl From<&KnnArgs> for knn::KnnConfig {
             solr_pid: a.solr_pid,
             docs: a.docs,
             dim: a.dim,
-            seed: a.seed,
+            seed: a.run.seed,
             batch: a.batch,
             concurrency: a.concurrency.clone(),
             top_k: a.top_k.clone(),
@@ -97,7 +94,7 @@ impl From<&KnnArgs> for knn::KnnConfig {
             fl: a.fl.clone(),
             sample_interval: std::time::Duration::from_millis(a.sample_ms),
             instance_prefix: a.instance_prefix.clone(),
-            keep_solr: a.keep_solr,
+            keep_solr: a.run.local.keep_solr,
             quiet: a.output.quiet,
         }
     }

@@ -6,8 +6,7 @@
 use anyhow::Result;
 use solr_client::TransportKind;
 
-use super::groups::{CaptureArgs, OutputArgs, SolrTargetArgs};
-use super::sweep::reject_wan_misfits;
+use super::wan::WanCommandArgs;
 use crate::args::GzipChoice;
 use crate::scenario::large_responses::{self, LargeConfig};
 use wan_emu::TlsVersion;
@@ -18,10 +17,9 @@ use wan_emu::TlsVersion;
     "A Solr on this machine's loopback (plain http). Without it the project's local Solr is \
      started and stopped after"
 )))]
-#[command(mut_arg("ca", |a| a.hide(true)))]
-#[command(mut_arg("interface", |a| a.hide(true)))]
 #[command(mut_arg("out", |a| a.help("Output folder (default `results/large-responses-<unix time>`)")))]
 #[command(mut_arg("no_pcap", |a| a.help("Do not capture packets (no byte cross-check)")))]
+#[command(mut_arg("seed", |a| a.help("Seed of the corpus and of the page offsets")))]
 pub struct LargeArgs {
     /// Page sizes (rows per search), comma-separated.
     #[arg(value_parser = crate::args::count::<u64, 1, 1_000_000>, allow_negative_numbers = true, long, value_delimiter = ',', default_value = "10,40,100,1000")]
@@ -56,25 +54,9 @@ pub struct LargeArgs {
     /// Transport (the seed's client pools connections).
     #[arg(long, default_value = "pooled")]
     pub transport: TransportKind,
-    /// The Solr behind the proxy.
+    /// The target, run, output and capture options of a command through the WAN topology.
     #[command(flatten)]
-    pub target: SolrTargetArgs,
-    /// Seed of the corpus and of the page offsets.
-    #[arg(long, default_value_t = 42)]
-    pub seed: u64,
-    /// Keep the local Solr running afterwards.
-    #[arg(long)]
-    pub keep_solr: bool,
-    /// Namespace prefix (`PREFIX-app`, `PREFIX-solr`).
-    #[arg(long, default_value = "stb", hide = true)]
-    pub wan_prefix: String,
-    /// Where the run's files go.
-    #[command(flatten)]
-    pub output: OutputArgs,
-    /// The pcap capture of the byte cross-check (on the app-side device; `--interface`
-    /// does not apply).
-    #[command(flatten)]
-    pub capture: CaptureArgs,
+    pub wan: WanCommandArgs,
 }
 
 impl From<&LargeArgs> for LargeConfig {
@@ -91,24 +73,24 @@ impl From<&LargeArgs> for LargeConfig {
             docs: a.docs,
             doc_bytes: a.doc_bytes,
             transport: a.transport,
-            collection: a.target.collection.clone(),
-            seed: a.seed,
-            no_pcap: a.capture.no_pcap,
-            quiet: a.output.quiet,
-            wan_prefix: a.wan_prefix.clone(),
+            collection: a.wan.target.collection.clone(),
+            seed: a.wan.run.seed,
+            no_pcap: a.wan.capture.no_pcap,
+            quiet: a.wan.output.quiet,
+            wan_prefix: a.wan.wan_prefix.clone(),
         }
     }
 }
 
 /// Runs `large-responses`: starts the local Solr unless `--url`, runs, saves, prints.
 pub async fn run(a: LargeArgs) -> Result<()> {
-    reject_wan_misfits("large-responses", &a.target, &a.capture)?;
+    a.wan.reject_misfits("large-responses")?;
     let cfg = LargeConfig::from(&a);
-    let target = a.target.open("large", false)?;
+    let target = a.wan.target.open("large", false)?;
     let result = large_responses::scenario(&cfg, &target.url).await;
-    target.finish(a.keep_solr);
+    target.finish(a.wan.run.local.keep_solr);
     let (report, records) = result?;
-    a.output.save_and_print(
+    a.wan.output.save_and_print(
         "large-responses",
         &report,
         |dir, r| large_responses::save(dir, r, &records),
@@ -163,8 +145,11 @@ mod tests {
             ],
         )
         .expect("parses");
-        assert_eq!(a.target.url.as_deref(), Some("http://127.0.0.1:8983/solr"));
-        assert!(a.keep_solr);
+        assert_eq!(
+            a.wan.target.url.as_deref(),
+            Some("http://127.0.0.1:8983/solr")
+        );
+        assert!(a.wan.run.local.keep_solr);
         let c = LargeConfig::from(&a);
         assert_eq!((c.rows, c.gzip), (vec![10, 100], GzipChoice::Off));
         assert_eq!((c.rtt, c.jitter, c.bandwidth.as_str()), (40.0, 2.0, "none"));
@@ -181,6 +166,6 @@ mod tests {
         );
         let bad: LargeArgs =
             crate::args::try_parse("large-responses", &["--ca", "/tmp/ca.pem"]).expect("parses");
-        assert!(reject_wan_misfits("large-responses", &bad.target, &bad.capture).is_err());
+        assert!(bad.wan.reject_misfits("large-responses").is_err());
     }
 }

@@ -4,7 +4,7 @@
 
 use anyhow::Result;
 
-use super::groups::{OutputArgs, SolrTargetArgs};
+use super::groups::{IdPrefixArgs, OutputArgs, RunArgs, SolrTargetArgs};
 use crate::scenario::nrt::{self, report, CommitKind, NrtConfig, NrtReport};
 
 /// Options of `nrt`.
@@ -14,6 +14,7 @@ use crate::scenario::nrt::{self, report, CommitKind, NrtConfig, NrtReport};
      started, cleared before each run as the seed did, and stopped after"
 )))]
 #[command(mut_arg("out", |a| a.help("Output folder (default `results/nrt-<unix time>`)")))]
+#[command(mut_arg("id_prefix", |a| a.help("Prefix of every document id this run writes (default `nrt-<unix time>-`)")))]
 pub struct NrtArgs {
     /// The Solr to index into and search.
     #[command(flatten)]
@@ -62,15 +63,9 @@ pub struct NrtArgs {
     /// Do not delete the whole index before each run (always the case with `--url`).
     #[arg(long)]
     pub no_clear: bool,
-    /// Prefix of every document id this run writes (default `nrt-<unix time>-`).
-    #[arg(long)]
-    pub id_prefix: Option<String>,
-    /// Workload seed.
-    #[arg(long, default_value_t = 42)]
-    pub seed: u64,
-    /// Keep the local Solr running afterwards.
-    #[arg(long)]
-    pub keep_solr: bool,
+    /// The run's document ids, the workload's seed and the local Solr's fate.
+    #[command(flatten)]
+    pub run: RunArgs<IdPrefixArgs>,
     /// Where the run's files go.
     #[command(flatten)]
     pub output: OutputArgs,
@@ -93,8 +88,8 @@ impl From<&NrtArgs> for NrtConfig {
             probe_timeout: a.probe_timeout,
             merge_wait: a.merge_wait,
             no_clear: a.no_clear,
-            id_prefix: a.id_prefix.clone(),
-            seed: a.seed,
+            id_prefix: a.run.ids.id_prefix.clone(),
+            seed: a.run.seed,
             quiet: a.output.quiet,
         }
     }
@@ -107,7 +102,7 @@ pub async fn cmd(a: NrtArgs) -> Result<NrtReport> {
     cfg.validate()?;
     let target = a.target.open("nrt", false)?;
     let result = nrt::run(&cfg, &target).await;
-    target.finish(a.keep_solr);
+    target.finish(a.run.local.keep_solr);
     let report = result?;
     a.output
         .save_and_print("nrt", &report, report::save, report::print_text)?;
@@ -172,7 +167,7 @@ mod tests {
         ]);
         assert_eq!(a.target.url.as_deref(), Some("http://127.0.0.1:8983/solr"));
         assert_eq!(a.target.collection, "c1");
-        assert!(a.keep_solr);
+        assert!(a.run.local.keep_solr);
         assert_eq!(
             a.output.out.as_deref(),
             Some(std::path::Path::new("/tmp/x"))

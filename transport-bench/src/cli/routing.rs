@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use super::groups::OutputArgs;
+use super::groups::{IdPrefixArgs, OutputArgs, RunArgs};
 use crate::scenario::routing::{
     self, report, Pref, RoutingConfig, RoutingReport, Topology, WriteLevel,
 };
@@ -15,6 +15,8 @@ use crate::scenario::routing::{
 /// Options of `routing`.
 #[derive(Debug, Clone, clap::Args)]
 #[command(mut_arg("out", |a| a.help("Output folder (default `results/routing-<unix time>`)")))]
+#[command(mut_arg("id_prefix", |a| a.help("Prefix of every document id this run writes (default `routing-<unix time>-`)")))]
+#[command(mut_arg("keep_solr", |a| a.help("Keep the local pair running afterwards")))]
 pub struct RoutingArgs {
     /// `pair` (leader/follower) or `cloud` (SolrCloud with one NRT, one TLOG and one PULL
     /// replica; always the project's local cloud).
@@ -86,15 +88,9 @@ pub struct RoutingArgs {
     /// Name of the local pair instance.
     #[arg(long, default_value = "routing")]
     pub instance: String,
-    /// Prefix of every document id this run writes (default `routing-<unix time>-`).
-    #[arg(long)]
-    pub id_prefix: Option<String>,
-    /// Workload seed.
-    #[arg(long, default_value_t = 42)]
-    pub seed: u64,
-    /// Keep the local pair running afterwards.
-    #[arg(long)]
-    pub keep_solr: bool,
+    /// The run's document ids, the workload's seed and the local Solr's fate.
+    #[command(flatten)]
+    pub run: RunArgs<IdPrefixArgs>,
     /// Where the run's files go.
     #[command(flatten)]
     pub output: OutputArgs,
@@ -124,9 +120,9 @@ impl From<&RoutingArgs> for RoutingConfig {
             warmup: a.warmup,
             sample_ms: a.sample_ms,
             instance: a.instance.clone(),
-            id_prefix: a.id_prefix.clone(),
-            seed: a.seed,
-            keep_solr: a.keep_solr,
+            id_prefix: a.run.ids.id_prefix.clone(),
+            seed: a.run.seed,
+            keep_solr: a.run.local.keep_solr,
             quiet: a.output.quiet,
         }
     }

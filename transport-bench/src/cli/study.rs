@@ -3,12 +3,10 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use solr_client::TransportKind;
 
-use super::groups::{CaptureArgs, OutputArgs, SolrTargetArgs};
+use super::groups::{CaptureArgs, OutputArgs, RunArgs, SolrTargetArgs, TransportMatrixArgs};
 use super::response_format::ResponseFormatArgs;
 use super::wan::WanArgs;
-use crate::args::GzipChoice;
 use crate::load::Load;
 use crate::scenario::{study, wan};
 
@@ -61,19 +59,9 @@ pub struct StudyArgs {
     /// Open loop: most requests in flight at once.
     #[arg(value_parser = crate::args::count::<usize, 1, 100_000>, allow_negative_numbers = true, long, default_value_t = 64)]
     pub max_in_flight: usize,
-    /// Workload seed.
-    #[arg(long, default_value_t = 42)]
-    pub seed: u64,
-    /// Transports, comma-separated.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        default_value = "fresh,pooled,reqwest,http2"
-    )]
-    pub transports: Vec<TransportKind>,
-    /// Gzip settings to compare: both, on or off.
-    #[arg(long, value_enum, hide_possible_values = true, default_value_t = GzipChoice::Both)]
-    pub gzip: GzipChoice,
+    /// The transports and gzip settings every search runs through.
+    #[command(flatten)]
+    pub matrix: TransportMatrixArgs,
     /// Response formats of the searches (`--response-format`).
     #[command(flatten)]
     pub formats: ResponseFormatArgs,
@@ -89,9 +77,9 @@ pub struct StudyArgs {
     /// Save each transport's first-repetition capture as pcapng here.
     #[arg(long)]
     pub save_captures: Option<PathBuf>,
-    /// Keep the local Solr running afterwards.
-    #[arg(long)]
-    pub keep_solr: bool,
+    /// The workload's seed and the local Solr's fate.
+    #[command(flatten)]
+    pub run: RunArgs,
     /// WAN emulation (`--rtt`, `--jitter`, `--bandwidth`, `--tls-version`).
     #[command(flatten)]
     pub wan: Box<WanArgs>,
@@ -129,9 +117,9 @@ impl StudyArgs {
             reps: self.reps,
             rows: self.rows,
             load: self.load()?,
-            seed: self.seed,
-            transports: self.transports.clone(),
-            gzip: self.gzip.settings(),
+            seed: self.run.seed,
+            transports: self.matrix.transports.clone(),
+            gzip: self.matrix.gzip.settings(),
             response_formats: self.formats.formats(),
             vector_dim: self.vector_dim,
             query: None,
@@ -154,7 +142,7 @@ pub async fn run(a: StudyArgs) -> Result<()> {
         (Ok(cfg), Some(w)) => wan::run_study(w, a.tls, cfg).await,
         (Ok(cfg), None) => study::run_isolated(cfg).await,
     };
-    target.finish(a.keep_solr);
+    target.finish(a.run.local.keep_solr);
     let (report, records) = result?;
     let out = a.output.dir("study")?;
     crate::report::save(&out, &report, &records)

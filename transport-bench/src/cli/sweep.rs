@@ -2,11 +2,10 @@
 //! topology. Its options ([`SweepArgs`]: the shared target, output and capture groups plus its
 //! own) become the scenario's plain [`sweep::SweepConfig`].
 
-use anyhow::{bail, Result};
-use solr_client::TransportKind;
+use anyhow::Result;
 
-use super::groups::{CaptureArgs, OutputArgs, SolrTargetArgs};
-use crate::args::GzipChoice;
+use super::groups::TransportMatrixArgs;
+use super::wan::WanCommandArgs;
 use crate::scenario::sweep::{self, SweepConfig, TlsChoice};
 
 /// Options of `sweep`.
@@ -15,10 +14,9 @@ use crate::scenario::sweep::{self, SweepConfig, TlsChoice};
     "A Solr on this machine's loopback (plain http; the proxy terminates TLS). Without it \
      the project's local Solr is started and stopped after"
 )))]
-#[command(mut_arg("ca", |a| a.hide(true)))]
-#[command(mut_arg("interface", |a| a.hide(true)))]
 #[command(mut_arg("out", |a| a.help("Output folder (default `results/sweep-<unix time>`)")))]
 #[command(mut_arg("no_pcap", |a| a.help("Do not capture packets")))]
+#[command(mut_arg("transports", |a| a.help("Transports, comma-separated (fresh and pooled are needed for the ratio)")))]
 pub struct SweepArgs {
     /// Round-trip times in ms, comma-separated. 0 is always measured (the theory's baseline).
     #[arg(value_parser = crate::args::delay_ms, allow_negative_numbers = true, long, value_delimiter = ',', default_value = "0,2,20,80")]
@@ -32,9 +30,6 @@ pub struct SweepArgs {
     /// Bandwidth cap per direction, e.g. 100mbit (none by default).
     #[arg(long, value_name = "RATE")]
     pub bandwidth: Option<String>,
-    /// The Solr behind the proxy.
-    #[command(flatten)]
-    pub target: SolrTargetArgs,
     /// Documents indexed first on loopback (ids `sweep-N`, overwritten on each run); 0 skips.
     #[arg(value_parser = crate::args::count::<usize, 0, 100_000_000>, allow_negative_numbers = true, long, default_value_t = 2000)]
     pub docs: usize,
@@ -50,31 +45,12 @@ pub struct SweepArgs {
     /// Rows per search.
     #[arg(value_parser = crate::args::count::<u64, 0, 1_000_000>, allow_negative_numbers = true, long, default_value_t = 10)]
     pub rows: u64,
-    /// Transports, comma-separated (fresh and pooled are needed for the ratio).
-    #[arg(
-        long,
-        value_delimiter = ',',
-        default_value = "fresh,pooled,reqwest,http2"
-    )]
-    pub transports: Vec<TransportKind>,
-    /// Gzip settings to compare: both, on or off.
-    #[arg(long, value_enum, hide_possible_values = true, default_value_t = GzipChoice::Both)]
-    pub gzip: GzipChoice,
-    /// Workload seed.
-    #[arg(long, default_value_t = 42)]
-    pub seed: u64,
-    /// Keep the local Solr running afterwards.
-    #[arg(long)]
-    pub keep_solr: bool,
-    /// Namespace prefix (`PREFIX-app`, `PREFIX-solr`).
-    #[arg(long, default_value = "stb", hide = true)]
-    pub wan_prefix: String,
-    /// Where the run's files go.
+    /// The transports and gzip settings every search runs through.
     #[command(flatten)]
-    pub output: OutputArgs,
-    /// The pcap SYN witness (on the app-side device; `--interface` does not apply).
+    pub matrix: TransportMatrixArgs,
+    /// The target, run, output and capture options of a command through the WAN topology.
     #[command(flatten)]
-    pub capture: CaptureArgs,
+    pub wan: WanCommandArgs,
 }
 
 impl From<&SweepArgs> for SweepConfig {
@@ -84,44 +60,32 @@ impl From<&SweepArgs> for SweepConfig {
             tls_version: a.tls_version,
             jitter: a.jitter,
             bandwidth: a.bandwidth.clone(),
-            collection: a.target.collection.clone(),
+            collection: a.wan.target.collection.clone(),
             docs: a.docs,
             searches: a.searches,
             warmup: a.warmup,
             reps: a.reps,
             rows: a.rows,
-            transports: a.transports.clone(),
-            gzip: a.gzip,
-            seed: a.seed,
-            no_pcap: a.capture.no_pcap,
-            quiet: a.output.quiet,
-            wan_prefix: a.wan_prefix.clone(),
+            transports: a.matrix.transports.clone(),
+            gzip: a.matrix.gzip,
+            seed: a.wan.run.seed,
+            no_pcap: a.wan.capture.no_pcap,
+            quiet: a.wan.output.quiet,
+            wan_prefix: a.wan.wan_prefix.clone(),
         }
     }
-}
-
-/// `--ca` and `--interface` of the shared groups, which a command through the WAN topology
-/// cannot use: an error naming the option, before anything starts.
-pub(crate) fn reject_wan_misfits(cmd: &str, t: &SolrTargetArgs, c: &CaptureArgs) -> Result<()> {
-    if t.ca.is_some() {
-        bail!("--ca does not apply to {cmd}: it talks plain http to a Solr on this machine's loopback (the proxy terminates TLS)");
-    }
-    if c.interface.is_some() {
-        bail!("--interface does not apply to {cmd}: it captures on the WAN topology's app-side device");
-    }
-    Ok(())
 }
 
 /// Runs `sweep`: starts the local Solr unless `--url`, sweeps, saves, prints.
 pub async fn run(a: SweepArgs) -> Result<()> {
     // Check the options before starting anything.
-    reject_wan_misfits("sweep", &a.target, &a.capture)?;
+    a.wan.reject_misfits("sweep")?;
     sweep::rtt_list(&a.rtt)?;
     let cfg = SweepConfig::from(&a);
-    let target = a.target.open("sweep", false)?;
-    let out = a.output.dir("sweep")?;
+    let target = a.wan.target.open("sweep", false)?;
+    let out = a.wan.output.dir("sweep")?;
     let result = sweep::sweep(&cfg, &target.url, &out).await;
-    target.finish(a.keep_solr);
+    target.finish(a.wan.run.local.keep_solr);
     let report = result?;
     sweep::save(&out, &report)?;
     sweep::print_text(&report, &mut std::io::stdout().lock())?;
@@ -132,6 +96,8 @@ pub async fn run(a: SweepArgs) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::args::GzipChoice;
+    use solr_client::TransportKind;
 
     fn args(extra: &[&str]) -> SweepArgs {
         crate::args::try_parse("sweep", extra).expect("parses")
@@ -176,8 +142,11 @@ mod tests {
             "--wan-prefix",
             "w",
         ]);
-        assert_eq!(a.target.url.as_deref(), Some("http://127.0.0.1:8983/solr"));
-        assert!(a.keep_solr);
+        assert_eq!(
+            a.wan.target.url.as_deref(),
+            Some("http://127.0.0.1:8983/solr")
+        );
+        assert!(a.wan.run.local.keep_solr);
         let c = SweepConfig::from(&a);
         assert_eq!(c.rtt, vec![0.0, 20.0, 80.0]);
         assert_eq!(c.tls_version, TlsChoice::Both);
@@ -196,7 +165,7 @@ mod tests {
             (c.no_pcap, c.quiet, c.wan_prefix.as_str()),
             (true, true, "w")
         );
-        assert!(reject_wan_misfits("sweep", &a.target, &a.capture).is_ok());
+        assert!(a.wan.reject_misfits("sweep").is_ok());
     }
 
     #[test]
@@ -221,7 +190,7 @@ mod tests {
             (&["--interface", "lo"], "--interface"),
         ] {
             let a = args(bad);
-            let e = reject_wan_misfits("sweep", &a.target, &a.capture).expect_err("rejected");
+            let e = a.wan.reject_misfits("sweep").expect_err("rejected");
             assert!(e.to_string().starts_with(name), "{e}");
         }
     }

@@ -1,10 +1,12 @@
 //! The WAN options of `study` and `audit` (`--rtt`, `--jitter`, `--bandwidth`,
 //! `--tls-version`): a flattened argument group that converts itself into a
-//! [`WanSetup`].
+//! [`WanSetup`]; and [`WanCommandArgs`], the options every command that always runs through
+//! the WAN topology (`sweep`, `large-responses`) shares.
 
 use anyhow::{bail, Result};
 use std::time::Duration;
 
+use super::groups::{CaptureArgs, OutputArgs, RunArgs, SolrTargetArgs};
 use crate::scenario::wan::WanSetup;
 use wan_emu::{LinkParams, TlsVersion};
 
@@ -79,5 +81,45 @@ impl WanArgs {
             tls_version: self.tls_version,
             prefix: self.wan_prefix.clone(),
         }))
+    }
+}
+
+/// The options of a command that always runs through the WAN topology against a Solr on this
+/// machine's loopback (`sweep`, `large-responses`): the target, the run, the output and the
+/// capture groups, and the hidden namespace prefix. `--ca` and `--interface` are hidden and
+/// refused ([`WanCommandArgs::reject_misfits`]): the proxy terminates TLS, and the capture is
+/// on the app-side device.
+#[derive(Debug, Clone, clap::Args)]
+#[command(mut_arg("ca", |a| a.hide(true)))]
+#[command(mut_arg("interface", |a| a.hide(true)))]
+pub struct WanCommandArgs {
+    /// The Solr behind the proxy.
+    #[command(flatten)]
+    pub target: SolrTargetArgs,
+    /// The workload's seed and the local Solr's fate.
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Namespace prefix (`PREFIX-app`, `PREFIX-solr`).
+    #[arg(long, default_value = "stb", hide = true)]
+    pub wan_prefix: String,
+    /// Where the run's files go.
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// The packet capture (on the app-side device; `--interface` does not apply).
+    #[command(flatten)]
+    pub capture: CaptureArgs,
+}
+
+impl WanCommandArgs {
+    /// `--ca` and `--interface` of the shared groups, which a command through the WAN
+    /// topology cannot use: an error naming the option, before anything starts.
+    pub fn reject_misfits(&self, cmd: &str) -> Result<()> {
+        if self.target.ca.is_some() {
+            bail!("--ca does not apply to {cmd}: it talks plain http to a Solr on this machine's loopback (the proxy terminates TLS)");
+        }
+        if self.capture.interface.is_some() {
+            bail!("--interface does not apply to {cmd}: it captures on the WAN topology's app-side device");
+        }
+        Ok(())
     }
 }
