@@ -17,7 +17,7 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, IntoDeserializer, Visitor};
 use serde_json::Value;
 
-use super::javabin::{iso_date, key_text, tag, Decoded, JavabinError, Reader, MAX_DEPTH, VERSION};
+use super::javabin::{iso_date, key_text, tag, Decoded, JavabinError, Reader, MAX_DEPTH};
 
 /// A javabin decoding error, or a type mismatch reported by `T` (at the byte where it was
 /// found).
@@ -88,20 +88,7 @@ pub fn from_slice<'de, T: de::Deserialize<'de>>(body: &'de [u8]) -> Result<T, Ja
 }
 
 fn from_slice_de<'de, T: de::Deserialize<'de>>(body: &'de [u8]) -> R<T> {
-    let mut r = Reader {
-        buf: body,
-        pos: 0,
-        depth: 0,
-        externs: Vec::new(),
-    };
-    let version = r.u8()?;
-    if version != VERSION {
-        return Err(r
-            .err(format!(
-                "version byte {version}, expected {VERSION}: not a javabin body"
-            ))
-            .into());
-    }
+    let r = Reader::open(body)?;
     let mut de = De { r, top: true };
     let v = T::deserialize(&mut de).map_err(|mut e| {
         if e.offset.is_none() {
@@ -220,103 +207,55 @@ impl<'de> De<'de> {
     fn any_inner<V: Visitor<'de>>(&mut self, visitor: V) -> R<V::Value> {
         let top = std::mem::take(&mut self.top);
         let t = self.peek()?;
+        // Every arm reads past the tag.
+        let at = self.r.pos;
+        self.r.pos += 1;
         match t >> 5 {
             1 => {
-                self.r.pos += 1;
                 let n = self.r.tag_size(t, 1)?;
                 let s = self.str_at(n)?;
                 return visitor.visit_borrowed_str(s);
             }
             2 => {
-                self.r.pos += 1;
                 return visitor.visit_i64(i64::from(self.r.small(t)? as i64 as i32));
             }
             3 => {
-                self.r.pos += 1;
                 return visitor.visit_i64(self.r.small(t)? as i64);
             }
             4 => {
-                self.r.pos += 1;
                 let n = self.r.tag_size(t, 1)?;
-                return visitor.visit_seq(Items {
-                    de: self,
-                    left: Some(n),
-                    named: false,
-                    key_next: false,
-                });
+                return visitor.visit_seq(Items::new(self, Some(n), false));
             }
             5 => {
-                self.r.pos += 1;
                 let n = self.r.tag_size(t, 2)?;
-                return visitor.visit_map(Entries {
-                    de: self,
-                    left: Some(n),
-                    doc: false,
-                    children: Vec::new(),
-                    giving_children: false,
-                });
+                return visitor.visit_map(Entries::new(self, Some(n), false));
             }
             6 => {
-                self.r.pos += 1;
                 let n = self.r.tag_size(t, 2)?;
                 if top {
-                    return visitor.visit_map(Entries {
-                        de: self,
-                        left: Some(n),
-                        doc: false,
-                        children: Vec::new(),
-                        giving_children: false,
-                    });
+                    return visitor.visit_map(Entries::new(self, Some(n), false));
                 }
                 // Flat: name, value, name, value, ... (each name at least one byte).
                 let items = n
                     .checked_mul(2)
                     .ok_or_else(|| self.r.err("size overflow".into()))?;
-                return visitor.visit_seq(Items {
-                    de: self,
-                    left: Some(items),
-                    named: true,
-                    key_next: false,
-                });
+                return visitor.visit_seq(Items::new(self, Some(items), true));
             }
             7 => {
-                self.r.pos += 1;
                 let i = self.extern_str(t)?;
                 return visitor.visit_str(&self.r.externs[i]);
             }
             _ => {}
         }
         match t {
-            tag::NULL => {
-                self.r.pos += 1;
-                visitor.visit_unit()
-            }
-            tag::BOOL_TRUE => {
-                self.r.pos += 1;
-                visitor.visit_bool(true)
-            }
-            tag::BOOL_FALSE => {
-                self.r.pos += 1;
-                visitor.visit_bool(false)
-            }
-            tag::BYTE => {
-                self.r.pos += 1;
-                visitor.visit_i64(i64::from(self.r.u8()? as i8))
-            }
-            tag::SHORT => {
-                self.r.pos += 1;
-                visitor.visit_i64(i64::from(i16::from_be_bytes(self.r.array()?)))
-            }
-            tag::INT => {
-                self.r.pos += 1;
-                visitor.visit_i64(i64::from(i32::from_be_bytes(self.r.array()?)))
-            }
-            tag::LONG => {
-                self.r.pos += 1;
-                visitor.visit_i64(i64::from_be_bytes(self.r.array()?))
-            }
+            tag::NULL => visitor.visit_unit(),
+            tag::BOOL_TRUE => visitor.visit_bool(true),
+            tag::BOOL_FALSE => visitor.visit_bool(false),
+            tag::BYTE => visitor.visit_i64(i64::from(self.r.u8()? as i8)),
+            tag::SHORT => visitor.visit_i64(i64::from(i16::from_be_bytes(self.r.array()?))),
+            tag::INT => visitor.visit_i64(i64::from(i32::from_be_bytes(self.r.array()?))),
+            tag::LONG => visitor.visit_i64(i64::from_be_bytes(self.r.array()?)),
             tag::FLOAT => {
-                self.r.pos += 1;
                 let f = f32::from_be_bytes(self.r.array()?);
                 if f.is_finite() {
                     visitor.visit_f64(shortest(f))
@@ -325,7 +264,6 @@ impl<'de> De<'de> {
                 }
             }
             tag::DOUBLE => {
-                self.r.pos += 1;
                 let f = f64::from_be_bytes(self.r.array()?);
                 if f.is_finite() {
                     visitor.visit_f64(f)
@@ -333,43 +271,15 @@ impl<'de> De<'de> {
                     visitor.visit_unit()
                 }
             }
-            tag::DATE => {
-                self.r.pos += 1;
-                visitor.visit_string(iso_date(i64::from_be_bytes(self.r.array()?)))
-            }
+            tag::DATE => visitor.visit_string(iso_date(i64::from_be_bytes(self.r.array()?))),
             tag::MAP => {
-                self.r.pos += 1;
                 let n = self.r.vint()?;
                 let n = self.r.bounded(n, 2)?;
-                visitor.visit_map(Entries {
-                    de: self,
-                    left: Some(n),
-                    doc: false,
-                    children: Vec::new(),
-                    giving_children: false,
-                })
+                visitor.visit_map(Entries::new(self, Some(n), false))
             }
-            tag::MAP_ENTRY_ITER => {
-                self.r.pos += 1;
-                visitor.visit_map(Entries {
-                    de: self,
-                    left: None,
-                    doc: false,
-                    children: Vec::new(),
-                    giving_children: false,
-                })
-            }
-            tag::ITERATOR => {
-                self.r.pos += 1;
-                visitor.visit_seq(Items {
-                    de: self,
-                    left: None,
-                    named: false,
-                    key_next: false,
-                })
-            }
+            tag::MAP_ENTRY_ITER => visitor.visit_map(Entries::new(self, None, false)),
+            tag::ITERATOR => visitor.visit_seq(Items::new(self, None, false)),
             tag::SOLRDOC => {
-                self.r.pos += 1;
                 let t = self.r.u8()?;
                 if t >> 5 != tag::ORDERED_MAP >> 5 {
                     return Err(self
@@ -378,28 +288,16 @@ impl<'de> De<'de> {
                         .into());
                 }
                 let n = self.r.tag_size(t, 1)?;
-                visitor.visit_map(Entries {
-                    de: self,
-                    left: Some(n),
-                    doc: true,
-                    children: Vec::new(),
-                    giving_children: false,
-                })
+                visitor.visit_map(Entries::new(self, Some(n), true))
             }
-            tag::SOLRDOCLST => {
-                self.r.pos += 1;
-                self.doc_list(visitor)
-            }
+            tag::SOLRDOCLST => self.doc_list(visitor),
             tag::ENUM_FIELD_VALUE => {
-                self.r.pos += 1;
                 let _int = self.r.plain()?;
                 self.any(visitor)
             }
             _ => {
                 // Byte arrays, UUIDs, SolrInputDocuments, single map entries, primitive
                 // arrays, end tags and unknown tags: as the tree decoder reads them.
-                let at = self.r.pos;
-                self.r.pos += 1;
                 let d = self.r.value_of(t).map_err(|mut e| {
                     if e.message.starts_with("unknown tag") {
                         e.offset = at;
@@ -410,6 +308,17 @@ impl<'de> De<'de> {
                 v.deserialize_any(visitor).map_err(from_json)
             }
         }
+    }
+
+    /// `Some(N)` when the `N` bytes of a float at `at` are there and `null_if` them (NaN or
+    /// infinite: null, as the tree decoder reads them).
+    fn null_float<const N: usize>(&self, at: usize, null_if: fn([u8; N]) -> bool) -> Option<usize> {
+        self.r
+            .buf
+            .get(at..at + N)
+            .and_then(|b| <[u8; N]>::try_from(b).ok())
+            .filter(|b| null_if(*b))
+            .map(|_| N)
     }
 
     /// A SolrDocumentList: `{numFound, start, maxScore (when present), numFoundExact
@@ -491,20 +400,8 @@ impl<'de> Deserializer<'de> for &mut De<'de> {
         let width = match self.peek()? {
             tag::NULL => Some(0),
             tag::END if !self.top => Some(0),
-            tag::FLOAT => self
-                .r
-                .buf
-                .get(at..at + 4)
-                .and_then(|b| <[u8; 4]>::try_from(b).ok())
-                .filter(|b| !f32::from_be_bytes(*b).is_finite())
-                .map(|_| 4),
-            tag::DOUBLE => self
-                .r
-                .buf
-                .get(at..at + 8)
-                .and_then(|b| <[u8; 8]>::try_from(b).ok())
-                .filter(|b| !f64::from_be_bytes(*b).is_finite())
-                .map(|_| 8),
+            tag::FLOAT => self.null_float(at, |b| !f32::from_be_bytes(b).is_finite()),
+            tag::DOUBLE => self.null_float(at, |b| !f64::from_be_bytes(b).is_finite()),
             _ => None,
         };
         match width {
@@ -555,6 +452,17 @@ struct Items<'a, 'de> {
     key_next: bool,
 }
 
+impl<'a, 'de> Items<'a, 'de> {
+    fn new(de: &'a mut De<'de>, left: Option<usize>, named: bool) -> Self {
+        Items {
+            de,
+            left,
+            named,
+            key_next: false,
+        }
+    }
+}
+
 impl<'de> de::SeqAccess<'de> for Items<'_, 'de> {
     type Error = DeError;
 
@@ -595,6 +503,18 @@ struct Entries<'a, 'de> {
     doc: bool,
     children: Vec<Value>,
     giving_children: bool,
+}
+
+impl<'a, 'de> Entries<'a, 'de> {
+    fn new(de: &'a mut De<'de>, left: Option<usize>, doc: bool) -> Self {
+        Entries {
+            de,
+            left,
+            doc,
+            children: Vec::new(),
+            giving_children: false,
+        }
+    }
 }
 
 impl<'de> de::MapAccess<'de> for Entries<'_, 'de> {

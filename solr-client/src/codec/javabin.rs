@@ -114,18 +114,7 @@ impl std::error::Error for JavabinError {}
 /// assert_eq!(decode(&w.finish()).unwrap(), serde_json::json!({"QTime": 3}));
 /// ```
 pub fn decode(body: &[u8]) -> std::result::Result<Value, JavabinError> {
-    let mut r = Reader {
-        buf: body,
-        pos: 0,
-        depth: 0,
-        externs: Vec::new(),
-    };
-    let version = r.u8()?;
-    if version != VERSION {
-        return Err(r.err(format!(
-            "version byte {version}, expected {VERSION}: not a javabin body"
-        )));
-    }
+    let mut r = Reader::open(body)?;
     let top = r.value()?;
     if r.pos != body.len() {
         return Err(r.err(format!("{} bytes after the value", body.len() - r.pos)));
@@ -191,6 +180,25 @@ pub(super) struct Reader<'a> {
     pub(super) pos: usize,
     pub(super) depth: usize,
     pub(super) externs: Vec<String>,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader of the whole javabin body `body`, past its version byte (checked).
+    pub(super) fn open(body: &'a [u8]) -> std::result::Result<Self, JavabinError> {
+        let mut r = Reader {
+            buf: body,
+            pos: 0,
+            depth: 0,
+            externs: Vec::new(),
+        };
+        let version = r.u8()?;
+        if version != VERSION {
+            return Err(r.err(format!(
+                "version byte {version}, expected {VERSION}: not a javabin body"
+            )));
+        }
+        Ok(r)
+    }
 }
 
 impl Reader<'_> {
@@ -311,6 +319,17 @@ impl Reader<'_> {
         key_text(v, at)
     }
 
+    /// `n` entries (key, value) of a map.
+    fn entries(&mut self, n: usize) -> std::result::Result<Map<String, Value>, JavabinError> {
+        let mut m = Map::new();
+        for _ in 0..n {
+            let k = self.key()?;
+            let v = self.plain()?;
+            m.insert(k, v);
+        }
+        Ok(m)
+    }
+
     pub(super) fn value_of(&mut self, t: u8) -> std::result::Result<Decoded, JavabinError> {
         let v = match t >> 5 {
             1 => {
@@ -329,13 +348,7 @@ impl Reader<'_> {
             }
             5 => {
                 let n = self.tag_size(t, 2)?;
-                let mut m = Map::new();
-                for _ in 0..n {
-                    let k = self.key()?;
-                    let v = self.plain()?;
-                    m.insert(k, v);
-                }
-                Value::Object(m)
+                Value::Object(self.entries(n)?)
             }
             6 => {
                 let n = self.tag_size(t, 2)?;
@@ -404,13 +417,7 @@ impl Reader<'_> {
             tag::MAP => {
                 let n = self.vint()?;
                 let n = self.bounded(n, 2)?;
-                let mut m = Map::new();
-                for _ in 0..n {
-                    let k = self.key()?;
-                    let v = self.plain()?;
-                    m.insert(k, v);
-                }
-                Value::Object(m)
+                Value::Object(self.entries(n)?)
             }
             tag::MAP_ENTRY_ITER => {
                 let mut m = Map::new();
@@ -425,13 +432,7 @@ impl Reader<'_> {
                 }
                 Value::Object(m)
             }
-            tag::MAP_ENTRY => {
-                let k = self.key()?;
-                let v = self.plain()?;
-                let mut m = Map::new();
-                m.insert(k, v);
-                Value::Object(m)
-            }
+            tag::MAP_ENTRY => Value::Object(self.entries(1)?),
             tag::SOLRDOC => return self.solr_doc().map(Decoded::Doc),
             tag::SOLRDOCLST => self.doc_list()?,
             tag::BYTEARR => {
@@ -468,11 +469,28 @@ impl Reader<'_> {
             return Err(self.err(format!("SolrDocument without its field map (tag {t})")));
         }
         let n = self.tag_size(t, 1)?;
+        self.doc_fields(n, false)
+    }
+
+    /// The `n` fields (name, value) of a SolrDocument or, `input`, a SolrInputDocument, whose
+    /// child documents (of the same kind, where a name belongs) go under `_childDocuments_`
+    /// after the fields.
+    fn doc_fields(
+        &mut self,
+        n: usize,
+        input: bool,
+    ) -> std::result::Result<Map<String, Value>, JavabinError> {
         let mut m = Map::new();
         let mut children = Vec::new();
         for _ in 0..n {
-            match self.value()? {
-                Decoded::Doc(child) => children.push(Value::Object(child)),
+            let mut item = self.value()?;
+            // In a SolrInputDocument, a float before a field name is a (legacy) field boost.
+            if let (true, Decoded::Value(Value::Number(_))) = (input, &item) {
+                item = self.value()?;
+            }
+            match item {
+                Decoded::Doc(child) if !input => children.push(Value::Object(child)),
+                Decoded::InputDoc(child) if input => children.push(Value::Object(child)),
                 k => {
                     let k = key_text(k.into_value(), self.pos)?;
                     let v = self.plain()?;
@@ -513,27 +531,7 @@ impl Reader<'_> {
         let n = self.vint()?;
         let n = self.bounded(n, 1)?;
         let _boost = self.plain()?;
-        let mut m = Map::new();
-        let mut children = Vec::new();
-        for _ in 0..n {
-            let mut item = self.value()?;
-            // A float before a field name is a (legacy) field boost.
-            if let Decoded::Value(Value::Number(_)) = item {
-                item = self.value()?;
-            }
-            match item {
-                Decoded::InputDoc(child) => children.push(Value::Object(child)),
-                k => {
-                    let k = key_text(k.into_value(), self.pos)?;
-                    let v = self.plain()?;
-                    m.insert(k, v);
-                }
-            }
-        }
-        if !children.is_empty() {
-            m.insert("_childDocuments_".into(), Value::Array(children));
-        }
-        Ok(m)
+        self.doc_fields(n, true)
     }
 
     fn primitive_array(&mut self) -> std::result::Result<Value, JavabinError> {
@@ -670,13 +668,7 @@ impl Writer {
     /// An int (small positive ones in the compact form, as Solr writes them).
     pub fn int(&mut self, v: i32) {
         if v > 0 {
-            let b = tag::SINT | (v as u8 & 0x0f);
-            if v >= 0x0f {
-                self.out.push(b | 0x10);
-                self.vint((v as u64) >> 4);
-            } else {
-                self.out.push(b);
-            }
+            self.compact(tag::SINT, v as u64);
         } else {
             self.out.push(tag::INT);
             self.out.extend_from_slice(&v.to_be_bytes());
@@ -685,17 +677,36 @@ impl Writer {
     /// A long (non-negative ones under 2^56 in the compact form, as Solr writes them).
     pub fn long(&mut self, v: i64) {
         if (v as u64) & 0xff00_0000_0000_0000 == 0 {
-            let b = tag::SLONG | (v as u8 & 0x0f);
-            if v >= 0x0f {
-                self.out.push(b | 0x10);
-                self.vint((v as u64) >> 4);
-            } else {
-                self.out.push(b);
-            }
+            self.compact(tag::SLONG, v as u64);
         } else {
             self.out.push(tag::LONG);
             self.out.extend_from_slice(&v.to_be_bytes());
         }
+    }
+    /// `v` in the compact form of `tag` (`SINT`, `SLONG`): its low 4 bits in the tag, the
+    /// rest (flagged by 0x10) as a vint.
+    fn compact(&mut self, tag: u8, v: u64) {
+        let b = tag | (v as u8 & 0x0f);
+        if v >= 0x0f {
+            self.out.push(b | 0x10);
+            self.vint(v >> 4);
+        } else {
+            self.out.push(b);
+        }
+    }
+    /// The start of the javabin update request SolrJ sends for an add of `docs` documents:
+    /// a NamedList of `params` (empty: the client sends parameters in the URL), `delByQ`
+    /// (null) and `docs`, an iterator the caller fills with SolrInputDocuments and closes
+    /// with [`Writer::end`].
+    pub(crate) fn begin_add(&mut self, docs: usize) {
+        self.out.reserve(docs * 64);
+        self.named_list(3);
+        self.extern_str("params");
+        self.ordered_map(0);
+        self.extern_str("delByQ");
+        self.null();
+        self.extern_str("docs");
+        self.iterator();
     }
     /// A 32-bit float.
     pub fn float(&mut self, v: f32) {
@@ -899,14 +910,7 @@ fn is_atomic(m: &Map<String, Value>) -> bool {
 /// iterator of SolrInputDocuments.
 pub(crate) fn encode_add(docs: &[Document]) -> Result<Bytes> {
     let mut w = Writer::new();
-    w.out.reserve(docs.len() * 64);
-    w.named_list(3);
-    w.extern_str("params");
-    w.ordered_map(0);
-    w.extern_str("delByQ");
-    w.null();
-    w.extern_str("docs");
-    w.iterator();
+    w.begin_add(docs.len());
     for d in docs {
         w.document(d);
     }
@@ -1093,6 +1097,51 @@ mod tests {
             v,
             json!({"numFound": 0, "start": 0, "numFoundExact": false, "docs": []})
         );
+    }
+
+    #[test]
+    fn input_documents_skip_field_boosts_and_gather_children() {
+        let v = round(|w| {
+            w.input_doc(3);
+            w.float(2.0); // a legacy field boost, before the name
+            w.extern_str("id");
+            w.str("p");
+            w.extern_str("n");
+            w.int(15);
+            w.input_doc(1); // an anonymous child
+            w.extern_str("id");
+            w.str("c");
+        });
+        assert_eq!(
+            v,
+            json!({"id": "p", "n": 15, "_childDocuments_": [{"id": "c"}]})
+        );
+        // In a SolrDocument a number where a name belongs is a name, not a boost.
+        let v = round(|w| {
+            w.solr_doc(1);
+            w.int(7);
+            w.str("x");
+        });
+        assert_eq!(v, json!({"7": "x"}));
+    }
+
+    #[test]
+    fn compact_ints_and_longs_have_solrs_bytes() {
+        let bytes = |f: &dyn Fn(&mut Writer)| {
+            let mut w = Writer::new();
+            f(&mut w);
+            w.finish()[1..].to_vec()
+        };
+        assert_eq!(bytes(&|w| w.int(14)), [tag::SINT | 14]);
+        assert_eq!(bytes(&|w| w.int(15)), [tag::SINT | 0x1f, 0]);
+        assert_eq!(bytes(&|w| w.int(300)), [tag::SINT | 0x1c, 18]);
+        assert_eq!(bytes(&|w| w.long(14)), [tag::SLONG | 14]);
+        assert_eq!(
+            bytes(&|w| w.long(1 << 40)),
+            [tag::SLONG | 0x10, 0x80, 0x80, 0x80, 0x80, 0x80, 0x02]
+        );
+        assert_eq!(bytes(&|w| w.int(0)).len(), 5);
+        assert_eq!(bytes(&|w| w.long(1 << 56)).len(), 9);
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! formats this crate speaks (Solr 9's `/update` reads all four by Content-Type); response
 //! decoders for `wt=json`, `xml`, `javabin` and `cbor` ([`ResponseFormat`]).
 
+pub(crate) mod add_body;
 pub(crate) mod atomic;
 #[cfg(feature = "cbor")]
 mod cbor;
@@ -21,6 +22,8 @@ mod ser;
 mod ser_cbor;
 #[cfg(feature = "javabin")]
 mod ser_javabin;
+#[cfg(test)]
+mod ser_tests;
 mod ser_xml;
 mod values;
 mod xml;
@@ -140,7 +143,7 @@ impl UpdateFormat {
     ) -> Result<Bytes> {
         debug_assert_eq!(docs.len(), ids.len());
         let out = match self {
-            UpdateFormat::Json => ser::encode_json(docs),
+            UpdateFormat::Json => ser::encode_json(docs, ids),
             UpdateFormat::Xml => ser_xml::encode(docs, ids),
             #[cfg(feature = "cbor")]
             UpdateFormat::Cbor => ser_cbor::encode(docs, ids),
@@ -155,6 +158,11 @@ impl UpdateFormat {
 /// field; an error when a document is not a map or a struct.
 pub(crate) fn doc_ids<T: serde::Serialize>(docs: &[T]) -> Result<Vec<String>> {
     ser::doc_ids(docs)
+}
+
+/// The `id` of one document as [`doc_ids`] gives it; errors name the document `#index`.
+pub(crate) fn doc_id_at<T: serde::Serialize + ?Sized>(doc: &T, index: usize) -> Result<String> {
+    ser::doc_id_at(doc, index)
 }
 
 impl std::fmt::Display for UpdateFormat {

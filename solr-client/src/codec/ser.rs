@@ -19,6 +19,7 @@
 use std::fmt;
 
 use serde::ser::{self, Impossible, Serialize};
+use serde_json::value::Serializer as JsonSer;
 use serde_json::Value;
 
 use crate::error::Error;
@@ -80,12 +81,20 @@ pub(crate) fn doc_ids<T: Serialize>(docs: &[T]) -> crate::Result<Vec<String>> {
         .collect()
 }
 
+/// The `id` of one document (see [`doc_ids`]); errors name it `#index`.
+pub(crate) fn doc_id_at<T: Serialize + ?Sized>(doc: &T, index: usize) -> crate::Result<String> {
+    doc.serialize(IdOf { index }).map_err(|e| e.0)
+}
+
 /// Serializes a document only far enough to find its `id`.
 struct IdOf {
     index: usize,
 }
 
 impl IdOf {
+    fn refuse<T>(self, what: &str) -> SerResult<T> {
+        Err(self.not_object(what))
+    }
     fn not_object(&self, what: &str) -> SerError {
         SerError(
             Error::InvalidInput(format!("document #{} is not an object: {what}", self.index)),
@@ -141,8 +150,7 @@ impl ser::SerializeMap for IdFields {
     type Ok = String;
     type Error = SerError;
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> SerResult {
-        self.key.clear();
-        let r = key.serialize(KeyText(&mut self.key));
+        let r = read_key(&mut self.key, key);
         r.map_err(|e| self.wrap(e))
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, v: &T) -> SerResult {
@@ -156,43 +164,131 @@ impl ser::SerializeMap for IdFields {
     }
 }
 
-macro_rules! not_object {
-    ($($name:ident($($arg:ty),*) = $what:expr;)*) => {
-        $(fn $name(self, $(_: $arg),*) -> SerResult<String> { Err(self.not_object($what)) })*
+/// The `ser::Serializer` methods of the shapes a serializer refuses, each returning the
+/// serializer's own `self.refuse(what)` (`what` names the shape, for a message). Takes
+/// method names and the groups `scalars` (bool to unit variant), `sequences` (seq, tuple,
+/// tuple struct), `objects` (map, struct) and `variants` (newtype, tuple and struct
+/// variants).
+macro_rules! refuse {
+    ($($method:ident)*) => { $(refuse!(@ $method);)* };
+    (@ scalars) => {
+        refuse!(serialize_bool serialize_i8 serialize_i16 serialize_i32 serialize_i64
+            serialize_u8 serialize_u16 serialize_u32 serialize_u64 serialize_f32 serialize_f64
+            serialize_char serialize_str serialize_bytes serialize_none serialize_unit
+            serialize_unit_struct serialize_unit_variant);
+    };
+    (@ sequences) => { refuse!(serialize_seq serialize_tuple serialize_tuple_struct); };
+    (@ objects) => { refuse!(serialize_map serialize_struct); };
+    (@ variants) => {
+        refuse!(serialize_newtype_variant serialize_tuple_variant serialize_struct_variant);
+    };
+    (@ serialize_bool) => { refuse!(@fn "a boolean", serialize_bool(bool) -> Ok); };
+    (@ serialize_i8) => { refuse!(@fn "a number", serialize_i8(i8) -> Ok); };
+    (@ serialize_i16) => { refuse!(@fn "a number", serialize_i16(i16) -> Ok); };
+    (@ serialize_i32) => { refuse!(@fn "a number", serialize_i32(i32) -> Ok); };
+    (@ serialize_i64) => { refuse!(@fn "a number", serialize_i64(i64) -> Ok); };
+    (@ serialize_u8) => { refuse!(@fn "a number", serialize_u8(u8) -> Ok); };
+    (@ serialize_u16) => { refuse!(@fn "a number", serialize_u16(u16) -> Ok); };
+    (@ serialize_u32) => { refuse!(@fn "a number", serialize_u32(u32) -> Ok); };
+    (@ serialize_u64) => { refuse!(@fn "a number", serialize_u64(u64) -> Ok); };
+    (@ serialize_f32) => { refuse!(@fn "a number", serialize_f32(f32) -> Ok); };
+    (@ serialize_f64) => { refuse!(@fn "a number", serialize_f64(f64) -> Ok); };
+    (@ serialize_char) => { refuse!(@fn "a string", serialize_char(char) -> Ok); };
+    (@ serialize_str) => { refuse!(@fn "a string", serialize_str(&str) -> Ok); };
+    (@ serialize_bytes) => { refuse!(@fn "an array", serialize_bytes(&[u8]) -> Ok); };
+    (@ serialize_none) => { refuse!(@fn "null", serialize_none() -> Ok); };
+    (@ serialize_unit) => { refuse!(@fn "null", serialize_unit() -> Ok); };
+    (@ serialize_unit_struct) => {
+        refuse!(@fn "null", serialize_unit_struct(&'static str) -> Ok);
+    };
+    (@ serialize_unit_variant) => {
+        refuse!(@fn "a string", serialize_unit_variant(&'static str, u32, &'static str) -> Ok);
+    };
+    (@ serialize_seq) => {
+        refuse!(@fn "an array", serialize_seq(Option<usize>) -> SerializeSeq);
+    };
+    (@ serialize_tuple) => { refuse!(@fn "an array", serialize_tuple(usize) -> SerializeTuple); };
+    (@ serialize_tuple_struct) => {
+        refuse!(@fn "an array",
+            serialize_tuple_struct(&'static str, usize) -> SerializeTupleStruct);
+    };
+    (@ serialize_map) => {
+        refuse!(@fn "an object", serialize_map(Option<usize>) -> SerializeMap);
+    };
+    (@ serialize_struct) => {
+        refuse!(@fn "an object", serialize_struct(&'static str, usize) -> SerializeStruct);
+    };
+    (@ serialize_tuple_variant) => {
+        refuse!(@fn "an enum variant", serialize_tuple_variant(&'static str, u32, &'static str,
+            usize) -> SerializeTupleVariant);
+    };
+    (@ serialize_struct_variant) => {
+        refuse!(@fn "an enum variant", serialize_struct_variant(&'static str, u32, &'static str,
+            usize) -> SerializeStructVariant);
+    };
+    (@ serialize_some) => {
+        fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> SerResult<Self::Ok> {
+            self.refuse("a value")
+        }
+    };
+    (@ serialize_newtype_variant) => {
+        fn serialize_newtype_variant<T: Serialize + ?Sized>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &T,
+        ) -> SerResult<Self::Ok> {
+            self.refuse("an enum variant")
+        }
+    };
+    (@fn $what:literal, $name:ident($($arg:ty),*) -> $ret:ident) => {
+        fn $name(self, $(_: $arg),*) -> SerResult<Self::$ret> {
+            self.refuse($what)
+        }
+    };
+}
+
+/// `type $name = Impossible<$ok, SerError>;` for each compound a serializer refuses.
+macro_rules! impossible {
+    ($ok:ty: $($name:ident)*) => { $(type $name = Impossible<$ok, SerError>;)* };
+}
+
+/// `ser::Serializer` methods that print the value with `Display` through the serializer's
+/// own `self.text(v)`: `plain` (booleans, integers, characters) and `serialize_str`.
+macro_rules! as_text {
+    ($($method:ident)*) => { $(as_text!(@ $method);)* };
+    (@ plain) => {
+        as_text!(@fn serialize_bool(bool) serialize_i8(i8) serialize_i16(i16) serialize_i32(i32)
+            serialize_i64(i64) serialize_u8(u8) serialize_u16(u16) serialize_u32(u32)
+            serialize_u64(u64) serialize_char(char));
+    };
+    (@ serialize_str) => { as_text!(@fn serialize_str(&str)); };
+    (@fn $($name:ident($t:ty))*) => {
+        $(fn $name(self, v: $t) -> SerResult<Self::Ok> {
+            self.text(v)
+        })*
+    };
+}
+
+/// Serializer methods that widen a number and pass it on.
+macro_rules! widen {
+    ($($name:ident($t:ty) => $to:ident($wide:ty);)*) => {
+        $(fn $name(self, v: $t) -> SerResult<Self::Ok> {
+            self.$to(<$wide>::from(v))
+        })*
     };
 }
 
 impl ser::Serializer for IdOf {
     type Ok = String;
     type Error = SerError;
-    type SerializeSeq = Impossible<String, SerError>;
-    type SerializeTuple = Impossible<String, SerError>;
-    type SerializeTupleStruct = Impossible<String, SerError>;
-    type SerializeTupleVariant = Impossible<String, SerError>;
+    impossible!(String: SerializeSeq SerializeTuple SerializeTupleStruct SerializeTupleVariant);
     type SerializeMap = IdFields;
     type SerializeStruct = IdFields;
-    type SerializeStructVariant = Impossible<String, SerError>;
+    impossible!(String: SerializeStructVariant);
 
-    not_object! {
-        serialize_bool(bool) = "a boolean";
-        serialize_i8(i8) = "a number";
-        serialize_i16(i16) = "a number";
-        serialize_i32(i32) = "a number";
-        serialize_i64(i64) = "a number";
-        serialize_u8(u8) = "a number";
-        serialize_u16(u16) = "a number";
-        serialize_u32(u32) = "a number";
-        serialize_u64(u64) = "a number";
-        serialize_f32(f32) = "a number";
-        serialize_f64(f64) = "a number";
-        serialize_char(char) = "a string";
-        serialize_str(&str) = "a string";
-        serialize_bytes(&[u8]) = "an array";
-        serialize_none() = "null";
-        serialize_unit() = "null";
-        serialize_unit_struct(&'static str) = "null";
-        serialize_unit_variant(&'static str, u32, &'static str) = "a string";
-    }
+    refuse!(scalars sequences variants);
     fn serialize_some<T: Serialize + ?Sized>(self, v: &T) -> SerResult<String> {
         v.serialize(self)
     }
@@ -203,37 +299,6 @@ impl ser::Serializer for IdOf {
     ) -> SerResult<String> {
         v.serialize(self)
     }
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> SerResult<String> {
-        Err(self.not_object("an enum variant"))
-    }
-    fn serialize_seq(self, _: Option<usize>) -> SerResult<Self::SerializeSeq> {
-        Err(self.not_object("an array"))
-    }
-    fn serialize_tuple(self, _: usize) -> SerResult<Self::SerializeTuple> {
-        Err(self.not_object("an array"))
-    }
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> SerResult<Self::SerializeTupleStruct> {
-        Err(self.not_object("an array"))
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> SerResult<Self::SerializeTupleVariant> {
-        Err(self.not_object("an enum variant"))
-    }
     fn serialize_map(self, _: Option<usize>) -> SerResult<IdFields> {
         Ok(IdFields {
             index: self.index,
@@ -243,15 +308,6 @@ impl ser::Serializer for IdOf {
     }
     fn serialize_struct(self, _: &'static str, _: usize) -> SerResult<IdFields> {
         self.serialize_map(None)
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> SerResult<Self::SerializeStructVariant> {
-        Err(self.not_object("an enum variant"))
     }
 }
 
@@ -265,44 +321,26 @@ fn unsupported<T>() -> SerResult<T> {
     ))
 }
 
-macro_rules! to_text {
-    ($($name:ident($t:ty);)*) => {
-        $(fn $name(self, v: $t) -> SerResult<String> { Ok(v.to_string()) })*
-    };
+impl IdText {
+    fn refuse<T>(self, _: &str) -> SerResult<T> {
+        unsupported()
+    }
+    fn text(self, v: impl fmt::Display) -> SerResult<String> {
+        Ok(v.to_string())
+    }
 }
 
 impl ser::Serializer for IdText {
     type Ok = String;
     type Error = SerError;
-    type SerializeSeq = Impossible<String, SerError>;
-    type SerializeTuple = Impossible<String, SerError>;
-    type SerializeTupleStruct = Impossible<String, SerError>;
-    type SerializeTupleVariant = Impossible<String, SerError>;
-    type SerializeMap = Impossible<String, SerError>;
-    type SerializeStruct = Impossible<String, SerError>;
-    type SerializeStructVariant = Impossible<String, SerError>;
+    impossible!(String: SerializeSeq SerializeTuple SerializeTupleStruct SerializeTupleVariant
+        SerializeMap SerializeStruct SerializeStructVariant);
 
-    to_text! {
-        serialize_bool(bool);
-        serialize_i8(i8);
-        serialize_i16(i16);
-        serialize_i32(i32);
-        serialize_i64(i64);
-        serialize_u8(u8);
-        serialize_u16(u16);
-        serialize_u32(u32);
-        serialize_u64(u64);
-        serialize_char(char);
-        serialize_str(&str);
-    }
-    fn serialize_f32(self, v: f32) -> SerResult<String> {
-        self.serialize_f64(f64::from(v))
-    }
+    as_text!(plain serialize_str);
+    refuse!(serialize_bytes sequences objects variants);
+    widen!(serialize_f32(f32) => serialize_f64(f64););
     fn serialize_f64(self, v: f64) -> SerResult<String> {
         Ok(serde_json::Number::from_f64(v).map_or_else(|| "null".into(), |n| n.to_string()))
-    }
-    fn serialize_bytes(self, _: &[u8]) -> SerResult<String> {
-        unsupported()
     }
     fn serialize_none(self) -> SerResult<String> {
         Ok("null".into())
@@ -326,52 +364,12 @@ impl ser::Serializer for IdText {
     ) -> SerResult<String> {
         v.serialize(self)
     }
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> SerResult<String> {
-        unsupported()
-    }
-    fn serialize_seq(self, _: Option<usize>) -> SerResult<Self::SerializeSeq> {
-        unsupported()
-    }
-    fn serialize_tuple(self, _: usize) -> SerResult<Self::SerializeTuple> {
-        unsupported()
-    }
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> SerResult<Self::SerializeTupleStruct> {
-        unsupported()
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> SerResult<Self::SerializeTupleVariant> {
-        unsupported()
-    }
-    fn serialize_map(self, _: Option<usize>) -> SerResult<Self::SerializeMap> {
-        unsupported()
-    }
-    fn serialize_struct(self, _: &'static str, _: usize) -> SerResult<Self::SerializeStruct> {
-        unsupported()
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> SerResult<Self::SerializeStructVariant> {
-        unsupported()
-    }
+}
+
+/// Reads a map key into `buf` as text ([`KeyText`]).
+fn read_key<T: Serialize + ?Sized>(buf: &mut String, key: &T) -> SerResult {
+    buf.clear();
+    key.serialize(KeyText(buf))
 }
 
 /// Writes a map key as text into a buffer: strings, characters, numbers and booleans (as
@@ -385,59 +383,29 @@ fn bad_key<T>() -> SerResult<T> {
     ))
 }
 
-macro_rules! key_text {
-    ($($name:ident($t:ty);)*) => {
-        $(fn $name(self, v: $t) -> SerResult { use fmt::Write; let _ = write!(self.0, "{v}"); Ok(()) })*
-    };
+impl KeyText<'_> {
+    fn refuse<T>(self, _: &str) -> SerResult<T> {
+        bad_key()
+    }
+    fn text(self, v: impl fmt::Display) -> SerResult {
+        use fmt::Write;
+        let _ = write!(self.0, "{v}");
+        Ok(())
+    }
 }
 
 impl ser::Serializer for KeyText<'_> {
     type Ok = ();
     type Error = SerError;
-    type SerializeSeq = Impossible<(), SerError>;
-    type SerializeTuple = Impossible<(), SerError>;
-    type SerializeTupleStruct = Impossible<(), SerError>;
-    type SerializeTupleVariant = Impossible<(), SerError>;
-    type SerializeMap = Impossible<(), SerError>;
-    type SerializeStruct = Impossible<(), SerError>;
-    type SerializeStructVariant = Impossible<(), SerError>;
+    impossible!((): SerializeSeq SerializeTuple SerializeTupleStruct SerializeTupleVariant
+        SerializeMap SerializeStruct SerializeStructVariant);
 
-    key_text! {
-        serialize_bool(bool);
-        serialize_i8(i8);
-        serialize_i16(i16);
-        serialize_i32(i32);
-        serialize_i64(i64);
-        serialize_u8(u8);
-        serialize_u16(u16);
-        serialize_u32(u32);
-        serialize_u64(u64);
-        serialize_char(char);
-    }
+    as_text!(plain);
+    refuse!(serialize_f32 serialize_f64 serialize_bytes serialize_none serialize_some
+        serialize_unit serialize_unit_struct sequences objects variants);
     fn serialize_str(self, v: &str) -> SerResult {
         self.0.push_str(v);
         Ok(())
-    }
-    fn serialize_f32(self, _: f32) -> SerResult {
-        bad_key()
-    }
-    fn serialize_f64(self, _: f64) -> SerResult {
-        bad_key()
-    }
-    fn serialize_bytes(self, _: &[u8]) -> SerResult {
-        bad_key()
-    }
-    fn serialize_none(self) -> SerResult {
-        bad_key()
-    }
-    fn serialize_some<T: Serialize + ?Sized>(self, _: &T) -> SerResult {
-        bad_key()
-    }
-    fn serialize_unit(self) -> SerResult {
-        bad_key()
-    }
-    fn serialize_unit_struct(self, _: &'static str) -> SerResult {
-        bad_key()
     }
     fn serialize_unit_variant(self, _: &'static str, _: u32, v: &'static str) -> SerResult {
         self.0.push_str(v);
@@ -445,52 +413,6 @@ impl ser::Serializer for KeyText<'_> {
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, v: &T) -> SerResult {
         v.serialize(self)
-    }
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> SerResult {
-        bad_key()
-    }
-    fn serialize_seq(self, _: Option<usize>) -> SerResult<Self::SerializeSeq> {
-        bad_key()
-    }
-    fn serialize_tuple(self, _: usize) -> SerResult<Self::SerializeTuple> {
-        bad_key()
-    }
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> SerResult<Self::SerializeTupleStruct> {
-        bad_key()
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> SerResult<Self::SerializeTupleVariant> {
-        bad_key()
-    }
-    fn serialize_map(self, _: Option<usize>) -> SerResult<Self::SerializeMap> {
-        bad_key()
-    }
-    fn serialize_struct(self, _: &'static str, _: usize) -> SerResult<Self::SerializeStruct> {
-        bad_key()
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> SerResult<Self::SerializeStructVariant> {
-        bad_key()
     }
 }
 
@@ -591,8 +513,7 @@ impl<F: Format> ser::SerializeMap for DocFields<'_, F> {
     type Ok = ();
     type Error = SerError;
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> SerResult {
-        self.key.clear();
-        key.serialize(KeyText(&mut self.key))
+        read_key(&mut self.key, key)
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, v: &T) -> SerResult {
         let key = std::mem::take(&mut self.key);
@@ -612,79 +533,26 @@ fn not_a_document<T>() -> SerResult<T> {
     ))
 }
 
-macro_rules! not_a_document {
-    ($($name:ident($($arg:ty),*);)*) => {
-        $(fn $name(self, $(_: $arg),*) -> SerResult { not_a_document() })*
-    };
+impl<F> DocSer<'_, F> {
+    fn refuse<T>(self, _: &str) -> SerResult<T> {
+        not_a_document()
+    }
 }
 
 impl<'a, F: Format> ser::Serializer for DocSer<'a, F> {
     type Ok = ();
     type Error = SerError;
-    type SerializeSeq = Impossible<(), SerError>;
-    type SerializeTuple = Impossible<(), SerError>;
-    type SerializeTupleStruct = Impossible<(), SerError>;
-    type SerializeTupleVariant = Impossible<(), SerError>;
+    impossible!((): SerializeSeq SerializeTuple SerializeTupleStruct SerializeTupleVariant);
     type SerializeMap = DocFields<'a, F>;
     type SerializeStruct = DocFields<'a, F>;
-    type SerializeStructVariant = Impossible<(), SerError>;
+    impossible!((): SerializeStructVariant);
 
-    not_a_document! {
-        serialize_bool(bool);
-        serialize_i8(i8);
-        serialize_i16(i16);
-        serialize_i32(i32);
-        serialize_i64(i64);
-        serialize_u8(u8);
-        serialize_u16(u16);
-        serialize_u32(u32);
-        serialize_u64(u64);
-        serialize_f32(f32);
-        serialize_f64(f64);
-        serialize_char(char);
-        serialize_str(&str);
-        serialize_bytes(&[u8]);
-        serialize_none();
-        serialize_unit();
-        serialize_unit_struct(&'static str);
-        serialize_unit_variant(&'static str, u32, &'static str);
-    }
+    refuse!(scalars sequences variants);
     fn serialize_some<T: Serialize + ?Sized>(self, v: &T) -> SerResult {
         v.serialize(self)
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(self, _: &'static str, v: &T) -> SerResult {
         v.serialize(self)
-    }
-    fn serialize_newtype_variant<T: Serialize + ?Sized>(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: &T,
-    ) -> SerResult {
-        not_a_document()
-    }
-    fn serialize_seq(self, _: Option<usize>) -> SerResult<Self::SerializeSeq> {
-        not_a_document()
-    }
-    fn serialize_tuple(self, _: usize) -> SerResult<Self::SerializeTuple> {
-        not_a_document()
-    }
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> SerResult<Self::SerializeTupleStruct> {
-        not_a_document()
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> SerResult<Self::SerializeTupleVariant> {
-        not_a_document()
     }
     fn serialize_map(self, _: Option<usize>) -> SerResult<DocFields<'a, F>> {
         Ok(DocFields {
@@ -697,15 +565,6 @@ impl<'a, F: Format> ser::Serializer for DocSer<'a, F> {
     }
     fn serialize_struct(self, _: &'static str, _: usize) -> SerResult<DocFields<'a, F>> {
         self.serialize_map(None)
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> SerResult<Self::SerializeStructVariant> {
-        not_a_document()
     }
 }
 
@@ -802,38 +661,28 @@ impl<F: Format> SeqOut<'_, F> {
     }
 }
 
-impl<F: Format> ser::SerializeSeq for SeqOut<'_, F> {
-    type Ok = ();
-    type Error = SerError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> SerResult {
-        self.item(v)
-    }
-    fn end(self) -> SerResult {
-        self.done()
-    }
+/// The array traits of [`SeqOut`]: each item through `SeqOut::item`, the end through
+/// `SeqOut::done`.
+macro_rules! seq_out {
+    ($($trait:ident::$method:ident),*) => {$(
+        impl<F: Format> ser::$trait for SeqOut<'_, F> {
+            type Ok = ();
+            type Error = SerError;
+            fn $method<T: Serialize + ?Sized>(&mut self, v: &T) -> SerResult {
+                self.item(v)
+            }
+            fn end(self) -> SerResult {
+                self.done()
+            }
+        }
+    )*};
 }
 
-impl<F: Format> ser::SerializeTuple for SeqOut<'_, F> {
-    type Ok = ();
-    type Error = SerError;
-    fn serialize_element<T: Serialize + ?Sized>(&mut self, v: &T) -> SerResult {
-        self.item(v)
-    }
-    fn end(self) -> SerResult {
-        self.done()
-    }
-}
-
-impl<F: Format> ser::SerializeTupleStruct for SeqOut<'_, F> {
-    type Ok = ();
-    type Error = SerError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> SerResult {
-        self.item(v)
-    }
-    fn end(self) -> SerResult {
-        self.done()
-    }
-}
+seq_out!(
+    SerializeSeq::serialize_element,
+    SerializeTuple::serialize_element,
+    SerializeTupleStruct::serialize_field
+);
 
 /// A value built whole by `serde_json`'s value serializer, then given to the format.
 pub(crate) struct Whole<'a, F, S> {
@@ -842,64 +691,41 @@ pub(crate) struct Whole<'a, F, S> {
     inner: S,
 }
 
-type JsonSer = serde_json::value::Serializer;
-
-impl<F: Format, S: ser::SerializeMap<Ok = Value, Error = serde_json::Error>> ser::SerializeMap
-    for Whole<'_, F, S>
-{
-    type Ok = ();
-    type Error = SerError;
-    fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> SerResult {
-        self.inner.serialize_key(key).map_err(json_err)
-    }
-    fn serialize_value<T: Serialize + ?Sized>(&mut self, v: &T) -> SerResult {
-        self.inner.serialize_value(v).map_err(json_err)
-    }
-    fn end(self) -> SerResult {
-        let v = self.inner.end().map_err(json_err)?;
-        self.f.value(&v, self.depth)
-    }
+/// The compound traits of [`Whole`]: each method forwards to `serde_json`'s value
+/// serializer, and the end gives the value built to the format.
+macro_rules! whole {
+    ($($trait:ident { $($method:ident($($arg:ident: $ty:ty),*);)* })*) => {$(
+        impl<F: Format, S: ser::$trait<Ok = Value, Error = serde_json::Error>> ser::$trait
+            for Whole<'_, F, S>
+        {
+            type Ok = ();
+            type Error = SerError;
+            $(fn $method<T: Serialize + ?Sized>(&mut self, $($arg: $ty),*) -> SerResult {
+                self.inner.$method($($arg),*).map_err(json_err)
+            })*
+            fn end(self) -> SerResult {
+                let v = self.inner.end().map_err(json_err)?;
+                self.f.value(&v, self.depth)
+            }
+        }
+    )*};
 }
 
-impl<F: Format, S: ser::SerializeStruct<Ok = Value, Error = serde_json::Error>> ser::SerializeStruct
-    for Whole<'_, F, S>
-{
-    type Ok = ();
-    type Error = SerError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T) -> SerResult {
-        self.inner.serialize_field(key, v).map_err(json_err)
-    }
-    fn end(self) -> SerResult {
-        let v = self.inner.end().map_err(json_err)?;
-        self.f.value(&v, self.depth)
-    }
+whole! {
+    SerializeMap { serialize_key(key: &T); serialize_value(v: &T); }
+    SerializeStruct { serialize_field(key: &'static str, v: &T); }
+    SerializeTupleVariant { serialize_field(v: &T); }
+    SerializeStructVariant { serialize_field(key: &'static str, v: &T); }
 }
 
-impl<F: Format, S: ser::SerializeTupleVariant<Ok = Value, Error = serde_json::Error>>
-    ser::SerializeTupleVariant for Whole<'_, F, S>
-{
-    type Ok = ();
-    type Error = SerError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, v: &T) -> SerResult {
-        self.inner.serialize_field(v).map_err(json_err)
-    }
-    fn end(self) -> SerResult {
-        let v = self.inner.end().map_err(json_err)?;
-        self.f.value(&v, self.depth)
-    }
-}
-
-impl<F: Format, S: ser::SerializeStructVariant<Ok = Value, Error = serde_json::Error>>
-    ser::SerializeStructVariant for Whole<'_, F, S>
-{
-    type Ok = ();
-    type Error = SerError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T) -> SerResult {
-        self.inner.serialize_field(key, v).map_err(json_err)
-    }
-    fn end(self) -> SerResult {
-        let v = self.inner.end().map_err(json_err)?;
-        self.f.value(&v, self.depth)
+impl<'a, F: Format> ValueSer<'a, F> {
+    /// A value built whole through `inner`, one of `serde_json`'s value serializers.
+    fn whole<S>(self, inner: Result<S, serde_json::Error>) -> SerResult<Whole<'a, F, S>> {
+        Ok(Whole {
+            inner: inner.map_err(json_err)?,
+            f: self.f,
+            depth: self.depth,
+        })
     }
 }
 
@@ -918,32 +744,20 @@ impl<'a, F: Format> ser::Serializer for ValueSer<'a, F> {
     fn serialize_bool(self, v: bool) -> SerResult {
         self.f.bool(v, self.depth)
     }
-    fn serialize_i8(self, v: i8) -> SerResult {
-        self.serialize_i64(i64::from(v))
-    }
-    fn serialize_i16(self, v: i16) -> SerResult {
-        self.serialize_i64(i64::from(v))
-    }
-    fn serialize_i32(self, v: i32) -> SerResult {
-        self.serialize_i64(i64::from(v))
-    }
     fn serialize_i64(self, v: i64) -> SerResult {
         self.f.i64(v, self.depth)
-    }
-    fn serialize_u8(self, v: u8) -> SerResult {
-        self.serialize_u64(u64::from(v))
-    }
-    fn serialize_u16(self, v: u16) -> SerResult {
-        self.serialize_u64(u64::from(v))
-    }
-    fn serialize_u32(self, v: u32) -> SerResult {
-        self.serialize_u64(u64::from(v))
     }
     fn serialize_u64(self, v: u64) -> SerResult {
         self.f.u64(v, self.depth)
     }
-    fn serialize_f32(self, v: f32) -> SerResult {
-        self.serialize_f64(f64::from(v))
+    widen! {
+        serialize_i8(i8) => serialize_i64(i64);
+        serialize_i16(i16) => serialize_i64(i64);
+        serialize_i32(i32) => serialize_i64(i64);
+        serialize_u8(u8) => serialize_u64(u64);
+        serialize_u16(u16) => serialize_u64(u64);
+        serialize_u32(u32) => serialize_u64(u64);
+        serialize_f32(f32) => serialize_f64(f64);
     }
     fn serialize_f64(self, v: f64) -> SerResult {
         if v.is_finite() {
@@ -1029,34 +843,15 @@ impl<'a, F: Format> ser::Serializer for ValueSer<'a, F> {
         variant: &'static str,
         len: usize,
     ) -> SerResult<Self::SerializeTupleVariant> {
-        Ok(Whole {
-            inner: ser::Serializer::serialize_tuple_variant(
-                serde_json::value::Serializer,
-                name,
-                index,
-                variant,
-                len,
-            )
-            .map_err(json_err)?,
-            f: self.f,
-            depth: self.depth,
-        })
+        self.whole(ser::Serializer::serialize_tuple_variant(
+            JsonSer, name, index, variant, len,
+        ))
     }
     fn serialize_map(self, len: Option<usize>) -> SerResult<Self::SerializeMap> {
-        Ok(Whole {
-            inner: ser::Serializer::serialize_map(serde_json::value::Serializer, len)
-                .map_err(json_err)?,
-            f: self.f,
-            depth: self.depth,
-        })
+        self.whole(ser::Serializer::serialize_map(JsonSer, len))
     }
     fn serialize_struct(self, name: &'static str, len: usize) -> SerResult<Self::SerializeStruct> {
-        Ok(Whole {
-            inner: ser::Serializer::serialize_struct(serde_json::value::Serializer, name, len)
-                .map_err(json_err)?,
-            f: self.f,
-            depth: self.depth,
-        })
+        self.whole(ser::Serializer::serialize_struct(JsonSer, name, len))
     }
     fn serialize_struct_variant(
         self,
@@ -1065,60 +860,30 @@ impl<'a, F: Format> ser::Serializer for ValueSer<'a, F> {
         variant: &'static str,
         len: usize,
     ) -> SerResult<Self::SerializeStructVariant> {
-        Ok(Whole {
-            inner: ser::Serializer::serialize_struct_variant(
-                serde_json::value::Serializer,
-                name,
-                index,
-                variant,
-                len,
-            )
-            .map_err(json_err)?,
-            f: self.f,
-            depth: self.depth,
-        })
+        self.whole(ser::Serializer::serialize_struct_variant(
+            JsonSer, name, index, variant, len,
+        ))
     }
 }
 
-/// JSON: `[doc, doc, ...]`, each written by `serde_json::to_writer`.
-pub(crate) fn encode_json<D: Serialize>(docs: &[D]) -> crate::Result<Vec<u8>> {
+/// JSON: `[doc, doc, ...]`, each written by `serde_json::to_writer` and its atomic
+/// operations checked by [`json_guard::check`] (documents whose ids are `ids`).
+pub(crate) fn encode_json<D: Serialize, S: AsRef<str>>(
+    docs: &[D],
+    ids: &[S],
+) -> crate::Result<Vec<u8>> {
     let mut out = Vec::with_capacity(docs.len() * 128 + 2);
     out.push(b'[');
-    for (i, d) in docs.iter().enumerate() {
+    for (i, (d, id)) in docs.iter().zip(ids).enumerate() {
         if i > 0 {
             out.push(b',');
         }
-        let start = out.len();
         serde_json::to_writer(&mut out, d)
             .map_err(|e| Error::InvalidInput(format!("cannot encode documents as JSON: {e}")))?;
-        if may_hold_atomic_ops(&out[start..]) {
-            // Rare: read this one document back and check it like the Value path does.
-            let doc: crate::types::Document =
-                serde_json::from_slice(&out[start..]).map_err(|e| {
-                    Error::InvalidInput(format!("cannot encode documents as JSON: {e}"))
-                })?;
-            super::atomic::check(super::UpdateFormat::Json, std::slice::from_ref(&doc))?;
-        }
+        json_guard::check(id.as_ref(), d)?;
     }
     out.push(b']');
     Ok(out)
-}
-
-/// Whether compact JSON `json` has a key named like an atomic operation (`"add":`, ...).
-/// Inside a JSON string every `"` is escaped, so a match is always a real key; a false
-/// positive (a field named `set`) only costs a second look.
-fn may_hold_atomic_ops(json: &[u8]) -> bool {
-    json.iter().enumerate().any(|(i, &b)| {
-        b == b':'
-            && i >= 2
-            && json[i - 1] == b'"'
-            && super::values::ATOMIC_OPS.iter().any(|op| {
-                let op = op.as_bytes();
-                i >= op.len() + 2
-                    && &json[i - 1 - op.len()..i - 1] == op
-                    && json[i - 2 - op.len()] == b'"'
-            })
-    })
 }
 
 /// The crate error for a failure encoding the document whose `id` is `id`.
@@ -1141,3 +906,5 @@ pub(crate) fn documents<F: Format, D: Serialize, S: AsRef<str>>(
     }
     Ok(())
 }
+
+pub(super) mod json_guard;

@@ -9,7 +9,7 @@ use super::ser::{Format, SerResult};
 use crate::error::{Error, Result};
 
 /// A CBOR head: major type `major`, argument `n`, shortest form.
-fn head(out: &mut Vec<u8>, major: u8, n: u64) {
+pub(super) fn head(out: &mut Vec<u8>, major: u8, n: u64) {
     let m = major << 5;
     if n < 24 {
         out.push(m | n as u8);
@@ -27,15 +27,15 @@ fn head(out: &mut Vec<u8>, major: u8, n: u64) {
     }
 }
 
-const ARRAY: u8 = 4;
+pub(super) const ARRAY: u8 = 4;
 const MAP: u8 = 5;
 
-struct Cbor {
-    out: Vec<u8>,
-    id: String,
-    name: String,
+pub(super) struct Cbor {
+    pub(super) out: Vec<u8>,
+    pub(super) id: String,
+    pub(super) name: String,
     /// Where the current document's map head goes.
-    start: usize,
+    pub(super) start: usize,
 }
 
 impl Cbor {

@@ -7,10 +7,10 @@ use super::javabin::{tag, Writer};
 use super::ser::{Format, SerResult};
 use crate::error::Result;
 
-struct Javabin {
-    w: Writer,
+pub(super) struct Javabin {
+    pub(super) w: Writer,
     /// Where the current document's SolrInputDocument head goes.
-    start: usize,
+    pub(super) start: usize,
 }
 
 impl Format for Javabin {
@@ -107,14 +107,7 @@ impl Format for Javabin {
 /// sends (see [`super::javabin::encode_add`]).
 pub(crate) fn encode<D: serde::Serialize, S: AsRef<str>>(docs: &[D], ids: &[S]) -> Result<Vec<u8>> {
     let mut w = Writer::new();
-    w.out.reserve(docs.len() * 64);
-    w.named_list(3);
-    w.extern_str("params");
-    w.ordered_map(0);
-    w.extern_str("delByQ");
-    w.null();
-    w.extern_str("docs");
-    w.iterator();
+    w.begin_add(docs.len());
     let mut j = Javabin { w, start: 0 };
     super::ser::documents(&mut j, docs, ids)?;
     j.w.end();

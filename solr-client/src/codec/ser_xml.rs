@@ -40,10 +40,10 @@ fn escape(out: &mut String, s: &str, id: &str, field: &str) -> SerResult {
     Ok(())
 }
 
-struct Xml {
-    out: String,
-    id: String,
-    name: String,
+pub(super) struct Xml {
+    pub(super) out: String,
+    pub(super) id: String,
+    pub(super) name: String,
 }
 
 impl Xml {
