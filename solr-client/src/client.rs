@@ -141,6 +141,7 @@ pub struct SolrClientBuilder {
     max_redirects: u32,
     pooled: PooledConfig,
     observer: crate::observe::Observer,
+    update_params: Vec<(String, String)>,
 }
 
 impl SolrClientBuilder {
@@ -240,10 +241,27 @@ impl SolrClientBuilder {
         self
     }
 
+    /// Solr's `update.chain`: every update request (adds, deletes, commits, the
+    /// [`crate::Indexer`]'s batches) names this update processor chain instead of the
+    /// core's default one. Default none (the chain marked `default="true"` in
+    /// `solrconfig.xml`, else Solr's stock chain). Per call: [`SolrClient::with_update_chain`].
+    pub fn update_chain(self, name: impl Into<String>) -> Self {
+        self.update_param("update.chain", name)
+    }
+
+    /// A request parameter sent with every update request (e.g. a parameter a custom update
+    /// processor reads); set again, the same name is replaced. `wt` and `commitWithin` are
+    /// the client's own and refused by [`Self::build`]. Default none.
+    pub fn update_param(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        set_param(&mut self.update_params, name.into(), value.into());
+        self
+    }
+
     /// Builds the client.
     pub fn build(self) -> Result<SolrClient> {
         let node = crate::error::parse_node_url(&self.node.0)?;
         let collection = check_collection(self.collection, &node)?;
+        check_update_params(&self.update_params)?;
         let inner = match self.transport {
             Some(t) => t,
             None => self.kind.build_with(&self.tls, self.gzip, self.pooled)?,
@@ -260,8 +278,36 @@ impl SolrClientBuilder {
             response_format: self.response_format,
             credentials: self.credentials,
             observer: self.observer,
+            update_params: self.update_params.into(),
         })
     }
+}
+
+/// Sets `name` to `value` in `params`, replacing an earlier value of the same name.
+pub(crate) fn set_param(params: &mut Vec<(String, String)>, name: String, value: String) {
+    match params.iter_mut().find(|(k, _)| *k == name) {
+        Some(p) => p.1 = value,
+        None => params.push((name, value)),
+    }
+}
+
+/// Refuses update parameters the client sets itself, and empty names or values.
+fn check_update_params(params: &[(String, String)]) -> Result<()> {
+    for (k, v) in params {
+        if k.is_empty() || v.is_empty() {
+            return Err(Error::Config(format!(
+                "update parameter {k:?}={v:?}: neither the name nor the value may be empty"
+            )));
+        }
+        if k == "wt" || k == "commitWithin" {
+            return Err(Error::Config(format!(
+                "update parameter {k:?} is set by the client itself (the response format it \
+                 decodes, or the commit_within argument of the call): do not set it as an \
+                 update parameter"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// A Solr client for one collection (or core), over any transport. Cheap to clone.
@@ -276,6 +322,8 @@ pub struct SolrClient {
     pub(crate) response_format: ResponseFormat,
     credentials: Option<Credentials>,
     pub(crate) observer: crate::observe::Observer,
+    /// Parameters of every update request ([`SolrClientBuilder::update_param`]).
+    update_params: Arc<[(String, String)]>,
 }
 
 impl SolrClient {
@@ -298,6 +346,7 @@ impl SolrClient {
             max_redirects: 0,
             pooled: PooledConfig::default(),
             observer: Default::default(),
+            update_params: Vec::new(),
         }
     }
 
@@ -339,6 +388,35 @@ impl SolrClient {
             response_format: f,
             ..self.clone()
         }
+    }
+
+    /// A copy of this client whose updates name the update processor chain `name`
+    /// (Solr's `update.chain`; see [`SolrClientBuilder::update_chain`]).
+    pub fn with_update_chain(&self, name: impl Into<String>) -> SolrClient {
+        let mut params = self.update_params.to_vec();
+        set_param(&mut params, "update.chain".into(), name.into());
+        SolrClient {
+            update_params: params.into(),
+            ..self.clone()
+        }
+    }
+
+    /// The parameters sent with every update request, `update.chain` included
+    /// ([`SolrClientBuilder::update_param`]).
+    pub fn update_params(&self) -> &[(String, String)] {
+        &self.update_params
+    }
+
+    /// The query of an update request: `wt=json`, `commitWithin` when given, then the
+    /// client's update parameters.
+    pub(crate) fn update_query(&self, commit_within_ms: Option<u64>) -> Vec<(String, String)> {
+        let mut query = Vec::with_capacity(2 + self.update_params.len());
+        query.push(("wt".to_string(), "json".to_string()));
+        if let Some(ms) = commit_within_ms {
+            query.push(("commitWithin".into(), ms.to_string()));
+        }
+        query.extend(self.update_params.iter().cloned());
+        query
     }
 
     /// The update format of adds.
@@ -504,10 +582,7 @@ impl SolrClient {
                 timing: Timing::default(),
             });
         }
-        let mut query = vec![("wt".to_string(), "json".to_string())];
-        if let Some(ms) = commit_within_ms {
-            query.push(("commitWithin".into(), ms.to_string()));
-        }
+        let query = self.update_query(commit_within_ms);
         let template = self.wire(Method::POST, "update", query.clone(), RequestKind::Write);
         let parts = shard_split::parts(self.transport.as_ref(), &template, &ids).await?;
         // Every part is encoded before any is sent: a document the format cannot carry
@@ -577,10 +652,7 @@ impl SolrClient {
         ids: &[&str],
         commit_within_ms: Option<u64>,
     ) -> Result<UpdateResponse> {
-        let mut query = vec![("wt".to_string(), "json".to_string())];
-        if let Some(ms) = commit_within_ms {
-            query.push(("commitWithin".into(), ms.to_string()));
-        }
+        let query = self.update_query(commit_within_ms);
         let owned: Vec<String> = ids.iter().map(|s| s.to_string()).collect();
         let template = self.wire(Method::POST, "update", query.clone(), RequestKind::Write);
         let parts = shard_split::parts(self.transport.as_ref(), &template, &owned).await?;
@@ -616,10 +688,7 @@ impl SolrClient {
     ) -> Result<UpdateResponse> {
         let body = serde_json::to_vec(&serde_json::json!({ "delete": { "query": query } }))
             .map_err(|e| Error::InvalidInput(e.to_string()))?;
-        let mut params = vec![("wt".to_string(), "json".to_string())];
-        if let Some(ms) = commit_within_ms {
-            params.push(("commitWithin".into(), ms.to_string()));
-        }
+        let params = self.update_query(commit_within_ms);
         self.update(
             Bytes::from(body),
             "application/json",
@@ -636,7 +705,7 @@ impl SolrClient {
         let mut req = self.wire(
             Method::POST,
             "update",
-            vec![("wt".into(), "json".into())],
+            self.update_query(None),
             RequestKind::Write,
         );
         req.headers
@@ -1031,6 +1100,48 @@ mod tests {
         assert_eq!(c.collection(), "mycore");
         let req = c.wire(http::Method::GET, "select", Vec::new(), RequestKind::Read);
         assert_eq!(req.path, "mycore/select");
+    }
+
+    #[test]
+    fn update_params_go_on_every_update_and_the_clients_own_are_refused() {
+        let b = || SolrClient::builder("http://127.0.0.1:8983/solr").collection("c");
+        let c = b().build().expect("client");
+        assert_eq!(
+            c.update_query(Some(500)),
+            [("wt", "json"), ("commitWithin", "500")].map(|(k, v)| (k.into(), v.into()))
+        );
+        let c = b()
+            .update_chain("dedupe")
+            .update_param("my.param", "1")
+            .update_chain("strict")
+            .build()
+            .expect("client");
+        // Set twice: replaced, not repeated (Solr would read the first).
+        assert_eq!(
+            c.update_query(None),
+            [
+                ("wt", "json"),
+                ("update.chain", "strict"),
+                ("my.param", "1")
+            ]
+            .map(|(k, v)| (k.into(), v.into()))
+        );
+        // Per call: a copy with another chain; the original is unchanged.
+        let other = c.with_update_chain("tolerant");
+        assert_eq!(
+            other.update_params()[0],
+            ("update.chain".into(), "tolerant".into())
+        );
+        assert_eq!(c.update_params()[0].1, "strict");
+        for (k, v) in [
+            ("wt", "xml"),
+            ("commitWithin", "1"),
+            ("", "x"),
+            ("update.chain", ""),
+        ] {
+            let err = b().update_param(k, v).build().expect_err("refused");
+            assert!(matches!(err, Error::Config(_)), "{k}={v}: {err:?}");
+        }
     }
 
     #[test]

@@ -6,10 +6,19 @@
 //! queue of at most `queue` batches: when it is full, `push` waits (backpressure), so the
 //! indexer never holds more than `queue + in_flight` batches plus the one being filled.
 //!
-//! Every batch goes through the same path as [`SolrClient::add`](crate::SolrClient::add):
-//! the client's update format (JSON, XML, CBOR, javabin), its transport, and, when the
-//! transport knows the shards (SolrCloud routing), one request per shard leader. Optionally
-//! the request bodies are gzipped ([`IndexerBuilder::gzip`]).
+//! Each document is encoded once, when it is pushed, straight from `T: Serialize` into the
+//! client's update format (JSON, XML, CBOR, javabin: the bytes
+//! [`SolrClient::add`](crate::SolrClient::add) sends, with the same checks), appended to the
+//! body of its batch; a batch's size is the real size of its body. Every batch is one
+//! request through the client's transport. Optionally the request bodies are gzipped
+//! ([`IndexerBuilder::gzip`]).
+//!
+//! Routing: when the transport knows the shards (SolrCloud routing,
+//! [`Transport::shard_groups`](crate::transport::Transport::shard_groups)), the indexer keeps
+//! one open batch per shard and puts each document into its shard's batch as it is pushed,
+//! so every request carries a full batch of one shard, sent to that shard's leader. The
+//! indexer then holds at most `queue + in_flight` full batches plus one open batch per
+//! shard.
 //!
 //! [`Indexer::finish`] sends what is left, waits for every batch and returns one
 //! [`BatchReport`] in which every pushed document is counted exactly once:
@@ -58,11 +67,10 @@ use tokio::task::{JoinHandle, JoinSet};
 
 use crate::batch::BatchReport;
 use crate::client::SolrClient;
-use crate::codec::doc_id;
+use crate::codec::add_body::AddBody;
+use crate::codec::{doc_id_at, UpdateFormat};
 use crate::error::{Error, Result};
-use crate::shard_split;
-use crate::transport::RequestKind;
-use crate::types::Document;
+use crate::transport::{RequestKind, RouteKey, WireRequest};
 
 /// How far an [`Indexer`] has got, passed to the progress callback after every batch.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -125,9 +133,9 @@ impl IndexerBuilder {
         self
     }
 
-    /// Most bytes per batch, counted as the documents' JSON size (the body in the JSON
-    /// format; the other formats differ by their framing). A document larger than this goes
-    /// alone. Default 4 MiB.
+    /// Most bytes per batch: the size of its request body in the client's update format
+    /// (before gzip), counted exactly as encoded. A document larger than this goes alone.
+    /// Default 4 MiB.
     pub fn batch_bytes(mut self, n: usize) -> Self {
         self.batch_bytes = n;
         self
@@ -174,7 +182,9 @@ impl IndexerBuilder {
         self
     }
 
-    /// Adds a request parameter to every update, e.g. `update.chain`. Default none.
+    /// Adds a request parameter to every update, e.g. `update.chain`; it replaces a client
+    /// update parameter of the same name ([`crate::SolrClientBuilder::update_param`]).
+    /// Default none.
     pub fn param(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.params.push((name.into(), value.into()));
         self
@@ -208,11 +218,12 @@ impl IndexerBuilder {
         let runtime = tokio::runtime::Handle::try_current().map_err(|_| {
             Error::Config("Indexer::build must be called inside a Tokio runtime".into())
         })?;
-        let mut query = vec![("wt".to_string(), "json".to_string())];
-        if let Some(ms) = self.commit_within_ms {
-            query.push(("commitWithin".into(), ms.to_string()));
+        // The client's update parameters (`update.chain`...), then the indexer's own, which
+        // replace a client parameter of the same name.
+        let mut query = self.client.update_query(self.commit_within_ms);
+        for (k, v) in self.params {
+            crate::client::set_param(&mut query, k, v);
         }
-        query.extend(self.params);
         let ctx = Arc::new(Ctx {
             client: self.client,
             query,
@@ -225,9 +236,15 @@ impl IndexerBuilder {
         });
         let (tx, rx) = mpsc::channel(self.queue);
         let dispatcher = runtime.spawn(dispatch(rx, ctx.clone(), self.in_flight));
+        let template = ctx
+            .client
+            .wire(Method::POST, "update", Vec::new(), RequestKind::Write);
         Ok(Indexer {
             tx: Some(tx),
-            current: Batch::default(),
+            open: Vec::new(),
+            format: ctx.client.update_format(),
+            template,
+            capacity: 0,
             batch_docs: self.batch_docs,
             batch_bytes: self.batch_bytes,
             ctx,
@@ -243,7 +260,14 @@ impl IndexerBuilder {
 #[derive(Debug)]
 pub struct Indexer {
     tx: Option<mpsc::Sender<Batch>>,
-    current: Batch,
+    /// The batches being filled: one per shard (one in all without shards), in the order
+    /// their shards were first seen.
+    open: Vec<Open>,
+    format: UpdateFormat,
+    /// The update request whose shards the transport is asked about.
+    template: WireRequest,
+    /// The largest body sent so far: the room a new batch starts with.
+    capacity: usize,
     batch_docs: usize,
     batch_bytes: usize,
     ctx: Arc<Ctx>,
@@ -253,19 +277,38 @@ pub struct Indexer {
     held: Vec<Batch>,
 }
 
-#[derive(Default)]
-struct Batch {
-    docs: Vec<Document>,
+/// A batch being filled: its body so far and its documents' ids.
+struct Open {
+    /// The shard of every document in it; `None` when the transport has no opinion.
+    shard: Option<String>,
+    body: AddBody,
     ids: Vec<String>,
-    bytes: usize,
+}
+
+impl std::fmt::Debug for Open {
+    /// Sizes only: the documents are the application's data.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Open")
+            .field("shard", &self.shard)
+            .field("docs", &self.ids.len())
+            .field("bytes", &self.body.len())
+            .finish()
+    }
+}
+
+/// A full batch: one request's body, its documents' ids and its route.
+struct Batch {
+    body: Bytes,
+    ids: Vec<String>,
+    route: Option<RouteKey>,
 }
 
 impl std::fmt::Debug for Batch {
     /// Sizes only: the documents are the application's data.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Batch")
-            .field("docs", &self.docs.len())
-            .field("bytes", &self.bytes)
+            .field("docs", &self.ids.len())
+            .field("bytes", &self.body.len())
             .finish()
     }
 }
@@ -289,40 +332,61 @@ impl Indexer {
         }
     }
 
-    /// Adds one document. Waits while the queue is full. A document that does not
-    /// serialize to an object is refused ([`Error::InvalidInput`]) and not counted.
+    /// Adds one document: encodes it into its batch (its shard's batch in SolrCloud) and
+    /// hands a full batch to the queue, waiting while the queue is full. A document that
+    /// does not serialize to an object, or that the update format cannot carry (see
+    /// [`UpdateFormat::encode_docs`]), is refused ([`Error::InvalidInput`], naming it) and
+    /// not counted; the documents pushed before it are kept.
     pub async fn push<T: Serialize>(&mut self, doc: T) -> Result<()> {
-        let doc = match serde_json::to_value(doc) {
-            Ok(serde_json::Value::Object(m)) => m,
-            Ok(other) => {
-                return Err(Error::InvalidInput(format!(
-                    "document #{} is not an object: {}",
-                    self.pushed(),
-                    kind_of(&other)
-                )))
-            }
-            Err(e) => {
-                return Err(Error::InvalidInput(format!(
-                    "document #{} cannot be serialized: {e}",
-                    self.pushed()
-                )))
+        let id = doc_id_at(&doc, self.pushed())?;
+        let shard = self.shard_of(&id).await;
+        let slot = match self.open.iter().position(|o| o.shard == shard) {
+            Some(i) => i,
+            None => {
+                self.open.push(Open {
+                    shard,
+                    body: AddBody::new(self.format, self.capacity),
+                    ids: Vec::new(),
+                });
+                self.open.len() - 1
             }
         };
-        let mut size = ByteCount(0);
-        // Writing into a counter cannot fail, and the value serialized once already.
-        let _ = serde_json::to_writer(&mut size, &doc);
-        let size = size.0 + 1;
-        if !self.current.docs.is_empty() && self.current.bytes + size > self.batch_bytes {
-            self.flush().await?;
+        if self.open[slot].body.is_sealed() {
+            self.flush(slot).await?;
         }
-        self.current.ids.push(doc_id(&doc));
-        self.current.docs.push(doc);
-        self.current.bytes += size;
+        self.open[slot].body.push(&doc, &id)?;
+        if self.open[slot].body.docs() > 1 && self.open[slot].body.len() > self.batch_bytes {
+            // Too large with this document: the batch goes without it, and it starts the
+            // next one.
+            self.open[slot].body.pop_last();
+            self.flush(slot).await?;
+            self.open[slot].body.push(&doc, &id)?;
+        }
+        let open = &mut self.open[slot];
+        open.ids.push(id);
         self.ctx.pushed.fetch_add(1, Ordering::Relaxed);
-        if self.current.docs.len() >= self.batch_docs || self.current.bytes >= self.batch_bytes {
-            self.flush().await?;
+        if open.ids.len() >= self.batch_docs || open.body.len() >= self.batch_bytes {
+            self.flush(slot).await?;
         }
         Ok(())
+    }
+
+    /// The shard the transport puts the document whose id is `id` in; `None` when it has
+    /// no opinion (standalone, a router that does not hash ids) or cannot tell (Solr then
+    /// forwards what is not the receiving leader's).
+    async fn shard_of(&self, id: &String) -> Option<String> {
+        let groups = self
+            .ctx
+            .client
+            .transport
+            .shard_groups(&self.template, std::slice::from_ref(id))
+            .await;
+        match groups {
+            Ok(Some(g)) if g.len() == 1 && g[0].members == [0] => {
+                g.into_iter().next().map(|g| g.shard)
+            }
+            _ => None,
+        }
     }
 
     /// Pushes every document of `docs` (see [`Self::push`]).
@@ -355,22 +419,29 @@ impl Indexer {
         self.ctx.pushed.load(Ordering::Relaxed)
     }
 
-    /// Hands the batch being filled to the queue (waits while it is full). Cancel-safe: if
-    /// the wait is dropped, the batch stays and goes with the next push or `finish`.
-    async fn flush(&mut self) -> Result<()> {
-        if self.current.docs.is_empty() {
+    /// Hands the batch being filled in `slot` to the queue (waits while it is full).
+    /// Cancel-safe: if the wait is dropped, the batch stays and goes with a later push or
+    /// `finish`.
+    async fn flush(&mut self, slot: usize) -> Result<()> {
+        if self.open[slot].ids.is_empty() {
+            if self.open[slot].body.is_sealed() {
+                // Sealed with no document (javabin, its first document refused): start over.
+                self.open[slot].body = AddBody::new(self.format, self.capacity);
+            }
             return Ok(());
         }
-        let Some(tx) = &self.tx else {
+        let Some(tx) = self.tx.clone() else {
             return Err(Error::InvalidInput("the indexer is finished".into()));
         };
-        match tx.reserve().await {
+        let permit = tx.reserve_owned().await;
+        let batch = self.take(slot);
+        match permit {
             Ok(permit) => {
-                permit.send(std::mem::take(&mut self.current));
+                permit.send(batch);
                 Ok(())
             }
             Err(_) => {
-                self.held.push(std::mem::take(&mut self.current));
+                self.held.push(batch);
                 Err(Error::InvalidInput(
                     "the indexer's sending task stopped; finish() reports the rest".into(),
                 ))
@@ -378,11 +449,27 @@ impl Indexer {
         }
     }
 
+    /// The batch being filled in `slot`, finished; an empty one takes its place.
+    fn take(&mut self, slot: usize) -> Batch {
+        let fresh = AddBody::new(self.format, self.capacity);
+        let open = &mut self.open[slot];
+        let body = std::mem::replace(&mut open.body, fresh).finish();
+        let ids = std::mem::take(&mut open.ids);
+        let route = Some(match &open.shard {
+            Some(s) => RouteKey::Shard(s.clone()),
+            None => RouteKey::Ids(ids.clone()),
+        });
+        self.capacity = self.capacity.max(body.len()).min(self.batch_bytes);
+        Batch { body, ids, route }
+    }
+
     /// Sends the last batch, waits for every batch and returns the report of every pushed
     /// document: `sent` is the number pushed, and `acknowledged + failed.len() +
     /// unknown.len() + not_attempted.len() == sent`.
     pub async fn finish(mut self) -> BatchReport {
-        let _ = self.flush().await;
+        for slot in 0..self.open.len() {
+            let _ = self.flush(slot).await;
+        }
         drop(self.tx.take());
         if let Some(d) = self.dispatcher.take() {
             let _ = d.await;
@@ -391,38 +478,12 @@ impl Indexer {
             Ok(mut s) => std::mem::take(&mut s.0),
             Err(p) => std::mem::take(&mut p.into_inner().0),
         };
-        for b in self
-            .held
-            .drain(..)
-            .chain([std::mem::take(&mut self.current)])
-        {
-            report.sent += b.ids.len();
-            report.not_attempted.extend(b.ids);
+        let open = self.open.drain(..).map(|o| o.ids);
+        for ids in self.held.drain(..).map(|b| b.ids).chain(open) {
+            report.sent += ids.len();
+            report.not_attempted.extend(ids);
         }
         report
-    }
-}
-
-fn kind_of(v: &serde_json::Value) -> &'static str {
-    match v {
-        serde_json::Value::Null => "null",
-        serde_json::Value::Bool(_) => "a boolean",
-        serde_json::Value::Number(_) => "a number",
-        serde_json::Value::String(_) => "a string",
-        serde_json::Value::Array(_) => "an array",
-        serde_json::Value::Object(_) => "an object",
-    }
-}
-
-struct ByteCount(usize);
-
-impl std::io::Write for ByteCount {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0 += buf.len();
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
     }
 }
 
@@ -469,66 +530,13 @@ impl Ctx {
         }
     }
 
-    /// Sends one batch (one request per shard when the transport knows the shards) and
-    /// accounts for every document of it.
+    /// Sends one batch (one request), re-sending while it certainly did not reach Solr or
+    /// Solr refused it with 429/503, within the retry budget; accounts for every document
+    /// of it.
     async fn send_batch(&self, batch: Batch) -> BatchReport {
-        let template = self.client.wire(
-            Method::POST,
-            "update",
-            self.query.clone(),
-            RequestKind::Write,
-        );
-        let mut attempt = 0;
-        let parts = loop {
-            match shard_split::parts(self.client.transport.as_ref(), &template, &batch.ids).await {
-                Ok(p) => break p,
-                // Nothing was sent: the shard map could not be had.
-                Err(e) if attempt < self.retries => {
-                    attempt += 1;
-                    tokio::time::sleep(self.wait(attempt)).await;
-                    let _ = e;
-                }
-                Err(e) => return BatchReport::all_failed(batch.ids, &e.to_string()),
-            }
-        };
-        let mut report = if parts.len() == 1 {
-            let route = parts.into_iter().next().and_then(|p| p.route);
-            self.send_part(&batch.docs, batch.ids, route).await
-        } else {
-            let sends = parts.into_iter().map(|part| {
-                let docs: Vec<Document> = part
-                    .members
-                    .iter()
-                    .map(|&i| batch.docs[i].clone())
-                    .collect();
-                let ids: Vec<String> = part.members.iter().map(|&i| batch.ids[i].clone()).collect();
-                async move { self.send_part(&docs, ids, part.route).await }
-            });
-            let mut total = BatchReport::default();
-            for r in futures::future::join_all(sends).await {
-                total.merge(r);
-            }
-            total
-        };
-        // One update call per batch, however many shard requests it took.
-        report.requests = 1;
-        report
-    }
-
-    /// Sends one request's documents, re-sending while it certainly did not reach Solr or
-    /// Solr refused it with 429/503, within the retry budget.
-    async fn send_part(
-        &self,
-        docs: &[Document],
-        ids: Vec<String>,
-        route: Option<crate::transport::RouteKey>,
-    ) -> BatchReport {
+        let Batch { body, ids, route } = batch;
         let format = self.client.update_format();
-        let body = match format.encode_add(docs) {
-            Ok(b) if self.gzip => gzip_body(&b),
-            Ok(b) => b,
-            Err(e) => return BatchReport::all_failed(ids, &e.to_string()),
-        };
+        let body = if self.gzip { gzip_body(&body) } else { body };
         let mut attempt = 0;
         loop {
             let mut req = self.client.wire(
@@ -732,6 +740,198 @@ mod tests {
         let r = indexer.finish().await;
         assert_eq!((r.sent, r.failed.len(), r.requests), (5, 5, 3));
         assert!(r.unknown.is_empty() && r.is_balanced());
+    }
+
+    /// Two shards by the id's last digit (even: `shard1`, odd: `shard2`); answers every
+    /// update with success and records each request's route and documents' ids.
+    #[derive(Debug, Default)]
+    struct TwoShards {
+        seen: Mutex<Vec<(Option<RouteKey>, Vec<String>)>>,
+    }
+
+    fn shard_of_id(id: &str) -> &'static str {
+        let last = id.bytes().last().unwrap_or(b'0');
+        if (last - b'0').is_multiple_of(2) {
+            "shard1"
+        } else {
+            "shard2"
+        }
+    }
+
+    impl crate::transport::Transport for TwoShards {
+        fn send(
+            &self,
+            req: WireRequest,
+        ) -> futures::future::BoxFuture<'_, Result<crate::transport::WireResponse>> {
+            // JSON bodies are read; others are recorded with no ids.
+            let docs: Vec<serde_json::Value> =
+                serde_json::from_slice(&req.body).unwrap_or_default();
+            let ids = docs
+                .iter()
+                .map(|d| d["id"].as_str().expect("id").to_string())
+                .collect();
+            self.seen.lock().expect("lock").push((req.route, ids));
+            let mut headers = http::HeaderMap::new();
+            headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            Box::pin(async {
+                Ok(crate::transport::WireResponse {
+                    status: http::StatusCode::OK,
+                    headers,
+                    body: Bytes::from_static(br#"{"responseHeader":{"status":0,"QTime":1}}"#),
+                    timing: crate::timing::Timing::default(),
+                })
+            })
+        }
+        fn name(&self) -> String {
+            "two-shards".into()
+        }
+        fn stats(&self) -> crate::transport::TransportStats {
+            crate::transport::TransportStats::default()
+        }
+        fn shard_groups<'a>(
+            &'a self,
+            _req: &'a WireRequest,
+            ids: &'a [String],
+        ) -> futures::future::BoxFuture<'a, Result<Option<Vec<crate::transport::ShardGroup>>>>
+        {
+            let mut groups: Vec<crate::transport::ShardGroup> = Vec::new();
+            for (i, id) in ids.iter().enumerate() {
+                let shard = shard_of_id(id);
+                match groups.iter_mut().find(|g| g.shard == shard) {
+                    Some(g) => g.members.push(i),
+                    None => groups.push(crate::transport::ShardGroup {
+                        shard: shard.into(),
+                        members: vec![i],
+                    }),
+                }
+            }
+            Box::pin(async move { Ok(Some(groups)) })
+        }
+    }
+
+    /// A client over the fake two-shard transport `t`, sending updates in `format`.
+    fn over(t: &Arc<TwoShards>, format: UpdateFormat) -> SolrClient {
+        SolrClient::builder("http://127.0.0.1:9/solr")
+            .collection("bench")
+            .custom_transport(t.clone())
+            .update_format(format)
+            .build()
+            .expect("client")
+    }
+
+    #[tokio::test]
+    async fn documents_are_batched_per_shard_as_they_are_pushed() {
+        let t = Arc::new(TwoShards::default());
+        let c = over(&t, UpdateFormat::Json);
+        let mut indexer = Indexer::builder(c).batch_docs(5).build().expect("builds");
+        // Alternating shards: batches cut when sent would each hold both shards.
+        indexer
+            .index_iter((0..23).map(|i| serde_json::json!({"id": format!("d{i}")})))
+            .await
+            .expect("pushed");
+        let r = indexer.finish().await;
+        assert_eq!((r.sent, r.acknowledged), (23, 23));
+        let seen = t.seen.lock().expect("lock").clone();
+        // 12 even ids and 11 odd ones: 5+5+2 and 5+5+1, every request one shard's.
+        let mut sizes: Vec<(String, usize)> = Vec::new();
+        for (route, ids) in &seen {
+            let Some(RouteKey::Shard(shard)) = route else {
+                panic!("not routed by shard: {route:?}");
+            };
+            assert!(ids.iter().all(|id| shard_of_id(id) == shard), "{ids:?}");
+            sizes.push((shard.clone(), ids.len()));
+        }
+        sizes.sort();
+        let want: Vec<(String, usize)> = [
+            ("shard1", 2),
+            ("shard1", 5),
+            ("shard1", 5),
+            ("shard2", 1),
+            ("shard2", 5),
+            ("shard2", 5),
+        ]
+        .iter()
+        .map(|&(s, n)| (s.to_string(), n))
+        .collect();
+        assert_eq!(sizes, want);
+        assert_eq!(r.requests, 6);
+        let mut all: Vec<String> = seen.into_iter().flat_map(|(_, ids)| ids).collect();
+        all.sort();
+        all.dedup();
+        assert_eq!(all.len(), 23, "every document sent once");
+    }
+
+    #[tokio::test]
+    async fn batches_are_cut_by_their_encoded_size() {
+        let t = Arc::new(TwoShards::default());
+        let c = over(&t, UpdateFormat::Json);
+        // Every document is 25 bytes of JSON ({"id":"d0","pad":"xxxxx"} with a 1-digit
+        // id); a body is `[` + documents joined by `,` + `]`: 3 documents make 79 bytes,
+        // 4 make 105.
+        let doc = |i: u32| serde_json::json!({"id": format!("d{}", i * 2), "pad": "xxxxx"});
+        assert_eq!(serde_json::to_vec(&doc(0)).expect("json").len(), 25);
+        let mut indexer = Indexer::builder(c).batch_bytes(80).build().expect("builds");
+        indexer.index_iter((0..5).map(doc)).await.expect("pushed");
+        // A document larger than the limit goes alone.
+        let big = serde_json::json!({"id": "d8", "pad": "x".repeat(200)});
+        indexer.push(&big).await.expect("pushed");
+        let r = indexer.finish().await;
+        assert_eq!((r.sent, r.acknowledged), (6, 6));
+        let sizes: Vec<usize> = t
+            .seen
+            .lock()
+            .expect("lock")
+            .iter()
+            .map(|(_, ids)| ids.len())
+            .collect();
+        assert_eq!(sizes, [3, 2, 1]);
+    }
+
+    #[tokio::test]
+    async fn a_document_the_format_cannot_carry_is_refused_at_push_and_the_rest_sent() {
+        let t = Arc::new(TwoShards::default());
+        let c = over(&t, UpdateFormat::Json);
+        let mut indexer = Indexer::builder(c).build().expect("builds");
+        indexer
+            .push(serde_json::json!({"id": "d0"}))
+            .await
+            .expect("pushed");
+        let e = indexer
+            .push(serde_json::json!({"id": "d2", "n_i": {"set": 1, "inc": 2}}))
+            .await
+            .expect_err("two atomic operations on one field");
+        assert!(e.to_string().contains("\"d2\""), "{e}");
+        indexer
+            .push(serde_json::json!({"id": "d4"}))
+            .await
+            .expect("pushed");
+        assert_eq!(indexer.pushed(), 2);
+        let r = indexer.finish().await;
+        assert_eq!((r.sent, r.acknowledged, r.requests), (2, 2, 1));
+        let seen = t.seen.lock().expect("lock").clone();
+        assert_eq!(seen[0].1, ["d0", "d4"]);
+    }
+
+    #[cfg(feature = "javabin")]
+    #[tokio::test]
+    async fn a_javabin_batch_whose_first_document_was_refused_takes_the_next_ones() {
+        let t = Arc::new(TwoShards::default());
+        let c = over(&t, UpdateFormat::Javabin);
+        let mut indexer = Indexer::builder(c).build().expect("builds");
+        // Refused after its field names went into the body's name table.
+        let e = indexer
+            .push(serde_json::json!({"id": "d0", "n_i": {"set": 1, "inc": 2}}))
+            .await
+            .expect_err("refused");
+        assert!(e.to_string().contains("\"d0\""), "{e}");
+        let good: Vec<serde_json::Value> = (1..4)
+            .map(|i| serde_json::json!({"id": format!("d{}", i * 2), "n_i": i}))
+            .collect();
+        indexer.index_iter(&good).await.expect("pushed");
+        let r = indexer.finish().await;
+        assert_eq!((r.sent, r.acknowledged, r.requests), (3, 3, 1));
+        let seen = t.seen.lock().expect("lock").len();
+        assert_eq!(seen, 1);
     }
 
     #[test]

@@ -57,6 +57,22 @@ fn mutable_configset(name: &str) -> PathBuf {
     dir
 }
 
+/// The metrics query of every core's `/select` request counter.
+pub(crate) fn select_counter() -> MetricsQuery {
+    MetricsQuery::new()
+        .group("core")
+        .prefix("QUERY./select.requests")
+}
+
+/// The `/select` request count of `core` in an answer to [`select_counter`].
+pub(crate) fn select_requests(m: &solr_client::admin::Metrics, core: &str) -> i64 {
+    m.metrics
+        .get(&format!("solr.core.{core}"))
+        .and_then(|r| r.get("QUERY./select.requests"))
+        .and_then(|v| v.as_i64())
+        .expect("select counter of the core")
+}
+
 fn solr_message(e: &Error) -> String {
     match e {
         Error::Solr { body, .. } => body.msg.clone(),
@@ -473,17 +489,8 @@ async fn standalone_scenario(url: &str, core: &str) {
     assert!(matches!(e, Error::Solr { .. }), "{e}");
 
     // The core's select counter counts exactly our searches.
-    let q = MetricsQuery::new()
-        .group("core")
-        .prefix("QUERY./select.requests");
-    let registry = format!("solr.core.{core}");
-    let count = |m: &solr_client::admin::Metrics| {
-        m.metrics
-            .get(&registry)
-            .and_then(|r| r.get("QUERY./select.requests"))
-            .and_then(|v| v.as_i64())
-            .expect("select counter of our core")
-    };
+    let q = select_counter();
+    let count = |m: &solr_client::admin::Metrics| select_requests(m, core);
     let before = count(&c.system().metrics(&q).await.expect("metrics"));
     for _ in 0..3 {
         c.select(&Select::new("*:*")).await.expect("select");

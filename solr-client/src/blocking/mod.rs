@@ -4,8 +4,9 @@
 //! Every method of the async [`crate::SolrClient`] that talks to Solr has a blocking twin
 //! here; a cursor becomes an [`Iterator`] ([`SolrClient::cursor`]). The synchronous helpers
 //! (`wire`, `select_request`, `encode_add`, `node`, `collection`...) are on the async client,
-//! reachable through [`SolrClient::inner`]. (The admin API handles, being added to the async
-//! client, get their blocking twins here when they land.)
+//! reachable through [`SolrClient::inner`]. The admin API handles have blocking twins too
+//! ([`SolrClient::collections`], [`SolrClient::configsets`], [`SolrClient::schema`],
+//! [`SolrClient::cores`], [`SolrClient::system`]; module [`admin`]).
 //!
 //! A blocking call from a thread inside a Tokio runtime (an `async fn`, a task) would stall
 //! that runtime's thread, and Tokio would panic on it: every method checks first and returns
@@ -26,6 +27,8 @@
 //! ```
 
 use std::pin::Pin;
+
+pub mod admin;
 
 use futures::{Stream, StreamExt};
 use serde::de::DeserializeOwned;
@@ -244,6 +247,13 @@ mod tests {
         let mut cur = c.cursor(Select::new("*:*"), 10);
         assert!(matches!(cur.next(), Some(Err(Error::Config(_)))));
         drop(cur);
+        // The admin handles' blocking twins check too, and name the call.
+        let err = c.collections().list().expect_err("inside a runtime");
+        assert!(err.to_string().contains("collections().list"), "{err}");
+        assert!(matches!(c.schema().fields(), Err(Error::Config(_))));
+        assert!(matches!(c.cores().status(None), Err(Error::Config(_))));
+        assert!(matches!(c.system().info(), Err(Error::Config(_))));
+        assert!(matches!(c.configsets().list(), Err(Error::Config(_))));
         // Dropped inside the runtime: no panic either.
         drop(c);
     }
@@ -256,5 +266,11 @@ mod tests {
         assert!(err.is_connect(), "{err:?}");
         let mut cur = c.cursor(Select::new("*:*"), 10);
         assert!(matches!(cur.next(), Some(Err(e)) if e.is_connect()));
+        // The admin twins run on the private runtime as well.
+        let err = c.system().info().expect_err("nothing listens");
+        assert!(err.is_connect(), "{err:?}");
+        // Input checks run before anything is sent, exactly as in the async handle.
+        let err = c.collections().delete("a/b").expect_err("bad name");
+        assert!(matches!(err, Error::InvalidInput(_)), "{err:?}");
     }
 }
