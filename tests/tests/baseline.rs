@@ -3,9 +3,7 @@
 //! counts are exact, raw hyper is the reference of the ratios, and the JSON report matches
 //! the published schema. Latencies and CPU are never asserted.
 
-use clap::Parser;
 use transport_bench::scenario::baseline::{BaselineReport, BaselineRow};
-use transport_bench::{run, Cli};
 
 use crate::support;
 
@@ -17,36 +15,32 @@ async fn baseline_runs_raw_hyper_and_every_row_on_the_same_searches() {
     let s = support::standalone();
     let url = s.url(None).unwrap().to_string();
     let out = std::env::temp_dir().join(support::tag("baseline"));
-    let args: Vec<String> = [
-        "transport-bench",
-        "baseline",
-        "--url",
-        &url,
-        "--docs",
-        "50",
-        "--queries",
-        "30",
-        "--rounds",
-        "2",
-        "--warmup",
-        "5",
-        "--rows",
-        "raw-hyper,pooled,pooled-typed,http2",
-        "--quiet",
-        "--out",
-        &out.display().to_string(),
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    {
-        let _g = support::shared().await;
-        run(Cli::parse_from(args)).await.expect("baseline runs");
-    }
+    support::run_shared(
+        &[
+            "baseline",
+            "--url",
+            &url,
+            "--docs",
+            "50",
+            "--queries",
+            "30",
+            "--rounds",
+            "2",
+            "--warmup",
+            "5",
+            "--rows",
+            "raw-hyper,raw-hyper-json,raw-hyper-typed,pooled,pooled-typed,http2",
+            "--quiet",
+            "--out",
+            &out.display().to_string(),
+        ],
+        "baseline runs",
+    )
+    .await;
     let json = support::read_json(&out.join("summary.json"));
     support::assert_schema_valid(SCHEMA, &json);
     let r: BaselineReport = serde_json::from_value(json).expect("report reads back");
-    assert_eq!(r.rows.len(), 4);
+    assert_eq!(r.rows.len(), 6);
     for row in &r.rows {
         assert_eq!(row.latency.n, 60, "{row:?}");
         assert_eq!(row.errors, 0, "{row:?}");
@@ -54,29 +48,21 @@ async fn baseline_runs_raw_hyper_and_every_row_on_the_same_searches() {
     }
     assert_eq!(r.rows[0].row, BaselineRow::RawHyper);
     assert_eq!(r.rows[0].p50_vs_raw, Some(1.0));
-    assert_eq!(r.per_round.len(), 8);
+    assert_eq!(r.per_round.len(), 12);
     assert!(r.per_round.iter().all(|x| x.latency.n == 30));
-    // Both pooled rows are checked against the targets.
-    let checked: Vec<BaselineRow> = r.targets.iter().map(|t| t.0).collect();
-    assert_eq!(checked, [BaselineRow::Pooled, BaselineRow::PooledTyped]);
+    // Both pooled rows are checked against the targets, each against the raw loop
+    // doing the same decoding work.
+    let checked: Vec<(BaselineRow, BaselineRow)> =
+        r.targets.iter().map(|t| (t.row, t.reference)).collect();
+    assert_eq!(
+        checked,
+        [
+            (BaselineRow::Pooled, BaselineRow::RawHyperJson),
+            (BaselineRow::PooledTyped, BaselineRow::RawHyperTyped)
+        ]
+    );
     // `report RUN` re-renders the run from its JSON, byte for byte (a new kind: always
     // saved with run.json, so no manifest-less fallback).
-    let files = ["report.txt", "rounds.csv"];
-    let before: Vec<Vec<u8>> = files
-        .iter()
-        .map(|f| std::fs::read(out.join(f)).expect("saved file"))
-        .collect();
-    for f in files {
-        std::fs::remove_file(out.join(f)).expect("remove");
-    }
-    let kind = transport_bench::rerender_any(&out, &mut Vec::new()).expect("re-renders");
-    assert_eq!(kind, "baseline");
-    for (f, old) in files.iter().zip(&before) {
-        assert_eq!(
-            &std::fs::read(out.join(f)).expect("re-rendered"),
-            old,
-            "{f}"
-        );
-    }
+    support::assert_rerenders_from_manifest(&out, "baseline", &["report.txt", "rounds.csv"]);
     let _ = std::fs::remove_dir_all(&out);
 }

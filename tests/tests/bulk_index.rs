@@ -3,9 +3,6 @@
 //! the same documents; every run's numFound check passed exactly, and the JSON report
 //! matches the published schema. Speeds are never asserted.
 
-use clap::Parser;
-use transport_bench::{run, Cli};
-
 use crate::support;
 
 /// The published schema of the `bulk-index` report.
@@ -17,40 +14,36 @@ async fn bulk_index_small_run_is_exact_for_every_row() {
     let url = s.url(None).unwrap().to_string();
     let tag = support::tag("bulkidx");
     let out = std::env::temp_dir().join(&tag);
-    let args: Vec<String> = [
-        "transport-bench",
-        "bulk-index",
-        "--url",
-        &url,
-        "--docs",
-        "2000",
-        "--rounds",
-        "1",
-        "--batch",
-        "500",
-        "--in-flight",
-        "3",
-        "--warmup-docs",
-        "300",
-        "--cusc-queue",
-        "10,100",
-        "--cusc-threads",
-        "2",
-        "--sweep-docs",
-        "400",
-        "--tag",
-        &tag,
-        "--quiet",
-        "--out",
-        &out.display().to_string(),
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
-    {
-        let _g = support::shared().await;
-        run(Cli::parse_from(args)).await.expect("bulk-index runs");
-    }
+    support::run_shared(
+        &[
+            "bulk-index",
+            "--url",
+            &url,
+            "--docs",
+            "2000",
+            "--rounds",
+            "1",
+            "--batch",
+            "500",
+            "--in-flight",
+            "3",
+            "--warmup-docs",
+            "300",
+            "--cusc-queue",
+            "10,100",
+            "--cusc-threads",
+            "2",
+            "--sweep-docs",
+            "400",
+            "--tag",
+            &tag,
+            "--quiet",
+            "--out",
+            &out.display().to_string(),
+        ],
+        "bulk-index runs",
+    )
+    .await;
     let json = support::read_json(&out.join("summary.json"));
     support::assert_schema_valid(SCHEMA, &json);
     let r: transport_bench::bulk_index::BulkIndexReport =
@@ -92,22 +85,6 @@ async fn bulk_index_small_run_is_exact_for_every_row() {
     assert_eq!(left.num_found(), 0);
     // `report RUN` re-renders the run from its JSON, byte for byte (a new kind: always
     // saved with run.json, so no manifest-less fallback).
-    let files = ["report.txt", "runs.csv"];
-    let before: Vec<Vec<u8>> = files
-        .iter()
-        .map(|f| std::fs::read(out.join(f)).expect("saved file"))
-        .collect();
-    for f in files {
-        std::fs::remove_file(out.join(f)).expect("remove");
-    }
-    let kind = transport_bench::rerender_any(&out, &mut Vec::new()).expect("re-renders");
-    assert_eq!(kind, "bulk-index");
-    for (f, old) in files.iter().zip(&before) {
-        assert_eq!(
-            &std::fs::read(out.join(f)).expect("re-rendered"),
-            old,
-            "{f}"
-        );
-    }
+    support::assert_rerenders_from_manifest(&out, "bulk-index", &["report.txt", "runs.csv"]);
     let _ = std::fs::remove_dir_all(&out);
 }

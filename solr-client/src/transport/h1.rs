@@ -116,14 +116,68 @@ pub(crate) struct ReadResponse {
     pub headers_at: Instant,
 }
 
+/// The timer of one HTTP/1.1 connection, kept with the connection and re-armed for each of
+/// its requests (the read-idle watch, the wait for a pooled connection to be ready) instead
+/// of a new timer per request.
+///
+/// Why: a timer that is registered in tokio's timer wheel while none is pending unparks
+/// the runtime's driver thread (an eventfd write, then a thread wake-up and a second
+/// `epoll_wait`), and dropping it takes the wheel's lock again. A request made that round
+/// trip for each of its timers, every time: the extra wake-ups were most of the pooled
+/// transport's CPU above a raw hyper loop. A timer that stays registered keeps the driver's
+/// next wake-up set, and moving it to a later deadline is an atomic store in tokio.
+/// Between requests the timer stays armed at the last deadline; when it fires there, it
+/// wakes a task that is no longer waiting on it (a spurious, harmless wake-up).
+pub(crate) struct ConnTimer {
+    sleep: std::pin::Pin<Box<tokio::time::Sleep>>,
+    runtime: tokio::runtime::Id,
+}
+
+impl ConnTimer {
+    /// A timer of the current runtime, not armed (registered when first polled).
+    pub(crate) fn new() -> Self {
+        let far = tokio::time::Instant::now() + Duration::from_secs(30 * 86_400);
+        ConnTimer {
+            sleep: Box::pin(tokio::time::sleep_until(far)),
+            runtime: tokio::runtime::Handle::current().id(),
+        }
+    }
+
+    /// The timer, re-armed at `at`. A timer belongs to the runtime it was made in; used
+    /// from another runtime (a client shared between runtimes), it is made anew there.
+    pub(crate) fn at(&mut self, at: Instant) -> std::pin::Pin<&mut tokio::time::Sleep> {
+        if tokio::runtime::Handle::current().id() != self.runtime {
+            *self = ConnTimer::new();
+        }
+        let mut sleep = self.sleep.as_mut();
+        sleep.as_mut().reset(tokio::time::Instant::from_std(at));
+        sleep
+    }
+}
+
+/// Runs `fut` until it ends, or until `limit` has passed (then None), on `timer`.
+pub(crate) async fn within<F: std::future::Future>(
+    timer: &mut ConnTimer,
+    limit: Duration,
+    fut: F,
+) -> Option<F::Output> {
+    let Some(at) = Instant::now().checked_add(limit) else {
+        return Some(fut.await); // a limit beyond any Instant never fires
+    };
+    tokio::select! {
+        biased;
+        out = fut => Some(out),
+        _ = timer.at(at) => None,
+    }
+}
+
 /// What resets the read-idle timer of [`read_response`].
-#[derive(Clone, Copy)]
 pub(crate) enum IdleClock<'a> {
     /// Every byte read from (or written to) this socket: the connection carries this one
     /// request (HTTP/1.1), so a byte on it is a byte of this request, in the header phase
     /// as in the body phase. The timer starts at `since` (when the request began to be
-    /// written).
-    Socket(&'a ConnMeter, Instant),
+    /// written); it runs on the connection's own timer.
+    Socket(&'a ConnMeter, Instant, &'a mut ConnTimer),
     /// Every frame of this request's stream (HTTP/2, where the socket is shared by many
     /// streams and another stream's bytes must not keep a stalled one alive): the wait for
     /// the HEADERS frame, then the wait for each DATA frame.
@@ -150,8 +204,8 @@ where
         after: idle,
     };
     match clock {
-        IdleClock::Socket(meter, since) => {
-            idle_watch(meter, idle, since, read_all(node, req, None, fut))
+        IdleClock::Socket(meter, since, timer) => {
+            idle_watch(meter, idle, since, timer, read_all(node, req, None, fut))
                 .await
                 .unwrap_or_else(|| Err(timeout()))
         }
@@ -167,6 +221,7 @@ pub(crate) async fn idle_watch<F: std::future::Future>(
     meter: &ConnMeter,
     idle: Duration,
     since: Instant,
+    timer: &mut ConnTimer,
     fut: F,
 ) -> Option<F::Output> {
     let mut fut = std::pin::pin!(fut);
@@ -178,7 +233,7 @@ pub(crate) async fn idle_watch<F: std::future::Future>(
         tokio::select! {
             biased;
             out = &mut fut => return Some(out),
-            _ = tokio::time::sleep_until(tokio::time::Instant::from_std(wake)) => {
+            _ = timer.at(wake) => {
                 let active = meter.last_activity().map_or(last, |a| a.max(last));
                 if active == last {
                     return None;
@@ -234,7 +289,10 @@ where
             return Err(too_large());
         }
     }
+    // A body that comes in one frame is kept as it is; only a second frame makes a copy.
+    let mut first: Option<Bytes> = None;
     let mut buf = BytesMut::new();
+    let mut len = 0u64;
     loop {
         let frame = bounded(node, per_await, body.frame()).await?;
         match frame {
@@ -242,10 +300,18 @@ where
             Some(Err(e)) => return Err(map_hyper(node, e)),
             Some(Ok(frame)) => {
                 if let Ok(data) = frame.into_data() {
-                    if (buf.len() + data.len()) as u64 > limit {
+                    len += data.len() as u64;
+                    if len > limit {
                         return Err(too_large());
                     }
-                    buf.extend_from_slice(&data);
+                    if first.is_none() && buf.is_empty() {
+                        first = Some(data);
+                    } else {
+                        if let Some(f) = first.take() {
+                            buf.extend_from_slice(&f);
+                        }
+                        buf.extend_from_slice(&data);
+                    }
                 }
             }
         }
@@ -253,7 +319,7 @@ where
     Ok(ReadResponse {
         status: parts.status,
         headers: parts.headers,
-        body: buf.freeze(),
+        body: first.unwrap_or_else(|| buf.freeze()),
         headers_at,
     })
 }
@@ -310,13 +376,53 @@ impl Instants {
 mod tests {
     use super::*;
 
+    /// The connection's timer is re-armed, not re-made: made far away, re-armed earlier, it
+    /// fires at the new deadline; re-armed again, it serves the next wait; and a timer made
+    /// in a runtime that is gone is made anew in the current one (no panic).
+    #[test]
+    fn a_connection_timer_rearms_and_follows_the_runtime() {
+        let rt = || {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_time()
+                .build()
+                .expect("runtime")
+        };
+        let never = || std::future::pending::<()>();
+        let first = rt();
+        let mut timer = first.block_on(async {
+            let mut t = ConnTimer::new();
+            let out = within(&mut t, Duration::from_millis(10), never()).await;
+            assert!(out.is_none(), "the 10 ms limit fires");
+            assert_eq!(
+                within(&mut t, Duration::from_secs(5), async { 1 }).await,
+                Some(1)
+            );
+            let out = within(&mut t, Duration::from_millis(10), never()).await;
+            assert!(out.is_none(), "and fires again");
+            t
+        });
+        drop(first);
+        rt().block_on(async {
+            let out = within(&mut timer, Duration::from_millis(10), never()).await;
+            assert!(out.is_none(), "fires in the new runtime");
+        });
+    }
+
     #[tokio::test]
     async fn idle_watch_fires_without_bytes_and_never_with_an_endless_limit() {
         let meter = ConnMeter::new(0);
+        let timer = &mut ConnTimer::new();
         let never = std::future::pending::<()>();
-        let out = idle_watch(&meter, Duration::from_millis(20), Instant::now(), never).await;
+        let out = idle_watch(
+            &meter,
+            Duration::from_millis(20),
+            Instant::now(),
+            timer,
+            never,
+        )
+        .await;
         assert!(out.is_none(), "no byte: the watch fires");
-        let out = idle_watch(&meter, Duration::MAX, Instant::now(), async { 7 }).await;
+        let out = idle_watch(&meter, Duration::MAX, Instant::now(), timer, async { 7 }).await;
         assert_eq!(
             out,
             Some(7),

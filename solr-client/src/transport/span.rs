@@ -37,13 +37,13 @@ impl Attempt {
         }
     }
 
-    /// Runs `fut`, the exchange.
+    /// Runs `fut`, the exchange: `fut` itself (no span, so no wrapper to move it into).
     #[cfg(not(feature = "tracing"))]
-    pub(crate) async fn run<F>(self, fut: F) -> Result<WireResponse>
+    pub(crate) fn run<F>(self, fut: F) -> F
     where
         F: std::future::Future<Output = Result<WireResponse>>,
     {
-        fut.await
+        fut
     }
 
     /// Runs `fut`, the exchange, in its span, and records the answer's fields on it.

@@ -21,6 +21,7 @@ use solr_harness::seedkit::{self, Target};
 use solrj::{Solrj, SolrjMode};
 
 use super::cpu::process_cpu;
+use super::knn::procstat;
 
 /// A row of the comparison: who indexes.
 #[derive(
@@ -308,6 +309,7 @@ impl Bench<'_> {
             .context("deleting the run's id prefix")?;
         self.client.commit(Commit::default()).await?;
         let load_1m = seedkit::load_1m();
+        let solr0 = self.solr_ticks();
         let (wall_s, cpu_s, errors, detail) = match row {
             IndexRow::SolrjCusc | IndexRow::SolrjHttp2 => {
                 let mode = if row == IndexRow::SolrjCusc {
@@ -353,6 +355,10 @@ impl Bench<'_> {
                 (wall, cpu, errors, detail)
             }
         };
+        let solr_cpu_s = match (solr0, self.solr_ticks()) {
+            (Some(a), Some(b)) => Some(b.saturating_sub(a) as f64 / procstat::clk_tck()),
+            _ => None,
+        };
         let c0 = Instant::now();
         self.client
             .commit(Commit::default())
@@ -380,6 +386,15 @@ impl Bench<'_> {
             first_error: detail,
             cusc: (row == IndexRow::SolrjCusc).then_some(self.cusc),
             load_1m,
+            solr_cpu_s,
         })
+    }
+
+    /// utime + stime of the local Solr's JVM (its first node), in clock ticks; None for a
+    /// Solr this process did not start.
+    fn solr_ticks(&self) -> Option<u64> {
+        let local = self.target.local.as_ref()?;
+        let node = local.nodes.first()?.0.clone();
+        procstat::proc_ticks(local.pid(&node)?)
     }
 }

@@ -61,6 +61,10 @@ pub struct IndexRun {
     pub cusc: Option<(usize, usize)>,
     /// Host 1-minute load average at the start (2 cores here).
     pub load_1m: Option<f64>,
+    /// CPU seconds of the Solr JVM during the run (no commit), for a local Solr whose pid
+    /// is known; None otherwise.
+    #[serde(default)]
+    pub solr_cpu_s: Option<f64>,
 }
 
 /// One row over the rounds.
@@ -78,6 +82,9 @@ pub struct RowSummary {
     pub cpu_s: f64,
     /// Median client CPU microseconds per document.
     pub cpu_us_per_doc: f64,
+    /// Median Solr JVM CPU microseconds per document (None when not measured).
+    #[serde(default)]
+    pub solr_cpu_us_per_doc: Option<f64>,
     /// `docs_per_s` / SolrJ CUSC's (None without a CUSC row).
     pub docs_per_s_vs_cusc: Option<f64>,
     /// `cpu_s` / SolrJ CUSC's (None without a CUSC row).
@@ -154,6 +161,12 @@ pub fn build(
             ),
             cpu_s: median(timed.iter().map(|r| r.cpu_s).collect()),
             cpu_us_per_doc: median(timed.iter().map(|r| r.cpu_us_per_doc).collect()),
+            solr_cpu_us_per_doc: timed
+                .iter()
+                .map(|r| r.solr_cpu_s.map(|s| s * 1e6 / r.docs.max(1) as f64))
+                .collect::<Option<Vec<f64>>>()
+                .filter(|v| !v.is_empty())
+                .map(median),
             docs_per_s_vs_cusc: None,
             cpu_vs_cusc: None,
             all_exact: timed.iter().all(|r| r.exact),
@@ -276,6 +289,7 @@ pub fn print_text<W: Write>(r: &BulkIndexReport, w: &mut W) -> Result<()> {
         .right("min..max docs/s", 17)
         .right("CPU s", 7)
         .right("CPU us/doc", 10)
+        .right("Solr CPU us/doc", 15)
         .right("docs/s vs CUSC", 14)
         .right("CPU vs CUSC", 11)
         .right("numFound exact", 14);
@@ -290,6 +304,9 @@ pub fn print_text<W: Write>(r: &BulkIndexReport, w: &mut W) -> Result<()> {
                 &format!("{:.0}..{:.0}", x.docs_per_s_range.0, x.docs_per_s_range.1),
                 &format!("{:.2}", x.cpu_s),
                 &format!("{:.1}", x.cpu_us_per_doc),
+                &x.solr_cpu_us_per_doc
+                    .map(|v| format!("{v:.1}"))
+                    .unwrap_or_else(|| "-".into()),
                 &ratio(x.docs_per_s_vs_cusc),
                 &ratio(x.cpu_vs_cusc),
                 &x.all_exact,
@@ -315,6 +332,7 @@ struct RunCsv<'a> {
     num_found: u64,
     exact: bool,
     errors: u64,
+    solr_cpu_s: Option<f64>,
 }
 
 impl RunReport for BulkIndexReport {
@@ -340,6 +358,7 @@ impl RunReport for BulkIndexReport {
                 num_found: r.num_found,
                 exact: r.exact,
                 errors: r.errors,
+                solr_cpu_s: r.solr_cpu_s,
             })
             .collect();
         bench_report::write_csv(&dir.join("runs.csv"), &recs)?;
@@ -349,5 +368,73 @@ impl RunReport for BulkIndexReport {
     fn print_text(&self, w: &mut dyn Write) -> Result<()> {
         let mut w = w;
         print_text(self, &mut w)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(row: IndexRow, round: Option<usize>, solr_cpu_s: Option<f64>) -> IndexRun {
+        IndexRun {
+            round,
+            row,
+            prefix: "p-".into(),
+            docs: 1000,
+            wall_s: 1.0,
+            docs_per_s: 1000.0,
+            cpu_s: 0.1,
+            cpu_us_per_doc: 100.0,
+            commit_s: 0.0,
+            num_found: 1000,
+            exact: true,
+            errors: 0,
+            first_error: None,
+            cusc: None,
+            load_1m: None,
+            solr_cpu_s,
+        }
+    }
+
+    #[test]
+    fn solr_cpu_per_doc_is_the_median_of_timed_runs_and_absent_when_unmeasured() {
+        let cfg = BulkIndexConfig {
+            docs: 1000,
+            rounds: 3,
+            batch: 100,
+            in_flight: 2,
+            format: solr_client::UpdateFormat::Json,
+            rows: vec![IndexRow::Sequential, IndexRow::Concurrent],
+            cusc_queue: vec![1],
+            cusc_threads: vec![1],
+            sweep_docs: 1,
+            warmup_docs: 0,
+            tag: "t".into(),
+            solrj_log: "x".into(),
+            quiet: true,
+        };
+        let target = Target {
+            url: "http://127.0.0.1:1/solr".into(),
+            collection: "bench".into(),
+            ca: None,
+            local: None,
+        };
+        let runs = vec![
+            // The warm-up does not count.
+            run(IndexRow::Sequential, None, Some(9.0)),
+            run(IndexRow::Sequential, Some(0), Some(0.2)),
+            run(IndexRow::Sequential, Some(1), Some(0.4)),
+            run(IndexRow::Sequential, Some(2), Some(0.3)),
+            run(IndexRow::Concurrent, Some(0), Some(0.3)),
+            run(IndexRow::Concurrent, Some(1), None),
+        ];
+        let r = build(&cfg, &target, (1, 1), Vec::new(), runs);
+        let us = r.rows[0].solr_cpu_us_per_doc.expect("measured");
+        assert!((us - 300.0).abs() < 1e-9, "{us}");
+        assert_eq!(r.rows[1].solr_cpu_us_per_doc, None, "one run unmeasured");
+        let mut text = Vec::new();
+        print_text(&r, &mut text).expect("prints");
+        let text = String::from_utf8(text).expect("utf-8");
+        assert!(text.contains("Solr CPU us/doc"), "{text}");
     }
 }

@@ -42,7 +42,7 @@ pub struct Usage {
 }
 
 /// Clock ticks per second of `/proc/*/stat` times (`getconf CLK_TCK`; 100 on Linux).
-fn clk_tck() -> f64 {
+pub(crate) fn clk_tck() -> f64 {
     std::process::Command::new("getconf")
         .arg("CLK_TCK")
         .output()
@@ -58,7 +58,7 @@ fn clk_tck() -> f64 {
 }
 
 /// utime + stime of `pid`, in ticks.
-fn proc_ticks(pid: u32) -> Option<u64> {
+pub(crate) fn proc_ticks(pid: u32) -> Option<u64> {
     let s = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name may contain spaces: fields start after the last ')'.
     let rest = &s[s.rfind(')')? + 2..];
