@@ -56,18 +56,25 @@ impl ResponseFormat {
     /// True when a response Content-Type can carry this format. Solr 9 labels javabin and
     /// CBOR answers `application/octet-stream`.
     pub fn accepts_content_type(&self, content_type: &str) -> bool {
-        let ct = content_type.to_ascii_lowercase();
+        // ASCII case-insensitive, without a lower-cased copy per response.
+        let ct = content_type.as_bytes();
+        let contains = |needle: &str| {
+            ct.windows(needle.len())
+                .any(|w| w.eq_ignore_ascii_case(needle.as_bytes()))
+        };
+        let starts_with = |prefix: &str| {
+            ct.get(..prefix.len())
+                .is_some_and(|p| p.eq_ignore_ascii_case(prefix.as_bytes()))
+        };
         match self {
-            ResponseFormat::Json => ct.contains("json") || ct.starts_with("text/plain"),
-            ResponseFormat::Xml => ct.contains("xml"),
+            ResponseFormat::Json => contains("json") || starts_with("text/plain"),
+            ResponseFormat::Xml => contains("xml"),
             #[cfg(feature = "javabin")]
             ResponseFormat::Javabin => {
-                ct.starts_with("application/octet-stream") || ct.contains("javabin")
+                starts_with("application/octet-stream") || contains("javabin")
             }
             #[cfg(feature = "cbor")]
-            ResponseFormat::Cbor => {
-                ct.starts_with("application/octet-stream") || ct.contains("cbor")
-            }
+            ResponseFormat::Cbor => starts_with("application/octet-stream") || contains("cbor"),
         }
     }
 

@@ -10,7 +10,7 @@ use std::time::Instant;
 use hyper_util::rt::TokioIo;
 
 use super::connector::Connector;
-use super::h1::{build_request, map_hyper, read_response, ConnTimer, IdleClock, Instants};
+use super::h1::{build_request, map_hyper, read_response, ConnTimer, IdleClock, Instants, Target};
 use super::tls::TlsOptions;
 use super::{BoxFuture, Transport, TransportStats, WireRequest, WireResponse};
 use crate::error::Result;
@@ -49,7 +49,7 @@ impl Fresh {
         });
         let conn_ready = Instant::now();
         meter.requests.fetch_add(1, Ordering::Relaxed);
-        let http_req = build_request(&req, false)?;
+        let http_req = build_request(&req, Target::Origin(None))?;
         let mut timer = ConnTimer::new();
         let clock = IdleClock::Socket(&meter, conn_ready, &mut timer);
         let result = read_response(&node, &req, clock, sender.send_request(http_req)).await;

@@ -18,22 +18,39 @@ use crate::timing::{HttpVersion, Timing};
 /// The User-Agent every transport sends.
 pub(crate) const USER_AGENT_VALUE: &str = concat!("solr-client-rs/", env!("CARGO_PKG_VERSION"));
 
+/// How [`build_request`] writes the request target.
+pub(crate) enum Target<'a> {
+    /// HTTP/2: an absolute URI, no Host header.
+    #[cfg(feature = "http2")]
+    Absolute,
+    /// HTTP/1.1: origin-form plus a Host header; the value when the caller has it already
+    /// (the pooled transport keeps one per host), else made from the node.
+    Origin(Option<&'a HeaderValue>),
+}
+
 /// Builds the hyper request. HTTP/1 uses origin-form plus Host; HTTP/2 an absolute URI.
 pub(crate) fn build_request(
     req: &WireRequest,
-    absolute: bool,
+    target: Target<'_>,
 ) -> Result<http::Request<Full<Bytes>>> {
-    let uri = if absolute {
-        req.url().to_string()
-    } else {
-        req.path_and_query()
+    let (uri, origin_form) = match target {
+        #[cfg(feature = "http2")]
+        Target::Absolute => (req.url().to_string(), None),
+        Target::Origin(host) => (req.path_and_query(), Some(host)),
     };
     let mut builder = http::Request::builder().method(req.method.clone()).uri(uri);
     if let Some(h) = builder.headers_mut() {
-        h.extend(req.headers.clone());
-        if !absolute {
-            if let Ok(v) = HeaderValue::from_str(&req.authority()) {
-                h.insert(HOST, v);
+        h.extend(req.headers.iter().map(|(k, v)| (k.clone(), v.clone())));
+        if let Some(host) = origin_form {
+            match host {
+                Some(v) => {
+                    h.insert(HOST, v.clone());
+                }
+                None => {
+                    if let Ok(v) = HeaderValue::from_str(&req.authority()) {
+                        h.insert(HOST, v);
+                    }
+                }
             }
         }
         h.entry(USER_AGENT)

@@ -30,7 +30,7 @@ use hyper::client::conn::http2::SendRequest;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 
 use super::connector::{ConnMeter, Connector, SetupTiming};
-use super::h1::{build_request, map_hyper, read_response, IdleClock, Instants};
+use super::h1::{build_request, map_hyper, read_response, IdleClock, Instants, Target};
 use super::tls::TlsOptions;
 use super::{BoxFuture, RequestKind, Transport, TransportStats, WireRequest, WireResponse};
 use crate::error::{Error, Result};
@@ -187,7 +187,7 @@ impl Http2 {
             conn.meter.bytes()
         };
         conn.meter.requests.fetch_add(1, Ordering::Relaxed);
-        let http_req = match build_request(req, true) {
+        let http_req = match build_request(req, Target::Absolute) {
             Ok(r) => r,
             Err(e) => {
                 conn.inflight.fetch_sub(1, Ordering::SeqCst);

@@ -256,8 +256,29 @@ impl WireRequest {
         url
     }
 
-    /// Origin-form request target (`/solr/bench/select?q=...`).
+    /// Origin-form request target (`/solr/bench/select?q=...`): the path and query of
+    /// [`Self::url`].
     pub fn path_and_query(&self) -> String {
+        // The common case (a node URL without a query, a path of plain segments) is written
+        // straight into one string: the same bytes `url()` gives, without a copy of the node
+        // URL, a re-parse of its path and a second copy of the query.
+        if self.node.query().is_none() && plain_path(&self.path) {
+            let base = self.node.path().trim_end_matches('/');
+            let path = self.path.trim_start_matches('/');
+            let mut out =
+                String::with_capacity(base.len() + path.len() + 2 + 16 * self.query.len());
+            out.push_str(base);
+            out.push('/');
+            out.push_str(path);
+            if !self.query.is_empty() {
+                out.push('?');
+                let start = out.len();
+                out = url::form_urlencoded::Serializer::for_suffix(out, start)
+                    .extend_pairs(self.query.iter())
+                    .finish();
+            }
+            return out;
+        }
         let url = self.url();
         match url.query() {
             Some(q) => format!("{}?{}", url.path(), q),
@@ -273,6 +294,35 @@ impl WireRequest {
             None => host.to_string(),
         }
     }
+}
+
+/// True when `path` is made of characters a URL path keeps as they are and has no `.` or
+/// `..` segment (which [`Url::set_path`] would resolve): appending it to a node's path gives
+/// the bytes `set_path` would.
+fn plain_path(path: &str) -> bool {
+    path.bytes().all(|b| {
+        b.is_ascii_alphanumeric()
+            || matches!(
+                b,
+                b'/' | b'-'
+                    | b'.'
+                    | b'_'
+                    | b'~'
+                    | b'!'
+                    | b'$'
+                    | b'&'
+                    | b'\''
+                    | b'('
+                    | b')'
+                    | b'*'
+                    | b'+'
+                    | b','
+                    | b';'
+                    | b'='
+                    | b':'
+                    | b'@'
+            )
+    }) && path.split('/').all(|seg| seg != "." && seg != "..")
 }
 
 /// A response as the transport delivered it: status, headers, the whole body (decompressed
@@ -525,5 +575,79 @@ impl std::str::FromStr for TransportKind {
                 format!("unknown transport {s:?}; expected one of fresh, pooled, reqwest, http2")
             }
         }))
+    }
+}
+
+#[cfg(test)]
+mod path_and_query_tests {
+    use super::*;
+
+    fn req(node: &str, path: &str, query: &[(&str, &str)]) -> WireRequest {
+        WireRequest {
+            method: Method::GET,
+            node: Url::parse(node).expect("node"),
+            path: path.into(),
+            query: query
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            headers: HeaderMap::new(),
+            body: Bytes::new(),
+            kind: RequestKind::Read,
+            timeouts: Timeouts::default(),
+            max_response_bytes: 1 << 20,
+            deadline: None,
+            route: None,
+        }
+    }
+
+    /// The direct writer gives exactly the path and query of `url()`, for plain paths and
+    /// for every path it hands to `url()` instead (dot segments, spaces, `?`, `#`, `%`,
+    /// non-ASCII, backslashes), under nodes with and without a path.
+    #[test]
+    fn path_and_query_is_the_path_and_query_of_url() {
+        let paths = [
+            "bench/select",
+            "/bench/select",
+            "my.coll/select",
+            "c/../x",
+            "./c/select",
+            "c/sel ect",
+            "c/a?b",
+            "c/a#b",
+            "c/100%",
+            "c/é",
+            "c\\x",
+            "",
+            "c//select",
+            "c/select/",
+        ];
+        let queries: [&[(&str, &str)]; 3] = [
+            &[],
+            &[
+                ("q", "title:\"a b\" AND é&x=1"),
+                ("fq", "+x:[1 TO *]"),
+                ("wt", "json"),
+            ],
+            &[("", ""), ("a", "%/?#")],
+        ];
+        for node in [
+            "http://127.0.0.1:8983/solr",
+            "http://h/solr/",
+            "http://h",
+            "https://h:1/a/b",
+        ] {
+            for path in paths {
+                for q in queries {
+                    let r = req(node, path, q);
+                    let url = r.url();
+                    let expected = match url.query() {
+                        Some(q) => format!("{}?{}", url.path(), q),
+                        None => url.path().to_string(),
+                    };
+                    assert_eq!(r.path_and_query(), expected, "{node} {path:?} {q:?}");
+                }
+            }
+        }
     }
 }

@@ -18,20 +18,21 @@
 //! as [`Error::Io`] with `not_sent == false`: it may or may not have been applied, and this
 //! transport will not guess.
 
-use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use http::header::CONNECTION;
+use http::header::{HeaderValue, CONNECTION};
 use http_body_util::Full;
 use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
 use tokio::sync::Semaphore;
 
 use super::connector::{ConnMeter, Connector, SetupTiming};
-use super::h1::{build_request, map_hyper, read_response, within, ConnTimer, IdleClock, Instants};
+use super::h1::{
+    build_request, map_hyper, read_response, within, ConnTimer, IdleClock, Instants, Target,
+};
 use super::tls::TlsOptions;
 use super::{BoxFuture, RequestKind, Transport, TransportStats, WireRequest, WireResponse};
 use crate::error::{Error, Result};
@@ -90,16 +91,32 @@ struct Idle {
 /// A connection taken from the pool or just opened: its sender, meter and timer.
 type Checked = (SendRequest<Full<Bytes>>, Arc<ConnMeter>, ConnTimer);
 
+/// The connections of one origin (scheme, host, port).
 struct HostPool {
+    scheme: String,
+    host: String,
+    port: Option<u16>,
+    /// The Host header of its requests, made once.
+    host_header: Option<HeaderValue>,
     idle: Mutex<Vec<Idle>>,
     slots: Arc<Semaphore>,
+}
+
+impl HostPool {
+    fn serves(&self, node: &url::Url) -> bool {
+        self.port == node.port()
+            && self.scheme == node.scheme()
+            && self.host == node.host_str().unwrap_or("localhost")
+    }
 }
 
 /// The keep-alive transport.
 pub struct Pooled {
     connector: Connector,
     config: PooledConfig,
-    hosts: Mutex<HashMap<String, Arc<HostPool>>>,
+    /// One pool per origin; a client talks to a handful, so a scan finds one without
+    /// making a key per request.
+    hosts: Mutex<Vec<Arc<HostPool>>>,
     counted: super::Counted,
 }
 
@@ -123,7 +140,7 @@ impl Pooled {
         Ok(Pooled {
             connector: Connector::new(tls, super::connector::HTTP1_ALPN)?,
             config,
-            hosts: Mutex::new(HashMap::new()),
+            hosts: Mutex::new(Vec::new()),
             counted: super::Counted::new("pooled", tls.is_insecure()),
         })
     }
@@ -132,23 +149,26 @@ impl Pooled {
     pub fn idle_connections(&self) -> usize {
         let hosts = self.hosts.lock().unwrap_or_else(|e| e.into_inner());
         hosts
-            .values()
+            .iter()
             .map(|h| h.idle.lock().unwrap_or_else(|e| e.into_inner()).len())
             .sum()
     }
 
     fn host(&self, req: &WireRequest) -> Arc<HostPool> {
-        let key = format!("{}://{}", req.node.scheme(), req.authority());
         let mut hosts = self.hosts.lock().unwrap_or_else(|e| e.into_inner());
-        hosts
-            .entry(key)
-            .or_insert_with(|| {
-                Arc::new(HostPool {
-                    idle: Mutex::new(Vec::new()),
-                    slots: Arc::new(Semaphore::new(self.config.max_connections_per_host)),
-                })
-            })
-            .clone()
+        if let Some(h) = hosts.iter().find(|h| h.serves(&req.node)) {
+            return h.clone();
+        }
+        let pool = Arc::new(HostPool {
+            scheme: req.node.scheme().to_string(),
+            host: req.node.host_str().unwrap_or("localhost").to_string(),
+            port: req.node.port(),
+            host_header: HeaderValue::from_str(&req.authority()).ok(),
+            idle: Mutex::new(Vec::new()),
+            slots: Arc::new(Semaphore::new(self.config.max_connections_per_host)),
+        });
+        hosts.push(pool.clone());
+        pool
     }
 
     /// Takes the most recently used live idle connection, closing expired or dead ones.
@@ -212,7 +232,7 @@ impl Pooled {
                 meter.bytes()
             };
             meter.requests.fetch_add(1, Ordering::Relaxed);
-            let http_req = build_request(&req, false)?;
+            let http_req = build_request(&req, Target::Origin(host.host_header.as_ref()))?;
             let clock = IdleClock::Socket(&meter, conn_ready, &mut timer);
             let result = read_response(&node, &req, clock, sender.send_request(http_req)).await;
             let done = Instant::now();

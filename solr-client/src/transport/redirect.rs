@@ -52,6 +52,27 @@ impl<T: Transport> Redirects<T> {
         self.max_hops
     }
 
+    /// Sends a request no redirect can be followed for (a write, or following is off: the
+    /// default): it goes as it is, not copied; a 3xx is refused, its `Location` resolved
+    /// against the request's node and path (kept before the request moved on).
+    async fn send_unfollowed(&self, mut req: WireRequest) -> Result<WireResponse> {
+        req.start_deadline();
+        let (node, path, kind) = (req.node.clone(), req.path.clone(), req.kind);
+        let resp = self.inner.send(req).await?;
+        if !is_redirect(resp.status) {
+            return Ok(resp);
+        }
+        let mut url = node.clone();
+        let base = url.path().trim_end_matches('/').to_string();
+        url.set_path(&format!("{base}/{}", path.trim_start_matches('/')));
+        let reason = if kind == RequestKind::Write {
+            "a write is never redirected"
+        } else {
+            "following redirects is off"
+        };
+        Err(refusal(&node, &url, &resp, reason))
+    }
+
     async fn send_inner(&self, mut req: WireRequest) -> Result<WireResponse> {
         // The request timeout bounds the whole call, every hop included: the deadline is set
         // here, before the first hop, and every hop's request carries it.
@@ -69,20 +90,9 @@ impl<T: Transport> Redirects<T> {
                 }
                 return Ok(resp);
             }
-            let node = without_credentials(req.node.clone()).to_string();
-            let status = resp.status.as_u16();
-            let target = resp
-                .headers
-                .get(LOCATION)
-                .and_then(|v| v.to_str().ok())
-                .and_then(|l| req.url().join(l.trim()).ok())
-                .map(without_credentials);
-            let refuse = |reason: &'static str| Error::Redirect {
-                node: node.clone(),
-                status,
-                location: target.as_ref().map(Url::to_string),
-                reason,
-            };
+            let url = req.url();
+            let target = location(&url, &resp);
+            let refuse = |reason: &'static str| refusal(&req.node, &url, &resp, reason);
             if req.kind == RequestKind::Write {
                 return Err(refuse("a write is never redirected"));
             }
@@ -104,6 +114,26 @@ impl<T: Transport> Redirects<T> {
             }
             retarget(&mut req, &target);
         }
+    }
+}
+
+/// The `Location` of a 3xx `resp` to a request for `url`, resolved against it, without
+/// credentials.
+fn location(url: &Url, resp: &WireResponse) -> Option<Url> {
+    resp.headers
+        .get(LOCATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|l| url.join(l.trim()).ok())
+        .map(without_credentials)
+}
+
+/// The error for a 3xx `resp` to a request for `url` on `node` that is not followed.
+fn refusal(node: &Url, url: &Url, resp: &WireResponse, reason: &'static str) -> Error {
+    Error::Redirect {
+        node: without_credentials(node.clone()).to_string(),
+        status: resp.status.as_u16(),
+        location: location(url, resp).as_ref().map(Url::to_string),
+        reason,
     }
 }
 
@@ -140,6 +170,9 @@ fn retarget(req: &mut WireRequest, target: &Url) {
 
 impl<T: Transport> Transport for Redirects<T> {
     fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
+        if self.max_hops == 0 || req.kind == RequestKind::Write {
+            return Box::pin(self.send_unfollowed(req));
+        }
         Box::pin(self.send_inner(req))
     }
 
