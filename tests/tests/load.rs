@@ -1,7 +1,7 @@
 //! Issue 8, load: 1,000 concurrent searches through `pooled` with a cap of N connections
 //! per host never open more than N connections (the transport's own count, the distinct
 //! connection ids on the responses, and the kernel's `ActiveOpens` all say so), leave no
-//! file descriptor behind once the client is dropped, and keep memory bounded.
+//! socket behind once the client is dropped, and keep memory bounded.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -17,10 +17,32 @@ use crate::support;
 const N: usize = 8;
 const REQUESTS: usize = 1000;
 
-fn open_fds() -> usize {
-    std::fs::read_dir("/proc/self/fd")
-        .expect("/proc/self/fd")
-        .count()
+/// The TCP sockets of the calling thread's network namespace that a file descriptor still
+/// refers to (a nonzero inode in `/proc/thread-self/net/tcp{,6}`; a closed socket in
+/// TIME_WAIT has none). The client runs alone in its namespace, so these are its sockets
+/// and nobody else's. The process's descriptor count (`/proc/self/fd`) was not a fit: the
+/// other tests of this binary open and close descriptors meanwhile (a CI run saw the count
+/// end two below its starting point).
+fn client_sockets() -> usize {
+    ["tcp", "tcp6"]
+        .iter()
+        .map(|t| {
+            let path = format!("/proc/thread-self/net/{t}");
+            let text = match std::fs::read_to_string(&path) {
+                Ok(text) => text,
+                Err(_) if *t == "tcp6" => return 0, // a kernel without IPv6
+                Err(e) => panic!("{path}: {e}"),
+            };
+            text.lines()
+                .skip(1)
+                .filter(|l| {
+                    l.split_whitespace()
+                        .nth(9)
+                        .is_some_and(|inode| inode != "0")
+                })
+                .count()
+        })
+        .sum()
 }
 
 fn rss_kib() -> u64 {
@@ -32,11 +54,11 @@ fn rss_kib() -> u64 {
         .expect("VmRSS")
 }
 
-/// Waits (up to 5 s) until no more than `fds` descriptors are open: dropped connections
-/// close asynchronously, as their tasks notice the senders are gone.
-async fn settle(fds: usize) {
+/// Waits (up to 5 s) until the client holds no more than `sockets` sockets: dropped
+/// connections close asynchronously, as their tasks notice the senders are gone.
+async fn settle(sockets: usize) {
     let deadline = Instant::now() + Duration::from_secs(5);
-    while open_fds() > fds && Instant::now() < deadline {
+    while client_sockets() > sockets && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
@@ -80,15 +102,15 @@ async fn thousand_concurrent_requests_stay_within_the_pool_cap_and_leak_nothing(
 async fn under_load(url: &str) {
     // Warm-up (runtime worker stacks, allocator arenas, TLS roots) with its own client, so
     // the baseline is a process that has already served requests.
-    let fds_pre = open_fds();
     round(&crate::support::client(
         url,
         solr_client::TransportKind::Pooled,
         false,
     ))
     .await;
-    settle(fds_pre).await;
-    let (fds0, rss0) = (open_fds(), rss_kib());
+    settle(0).await;
+    let (socks0, rss0) = (client_sockets(), rss_kib());
+    assert_eq!(socks0, 0, "the warm-up client's sockets are closed");
     let k0 = KernelTcp::read().expect("kernel counters");
     let (rss1, rss2);
     {
@@ -110,7 +132,7 @@ async fn under_load(url: &str) {
         let ids = round(&c).await;
         let first = t0.elapsed();
         rss1 = rss_kib();
-        let fds_busy = open_fds();
+        let socks_busy = client_sockets();
         let ids2 = round(&c).await;
         rss2 = rss_kib();
         let opened = KernelTcp::read()
@@ -120,7 +142,7 @@ async fn under_load(url: &str) {
         let stats = pooled.stats();
         eprintln!(
             "load: {} requests in 2 rounds (first {first:?}); connections: transport {}, \
-             distinct ids {}, kernel ActiveOpens +{opened}; fds {fds0} -> {fds_busy} (busy); \
+             distinct ids {}, kernel ActiveOpens +{opened}; sockets {socks0} -> {socks_busy} (busy); \
              RSS {rss0} -> {rss1} -> {rss2} KiB",
             2 * REQUESTS,
             stats.connections_opened,
@@ -130,12 +152,12 @@ async fn under_load(url: &str) {
         assert!(stats.connections_opened <= N as u64, "{stats:?}");
         assert!(ids.union(&ids2).count() <= N);
         assert!(opened <= N as u64, "kernel saw {opened} connects");
-        assert!(fds_busy - fds0 <= N, "{fds0} -> {fds_busy}");
+        assert!(socks_busy <= N, "{socks0} -> {socks_busy}");
         assert!(pooled.idle_connections() <= N);
     }
     // The client is gone; its connection tasks end as the senders drop.
-    settle(fds0).await;
-    assert_eq!(open_fds(), fds0, "no file descriptor left behind");
+    settle(0).await;
+    assert_eq!(client_sockets(), 0, "no socket left behind");
     // Memory: the second round did not grow it (no per-request leak), and the whole run
     // stayed within a small multiple of where it started.
     assert!(
