@@ -217,6 +217,16 @@ fn trickle(head: bool, stall_after: Option<usize>) -> Fault {
     }
 }
 
+/// A response trickled a byte every 30 ms: ~2.7 s for the body alone, never idle for long.
+fn slow_trickle(head: bool) -> Fault {
+    Fault::Trickle {
+        body: SELECT_OK,
+        every: Duration::from_millis(30),
+        head,
+        stall_after: None,
+    }
+}
+
 /// Length of the fault server's `200` response carrying `body` (head + body).
 fn response_len(body: &str) -> usize {
     let head = format!(
@@ -429,6 +439,27 @@ fn rows() -> Vec<Row> {
             Seen::Total(1),
         )
         .wrap(Wrap::Routing(quick(5)))
+        .timeouts(deadline)
+        .elapsed(deadline.request.mul_f64(0.9), deadline.request.mul_f64(1.5)),
+        // The request timeout bounds the whole call even while bytes keep coming: a body
+        // (and, on the hyper transports, a head) trickled over ~2.7 s, never idle for
+        // longer than 30 ms, under a 1 s request timeout and a 20 s read-idle, is cut at
+        // 1 s (the pooled transport checks the deadline on the connection's own timer).
+        Row::new(
+            "request deadline over a trickled body",
+            vec![slow_trickle(false)],
+            Expect::Timeout(TimeoutPhase::Request),
+            1,
+        )
+        .timeouts(deadline)
+        .elapsed(deadline.request.mul_f64(0.9), deadline.request.mul_f64(1.5)),
+        Row::new(
+            "request deadline over a trickled head",
+            vec![slow_trickle(true)],
+            Expect::Timeout(TimeoutPhase::Request),
+            1,
+        )
+        .transports(HYPER_H1)
         .timeouts(deadline)
         .elapsed(deadline.request.mul_f64(0.9), deadline.request.mul_f64(1.5)),
         Row::new(

@@ -126,6 +126,71 @@ async fn stall_after_headers_fires_the_read_idle_timeout_on_time() {
     }
 }
 
+/// The request timeout bounds the wait for a connection slot too: the one connection the
+/// pool may open to the host is taken by a request that hangs (with long timeouts of its
+/// own); a second request with a 500 ms request timeout ends at its deadline, as a request
+/// timeout, without reaching the server.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pooled_wait_for_a_slot_ends_at_the_request_deadline() {
+    let _g = support::shared().await;
+    let srv = FaultServer::start(vec![Fault::NoReply]).await;
+    let pooled: Arc<dyn Transport> = Arc::new(
+        Pooled::new(
+            &TlsOptions::default(),
+            PooledConfig::default().max_connections_per_host(1),
+        )
+        .expect("pooled"),
+    );
+    let on = |t: Timeouts| {
+        SolrClient::builder(srv.url())
+            .collection("bench")
+            .custom_transport(pooled.clone())
+            .timeouts(t)
+            .build()
+            .expect("client builds")
+    };
+    let long = Timeouts::DEFAULT
+        .read_idle(Duration::from_secs(60))
+        .request(Duration::from_secs(60));
+    let short = long.request(Duration::from_millis(500));
+    let holder = on(long);
+    let hanging = tokio::spawn(async move { holder.select(&q()).await });
+    // The first request holds the slot once the server has seen it.
+    bounded("the first request reaches the server", async {
+        while srv.seen().is_empty() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await;
+    let t0 = Instant::now();
+    let err = bounded("the second request", on(short).select(&q()))
+        .await
+        .expect_err("no slot before the deadline");
+    let ratio = t0.elapsed().as_secs_f64() / short.request.as_secs_f64();
+    match err {
+        Error::Timeout { phase, after, .. } => {
+            assert_eq!(phase, TimeoutPhase::Request);
+            assert_eq!(after, short.request);
+        }
+        other => panic!("expected a request timeout, got {other:?}"),
+    }
+    assert!(
+        (0.9..3.0).contains(&ratio),
+        "ended after {ratio:.2} x the configured request timeout"
+    );
+    assert!(
+        !hanging.is_finished(),
+        "the first request still holds the slot"
+    );
+    assert_eq!(srv.accepted(), 1, "one connection: the cap");
+    assert_eq!(
+        srv.seen().len(),
+        1,
+        "the second request never reached the server"
+    );
+    hanging.abort();
+}
+
 #[tokio::test]
 async fn connection_refused_is_a_connect_error_for_reads_and_writes() {
     let _g = support::shared().await;

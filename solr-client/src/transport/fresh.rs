@@ -10,7 +10,7 @@ use std::time::Instant;
 use hyper_util::rt::TokioIo;
 
 use super::connector::Connector;
-use super::h1::{build_request, map_hyper, read_response, ConnTimer, IdleClock, Instants, Target};
+use super::h1::{build_request, exchange, map_hyper, ConnTimer, Instants, Target, Watch};
 use super::tls::TlsOptions;
 use super::{BoxFuture, Transport, TransportStats, WireRequest, WireResponse};
 use crate::error::Result;
@@ -51,8 +51,10 @@ impl Fresh {
         meter.requests.fetch_add(1, Ordering::Relaxed);
         let http_req = build_request(&req, Target::Origin(None))?;
         let mut timer = ConnTimer::new();
-        let clock = IdleClock::Socket(&meter, conn_ready, &mut timer);
-        let result = read_response(&node, &req, clock, sender.send_request(http_req)).await;
+        // The call's deadline is the `Counted` wrapper's: a new connection per request makes
+        // one more timer per request nothing to save.
+        let watch = Watch::new(&meter, &mut timer, req.timeouts.read_idle, conn_ready, None);
+        let result = exchange(&node, &req, watch, &mut sender, http_req).await;
         let done = Instant::now();
         drop(sender);
         driver.abort(); // closes the socket: the client sends FIN, as Net::HTTP does

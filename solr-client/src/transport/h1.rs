@@ -2,13 +2,18 @@
 //! reading a body under the read-idle timeout and size limit, and assembling the timing
 //! record from the instants the connector and the metered socket recorded.
 
+use std::future::Future;
 use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
 use http::header::{HeaderValue, CONTENT_LENGTH, HOST, USER_AGENT};
 use http::{HeaderMap, StatusCode};
-use http_body_util::{BodyExt, Full};
+#[cfg(feature = "http2")]
+use http_body_util::BodyExt;
+use http_body_util::Full;
+#[cfg(feature = "http2")]
 use hyper::body::Incoming;
+use hyper::client::conn::http1::SendRequest;
 
 use super::connector::{ConnMeter, SetupTiming};
 use super::WireRequest;
@@ -170,17 +175,19 @@ impl ConnTimer {
         sleep.as_mut().reset(tokio::time::Instant::from_std(at));
         sleep
     }
+
+    /// The timer as it is armed (no re-arming).
+    pub(crate) fn armed(&mut self) -> std::pin::Pin<&mut tokio::time::Sleep> {
+        self.sleep.as_mut()
+    }
 }
 
-/// Runs `fut` until it ends, or until `limit` has passed (then None), on `timer`.
+/// Runs `fut` until it ends, or until `at` (then None), on `timer`.
 pub(crate) async fn within<F: std::future::Future>(
     timer: &mut ConnTimer,
-    limit: Duration,
+    at: Instant,
     fut: F,
 ) -> Option<F::Output> {
-    let Some(at) = Instant::now().checked_add(limit) else {
-        return Some(fut.await); // a limit beyond any Instant never fires
-    };
     tokio::select! {
         biased;
         out = fut => Some(out),
@@ -188,147 +195,246 @@ pub(crate) async fn within<F: std::future::Future>(
     }
 }
 
-/// What resets the read-idle timer of [`read_response`].
-pub(crate) enum IdleClock<'a> {
-    /// Every byte read from (or written to) this socket: the connection carries this one
-    /// request (HTTP/1.1), so a byte on it is a byte of this request, in the header phase
-    /// as in the body phase. The timer starts at `since` (when the request began to be
-    /// written); it runs on the connection's own timer.
-    Socket(&'a ConnMeter, Instant, &'a mut ConnTimer),
-    /// Every frame of this request's stream (HTTP/2, where the socket is shared by many
-    /// streams and another stream's bytes must not keep a stalled one alive): the wait for
-    /// the HEADERS frame, then the wait for each DATA frame.
-    #[cfg(feature = "http2")]
-    Frames,
+/// Why a [`Watch`] ended a wait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Expired {
+    /// No byte moved on the socket for the read-idle limit.
+    ReadIdle,
+    /// The call's deadline passed.
+    Deadline,
 }
 
-/// Waits for the response head, then reads the body, bounded by `read_idle` as `clock`
-/// says (the longest gap without a byte, never the length of a phase), the body bounded by
-/// `limit` bytes.
-pub(crate) async fn read_response<F>(
-    node: &str,
-    req: &WireRequest,
-    clock: IdleClock<'_>,
-    fut: F,
-) -> Result<ReadResponse>
+impl Expired {
+    /// The timeout error of `req` this stands for.
+    pub(crate) fn error(self, node: &str, req: &WireRequest) -> Error {
+        let (phase, after) = match self {
+            Expired::ReadIdle => (TimeoutPhase::ReadIdle, req.timeouts.read_idle),
+            Expired::Deadline => (TimeoutPhase::Request, req.timeouts.request),
+        };
+        Error::Timeout {
+            node: node.to_string(),
+            phase,
+            after,
+        }
+    }
+}
+
+/// The bounds of one HTTP/1.1 exchange, checked on the connection's own timer: the
+/// read-idle limit (the longest gap without a byte, never the length of a phase: every
+/// byte read from or written to the socket pushes it back; the connection carries this one
+/// request, so a byte on it is a byte of this request, in the header phase as in the body
+/// phase) and, when the transport enforces it itself, the call's deadline.
+///
+/// The timer is re-armed only when its instant changes, so a wait that is polled many times
+/// (one poll per body frame) costs no timer work.
+pub(crate) struct Watch<'a> {
+    meter: &'a ConnMeter,
+    timer: &'a mut ConnTimer,
+    idle: Duration,
+    /// The last activity the idle limit counts from.
+    last: Instant,
+    deadline: Option<Instant>,
+    /// Where the timer is armed, once this watch armed it.
+    armed: Option<Instant>,
+}
+
+impl<'a> Watch<'a> {
+    /// A watch whose idle limit starts at `since` (when the request began to be written).
+    pub(crate) fn new(
+        meter: &'a ConnMeter,
+        timer: &'a mut ConnTimer,
+        idle: Duration,
+        since: Instant,
+        deadline: Option<Instant>,
+    ) -> Self {
+        Watch {
+            meter,
+            timer,
+            idle,
+            last: since,
+            deadline,
+            armed: None,
+        }
+    }
+
+    /// The next instant a bound can expire at (None: neither can).
+    fn next_check(&self) -> Option<Instant> {
+        match (self.last.checked_add(self.idle), self.deadline) {
+            (Some(idle), Some(deadline)) => Some(idle.min(deadline)),
+            (idle, deadline) => idle.or(deadline),
+        }
+    }
+
+    /// Polls `f`; while it is pending, keeps the timer armed at the next bound and says
+    /// which bound expired when one does.
+    pub(crate) fn poll<T>(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+        f: impl FnOnce(&mut std::task::Context<'_>) -> std::task::Poll<T>,
+    ) -> std::task::Poll<std::result::Result<T, Expired>> {
+        use std::task::Poll;
+        if let Poll::Ready(v) = f(cx) {
+            return Poll::Ready(Ok(v));
+        }
+        loop {
+            let Some(at) = self.next_check() else {
+                return Poll::Pending; // no bound fits in an Instant: wait for `f` alone
+            };
+            let sleep = if self.armed == Some(at) {
+                self.timer.armed()
+            } else {
+                self.armed = Some(at);
+                self.timer.at(at)
+            };
+            if sleep.poll(cx).is_pending() {
+                return Poll::Pending;
+            }
+            if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                return Poll::Ready(Err(Expired::Deadline));
+            }
+            let active = self
+                .meter
+                .last_activity()
+                .map_or(self.last, |a| a.max(self.last));
+            if active == self.last {
+                return Poll::Ready(Err(Expired::ReadIdle));
+            }
+            self.last = active;
+        }
+    }
+}
+
+/// Sends `http_req` on an HTTP/1.1 connection and reads the whole response (the body
+/// bounded by the request's size limit), every wait bounded by `watch`.
+///
+/// Kept small, because a transport boxes it (inside its request future) per request: the
+/// response future is boxed on its own and the rest is one flat state machine whose
+/// captures are not copied into locals (an `async fn` holds each argument twice).
+pub(crate) fn exchange<'a>(
+    node: &'a str,
+    req: &'a WireRequest,
+    mut watch: Watch<'a>,
+    sender: &mut SendRequest<Full<Bytes>>,
+    http_req: http::Request<Full<Bytes>>,
+) -> impl Future<Output = Result<ReadResponse>> + 'a {
+    let mut head = Box::pin(sender.send_request(http_req));
+    async move {
+        let resp = std::future::poll_fn(|cx| watch.poll(cx, |cx| head.as_mut().poll(cx)))
+            .await
+            .map_err(|e| e.error(node, req))?
+            .map_err(|e| map_hyper(node, e))?;
+        let headers_at = Instant::now();
+        let (parts, mut body) = resp.into_parts();
+        let mut buf = BodyBuf::new(node, req.max_response_bytes, &parts.headers)?;
+        loop {
+            let frame = std::future::poll_fn(|cx| {
+                watch.poll(cx, |cx| {
+                    hyper::body::Body::poll_frame(std::pin::Pin::new(&mut body), cx)
+                })
+            })
+            .await
+            .map_err(|e| e.error(node, req))?;
+            match frame {
+                None => break,
+                Some(Err(e)) => return Err(map_hyper(node, e)),
+                Some(Ok(frame)) => {
+                    if let Ok(data) = frame.into_data() {
+                        buf.push(node, data)?;
+                    }
+                }
+            }
+        }
+        Ok(ReadResponse {
+            status: parts.status,
+            headers: parts.headers,
+            body: buf.finish(),
+            headers_at,
+        })
+    }
+}
+
+/// A response body being read: the size limit checked frame by frame; a body that comes in
+/// one frame is kept as it is, only a second frame makes a copy.
+struct BodyBuf {
+    first: Option<Bytes>,
+    rest: BytesMut,
+    len: u64,
+    limit: u64,
+}
+
+impl BodyBuf {
+    /// Refuses at once a body whose Content-Length is over `limit`.
+    fn new(node: &str, limit: u64, headers: &HeaderMap) -> Result<Self> {
+        let declared = headers
+            .get(CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok()?.parse::<u64>().ok());
+        if declared.is_some_and(|len| len > limit) {
+            return Err(too_large(node, limit));
+        }
+        Ok(BodyBuf {
+            first: None,
+            rest: BytesMut::new(),
+            len: 0,
+            limit,
+        })
+    }
+
+    fn push(&mut self, node: &str, data: Bytes) -> Result<()> {
+        self.len += data.len() as u64;
+        if self.len > self.limit {
+            return Err(too_large(node, self.limit));
+        }
+        if self.first.is_none() && self.rest.is_empty() {
+            self.first = Some(data);
+        } else {
+            if let Some(f) = self.first.take() {
+                self.rest.extend_from_slice(&f);
+            }
+            self.rest.extend_from_slice(&data);
+        }
+        Ok(())
+    }
+
+    fn finish(self) -> Bytes {
+        self.first.unwrap_or_else(|| self.rest.freeze())
+    }
+}
+
+fn too_large(node: &str, limit: u64) -> Error {
+    Error::TooLarge {
+        node: node.to_string(),
+        limit,
+    }
+}
+
+/// HTTP/2: waits for the response head, then reads the body, each wait (the HEADERS frame,
+/// then every DATA frame of this stream) bounded by the read-idle timeout. The socket is
+/// shared by many streams, so another stream's bytes must not keep a stalled one alive:
+/// the bound is per frame of this stream, not per byte on the socket.
+#[cfg(feature = "http2")]
+pub(crate) async fn read_frames<F>(node: &str, req: &WireRequest, fut: F) -> Result<ReadResponse>
 where
     F: std::future::Future<Output = std::result::Result<http::Response<Incoming>, hyper::Error>>,
 {
     let idle = req.timeouts.read_idle;
-    let timeout = || Error::Timeout {
-        node: node.to_string(),
-        phase: TimeoutPhase::ReadIdle,
-        after: idle,
-    };
-    match clock {
-        IdleClock::Socket(meter, since, timer) => {
-            idle_watch(meter, idle, since, timer, read_all(node, req, None, fut))
-                .await
-                .unwrap_or_else(|| Err(timeout()))
-        }
-        #[cfg(feature = "http2")]
-        IdleClock::Frames => read_all(node, req, Some(idle), fut).await,
-    }
-}
-
-/// Runs `fut` until it ends, or until `idle` has passed without a byte moving on the socket
-/// `meter` watches (then None). The timer starts at `since` and is pushed back by every
-/// byte read or written.
-pub(crate) async fn idle_watch<F: std::future::Future>(
-    meter: &ConnMeter,
-    idle: Duration,
-    since: Instant,
-    timer: &mut ConnTimer,
-    fut: F,
-) -> Option<F::Output> {
-    let mut fut = std::pin::pin!(fut);
-    let mut last = since;
-    loop {
-        let Some(wake) = last.checked_add(idle) else {
-            return Some(fut.await); // an idle limit beyond any Instant never fires
-        };
-        tokio::select! {
-            biased;
-            out = &mut fut => return Some(out),
-            _ = timer.at(wake) => {
-                let active = meter.last_activity().map_or(last, |a| a.max(last));
-                if active == last {
-                    return None;
-                }
-                last = active;
-            }
-        }
-    }
-}
-
-/// Reads head and body; with `per_await`, each wait (head, every frame) is bounded by it.
-async fn read_all<F>(
-    node: &str,
-    req: &WireRequest,
-    per_await: Option<Duration>,
-    fut: F,
-) -> Result<ReadResponse>
-where
-    F: std::future::Future<Output = std::result::Result<http::Response<Incoming>, hyper::Error>>,
-{
-    async fn bounded<T>(
-        node: &str,
-        limit: Option<Duration>,
-        f: impl std::future::Future<Output = T>,
-    ) -> Result<T> {
-        match limit {
-            None => Ok(f.await),
-            Some(idle) => tokio::time::timeout(idle, f)
-                .await
-                .map_err(|_| Error::Timeout {
-                    node: node.to_string(),
-                    phase: TimeoutPhase::ReadIdle,
-                    after: idle,
-                }),
-        }
-    }
-    let resp = bounded(node, per_await, fut)
-        .await?
+    let timeout = || Expired::ReadIdle.error(node, req);
+    let resp = tokio::time::timeout(idle, fut)
+        .await
+        .map_err(|_| timeout())?
         .map_err(|e| map_hyper(node, e))?;
     let headers_at = Instant::now();
     let (parts, mut body) = resp.into_parts();
-    let limit = req.max_response_bytes;
-    let too_large = || Error::TooLarge {
-        node: node.to_string(),
-        limit,
-    };
-    if let Some(len) = parts
-        .headers
-        .get(CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok()?.parse::<u64>().ok())
-    {
-        if len > limit {
-            return Err(too_large());
-        }
-    }
-    // A body that comes in one frame is kept as it is; only a second frame makes a copy.
-    let mut first: Option<Bytes> = None;
-    let mut buf = BytesMut::new();
-    let mut len = 0u64;
+    let mut buf = BodyBuf::new(node, req.max_response_bytes, &parts.headers)?;
     loop {
-        let frame = bounded(node, per_await, body.frame()).await?;
+        let frame = tokio::time::timeout(idle, body.frame())
+            .await
+            .map_err(|_| timeout())?;
         match frame {
             None => break,
             Some(Err(e)) => return Err(map_hyper(node, e)),
             Some(Ok(frame)) => {
                 if let Ok(data) = frame.into_data() {
-                    len += data.len() as u64;
-                    if len > limit {
-                        return Err(too_large());
-                    }
-                    if first.is_none() && buf.is_empty() {
-                        first = Some(data);
-                    } else {
-                        if let Some(f) = first.take() {
-                            buf.extend_from_slice(&f);
-                        }
-                        buf.extend_from_slice(&data);
-                    }
+                    buf.push(node, data)?;
                 }
             }
         }
@@ -336,7 +442,7 @@ where
     Ok(ReadResponse {
         status: parts.status,
         headers: parts.headers,
-        body: first.unwrap_or_else(|| buf.freeze()),
+        body: buf.finish(),
         headers_at,
     })
 }
@@ -393,6 +499,19 @@ impl Instants {
 mod tests {
     use super::*;
 
+    fn soon(ms: u64) -> Instant {
+        Instant::now() + Duration::from_millis(ms)
+    }
+
+    /// Waits for `fut` under `watch`.
+    async fn under<F: std::future::Future>(
+        watch: &mut Watch<'_>,
+        fut: F,
+    ) -> std::result::Result<F::Output, Expired> {
+        let mut fut = std::pin::pin!(fut);
+        std::future::poll_fn(|cx| watch.poll(cx, |cx| fut.as_mut().poll(cx))).await
+    }
+
     /// The connection's timer is re-armed, not re-made: made far away, re-armed earlier, it
     /// fires at the new deadline; re-armed again, it serves the next wait; and a timer made
     /// in a runtime that is gone is made anew in the current one (no panic).
@@ -408,42 +527,52 @@ mod tests {
         let first = rt();
         let mut timer = first.block_on(async {
             let mut t = ConnTimer::new();
-            let out = within(&mut t, Duration::from_millis(10), never()).await;
+            let out = within(&mut t, soon(10), never()).await;
             assert!(out.is_none(), "the 10 ms limit fires");
-            assert_eq!(
-                within(&mut t, Duration::from_secs(5), async { 1 }).await,
-                Some(1)
-            );
-            let out = within(&mut t, Duration::from_millis(10), never()).await;
+            assert_eq!(within(&mut t, soon(5_000), async { 1 }).await, Some(1));
+            let out = within(&mut t, soon(10), never()).await;
             assert!(out.is_none(), "and fires again");
             t
         });
         drop(first);
         rt().block_on(async {
-            let out = within(&mut timer, Duration::from_millis(10), never()).await;
+            let out = within(&mut timer, soon(10), never()).await;
             assert!(out.is_none(), "fires in the new runtime");
         });
     }
 
+    /// A watch ends a wait on the bound that expires first, says which, and never ends a
+    /// wait with no bound that fits in an `Instant`.
     #[tokio::test]
-    async fn idle_watch_fires_without_bytes_and_never_with_an_endless_limit() {
+    async fn a_watch_ends_the_wait_on_the_first_bound_and_names_it() {
         let meter = ConnMeter::new(0);
         let timer = &mut ConnTimer::new();
-        let never = std::future::pending::<()>();
-        let out = idle_watch(
-            &meter,
-            Duration::from_millis(20),
-            Instant::now(),
-            timer,
-            never,
-        )
-        .await;
-        assert!(out.is_none(), "no byte: the watch fires");
-        let out = idle_watch(&meter, Duration::MAX, Instant::now(), timer, async { 7 }).await;
+        let never = std::future::pending::<()>;
+        let ms = Duration::from_millis;
+        let now = Instant::now;
+
+        let mut idle_only = Watch::new(&meter, timer, ms(20), now(), None);
+        assert_eq!(under(&mut idle_only, never()).await, Err(Expired::ReadIdle));
+
+        let mut deadline_first = Watch::new(&meter, timer, ms(60_000), now(), Some(soon(20)));
         assert_eq!(
-            out,
-            Some(7),
-            "a limit beyond any Instant does not fire at once"
+            under(&mut deadline_first, never()).await,
+            Err(Expired::Deadline)
+        );
+
+        let mut idle_first = Watch::new(&meter, timer, ms(20), now(), Some(soon(60_000)));
+        assert_eq!(
+            under(&mut idle_first, never()).await,
+            Err(Expired::ReadIdle)
+        );
+
+        let mut endless = Watch::new(&meter, timer, Duration::MAX, now(), None);
+        assert_eq!(under(&mut endless, async { 7 }).await, Ok(7));
+        let mut endless = Watch::new(&meter, timer, Duration::MAX, now(), None);
+        let out = tokio::time::timeout(ms(50), under(&mut endless, never())).await;
+        assert!(
+            out.is_err(),
+            "no bound: the wait is never ended by the watch"
         );
     }
 }

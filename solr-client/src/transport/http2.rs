@@ -30,7 +30,7 @@ use hyper::client::conn::http2::SendRequest;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 
 use super::connector::{ConnMeter, Connector, SetupTiming};
-use super::h1::{build_request, map_hyper, read_response, IdleClock, Instants, Target};
+use super::h1::{build_request, map_hyper, read_frames, Instants, Target};
 use super::tls::TlsOptions;
 use super::{BoxFuture, RequestKind, Transport, TransportStats, WireRequest, WireResponse};
 use crate::error::{Error, Result};
@@ -195,13 +195,7 @@ impl Http2 {
             }
         };
         let body_len = req.body.len() as u64;
-        let result = read_response(
-            node,
-            req,
-            IdleClock::Frames,
-            conn.sender.send_request(http_req),
-        )
-        .await;
+        let result = read_frames(node, req, conn.sender.send_request(http_req)).await;
         let done = Instant::now();
         let alone = alone_at_start && conn.inflight.load(Ordering::SeqCst) == 1;
         conn.inflight.fetch_sub(1, Ordering::SeqCst);

@@ -438,6 +438,33 @@ impl Counted {
         }))
     }
 
+    /// Like [`Self::send`], for a transport that enforces the call's deadline itself
+    /// ([`WireRequest::deadline`], set here): no timer of its own per request, and no
+    /// wrapper future around the exchange beyond the scheme hint (a `map`, which holds the
+    /// exchange once). The pooled transport checks the deadline on the connection's timer,
+    /// which stays registered between requests: a new timer per request takes the timer
+    /// wheel's lock twice, and the wrapper made the boxed future larger than glibc's
+    /// per-thread cache serves (1,032 bytes), so every request paid for a large allocation.
+    pub(crate) fn send_own_deadline<'a, F>(
+        &self,
+        mut req: WireRequest,
+        inner: impl FnOnce(WireRequest) -> F + Send + 'a,
+    ) -> BoxFuture<'a, Result<WireResponse>>
+    where
+        F: Future<Output = Result<WireResponse>> + Send + 'a,
+    {
+        use futures::FutureExt;
+        self.requests
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        req.start_deadline();
+        let attempt = span::Attempt::new(&req);
+        let https = req.node.scheme() == "https";
+        Box::pin(
+            attempt
+                .run(inner(req).map(move |r| r.map_err(|e| crate::error::scheme_hint(https, e)))),
+        )
+    }
+
     /// `label`, or `label(insecure-tls)`.
     pub(crate) fn name(&self) -> String {
         if self.insecure {

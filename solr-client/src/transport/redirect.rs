@@ -54,23 +54,31 @@ impl<T: Transport> Redirects<T> {
 
     /// Sends a request no redirect can be followed for (a write, or following is off: the
     /// default): it goes as it is, not copied; a 3xx is refused, its `Location` resolved
-    /// against the request's node and path (kept before the request moved on).
-    async fn send_unfollowed(&self, mut req: WireRequest) -> Result<WireResponse> {
+    /// against the request's node and path (kept before the request moved on). The inner
+    /// future is made here and the returned one holds it with only those two: an `async
+    /// fn` would hold the request twice, and this future is boxed per request.
+    fn send_unfollowed(
+        &self,
+        mut req: WireRequest,
+    ) -> impl std::future::Future<Output = Result<WireResponse>> + Send + '_ {
         req.start_deadline();
         let (node, path, kind) = (req.node.clone(), req.path.clone(), req.kind);
-        let resp = self.inner.send(req).await?;
-        if !is_redirect(resp.status) {
-            return Ok(resp);
+        let sent = self.inner.send(req);
+        async move {
+            let resp = sent.await?;
+            if !is_redirect(resp.status) {
+                return Ok(resp);
+            }
+            let mut url = node.clone();
+            let base = url.path().trim_end_matches('/').to_string();
+            url.set_path(&format!("{base}/{}", path.trim_start_matches('/')));
+            let reason = if kind == RequestKind::Write {
+                "a write is never redirected"
+            } else {
+                "following redirects is off"
+            };
+            Err(refusal(&node, &url, &resp, reason))
         }
-        let mut url = node.clone();
-        let base = url.path().trim_end_matches('/').to_string();
-        url.set_path(&format!("{base}/{}", path.trim_start_matches('/')));
-        let reason = if kind == RequestKind::Write {
-            "a write is never redirected"
-        } else {
-            "following redirects is off"
-        };
-        Err(refusal(&node, &url, &resp, reason))
     }
 
     async fn send_inner(&self, mut req: WireRequest) -> Result<WireResponse> {
