@@ -48,41 +48,36 @@ pub(crate) fn decode<T: DeserializeOwned>(
     resp: WireResponse,
     what: &'static str,
 ) -> Result<(T, Timing)> {
-    let node = resp.timing.node.clone();
-    let content_type = content_type(&resp);
     reject_encoded(&resp)?;
-    let looks_json = content_type
-        .as_deref()
-        .map(|ct| ct.contains("json") || ct.starts_with("text/plain"))
-        .unwrap_or(false);
+    // Borrowed: the success path copies nothing (the node label and content type are
+    // copied into an error only).
+    let content_type = resp.headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok());
+    let looks_json =
+        content_type.is_some_and(|ct| ct.contains("json") || ct.starts_with("text/plain"));
+    let unexpected = || Error::UnexpectedResponse {
+        node: resp.timing.node.clone(),
+        status: resp.status.as_u16(),
+        content_type: content_type.map(str::to_string),
+        snippet: snippet(&resp.body, 200),
+    };
     if !resp.status.is_success() {
         if looks_json {
             if let Ok(env) = serde_json::from_slice::<ErrorEnvelope>(&resp.body) {
                 return Err(Error::Solr {
-                    node,
+                    node: resp.timing.node.clone(),
                     status: resp.status.as_u16(),
                     body: env.error,
                 });
             }
         }
-        return Err(Error::UnexpectedResponse {
-            node,
-            status: resp.status.as_u16(),
-            content_type,
-            snippet: snippet(&resp.body, 200),
-        });
+        return Err(unexpected());
     }
     if !looks_json {
-        return Err(Error::UnexpectedResponse {
-            node,
-            status: resp.status.as_u16(),
-            content_type,
-            snippet: snippet(&resp.body, 200),
-        });
+        return Err(unexpected());
     }
     let t0 = Instant::now();
     let value: T = serde_json::from_slice(&resp.body).map_err(|e| Error::Decode {
-        node: node.clone(),
+        node: resp.timing.node.clone(),
         what,
         message: e.to_string(),
         snippet: snippet(&resp.body, 200),

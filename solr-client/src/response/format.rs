@@ -26,14 +26,17 @@ pub(crate) fn decode_as<T: DeserializeOwned>(
     what: &'static str,
     format: ResponseFormat,
 ) -> Result<(T, Timing)> {
-    let content_type = content_type(&resp);
-    let json = content_type
-        .as_deref()
-        .is_some_and(|ct| ResponseFormat::Json.accepts_content_type(ct));
     // JSON answers (the default format, and any JSON error page) take the direct path.
-    if format == ResponseFormat::Json || json {
+    let json = || {
+        resp.headers
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|ct| ResponseFormat::Json.accepts_content_type(ct))
+    };
+    if format == ResponseFormat::Json || json() {
         return decode(resp, what);
     }
+    let content_type = content_type(&resp);
     let node = resp.timing.node.clone();
     reject_encoded(&resp)?;
     let matches = content_type

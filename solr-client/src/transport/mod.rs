@@ -265,8 +265,10 @@ impl WireRequest {
         if self.node.query().is_none() && plain_path(&self.path) {
             let base = self.node.path().trim_end_matches('/');
             let path = self.path.trim_start_matches('/');
-            let mut out =
-                String::with_capacity(base.len() + path.len() + 2 + 16 * self.query.len());
+            // Room for the query as encoded, a quarter over its raw length (escapes), so
+            // the string is not grown while it is written.
+            let raw: usize = self.query.iter().map(|(k, v)| k.len() + v.len() + 2).sum();
+            let mut out = String::with_capacity(base.len() + path.len() + 2 + raw + raw / 4);
             out.push_str(base);
             out.push('/');
             out.push_str(path);
