@@ -334,22 +334,10 @@ pub(crate) fn exchange<'a>(
             })
             .await
             .map_err(|e| e.error(node, req))?;
-            match frame {
-                None => break,
-                Some(Err(e)) => return Err(map_hyper(node, e)),
-                Some(Ok(frame)) => {
-                    if let Ok(data) = frame.into_data() {
-                        buf.push(node, data)?;
-                    }
-                }
+            if buf.take(node, frame)? {
+                return Ok(buf.finish(parts, headers_at));
             }
         }
-        Ok(ReadResponse {
-            status: parts.status,
-            headers: parts.headers,
-            body: buf.finish(),
-            headers_at,
-        })
     }
 }
 
@@ -379,6 +367,24 @@ impl BodyBuf {
         })
     }
 
+    /// Takes what the body gave: true at its end; an error frame is the error.
+    fn take(
+        &mut self,
+        node: &str,
+        frame: Option<std::result::Result<hyper::body::Frame<Bytes>, hyper::Error>>,
+    ) -> Result<bool> {
+        match frame {
+            None => Ok(true),
+            Some(Err(e)) => Err(map_hyper(node, e)),
+            Some(Ok(frame)) => {
+                if let Ok(data) = frame.into_data() {
+                    self.push(node, data)?;
+                }
+                Ok(false)
+            }
+        }
+    }
+
     fn push(&mut self, node: &str, data: Bytes) -> Result<()> {
         self.len += data.len() as u64;
         if self.len > self.limit {
@@ -395,8 +401,14 @@ impl BodyBuf {
         Ok(())
     }
 
-    fn finish(self) -> Bytes {
-        self.first.unwrap_or_else(|| self.rest.freeze())
+    /// The whole response: `parts` (its head, decoded at `headers_at`) and this body.
+    fn finish(self, parts: http::response::Parts, headers_at: Instant) -> ReadResponse {
+        ReadResponse {
+            status: parts.status,
+            headers: parts.headers,
+            body: self.first.unwrap_or_else(|| self.rest.freeze()),
+            headers_at,
+        }
     }
 }
 
@@ -429,22 +441,10 @@ where
         let frame = tokio::time::timeout(idle, body.frame())
             .await
             .map_err(|_| timeout())?;
-        match frame {
-            None => break,
-            Some(Err(e)) => return Err(map_hyper(node, e)),
-            Some(Ok(frame)) => {
-                if let Ok(data) = frame.into_data() {
-                    buf.push(node, data)?;
-                }
-            }
+        if buf.take(node, frame)? {
+            return Ok(buf.finish(parts, headers_at));
         }
     }
-    Ok(ReadResponse {
-        status: parts.status,
-        headers: parts.headers,
-        body: buf.finish(),
-        headers_at,
-    })
 }
 
 /// The instants of one request, in order; missing or out-of-order stamps are clamped so the

@@ -412,6 +412,20 @@ impl Counted {
         }
     }
 
+    /// What every request starts with: it is counted, its deadline set
+    /// ([`WireRequest::start_deadline`]) and its attempt span made; with whether it goes
+    /// over https (for the scheme hint).
+    fn start(&self, req: &mut WireRequest) -> (Instant, span::Attempt, bool) {
+        self.requests
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let deadline = req.start_deadline();
+        (
+            deadline,
+            span::Attempt::new(req),
+            req.node.scheme() == "https",
+        )
+    }
+
     /// Counts `req` and runs `inner(req)` until its deadline ([`WireRequest::start_deadline`]).
     ///
     /// The exchange's future is made inside the one boxed future and moved once, into the
@@ -426,12 +440,9 @@ impl Counted {
     where
         F: Future<Output = Result<WireResponse>> + Send + 'a,
     {
-        self.requests
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let deadline = tokio::time::Instant::from_std(req.start_deadline());
+        let (deadline, attempt, https) = self.start(&mut req);
+        let deadline = tokio::time::Instant::from_std(deadline);
         let timeout = req.request_timeout();
-        let attempt = span::Attempt::new(&req);
-        let https = req.node.scheme() == "https";
         Box::pin(attempt.run(async move {
             tokio::time::timeout_at(deadline, inner(req))
                 .await
@@ -456,11 +467,7 @@ impl Counted {
         F: Future<Output = Result<WireResponse>> + Send + 'a,
     {
         use futures::FutureExt;
-        self.requests
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        req.start_deadline();
-        let attempt = span::Attempt::new(&req);
-        let https = req.node.scheme() == "https";
+        let (_, attempt, https) = self.start(&mut req);
         Box::pin(
             attempt
                 .run(inner(req).map(move |r| r.map_err(|e| crate::error::scheme_hint(https, e)))),
