@@ -2,7 +2,8 @@
 # solr-client builds with no optional feature and with each one alone: `cargo check` of the
 # library for every set (fast: check, not build), warnings included, so a gate that leaks
 # (code using a gated module, an import only a gated path uses) fails here, not in a user's
-# build. Then the unit test that a run-time choice needing an absent feature is a clear
+# build. clippy runs on the library with no optional feature, and the docs (the guide's links
+# included) build with the default features. Then the unit test that a run-time choice needing an absent feature is a clear
 # error (not a panic) runs once with every optional feature off; with all of them on it runs
 # in the workspace's unit tests.
 set -euo pipefail
@@ -17,6 +18,9 @@ for f in "${sets[@]}"; do
     exit 1
   fi
 done
+echo "-- clippy with no optional feature, docs with the default features"
+cargo clippy -q -p solr-client --lib --no-default-features -- -D warnings
+RUSTDOCFLAGS=-Dwarnings cargo doc -q -p solr-client --no-deps
 echo "-- unit test with no optional feature: missing features are named errors"
 cargo test -q -p solr-client --lib --no-default-features features_tests:: 
 echo "-- solr-client: every feature set checks"

@@ -436,6 +436,7 @@ impl Connector {
         }
         // Unreachable: an https node was refused above.
         #[cfg(not(feature = "rustls"))]
+        #[allow(clippy::needless_return)]
         {
             let _ = (metered, meter, host);
             return Err(Error::Config("https needs the `rustls` feature".into()));

@@ -205,16 +205,15 @@ pub(crate) enum Expired {
 }
 
 impl Expired {
-    /// The timeout error of `req` this stands for.
+    /// The timeout error of `req` this stands for (`node`: the request's node label).
     pub(crate) fn error(self, node: &str, req: &WireRequest) -> Error {
-        let (phase, after) = match self {
-            Expired::ReadIdle => (TimeoutPhase::ReadIdle, req.timeouts.read_idle),
-            Expired::Deadline => (TimeoutPhase::Request, req.timeouts.request),
-        };
-        Error::Timeout {
-            node: node.to_string(),
-            phase,
-            after,
+        match self {
+            Expired::ReadIdle => Error::Timeout {
+                node: node.to_string(),
+                phase: TimeoutPhase::ReadIdle,
+                after: req.timeouts.read_idle,
+            },
+            Expired::Deadline => req.request_timeout(),
         }
     }
 }
