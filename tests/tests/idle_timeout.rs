@@ -3,7 +3,7 @@
 //! purpose, so the server is the one closing.
 //!
 //! What happens, as asserted here:
-//! - long after the close (2 s idle): the pooled transport already saw the FIN, drops the
+//! - long after the close (3 s idle): the pooled transport already saw the FIN, drops the
 //!   dead connection at checkout and opens a new one. Reads and writes both succeed.
 //! - in the race (a request written just as Jetty closes): a read is retried once on a new
 //!   connection, so it always succeeds; a write is retried only when it certainly was not
@@ -20,6 +20,9 @@ use solr_client::transport::{Pooled, PooledConfig};
 use solr_client::{Commit, Error, Select, SolrClient, TlsOptions, Transport};
 
 use crate::support::{self, tag};
+
+/// Idle time "long after" Jetty's 1 s idle close: 3x, room for a busy JVM to close late.
+const LONG_AFTER: Duration = Duration::from_secs(3);
 
 fn pooled_client(url: &str) -> (SolrClient, Arc<Pooled>) {
     let pooled = Arc::new(
@@ -44,7 +47,7 @@ async fn idle_connection_closed_by_jetty_is_replaced_without_error() {
     let (c, pooled) = pooled_client(s.url(None).unwrap());
     let q = Select::new("*:*").rows(0);
     let first = c.select(&q).await.expect("first read");
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    tokio::time::sleep(LONG_AFTER).await;
     let second = c
         .select(&q)
         .await
@@ -55,7 +58,7 @@ async fn idle_connection_closed_by_jetty_is_replaced_without_error() {
 
     // A write after the close: the dead connection is dropped before sending, so the write
     // goes out on a new connection and is acknowledged.
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    tokio::time::sleep(LONG_AFTER).await;
     let t = tag("idlew");
     let w = c
         .add(&[json!({"id": format!("{t}-0"), "tag_s": t})])

@@ -399,9 +399,7 @@ async fn the_hook_is_called_once_per_response_and_never_without_one() {
     wrong.ping().await.expect_err("404");
     assert_eq!(calls.load(Ordering::SeqCst), n + 5);
     // No response, no call: a refused connection.
-    let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    let port = closed.local_addr().expect("addr").port();
-    drop(closed);
+    let (_held, port) = support::refused_port();
     let refused = SolrClient::builder(format!("http://127.0.0.1:{port}/solr"))
         .collection("bench")
         .on_response(hook)

@@ -975,7 +975,13 @@ async fn def_types_lucene_dismax_edismax() {
         let typed = c.select_as::<Book>(s).await.expect("select");
         let raw = raw_json(&c, s).await;
         assert_eq!(typed.num_found(), *want, "case {i}");
-        assert_eq!(ids(typed.docs()), raw_ids(&raw["response"]), "case {i}");
+        // As sets: the order of case 2 weighs two words' idf against each other, and those
+        // move with the shared core (other tests commit titles between the two fetches).
+        // The first hit of cases 2 and 3 is asserted below; it holds at any core size.
+        let (mut got, mut raw) = (ids(typed.docs()), raw_ids(&raw["response"]));
+        got.sort();
+        raw.sort();
+        assert_eq!(got, raw, "case {i}");
     }
     let edismax = c.select_as::<Book>(&cases[2].0).await.expect("edismax");
     assert_eq!(edismax.docs()[0].id, format!("{tag}-10"));
@@ -1006,8 +1012,20 @@ async fn per_request_collection_override() {
 #[tokio::test]
 async fn cloud_two_shards_facets_json_facets_and_grouping() {
     let _g = support::shared().await;
+    // Tests that count the cloud's /update requests take this lock; this one writes there.
+    let _one = crate::cloud_routing::LOCK.lock().await;
     let c = cloud();
-    let tag = support::tag("cloudsearch");
+    // A tag whose ids hash to both shards (2 shards split the compositeId range at its
+    // sign bit): 12 ids land on one shard alone once in 2,048 tags.
+    let tag = loop {
+        let tag = support::tag("cloudsearch");
+        let neg = (0..N)
+            .filter(|i| solr_client::transport::composite_id_hash(&format!("{tag}-{i}")) < 0)
+            .count();
+        if neg > 0 && neg < N {
+            break tag;
+        }
+    };
     indexed(&c, &tag, |_, _| {}).await;
     // The documents really are on both shards.
     let per_shard = c

@@ -242,12 +242,9 @@ async fn real_time_get_is_typed_and_sees_uncommitted_documents_in_every_format()
     ])
     .await
     .expect("add");
-    // Not committed: a search does not see them, a real-time get does.
-    let s = c
-        .select(&Select::new(format!("tag_s:\"{t}\"")))
-        .await
-        .expect("select");
-    assert_eq!(s.num_found(), 0);
+    // Not committed by this test: a real-time get sees them. (Whether a search sees them
+    // is not asserted: another test's commit into the shared core, between the add and the
+    // search, opens a searcher that does.)
     for wt in ResponseFormat::ALL {
         let rc = c.with_response_format(wt);
         let ids = [format!("{t}-1"), odd.clone(), format!("{t}-missing")];

@@ -110,6 +110,16 @@ pub fn tls_client(s: &LocalSolr, kind: TransportKind) -> SolrClient {
         .expect("client builds")
 }
 
+/// A loopback port that refuses connections while the returned socket lives: bound and
+/// never listening, so no other test's bind can take the port meanwhile (a port bound and
+/// closed again is free for anyone).
+pub fn refused_port() -> (tokio::net::TcpSocket, u16) {
+    let s = tokio::net::TcpSocket::new_v4().expect("socket");
+    s.bind(([127, 0, 0, 1], 0).into()).expect("bind port 0");
+    let port = s.local_addr().expect("addr").port();
+    (s, port)
+}
+
 /// A tag unique to this test run, to scope documents and counts.
 pub fn tag(name: &str) -> String {
     let nanos = std::time::SystemTime::now()
