@@ -30,9 +30,7 @@ use hyper_util::rt::TokioIo;
 use tokio::sync::{Semaphore, TryAcquireError};
 
 use super::connector::{ConnMeter, Connector, SetupTiming};
-use super::h1::{
-    build_request, exchange, map_hyper, within, ConnTimer, Expired, Instants, Target, Watch,
-};
+use super::h1::{build_request, exchange, map_hyper, within, ConnTimer, Instants, Target, Watch};
 use super::tls::TlsOptions;
 use super::{BoxFuture, RequestKind, Transport, TransportStats, WireRequest, WireResponse};
 use crate::error::{Error, Result};
@@ -178,7 +176,6 @@ impl Pooled {
         &self,
         host: &HostPool,
         req: &WireRequest,
-        node: &str,
         deadline: Instant,
     ) -> Result<Option<Checked>> {
         loop {
@@ -195,7 +192,7 @@ impl Pooled {
             let at = super::far_or(Instant::now(), req.timeouts.read_idle).min(deadline);
             match within(&mut timer, at, sender.ready()).await {
                 Some(Ok(())) => return Ok(Some((sender, idle.meter, timer))),
-                _ if Instant::now() >= deadline => return Err(Expired::Deadline.error(node, req)),
+                _ if Instant::now() >= deadline => return Err(req.request_timeout()),
                 _ => continue,
             }
         }
@@ -243,13 +240,13 @@ impl Pooled {
                 match Box::pin(wait).await {
                     Ok(Ok(permit)) => permit,
                     Ok(Err(_)) => return Err(pool_closed()),
-                    Err(_) => return Err(Expired::Deadline.error(&node, &req)),
+                    Err(_) => return Err(req.request_timeout()),
                 }
             }
         };
         let mut attempt = 1;
         loop {
-            let checked = self.checkout(&host, &req, &node, deadline).await?;
+            let checked = self.checkout(&host, &req, deadline).await?;
             let ((mut sender, meter, mut timer), setup) = match checked {
                 Some(c) => (c, None),
                 None => {
@@ -261,7 +258,7 @@ impl Pooled {
                             let (c, t) = opened?;
                             (c, Some(t))
                         }
-                        Err(_) => return Err(Expired::Deadline.error(&node, &req)),
+                        Err(_) => return Err(req.request_timeout()),
                     }
                 }
             };
