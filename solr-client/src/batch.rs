@@ -64,19 +64,24 @@ impl BatchReport {
     /// documents in the request, in order (repeats allowed), `errors` Solr's per-document
     /// errors (`responseHeader.errors` of the tolerant chain).
     ///
-    /// An `ADD` error takes one not yet failed occurrence of its id in the batch; an error
-    /// for an id that is not in the batch (or whose every occurrence already failed), and any
-    /// other kind of error, goes to `other_errors`. So however many errors Solr reports, the
-    /// counts stay within the batch.
+    /// An `ADD` error takes one not yet failed occurrence of its id in the batch. An `ADD`
+    /// error that names no such occurrence (Solr's `(unknown)` id of a document without a
+    /// uniqueKey, an id the client did not send, a second report for the same occurrence)
+    /// says that some document of the batch was not indexed without saying which: then no
+    /// document of the batch is counted as acknowledged, and every one not failed by name
+    /// is `unknown`. Such errors, and errors of other kinds (deletes), are also listed in
+    /// `other_errors`. However many errors Solr reports, the counts stay within the batch.
     ///
     /// ```
     /// use solr_client::response::TolerantError;
     /// use solr_client::BatchReport;
-    /// let ids = vec!["a".to_string(), "b".to_string()];
+    /// let ids = vec!["a".to_string(), "b".to_string(), "c".to_string()];
     /// let err = |id: &str| TolerantError { kind: "ADD".into(), id: id.into(), message: "bad".into() };
-    /// let r = BatchReport::account(&ids, &[err("b"), err("b"), err("zz")]);
-    /// assert_eq!((r.sent, r.acknowledged, r.failed.len(), r.unknown.len()), (2, 1, 1, 0));
-    /// assert_eq!(r.other_errors.len(), 2);
+    /// let r = BatchReport::account(&ids, &[err("b")]);
+    /// assert_eq!((r.sent, r.acknowledged, r.failed.len(), r.unknown.len()), (3, 2, 1, 0));
+    /// let r = BatchReport::account(&ids, &[err("b"), err("(unknown)")]);
+    /// assert_eq!((r.acknowledged, r.failed.len(), r.unknown.len()), (0, 1, 2));
+    /// assert_eq!(r.other_errors, ["ADD (unknown): bad"]);
     /// assert!(r.is_balanced());
     /// ```
     pub fn account(sent_ids: &[String], errors: &[TolerantError]) -> BatchReport {
@@ -86,31 +91,50 @@ impl BatchReport {
         }
         let mut failed = Vec::new();
         let mut other_errors = Vec::new();
+        let mut unnamed = false;
         for e in errors {
-            let slot = if e.kind.eq_ignore_ascii_case("ADD") {
-                open.get_mut(e.id.as_str()).filter(|n| **n > 0)
-            } else {
-                None
-            };
-            match slot {
+            let add = e.kind.eq_ignore_ascii_case("ADD");
+            match open.get_mut(e.id.as_str()).filter(|n| add && **n > 0) {
                 Some(n) => {
                     *n -= 1;
-                    failed.push(FailedDoc {
-                        id: e.id.clone(),
-                        message: e.message.clone(),
-                    });
+                    failed.push(FailedDoc::new(e.id.clone(), e.message.clone()));
                 }
-                None => other_errors.push(format!("{} {}: {}", e.kind, e.id, e.message)),
+                None => {
+                    unnamed |= add;
+                    other_errors.push(format!("{} {}: {}", e.kind, e.id, e.message));
+                }
             }
         }
+        let unknown = if unnamed {
+            not_failed(sent_ids, &failed)
+        } else {
+            Vec::new()
+        };
         BatchReport {
             sent: sent_ids.len(),
-            acknowledged: sent_ids.len() - failed.len(),
+            acknowledged: sent_ids.len() - failed.len() - unknown.len(),
             failed,
-            unknown: Vec::new(),
+            unknown,
             not_attempted: Vec::new(),
             other_errors,
             requests: 1,
+        }
+    }
+
+    /// The account of a document the client refused before sending it (`cause`, an
+    /// [`crate::Error::InvalidDocument`]), number `index` of the call's input.
+    pub(crate) fn refused(index: usize, cause: &crate::Error) -> BatchReport {
+        let id = match cause {
+            crate::Error::InvalidDocument { id: Some(id), .. } => id.clone(),
+            _ => String::new(),
+        };
+        let mut doc = FailedDoc::new(id, cause.to_string());
+        doc.index = Some(index);
+        BatchReport {
+            sent: 1,
+            failed: vec![doc],
+            requests: 0,
+            ..BatchReport::default()
         }
     }
 
@@ -130,10 +154,7 @@ impl BatchReport {
             sent: sent_ids.len(),
             failed: sent_ids
                 .into_iter()
-                .map(|id| FailedDoc {
-                    id,
-                    message: message.to_string(),
-                })
+                .map(|id| FailedDoc::new(id, message.to_string()))
                 .collect(),
             requests: 1,
             ..BatchReport::default()
@@ -189,16 +210,32 @@ impl BatchReport {
         Some(BatchReport {
             sent: sent_ids.len(),
             acknowledged: first,
-            failed: vec![FailedDoc {
-                id: id.to_string(),
-                message: message.to_string(),
-            }],
+            failed: vec![FailedDoc::new(id.to_string(), message.to_string())],
             unknown: sent_ids[first + 1..=last].to_vec(),
             not_attempted: sent_ids[last + 1..].to_vec(),
             other_errors: Vec::new(),
             requests: 1,
         })
     }
+}
+
+/// The ids of `sent_ids` in order, less one occurrence of each id in `failed`.
+fn not_failed(sent_ids: &[String], failed: &[FailedDoc]) -> Vec<String> {
+    let mut taken: HashMap<&str, usize> = HashMap::new();
+    for f in failed {
+        *taken.entry(f.id.as_str()).or_default() += 1;
+    }
+    sent_ids
+        .iter()
+        .filter(|id| match taken.get_mut(id.as_str()) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                false
+            }
+            _ => true,
+        })
+        .cloned()
+        .collect()
 }
 
 /// The id of the batch that Solr's message names: `[doc=ID]` (Solr's `DocumentBuilder` and
@@ -241,8 +278,9 @@ mod tests {
         // The reported case: 50 errors for a batch of 3 (the sum wrapped to 2^64 - 50 + 3).
         let errors: Vec<TolerantError> = (0..50).map(|i| add_err(&format!("x{i}"))).collect();
         let r = BatchReport::account(&ids(3), &errors);
-        assert_eq!((r.sent, r.acknowledged), (3, 3));
+        assert_eq!((r.sent, r.acknowledged), (3, 0));
         assert!(r.failed.is_empty());
+        assert_eq!(r.unknown, ids(3));
         assert_eq!(r.other_errors.len(), 50);
         assert!(r.is_balanced());
         // Every document named, and then some: each failed exactly once.
@@ -257,27 +295,33 @@ mod tests {
         assert!(r.is_balanced());
     }
 
+    fn delete_err(id: &str) -> TolerantError {
+        TolerantError {
+            kind: "DELID".into(),
+            id: id.into(),
+            message: "no".into(),
+        }
+    }
+
     #[test]
-    fn ids_not_in_the_batch_and_other_kinds_are_other_errors() {
-        let errs = [
-            add_err("d1"),
-            add_err("zz"),
-            TolerantError {
-                kind: "DELID".into(),
-                id: "d0".into(),
-                message: "no".into(),
-            },
-        ];
-        let r = BatchReport::account(&ids(2), &errs);
-        assert_eq!(r.acknowledged, 1);
-        assert_eq!(
-            r.failed,
-            vec![FailedDoc {
-                id: "d1".into(),
-                message: "bad d1".into()
-            }]
-        );
+    fn an_add_error_naming_no_sent_document_leaves_the_unnamed_ones_unknown() {
+        let errs = [add_err("d1"), add_err("zz"), delete_err("d0")];
+        let r = BatchReport::account(&ids(3), &errs);
+        assert_eq!(r.acknowledged, 0);
+        assert_eq!(r.failed, vec![FailedDoc::new("d1".into(), "bad d1".into())]);
+        assert_eq!(r.unknown, ["d0", "d2"]);
         assert_eq!(r.other_errors, vec!["ADD zz: bad zz", "DELID d0: no"]);
+        assert!(r.is_balanced() && !r.is_clean());
+        // Solr's tolerant chain names a document without a uniqueKey "(unknown)".
+        let r = BatchReport::account(&ids(2), &[add_err("(unknown)")]);
+        assert_eq!((r.acknowledged, r.unknown.len()), (0, 2));
+    }
+
+    #[test]
+    fn errors_of_other_kinds_do_not_change_the_counts() {
+        let r = BatchReport::account(&ids(2), &[add_err("d1"), delete_err("d0")]);
+        assert_eq!((r.acknowledged, r.failed.len(), r.unknown.len()), (1, 1, 0));
+        assert_eq!(r.other_errors, vec!["DELID d0: no"]);
         assert!(r.is_balanced() && !r.is_clean());
     }
 
@@ -286,11 +330,14 @@ mod tests {
         let sent: Vec<String> = ["a", "a", "b"].iter().map(|s| s.to_string()).collect();
         let r = BatchReport::account(&sent, &[add_err("a")]);
         assert_eq!((r.acknowledged, r.failed.len()), (2, 1));
+        // A third report for an id sent twice names no document left: `b` may be the one
+        // Solr lost.
         let r = BatchReport::account(&sent, &[add_err("a"), add_err("a"), add_err("a")]);
         assert_eq!(
             (r.acknowledged, r.failed.len(), r.other_errors.len()),
-            (1, 2, 1)
+            (0, 2, 1)
         );
+        assert_eq!(r.unknown, ["b"]);
         assert!(r.is_balanced());
     }
 

@@ -142,6 +142,7 @@ pub struct SolrClientBuilder {
     pooled: PooledConfig,
     observer: crate::observe::Observer,
     update_params: Vec<(String, String)>,
+    unique_key: String,
 }
 
 impl SolrClientBuilder {
@@ -241,6 +242,17 @@ impl SolrClientBuilder {
         self
     }
 
+    /// The schema's uniqueKey field: the client reads each document's id from it (for the
+    /// account of every update and for shard routing) and refuses, before sending, a
+    /// document that has no value for it ([`Error::InvalidDocument`]): Solr would refuse
+    /// such a document without naming it. Default `"id"` ([`crate::codec::DEFAULT_UNIQUE_KEY`],
+    /// the uniqueKey of Solr's default configsets); [`SolrClient::with_schema_unique_key`]
+    /// asks the schema instead.
+    pub fn unique_key(mut self, field: impl Into<String>) -> Self {
+        self.unique_key = field.into();
+        self
+    }
+
     /// Solr's `update.chain`: every update request (adds, deletes, commits, the
     /// [`crate::Indexer`]'s batches) names this update processor chain instead of the
     /// core's default one. Default none (the chain marked `default="true"` in
@@ -279,6 +291,7 @@ impl SolrClientBuilder {
             credentials: self.credentials,
             observer: self.observer,
             update_params: self.update_params.into(),
+            unique_key: check_unique_key(self.unique_key)?,
         })
     }
 }
@@ -289,6 +302,14 @@ pub(crate) fn set_param(params: &mut Vec<(String, String)>, name: String, value:
         Some(p) => p.1 = value,
         None => params.push((name, value)),
     }
+}
+
+/// Refuses an empty uniqueKey field name.
+fn check_unique_key(field: String) -> Result<Arc<str>> {
+    if field.is_empty() {
+        return Err(Error::Config("the uniqueKey field name is empty".into()));
+    }
+    Ok(field.into())
 }
 
 /// Refuses update parameters the client sets itself, and empty names or values.
@@ -324,6 +345,8 @@ pub struct SolrClient {
     pub(crate) observer: crate::observe::Observer,
     /// Parameters of every update request ([`SolrClientBuilder::update_param`]).
     update_params: Arc<[(String, String)]>,
+    /// The schema's uniqueKey field ([`SolrClientBuilder::unique_key`]).
+    pub(crate) unique_key: Arc<str>,
 }
 
 impl SolrClient {
@@ -347,6 +370,7 @@ impl SolrClient {
             pooled: PooledConfig::default(),
             observer: Default::default(),
             update_params: Vec::new(),
+            unique_key: crate::codec::DEFAULT_UNIQUE_KEY.to_string(),
         }
     }
 
@@ -399,6 +423,21 @@ impl SolrClient {
             update_params: params.into(),
             ..self.clone()
         }
+    }
+
+    /// The uniqueKey field the client reads ids from ([`SolrClientBuilder::unique_key`]).
+    pub fn unique_key(&self) -> &str {
+        &self.unique_key
+    }
+
+    /// A copy of this client whose uniqueKey field is the one the schema declares, asked
+    /// once now (`GET schema/uniquekey`; see [`SolrClientBuilder::unique_key`]).
+    pub async fn with_schema_unique_key(&self) -> Result<SolrClient> {
+        let key = self.schema().unique_key().await?.unique_key;
+        Ok(SolrClient {
+            unique_key: check_unique_key(key)?,
+            ..self.clone()
+        })
     }
 
     /// The parameters sent with every update request, `update.chain` included
@@ -563,6 +602,11 @@ impl SolrClient {
     /// when the whole request failed, all of them are `failed` if nothing can have been
     /// indexed (not sent, or a 4xx answer) and `unknown` otherwise (sent, then the
     /// connection broke, a timeout fired or Solr answered 5xx).
+    ///
+    /// A document without a value for the uniqueKey field
+    /// ([`SolrClientBuilder::unique_key`]), or with NaN or an infinity in a field, fails the
+    /// whole call before anything is sent, with [`Error::InvalidDocument`] naming its
+    /// position and field.
     pub async fn add<T: Serialize>(&self, docs: &[T]) -> Result<UpdateResponse> {
         self.add_with(docs, None).await
     }
@@ -573,7 +617,17 @@ impl SolrClient {
         docs: &[T],
         commit_within_ms: Option<u64>,
     ) -> Result<UpdateResponse> {
-        let ids = doc_ids(docs)?;
+        let ids = doc_ids(docs, &self.unique_key)?;
+        self.add_ids(docs, ids, commit_within_ms).await
+    }
+
+    /// [`Self::add_with`] of `docs` whose ids are `ids`.
+    async fn add_ids<T: Serialize>(
+        &self,
+        docs: &[T],
+        ids: Vec<String>,
+        commit_within_ms: Option<u64>,
+    ) -> Result<UpdateResponse> {
         if ids.is_empty() {
             // Nothing to index: nothing is sent (Solr would answer an empty batch anyway).
             return Ok(UpdateResponse {
@@ -616,20 +670,56 @@ impl SolrClient {
     /// outcome is unknown, and Solr's errors that named no document of a batch. Nothing is
     /// committed. `acknowledged + failed.len() + unknown.len() + not_attempted.len() ==
     /// docs.len()` always holds; an empty `docs` sends nothing.
+    ///
+    /// A document the client refuses ([`Error::InvalidDocument`]: no uniqueKey, NaN or an
+    /// infinity) is never sent: it is `failed`, with its position in `docs` in
+    /// [`FailedDoc::index`](crate::FailedDoc::index), and the rest of its batch goes
+    /// without it. A batch that cannot be sent at all (it cannot be encoded, no node for
+    /// it) is `failed` as a whole with the reason, and the next batches still go.
     pub async fn add_batched<T: Serialize>(
         &self,
         docs: &[T],
         batch_size: usize,
     ) -> Result<BatchReport> {
+        let size = batch_size.max(1);
         let mut report = BatchReport::default();
-        for chunk in docs.chunks(batch_size.max(1)) {
-            match self.add(chunk).await {
+        for (n, chunk) in docs.chunks(size).enumerate() {
+            let (ids, keep, refused) = self.screen(chunk, n * size);
+            report.merge(refused);
+            let kept: Vec<&T> = keep.iter().map(|&i| &chunk[i]).collect();
+            if kept.is_empty() {
+                continue;
+            }
+            match self.add_ids(&kept, ids.clone(), None).await {
                 Ok(r) => report.merge(BatchReport::all_acknowledged(r.docs_sent)),
                 Err(Error::Update { report: r, .. }) => report.merge(*r),
-                Err(e) => return Err(e),
+                Err(e) => report.merge(BatchReport::all_failed(ids, &e.to_string())),
             }
         }
         Ok(report)
+    }
+
+    /// Reads the ids of `chunk` (whose first document is number `offset` of the call):
+    /// the ids and positions of the documents to send, and the account of the ones the
+    /// client refuses.
+    fn screen<T: Serialize>(
+        &self,
+        chunk: &[T],
+        offset: usize,
+    ) -> (Vec<String>, Vec<usize>, BatchReport) {
+        let (mut ids, mut keep) = (Vec::with_capacity(chunk.len()), Vec::new());
+        let mut refused = BatchReport::default();
+        for (i, doc) in chunk.iter().enumerate() {
+            match crate::codec::doc_id_at(doc, offset + i, &self.unique_key) {
+                Ok(id) => {
+                    ids.push(id);
+                    keep.push(i);
+                }
+                Err(e) => refused.merge(BatchReport::refused(offset + i, &e)),
+            }
+        }
+        refused.requests = 0;
+        (ids, keep, refused)
     }
 
     /// Encodes documents in the client's update format without sending them (for size

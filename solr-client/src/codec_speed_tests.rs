@@ -203,7 +203,7 @@ struct Failing {
 
 #[test]
 fn ids_come_from_the_id_field_and_bad_documents_are_errors_naming_them() {
-    let ids = crate::codec::doc_ids(&value_corpus()).expect("objects");
+    let ids = crate::codec::doc_ids(&value_corpus(), "id").expect("objects");
     assert_eq!(
         ids,
         [
@@ -220,10 +220,10 @@ fn ids_come_from_the_id_field_and_bad_documents_are_errors_naming_them() {
     );
     let structs: Vec<Flat> = (0..2).map(flat).collect();
     assert_eq!(
-        crate::codec::doc_ids(&structs).expect("structs"),
+        crate::codec::doc_ids(&structs, "id").expect("structs"),
         ["doc-0", "doc-1"]
     );
-    let e = crate::codec::doc_ids(&[json!({"id": "a"}), json!([1])]).expect_err("an array");
+    let e = crate::codec::doc_ids(&[json!({"id": "a"}), json!([1])], "id").expect_err("an array");
     assert!(
         e.to_string().contains("document #1 is not an object"),
         "{e}"

@@ -35,7 +35,7 @@ impl std::fmt::Display for TimeoutPhase {
     }
 }
 
-pub use crate::types::FailedDoc;
+pub use crate::types::{DocumentProblem, FailedDoc};
 
 /// Everything that can go wrong with a Solr request.
 ///
@@ -52,6 +52,22 @@ pub enum Error {
     /// character in a field). Nothing was sent.
     #[error("invalid input: {}", redact(_0))]
     InvalidInput(String),
+    /// A document the client refused before sending anything: it lacks the uniqueKey
+    /// field, or a field holds a float Solr cannot index (see [`DocumentProblem`]). `index`
+    /// is the document's position in the call's input (for [`crate::Indexer::push`], the
+    /// number of documents it had accepted before). Nothing of the call was sent.
+    #[error("document #{index}{}: {}", redact(&id_note(id.as_deref())), problem.describe(field))]
+    InvalidDocument {
+        /// The document's position in the call's input, from 0.
+        index: usize,
+        /// The document's uniqueKey value, when it has one.
+        id: Option<String>,
+        /// The field at fault: the uniqueKey field that is missing, or the field holding the
+        /// float.
+        field: String,
+        /// What is wrong with it.
+        problem: DocumentProblem,
+    },
     /// Name resolution failed.
     #[error("{}: DNS lookup failed: {}", redact(node), redact(&source.to_string()))]
     Dns {
@@ -326,6 +342,11 @@ impl Error {
     }
 }
 
+/// ` (id "x")` for a document that has an id, else nothing.
+fn id_note(id: Option<&str>) -> String {
+    id.map(|i| format!(" (id {i:?})")).unwrap_or_default()
+}
+
 /// One line about an update's account, for [`Error::Update`]'s message.
 fn update_summary(r: &BatchReport, cause: Option<&Error>) -> String {
     let mut s = format!(
@@ -461,6 +482,18 @@ impl std::fmt::Debug for Error {
             Error::Config(m) => f.debug_tuple("Config").field(&Quoted(m)).finish(),
             Error::InvalidInput(m) => f.debug_tuple("InvalidInput").field(&Quoted(m)).finish(),
             Error::NoNode(m) => f.debug_tuple("NoNode").field(&Quoted(m)).finish(),
+            Error::InvalidDocument {
+                index,
+                id,
+                field,
+                problem,
+            } => f
+                .debug_struct("InvalidDocument")
+                .field("index", index)
+                .field("id", &id.as_deref().map(Quoted))
+                .field("field", &Quoted(field))
+                .field("problem", problem)
+                .finish(),
             Error::Dns { node, source } => f
                 .debug_struct("Dns")
                 .field("node", &Quoted(node))
@@ -724,12 +757,17 @@ impl std::fmt::Debug for UrlText {
 impl BatchReport {
     /// The account of one update request that failed with `cause` instead of a readable
     /// answer. Solr's default chain stopped the batch at a document it names (400 or 409,
-    /// `[doc=ID]`): see [`BatchReport::stopped_at`]. Otherwise every document failed when the
-    /// cause proves nothing was indexed (the request was not sent, or Solr refused it with a
-    /// 4xx status), else every document's outcome is unknown.
+    /// `[doc=ID]`): see [`BatchReport::stopped_at`]. A 400 that names no document (a
+    /// document without a uniqueKey, a body Solr could not parse part way) stopped the
+    /// batch somewhere: the documents before that point may be indexed, so every document
+    /// of a batch of two or more is unknown (a batch of one is failed: it is the document
+    /// Solr refused). Otherwise every document failed when the cause proves nothing was
+    /// indexed (the request was not sent, or Solr refused it with another 4xx status), else
+    /// every document's outcome is unknown.
     pub(crate) fn lost(sent_ids: Vec<String>, cause: &Error) -> BatchReport {
+        let mut unnamed_400 = false;
         if let Error::Solr {
-            status: 400 | 409,
+            status: status @ (400 | 409),
             body,
             ..
         } = cause
@@ -737,8 +775,9 @@ impl BatchReport {
             if let Some(r) = BatchReport::stopped_at(&sent_ids, &body.msg) {
                 return r;
             }
+            unnamed_400 = *status == 400 && sent_ids.len() > 1;
         }
-        if nothing_indexed(cause) {
+        if nothing_indexed(cause) && !unnamed_400 {
             BatchReport::all_failed(sent_ids, &cause.to_string())
         } else {
             BatchReport {
@@ -846,6 +885,12 @@ mod tests {
                 reason: "a write is never redirected",
             },
             Error::NoNode(text()),
+            Error::InvalidDocument {
+                index: 3,
+                id: Some(text()),
+                field: "price_f".into(),
+                problem: crate::DocumentProblem::NotFinite,
+            },
             Error::NotFound {
                 node: node(),
                 path: text(),
@@ -861,10 +906,7 @@ mod tests {
                 report: Box::new(BatchReport {
                     sent: 2,
                     acknowledged: 0,
-                    failed: vec![FailedDoc {
-                        id: text(),
-                        message: text(),
-                    }],
+                    failed: vec![FailedDoc::new(text(), text())],
                     unknown: vec![text()],
                     not_attempted: vec![text()],
                     other_errors: vec![text()],
@@ -897,6 +939,7 @@ mod tests {
             Error::RetriesExhausted { .. } => "RetriesExhausted",
             Error::Redirect { .. } => "Redirect",
             Error::NoNode(_) => "NoNode",
+            Error::InvalidDocument { .. } => "InvalidDocument",
             Error::VersionConflict { .. } => "VersionConflict",
             Error::Update { .. } => "Update",
             Error::NotFound { .. } => "NotFound",
@@ -910,7 +953,7 @@ mod tests {
         assert_eq!(names.len(), all.len(), "each variant once");
         assert_eq!(
             names.len(),
-            18,
+            19,
             "every variant: extend every_variant() and name()"
         );
         for e in &all {
@@ -1073,7 +1116,11 @@ mod tests {
         let r = BatchReport::lost(ids(4), &io);
         assert_eq!((r.failed.len(), r.unknown.len()), (0, 4));
         assert_eq!(BatchReport::lost(ids(4), &unsent).failed.len(), 4);
-        assert_eq!(BatchReport::lost(ids(4), &solr(400)).failed.len(), 4);
+        // A 400 that names no document: the batch stopped somewhere, the ones before may be
+        // indexed. A batch of one is the refused document itself.
+        assert_eq!(BatchReport::lost(ids(4), &solr(400)).unknown.len(), 4);
+        assert_eq!(BatchReport::lost(ids(1), &solr(400)).failed.len(), 1);
+        assert_eq!(BatchReport::lost(ids(4), &solr(403)).failed.len(), 4);
         assert_eq!(BatchReport::lost(ids(4), &solr(500)).unknown.len(), 4);
         assert_eq!(BatchReport::lost(ids(4), &solr(503)).failed.len(), 4);
         // Solr's default chain stopped the batch at d1 (its own message, as Solr 9 sends it).
@@ -1105,7 +1152,12 @@ mod tests {
         assert!(st.not_attempted.is_empty() && st.is_balanced());
         // A 400 naming no document of the batch, or a 500 naming one: no per-document account.
         let st = BatchReport::lost(ids(3), &stopped(400, "ERROR: [doc=zz] unknown field 'x'"));
-        assert_eq!(st.failed.len(), 3);
+        assert_eq!((st.failed.len(), st.unknown.len()), (0, 3));
+        let uk = "Document is missing mandatory uniqueKey field: id";
+        assert_eq!(
+            BatchReport::lost(ids(3), &stopped(400, uk)).unknown.len(),
+            3
+        );
         assert_eq!(
             BatchReport::lost(ids(3), &stopped(500, msg)).unknown.len(),
             3

@@ -338,7 +338,7 @@ impl Indexer {
     /// [`UpdateFormat::encode_docs`]), is refused ([`Error::InvalidInput`], naming it) and
     /// not counted; the documents pushed before it are kept.
     pub async fn push<T: Serialize>(&mut self, doc: T) -> Result<()> {
-        let id = doc_id_at(&doc, self.pushed())?;
+        let id = doc_id_at(&doc, self.pushed(), &self.ctx.client.unique_key)?;
         let shard = self.shard_of(&id).await;
         let slot = match self.open.iter().position(|o| o.shard == shard) {
             Some(i) => i,

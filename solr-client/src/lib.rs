@@ -146,7 +146,7 @@ pub use batch::BatchReport;
 pub use client::{Commit, Credentials, SolrClient, SolrClientBuilder, DEFAULT_MAX_RESPONSE_BYTES};
 pub use codec::ResponseFormat;
 pub use codec::UpdateFormat;
-pub use error::{Error, FailedDoc, Result, TimeoutPhase};
+pub use error::{DocumentProblem, Error, FailedDoc, Result, TimeoutPhase};
 pub use escape::{escape_query, quote_phrase};
 /// The HTTP method of a [`WireRequest`] (what [`SolrClient::wire`] takes), re-exported so
 /// callers need no `http` dependency of their own.

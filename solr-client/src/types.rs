@@ -71,8 +71,56 @@ pub type Document = Map<String, Value>;
 pub struct FailedDoc {
     /// The document's `id` (uniqueKey) as sent.
     pub id: String,
-    /// Why it was not indexed (Solr's message, or the transport error for a lost batch).
+    /// Why it was not indexed (Solr's message, the transport error for a lost batch, or
+    /// the client's refusal).
     pub message: String,
+    /// The document's position in the call's input, for a document the client refused
+    /// before sending it ([`Error::InvalidDocument`](crate::Error::InvalidDocument)); `None`
+    /// for a document Solr refused or a lost batch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<usize>,
+}
+
+impl FailedDoc {
+    /// A document Solr did not index, for `message`.
+    pub(crate) fn new(id: String, message: String) -> FailedDoc {
+        FailedDoc {
+            id,
+            message,
+            index: None,
+        }
+    }
+}
+
+/// What the client found wrong with a document it refused to send
+/// ([`Error::InvalidDocument`](crate::Error::InvalidDocument)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DocumentProblem {
+    /// The document has no value (or null) for the uniqueKey field. Solr would refuse it
+    /// without naming it, so no report could say which document of a batch was lost.
+    MissingUniqueKey,
+    /// A float field (at any depth: a value, an item of a list, an atomic operation) is NaN
+    /// or an infinity. JSON has no such numbers (they would be sent as `null` and Solr would
+    /// drop the field), so the client refuses them in every update format alike.
+    NotFinite,
+}
+
+impl DocumentProblem {
+    /// One sentence about the problem with `field`.
+    pub(crate) fn describe(&self, field: &str) -> String {
+        match self {
+            DocumentProblem::MissingUniqueKey => format!(
+                "no value for the uniqueKey field `{field}` (Solr would refuse it without \
+                 naming it; if the schema's uniqueKey is another field, set \
+                 SolrClientBuilder::unique_key)"
+            ),
+            DocumentProblem::NotFinite => format!(
+                "field `{field}` holds NaN or an infinity, which Solr's update formats cannot \
+                 carry (JSON would send null and Solr would drop the field)"
+            ),
+        }
+    }
 }
 
 /// A version conflict as Solr words it: `version conflict for ID expected=E actual=A`, or

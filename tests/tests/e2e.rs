@@ -12,6 +12,7 @@ mod cli;
 mod client;
 mod cloud_routing;
 mod crate_api;
+mod document_truth;
 mod fault_table;
 mod faults;
 mod formats;

@@ -279,7 +279,7 @@ mod tests {
     fn filled<T: Serialize>(format: UpdateFormat, docs: &[T]) -> AddBody {
         let mut body = AddBody::new(format, 0);
         for (i, d) in docs.iter().enumerate() {
-            let id = ser::doc_id_at(d, i).expect("id");
+            let id = ser::doc_id_at(d, i, "id").expect("id");
             body.push(d, &id).expect("pushed");
         }
         body

@@ -118,7 +118,9 @@ impl UpdateFormat {
     /// `serde_json::Value` per document (what [`crate::SolrClient::add`] sends). Each
     /// document must serialize as a map or a struct; its fields keep their order. For
     /// map documents the bytes are those of [`Self::encode_add`]; see the module
-    /// `codec::ser` notes for the rare shapes (objects, `f32`).
+    /// `codec::ser` notes for the rare shapes (objects, `f32`). A document without an `id`
+    /// ([`DEFAULT_UNIQUE_KEY`]) or with NaN or an infinity in a field is refused
+    /// ([`crate::Error::InvalidDocument`]).
     ///
     /// ```
     /// use solr_client::UpdateFormat;
@@ -131,7 +133,7 @@ impl UpdateFormat {
     /// );
     /// ```
     pub fn encode_docs<T: serde::Serialize>(&self, docs: &[T]) -> Result<Bytes> {
-        let ids = ser::doc_ids(docs)?;
+        let ids = ser::doc_ids(docs, DEFAULT_UNIQUE_KEY)?;
         self.encode_docs_with_ids(docs, &ids)
     }
 
@@ -154,16 +156,25 @@ impl UpdateFormat {
     }
 }
 
-/// The `id` of each document as text, as [`doc_id`] prints it, serializing only the `id`
-/// field; an error when a document is not a map or a struct.
-pub(crate) fn doc_ids<T: serde::Serialize>(docs: &[T]) -> Result<Vec<String>> {
-    ser::doc_ids(docs)
+/// The uniqueKey (`key`) of each document as text, checking the other fields' floats; an
+/// error naming the document when it is not a map or a struct, lacks the uniqueKey or holds
+/// NaN or an infinity.
+pub(crate) fn doc_ids<T: serde::Serialize>(docs: &[T], key: &str) -> Result<Vec<String>> {
+    ser::doc_ids(docs, key)
 }
 
-/// The `id` of one document as [`doc_ids`] gives it; errors name the document `#index`.
-pub(crate) fn doc_id_at<T: serde::Serialize + ?Sized>(doc: &T, index: usize) -> Result<String> {
-    ser::doc_id_at(doc, index)
+/// The uniqueKey of one document as [`doc_ids`] gives it; errors name the document `#index`.
+pub(crate) fn doc_id_at<T: serde::Serialize + ?Sized>(
+    doc: &T,
+    index: usize,
+    key: &str,
+) -> Result<String> {
+    ser::doc_id_at(doc, index, key)
 }
+
+/// The uniqueKey field of Solr's default configsets, and the client's default
+/// ([`crate::SolrClientBuilder::unique_key`]).
+pub const DEFAULT_UNIQUE_KEY: &str = "id";
 
 impl std::fmt::Display for UpdateFormat {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -10,7 +10,8 @@
 //! `Value`-based encoders do. Anonymous children (`_childDocuments_`) are written after the
 //! fields, as before.
 //!
-//! Floats: NaN and infinities become null (as `serde_json::to_value` made them); an `f32`
+//! Floats: NaN and infinities never reach an encoder: the id pass ([`doc_ids`]) refuses
+//! the document. (Below, they would become null, as `serde_json::to_value` makes them.) An `f32`
 //! is widened to `f64` in XML, CBOR and javabin (as before), while JSON prints its
 //! shortest form (`1.1`, not `1.100000023841858`). Fields come in the order the type
 //! serializes them (a struct's declaration order); maps such as [`crate::Document`] keep
@@ -71,27 +72,34 @@ pub(crate) fn to_value<T: Serialize + ?Sized>(v: &T) -> SerResult<Value> {
     serde_json::to_value(v).map_err(json_err)
 }
 
-/// The `id` of each document as text (as [`super::doc_id`] prints it: a string as it is,
-/// anything else as JSON, `<no id>` when absent). Only the `id` field is serialized; a
-/// document that is not a map or struct is an error naming its position.
-pub(crate) fn doc_ids<T: Serialize>(docs: &[T]) -> crate::Result<Vec<String>> {
+/// The uniqueKey value of each document as text (a string as it is, anything else as
+/// JSON). Only the uniqueKey field `key` is read; every other field is walked for floats
+/// Solr cannot index ([`finite`]). A document that is not a map or struct, lacks the
+/// uniqueKey (or has it null), or holds NaN or an infinity is an error naming its position.
+pub(crate) fn doc_ids<T: Serialize>(docs: &[T], key: &str) -> crate::Result<Vec<String>> {
     docs.iter()
         .enumerate()
-        .map(|(index, d)| d.serialize(IdOf { index }).map_err(|e| e.0))
+        .map(|(index, d)| doc_id_at(d, index, key))
         .collect()
 }
 
-/// The `id` of one document (see [`doc_ids`]); errors name it `#index`.
-pub(crate) fn doc_id_at<T: Serialize + ?Sized>(doc: &T, index: usize) -> crate::Result<String> {
-    doc.serialize(IdOf { index }).map_err(|e| e.0)
-}
-
-/// Serializes a document only far enough to find its `id`.
-struct IdOf {
+/// The uniqueKey value of one document (see [`doc_ids`]); errors name it `#index`.
+pub(crate) fn doc_id_at<T: Serialize + ?Sized>(
+    doc: &T,
     index: usize,
+    key: &str,
+) -> crate::Result<String> {
+    doc.serialize(IdOf { index, key }).map_err(|e| e.0)
 }
 
-impl IdOf {
+/// Serializes a document only far enough to find its uniqueKey, checking every other
+/// field's floats.
+struct IdOf<'k> {
+    index: usize,
+    key: &'k str,
+}
+
+impl IdOf<'_> {
     fn refuse<T>(self, what: &str) -> SerResult<T> {
         Err(self.not_object(what))
     }
@@ -103,23 +111,38 @@ impl IdOf {
     }
 }
 
-fn id_text<T: Serialize + ?Sized>(v: &T) -> SerResult<String> {
+/// The uniqueKey value as text; `None` for null.
+fn id_text<T: Serialize + ?Sized>(v: &T) -> SerResult<Option<String>> {
     match v.serialize(IdText) {
         Ok(s) => Ok(s),
-        Err(_) => to_value(v).map(|v| v.to_string()),
+        Err(_) => to_value(v).map(|v| (!v.is_null()).then(|| v.to_string())),
     }
 }
 
-/// Collects the `id` of a struct or map document.
-struct IdFields {
+/// Collects the uniqueKey of a struct or map document.
+struct IdFields<'k> {
     index: usize,
+    name: &'k str,
     id: Option<String>,
     key: String,
 }
 
-impl IdFields {
-    fn done(self) -> String {
-        self.id.unwrap_or_else(|| String::from("<no id>"))
+impl IdFields<'_> {
+    fn done(self) -> SerResult<String> {
+        let IdFields {
+            index, name, id, ..
+        } = self;
+        id.ok_or_else(|| {
+            SerError(
+                Error::InvalidDocument {
+                    index,
+                    id: None,
+                    field: name.to_string(),
+                    problem: crate::DocumentProblem::MissingUniqueKey,
+                },
+                Origin::Encoder,
+            )
+        })
     }
     fn wrap(&self, e: SerError) -> SerError {
         SerError(
@@ -130,23 +153,39 @@ impl IdFields {
             Origin::Encoder,
         )
     }
-}
-
-impl ser::SerializeStruct for IdFields {
-    type Ok = String;
-    type Error = SerError;
-    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T) -> SerResult {
-        if key == "id" {
-            self.id = Some(id_text(v).map_err(|e| self.wrap(e))?);
+    /// Reads the uniqueKey from field `field`'s value, or checks its floats.
+    fn field<T: Serialize + ?Sized>(&mut self, field: &str, v: &T) -> SerResult {
+        if field == self.name {
+            self.id = id_text(v).map_err(|e| self.wrap(e))?;
+            return Ok(());
+        }
+        if finite::check(v).is_err() {
+            return Err(SerError(
+                Error::InvalidDocument {
+                    index: self.index,
+                    id: self.id.clone(),
+                    field: field.to_string(),
+                    problem: crate::DocumentProblem::NotFinite,
+                },
+                Origin::Encoder,
+            ));
         }
         Ok(())
     }
+}
+
+impl ser::SerializeStruct for IdFields<'_> {
+    type Ok = String;
+    type Error = SerError;
+    fn serialize_field<T: Serialize + ?Sized>(&mut self, key: &'static str, v: &T) -> SerResult {
+        self.field(key, v)
+    }
     fn end(self) -> SerResult<String> {
-        Ok(self.done())
+        self.done()
     }
 }
 
-impl ser::SerializeMap for IdFields {
+impl ser::SerializeMap for IdFields<'_> {
     type Ok = String;
     type Error = SerError;
     fn serialize_key<T: Serialize + ?Sized>(&mut self, key: &T) -> SerResult {
@@ -154,13 +193,13 @@ impl ser::SerializeMap for IdFields {
         r.map_err(|e| self.wrap(e))
     }
     fn serialize_value<T: Serialize + ?Sized>(&mut self, v: &T) -> SerResult {
-        if self.key == "id" {
-            self.id = Some(id_text(v).map_err(|e| self.wrap(e))?);
-        }
-        Ok(())
+        let field = std::mem::take(&mut self.key);
+        let r = self.field(&field, v);
+        self.key = field;
+        r
     }
     fn end(self) -> SerResult<String> {
-        Ok(self.done())
+        self.done()
     }
 }
 
@@ -280,12 +319,12 @@ macro_rules! widen {
     };
 }
 
-impl ser::Serializer for IdOf {
+impl<'k> ser::Serializer for IdOf<'k> {
     type Ok = String;
     type Error = SerError;
     impossible!(String: SerializeSeq SerializeTuple SerializeTupleStruct SerializeTupleVariant);
-    type SerializeMap = IdFields;
-    type SerializeStruct = IdFields;
+    type SerializeMap = IdFields<'k>;
+    type SerializeStruct = IdFields<'k>;
     impossible!(String: SerializeStructVariant);
 
     refuse!(scalars sequences variants);
@@ -299,14 +338,15 @@ impl ser::Serializer for IdOf {
     ) -> SerResult<String> {
         v.serialize(self)
     }
-    fn serialize_map(self, _: Option<usize>) -> SerResult<IdFields> {
+    fn serialize_map(self, _: Option<usize>) -> SerResult<IdFields<'k>> {
         Ok(IdFields {
             index: self.index,
+            name: self.key,
             id: None,
             key: String::new(),
         })
     }
-    fn serialize_struct(self, _: &'static str, _: usize) -> SerResult<IdFields> {
+    fn serialize_struct(self, _: &'static str, _: usize) -> SerResult<IdFields<'k>> {
         self.serialize_map(None)
     }
 }
@@ -325,43 +365,48 @@ impl IdText {
     fn refuse<T>(self, _: &str) -> SerResult<T> {
         unsupported()
     }
-    fn text(self, v: impl fmt::Display) -> SerResult<String> {
-        Ok(v.to_string())
+    fn text(self, v: impl fmt::Display) -> SerResult<Option<String>> {
+        Ok(Some(v.to_string()))
     }
 }
 
 impl ser::Serializer for IdText {
-    type Ok = String;
+    type Ok = Option<String>;
     type Error = SerError;
-    impossible!(String: SerializeSeq SerializeTuple SerializeTupleStruct SerializeTupleVariant
+    impossible!(Option<String>: SerializeSeq SerializeTuple SerializeTupleStruct SerializeTupleVariant
         SerializeMap SerializeStruct SerializeStructVariant);
 
     as_text!(plain serialize_str);
     refuse!(serialize_bytes sequences objects variants);
     widen!(serialize_f32(f32) => serialize_f64(f64););
-    fn serialize_f64(self, v: f64) -> SerResult<String> {
-        Ok(serde_json::Number::from_f64(v).map_or_else(|| "null".into(), |n| n.to_string()))
+    fn serialize_f64(self, v: f64) -> SerResult<Option<String>> {
+        Ok(serde_json::Number::from_f64(v).map(|n| n.to_string()))
     }
-    fn serialize_none(self) -> SerResult<String> {
-        Ok("null".into())
+    fn serialize_none(self) -> SerResult<Option<String>> {
+        Ok(None)
     }
-    fn serialize_some<T: Serialize + ?Sized>(self, v: &T) -> SerResult<String> {
+    fn serialize_some<T: Serialize + ?Sized>(self, v: &T) -> SerResult<Option<String>> {
         v.serialize(self)
     }
-    fn serialize_unit(self) -> SerResult<String> {
-        Ok("null".into())
+    fn serialize_unit(self) -> SerResult<Option<String>> {
+        Ok(None)
     }
-    fn serialize_unit_struct(self, _: &'static str) -> SerResult<String> {
-        Ok("null".into())
+    fn serialize_unit_struct(self, _: &'static str) -> SerResult<Option<String>> {
+        Ok(None)
     }
-    fn serialize_unit_variant(self, _: &'static str, _: u32, v: &'static str) -> SerResult<String> {
-        Ok(v.to_string())
+    fn serialize_unit_variant(
+        self,
+        _: &'static str,
+        _: u32,
+        v: &'static str,
+    ) -> SerResult<Option<String>> {
+        Ok(Some(v.to_string()))
     }
     fn serialize_newtype_struct<T: Serialize + ?Sized>(
         self,
         _: &'static str,
         v: &T,
-    ) -> SerResult<String> {
+    ) -> SerResult<Option<String>> {
         v.serialize(self)
     }
 }
@@ -907,4 +952,5 @@ pub(crate) fn documents<F: Format, D: Serialize, S: AsRef<str>>(
     Ok(())
 }
 
+mod finite;
 pub(super) mod json_guard;

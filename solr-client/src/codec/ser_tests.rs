@@ -6,7 +6,11 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-use super::ser::doc_ids;
+use super::ser;
+
+fn doc_ids<T: serde::Serialize>(docs: &[T]) -> crate::Result<Vec<String>> {
+    ser::doc_ids(docs, "id")
+}
 use super::UpdateFormat;
 
 #[derive(Serialize)]
@@ -35,12 +39,13 @@ impl Serialize for Bytes {
     }
 }
 
-/// A map of one entry, whatever the key (floats and bytes too).
+/// A map of an `id` and one more entry, whatever its key (floats and bytes too).
 struct One<K>(K);
 
 impl<K: Serialize> Serialize for One<K> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(1))?;
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("id", "d")?;
         m.serialize_entry(&self.0, "x")?;
         m.end()
     }
@@ -111,13 +116,19 @@ fn every_shape_of_id_prints_as_text() {
     assert_eq!(id_of(u64::MAX), "18446744073709551615");
     assert_eq!(id_of(1.5f32), "1.5");
     assert_eq!(id_of(2.25f64), "2.25");
-    assert_eq!(id_of(f64::NAN), "null");
+    // A NaN id, None, () and a unit struct are no id at all.
+    for no_id in [
+        doc_ids(&[BTreeMap::from([("id", f64::NAN)])]),
+        doc_ids(&[BTreeMap::from([("id", None::<i32>)])]),
+        doc_ids(&[BTreeMap::from([("id", ())])]),
+        doc_ids(&[BTreeMap::from([("id", Unit)])]),
+    ] {
+        let e = no_id.expect_err("no id").to_string();
+        assert!(e.contains("no value for the uniqueKey field `id`"), "{e}");
+    }
     assert_eq!(id_of('c'), "c");
     assert_eq!(id_of("s"), "s");
-    assert_eq!(id_of(None::<i32>), "null");
     assert_eq!(id_of(Some(3)), "3");
-    assert_eq!(id_of(()), "null");
-    assert_eq!(id_of(Unit), "null");
     assert_eq!(id_of(E::Unit), "Unit");
     assert_eq!(id_of(Newtype(5)), "5");
     // The rest print as their JSON.
@@ -129,10 +140,23 @@ fn every_shape_of_id_prints_as_text() {
     assert_eq!(id_of(E::Tuple(1, 2)), r#"{"Tuple":[1,2]}"#);
     assert_eq!(id_of(E::Struct { a: 1 }), r#"{"Struct":{"a":1}}"#);
     assert_eq!(id_of(BTreeMap::from([("k", 1)])), r#"{"k":1}"#);
-    assert_eq!(
-        doc_ids(&[BTreeMap::from([("x", 1)])]).expect("map"),
-        ["<no id>"]
-    );
+    // No id, or a null one: refused, naming the document and the field.
+    for doc in [
+        BTreeMap::from([("x", serde_json::json!(1))]),
+        BTreeMap::from([("id", serde_json::Value::Null)]),
+    ] {
+        let e = doc_ids(&[doc]).expect_err("no id");
+        assert!(
+            matches!(
+                e,
+                crate::Error::InvalidDocument { index: 0, ref field, problem: crate::DocumentProblem::MissingUniqueKey, .. } if field == "id"
+            ),
+            "{e:?}"
+        );
+    }
+    // The uniqueKey is the configured field.
+    let doc = BTreeMap::from([("sku", "s1"), ("id", "i1")]);
+    assert_eq!(ser::doc_ids(&[&doc], "sku").expect("sku"), ["s1"]);
 }
 
 #[test]
@@ -143,7 +167,8 @@ fn map_keys_are_text_or_an_error() {
             .encode_docs(&[One(k)])
             .expect("a text key");
         let body = String::from_utf8(body.to_vec()).expect("utf-8");
-        let start = body.find("name=\"").expect("a field") + 6;
+        let second = body.find("</field>").expect("the id field");
+        let start = second + body[second..].find("name=\"").expect("a field") + 6;
         body[start..start + body[start..].find('"').expect("quoted")].to_string()
     }
     assert_eq!(field_name(true), "true");
@@ -262,5 +287,91 @@ fn json_sends_one_operation_and_operation_names_that_are_no_operations() {
             .expect("sent");
         let back: serde_json::Value = serde_json::from_slice(&body).expect("JSON");
         assert_eq!(back, serde_json::json!([doc]));
+    }
+}
+
+#[test]
+fn nan_and_infinities_are_refused_in_every_format_naming_document_and_field() {
+    #[derive(Serialize)]
+    struct Priced {
+        id: &'static str,
+        price: f64,
+        sizes: Vec<f32>,
+    }
+    let good = |id| Priced {
+        id,
+        price: 1.5,
+        sizes: vec![1.0],
+    };
+    let cases = [
+        (
+            Priced {
+                price: f64::NAN,
+                ..good("p1")
+            },
+            "price",
+        ),
+        (
+            Priced {
+                price: f64::INFINITY,
+                ..good("p1")
+            },
+            "price",
+        ),
+        (
+            Priced {
+                sizes: vec![2.0, f32::NEG_INFINITY],
+                ..good("p1")
+            },
+            "sizes",
+        ),
+    ];
+    for format in UpdateFormat::ALL {
+        for (bad, field) in &cases {
+            let docs = [&good("p0"), bad];
+            let e = format.encode_docs(&docs).expect_err("not finite");
+            match &e {
+                crate::Error::InvalidDocument {
+                    index: 1,
+                    id: Some(id),
+                    field: f,
+                    problem: crate::DocumentProblem::NotFinite,
+                } => assert_eq!((id.as_str(), f.as_str()), ("p1", *field)),
+                other => panic!("{format}: {other:?}"),
+            }
+            assert!(
+                e.to_string()
+                    .starts_with("document #1 (id \"p1\"): field `"),
+                "{e}"
+            );
+        }
+        // An atomic operation's value is checked too; a finite document passes.
+        // (serde_json's `Value` cannot hold NaN, so the document is a map of its own.)
+        assert!(format.encode_docs(&[good("p0")]).is_ok(), "{format}");
+        let doc = AtomicDoc(
+            BTreeMap::from([("id", serde_json::json!("p2"))]),
+            BTreeMap::from([("inc", f64::NAN)]),
+        );
+        let e = format
+            .encode_docs(&[doc])
+            .expect_err("NaN in an atomic operation");
+        assert!(e.to_string().contains("field `stock_i`"), "{format}: {e}");
+    }
+}
+
+/// A document of `id` fields plus one atomic operation on `stock_i`.
+struct AtomicDoc(
+    BTreeMap<&'static str, serde_json::Value>,
+    BTreeMap<&'static str, f64>,
+);
+
+impl Serialize for AtomicDoc {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(None)?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.serialize_entry("stock_i", &self.1)?;
+        m.end()
     }
 }

@@ -222,10 +222,10 @@ mod tests {
         let failed = |n| BatchReport {
             sent: n,
             acknowledged: n - 1,
-            failed: vec![FailedDoc {
-                id: "a".into(),
-                message: "version conflict for a expected=5 actual=6".into(),
-            }],
+            failed: vec![FailedDoc::new(
+                "a".into(),
+                "version conflict for a expected=5 actual=6".into(),
+            )],
             requests: 1,
             ..Default::default()
         };

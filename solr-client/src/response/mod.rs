@@ -221,9 +221,6 @@ pub(crate) fn failed_docs(header: &ResponseHeader) -> Vec<FailedDoc> {
         .errors
         .iter()
         .flatten()
-        .map(|e| FailedDoc {
-            id: e.id.clone(),
-            message: e.message.clone(),
-        })
+        .map(|e| FailedDoc::new(e.id.clone(), e.message.clone()))
         .collect()
 }
