@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use solr_client::{Select, SolrClient, TlsOptions, TransportKind};
 use solr_harness::local_solr::project_root;
+use transport_bench::study::StudyReport;
 use wan_emu::{calibrate, LinkParams, TlsTermination, TlsVersion, Wan, WanConfig};
 
 use crate::support;
@@ -132,15 +133,31 @@ async fn bulk_transfer_runs_at_the_bandwidth_cap() {
     wan.stop().expect("teardown");
 }
 
+/// What [`fresh_pooled_p50`] measured.
+struct FreshPooled {
+    /// Median total of the fresh selects, ms.
+    fresh: f64,
+    /// Median total of the pooled selects, ms.
+    pooled: f64,
+    /// Measured fresh selects that reused a connection.
+    fresh_reused: usize,
+    /// Measured pooled selects that reused a connection.
+    pooled_reused: usize,
+    /// The largest answer a pooled select read (bytes on the socket, TLS records included).
+    answer_bytes: u64,
+}
+
 /// Medians of `n` selects through `fresh` and `pooled`, alternating one of each so both see
-/// the same machine load (after `warm` unmeasured ones each), in the app namespace; and how
-/// many measured requests reused a connection, per transport.
+/// the same machine load (after `warm` unmeasured ones each), in the app namespace; how
+/// many measured requests reused a connection, per transport; and the largest answer.
 ///
 /// The selects ask for no rows: the answer (a few hundred bytes) must fit in a new
 /// connection's initial congestion window (10 segments, ~14 KB), or fresh pays slow-start
-/// round trips the theory does not count (`*:*` with 10 rows of the shared index's
-/// documents is ~21 KB once other tests have indexed large ones: one more RTT for fresh).
-fn fresh_pooled_p50(wan: &Wan, warm: usize, n: usize) -> (f64, f64, usize, usize) {
+/// round trips the theory does not count. `*:*` with 10 rows of the shared index's
+/// documents grows with what other tests indexed (~100 KB once 768-dimension vectors are
+/// stored): fresh then took 147 ms instead of 75 ms at RTT 20, the "after the rest of the
+/// suite" slowdown (docs/findings/wan-after-suite.md).
+fn fresh_pooled_p50(wan: &Wan, warm: usize, n: usize) -> FreshPooled {
     let url = wan.url("/solr");
     let ca = tls_dir().join("ca.pem");
     wan.app()
@@ -162,17 +179,24 @@ fn fresh_pooled_p50(wan: &Wan, warm: usize, n: usize) -> (f64, f64, usize, usize
                 fresh.select(&q).await?;
                 pooled.select(&q).await?;
             }
-            let (mut tf, mut tp, mut rf, mut rp) = (Vec::new(), Vec::new(), 0, 0);
+            let (mut tf, mut tp, mut rf, mut rp, mut answer) = (Vec::new(), Vec::new(), 0, 0, 0);
             for _ in 0..n {
                 let t = fresh.select(&q).await?.timing;
                 rf += usize::from(t.reused);
                 tf.push(t.total());
                 let t = pooled.select(&q).await?.timing;
                 rp += usize::from(t.reused);
+                answer = answer.max(t.bytes_in);
                 tp.push(t.total());
             }
             let ms = |v| calibrate::median(v).as_secs_f64() * 1000.0;
-            Ok((ms(tf), ms(tp), rf, rp))
+            Ok(FreshPooled {
+                fresh: ms(tf),
+                pooled: ms(tp),
+                fresh_reused: rf,
+                pooled_reused: rp,
+                answer_bytes: answer,
+            })
         })
         .unwrap_or_else(|e| panic!("selects through the topology: {e:#}"))
 }
@@ -182,7 +206,8 @@ async fn tls13_fresh_vs_pooled_follows_round_trips() {
     let _g = support::exclusive().await;
     let wan = topology(rtt(0));
     let n = 25;
-    let (fresh0, pooled0, _, _) = tokio::task::block_in_place(|| fresh_pooled_p50(&wan, 3, n));
+    let base = tokio::task::block_in_place(|| fresh_pooled_p50(&wan, 3, n));
+    let (fresh0, pooled0) = (base.fresh, base.pooled);
     let mut table = vec![format!(
         "RTT  0 ms: fresh {fresh0:.2} ms, pooled {pooled0:.2} ms (server + proxy + client time)"
     )];
@@ -195,10 +220,17 @@ async fn tls13_fresh_vs_pooled_follows_round_trips() {
         wan.set_link(rtt(ms));
         for attempt in 1..=3 {
             rounds += 1;
-            let (fresh, pooled, fresh_reused, pooled_reused) =
-                tokio::task::block_in_place(|| fresh_pooled_p50(&wan, 1, n));
-            assert_eq!(fresh_reused, 0, "fresh never reuses");
-            assert_eq!(pooled_reused, n, "pooled reuses after the warm-up");
+            let m = tokio::task::block_in_place(|| fresh_pooled_p50(&wan, 1, n));
+            let (fresh, pooled) = (m.fresh, m.pooled);
+            assert_eq!(m.fresh_reused, 0, "fresh never reuses");
+            assert_eq!(m.pooled_reused, n, "pooled reuses after the warm-up");
+            assert_eq!(
+                transport_bench::sweep::slow_start_rounds(m.answer_bytes as f64),
+                0,
+                "a {} B answer outgrows a new connection's initial window: fresh would pay \
+                 slow-start round trips the theory does not count",
+                m.answer_bytes
+            );
             // TLS 1.3: fresh = TCP (1 RTT) + handshake (1 RTT) + request (1 RTT) + its RTT-0
             // time; pooled = request (1 RTT) + its RTT-0 time.
             let r = ms as f64;
@@ -513,85 +545,102 @@ async fn audit_through_the_wan_and_refusal_for_remote_urls() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
-/// Issue 16: `compare` of two different runs with a known shift. The same pooled study
-/// (2 repetitions of 20 searches, gzip on: one segment per answer, never paced) through
-/// the emulated link at RTT 10 and at RTT 80 ms: each pooled search costs one round trip,
+/// The pooled study of [`compare_measures_a_known_rtt_shift_between_two_runs`] at `rtt` ms
+/// (2 repetitions of 20 searches, no rows, gzip on: one segment per answer, never paced),
+/// written to `out`; its summary, with the witnesses checked (2 connections, one per
+/// repetition, in the client's own namespace).
+async fn pooled_study(url: &str, rtt: &str, out: &std::path::Path) -> StudyReport {
+    use clap::Parser;
+    let cli = transport_bench::Cli::parse_from(args(
+        &[
+            "transport-bench",
+            "study",
+            "--url",
+            url,
+            "--rtt",
+            rtt,
+            "--docs",
+            "0",
+            "--mixed",
+            "0",
+            "--searches",
+            "20",
+            "--warmup",
+            "2",
+            "--reps",
+            "2",
+            "--rows",
+            "0",
+            "--transports",
+            "pooled",
+            "--gzip",
+            "on",
+            "--quiet",
+            "--wan-prefix",
+            "stbt",
+        ],
+        out,
+    ));
+    transport_bench::run(cli).await.expect("study runs");
+    let r = transport_bench::report::load_summary(out).expect("summary.json");
+    let w = &r.transports[0].witnesses;
+    assert!(
+        w.kernel_isolated,
+        "the WAN app namespace is the client's own"
+    );
+    assert_eq!(
+        (w.connector, w.kernel_active_opens, w.pcap_syns),
+        (2, 2, Some(2))
+    );
+    assert_eq!(r.transports[0].rep_p50_ms.len(), 2);
+    r
+}
+
+/// `compare` of two different runs with a known shift: the same pooled study
+/// ([`pooled_study`]) at RTT 10 and at RTT 80 ms. Each pooled search costs one round trip,
 /// so the contender's p50 is the configured RTT difference (70 ms) higher, outside the
 /// noise margin; each run compared with itself stays within it. The bound (0.8 to 1.3 of
 /// 70 ms) leaves room for the shared machine's load, which moved single medians by up to
-/// 10 ms here.
+/// 10 ms here. The p50s include Solr's own time: both runs are measured under one
+/// exclusive guard, so no test of this process writes to the shared core between them,
+/// and a pair the machine disturbed is measured again (up to 3 pairs, each printed with
+/// both runs' QTime p50; beside other tests one pair saw QTime p50 25 ms at RTT 10 and
+/// 4 ms at RTT 80, a shift of 36 ms).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn compare_measures_a_known_rtt_shift_between_two_runs() {
-    use clap::Parser;
-    use transport_bench::report::{compare, load_summary};
+    use transport_bench::report::compare;
     let url = support::standalone().url(None).expect("url").to_string();
-    let dir = std::env::temp_dir().join(support::tag("wan-compare"));
-    for rtt in ["10", "80"] {
-        let _g = support::exclusive().await;
-        let cli = transport_bench::Cli::parse_from(args(
-            &[
-                "transport-bench",
-                "study",
-                "--url",
-                &url,
-                "--rtt",
-                rtt,
-                "--docs",
-                "0",
-                "--mixed",
-                "0",
-                "--searches",
-                "20",
-                "--warmup",
-                "2",
-                "--reps",
-                "2",
-                "--rows",
-                "0",
-                "--transports",
-                "pooled",
-                "--gzip",
-                "on",
-                "--quiet",
-                "--wan-prefix",
-                "stbt",
-            ],
-            &dir.join(rtt),
+    let mut log = Vec::new();
+    for attempt in 1..=3 {
+        let dir = std::env::temp_dir().join(support::tag("wan-compare"));
+        let (a, b) = {
+            let _g = support::exclusive().await;
+            let a = pooled_study(&url, "10", &dir.join("10")).await;
+            (a, pooled_study(&url, "80", &dir.join("80")).await)
+        };
+        let _ = std::fs::remove_dir_all(&dir);
+        for r in [&a, &b] {
+            let same = compare::compare(r, r);
+            let p = same.iter().find(|d| d.metric == "p50_ms").expect("p50 row");
+            assert_eq!((p.diff, p.significant), (0.0, Some(false)));
+        }
+        let d = compare::compare(&a, &b);
+        let p = d.iter().find(|d| d.metric == "p50_ms").expect("p50 row");
+        let mut text = Vec::new();
+        compare::print(&d, &mut text).expect("prints");
+        log.push(format!(
+            "attempt {attempt}: p50 shift {:.2} ms for a 70 ms RTT shift (Solr QTime p50 {:?} ms at RTT 10, {:?} ms at RTT 80)\n{}",
+            p.diff,
+            a.transports[0].qtime.p50_ms,
+            b.transports[0].qtime.p50_ms,
+            String::from_utf8(text).expect("utf-8")
         ));
-        transport_bench::run(cli).await.expect("study runs");
+        if (56.0..=91.0).contains(&p.diff) && p.significant == Some(true) {
+            break;
+        }
+        assert!(attempt < 3, "{}", log.join("\n"));
     }
-    let a = load_summary(&dir.join("10")).expect("baseline");
-    let b = load_summary(&dir.join("80")).expect("contender");
-    for r in [&a, &b] {
-        let w = &r.transports[0].witnesses;
-        assert!(
-            w.kernel_isolated,
-            "the WAN app namespace is the client's own"
-        );
-        assert_eq!(
-            (w.connector, w.kernel_active_opens, w.pcap_syns),
-            (2, 2, Some(2))
-        );
-        assert_eq!(r.transports[0].rep_p50_ms.len(), 2);
-    }
-    let d = compare::compare(&a, &b);
-    let p = d.iter().find(|d| d.metric == "p50_ms").expect("p50 row");
-    let mut text = Vec::new();
-    compare::print(&d, &mut text).expect("prints");
-    let text = String::from_utf8(text).expect("utf-8");
-    eprintln!("{text}");
-    assert!(
-        (56.0..=91.0).contains(&p.diff),
-        "p50 shift {:.2} ms for a 70 ms RTT shift\n{text}",
-        p.diff
-    );
-    assert_eq!(p.significant, Some(true), "{text}");
-    for r in [&a, &b] {
-        let same = compare::compare(r, r);
-        let p = same.iter().find(|d| d.metric == "p50_ms").expect("p50 row");
-        assert_eq!((p.diff, p.significant), (0.0, Some(false)));
-    }
-    let _ = std::fs::remove_dir_all(&dir);
+    eprintln!("{}", log.join("\n"));
 }
 
 /// Issue 16: `audit --rtt 40` names the paced responses. With this machine's default
