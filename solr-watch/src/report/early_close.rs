@@ -122,8 +122,8 @@ pub(super) fn finding(t: &Tracker) -> Option<Finding> {
         what: format!(
             "the client closed {} of {used} connections itself after {median} requests \
              (median) and opened a new one for its next request, at most {:.1} ms after the \
-             last answer: far below the server's idle timeout ({timeout_said}); at most {peak} \
-             requests were in flight at once, so {peak} kept-alive connection(s) would have \
+             last answer: far below the server's idle timeout ({timeout_said}); requests in \
+             flight at once: {peak} at most, so {peak} kept-alive connection(s) would have \
              carried them all",
             d.len(),
             ms(longest)

@@ -51,7 +51,7 @@ fn a_new_connection_every_three_requests_is_an_early_close() {
     assert!(f.what.contains("closed 3 of 4 connections"), "{}", f.what);
     assert!(f.what.contains("after 3 requests"), "{}", f.what);
     assert!(
-        f.what.contains("at most 1 requests were in flight"),
+        f.what.contains("in flight at once: 1 at most"),
         "{}",
         f.what
     );
