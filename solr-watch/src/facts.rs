@@ -9,8 +9,10 @@ pub struct Facts {
     pub form_wt: Option<String>,
     /// Estimated JSON size of an XML update body captured whole.
     pub json_estimate: Option<u64>,
-    /// QTime from the response body.
+    /// QTime from the response body's `responseHeader`.
     pub qtime: Option<u64>,
+    /// `status` from the response body's `responseHeader` (0: Solr handled it).
+    pub solr_status: Option<i64>,
 }
 
 /// Format of an update request body.

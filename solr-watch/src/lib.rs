@@ -114,11 +114,11 @@ pub fn save(dir: &Path, r: &WatchReport, c: &Captured) -> Result<()> {
     std::fs::write(dir.join("connections.csv"), csv)?;
     let q = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
     let mut csv = String::from(
-        "conn,method,path,wt,status,request_bytes,response_bytes,accept_encoding,content_encoding,body_format,start_ms,wall_ms,qtime_ms\n",
+        "conn,method,path,wt,status,request_bytes,response_bytes,accept_encoding,content_encoding,body_format,start_ms,wall_ms,qtime_ms,solr_status\n",
     );
     for x in report::requests(&c.tracker) {
         csv.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{:.3},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{},{:.3},{},{},{}\n",
             x.conn,
             q(&x.method),
             q(&x.path),
@@ -131,7 +131,8 @@ pub fn save(dir: &Path, r: &WatchReport, c: &Captured) -> Result<()> {
             x.body_format,
             x.start_ms,
             x.wall_ms.map_or(String::new(), |v| format!("{v:.3}")),
-            x.qtime_ms.map_or(String::new(), |v| v.to_string())
+            x.qtime_ms.map_or(String::new(), |v| v.to_string()),
+            x.solr_status.map_or(String::new(), |v| v.to_string())
         ));
     }
     std::fs::write(dir.join("requests.csv"), csv)?;

@@ -1,6 +1,8 @@
 //! What a Solr request and response say, read from the bytes on the wire: the endpoint and
 //! `wt` of a request, the format of an update body (from `Content-Type`, else sniffed), and
-//! `QTime` from a JSON or XML response (gunzipped or inflated first when needed).
+//! `QTime` and `status` from a response's `responseHeader` (gunzipped or inflated first when
+//! needed) in each format Solr writes: JSON and XML read here, javabin (SolrJ's default) and
+//! CBOR with solr-client's decoders ([`solr_client::codec::response_head`]).
 
 use std::io::Read;
 
@@ -25,12 +27,44 @@ pub fn digest_request(m: &mut Message) {
     m.body = Vec::new();
 }
 
-/// Reads a complete response's QTime into its [`Facts`] and drops the body.
+/// Reads a complete response's QTime and Solr status into its [`Facts`] and drops the body.
 pub fn digest_response(m: &mut Message) {
     if !m.incomplete {
-        m.facts.qtime = decode(m.header("content-encoding"), &m.body).and_then(|d| qtime(&d));
+        if let Some(d) = decode(m.header("content-encoding"), &m.body) {
+            let h = header(m.header("content-type"), &d);
+            m.facts.qtime = h.qtime;
+            m.facts.solr_status = h.status;
+        }
     }
     m.body = Vec::new();
+}
+
+/// What a response's `responseHeader` said.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Header {
+    /// `status` (0: Solr handled the request).
+    pub status: Option<i64>,
+    /// `QTime`, ms.
+    pub qtime: Option<u64>,
+}
+
+/// The `responseHeader` of a decoded (not compressed) Solr response body, or its start, in
+/// any format Solr writes: the format from `Content-Type` (Solr answers javabin as
+/// `application/octet-stream`), else from the first bytes. Nothing readable: both None.
+pub fn header(content_type: Option<&str>, decoded: &[u8]) -> Header {
+    use solr_client::codec::response_head;
+    let known = |h: Option<solr_client::ResponseHeader>| Header {
+        status: h.as_ref().map(|h| i64::from(h.status)),
+        qtime: h.and_then(|h| h.qtime).map(u64::from),
+    };
+    match body_format(content_type, decoded) {
+        BodyFormat::Javabin => known(response_head::javabin(decoded).ok().flatten()),
+        BodyFormat::Cbor => known(response_head::cbor(decoded).ok().flatten()),
+        _ => Header {
+            status: int_named(decoded, "status"),
+            qtime: qtime(decoded),
+        },
+    }
 }
 
 /// The format of a request body from its `Content-Type`, else from its first bytes.
@@ -107,23 +141,29 @@ pub fn decode(encoding: Option<&str>, body: &[u8]) -> Option<Vec<u8>> {
 
 /// QTime from a decoded JSON or XML Solr response.
 pub fn qtime(decoded: &[u8]) -> Option<u64> {
+    int_named(decoded, "QTime").and_then(|q| u64::try_from(q).ok())
+}
+
+/// The first integer named `name` in the first 64 KB of a JSON (`"name":7`) or XML
+/// (`<int name="name">7</int>`) response: where Solr writes its `responseHeader`.
+fn int_named(decoded: &[u8], name: &str) -> Option<i64> {
     let head = &decoded[..decoded.len().min(64 * 1024)];
-    let digits = |rest: &[u8]| -> Option<u64> {
+    let digits = |rest: &[u8]| -> Option<i64> {
         let s: String = rest
             .iter()
             .skip_while(|b| b.is_ascii_whitespace() || **b == b':' || **b == b'>')
-            .take_while(|b| b.is_ascii_digit())
-            .map(|b| *b as char)
+            .enumerate()
+            .take_while(|(i, b)| b.is_ascii_digit() || (*i == 0 && **b == b'-'))
+            .map(|(_, b)| *b as char)
             .collect();
         s.parse().ok()
     };
-    if let Some(i) = find(head, b"\"QTime\"") {
-        return digits(&head[i + 7..]);
+    let json = format!("\"{name}\"");
+    if let Some(i) = find(head, json.as_bytes()) {
+        return digits(&head[i + json.len()..]);
     }
-    if let Some(i) = find(head, b"name=\"QTime\"") {
-        return digits(&head[i + 12..]);
-    }
-    None
+    let xml = format!("name=\"{name}\"");
+    find(head, xml.as_bytes()).and_then(|i| digits(&head[i + xml.len()..]))
 }
 
 fn find(h: &[u8], n: &[u8]) -> Option<usize> {
@@ -148,6 +188,37 @@ mod tests {
         assert_eq!(decode(Some("gzip"), b"not gzip"), None);
         assert_eq!(decode(Some("br"), b"x"), None);
         assert_eq!(qtime(b"{}"), None);
+    }
+
+    #[test]
+    fn header_of_each_format_and_of_a_body_kept_only_in_part() {
+        let json = br#"{"responseHeader":{"status":0,"QTime":17},"response":{}}"#;
+        let both = |status, qtime| Header {
+            status: Some(status),
+            qtime: Some(qtime),
+        };
+        assert_eq!(header(Some("application/json"), json), both(0, 17));
+        let xml = br#"<response><lst name="responseHeader"><int name="status">500</int><int name="QTime">3</int></lst></response>"#;
+        assert_eq!(header(Some("application/xml"), xml), both(500, 3));
+        // A javabin response whose documents the capture kept only the start of (more than
+        // the 1 MB a message keeps): the header is read from what is there.
+        let mut w = solr_client::codec::javabin::Writer::new();
+        w.named_list(2);
+        w.extern_str("responseHeader");
+        w.ordered_map(2);
+        w.extern_str("status");
+        w.int(0);
+        w.extern_str("QTime");
+        w.int(9);
+        w.extern_str("response");
+        w.str(&"d".repeat(2000));
+        let body = w.finish();
+        assert_eq!(
+            header(Some("application/octet-stream"), &body[..100]),
+            both(0, 9)
+        );
+        assert_eq!(header(None, &body[..10]), Header::default());
+        assert_eq!(header(None, b""), Header::default());
     }
 
     #[test]

@@ -628,4 +628,6 @@ fn snap_length_truncated_captures_judge_nothing_from_missing_bytes() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+mod binary_qtime;
+mod early_close;
 mod h2;

@@ -40,5 +40,6 @@ mod updates;
 mod wan;
 mod watch;
 mod watch_h2;
+mod watch_solrj;
 mod watch_tls;
 mod witnesses;

@@ -46,6 +46,11 @@ pub(crate) async fn search_url() -> (String, String, u16) {
 
 /// Runs `f` (the clients) while capturing the node's port on `lo`.
 pub(crate) fn watched(port: u16, f: impl FnOnce()) -> WatchReport {
+    watched_capture(port, f).0
+}
+
+/// [`watched`], with the capture itself (for per-request records).
+pub(crate) fn watched_capture(port: u16, f: impl FnOnce()) -> (WatchReport, watch::Captured) {
     let live = LiveWatch::start("lo", port, None).expect("capture on lo (root or CAP_NET_RAW)");
     f();
     let c = live.stop().expect("capture");
@@ -53,7 +58,7 @@ pub(crate) fn watched(port: u16, f: impl FnOnce()) -> WatchReport {
     let mut text = Vec::new();
     watch::print_text(&r, &mut text).expect("print");
     eprintln!("{}", String::from_utf8_lossy(&text));
-    r
+    (r, c)
 }
 
 pub(crate) fn run_ok(cmd: &mut Command) -> Vec<u8> {

@@ -24,12 +24,7 @@ pub fn decode(body: &[u8]) -> Result<Value, String> {
     if body.is_empty() {
         return Err("empty body".into());
     }
-    let mut r = Reader {
-        buf: body,
-        pos: 0,
-        depth: 0,
-        tables: Vec::new(),
-    };
+    let mut r = Reader::new(body);
     let v = match r.item()? {
         Item::Value(v) => v,
         Item::Break => return Err("a break where a value belongs".into()),
@@ -42,7 +37,7 @@ pub fn decode(body: &[u8]) -> Result<Value, String> {
 
 /// Tag 256 opens a string-reference namespace; tag 25 refers to the n-th string of the
 /// innermost one (the "stringref" extension Solr's Jackson CBOR writer uses).
-const STRINGREF_NAMESPACE: u64 = 256;
+pub(super) const STRINGREF_NAMESPACE: u64 = 256;
 const STRINGREF: u64 = 25;
 
 enum Item {
@@ -50,20 +45,32 @@ enum Item {
     Break,
 }
 
-struct Reader<'a> {
+pub(super) struct Reader<'a> {
     buf: &'a [u8],
     pos: usize,
     depth: usize,
     /// The strings of each open namespace, in the order they appeared.
-    tables: Vec<Vec<Value>>,
+    pub(super) tables: Vec<Vec<Value>>,
+}
+
+impl<'a> Reader<'a> {
+    /// A reader at the first byte of `body`.
+    pub(super) fn new(body: &'a [u8]) -> Self {
+        Reader {
+            buf: body,
+            pos: 0,
+            depth: 0,
+            tables: Vec::new(),
+        }
+    }
 }
 
 impl Reader<'_> {
-    fn err(&self, m: &str) -> String {
+    pub(super) fn err(&self, m: &str) -> String {
         format!("CBOR at byte {}: {m}", self.pos)
     }
 
-    fn take(&mut self, n: u64) -> Result<&[u8], String> {
+    pub(super) fn take(&mut self, n: u64) -> Result<&[u8], String> {
         let left = (self.buf.len() - self.pos) as u64;
         if n > left {
             return Err(self.err(&format!("truncated: {n} bytes needed, {left} left")));
@@ -73,7 +80,7 @@ impl Reader<'_> {
         Ok(s)
     }
 
-    fn uint(&mut self, info: u8) -> Result<u64, String> {
+    pub(super) fn uint(&mut self, info: u8) -> Result<u64, String> {
         Ok(match info {
             0..=23 => u64::from(info),
             24 => u64::from(self.take(1)?[0]),
@@ -93,7 +100,7 @@ impl Reader<'_> {
     }
 
     /// A count of items, each at least one byte: never more than the bytes left.
-    fn count(&mut self, info: u8) -> Result<usize, String> {
+    pub(super) fn count(&mut self, info: u8) -> Result<usize, String> {
         let n = self.uint(info)?;
         let left = (self.buf.len() - self.pos) as u64;
         if n > left {
@@ -139,11 +146,27 @@ impl Reader<'_> {
         }
     }
 
-    fn value(&mut self) -> Result<Value, String> {
+    pub(super) fn value(&mut self) -> Result<Value, String> {
         match self.item()? {
             Item::Value(v) => Ok(v),
             Item::Break => Err(self.err("a break where a value belongs")),
         }
+    }
+
+    /// The next key of a map as text; None at the break that ends an indefinite-length
+    /// (`indefinite`) map.
+    pub(super) fn map_key(&mut self, indefinite: bool) -> Result<Option<String>, String> {
+        Ok(Some(match self.item()? {
+            Item::Break if indefinite => return Ok(None),
+            Item::Break => return Err(self.err("a break inside a map")),
+            Item::Value(Value::String(s)) => s,
+            // A container as a key is refused: printed as JSON inside another key's JSON it
+            // is escaped again at every level and grows without bound (found by fuzzing).
+            Item::Value(Value::Array(_) | Value::Object(_)) => {
+                return Err(self.err("a map key is a list or a map (keys are names)"))
+            }
+            Item::Value(other) => other.to_string(),
+        }))
     }
 
     fn item(&mut self) -> Result<Item, String> {
@@ -205,21 +228,9 @@ impl Reader<'_> {
                     Some(self.count(info)?)
                 };
                 let mut i = 0;
-                loop {
-                    if n == Some(i) {
+                while n != Some(i) {
+                    let Some(k) = self.map_key(n.is_none())? else {
                         break;
-                    }
-                    let k = match self.item()? {
-                        Item::Break if n.is_none() => break,
-                        Item::Break => return Err(self.err("a break inside a map")),
-                        Item::Value(Value::String(s)) => s,
-                        // A container as a key is refused: printed as JSON inside another
-                        // key's JSON it is escaped again at every level and grows without
-                        // bound (found by fuzzing).
-                        Item::Value(Value::Array(_) | Value::Object(_)) => {
-                            return Err(self.err("a map key is a list or a map (keys are names)"))
-                        }
-                        Item::Value(other) => other.to_string(),
                     };
                     let v = self.value()?;
                     m.insert(k, v);

@@ -1,6 +1,7 @@
 //! Update encoders: the same documents as JSON, XML, CBOR or javabin, the four update
 //! formats this crate speaks (Solr 9's `/update` reads all four by Content-Type); response
-//! decoders for `wt=json`, `xml`, `javabin` and `cbor` ([`ResponseFormat`]).
+//! decoders for `wt=json`, `xml`, `javabin` and `cbor` ([`ResponseFormat`]), and the
+//! `responseHeader` alone from the start of a javabin or CBOR body (`response_head`).
 
 pub(crate) mod add_body;
 pub(crate) mod atomic;
@@ -17,6 +18,9 @@ mod decode;
 pub mod javabin;
 mod json;
 mod response_format;
+#[cfg(any(feature = "javabin", feature = "cbor"))]
+#[cfg_attr(docsrs, doc(cfg(any(feature = "javabin", feature = "cbor"))))]
+pub mod response_head;
 mod ser;
 #[cfg(feature = "cbor")]
 mod ser_cbor;

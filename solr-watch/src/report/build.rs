@@ -83,6 +83,7 @@ pub fn requests(t: &Tracker) -> Vec<RequestRecord> {
                 start_ms: ms(q.first_ts.saturating_sub(t0)),
                 wall_ms: r.map(|r| ms(r.last_ts.saturating_sub(q.first_ts))),
                 qtime_ms: qtime,
+                solr_status: r.and_then(|r| r.facts.solr_status),
             });
         }
     }

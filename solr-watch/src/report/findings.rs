@@ -131,15 +131,18 @@ pub(super) fn findings(r: &WatchReport, t: &Tracker) -> Vec<Finding> {
              requests, Java one shared HttpClient; curl: several URLs in one invocation",
         ));
     } else if c.max_requests_per_connection.unwrap_or(0) >= 2 {
-        f.push(finding(
-            Severity::Info,
-            "reuse",
-            format!(
-                "connections are reused: {reqs} requests on {} connections ({:.1} per connection)",
-                with_requests, per_connection
-            ),
-            "nothing to change",
-        ));
+        // Reused, but maybe not for long: a client closing its own connections early.
+        f.push(super::early_close::finding(t).unwrap_or_else(|| {
+            finding(
+                Severity::Info,
+                "reuse",
+                format!(
+                    "connections are reused: {reqs} requests on {} connections ({:.1} per connection)",
+                    with_requests, per_connection
+                ),
+                "nothing to change",
+            )
+        }));
     }
     if c.opened >= 20 && c.new_per_second >= 10.0 {
         f.push(finding(
@@ -336,7 +339,7 @@ pub(super) fn findings(r: &WatchReport, t: &Tracker) -> Vec<Finding> {
                      the network, connection set-up and the response transfer, not Solr"
                 ),
                 if f.iter()
-                    .any(|x| x.kind == "no-reuse" || x.kind == "no-gzip")
+                    .any(|x| matches!(x.kind.as_str(), "no-reuse" | "early-close" | "no-gzip"))
                 {
                     "reuse connections and compress before tuning Solr"
                 } else {

@@ -14,6 +14,7 @@ use super::tls_decrypt::TlsDecryption;
 use bench_report::stats::Percentiles;
 
 pub mod build;
+mod early_close;
 pub mod findings;
 pub mod text;
 
@@ -335,4 +336,6 @@ pub struct RequestRecord {
     pub wall_ms: Option<f64>,
     /// QTime, ms.
     pub qtime_ms: Option<u64>,
+    /// `status` of the response's `responseHeader` (0: Solr handled it).
+    pub solr_status: Option<i64>,
 }
