@@ -54,12 +54,37 @@ pub struct SolrErrorBody {
     /// Extra metadata (`error-class`, `root-error-class`...), as Solr's flat list.
     #[serde(default)]
     pub metadata: Option<Value>,
+    /// Solr's QTime for the failed request, in milliseconds: from the `responseHeader` that
+    /// Solr sends beside the `error` object (not part of that object). `None` when the
+    /// answer carried no header or no QTime.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qtime_ms: Option<u32>,
 }
 
-/// `{"error": {...}}`, the body of a Solr error answer.
+/// `{"responseHeader": {..., "QTime": N}, "error": {...}}`, the body of a Solr error answer
+/// (in any response format, once decoded to the `wt=json` shape).
 #[derive(Deserialize)]
 pub(crate) struct ErrorEnvelope {
-    pub(crate) error: SolrErrorBody,
+    error: SolrErrorBody,
+    /// Kept loose: a header of an unexpected shape must not hide Solr's error.
+    #[serde(rename = "responseHeader", default)]
+    header: Option<Value>,
+}
+
+impl ErrorEnvelope {
+    /// Solr's error body, with the QTime of the answer's header.
+    pub(crate) fn into_body(self) -> SolrErrorBody {
+        let qtime = self
+            .header
+            .as_ref()
+            .and_then(|h| h.get("QTime"))
+            .and_then(Value::as_u64)
+            .and_then(|q| u32::try_from(q).ok());
+        SolrErrorBody {
+            qtime_ms: qtime,
+            ..self.error
+        }
+    }
 }
 
 /// A Solr document: field name -> JSON value.
