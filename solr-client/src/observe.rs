@@ -52,7 +52,7 @@
 //! | `status`, `reused`, `connection_id` | the answer, and whether the connection had served before |
 //! | `blocked_ms`, `dns_ms`, `connect_ms`, `tls_ms`, `write_ms`, `wait_ms`, `body_ms` | the phases of [`crate::timing`] (`wait` is `server_wait`, `body` is `transfer`); the connection phases only when a connection was opened |
 //! | `decompress_ms`, `decode_ms`, `qtime_ms` | on the attempt whose response was decoded, when known |
-//! | `error` | the error of a failed attempt, or the error the call failed with on the response of its last attempt (its `Display`: no credentials) |
+//! | `error` | the error of a failed attempt, or the error the call failed with on the response of its last attempt (its `Display` on one line: no credentials) |
 //!
 //! A retry (429/503) or failover is also an INFO event (`solr.retry`) with the node, the
 //! reason and the wait.
@@ -68,7 +68,8 @@
 //!
 //! Its fields: `kind` ([`Error::kind`]: `Solr`, `Timeout`, ...), `status` (when there was
 //! one), `node`, `method`, `path`, `attempts`, `qtime_ms` (Solr's, from its error answer),
-//! `solr_msg` (Solr's message, for [`Error::Solr`]) and `error` (the error's `Display`).
+//! `solr_msg` (Solr's message, for [`Error::Solr`]) and `error` (the error's `Display`, on one
+//! line).
 //! Headers, query strings and bodies are never recorded, and every text is redacted like
 //! the error's `Display` (no user info).
 //!
@@ -186,14 +187,17 @@ impl CallTrace {
             self.record_timing(t);
         }
         if let Some(e) = o.error {
+            // One line: Solr's messages (a query parser's) span several.
+            let text = e.to_string().replace(['\n', '\r'], " ");
             self.span.record("error_kind", e.kind());
-            self.span.record("error", tracing::field::display(e));
+            self.span.record("error", text.as_str());
             if let (Some(last), Some(_)) = (&self.last, o.status) {
                 // An answer that failed to decode, or Solr's error: the transport saw a
                 // response and left the attempt's `error` empty.
-                last.record("error", tracing::field::display(e));
+                last.record("error", text.as_str());
             }
-            self.span.in_scope(|| crate::transport::span::failed(&o, e));
+            self.span
+                .in_scope(|| crate::transport::span::failed(&o, e, &text));
         }
     }
 

@@ -14,8 +14,8 @@
 //! Bounds are relative only: "at most" with the clocks' resolution (pcap timestamps are
 //! whole microseconds) and 0.1% for the rate difference of the realtime clock pcap stamps
 //! with and the monotonic clock `Instant` reads (NTP slews at most 0.05%); "most of" as a
-//! median ratio over [`N`] requests of at least [`MOST`], so that one descheduled request
-//! on a loaded 2-core machine cannot fail it.
+//! median ratio over [`N`] requests of at least [`MOST_OF_CALL`] or [`MOST_OF_SPAN`], so
+//! that a few descheduled requests on a loaded 2-core machine cannot fail it.
 
 use std::time::{Duration, Instant};
 
@@ -28,8 +28,15 @@ use crate::support::{self, client, tag};
 /// Requests per transport and per capture.
 const N: usize = 10;
 
-/// The median share of the outside span that the client's phases must cover.
-const MOST: f64 = 0.5;
+/// The median share of the call (an `Instant` around it) that `total()` must cover: the
+/// client's work outside the phases is microseconds against milliseconds (0.98..0.996 was
+/// measured here on a loaded machine).
+const MOST_OF_CALL: f64 = 0.8;
+
+/// The median share of the client's span that the wire's SYN -> last response segment must
+/// cover: looser, as the span also holds the address lookup on the blocking pool before the
+/// SYN and the reader's wake-up after the last segment (0.86..0.99 measured here).
+const MOST_OF_SPAN: f64 = 0.5;
 
 /// Documents a search returns: a response of several segments' worth.
 const ROWS: usize = 100;
@@ -78,7 +85,10 @@ async fn total_is_most_of_the_call_and_never_more() {
             }
             let m = median(ratios.clone());
             eprintln!("{kind} gzip={gzip}: total/call median {m:.3} of {ratios:.3?}");
-            assert!(m >= MOST, "{kind} gzip={gzip}: total/call {ratios:.3?}");
+            assert!(
+                m >= MOST_OF_CALL,
+                "{kind} gzip={gzip}: total/call {ratios:.3?}"
+            );
         }
     }
 }
@@ -120,10 +130,16 @@ struct Wire {
     bytes_in: u64,
 }
 
-/// The connections to `port`, in the order of their SYNs.
+/// The connections to `port`, in the order of their SYNs. A segment sent again (same
+/// direction and sequence number: a tail-loss probe when a loaded client acks late) counts
+/// once, at its first transmission.
 fn connections(packets: &[(u64, TcpPacket)], port: u16) -> Vec<Wire> {
     let mut by_port: std::collections::BTreeMap<u16, Wire> = Default::default();
+    let mut sent = std::collections::HashSet::new();
     for &(ts, p) in packets {
+        if p.payload_len > 0 && !sent.insert((p.src_port, p.dst_port, p.seq)) {
+            continue;
+        }
         let to_server = p.dst_port == port;
         let client_port = if to_server { p.src_port } else { p.dst_port };
         if to_server && p.is_syn_only() {
@@ -241,7 +257,7 @@ async fn phases_against_the_kernels_packet_timestamps() {
     let m = median(shares.clone());
     eprintln!("wire SYN->last byte / client span: median {m:.3} of {shares:.3?}");
     assert!(
-        m >= MOST,
+        m >= MOST_OF_SPAN,
         "the wire covers most of the client's span: {shares:.3?}"
     );
 }

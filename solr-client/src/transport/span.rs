@@ -145,9 +145,10 @@ pub(crate) fn refused_by_server(e: &crate::error::Error) -> bool {
 
 /// A call failed: the `solr.error` event, at INFO for a 4xx answer and WARN otherwise (see
 /// [`refused_by_server`]), with the error's kind, the status, Solr's message and QTime.
-/// Every text goes through the error's redaction: no user info, no header value.
+/// Every text goes through the error's redaction: no user info, no header value. `text` is
+/// the error's `Display` on one line.
 #[cfg(feature = "tracing")]
-pub(crate) fn failed(o: &crate::observe::Outcome<'_>, e: &crate::error::Error) {
+pub(crate) fn failed(o: &crate::observe::Outcome<'_>, e: &crate::error::Error, text: &str) {
     use crate::error::{redact, Error};
     let node = e.node().map(redact);
     let solr_msg = match e {
@@ -167,7 +168,7 @@ pub(crate) fn failed(o: &crate::observe::Outcome<'_>, e: &crate::error::Error) {
                 attempts = o.timing.map(|t| t.attempts.max(1)),
                 qtime_ms = o.timing.and_then(|t| t.qtime_ms),
                 solr_msg = solr_msg.as_deref(),
-                error = %e,
+                error = text,
                 "solr.error"
             )
         };
