@@ -969,13 +969,7 @@ impl SolrClient {
         let path = req.path.clone();
         let node = req.node.clone();
         let (resp, trace) = self.traced_send(req).await;
-        let resp = match resp {
-            Ok(r) => r,
-            Err(e) => {
-                trace.finish(Outcome::no_response(&method, &path, &e));
-                return Err(e);
-            }
-        };
+        let (resp, trace) = trace.answered(resp, &method, &path)?;
         let status = resp.status.as_u16();
         let keep = self.observer.hook.is_some() || cfg!(feature = "tracing");
         let mut kept = keep.then(|| resp.timing.clone());
@@ -1020,13 +1014,7 @@ impl SolrClient {
         let method = req.method.clone();
         let path = req.path.clone();
         let (resp, trace) = self.traced_send(req).await;
-        let resp = match resp {
-            Ok(r) => r,
-            Err(e) => {
-                trace.finish(Outcome::no_response(&method, &path, &e));
-                return Err(e);
-            }
-        };
+        let (resp, trace) = trace.answered(resp, &method, &path)?;
         if let Some(hook) = &self.observer.hook {
             hook(&crate::observe::ResponseEvent {
                 method: &method,

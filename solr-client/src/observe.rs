@@ -158,6 +158,25 @@ pub(crate) fn error_qtime(e: &Error) -> Option<u32> {
     }
 }
 
+impl CallTrace {
+    /// The response, with the trace to finish once it is decoded; or the transport's error
+    /// (no response came back), recorded as the call's outcome.
+    pub(crate) fn answered(
+        self,
+        resp: crate::error::Result<crate::transport::WireResponse>,
+        method: &Method,
+        path: &str,
+    ) -> crate::error::Result<(crate::transport::WireResponse, Self)> {
+        match resp {
+            Ok(r) => Ok((r, self)),
+            Err(e) => {
+                self.finish(Outcome::no_response(method, path, &e));
+                Err(e)
+            }
+        }
+    }
+}
+
 /// What a call leaves to record once its response is decoded.
 #[cfg(not(feature = "tracing"))]
 pub(crate) struct CallTrace;

@@ -124,3 +124,36 @@ pub(crate) fn parse_conflict(msg: &str) -> Option<(String, Option<i64>, Option<i
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body(json: &str) -> SolrErrorBody {
+        serde_json::from_str::<ErrorEnvelope>(json)
+            .expect("an error envelope")
+            .into_body()
+    }
+
+    #[test]
+    fn the_error_body_takes_the_qtime_of_its_header_and_survives_an_odd_header() {
+        let e = r#""error":{"msg":"bad sort","code":400}"#;
+        let with = body(&format!(
+            r#"{{"responseHeader":{{"status":400,"QTime":7}},{e}}}"#
+        ));
+        assert_eq!(
+            (with.msg.as_str(), with.code, with.qtime_ms),
+            ("bad sort", 400, Some(7))
+        );
+        for header in [
+            "",
+            r#""responseHeader":{"status":400},"#,
+            r#""responseHeader":{"QTime":-1},"#,
+            r#""responseHeader":{"QTime":"7"},"#,
+            r#""responseHeader":[1,2],"#,
+        ] {
+            let b = body(&format!("{{{header}{e}}}"));
+            assert_eq!((b.msg.as_str(), b.qtime_ms), ("bad sort", None), "{header}");
+        }
+    }
+}

@@ -2,8 +2,9 @@
 //! unknown field in `sort`, a syntax error), and a node refuses the connection. Each failed
 //! call is exactly one `solr.error` event (INFO for Solr's 400, WARN for no answer) carrying
 //! the error's kind, the status and Solr's message; the metrics hook gets the QTime of
-//! Solr's error answer, equal to the one in the raw body of that same response (read by a
-//! tap under the client); the spans (DEBUG) carry the error too. No secret is logged.
+//! Solr's error answer (JSON and XML), equal to the one in the raw body of that same
+//! response (read by a tap under the client); the spans (DEBUG) carry the error too. No
+//! secret is logged.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -11,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use futures::future::BoxFuture;
 use solr_client::transport::{TransportStats, WireRequest, WireResponse};
 use solr_client::{
-    Credentials, Error, ResponseEvent, Select, SolrClient, Transport, TransportKind,
+    Credentials, Error, ResponseEvent, ResponseFormat, Select, SolrClient, Transport, TransportKind,
 };
 use tracing::Level;
 use tracing_subscriber::fmt::format::FmtSpan;
@@ -66,9 +67,9 @@ impl Buf {
 /// What the hook saw: status, QTime, error kind.
 type Seen = Arc<Mutex<Vec<(u16, Option<u32>, Option<&'static str>)>>>;
 
-/// A client over a tap, with Basic credentials (Solr without an auth plugin ignores them)
-/// and a hook.
-fn tapped(url: &str) -> (SolrClient, Arc<Tap>, Seen) {
+/// A client over a tap, asking for `format`, with Basic credentials (Solr without an auth
+/// plugin ignores them) and a hook.
+fn tapped(url: &str, format: ResponseFormat) -> (SolrClient, Arc<Tap>, Seen) {
     let inner = TransportKind::Pooled
         .build(&Default::default(), false)
         .expect("transport");
@@ -81,6 +82,7 @@ fn tapped(url: &str) -> (SolrClient, Arc<Tap>, Seen) {
     let client = SolrClient::builder(url)
         .collection("bench")
         .custom_transport(tap.clone())
+        .response_format(format)
         .credentials(Credentials::basic("observer", PASSWORD))
         .on_response(Arc::new(move |e: &ResponseEvent<'_>| {
             hook_seen
@@ -113,20 +115,40 @@ fn error_lines(log: &str) -> Vec<&str> {
     log.lines().filter(|l| l.contains("solr.error")).collect()
 }
 
-/// Solr's QTime in a raw JSON error body.
-fn raw_qtime(body: &[u8]) -> u64 {
-    let v: serde_json::Value = serde_json::from_slice(body).expect("Solr's JSON error body");
-    assert!(v["error"]["msg"].is_string(), "an error body: {v}");
-    v["responseHeader"]["QTime"]
-        .as_u64()
-        .unwrap_or_else(|| panic!("Solr's error answer has a QTime: {v}"))
+/// Solr's QTime in a raw error body: JSON, or XML (`<int name="QTime">N</int>`).
+fn raw_qtime(body: &[u8], format: ResponseFormat) -> u64 {
+    let text = String::from_utf8_lossy(body);
+    let found = match format {
+        ResponseFormat::Xml => {
+            assert!(
+                text.contains("<lst name=\"error\">"),
+                "an error body: {text}"
+            );
+            text.split_once("<int name=\"QTime\">")
+                .and_then(|(_, rest)| rest.split_once("</int>"))
+                .and_then(|(n, _)| n.parse().ok())
+        }
+        _ => {
+            let v: serde_json::Value = serde_json::from_str(&text).expect("JSON error body");
+            assert!(v["error"]["msg"].is_string(), "an error body: {v}");
+            v["responseHeader"]["QTime"].as_u64()
+        }
+    };
+    found.unwrap_or_else(|| panic!("Solr's error answer has a QTime: {text}"))
 }
 
 #[tokio::test]
 async fn rejected_queries_are_info_events_with_solrs_message_and_qtime() {
     let _g = support::shared().await;
     let url = support::standalone().url(None).expect("url");
-    let (client, tap, seen) = tapped(url);
+    for format in [ResponseFormat::Json, ResponseFormat::Xml] {
+        rejected_in(url, format).await;
+    }
+}
+
+/// Two rejected queries (and one good one) with answers in `format`.
+async fn rejected_in(url: &str, format: ResponseFormat) {
+    let (client, tap, seen) = tapped(url, format);
     let bad = [
         (
             "unknown sort field",
@@ -165,7 +187,7 @@ async fn rejected_queries_are_info_events_with_solrs_message_and_qtime() {
     for (i, ((what, _), msg)) in bad.iter().zip(&msgs).enumerate() {
         let (status, qtime, kind) = seen[i + 1];
         assert_eq!((status, kind), (400, Some("Solr")), "{what}: the hook");
-        let q = raw_qtime(&bodies[i + 1]);
+        let q = raw_qtime(&bodies[i + 1], format);
         assert_eq!(
             qtime.map(u64::from),
             Some(q),
@@ -202,7 +224,7 @@ async fn a_refused_connection_is_a_warn_event_and_the_spans_carry_the_errors() {
         .credentials(Credentials::basic("observer", PASSWORD))
         .build()
         .expect("client");
-    let (client, _, _) = tapped(url);
+    let (client, _, _) = tapped(url, ResponseFormat::Json);
     let log = logged(Level::DEBUG, async {
         let e = refused
             .select(&Select::new("*:*"))
