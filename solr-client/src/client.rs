@@ -14,6 +14,7 @@ use url::Url;
 use crate::batch::BatchReport;
 use crate::codec::{doc_ids, ResponseFormat, UpdateFormat};
 use crate::error::{Error, Result};
+use crate::observe::Outcome;
 use crate::request::{Knn, Select};
 use crate::response::{decode, decode_as, Document, PingResponse, SelectResponse, UpdateResponse};
 use crate::shard_split;
@@ -1058,10 +1059,10 @@ impl SolrClient {
         let path = req.path.clone();
         let node = req.node.clone();
         let (resp, trace) = self.traced_send(req).await;
-        let resp = resp?;
+        let (resp, trace) = trace.answered(resp, &method, &path)?;
         let status = resp.status.as_u16();
         let keep = self.observer.hook.is_some() || cfg!(feature = "tracing");
-        let kept = keep.then(|| resp.timing.clone());
+        let mut kept = keep.then(|| resp.timing.clone());
         let out = match decode(resp) {
             Ok((v, mut timing)) => {
                 timing.qtime_ms = qtime(&v);
@@ -1069,10 +1070,13 @@ impl SolrClient {
             }
             Err(e) => Err(crate::error::not_found(e, &node, &path)),
         };
-        let timing = match (&out, &kept) {
-            (Ok((_, t)), _) => Some(t),
-            (Err(_), Some(t)) => Some(t),
-            (Err(_), None) => None,
+        let timing = match &out {
+            Ok((_, t)) => Some(t),
+            Err(e) => kept.as_mut().map(|t| {
+                // Solr's error answers carry a QTime too.
+                t.qtime_ms = crate::observe::error_qtime(e);
+                &*t
+            }),
         };
         if let (Some(hook), Some(timing)) = (&self.observer.hook, timing) {
             hook(&crate::observe::ResponseEvent {
@@ -1085,7 +1089,13 @@ impl SolrClient {
                 error: out.as_ref().err(),
             });
         }
-        trace.finish(status, timing);
+        trace.finish(Outcome {
+            method: &method,
+            path: &path,
+            status: Some(status),
+            timing,
+            error: out.as_ref().err(),
+        });
         out
     }
 
@@ -1094,7 +1104,7 @@ impl SolrClient {
         let method = req.method.clone();
         let path = req.path.clone();
         let (resp, trace) = self.traced_send(req).await;
-        let resp = resp?;
+        let (resp, trace) = trace.answered(resp, &method, &path)?;
         if let Some(hook) = &self.observer.hook {
             hook(&crate::observe::ResponseEvent {
                 method: &method,
@@ -1106,7 +1116,13 @@ impl SolrClient {
                 error: None,
             });
         }
-        trace.finish(resp.status.as_u16(), Some(&resp.timing));
+        trace.finish(Outcome {
+            method: &method,
+            path: &path,
+            status: Some(resp.status.as_u16()),
+            timing: Some(&resp.timing),
+            error: None,
+        });
         Ok(resp)
     }
 
@@ -1133,6 +1149,8 @@ impl SolrClient {
             attempts = tracing::field::Empty,
             qtime_ms = tracing::field::Empty,
             total_ms = tracing::field::Empty,
+            error_kind = tracing::field::Empty,
+            error = tracing::field::Empty,
         );
         let transport = self.transport.clone();
         let state = std::cell::RefCell::new(crate::transport::span::CallState::default());

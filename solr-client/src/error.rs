@@ -276,6 +276,33 @@ pub enum Error {
 }
 
 impl Error {
+    /// The variant's name (`"Solr"`, `"Timeout"`, `"Connect"`, ...): the `kind` field of the
+    /// `solr.error` tracing event (see [`crate::observe`]), stable for metrics labels.
+    pub fn kind(&self) -> &'static str {
+        // No wildcard: a new variant does not compile until it is named here.
+        match self {
+            Error::Config(_) => "Config",
+            Error::InvalidInput(_) => "InvalidInput",
+            Error::Dns { .. } => "Dns",
+            Error::Connect { .. } => "Connect",
+            Error::Tls { .. } => "Tls",
+            Error::Timeout { .. } => "Timeout",
+            Error::Io { .. } => "Io",
+            Error::Solr { .. } => "Solr",
+            Error::UnexpectedResponse { .. } => "UnexpectedResponse",
+            Error::Decode { .. } => "Decode",
+            Error::Decompress { .. } => "Decompress",
+            Error::TooLarge { .. } => "TooLarge",
+            Error::RetriesExhausted { .. } => "RetriesExhausted",
+            Error::Redirect { .. } => "Redirect",
+            Error::NoNode(_) => "NoNode",
+            Error::InvalidDocument { .. } => "InvalidDocument",
+            Error::VersionConflict { .. } => "VersionConflict",
+            Error::Update { .. } => "Update",
+            Error::NotFound { .. } => "NotFound",
+        }
+    }
+
     /// True for a timeout of any phase.
     pub fn is_timeout(&self) -> bool {
         matches!(self, Error::Timeout { .. })
@@ -849,6 +876,7 @@ mod tests {
                     msg: text(),
                     code: 500,
                     metadata: Some(serde_json::json!([text()])),
+                    qtime_ms: None,
                 },
             },
             Error::UnexpectedResponse {
@@ -921,53 +949,24 @@ mod tests {
         ]
     }
 
-    /// No wildcard: a new variant does not compile until `every_variant` builds it.
-    fn name(e: &Error) -> &'static str {
-        match e {
-            Error::Config(_) => "Config",
-            Error::InvalidInput(_) => "InvalidInput",
-            Error::Dns { .. } => "Dns",
-            Error::Connect { .. } => "Connect",
-            Error::Tls { .. } => "Tls",
-            Error::Timeout { .. } => "Timeout",
-            Error::Io { .. } => "Io",
-            Error::Solr { .. } => "Solr",
-            Error::UnexpectedResponse { .. } => "UnexpectedResponse",
-            Error::Decode { .. } => "Decode",
-            Error::Decompress { .. } => "Decompress",
-            Error::TooLarge { .. } => "TooLarge",
-            Error::RetriesExhausted { .. } => "RetriesExhausted",
-            Error::Redirect { .. } => "Redirect",
-            Error::NoNode(_) => "NoNode",
-            Error::InvalidDocument { .. } => "InvalidDocument",
-            Error::VersionConflict { .. } => "VersionConflict",
-            Error::Update { .. } => "Update",
-            Error::NotFound { .. } => "NotFound",
-        }
-    }
-
     #[test]
     fn no_variant_shows_a_password_in_display_or_debug() {
         let all = every_variant();
-        let names: std::collections::HashSet<&str> = all.iter().map(name).collect();
+        let names: std::collections::HashSet<&str> = all.iter().map(Error::kind).collect();
         assert_eq!(names.len(), all.len(), "each variant once");
-        assert_eq!(
-            names.len(),
-            19,
-            "every variant: extend every_variant() and name()"
-        );
+        assert_eq!(names.len(), 19, "every variant: extend every_variant()");
         for e in &all {
             for shown in [e.to_string(), format!("{e:?}"), format!("{e:#?}")] {
-                assert!(!shown.contains(PASSWORD), "{}: {shown}", name(e));
+                assert!(!shown.contains(PASSWORD), "{}: {shown}", e.kind());
                 assert!(
                     !shown.contains('@'),
                     "{}: no user info at all: {shown}",
-                    name(e)
+                    e.kind()
                 );
                 assert!(
                     shown.contains("solr.example"),
                     "{}: host kept: {shown}",
-                    name(e)
+                    e.kind()
                 );
             }
         }
@@ -1131,6 +1130,7 @@ mod tests {
                 msg: msg.into(),
                 code: i32::from(status),
                 metadata: None,
+                qtime_ms: None,
             },
         };
         let msg =

@@ -5,7 +5,9 @@
 //! # The hook
 //! The hook is called once for every HTTP response that reaches a [`SolrClient`] call, after
 //! the body was decoded (or failed to decode): a success, a Solr error (4xx/5xx with Solr's
-//! error body), or any other answer (an HTML 404 page, a proxy's 502). It is not called when
+//! error body, whose `responseHeader` QTime the event carries in `qtime_ms` and
+//! `timing.qtime_ms`, as for a success), or any other answer (an HTML 404 page, a proxy's
+//! 502). It is not called when
 //! no response came back (connect refused, timeout, broken connection). It sees the **final**
 //! response of a call only: an attempt answered with 429/503 and retried, or a failover to
 //! another node, is not reported separately; [`Timing::attempts`] says how many attempts the
@@ -37,7 +39,8 @@
 //!
 //! # Spans (feature `tracing`)
 //! Each client call opens a `solr.request` span (level DEBUG, target `solr_client`) with
-//! `method`, `path`, `status`, `attempts`, `qtime_ms` and `total_ms`. Inside it, every HTTP
+//! `method`, `path`, `status`, `attempts`, `qtime_ms` and `total_ms`, and for a failed call
+//! `error_kind` ([`Error::kind`]) and `error`. Inside it, every HTTP
 //! exchange the transports make (the first try, each retry, each failover, each redirect
 //! hop, each re-send on a stale pooled connection, and a SolrCloud router's own
 //! CLUSTERSTATUS refreshes) is a `solr.attempt` span with:
@@ -49,10 +52,26 @@
 //! | `status`, `reused`, `connection_id` | the answer, and whether the connection had served before |
 //! | `blocked_ms`, `dns_ms`, `connect_ms`, `tls_ms`, `write_ms`, `wait_ms`, `body_ms` | the phases of [`crate::timing`] (`wait` is `server_wait`, `body` is `transfer`); the connection phases only when a connection was opened |
 //! | `decompress_ms`, `decode_ms`, `qtime_ms` | on the attempt whose response was decoded, when known |
-//! | `error` | the error of a failed attempt (its `Display`: no credentials) |
+//! | `error` | the error of a failed attempt, or the error the call failed with on the response of its last attempt (its `Display` on one line: no credentials) |
 //!
 //! A retry (429/503) or failover is also an INFO event (`solr.retry`) with the node, the
-//! reason and the wait. Headers, query strings and bodies are never recorded.
+//! reason and the wait.
+//!
+//! # The `solr.error` event (feature `tracing`)
+//! Every call that fails (a Solr error answer, any other unusable answer, or no answer at
+//! all) emits one `solr.error` event (target `solr_client`), so an application logging at
+//! INFO sees it although the spans are DEBUG. Its level:
+//! - INFO for an answer with a 4xx status (the request was refused: a syntax error, an
+//!   unknown field, a missing core);
+//! - WARN for everything else: 5xx, no answer (connect, timeout, broken connection),
+//!   an answer that did not decode, retries exhausted, a redirect not followed.
+//!
+//! Its fields: `kind` ([`Error::kind`]: `Solr`, `Timeout`, ...), `status` (when there was
+//! one), `node`, `method`, `path`, `attempts`, `qtime_ms` (Solr's, from its error answer),
+//! `solr_msg` (Solr's message, for [`Error::Solr`]) and `error` (the error's `Display`, on one
+//! line).
+//! Headers, query strings and bodies are never recorded, and every text is redacted like
+//! the error's `Display` (no user info).
 //!
 //! [`SolrClient`]: crate::SolrClient
 //! [`SolrClient::send_raw`]: crate::SolrClient::send_raw
@@ -77,7 +96,8 @@ pub struct ResponseEvent<'a> {
     pub node: &'a str,
     /// The HTTP status.
     pub status: u16,
-    /// Solr's QTime, when the response was decoded and carried one.
+    /// Solr's QTime, when the response was decoded and carried one (Solr's error answers
+    /// carry one too).
     pub qtime_ms: Option<u32>,
     /// The phases of the call's final attempt ([`Timing::parse`] is the decode phase, None
     /// when the body was not decoded), with [`Timing::attempts`].
@@ -104,13 +124,66 @@ impl std::fmt::Debug for Observer {
     }
 }
 
+/// How a call ended, for its span and the `solr.error` event: the request's method and
+/// path, the status and timing of the response (None when none came back), and the error
+/// the call returns, if any.
+#[cfg_attr(not(feature = "tracing"), allow(dead_code))]
+pub(crate) struct Outcome<'a> {
+    pub(crate) method: &'a Method,
+    pub(crate) path: &'a str,
+    pub(crate) status: Option<u16>,
+    pub(crate) timing: Option<&'a Timing>,
+    pub(crate) error: Option<&'a Error>,
+}
+
+impl<'a> Outcome<'a> {
+    /// A call that got no response: `error` is what the transport returned.
+    pub(crate) fn no_response(method: &'a Method, path: &'a str, error: &'a Error) -> Self {
+        Outcome {
+            method,
+            path,
+            status: None,
+            timing: None,
+            error: Some(error),
+        }
+    }
+}
+
+/// Solr's QTime carried by an error answer (from the `responseHeader` beside the `error`
+/// object), for the hook and the spans.
+pub(crate) fn error_qtime(e: &Error) -> Option<u32> {
+    match e {
+        Error::Solr { body, .. } => body.qtime_ms,
+        _ => None,
+    }
+}
+
+impl CallTrace {
+    /// The response, with the trace to finish once it is decoded; or the transport's error
+    /// (no response came back), recorded as the call's outcome.
+    pub(crate) fn answered(
+        self,
+        resp: crate::error::Result<crate::transport::WireResponse>,
+        method: &Method,
+        path: &str,
+    ) -> crate::error::Result<(crate::transport::WireResponse, Self)> {
+        match resp {
+            Ok(r) => Ok((r, self)),
+            Err(e) => {
+                self.finish(Outcome::no_response(method, path, &e));
+                Err(e)
+            }
+        }
+    }
+}
+
 /// What a call leaves to record once its response is decoded.
 #[cfg(not(feature = "tracing"))]
 pub(crate) struct CallTrace;
 
 #[cfg(not(feature = "tracing"))]
 impl CallTrace {
-    pub(crate) fn finish(self, _status: u16, _timing: Option<&Timing>) {}
+    pub(crate) fn finish(self, _outcome: Outcome<'_>) {}
 }
 
 /// What a call leaves to record once its response is decoded: its span and the span of the
@@ -123,16 +196,38 @@ pub(crate) struct CallTrace {
 
 #[cfg(feature = "tracing")]
 impl CallTrace {
-    pub(crate) fn finish(self, status: u16, timing: Option<&Timing>) {
-        self.span.record("status", status);
-        let Some(t) = timing else { return };
+    /// Records the outcome on the call's span (and the last attempt's), and emits the
+    /// `solr.error` event of a failed call.
+    pub(crate) fn finish(self, o: Outcome<'_>) {
+        if let Some(s) = o.status {
+            self.span.record("status", s);
+        }
+        if let Some(t) = o.timing {
+            self.record_timing(t);
+        }
+        if let Some(e) = o.error {
+            // One line: Solr's messages (a query parser's) span several.
+            let text = e.to_string().replace(['\n', '\r'], " ");
+            self.span.record("error_kind", e.kind());
+            self.span.record("error", text.as_str());
+            if let (Some(last), Some(_)) = (&self.last, o.status) {
+                // An answer that failed to decode, or Solr's error: the transport saw a
+                // response and left the attempt's `error` empty.
+                last.record("error", text.as_str());
+            }
+            self.span
+                .in_scope(|| crate::transport::span::failed(&o, e, &text));
+        }
+    }
+
+    fn record_timing(&self, t: &Timing) {
         self.span.record("attempts", t.attempts.max(1));
         if let Some(q) = t.qtime_ms {
             self.span.record("qtime_ms", q);
         }
         self.span
             .record("total_ms", crate::transport::span::ms(t.total()));
-        if let Some(last) = self.last {
+        if let Some(last) = &self.last {
             if let Some(q) = t.qtime_ms {
                 last.record("qtime_ms", q);
             }

@@ -54,12 +54,37 @@ pub struct SolrErrorBody {
     /// Extra metadata (`error-class`, `root-error-class`...), as Solr's flat list.
     #[serde(default)]
     pub metadata: Option<Value>,
+    /// Solr's QTime for the failed request, in milliseconds: from the `responseHeader` that
+    /// Solr sends beside the `error` object (not part of that object). `None` when the
+    /// answer carried no header or no QTime.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub qtime_ms: Option<u32>,
 }
 
-/// `{"error": {...}}`, the body of a Solr error answer.
+/// `{"responseHeader": {..., "QTime": N}, "error": {...}}`, the body of a Solr error answer
+/// (in any response format, once decoded to the `wt=json` shape).
 #[derive(Deserialize)]
 pub(crate) struct ErrorEnvelope {
-    pub(crate) error: SolrErrorBody,
+    error: SolrErrorBody,
+    /// Kept loose: a header of an unexpected shape must not hide Solr's error.
+    #[serde(rename = "responseHeader", default)]
+    header: Option<Value>,
+}
+
+impl ErrorEnvelope {
+    /// Solr's error body, with the QTime of the answer's header.
+    pub(crate) fn into_body(self) -> SolrErrorBody {
+        let qtime = self
+            .header
+            .as_ref()
+            .and_then(|h| h.get("QTime"))
+            .and_then(Value::as_u64)
+            .and_then(|q| u32::try_from(q).ok());
+        SolrErrorBody {
+            qtime_ms: qtime,
+            ..self.error
+        }
+    }
 }
 
 /// A Solr document: field name -> JSON value.
@@ -146,4 +171,37 @@ pub(crate) fn parse_conflict(msg: &str) -> Option<(String, Option<i64>, Option<i
         return Some((id, None, None));
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn body(json: &str) -> SolrErrorBody {
+        serde_json::from_str::<ErrorEnvelope>(json)
+            .expect("an error envelope")
+            .into_body()
+    }
+
+    #[test]
+    fn the_error_body_takes_the_qtime_of_its_header_and_survives_an_odd_header() {
+        let e = r#""error":{"msg":"bad sort","code":400}"#;
+        let with = body(&format!(
+            r#"{{"responseHeader":{{"status":400,"QTime":7}},{e}}}"#
+        ));
+        assert_eq!(
+            (with.msg.as_str(), with.code, with.qtime_ms),
+            ("bad sort", 400, Some(7))
+        );
+        for header in [
+            "",
+            r#""responseHeader":{"status":400},"#,
+            r#""responseHeader":{"QTime":-1},"#,
+            r#""responseHeader":{"QTime":"7"},"#,
+            r#""responseHeader":[1,2],"#,
+        ] {
+            let b = body(&format!("{{{header}{e}}}"));
+            assert_eq!((b.msg.as_str(), b.qtime_ms), ("bad sort", None), "{header}");
+        }
+    }
 }

@@ -169,14 +169,6 @@ async fn timing_fields_present_and_consistent() {
                     t.write,
                     t.server_wait
                 );
-                let sum = t.blocked
-                    + t.connection_setup()
-                    + t.write
-                    + t.server_wait
-                    + t.transfer
-                    + t.decompress.unwrap_or_default()
-                    + t.parse.unwrap_or_default();
-                assert_eq!(sum, t.total(), "{kind}: phases sum to the total");
                 assert!(t.parse.is_some());
                 assert!(t.decoded_bytes > 0);
                 assert_eq!(

@@ -642,6 +642,7 @@ async fn fault_table() {
         }
     }
     let n = cases.len();
+    support::doc_counts::assert_readme_states("fault_table.rs`: {n} cases", n);
     // A few at a time: the bounds are relative to the configured timeouts, and a starved
     // runtime would stretch them.
     let results: Vec<(String, Result<(), String>)> = futures::stream::iter(cases)

@@ -122,6 +122,7 @@ async fn escaped_hostile_text_is_always_one_literal_term() {
         " ",
         "TO",
     ];
+    support::doc_counts::assert_readme_states("{n} hostile texts", hostile.len());
     let batch: Vec<Value> = hostile
         .iter()
         .enumerate()

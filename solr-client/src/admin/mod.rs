@@ -202,6 +202,7 @@ fn reported_failure(v: &Value, node: &str) -> Option<Error> {
             msg,
             code: code as i32,
             metadata: failure.cloned(),
+            qtime_ms: None,
         },
     })
 }

@@ -66,7 +66,7 @@ pub(crate) fn decode<T: DeserializeOwned>(
                 return Err(Error::Solr {
                     node: resp.timing.node.clone(),
                     status: resp.status.as_u16(),
-                    body: env.error,
+                    body: env.into_body(),
                 });
             }
         }

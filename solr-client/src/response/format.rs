@@ -6,18 +6,13 @@ use std::time::Instant;
 
 use http::header::CONTENT_TYPE;
 use serde::de::DeserializeOwned;
-use serde::Deserialize;
 
-use super::{decode, SolrErrorBody};
+use super::decode;
 use crate::codec::{content_type, reject_encoded, ResponseFormat};
 use crate::error::{snippet, Error, Result};
 use crate::timing::Timing;
 use crate::transport::WireResponse;
-
-#[derive(Deserialize)]
-struct Envelope {
-    error: SolrErrorBody,
-}
+use crate::types::ErrorEnvelope;
 
 /// Decodes `resp`, sent with `wt=format`, into `T`; the parse time (decode of the format
 /// and into `T`) goes into the returned timing.
@@ -69,11 +64,11 @@ pub(crate) fn decode_as<T: DeserializeOwned>(
     let decoded = format.decode_value(&resp.body);
     if !resp.status.is_success() {
         if let Ok(v) = decoded {
-            if let Ok(env) = serde_json::from_value::<Envelope>(v) {
+            if let Ok(env) = serde_json::from_value::<ErrorEnvelope>(v) {
                 return Err(Error::Solr {
                     node,
                     status: resp.status.as_u16(),
-                    body: env.error,
+                    body: env.into_body(),
                 });
             }
         }

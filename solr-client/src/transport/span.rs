@@ -1,6 +1,6 @@
 //! The `solr.attempt` span of every HTTP exchange a base transport makes, and the
-//! `solr.retry` event (no-ops without the `tracing` feature). The call's own span and the
-//! metrics hook are in [`crate::observe`].
+//! `solr.retry` and `solr.error` events (no-ops without the `tracing` feature). The call's
+//! own span and the metrics hook are in [`crate::observe`].
 
 use crate::error::Result;
 #[cfg(feature = "tracing")]
@@ -132,6 +132,52 @@ pub(crate) fn retrying(
     );
     #[cfg(not(feature = "tracing"))]
     let _ = (node, attempt, reason, wait);
+}
+
+/// Whether a failed call is reported at INFO rather than WARN: an answer with a 4xx status
+/// (the request was refused: a bad query, a missing core); everything else (5xx, no answer,
+/// an answer that did not decode, retries exhausted, a redirect not followed) is WARN.
+#[cfg(feature = "tracing")]
+pub(crate) fn refused_by_server(e: &crate::error::Error) -> bool {
+    !matches!(e, crate::error::Error::RetriesExhausted { .. })
+        && e.status().is_some_and(|s| (400..500).contains(&s))
+}
+
+/// A call failed: the `solr.error` event, at INFO for a 4xx answer and WARN otherwise (see
+/// [`refused_by_server`]), with the error's kind, the status, Solr's message and QTime.
+/// Every text goes through the error's redaction: no user info, no header value. `text` is
+/// the error's `Display` on one line.
+#[cfg(feature = "tracing")]
+pub(crate) fn failed(o: &crate::observe::Outcome<'_>, e: &crate::error::Error, text: &str) {
+    use crate::error::{redact, Error};
+    let node = e.node().map(redact);
+    let solr_msg = match e {
+        Error::Solr { body, .. } => Some(redact(&body.msg)),
+        _ => None,
+    };
+    macro_rules! event {
+        ($level:expr) => {
+            tracing::event!(
+                target: "solr_client",
+                $level,
+                kind = e.kind(),
+                status = o.status.or_else(|| e.status()),
+                node = node.as_deref(),
+                method = %o.method,
+                path = %o.path,
+                attempts = o.timing.map(|t| t.attempts.max(1)),
+                qtime_ms = o.timing.and_then(|t| t.qtime_ms),
+                solr_msg = solr_msg.as_deref(),
+                error = text,
+                "solr.error"
+            )
+        };
+    }
+    if refused_by_server(e) {
+        event!(tracing::Level::INFO);
+    } else {
+        event!(tracing::Level::WARN);
+    }
 }
 
 #[cfg(feature = "tracing")]
