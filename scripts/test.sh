@@ -53,7 +53,7 @@ step "fuzz: every target ${FUZZ_SECS:-20} s (FUZZ_SECS=0 skips; needs nightly + 
 if [ "${FUZZ_SECS:-20}" = 0 ]; then
   skip_record "fuzz" "FUZZ_SECS=0" no
 elif ! rustup run nightly rustc --version >/dev/null 2>&1; then
-  skip_record "fuzz" "no nightly Rust toolchain (scripts/setup.sh could not install one)" no
+  skip_record "fuzz" "no nightly Rust toolchain: scripts/setup.sh could not install one" no
 else
   command -v cargo-fuzz >/dev/null 2>&1 || cargo install -q cargo-fuzz --locked
   bash scripts/fuzz.sh "${FUZZ_SECS:-20}"

@@ -215,7 +215,7 @@ async fn bulk(format: &str, cold: &str) {
         } else {
             support::skip::record(
                 "bulk-files: fewer cached MB before the cold run than the hot one",
-                "no residency from fincore (util-linux-extra)",
+                "fincore gave no page-cache residency; scripts/setup.sh installs it, util-linux-extra",
                 support::skip::Installable::BySetup,
             );
         }
