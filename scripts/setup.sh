@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Installs what the project needs on a fresh Debian machine (idempotent): Java 17 and Maven
 # for the local Solr, openssl for its TLS material, libpcap for the pcap witness, curl,
-# iproute2 (`ip`) for the WAN emulation's network namespaces; then
-# builds the Solr launcher (Maven Central) and makes the TLS CA. Run as root (or with sudo).
+# iproute2 (`ip`) for the WAN emulation's network namespaces, util-linux-extra (`fincore`)
+# for the bulk-files page-cache residency; then what the optional checks need
+# (scripts/setup-optional.sh: nightly Rust for fuzzing, BBR); then builds the Solr launcher
+# (Maven Central) and makes the TLS CA. Run as root (or with sudo).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 need=()
-for pkg in openjdk-17-jdk-headless maven openssl curl libpcap-dev pkg-config ca-certificates iproute2; do
+for pkg in openjdk-17-jdk-headless maven openssl curl libpcap-dev pkg-config ca-certificates iproute2 \
+  util-linux-extra; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then
@@ -34,4 +37,5 @@ if ! python3 -c 'import requests' >/dev/null 2>&1; then
     || { [ "$(id -u)" -eq 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-requests >&2; } \
     || { echo "setup: could not install Python requests (pip and apt both failed)" >&2; exit 1; }
 fi
+bash "$ROOT/scripts/setup-optional.sh"
 bash "$ROOT/local-solr/solr.sh" setup

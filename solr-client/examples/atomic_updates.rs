@@ -1,9 +1,13 @@
 //! Atomic updates and optimistic concurrency: change single fields of a stored document,
-//! and refuse a stale write with `_version_`.
+//! and refuse a stale write with `_version_`. Exits with status 1 when the stored fields
+//! are not the updated ones or the stale write is not refused.
 //!
 //! ```text
 //! SOLR_URL=http://127.0.0.1:8983/solr cargo run -p solr-client --example atomic_updates
 //! ```
+
+#[path = "common/check.rs"]
+mod check;
 
 use serde_json::{json, Value};
 use solr_client::{AtomicUpdate, Error, Get, SolrClient};
@@ -29,6 +33,11 @@ async fn main() -> solr_client::Result<()> {
         .await?
         .docs[0];
     println!("after the update: {doc}");
+    check::check_eq(
+        "title_s, popularity, tags_ss after the update",
+        (&doc["title_s"], &doc["popularity"], &doc["tags_ss"]),
+        (&json!("published"), &json!(11), &json!(["a", "b", "c"])),
+    );
 
     // Optimistic concurrency: the first write with the current version wins, the second
     // (same, now stale, version) is refused.
@@ -42,7 +51,7 @@ async fn main() -> solr_client::Result<()> {
             actual,
             ..
         }) => println!("stale write refused: {id} expected {expected:?}, stored {actual:?}"),
-        other => println!("unexpected: {other:?}"),
+        other => check::check(false, &format!("a stale write is refused, got {other:?}")),
     }
     client.delete_by_ids_with(&[id], Some(1000)).await?;
     Ok(())

@@ -1,9 +1,13 @@
 //! One search in every response format (`wt=json`, `xml`, `javabin`, `cbor`): the same
-//! documents and QTime, with the bytes on the wire and the decode time of each.
+//! documents and QTime, with the bytes on the wire and the decode time of each. Exits with
+//! status 1 unless every format decodes the same 20 documents.
 //!
 //! ```text
-//! SOLR_URL=http://127.0.0.1:8983/solr cargo run -p solr-client --example formats
+//! SOLR_URL=http://127.0.0.1:8983/solr cargo run -p solr-client --features javabin,cbor --example formats
 //! ```
+
+#[path = "common/check.rs"]
+mod check;
 
 use serde_json::json;
 use solr_client::{Commit, ResponseFormat, Select, SolrClient};
@@ -22,8 +26,16 @@ async fn main() -> solr_client::Result<()> {
     client.commit(Commit::default()).await?;
 
     let select = Select::new("id:example-fmt-*").rows(20).sort("id asc");
+    let mut first: Option<Vec<_>> = None;
     for f in ResponseFormat::ALL {
         let r = client.with_response_format(f).select(&select).await?;
+        check::check_eq(&format!("{f} numFound"), r.num_found(), docs.len() as u64);
+        // Every format decodes into the same documents.
+        let got = r.docs().to_vec();
+        match &first {
+            None => first = Some(got),
+            Some(want) => check::check_eq(&format!("{f} documents as json's"), &got, want),
+        }
         println!(
             "{f:8} numFound {} QTime {:?} ms, {} bytes, decoded in {:?}",
             r.num_found(),

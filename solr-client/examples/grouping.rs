@@ -1,13 +1,18 @@
 //! Result grouping (Solr reference: "Result Grouping") into a user type, and collapse and
-//! expand (Solr reference: "Collapse and Expand Results").
+//! expand (Solr reference: "Collapse and Expand Results"). Exits with status 1 when a group
+//! or a collapsed head is not the one the catalogue gives (12 books, 4 per category, the
+//! cheapest of each category first).
 //!
 //! ```text
 //! SOLR_URL=http://127.0.0.1:8983/solr cargo run -p solr-client --example grouping
 //! ```
 
+#[path = "common/check.rs"]
+mod check;
 #[path = "common/mod.rs"]
 mod common;
 
+use check::check_eq;
 use solr_client::request::{Collapse, Expand, Group};
 use solr_client::Select;
 
@@ -27,7 +32,9 @@ async fn main() -> solr_client::Result<()> {
         )
         .await?;
     let grouped = r.grouped.expect("group=true answers grouped");
+    let mut seen = Vec::new();
     for (command, result) in grouped.named() {
+        seen.push((command.to_string(), result.matches, result.ngroups));
         println!(
             "{command}: {} matches, {:?} groups",
             result.matches, result.ngroups
@@ -38,11 +45,22 @@ async fn main() -> solr_client::Result<()> {
                 "  {}: {} books, cheapest {cheapest:?}",
                 g.group_value, g.doclist.num_found
             );
+            check_eq("books per category", g.doclist.num_found, 4);
+            check_eq("books shown per group (limit 2)", cheapest.len(), 2);
         }
         if let Some(list) = &result.doclist {
             println!("  {} books", list.num_found);
+            check_eq("books at price <= 15", list.num_found, 5);
         }
     }
+    check_eq(
+        "group commands: (name, matches, groups)",
+        seen,
+        vec![
+            ("category".to_string(), 12, Some(3)),
+            ("price:[0 TO 15]".to_string(), 12, None),
+        ],
+    );
 
     let r = client
         .select_as::<common::Book>(
@@ -53,6 +71,7 @@ async fn main() -> solr_client::Result<()> {
                 .expand(Expand::new().rows(3).sort("price asc")),
         )
         .await?;
+    let mut heads = Vec::new();
     for head in r.docs() {
         let more = r
             .expanded
@@ -63,6 +82,14 @@ async fn main() -> solr_client::Result<()> {
             "collapsed {:?}: {} at {:?}, {more} more",
             head.category, head.id, head.price
         );
+        heads.push((head.id.clone(), head.price, more));
     }
+    // The cheapest book of each category heads it; 3 more each are expanded.
+    let head = |i: usize, price: f64| (format!("example-grouping-{i}"), Some(price), 3);
+    check_eq(
+        "collapsed heads (id, price, expanded)",
+        heads,
+        vec![head(0, 5.0), head(1, 7.5), head(2, 10.0)],
+    );
     Ok(())
 }

@@ -1,11 +1,14 @@
 //! Highlighting (Solr reference: "Highlighting") with the unified highlighter and
 //! per-field options, over an eDisMax query (Solr reference: "The Extended DisMax Query
-//! Parser") with qf, pf, mm and a boost.
+//! Parser") with qf, pf, mm and a boost. Exits with status 1 unless the 4 books about rust
+//! come back, most popular first, each with both words marked in its title.
 //!
 //! ```text
 //! SOLR_URL=http://127.0.0.1:8983/solr cargo run -p solr-client --example highlight
 //! ```
 
+#[path = "common/check.rs"]
+mod check;
 #[path = "common/mod.rs"]
 mod common;
 
@@ -40,6 +43,7 @@ async fn main() -> solr_client::Result<()> {
         .highlighting
         .as_ref()
         .expect("hl=true answers highlighting");
+    let mut ids = Vec::new();
     for book in r.docs() {
         println!("{} {:?}", book.id, book.title);
         if let Some(fields) = hl.get(&book.id) {
@@ -47,6 +51,17 @@ async fn main() -> solr_client::Result<()> {
                 println!("  {field}: {snippets:?}");
             }
         }
+        let title = hl.get(&book.id).and_then(|f| f.get("title"));
+        check::check(
+            title.is_some_and(|s| s.iter().any(|t| t.contains("**rust** client **latency**"))),
+            &format!("{}: both words marked in the title snippet", book.id),
+        );
+        ids.push(book.id.clone());
     }
+    // Rust books are 1, 4, 7 and 10; the boost (popularity 10 i) puts 10 first.
+    let want: Vec<String> = [10, 7, 4, 1]
+        .map(|i| format!("example-highlight-{i}"))
+        .into();
+    check::check_eq("books found, in boosted order", ids, want);
     Ok(())
 }

@@ -1,10 +1,14 @@
 //! Export every response's phases to the application's own metrics with the
 //! `on_response` hook: one HdrHistogram per phase (in-process; swap in the `metrics` crate's
 //! `histogram!` or an OpenTelemetry instrument in the same closure), printed at the end.
+//! Exits with status 1 unless the hook saw every search, and one connection set up.
 //!
 //! ```text
 //! SOLR_URL=http://127.0.0.1:8983/solr cargo run -p solr-client --example metrics_hook
 //! ```
+
+#[path = "common/check.rs"]
+mod check;
 
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
@@ -78,5 +82,12 @@ async fn main() -> solr_client::Result<()> {
             h.max()
         );
     }
+    let count = |phase: &str| map.get(phase).map(Histogram::len);
+    check::check_eq("responses the hook saw", count("total"), Some(n));
+    check::check_eq(
+        "connections set up (pooled)",
+        count("connection_setup"),
+        Some(1),
+    );
     Ok(())
 }

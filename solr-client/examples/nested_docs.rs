@@ -1,9 +1,13 @@
 //! Nested (child) documents: index a parent with labelled children, read the block back
-//! with the `[child]` transformer, and find children by their parent.
+//! with the `[child]` transformer, and find children by their parent. Exits with status 1
+//! unless both children come back both ways.
 //!
 //! ```text
-//! SOLR_URL=http://127.0.0.1:8983/solr cargo run -p solr-client --example nested_docs
+//! SOLR_URL=http://127.0.0.1:8983/solr cargo run -p solr-client --features javabin --example nested_docs
 //! ```
+
+#[path = "common/check.rs"]
+mod check;
 
 use serde_json::json;
 use solr_client::{Commit, Select, SolrClient, UpdateFormat};
@@ -31,9 +35,19 @@ async fn main() -> solr_client::Result<()> {
     let r = client
         .select(&Select::new("id:example-order-1").fl("id,title,lines,name_s,[child]"))
         .await?;
-    println!(
-        "parent with children: {}",
-        serde_json::Value::Object(r.docs()[0].clone())
+    check::check_eq("parents found", r.docs().len(), 1);
+    let parent = serde_json::Value::Object(r.docs()[0].clone());
+    println!("parent with children: {parent}");
+    let names: Vec<_> = parent["lines"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|l| l["name_s"].clone())
+        .collect();
+    check::check_eq(
+        "children under lines",
+        names,
+        vec![json!("pen"), json!("ink")],
     );
     let kids = client
         .select(&Select::new(
@@ -41,6 +55,7 @@ async fn main() -> solr_client::Result<()> {
         ))
         .await?;
     println!("children found by parent: {}", kids.num_found());
+    check::check_eq("children found by parent", kids.num_found(), 2);
     client
         .delete_by_query_with("_root_:example-order-1", Some(1000))
         .await?;

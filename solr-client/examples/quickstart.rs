@@ -3,7 +3,11 @@
 //! ```text
 //! SOLR_URL=http://127.0.0.1:8983/solr cargo run -p solr-client --example quickstart
 //! ```
-//! `SOLR_CA` names a CA PEM file to trust for https.
+//! `SOLR_CA` names a CA PEM file to trust for https. Exits with status 1 when an answer is
+//! not the expected one (5 documents sent, 5 found).
+
+#[path = "common/check.rs"]
+mod check;
 
 use serde::Serialize;
 use solr_client::{Commit, Select, SolrClient, TlsOptions, TransportKind};
@@ -44,11 +48,17 @@ async fn main() -> solr_client::Result<()> {
         "added {} docs (QTime {:?} ms)",
         added.docs_sent, added.header.qtime
     );
+    check::check_eq("documents sent", added.docs_sent, books.len());
     client.commit(Commit::default()).await?;
 
     for i in 0..3 {
         let r = client
-            .select(&Select::new("title:solr").fq("category:books").rows(5))
+            .select(
+                &Select::new("title:solr")
+                    .fq("category:books")
+                    .fq("id:example-book-*")
+                    .rows(5),
+            )
             .await?;
         let t = &r.timing;
         println!(
@@ -63,6 +73,7 @@ async fn main() -> solr_client::Result<()> {
             t.connection_id,
             t.reused
         );
+        check::check_eq("hits", r.num_found(), books.len() as u64);
     }
     let ids: Vec<&str> = books.iter().map(|b| b.id.as_str()).collect();
     client.delete_by_ids(&ids).await?;

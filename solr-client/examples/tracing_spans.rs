@@ -1,19 +1,20 @@
 //! Print the client's `tracing` spans with `tracing-subscriber`'s fmt output: one
 //! `solr.request` span per call and one `solr.attempt` span per HTTP exchange, with the
 //! node, path, status, whether the connection was reused, QTime and every phase in ms.
+//! Exits with status 1 unless the search on a core that does not exist is `Error::NotFound`.
 //!
 //! ```text
 //! SOLR_URL=http://127.0.0.1:8983/solr cargo run -p solr-client --features tracing --example tracing_spans
 //! ```
 
-use solr_client::{Select, SolrClient, TransportKind};
+#[path = "common/check.rs"]
+mod check;
+
+use solr_client::{Error, Select, SolrClient, TransportKind};
 use tracing_subscriber::fmt::format::FmtSpan;
 
 #[tokio::main]
 async fn main() -> solr_client::Result<()> {
-    if !cfg!(feature = "tracing") {
-        println!("built without the `tracing` feature: no spans; run with --features tracing");
-    }
     // A span's fields are printed when it closes, once every field is recorded.
     tracing_subscriber::fmt()
         .with_max_level(tracing_subscriber::filter::LevelFilter::DEBUG)
@@ -34,8 +35,9 @@ async fn main() -> solr_client::Result<()> {
     let wrong = SolrClient::builder(&url)
         .collection("no_such_core")
         .build()?;
-    if let Err(e) = wrong.select(&Select::new("*:*")).await {
-        println!("{e}");
+    match wrong.select(&Select::new("*:*")).await {
+        Err(e @ Error::NotFound { .. }) => println!("{e}"),
+        other => check::check(false, &format!("a missing core is NotFound, got {other:?}")),
     }
     Ok(())
 }

@@ -1,8 +1,13 @@
 //! The same 20 searches through every transport: connections opened and median latency.
+//! Exits with status 1 when a transport opened another number of connections than its
+//! design says: one per search for `fresh`, one in all for the others.
 //!
 //! ```text
-//! SOLR_URL=http://127.0.0.1:8983/solr cargo run -p solr-client --example transports
+//! SOLR_URL=http://127.0.0.1:8983/solr cargo run -p solr-client --all-features --example transports
 //! ```
+
+#[path = "common/check.rs"]
+mod check;
 
 use solr_client::{Select, SolrClient, TlsOptions, TransportKind};
 
@@ -34,15 +39,18 @@ async fn main() -> solr_client::Result<()> {
             }
             totals.sort();
             qtimes.sort();
+            let opened = client.transport().stats().connections_opened;
             println!(
                 "{:<14} {:>11} {:>10.2} {:>10}",
                 client.transport().name(),
-                client.transport().stats().connections_opened,
+                opened,
                 totals[totals.len() / 2].as_secs_f64() * 1000.0,
                 qtimes
                     .get(qtimes.len() / 2)
                     .map_or("-".to_string(), |q| q.to_string())
             );
+            let want = if kind == TransportKind::Fresh { 20 } else { 1 };
+            check::check_eq(&format!("{kind:?} connections"), opened, want);
         }
     }
     Ok(())

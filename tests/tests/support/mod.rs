@@ -5,6 +5,7 @@
 pub mod doc_counts;
 pub mod fault_server;
 pub mod h2_fault;
+pub mod skip;
 pub mod tcp_relay;
 
 use std::sync::OnceLock;
