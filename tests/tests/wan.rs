@@ -311,7 +311,14 @@ async fn sweep_follows_round_trips_with_exact_witnesses() {
                 (1, 1, Some(1)),
                 "pooled at RTT {rtt}"
             );
-            assert!(f.witnesses_agree && p.witnesses_agree);
+            for x in [&f, &p] {
+                assert_eq!(
+                    (x.witnesses_agree, x.witnesses_counted.as_str()),
+                    (Some(true), "connector+kernel+pcap"),
+                    "{} at RTT {rtt}",
+                    x.transport
+                );
+            }
             assert_eq!(
                 f.round_trips,
                 3 + transport_bench::sweep::slow_start_rounds(p.bytes_in_mean),
