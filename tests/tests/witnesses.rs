@@ -178,3 +178,63 @@ async fn a_hidden_extra_connection_makes_the_witnesses_disagree() {
     }
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// The `--rate` rule: in an open loop a pool opens connections as requests overlap, so its
+/// expectation is the in-flight cap (`--max-in-flight 4`), met when it opens at most that;
+/// the three witnesses still count the same number exactly.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_open_loop_pool_is_held_to_its_in_flight_cap() {
+    use clap::Parser;
+    use transport_bench::report::load_summary;
+    let url = support::standalone().url(None).expect("url").to_string();
+    let out = std::env::temp_dir().join(support::tag("witness-open-loop"));
+    {
+        let _g = support::exclusive().await;
+        let cli = transport_bench::Cli::parse_from([
+            "transport-bench",
+            "study",
+            "--url",
+            &url,
+            "--docs",
+            "0",
+            "--mixed",
+            "0",
+            "--searches",
+            "40",
+            "--warmup",
+            "0",
+            "--reps",
+            "1",
+            "--rate",
+            "400",
+            "--max-in-flight",
+            "4",
+            "--transports",
+            "pooled",
+            "--gzip",
+            "off",
+            "--quiet",
+            "--out",
+            out.to_str().expect("utf-8 path"),
+        ]);
+        transport_bench::run(cli).await.expect("study runs");
+    }
+    let r = load_summary(&out).expect("summary.json");
+    let t = &r.transports[0];
+    let w = &t.witnesses;
+    assert_eq!((t.wall.n, t.errors, w.requests), (40, 0, 40));
+    assert_eq!(w.expected, 4, "the in-flight cap");
+    assert!(
+        (1..=4).contains(&w.connector),
+        "pooled opened {}",
+        w.connector
+    );
+    assert_eq!(
+        (w.kernel_active_opens, w.pcap_syns),
+        (w.connector, Some(w.connector)),
+        "kernel and pcap count what the connector opened"
+    );
+    assert_eq!((w.agree, w.within_expected), (Some(true), Some(true)));
+    assert!(!r.verdict.contains("UNEXPECTED"), "{}", r.verdict);
+    let _ = std::fs::remove_dir_all(&out);
+}
