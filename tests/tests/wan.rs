@@ -393,7 +393,7 @@ async fn sweep_names_witnesses_that_disagree() {
                 "1",
                 "--quiet",
                 "--wan-prefix",
-                "stbt",
+                "stbd",
             ],
             &dir,
         ));
