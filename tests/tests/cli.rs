@@ -3,6 +3,8 @@
 //! of a run with itself, and `report` re-rendering from raw records; and the binary's
 //! messages and exit codes, run as a child process ([`the_binary_says_what_is_so`]).
 
+use std::path::PathBuf;
+
 use clap::Parser;
 use transport_bench::report::{compare, load_summary};
 use transport_bench::{run, Cli};
@@ -346,6 +348,39 @@ async fn small_study(url: &str, transport: &str, extra: &[&str], out: &std::path
     run(Cli::parse_from(args)).await.expect("study runs");
 }
 
+/// Two studies under `dir` with no transport in common: `alone` (fresh) counted by the
+/// connector alone (a URL the client cannot be isolated for, `--no-pcap`), asserted to say so
+/// instead of claiming agreement; `counted` (pooled) with all three witnesses.
+fn two_runs_with_nothing_in_common(dir: &std::path::Path) -> (PathBuf, PathBuf) {
+    let url = support::standalone().url(None).expect("url").to_string();
+    let (alone, counted) = (dir.join("alone"), dir.join("counted"));
+    tokio::runtime::Runtime::new()
+        .expect("runtime")
+        .block_on(async {
+            let _g = support::exclusive().await;
+            // `localhost` is no IPv4 loopback address: the client cannot be isolated.
+            let via_name = url.replace("127.0.0.1", "localhost");
+            small_study(&via_name, "fresh", &["--no-pcap"], &alone).await;
+            small_study(&url, "pooled", &[], &counted).await;
+        });
+    let r = load_summary(&alone).expect("summary.json");
+    let w = &r.transports[0].witnesses;
+    assert_eq!(
+        (w.connector, w.counted.as_slice(), w.agree),
+        (5, &["connector".to_string()][..], None)
+    );
+    assert!(
+        r.verdict.starts_with(
+            "verdict: 1 of 3 witnesses: connector only (kernel: not isolated, pcap: no capture): \
+             no agreement checked; "
+        ),
+        "{}",
+        r.verdict
+    );
+    assert!(!r.verdict.contains("agree;"), "{}", r.verdict);
+    (alone, counted)
+}
+
 /// What the binary prints says what is so, with the exit code to match: a missing capture
 /// file is one line with the OS error once; a `--url` with credentials is refused with where
 /// they go instead (`SOLR_BASIC_AUTH`), never echoing them; `compare` of two runs with no
@@ -395,33 +430,7 @@ fn the_binary_says_what_is_so() {
         "{err}"
     );
 
-    let url = support::standalone().url(None).expect("url").to_string();
-    let (alone, counted) = (dir.join("alone"), dir.join("counted"));
-    tokio::runtime::Runtime::new()
-        .expect("runtime")
-        .block_on(async {
-            let _g = support::exclusive().await;
-            // `localhost` is no IPv4 loopback address: the client cannot be isolated.
-            let via_name = url.replace("127.0.0.1", "localhost");
-            small_study(&via_name, "fresh", &["--no-pcap"], &alone).await;
-            small_study(&url, "pooled", &[], &counted).await;
-        });
-    let r = load_summary(&alone).expect("summary.json");
-    let w = &r.transports[0].witnesses;
-    assert_eq!(
-        (w.connector, w.counted.as_slice(), w.agree),
-        (5, &["connector".to_string()][..], None)
-    );
-    assert!(
-        r.verdict.starts_with(
-            "verdict: 1 of 3 witnesses: connector only (kernel: not isolated, pcap: no capture): \
-             no agreement checked; "
-        ),
-        "{}",
-        r.verdict
-    );
-    assert!(!r.verdict.contains("agree;"), "{}", r.verdict);
-
+    let (alone, counted) = two_runs_with_nothing_in_common(&dir);
     let (a, b) = (alone.display().to_string(), counted.display().to_string());
     let (code, err) = binary(&["compare", &a, &b]);
     assert_eq!(

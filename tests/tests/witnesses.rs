@@ -7,6 +7,10 @@
 //! is still returning, and the connect often wins: 1 to 4 connections for 20 sequential
 //! searches were seen here. It must still reuse (fewer than 20), and both witnesses must
 //! agree on whatever it did.
+//!
+//! The witnesses can disagree in a real run: the hidden `--witness-self-test` opens a
+//! connection the connector does not see, and the report must say WITNESSES DISAGREE. An
+//! open loop (`--rate`) holds a pool to its in-flight cap.
 
 use solr_client::{Select, TransportKind};
 use transport_bench::witness::isolation::ClientNamespace;
@@ -155,8 +159,15 @@ async fn a_hidden_extra_connection_makes_the_witnesses_disagree() {
         "{txt}"
     );
 
-    // The same run as one saved before `counted` existed, claiming agreement.
-    let path = out.join("summary.json");
+    old_summary_rerenders_with_the_disagreement(&out);
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+/// The run in `dir` (witnesses that disagree) rewritten as one saved before `counted` existed,
+/// claiming agreement: `report` re-renders it with the disagreement recomputed from the counts.
+fn old_summary_rerenders_with_the_disagreement(dir: &std::path::Path) {
+    use transport_bench::report::load_summary;
+    let path = dir.join("summary.json");
     let mut old = support::read_json(&path);
     for t in old["transports"].as_array_mut().expect("transports") {
         let w = t["witnesses"].as_object_mut().expect("witnesses");
@@ -165,8 +176,8 @@ async fn a_hidden_extra_connection_makes_the_witnesses_disagree() {
         w.insert("agree".into(), serde_json::json!(true));
     }
     std::fs::write(&path, serde_json::to_vec_pretty(&old).expect("json")).expect("write");
-    transport_bench::rerender_any(&out, &mut Vec::new()).expect("the old run re-renders");
-    let again = load_summary(&out).expect("summary.json re-rendered");
+    transport_bench::rerender_any(dir, &mut Vec::new()).expect("the old run re-renders");
+    let again = load_summary(dir).expect("summary.json re-rendered");
     for t in &again.transports {
         assert_eq!(
             t.witnesses.agree,
@@ -176,7 +187,6 @@ async fn a_hidden_extra_connection_makes_the_witnesses_disagree() {
         );
         assert_eq!(t.witnesses.counted, ["connector", "kernel", "pcap"]);
     }
-    let _ = std::fs::remove_dir_all(&out);
 }
 
 /// The `--rate` rule: in an open loop a pool opens connections as requests overlap, so its
