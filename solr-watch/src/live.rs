@@ -384,12 +384,8 @@ impl SavedCapture {
     /// checked by [`crate::layout::impossible_timestamp`]) keeps the frames before the flaw
     /// and says what and where, by file and byte offset.
     pub fn read(path: &Path) -> Result<SavedCapture> {
-        let mut cap = pcap::Capture::from_file(path).with_context(|| {
-            format!(
-                "cannot read capture {} (not pcap or pcapng?)",
-                path.display()
-            )
-        })?;
+        let mut cap = pcap::Capture::from_file(path)
+            .with_context(|| format!("cannot read capture {}", path.display()))?;
         let link = cap.get_datalink().0;
         let mut frames = Vec::new();
         let mut error = None;

@@ -1,6 +1,9 @@
 //! `transport-bench` end to end, in-process: a study of 20 searches per transport against
 //! the real local Solr, its three witnesses, its JSON against the published schema, `compare`
-//! of a run with itself, and `report` re-rendering from raw records.
+//! of a run with itself, and `report` re-rendering from raw records; and the binary's
+//! messages and exit codes, run as a child process ([`the_binary_says_what_is_so`]).
+
+use std::path::PathBuf;
 
 use clap::Parser;
 use transport_bench::report::{compare, load_summary};
@@ -74,11 +77,17 @@ async fn study_witnesses_schema_compare_report() {
             "{name}: pcap (run the tests as root)"
         );
         assert_eq!(w.pcap_dropped, Some(0), "{name}: capture drops");
-        assert!(w.agree);
+        assert_eq!(w.counted, ["connector", "kernel", "pcap"], "{name}");
+        assert_eq!(w.agree, Some(true), "{name}");
         assert_eq!(t.wall.n, 20);
         assert_eq!(t.errors, 0);
     }
-    assert!(r.verdict.starts_with("verdict: "), "{}", r.verdict);
+    assert!(
+        r.verdict
+            .starts_with("verdict: 3 of 3 witnesses counted (connector, kernel, pcap) and agree; "),
+        "{}",
+        r.verdict
+    );
     let report_txt = std::fs::read_to_string(one.join("report.txt")).expect("report.txt");
     assert_eq!(
         report_txt.lines().last(),
@@ -289,4 +298,151 @@ async fn a_run_where_every_request_failed_is_an_error_with_the_reason_first() {
         assert!(first.contains("(16 of 16)"), "{cmd}: {first}");
         assert!(!out.exists(), "{cmd}: no report of a failed run");
     }
+}
+
+/// Set in the child process of [`the_binary_says_what_is_so`]: the arguments, as JSON.
+const CHILD_ARGS: &str = "E2E_TRANSPORT_BENCH_ARGS";
+
+/// Runs `transport-bench ARGS` as the binary does (`main.rs`: clap's parse, then
+/// [`transport_bench::cli::exit_code`] and `process::exit`) in a child process, this test
+/// binary again in [`the_binary_says_what_is_so`]: its exit code and stderr.
+fn binary(args: &[&str]) -> (i32, String) {
+    let out = std::process::Command::new(std::env::current_exe().expect("test binary"))
+        .args([
+            "--exact",
+            "cli::the_binary_says_what_is_so",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD_ARGS, serde_json::to_string(args).expect("json"))
+        .output()
+        .expect("child runs");
+    let code = out.status.code().unwrap_or(-1);
+    (code, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// A study of 5 searches through `transport` into `out`, extra options first.
+async fn small_study(url: &str, transport: &str, extra: &[&str], out: &std::path::Path) {
+    let mut args = vec!["transport-bench", "study", "--url", url];
+    args.extend_from_slice(extra);
+    let out = out.display().to_string();
+    args.extend([
+        "--docs",
+        "0",
+        "--mixed",
+        "0",
+        "--searches",
+        "5",
+        "--warmup",
+        "0",
+        "--reps",
+        "1",
+        "--transports",
+        transport,
+        "--gzip",
+        "off",
+        "--quiet",
+        "--out",
+        &out,
+    ]);
+    run(Cli::parse_from(args)).await.expect("study runs");
+}
+
+/// Two studies under `dir` with no transport in common: `alone` (fresh) counted by the
+/// connector alone (a URL the client cannot be isolated for, `--no-pcap`), asserted to say so
+/// instead of claiming agreement; `counted` (pooled) with all three witnesses.
+fn two_runs_with_nothing_in_common(dir: &std::path::Path) -> (PathBuf, PathBuf) {
+    let url = support::standalone().url(None).expect("url").to_string();
+    let (alone, counted) = (dir.join("alone"), dir.join("counted"));
+    tokio::runtime::Runtime::new()
+        .expect("runtime")
+        .block_on(async {
+            let _g = support::exclusive().await;
+            // `localhost` is no IPv4 loopback address: the client cannot be isolated.
+            let via_name = url.replace("127.0.0.1", "localhost");
+            small_study(&via_name, "fresh", &["--no-pcap"], &alone).await;
+            small_study(&url, "pooled", &[], &counted).await;
+        });
+    let r = load_summary(&alone).expect("summary.json");
+    let w = &r.transports[0].witnesses;
+    assert_eq!(
+        (w.connector, w.counted.as_slice(), w.agree),
+        (5, &["connector".to_string()][..], None)
+    );
+    assert!(
+        r.verdict.starts_with(
+            "verdict: 1 of 3 witnesses: connector only (kernel: not isolated, pcap: no capture): \
+             no agreement checked; "
+        ),
+        "{}",
+        r.verdict
+    );
+    assert!(!r.verdict.contains("agree;"), "{}", r.verdict);
+    (alone, counted)
+}
+
+/// What the binary prints says what is so, with the exit code to match: a missing capture
+/// file is one line with the OS error once; a `--url` with credentials is refused with where
+/// they go instead (`SOLR_BASIC_AUTH`), never echoing them; `compare` of two runs with no
+/// transport in common is an error naming both sides. The first of those two runs counted
+/// with the connector alone (a URL the client cannot be isolated for, `--no-pcap`), and its
+/// verdict says so instead of claiming agreement.
+#[test]
+fn the_binary_says_what_is_so() {
+    if let Ok(args) = std::env::var(CHILD_ARGS) {
+        let args: Vec<String> = serde_json::from_str(&args).expect("arguments");
+        let cli = Cli::parse_from(std::iter::once("transport-bench".to_string()).chain(args));
+        let rt = tokio::runtime::Runtime::new().expect("runtime");
+        std::process::exit(rt.block_on(transport_bench::cli::exit_code(cli)));
+    }
+    let dir = std::env::temp_dir().join(support::tag("cli-binary"));
+    let missing = dir.join("missing.pcapng");
+    let (code, err) = binary(&["watch", "--read", missing.to_str().expect("utf-8")]);
+    assert_eq!(
+        (code, err.as_str()),
+        (
+            1,
+            format!(
+                "transport-bench: error: cannot read capture {}: No such file or directory (os error 2)\n",
+                missing.display()
+            )
+            .as_str()
+        )
+    );
+
+    let (code, err) = binary(&[
+        "audit",
+        "--url",
+        "http://auditor:s3cret-pw@127.0.0.1:1/solr",
+    ]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        err.lines().next(),
+        Some(
+            "error: --url: user info (user:password@) is refused: the URL is written into the \
+             run's reports; give the URL without it and the credentials in the environment, \
+             SOLR_BASIC_AUTH=user:password"
+        ),
+        "{err}"
+    );
+    assert!(
+        !err.contains("s3cret-pw") && !err.contains("auditor"),
+        "{err}"
+    );
+
+    let (alone, counted) = two_runs_with_nothing_in_common(&dir);
+    let (a, b) = (alone.display().to_string(), counted.display().to_string());
+    let (code, err) = binary(&["compare", &a, &b]);
+    assert_eq!(
+        (code, err.as_str()),
+        (
+            1,
+            format!(
+                "transport-bench: error: {a} and {b}: nothing to compare: no workload and \
+                 transport in common (baseline: search fresh; contender: search pooled)\n"
+            )
+            .as_str()
+        )
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -144,7 +144,8 @@ async fn witnesses_agree_exactly_beside_connection_churn() {
             "{name}: no SYN retransmitted"
         );
         assert_eq!(w.pcap_dropped, Some(0), "{name}: capture drops");
-        assert!(w.agree, "{name}: witnesses agree");
+        assert_eq!(w.counted, ["connector", "kernel", "pcap"], "{name}");
+        assert_eq!(w.agree, Some(true), "{name}: witnesses agree");
         assert_eq!((t.wall.n, t.errors), (20, 0), "{name}: all answered");
     }
     assert!(!r.verdict.contains("DISAGREE"), "{}", r.verdict);

@@ -343,7 +343,14 @@ async fn sweep_follows_round_trips_with_exact_witnesses() {
                 (1, 1, Some(1)),
                 "pooled at RTT {rtt}"
             );
-            assert!(f.witnesses_agree && p.witnesses_agree);
+            for x in [&f, &p] {
+                assert_eq!(
+                    (x.witnesses_agree, x.witnesses_counted.as_str()),
+                    (Some(true), "connector+kernel+pcap"),
+                    "{} at RTT {rtt}",
+                    x.transport
+                );
+            }
             assert_eq!(
                 f.round_trips,
                 3 + transport_bench::sweep::slow_start_rounds(p.bytes_in_mean),
@@ -382,6 +389,90 @@ async fn sweep_follows_round_trips_with_exact_witnesses() {
         assert!(attempt < 3, "{}", log.join("\n"));
     }
     eprintln!("{}", log.join("\n"));
+}
+
+/// `sweep --witness-self-test 1`: one extra connection to the proxy from the app namespace
+/// beside each transport run. At both points (RTT 0 and RTT 0 again) every row says the
+/// witnesses disagree, with the counts exactly (fresh 5 / 6 / 6, pooled 1 / 2 / 2), and the
+/// verdict names each run first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sweep_names_witnesses_that_disagree() {
+    use clap::Parser;
+    use transport_bench::sweep::SweepReport;
+    let url = support::standalone().url(None).expect("url").to_string();
+    let dir = std::env::temp_dir().join(support::tag("wan-sweep-disagree"));
+    {
+        let _g = support::exclusive().await;
+        let cli = transport_bench::Cli::parse_from(args(
+            &[
+                "transport-bench",
+                "sweep",
+                "--url",
+                &url,
+                "--rtt",
+                "0",
+                "--docs",
+                "0",
+                "--searches",
+                "5",
+                "--warmup",
+                "0",
+                "--transports",
+                "fresh,pooled",
+                "--gzip",
+                "off",
+                "--witness-self-test",
+                "1",
+                "--quiet",
+                "--wan-prefix",
+                "stbd",
+            ],
+            &dir,
+        ));
+        transport_bench::run(cli).await.expect("sweep runs");
+    }
+    let r: SweepReport =
+        serde_json::from_slice(&std::fs::read(dir.join("sweep.json")).expect("sweep.json written"))
+            .expect("sweep.json parses as the published type");
+    assert_eq!(r.rows.len(), 2, "RTT 0: fresh and pooled");
+    for x in &r.rows {
+        let opened = if x.transport == "fresh" { 5 } else { 1 };
+        assert_eq!(
+            (
+                x.conns_connector,
+                x.conns_kernel,
+                x.conns_pcap,
+                x.conns_expected
+            ),
+            (opened, opened + 1, Some(opened + 1), opened),
+            "{}",
+            x.transport
+        );
+        assert_eq!(
+            (
+                x.witnesses_agree,
+                x.witnesses_counted.as_str(),
+                x.conns_within_expected
+            ),
+            (Some(false), "connector+kernel+pcap", Some(true)),
+            "{}",
+            x.transport
+        );
+    }
+    assert!(
+        r.verdict.starts_with(
+            "verdict: WITNESSES DISAGREE for TLS 1.3 RTT 0 fresh (connector 5, kernel 6, pcap 6), \
+             TLS 1.3 RTT 0 pooled (connector 1, kernel 2, pcap 2), \
+             TLS 1.3 RTT 0 again fresh (connector 5, kernel 6, pcap 6), \
+             TLS 1.3 RTT 0 again pooled (connector 1, kernel 2, pcap 2); \
+             3 of 3 witnesses counted (connector, kernel, pcap); "
+        ),
+        "{}",
+        r.verdict
+    );
+    let txt = std::fs::read_to_string(dir.join("sweep.txt")).expect("sweep.txt");
+    assert_eq!(txt.lines().last(), Some(r.verdict.as_str()), "{txt}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// `large-responses` at rows 10 and 1000 through RTT 20 ms and 100 Mbit/s: gzip puts fewer

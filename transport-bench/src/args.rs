@@ -73,16 +73,17 @@ impl clap::builder::TypedValueParser for SolrUrl {
 
 /// Checks a `--url` value: an http(s) URL without user info. Credentials in the URL would be
 /// written into every report, JSON and CSV file of the run, so they are refused with a message
-/// that does not repeat them.
+/// that does not repeat them and says where they go instead (`SOLR_BASIC_AUTH`, which every
+/// command taking `--url` reads).
 pub fn check_solr_url(raw: &str) -> std::result::Result<String, String> {
     let url = url::Url::parse(raw).map_err(|e| format!("not a URL ({e})"))?;
     if !url.username().is_empty() || url.password().is_some() {
-        return Err(
-            "user info (user:password@) is not accepted: it would be written into \
-             the run's reports; give the URL without it (Solr with basic auth is not supported \
-             by the benchmark commands)"
-                .into(),
-        );
+        return Err(format!(
+            "user info (user:password@) is refused: the URL is written into the run's \
+             reports; give the URL without it and the credentials in the environment, \
+             {}=user:password",
+            crate::auth::ENV
+        ));
     }
     if !matches!(url.scheme(), "http" | "https") {
         return Err(format!("must be http or https, not {}", url.scheme()));

@@ -1,19 +1,10 @@
-//! `transport-bench` entry point: parse, run, print the whole error chain.
+//! `transport-bench` entry point: parse, run, print the whole error chain
+//! ([`transport_bench::cli::exit_code`]).
 
 use clap::Parser;
 
 #[tokio::main]
 async fn main() {
     let cli = transport_bench::Cli::parse();
-    if let Err(e) = transport_bench::run(cli).await {
-        // A closed stdout (`transport-bench ... | head`) is not an error.
-        if e.chain().any(|c| {
-            c.downcast_ref::<std::io::Error>()
-                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-        }) {
-            std::process::exit(0);
-        }
-        eprintln!("transport-bench: error: {e:#}");
-        std::process::exit(1);
-    }
+    std::process::exit(transport_bench::cli::exit_code(cli).await);
 }

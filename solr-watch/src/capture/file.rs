@@ -69,20 +69,14 @@ impl fmt::Display for ReadError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ReadError::NotACapture => f.write_str("not a pcap or pcapng file"),
-            ReadError::Io(e) => write!(f, "reading failed: {e}"),
+            // The OS error once: its text is the message, it is no source of its own.
+            ReadError::Io(e) => write!(f, "{e}"),
             ReadError::Flaw(x) => write!(f, "{} at byte {}: {}", x.kind.name(), x.offset, x.what),
         }
     }
 }
 
-impl std::error::Error for ReadError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            ReadError::Io(e) => Some(e),
-            _ => None,
-        }
-    }
-}
+impl std::error::Error for ReadError {}
 
 impl From<io::Error> for ReadError {
     fn from(e: io::Error) -> Self {

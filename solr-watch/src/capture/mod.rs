@@ -107,8 +107,8 @@ pub fn scan(
     mut each: impl FnMut(&Packet<'_>) -> bool,
 ) -> Result<(u64, Option<String>)> {
     let file = path.display();
-    let mut reader = CaptureReader::open(path)
-        .with_context(|| format!("cannot read capture {file} (not pcap or pcapng?)"))?;
+    let mut reader =
+        CaptureReader::open(path).with_context(|| format!("cannot read capture {file}"))?;
     let now_us = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_micros() as u64);

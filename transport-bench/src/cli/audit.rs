@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use solr_client::transport::{Pooled, PooledConfig};
 use solr_client::TransportKind;
 
-use super::groups::{CaptureArgs, OutputArgs, SolrTargetArgs};
+use super::groups::{CaptureArgs, OutputArgs, SolrTargetArgs, WitnessSelfTestArgs};
 use super::response_format::ResponseFormatArgs;
 use super::wan::WanArgs;
 use crate::scenario::{idle, study, wan};
@@ -42,6 +42,9 @@ pub struct AuditArgs {
     /// The pcap SYN witness.
     #[command(flatten)]
     pub capture: CaptureArgs,
+    /// The witnesses' self-test (hidden).
+    #[command(flatten)]
+    pub self_test: WitnessSelfTestArgs,
     /// Where the run's files go.
     #[command(flatten)]
     pub output: OutputArgs,
@@ -96,6 +99,7 @@ impl AuditArgs {
             vector_dim: 0,
             capture_dir: None,
             quiet: self.output.quiet,
+            self_test_connects: self.self_test.witness_self_test,
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 
 use crate::report::{compare, load_summary};
 
@@ -15,10 +15,18 @@ pub struct CompareArgs {
     pub contender: PathBuf,
 }
 
-/// Runs `compare`: prints the differences and the noise margin.
+/// Runs `compare`: prints the differences and the noise margin; two runs with no workload and
+/// transport in common are an error that names both sides' runs.
 pub fn run(a: CompareArgs) -> Result<()> {
     let base = load_summary(&a.baseline)?;
     let other = load_summary(&a.contender)?;
+    if let Some(why) = compare::nothing_in_common(&base, &other) {
+        bail!(
+            "{} and {}: {why}",
+            a.baseline.display(),
+            a.contender.display()
+        );
+    }
     let diffs = compare::compare(&base, &other);
     compare::print(&diffs, &mut std::io::stdout().lock())
 }

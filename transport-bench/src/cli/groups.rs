@@ -155,6 +155,17 @@ impl CaptureArgs {
     }
 }
 
+/// `--witness-self-test` (hidden): checks that the witnesses can disagree.
+#[derive(Debug, Clone, clap::Args)]
+pub struct WitnessSelfTestArgs {
+    /// Self-test of the witnesses, not a measurement: open this many extra TCP connections to
+    /// Solr from the client's network namespace in each measured run, beside the transport.
+    /// The kernel and pcap witnesses count them and the connector does not, so the report
+    /// must say WITNESSES DISAGREE.
+    #[arg(value_parser = crate::args::count::<u32, 0, 100>, long, hide = true, default_value_t = 0)]
+    pub witness_self_test: u32,
+}
+
 /// `lo` for a loopback URL, `any` otherwise.
 pub fn default_interface(url: &str) -> String {
     let host = url::Url::parse(url)

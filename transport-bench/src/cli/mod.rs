@@ -115,3 +115,20 @@ pub(crate) fn parse_command(cmd: &str, extra: &[&str]) -> Command {
         .chain(extra.iter().copied());
     Cli::parse_from(argv).command
 }
+
+/// What the binary does with a parsed command line: runs it and returns the process's exit
+/// code: 0, also when stdout was closed (`transport-bench ... | head`); 1 on an error, whose
+/// whole chain is printed on stderr as one `transport-bench: error: ...` line.
+pub async fn exit_code(cli: Cli) -> i32 {
+    let Err(e) = run(cli).await else {
+        return 0;
+    };
+    if e.chain().any(|c| {
+        c.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    }) {
+        return 0;
+    }
+    eprintln!("transport-bench: error: {e:#}");
+    1
+}

@@ -4,7 +4,9 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
-use super::groups::{CaptureArgs, OutputArgs, RunArgs, SolrTargetArgs, TransportMatrixArgs};
+use super::groups::{
+    CaptureArgs, OutputArgs, RunArgs, SolrTargetArgs, TransportMatrixArgs, WitnessSelfTestArgs,
+};
 use super::response_format::ResponseFormatArgs;
 use super::wan::WanArgs;
 use crate::load::Load;
@@ -74,6 +76,9 @@ pub struct StudyArgs {
     /// The pcap SYN witness.
     #[command(flatten)]
     pub capture: CaptureArgs,
+    /// The witnesses' self-test (hidden).
+    #[command(flatten)]
+    pub self_test: WitnessSelfTestArgs,
     /// Save each transport's first-repetition capture as pcapng here.
     #[arg(long)]
     pub save_captures: Option<PathBuf>,
@@ -125,6 +130,7 @@ impl StudyArgs {
             query: None,
             capture_dir: self.save_captures.clone(),
             quiet: self.output.quiet,
+            self_test_connects: self.self_test.witness_self_test,
         })
     }
 }

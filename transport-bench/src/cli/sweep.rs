@@ -4,7 +4,7 @@
 
 use anyhow::Result;
 
-use super::groups::TransportMatrixArgs;
+use super::groups::{TransportMatrixArgs, WitnessSelfTestArgs};
 use super::wan::WanCommandArgs;
 use crate::scenario::sweep::{self, SweepConfig, TlsChoice};
 
@@ -48,6 +48,9 @@ pub struct SweepArgs {
     /// The transports and gzip settings every search runs through.
     #[command(flatten)]
     pub matrix: TransportMatrixArgs,
+    /// The witnesses' self-test (hidden).
+    #[command(flatten)]
+    pub self_test: WitnessSelfTestArgs,
     /// The target, run, output and capture options of a command through the WAN topology.
     #[command(flatten)]
     pub wan: WanCommandArgs,
@@ -72,6 +75,7 @@ impl From<&SweepArgs> for SweepConfig {
             no_pcap: a.wan.capture.no_pcap,
             quiet: a.wan.output.quiet,
             wan_prefix: a.wan.wan_prefix.clone(),
+            self_test_connects: a.self_test.witness_self_test,
         }
     }
 }

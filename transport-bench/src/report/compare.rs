@@ -44,6 +44,35 @@ fn spread(v: &[f64]) -> Option<f64> {
     Some(max - min)
 }
 
+/// The runs (`workload transport`) of `r`, e.g. `search pooled`.
+fn runs(r: &StudyReport) -> Vec<String> {
+    r.transports
+        .iter()
+        .map(|t| format!("{} {}", t.scenario, t.transport))
+        .collect()
+}
+
+/// Why `a` and `b` cannot be compared: no workload and transport run in both (each side's
+/// runs named). None when at least one is in common.
+pub fn nothing_in_common(a: &StudyReport, b: &StudyReport) -> Option<String> {
+    let (ra, rb) = (runs(a), runs(b));
+    if ra.iter().any(|x| rb.contains(x)) {
+        return None;
+    }
+    let list = |v: &[String]| {
+        if v.is_empty() {
+            "none".to_string()
+        } else {
+            v.join(", ")
+        }
+    };
+    Some(format!(
+        "nothing to compare: no workload and transport in common (baseline: {}; contender: {})",
+        list(&ra),
+        list(&rb)
+    ))
+}
+
 /// Compares two studies.
 pub fn compare(a: &StudyReport, b: &StudyReport) -> Vec<Difference> {
     let mut out = Vec::new();
@@ -200,6 +229,25 @@ mod tests {
 
     /// Issue 16: two different runs with a known shift. +5 ms against a noise margin of
     /// 0.4 ms (the wider run's spread of repetition medians) is outside it; +0.2 ms is not.
+    #[test]
+    fn runs_with_no_transport_in_common_are_named_not_compared() {
+        let a = run(10, vec![10.0, 11.0]);
+        let mut b = run(10, vec![10.0, 11.0]);
+        assert_eq!(nothing_in_common(&a, &b), None);
+        b.transports[0].transport = "fresh".into();
+        assert_eq!(
+            nothing_in_common(&a, &b).as_deref(),
+            Some(
+                "nothing to compare: no workload and transport in common \
+                 (baseline: search pooled; contender: search fresh)"
+            )
+        );
+        b.transports.clear();
+        assert!(nothing_in_common(&a, &b)
+            .expect("nothing in common")
+            .ends_with("(baseline: search pooled; contender: none)"));
+    }
+
     #[test]
     fn a_known_shift_between_two_runs_is_measured_and_judged() {
         let baseline = run(10, vec![10.0, 10.4]);

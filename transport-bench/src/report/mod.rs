@@ -69,7 +69,7 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
         if ts.is_empty() {
             continue;
         }
-        writeln!(w, "Workload {scenario}: wall (client total) vs Solr QTime, ms; conns = connector / kernel ActiveOpens / pcap SYNs / expected")?;
+        writeln!(w, "Workload {scenario}: wall (client total) vs Solr QTime, ms; conns = connector / kernel ActiveOpens / pcap SYNs / expected (! = witnesses disagree or not as expected)")?;
         let table = Table::new()
             .left("transport", name_width)
             .right("n", 6)
@@ -111,7 +111,11 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
                             .map(|p| p.to_string())
                             .unwrap_or_else(|| "-".into()),
                         wi.expected,
-                        if wi.agree { "" } else { "!" }
+                        if wi.disagree() || wi.within_expected == Some(false) {
+                            "!"
+                        } else {
+                            ""
+                        }
                     ),
                     &t.errors,
                 ],
@@ -300,12 +304,16 @@ pub fn rerender(run: &Path) -> Result<StudyReport> {
             .unwrap_or(solr_client::TransportKind::Pooled);
         let elapsed =
             std::time::Duration::from_secs_f64(t.wall.n as f64 / t.throughput_rps.max(1e-9));
+        // Which witnesses counted follows from the counts (a run saved before it was
+        // recorded said `agree` of the connector alone).
+        let mut witnesses = t.witnesses.clone();
+        witnesses.judge_agreement();
         *t = summarize(
             &t.scenario,
             &t.transport,
             kind,
             &recs,
-            t.witnesses.clone(),
+            witnesses,
             t.rep_p50_ms.clone(),
             elapsed,
         );

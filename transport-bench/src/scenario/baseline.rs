@@ -307,7 +307,7 @@ fn raw_uri(client: &SolrClient, s: &Select) -> String {
 }
 
 fn client(cfg: &BaselineConfig, kind: TransportKind) -> Result<SolrClient> {
-    Ok(SolrClient::builder(&cfg.url)
+    Ok(crate::auth::apply(SolrClient::builder(&cfg.url))?
         .collection(&cfg.collection)
         .tls(TlsOptions::new())
         .transport(kind)

@@ -15,7 +15,10 @@ use solr_client::{
 };
 
 pub mod formats;
+pub mod witnesses;
 use self::formats::FormatSummary;
+use self::witnesses::expected_connections;
+pub use self::witnesses::Witnesses;
 use crate::load::{self, Load};
 use crate::stats::{percentiles, Percentiles};
 use crate::witness::{KernelTcp, PcapWitness};
@@ -68,6 +71,11 @@ pub struct StudyConfig {
     pub capture_dir: Option<std::path::PathBuf>,
     /// No progress bars.
     pub quiet: bool,
+    /// Self-test of the witnesses: TCP connections to Solr opened (and closed) beside the
+    /// transport in each measured run, from the client's own thread and namespace. The kernel
+    /// and pcap witnesses count them, the connector does not, so a report with any must say
+    /// WITNESSES DISAGREE. 0 in every real measurement (`--witness-self-test`, hidden).
+    pub self_test_connects: u32,
 }
 
 /// One measured request (one line of `records.jsonl`: enough to rebuild every figure).
@@ -98,39 +106,6 @@ pub struct Record {
     /// position in every transport and response format).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seq: Option<usize>,
-}
-
-/// The three witnesses of one transport run.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Witnesses {
-    /// Requests sent (warm-up included).
-    pub requests: u64,
-    /// The transport's own connector count: TCP connects that succeeded.
-    pub connector: u64,
-    /// Kernel `Tcp: ActiveOpens` delta: `connect()` calls that sent a SYN, in the client's
-    /// network namespace (the client's own when `kernel_isolated`).
-    pub kernel_active_opens: u64,
-    /// Whether the kernel's namespace held the client alone. When false, other processes'
-    /// connects are counted too: the kernel count is reported but not part of `agree`.
-    #[serde(default)]
-    pub kernel_isolated: bool,
-    /// Kernel SYN retransmissions delta (None: the counter could not be read).
-    pub kernel_syn_retrans: Option<u64>,
-    /// pcap: SYN-only packets to the Solr port (None when no capture ran).
-    pub pcap_syns: Option<u64>,
-    /// pcap: retransmitted SYNs (counted apart).
-    pub pcap_syn_retransmits: Option<u64>,
-    /// pcap: packets the capture dropped (kernel + interface); must be 0 to trust it. None
-    /// when no capture ran, or, with `pcap_syns` set, when `pcap_stats` failed (unknown).
-    pub pcap_dropped: Option<u64>,
-    /// pcap: frame bytes client -> Solr.
-    pub pcap_bytes_out: Option<u64>,
-    /// pcap: frame bytes Solr -> client.
-    pub pcap_bytes_in: Option<u64>,
-    /// What the transport should have opened.
-    pub expected: u64,
-    /// The witnesses agree with each other (and with the expectation, except for reqwest).
-    pub agree: bool,
 }
 
 /// Figures of one transport in one workload, over all repetitions.
@@ -383,15 +358,23 @@ async fn run_ops(
         .collect()
 }
 
-fn expected_connections(kind: TransportKind, requests: u64, load: Load) -> u64 {
-    // reqwest's ideal; its pool may open more (see the e2e witness test): its verdict only
-    // requires the witnesses to agree.
-    match (kind, load) {
-        (TransportKind::Fresh, _) => requests,
-        (TransportKind::Http2, _) => 1,
-        (_, Load::Closed { concurrency }) => concurrency.max(1) as u64,
-        (_, Load::Open { max_in_flight, .. }) => max_in_flight as u64,
+/// Opens and closes `n` TCP connections to the host and port of `url`, beside the transport
+/// ([`StudyConfig::self_test_connects`]).
+async fn self_test_connects(url: &str, n: u32) -> Result<()> {
+    if n == 0 {
+        return Ok(());
     }
+    let u = url::Url::parse(url)?;
+    let host = u.host_str().context("the Solr URL has no host")?;
+    let port = u
+        .port_or_known_default()
+        .context("the Solr URL has no port")?;
+    for _ in 0..n {
+        tokio::net::TcpStream::connect((host.trim_matches(['[', ']']), port))
+            .await
+            .with_context(|| format!("witness self-test: cannot connect to {host}:{port}"))?;
+    }
+    Ok(())
 }
 
 fn pcap_start(
@@ -479,6 +462,7 @@ pub async fn run(cfg: &StudyConfig) -> Result<(StudyReport, Vec<Record>)> {
                     &pb,
                 )
                 .await;
+                self_test_connects(&cfg.url, cfg.self_test_connects).await?;
                 let tag = format!("{scenario}-{}-r{rep}", name.replace('+', "-"));
                 let ops = operations(
                     n,
@@ -584,7 +568,7 @@ pub async fn run(cfg: &StudyConfig) -> Result<(StudyReport, Vec<Record>)> {
                 .filter(|r| r.scenario == scenario && r.transport == name && !r.warmup)
                 .collect();
             let mut w = witnesses.get(&key).cloned().unwrap_or_default();
-            w.agree = witnesses_agree(&w, *kind, cfg.load);
+            w.judge(*kind, cfg.load);
             let elapsed = measured_time.get(&key).copied().unwrap_or_default();
             let rep_p50 = rep_p50.get(&key).cloned().unwrap_or_default();
             transports.push(summarize(
@@ -633,19 +617,6 @@ pub async fn run(cfg: &StudyConfig) -> Result<(StudyReport, Vec<Record>)> {
         formats: format_summaries,
     };
     Ok((report, records))
-}
-
-/// Whether the witnesses agree with each other and with the expectation. The kernel's
-/// count takes part only when it was isolated ([`Witnesses::kernel_isolated`]).
-pub fn witnesses_agree(w: &Witnesses, kind: TransportKind, load: Load) -> bool {
-    (!w.kernel_isolated || w.connector == w.kernel_active_opens)
-        && w.pcap_syns.is_none_or(|p| p == w.connector)
-        && match load {
-            // Closed loop: exact expectation (reqwest's pool may open extra ones).
-            Load::Closed { .. } => w.connector == w.expected || kind == TransportKind::Reqwest,
-            // Open loop: the pool grows with the in-flight requests, up to the cap.
-            Load::Open { .. } => w.connector <= w.expected || kind == TransportKind::Reqwest,
-        }
 }
 
 /// Builds one transport's figures from its measured records (also used by `report RUN`).
@@ -730,20 +701,20 @@ pub fn summarize(
 fn warnings(ts: &[TransportSummary], cfg: &StudyConfig) -> Vec<String> {
     let mut w = Vec::new();
     for t in ts {
-        if !t.witnesses.agree {
+        if t.witnesses.disagree() {
             w.push(format!(
-                "{} {}: witnesses disagree (connector {}, kernel {}, pcap {:?}, expected {})",
+                "{} {}: {}",
                 t.scenario,
                 t.transport,
-                t.witnesses.connector,
-                t.witnesses.kernel_active_opens,
-                t.witnesses.pcap_syns,
-                t.witnesses.expected
+                t.witnesses.describe()
             ));
+        }
+        if let Some(off) = t.witnesses.unexpected() {
+            w.push(format!("{} {}: {off}", t.scenario, t.transport));
         }
         if !t.witnesses.kernel_isolated {
             w.push(format!(
-                "{} {}: {NOT_ISOLATED} (kernel {}), left out of the witnesses' agreement",
+                "{} {}: {NOT_ISOLATED} (kernel {}), not counted as a witness",
                 t.scenario, t.transport, t.witnesses.kernel_active_opens
             ));
         }
@@ -825,14 +796,12 @@ pub fn findings(ts: &[TransportSummary]) -> Vec<String> {
                 _ => "no successful request".into(),
             };
             format!(
-                "{:<14} {reuse}; {share}{}{}",
+                "{:<14} {reuse}; {share}; {}{}",
                 t.transport,
-                if w.agree { "" } else { "; WITNESSES DISAGREE" },
-                if w.kernel_isolated {
-                    String::new()
-                } else {
-                    format!("; {NOT_ISOLATED} (kernel {})", w.kernel_active_opens)
-                }
+                w.describe(),
+                w.unexpected()
+                    .map(|u| format!("; UNEXPECTED: {u}"))
+                    .unwrap_or_default()
             )
         })
         .collect()
@@ -875,22 +844,11 @@ fn missing_note(n: u64) -> String {
 pub fn verdict(ts: &[TransportSummary], indexing: &[IndexSummary]) -> String {
     let p50 = |t: &TransportSummary| t.wall.p50_ms.unwrap_or(f64::NAN);
     let mut parts = Vec::new();
-    if let Some(bad) = ts.iter().find(|t| !t.witnesses.agree) {
-        parts.push(format!(
-            "WITNESSES DISAGREE for {} {} (connector {}, kernel {}, pcap {:?}, expected {})",
-            bad.scenario,
-            bad.transport,
-            bad.witnesses.connector,
-            bad.witnesses.kernel_active_opens,
-            bad.witnesses.pcap_syns,
-            bad.witnesses.expected
-        ));
-    }
-    if ts.iter().any(|t| !t.witnesses.kernel_isolated) {
-        parts.push(format!(
-            "{NOT_ISOLATED} (other processes' connects counted; connector and pcap compared)"
-        ));
-    }
+    let runs: Vec<(String, &Witnesses)> = ts
+        .iter()
+        .map(|t| (format!("{} {}", t.scenario, t.transport), &t.witnesses))
+        .collect();
+    parts.extend(witnesses::verdict_parts(&runs));
     let scenario = if ts.iter().any(|t| t.scenario == "search") {
         "search"
     } else {
@@ -1024,36 +982,25 @@ mod tests {
         assert!(findings(&[s])[0].contains("time outside Solr unknown"));
     }
 
-    /// Issue 16: a kernel count taken beside other processes is reported as not isolated
-    /// and never makes the verdict claim a disagreement; an isolated one that differs does.
+    /// A kernel count taken beside other processes is absent, never a disagreement; an
+    /// isolated one that differs is; the connector alone is never called agreement. The
+    /// findings and the verdict say how many witnesses counted.
     #[test]
-    fn a_kernel_count_that_is_not_isolated_is_no_disagreement() {
+    fn reports_say_which_witnesses_counted_and_never_agree_alone() {
         let w = Witnesses {
             requests: 20,
             connector: 20,
             kernel_active_opens: 23, // 3 connects of other processes
             kernel_isolated: false,
             pcap_syns: Some(20),
+            pcap_dropped: Some(0),
             expected: 20,
             ..Default::default()
         };
-        let closed = Load::Closed { concurrency: 1 };
-        assert!(witnesses_agree(&w, TransportKind::Fresh, closed));
-        let isolated = Witnesses {
-            kernel_isolated: true,
-            ..w.clone()
-        };
-        assert!(!witnesses_agree(&isolated, TransportKind::Fresh, closed));
-        let exact = Witnesses {
-            kernel_active_opens: 20,
-            ..isolated.clone()
-        };
-        assert!(witnesses_agree(&exact, TransportKind::Fresh, closed));
-
         let recs = [rec(Some(1), None)];
         let refs: Vec<&Record> = recs.iter().collect();
         let summary = |mut w: Witnesses| {
-            w.agree = witnesses_agree(&w, TransportKind::Fresh, closed);
+            w.judge(TransportKind::Fresh, Load::Closed { concurrency: 1 });
             summarize(
                 "search",
                 "fresh",
@@ -1064,19 +1011,55 @@ mod tests {
                 Duration::from_secs(1),
             )
         };
-        let shared = [summary(w)];
+        let shared = [summary(w.clone())];
         let line = &findings(&shared)[0];
         assert!(
-            line.contains("kernel witness not isolated (kernel 23)"),
+            line.ends_with("; 2 of 3 witnesses agree (connector, pcap: 20; kernel: not isolated)"),
             "{line}"
         );
-        assert!(!line.contains("DISAGREE"), "{line}");
         let v = verdict(&shared, &[]);
-        assert!(v.contains("kernel witness not isolated"), "{v}");
-        assert!(!v.contains("DISAGREE"), "{v}");
-        let own = [summary(isolated)];
-        assert!(verdict(&own, &[]).contains("WITNESSES DISAGREE"));
-        assert!(!findings(&own)[0].contains("not isolated"));
+        assert!(
+            v.starts_with(
+                "verdict: 2 of 3 witnesses counted (connector, pcap; kernel: not isolated) and agree; "
+            ),
+            "{v}"
+        );
+
+        let own = [summary(Witnesses {
+            kernel_isolated: true,
+            ..w.clone()
+        })];
+        assert!(
+            verdict(&own, &[]).starts_with(
+                "verdict: WITNESSES DISAGREE for search fresh (connector 20, kernel 23, pcap 20); \
+                 3 of 3 witnesses counted (connector, kernel, pcap); "
+            ),
+            "{}",
+            verdict(&own, &[])
+        );
+        assert!(
+            findings(&own)[0]
+                .ends_with("; 3 of 3 witnesses DISAGREE (connector 20, kernel 23, pcap 20)"),
+            "{}",
+            findings(&own)[0]
+        );
+
+        // No root, --no-pcap: the connector alone; no agreement is claimed.
+        let alone = [summary(Witnesses {
+            pcap_syns: None,
+            pcap_dropped: None,
+            ..w
+        })];
+        assert_eq!(alone[0].witnesses.agree, None);
+        let v = verdict(&alone, &[]);
+        assert!(
+            v.starts_with(
+                "verdict: 1 of 3 witnesses: connector only (kernel: not isolated, pcap: no capture): \
+                 no agreement checked; "
+            ),
+            "{v}"
+        );
+        assert!(!v.contains("agree;") && !v.contains("DISAGREE"), "{v}");
     }
 
     /// Issue 16: a repetition where every request failed has no median; it used to record

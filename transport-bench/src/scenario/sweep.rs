@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use solr_client::{Commit, SolrClient, TransportKind};
 
 use crate::report::lines::{self, Chart, Series};
-use crate::scenario::study::{StudyConfig, StudyReport, TransportSummary};
+use crate::scenario::study::{StudyConfig, StudyReport, TransportSummary, Witnesses};
 use crate::scenario::wan::{run_study, upstream_of, WanSetup};
 use wan_emu::TlsVersion;
 
@@ -69,6 +69,8 @@ pub struct SweepConfig {
     pub quiet: bool,
     /// Namespace prefix (`PREFIX-app`, `PREFIX-solr`).
     pub wan_prefix: String,
+    /// The witnesses' self-test ([`StudyConfig::self_test_connects`]; 0 in a measurement).
+    pub self_test_connects: u32,
 }
 
 /// One calibrated point of the sweep.
@@ -120,8 +122,14 @@ pub struct SweepRow {
     pub conns_pcap: Option<u64>,
     /// Connections the transport should open.
     pub conns_expected: u64,
-    /// The witnesses agree.
-    pub witnesses_agree: bool,
+    /// The witnesses that counted, joined by `+` (e.g. `connector+kernel+pcap`).
+    #[serde(default)]
+    pub witnesses_counted: String,
+    /// The witnesses that counted report the same number (None: fewer than two counted).
+    pub witnesses_agree: Option<bool>,
+    /// The connector opened what the transport should (None: no fixed expectation).
+    #[serde(default)]
+    pub conns_within_expected: Option<bool>,
     /// Round trips per request in the theory: 3 (TLS 1.3) or 4 (TLS 1.2) for fresh, plus
     /// the slow-start rounds its answer needs ([`slow_start_rounds`]); 1 otherwise.
     pub round_trips: u32,
@@ -266,7 +274,9 @@ pub fn rows(
                 conns_kernel: w.kernel_active_opens,
                 conns_pcap: w.pcap_syns,
                 conns_expected: w.expected,
+                witnesses_counted: w.counted.join("+"),
                 witnesses_agree: w.agree,
+                conns_within_expected: w.within_expected,
                 round_trips: round_trips(&t.transport, *tls),
                 expected_p50_ms: None,
                 vs_expected_pct: None,
@@ -338,17 +348,34 @@ pub fn rows(
     out
 }
 
-/// The one-line verdict.
-pub fn verdict(rows: &[SweepRow]) -> String {
-    let mut parts = Vec::new();
-    let bad: Vec<String> = rows
+/// The witnesses of every search run of `studies` and of the RTT-0 `rebaselines`,
+/// labelled `TLS 1.3 RTT 20 fresh` (`TLS 1.3 RTT 0 again fresh`).
+pub fn witness_runs<'a>(
+    studies: &[(TlsVersion, f64, &'a StudyReport)],
+    rebaselines: &[(TlsVersion, &'a StudyReport)],
+) -> Vec<(String, &'a Witnesses)> {
+    let points = studies
         .iter()
-        .filter(|r| !r.witnesses_agree)
-        .map(|r| format!("TLS {} RTT {} {}", r.tls, r.rtt_ms, r.transport))
-        .collect();
-    if !bad.is_empty() {
-        parts.push(format!("WITNESSES DISAGREE for {}", bad.join(", ")));
-    }
+        .map(|(tls, rtt, r)| (format!("TLS {tls} RTT {rtt}"), *r))
+        .chain(
+            rebaselines
+                .iter()
+                .map(|(tls, r)| (format!("TLS {tls} RTT 0 again"), *r)),
+        );
+    points
+        .flat_map(|(point, r)| {
+            r.transports
+                .iter()
+                .filter(|t| t.scenario == "search")
+                .map(move |t| (format!("{point} {}", t.transport), &t.witnesses))
+        })
+        .collect()
+}
+
+/// The one-line verdict: what the witnesses of `runs` ([`witness_runs`]) say, then the
+/// fresh/pooled figures of the table.
+pub fn verdict(rows: &[SweepRow], runs: &[(String, &Witnesses)]) -> String {
+    let mut parts = crate::scenario::study::witnesses::verdict_parts(runs);
     let max_rtt = rows.iter().map(|r| r.rtt_ms).fold(0.0, f64::max);
     let mut tls: Vec<&str> = rows.iter().map(|r| r.tls.as_str()).collect();
     tls.dedup();
@@ -407,7 +434,7 @@ pub fn verdict(rows: &[SweepRow]) -> String {
             }
         ));
     }
-    if parts.is_empty() {
+    if !rows.iter().any(|r| r.fresh_pooled_ratio.is_some()) {
         parts.push("no fresh/pooled pair measured".into());
     }
     format!("verdict: {}", parts.join("; "))
@@ -471,7 +498,11 @@ pub fn print_text<W: Write>(r: &SweepReport, w: &mut W) -> Result<()> {
                         .map(|p| p.to_string())
                         .unwrap_or_else(|| "-".into()),
                     x.conns_expected,
-                    if x.witnesses_agree { "" } else { "!" }
+                    if x.witnesses_agree == Some(false) || x.conns_within_expected == Some(false) {
+                        "!"
+                    } else {
+                        ""
+                    }
                 ),
                 &x.round_trips,
                 &opt(x.expected_p50_ms, 2),
@@ -657,6 +688,7 @@ pub async fn sweep(a: &SweepConfig, url: &str, out: &Path) -> Result<SweepReport
                 pcap_interface: (!a.no_pcap).then(|| "app-side device".to_string()),
                 capture_dir: None,
                 quiet: a.quiet,
+                self_test_connects: a.self_test_connects,
             };
             let (report, records) = run_study(&wan, true, cfg).await?;
             let run = format!("tls{version}-rtt{rtt}{}", if again { "-end" } else { "" });
@@ -687,7 +719,7 @@ pub async fn sweep(a: &SweepConfig, url: &str, out: &Path) -> Result<SweepReport
         studies.iter().map(|(v, r, s)| (*v, *r, s)).collect();
     let again: Vec<(TlsVersion, &StudyReport)> = rebaselines.iter().map(|(v, s)| (*v, s)).collect();
     let rows = rows(&refs, &again);
-    let verdict = verdict(&rows);
+    let verdict = verdict(&rows, &witness_runs(&refs, &again));
     Ok(SweepReport {
         schema_version: 1,
         upstream: url.to_string(),
@@ -734,10 +766,7 @@ mod tests {
             errors: 0,
             error_kinds: vec![],
             reuse_ratio: None,
-            witnesses: Witnesses {
-                agree: true,
-                ..Default::default()
-            },
+            witnesses: Witnesses::default(),
             throughput_rps: 0.0,
             late_starts: None,
         }
@@ -858,7 +887,7 @@ mod tests {
             .find(|r| r.rtt_ms == 0.0 && r.transport == "fresh")
             .unwrap();
         assert!(!p0.flagged, "RTT 0 is the baseline, never flagged");
-        let v = verdict(&rows);
+        let v = verdict(&rows, &[]);
         assert!(v.starts_with("verdict: "), "{v}");
         assert!(v.contains("within 10% of theory in 1 of 2 cells"), "{v}");
         let svg = chart(&SweepReport {
@@ -872,6 +901,81 @@ mod tests {
             verdict: v,
         });
         assert!(svg.contains("TLS 1.2 fresh theory"));
+    }
+
+    /// A point whose kernel and pcap counted one connection more than the connector: the
+    /// row is marked, the verdict names the point and its counts first; the other runs'
+    /// witnesses are counted as agreeing.
+    #[test]
+    fn a_disagreement_at_one_point_is_named_with_its_counts() {
+        let witnessed = |t: &str, connector: u64, extra: u64| {
+            let mut w = Witnesses {
+                requests: 10,
+                connector,
+                kernel_active_opens: connector + extra,
+                kernel_isolated: true,
+                pcap_syns: Some(connector + extra),
+                pcap_dropped: Some(0),
+                expected: connector,
+                ..Default::default()
+            };
+            let kind = if t == "fresh" {
+                TransportKind::Fresh
+            } else {
+                TransportKind::Pooled
+            };
+            w.judge(kind, crate::load::Load::Closed { concurrency: 1 });
+            TransportSummary {
+                witnesses: w,
+                ..summary(t, if t == "fresh" { 4.0 } else { 2.0 })
+            }
+        };
+        let s0 = study(vec![witnessed("fresh", 10, 0), witnessed("pooled", 1, 0)]);
+        let s20 = study(vec![witnessed("fresh", 10, 0), witnessed("pooled", 1, 1)]);
+        let studies = [
+            (TlsVersion::Tls13, 0.0, &s0),
+            (TlsVersion::Tls13, 20.0, &s20),
+        ];
+        let rows = rows(&studies, &[]);
+        let pooled20 = rows
+            .iter()
+            .find(|r| r.rtt_ms == 20.0 && r.transport == "pooled")
+            .unwrap();
+        assert_eq!(
+            (
+                pooled20.witnesses_agree,
+                pooled20.witnesses_counted.as_str()
+            ),
+            (Some(false), "connector+kernel+pcap")
+        );
+        assert_eq!(
+            rows.iter()
+                .filter(|r| r.witnesses_agree == Some(true))
+                .count(),
+            3
+        );
+        let v = verdict(&rows, &witness_runs(&studies, &[]));
+        assert!(
+            v.starts_with(
+                "verdict: WITNESSES DISAGREE for TLS 1.3 RTT 20 pooled (connector 1, kernel 2, \
+                 pcap 2); 3 of 3 witnesses counted (connector, kernel, pcap); TLS 1.3 at RTT 20 ms"
+            ),
+            "{v}"
+        );
+        let mut txt = Vec::new();
+        let report = SweepReport {
+            schema_version: 1,
+            upstream: String::new(),
+            settings: serde_json::Value::Null,
+            points: vec![],
+            rows,
+            warnings: vec![],
+            duration_s: 0.0,
+            verdict: v,
+        };
+        print_text(&report, &mut txt).unwrap();
+        let txt = String::from_utf8(txt).unwrap();
+        assert_eq!(txt.matches("1/2/2/1!").count(), 1, "{txt}");
     }
 
     #[test]
