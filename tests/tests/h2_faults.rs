@@ -7,7 +7,9 @@
 //!   `REFUSED_STREAM`, is "not sent" (`Error::Io { not_sent: true }`), so even a write is
 //!   resent once on a new connection; a read lost on a reused connection the server closed
 //!   is resent once; such a write is not;
-//! - item 8: a node that is slow to connect does not hold up requests to other nodes.
+//! - item 8: a node that is slow to connect does not hold up requests to other nodes;
+//! - read-idle on a shared connection: a stream that gets no byte is cut at read-idle while
+//!   the complete frames of other streams keep arriving on the same connection.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -303,5 +305,70 @@ async fn a_node_slow_to_connect_does_not_block_requests_to_other_nodes() {
     assert!(
         healthy_done < slow_done && healthy_done.as_secs_f64() < 0.9 * connect.as_secs_f64(),
         "healthy requests took {healthy_done:?}, the slow connect timed out after {slow_done:?}"
+    );
+}
+
+/// One connection, two kinds of streams: the first request is never answered, the others
+/// are answered at once, one every 50 ms, for as long as the first one waits. The bytes of
+/// their complete frames are not the stalled stream's: it ends in a read-idle timeout about
+/// read-idle after it was sent (not at the request timeout), every other request succeeds,
+/// and the server saw all of them on its one connection.
+#[tokio::test]
+async fn a_stalled_stream_is_cut_at_read_idle_while_other_streams_get_frames() {
+    let _g = support::shared().await;
+    let server = H2FaultServer::start(vec![H2Fault::NoReply, H2Fault::Ok(SELECT_OK)]).await;
+    let t = Timeouts::DEFAULT
+        .read_idle(Duration::from_millis(600))
+        .request(Duration::from_secs(10));
+    let client = SolrClient::builder(server.url())
+        .collection("bench")
+        .transport(TransportKind::Http2)
+        .timeouts(t)
+        .build()
+        .expect("client");
+    let every = Duration::from_millis(50);
+    let stalled_done = std::sync::atomic::AtomicBool::new(false);
+    let select = Select::new("*:*").rows(0);
+    let stalled = async {
+        let t0 = Instant::now();
+        let res = client.select(&select).await;
+        stalled_done.store(true, std::sync::atomic::Ordering::SeqCst);
+        (res.map(drop), t0.elapsed())
+    };
+    let others = async {
+        while server.seen().is_empty() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let mut answered = 0u32;
+        while !stalled_done.load(std::sync::atomic::Ordering::SeqCst) {
+            client.select(&select).await.expect("answered at once");
+            answered += 1;
+            tokio::time::sleep(every).await;
+        }
+        answered
+    };
+    let ((res, elapsed), answered) =
+        bounded("stalled stream", async { tokio::join!(stalled, others) }).await;
+    match res {
+        Err(Error::Timeout { phase, after, .. }) => {
+            assert_eq!((phase, after), (TimeoutPhase::ReadIdle, t.read_idle));
+        }
+        other => panic!("expected a read-idle timeout, got {other:?}"),
+    }
+    let ratio = elapsed.as_secs_f64() / t.read_idle.as_secs_f64();
+    assert!(
+        (0.9..3.0).contains(&ratio),
+        "cut after {ratio:.2} x read-idle"
+    );
+    assert!(
+        every * answered >= t.read_idle / 2,
+        "{answered} requests answered while the stalled one waited: too few to overlap it"
+    );
+    assert_eq!(server.seen().len(), 1 + answered as usize, "requests seen");
+    assert_eq!(server.accepted(), 1, "one shared connection");
+    println!(
+        "h2 shared connection: {answered} streams answered while the stalled one waited; \
+         it was cut after {elapsed:?} (read-idle {:?})",
+        t.read_idle
     );
 }

@@ -8,8 +8,6 @@ use std::time::{Duration, Instant};
 use bytes::{Bytes, BytesMut};
 use http::header::{HeaderValue, CONTENT_LENGTH, HOST, USER_AGENT};
 use http::{HeaderMap, StatusCode};
-#[cfg(feature = "http2")]
-use http_body_util::BodyExt;
 use http_body_util::Full;
 #[cfg(feature = "http2")]
 use hyper::body::Incoming;
@@ -165,20 +163,20 @@ impl ConnTimer {
         }
     }
 
-    /// The timer, re-armed at `at`. A timer belongs to the runtime it was made in; used
-    /// from another runtime (a client shared between runtimes), it is made anew there.
-    pub(crate) fn at(&mut self, at: Instant) -> std::pin::Pin<&mut tokio::time::Sleep> {
+    /// The timer as it is armed. A timer belongs to the runtime it was made in; used from
+    /// another runtime (a client shared between runtimes), it is made anew there.
+    pub(crate) fn here(&mut self) -> std::pin::Pin<&mut tokio::time::Sleep> {
         if tokio::runtime::Handle::current().id() != self.runtime {
             *self = ConnTimer::new();
         }
-        let mut sleep = self.sleep.as_mut();
-        sleep.as_mut().reset(tokio::time::Instant::from_std(at));
-        sleep
+        self.sleep.as_mut()
     }
 
-    /// The timer as it is armed (no re-arming).
-    pub(crate) fn armed(&mut self) -> std::pin::Pin<&mut tokio::time::Sleep> {
-        self.sleep.as_mut()
+    /// The timer, re-armed at `at`.
+    pub(crate) fn at(&mut self, at: Instant) -> std::pin::Pin<&mut tokio::time::Sleep> {
+        let mut sleep = self.here();
+        sleep.as_mut().reset(tokio::time::Instant::from_std(at));
+        sleep
     }
 }
 
@@ -218,17 +216,32 @@ impl Expired {
     }
 }
 
-/// The bounds of one HTTP/1.1 exchange, checked on the connection's own timer: the
-/// read-idle limit (the longest gap without a byte, never the length of a phase: every
-/// byte read from or written to the socket pushes it back; the connection carries this one
-/// request, so a byte on it is a byte of this request, in the header phase as in the body
-/// phase) and, when the transport enforces it itself, the call's deadline.
+/// Where a [`Watch`] learns when a byte of its request last moved.
+pub(crate) trait Activity {
+    /// The instant of the last byte (None: none yet).
+    fn last_activity(&self) -> Option<Instant>;
+}
+
+/// HTTP/1.1: the connection carries one request at a time, so every byte read from or
+/// written to its socket is a byte of that request.
+impl Activity for ConnMeter {
+    fn last_activity(&self) -> Option<Instant> {
+        ConnMeter::last_activity(self)
+    }
+}
+
+/// The bounds of one exchange, checked on one timer: the read-idle limit (the longest gap
+/// without a byte, never the length of a phase: every byte `A` reports pushes it back, in
+/// the header phase as in the body phase) and, when the transport enforces it itself, the
+/// call's deadline. HTTP/1.1 watches the socket meter (on the connection's own timer);
+/// HTTP/2 a stream's [`super::h2_clock::FrameClock`] plus the frames of the stream
+/// ([`Watch::restart`]).
 ///
 /// The timer is re-armed only when its instant changes, so a wait that is polled many times
 /// (one poll per body frame) costs no timer work.
-pub(crate) struct Watch<'a> {
-    meter: &'a ConnMeter,
-    timer: &'a mut ConnTimer,
+pub(crate) struct Watch<'a, A: ?Sized = ConnMeter> {
+    activity: &'a A,
+    timer: std::pin::Pin<&'a mut tokio::time::Sleep>,
     idle: Duration,
     /// The last activity the idle limit counts from.
     last: Instant,
@@ -238,7 +251,8 @@ pub(crate) struct Watch<'a> {
 }
 
 impl<'a> Watch<'a> {
-    /// A watch whose idle limit starts at `since` (when the request began to be written).
+    /// A watch of an HTTP/1.1 exchange on its connection's `timer`, whose idle limit starts
+    /// at `since` (when the request began to be written).
     pub(crate) fn new(
         meter: &'a ConnMeter,
         timer: &'a mut ConnTimer,
@@ -246,14 +260,34 @@ impl<'a> Watch<'a> {
         since: Instant,
         deadline: Option<Instant>,
     ) -> Self {
+        Watch::on(meter, timer.here(), idle, since, deadline)
+    }
+}
+
+impl<'a, A: Activity + ?Sized> Watch<'a, A> {
+    /// A watch of the bytes `activity` reports, on `timer`, whose idle limit starts at
+    /// `since`.
+    pub(crate) fn on(
+        activity: &'a A,
+        timer: std::pin::Pin<&'a mut tokio::time::Sleep>,
+        idle: Duration,
+        since: Instant,
+        deadline: Option<Instant>,
+    ) -> Self {
         Watch {
-            meter,
+            activity,
             timer,
             idle,
             last: since,
             deadline,
             armed: None,
         }
+    }
+
+    /// A byte of the request arrived at `at` (seen by the caller, not by `activity`).
+    #[cfg(feature = "http2")]
+    pub(crate) fn restart(&mut self, at: Instant) {
+        self.last = self.last.max(at);
     }
 
     /// The next instant a bound can expire at (None: neither can).
@@ -279,20 +313,19 @@ impl<'a> Watch<'a> {
             let Some(at) = self.next_check() else {
                 return Poll::Pending; // no bound fits in an Instant: wait for `f` alone
             };
-            let sleep = if self.armed == Some(at) {
-                self.timer.armed()
-            } else {
+            if self.armed != Some(at) {
                 self.armed = Some(at);
-                self.timer.at(at)
-            };
-            if sleep.poll(cx).is_pending() {
+                let at = tokio::time::Instant::from_std(at);
+                self.timer.as_mut().reset(at);
+            }
+            if self.timer.as_mut().poll(cx).is_pending() {
                 return Poll::Pending;
             }
             if self.deadline.is_some_and(|d| Instant::now() >= d) {
                 return Poll::Ready(Err(Expired::Deadline));
             }
             let active = self
-                .meter
+                .activity
                 .last_activity()
                 .map_or(self.last, |a| a.max(self.last));
             if active == self.last {
@@ -418,28 +451,45 @@ fn too_large(node: &str, limit: u64) -> Error {
     }
 }
 
-/// HTTP/2: waits for the response head, then reads the body, each wait (the HEADERS frame,
-/// then every DATA frame of this stream) bounded by the read-idle timeout. The socket is
-/// shared by many streams, so another stream's bytes must not keep a stalled one alive:
-/// the bound is per frame of this stream, not per byte on the socket.
+/// HTTP/2: waits for the response head, then reads the body, every wait bounded by the
+/// read-idle timeout, counted from the stream's last byte: its last frame, or the last wire
+/// byte of a frame still arriving on the connection (`clock`, see [`super::h2_clock`]). The
+/// bytes of other streams' complete frames do not keep a stalled stream alive.
+///
+/// The timer is this request's own (streams share the connection), made once per request
+/// in the request's future and re-armed only when the idle limit moves.
 #[cfg(feature = "http2")]
-pub(crate) async fn read_frames<F>(node: &str, req: &WireRequest, fut: F) -> Result<ReadResponse>
+pub(crate) async fn read_frames<F>(
+    node: &str,
+    req: &WireRequest,
+    clock: &super::h2_clock::FrameClock,
+    fut: F,
+) -> Result<ReadResponse>
 where
     F: std::future::Future<Output = std::result::Result<http::Response<Incoming>, hyper::Error>>,
 {
-    let idle = req.timeouts.read_idle;
-    let timeout = || Expired::ReadIdle.error(node, req);
-    let resp = tokio::time::timeout(idle, fut)
+    let start = Instant::now();
+    let far = tokio::time::Instant::from_std(super::far_or(start, req.timeouts.read_idle));
+    let timer = std::pin::pin!(tokio::time::sleep_until(far));
+    let mut watch = Watch::on(clock, timer, req.timeouts.read_idle, start, None);
+    let mut head = std::pin::pin!(fut);
+    let resp = std::future::poll_fn(|cx| watch.poll(cx, |cx| head.as_mut().poll(cx)))
         .await
-        .map_err(|_| timeout())?
+        .map_err(|e| e.error(node, req))?
         .map_err(|e| map_hyper(node, e))?;
     let headers_at = Instant::now();
+    watch.restart(headers_at);
     let (parts, mut body) = resp.into_parts();
     let mut buf = BodyBuf::new(node, req.max_response_bytes, &parts.headers)?;
     loop {
-        let frame = tokio::time::timeout(idle, body.frame())
-            .await
-            .map_err(|_| timeout())?;
+        let frame = std::future::poll_fn(|cx| {
+            watch.poll(cx, |cx| {
+                hyper::body::Body::poll_frame(std::pin::Pin::new(&mut body), cx)
+            })
+        })
+        .await
+        .map_err(|e| e.error(node, req))?;
+        watch.restart(Instant::now());
         if buf.take(node, frame)? {
             return Ok(buf.finish(parts, headers_at));
         }

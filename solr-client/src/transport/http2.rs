@@ -12,6 +12,11 @@
 //! last-stream-id is below it, or `REFUSED_STREAM`) is `Error::Io { not_sent: true }`, so a
 //! write in that case is resent once too; any other broken write is returned.
 //!
+//! Read-idle: a stream's idle clock restarts on each of its frames and on every byte of a
+//! frame still arriving on the connection, so a frame that arrives slowly (a 16 KB DATA
+//! frame on a slow link) never trips it while bytes come; the complete frames of other
+//! streams do not keep a stalled stream alive (see `h2_clock`).
+//!
 //! Timing: on an HTTP/2 socket the client writes control frames (SETTINGS ACK,
 //! WINDOW_UPDATE, PING ACK) while responses are pending, so socket stamps cannot mark the
 //! end of one request. `write` is therefore zero (the request is handed to its stream at
@@ -31,6 +36,7 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 
 use super::connector::{ConnMeter, Connector, SetupTiming};
 use super::h1::{build_request, map_hyper, read_frames, Instants, Target};
+use super::h2_clock::{FrameClock, FrameEdges};
 use super::tls::TlsOptions;
 use super::{BoxFuture, RequestKind, Transport, TransportStats, WireRequest, WireResponse};
 use crate::error::{Error, Result};
@@ -40,6 +46,8 @@ use crate::timing::HttpVersion;
 struct H2Conn {
     sender: SendRequest<Full<Bytes>>,
     meter: Arc<ConnMeter>,
+    /// The frame boundaries of what the server sent, for the streams' read-idle clocks.
+    clock: Arc<FrameClock>,
     inflight: Arc<AtomicU64>,
 }
 
@@ -107,16 +115,18 @@ impl Http2 {
                 not_sent: true,
             });
         }
-        let (sender, connection) =
-            hyper::client::conn::http2::handshake(TokioExecutor::new(), TokioIo::new(conn.io))
-                .await
-                .map_err(|e| map_hyper(node, e))?;
+        let clock = Arc::new(FrameClock::new(conn.meter.clone()));
+        let io = TokioIo::new(FrameEdges::new(conn.io, clock.clone()));
+        let (sender, connection) = hyper::client::conn::http2::handshake(TokioExecutor::new(), io)
+            .await
+            .map_err(|e| map_hyper(node, e))?;
         tokio::spawn(async move {
             let _ = connection.await;
         });
         let c = H2Conn {
             sender,
             meter: conn.meter,
+            clock,
             inflight: Arc::new(AtomicU64::new(0)),
         };
         *current = Some(c.clone());
@@ -195,7 +205,7 @@ impl Http2 {
             }
         };
         let body_len = req.body.len() as u64;
-        let result = read_frames(node, req, conn.sender.send_request(http_req)).await;
+        let result = read_frames(node, req, &conn.clock, conn.sender.send_request(http_req)).await;
         let done = Instant::now();
         let alone = alone_at_start && conn.inflight.load(Ordering::SeqCst) == 1;
         conn.inflight.fetch_sub(1, Ordering::SeqCst);

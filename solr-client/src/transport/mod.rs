@@ -21,6 +21,8 @@ mod fresh;
 mod gzip;
 mod h1;
 #[cfg(feature = "http2")]
+mod h2_clock;
+#[cfg(feature = "http2")]
 mod http2;
 mod pooled;
 mod redirect;
@@ -87,9 +89,10 @@ pub struct Timeouts {
     pub connect: Duration,
     /// Longest gap without a byte while waiting for the response: the timer restarts on
     /// every byte received, in the header phase as in the body phase, so a slow but
-    /// steady response is never cut by it. (HTTP/2: every frame of the request's stream;
-    /// reqwest: every body read, the head as a whole, see `ReqwestDefault`.)
-    /// Default 30 s.
+    /// steady response is never cut by it, only by [`Timeouts::request`]. (HTTP/2: every
+    /// byte of the request's stream, and every byte of a frame still arriving on the
+    /// shared connection, but not the complete frames of other streams; reqwest: every
+    /// body read, the head as a whole, see `ReqwestDefault`.) Default 30 s.
     pub read_idle: Duration,
     /// A deadline for the whole call, from the moment the outermost transport or decorator
     /// sees the request to the last body byte, every retry, backoff wait and failover of

@@ -16,7 +16,11 @@
 //! One limit of reqwest remains: it starts the read timer when the request is sent and
 //! does not expose the bytes of the response head, so the wait for the head (a connect
 //! included) is bounded by `read_idle` as a whole; a head trickled over longer than that is
-//! cut, where the hyper-based transports restart the timer on every byte.
+//! cut, where the hyper-based transports restart the timer on every byte. Nothing in
+//! reqwest's API lets this transport see those bytes: its connector layers must return
+//! reqwest's own sealed connection type, so the socket cannot be wrapped; and without its
+//! read timer, a node that never answers would only be cut by the request timeout. (Over
+//! HTTP/2, which reqwest negotiates by ALPN, its body timer restarts per DATA frame.)
 //!
 //! Redirects are not followed here (`redirect::Policy::none()`; see [`super::Redirects`]). A
 //! read lost because the server closed a pooled connection after reading the request is

@@ -1,7 +1,8 @@
 //! A tiny HTTP/2 (h2c, prior knowledge) server for the HTTP/2 faults real Solr cannot
 //! produce on demand: a GOAWAY whose last-stream-id is below the request's stream,
-//! `RST_STREAM(REFUSED_STREAM)`, a connection closed after the request was read, and
-//! redirects.
+//! `RST_STREAM(REFUSED_STREAM)`, a connection closed after the request was read, redirects,
+//! a stream never answered, and a response trickled one byte at a time (then, optionally,
+//! stalled).
 //!
 //! It speaks just enough HTTP/2 by hand (frames written byte by byte, responses HPACK-encoded
 //! without the dynamic table or Huffman) to control exactly which frame goes out when,
@@ -34,6 +35,22 @@ pub enum H2Fault {
     Refuse,
     /// Closes the connection without answering (the request was read).
     CloseWithoutReply,
+    /// Never answers the stream; the connection stays open and serves other streams.
+    NoReply,
+    /// `200 application/json` with `body` (a HEADERS frame, then one DATA frame), written
+    /// one byte every `every`: both frames when `head`, else the HEADERS frame at once and
+    /// the DATA frame byte by byte. With `stall_after: Some(n)` only the first `n` trickled
+    /// bytes are sent, then the connection is held open without another byte.
+    Trickle {
+        /// The body.
+        body: &'static str,
+        /// The gap between two bytes.
+        every: Duration,
+        /// Trickle the HEADERS frame too (else only the DATA frame).
+        head: bool,
+        /// Stop after this many trickled bytes and hold the connection.
+        stall_after: Option<usize>,
+    },
 }
 
 /// One request as the server read it.
@@ -181,6 +198,49 @@ async fn read_exact(sock: &mut TcpStream, n: usize) -> Option<Vec<u8>> {
     Some(buf)
 }
 
+/// The HEADERS frame (`:status 200`, `content-type: application/json`) and the DATA frame
+/// (`body`, END_STREAM) of a 200 on `stream`.
+fn ok(stream: u32, body: &str) -> [Vec<u8>; 2] {
+    let mut block = vec![0x88]; // :status 200 (static table index 8)
+    hpack_literal(&mut block, 31, "application/json"); // content-type
+    [
+        frame(HEADERS, END_HEADERS, stream, &block),
+        frame(DATA, END_STREAM, stream, body.as_bytes()),
+    ]
+}
+
+/// Writes `at_once`, then `rest` one byte every `every` (only `stall_after` bytes of it,
+/// when given: then holds the connection, reading and discarding, until the client closes
+/// it). False when the connection is to end.
+async fn trickle(
+    sock: &mut TcpStream,
+    at_once: &[u8],
+    rest: &[u8],
+    every: Duration,
+    stall_after: Option<usize>,
+) -> bool {
+    if sock.write_all(at_once).await.is_err() || sock.flush().await.is_err() {
+        return false;
+    }
+    let n = stall_after.unwrap_or(rest.len()).min(rest.len());
+    for b in &rest[..n] {
+        tokio::time::sleep(every).await;
+        if sock.write_all(std::slice::from_ref(b)).await.is_err() || sock.flush().await.is_err() {
+            return false;
+        }
+    }
+    if n == rest.len() {
+        return true;
+    }
+    let mut sink = [0u8; 4096];
+    while let Ok(n) = sock.read(&mut sink).await {
+        if n == 0 {
+            break;
+        }
+    }
+    false
+}
+
 async fn serve(mut sock: TcpStream, conn: usize, st: Arc<State>) {
     if read_exact(&mut sock, PREFACE.len()).await.as_deref() != Some(PREFACE) {
         return;
@@ -261,13 +321,7 @@ async fn serve(mut sock: TcpStream, conn: usize, st: Arc<State>) {
         let i = st.next.fetch_add(1, Ordering::SeqCst);
         let fault = st.script[i.min(st.script.len() - 1)].clone();
         let out = match fault {
-            H2Fault::Ok(body) => {
-                let mut block = vec![0x88]; // :status 200 (static table index 8)
-                hpack_literal(&mut block, 31, "application/json"); // content-type
-                let mut out = frame(HEADERS, END_HEADERS, stream, &block);
-                out.extend(frame(DATA, END_STREAM, stream, body.as_bytes()));
-                out
-            }
+            H2Fault::Ok(body) => ok(stream, body).concat(),
             H2Fault::Redirect(code, location) => {
                 let mut block = Vec::new();
                 hpack_literal(&mut block, 8, &code.to_string()); // :status
@@ -293,6 +347,24 @@ async fn serve(mut sock: TcpStream, conn: usize, st: Arc<State>) {
                 return;
             }
             H2Fault::CloseWithoutReply => return,
+            H2Fault::NoReply => continue,
+            H2Fault::Trickle {
+                body,
+                every,
+                head,
+                stall_after,
+            } => {
+                let [headers, data] = ok(stream, body);
+                let (at_once, rest) = if head {
+                    (Vec::new(), [headers, data].concat())
+                } else {
+                    (headers, data)
+                };
+                if !trickle(&mut sock, &at_once, &rest, every, stall_after).await {
+                    return;
+                }
+                continue;
+            }
         };
         if sock.write_all(&out).await.is_err() {
             return;
