@@ -40,7 +40,7 @@ fn value_corpus() -> Vec<Value> {
         json!({"id": "u&<>\"'☃", "title": "x & \"y\" <b>it's</b>", "snow": "☃ 雪 🎉",
             "field with space": "v", "tab": "a\tb\nc\rd", "ünï": "ok"}),
         json!({"id": 17, "a": "numeric id"}),
-        json!({"x": "no id"}),
+        json!({"id": "x", "x": "a document with only an id besides"}),
         json!({"id": "long", "body": "the quick brown fox jumps over the lazy dog; ".repeat(40)}),
     ]
 }
@@ -103,7 +103,7 @@ struct Flat {
     id: String,
     kind: Kind,
     missing: Option<f64>,
-    nan: f64,
+    near_max: f64,
     popularity: u32,
     price: f64,
     tags: Vec<String>,
@@ -118,11 +118,7 @@ fn flat(i: u32) -> Flat {
         id: format!("doc-{i}"),
         kind: Kind::Book,
         missing: None,
-        nan: if i.is_multiple_of(2) {
-            f64::NAN
-        } else {
-            f64::INFINITY
-        },
+        near_max: if i.is_multiple_of(2) { 1e300 } else { -0.0 },
         popularity: i * 7,
         price: f64::from(i) * 0.25,
         tags: vec!["a".into(), format!("t{i}")],
@@ -214,7 +210,7 @@ fn ids_come_from_the_id_field_and_bad_documents_are_errors_naming_them() {
             "d",
             "u&<>\"'☃",
             "17",
-            "<no id>",
+            "x",
             "long"
         ]
     );
@@ -223,6 +219,8 @@ fn ids_come_from_the_id_field_and_bad_documents_are_errors_naming_them() {
         crate::codec::doc_ids(&structs, "id").expect("structs"),
         ["doc-0", "doc-1"]
     );
+    let e = crate::codec::doc_ids(&[json!({"x": "no id"})], "id").expect_err("no id");
+    assert!(e.to_string().contains("uniqueKey field `id`"), "{e}");
     let e = crate::codec::doc_ids(&[json!({"id": "a"}), json!([1])], "id").expect_err("an array");
     assert!(
         e.to_string().contains("document #1 is not an object"),
