@@ -7,6 +7,8 @@ pub mod baseline;
 pub mod bulk_files;
 pub mod bulk_index;
 pub mod compare;
+#[cfg(test)]
+mod docs_pages;
 pub mod groups;
 pub mod knn;
 pub mod large_responses;
