@@ -21,7 +21,12 @@ fn pages(dir: &Path) -> BTreeSet<String> {
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|entry| entry.expect("a directory entry").path())
         .filter(|p| p.extension().is_some_and(|x| x == "md"))
-        .map(|p| p.file_stem().expect("a file name").to_string_lossy().into_owned())
+        .map(|p| {
+            p.file_stem()
+                .expect("a file name")
+                .to_string_lossy()
+                .into_owned()
+        })
         .collect()
 }
 
@@ -38,6 +43,9 @@ fn every_subcommand_has_its_page_and_every_page_its_subcommand() {
     );
     // Not vacuous: clap's list holds the commands this file's readers know by name.
     for known in ["study", "audit", "watch", "routing"] {
-        assert!(commands.contains(known), "{known} missing from {commands:?}");
+        assert!(
+            commands.contains(known),
+            "{known} missing from {commands:?}"
+        );
     }
 }

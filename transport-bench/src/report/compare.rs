@@ -198,7 +198,7 @@ mod tests {
         d.iter().find(|d| d.metric == "p50_ms").expect("a p50 row")
     }
 
-    /// Issue 16: two different runs with a known shift. +5 ms against a noise margin of
+    /// Two different runs with a known shift. +5 ms against a noise margin of
     /// 0.4 ms (the wider run's spread of repetition medians) is outside it; +0.2 ms is not.
     #[test]
     fn a_known_shift_between_two_runs_is_measured_and_judged() {

@@ -13,7 +13,7 @@
 //! `raw-hyper-json` parses the body into a `serde_json::Value` (the equal-work reference of
 //! the untyped client rows) and `raw-hyper-typed` runs `serde_json::from_slice` into the very
 //! envelope `pooled-typed` returns (`SelectResponse<Hit>`), so their ratio is the client's
-//! own overhead: transport, pool, timing and checks. Issue #15's targets compare `pooled` to
+//! own overhead: transport, pool, timing and checks. The baseline's targets compare `pooled` to
 //! `raw-hyper-json` and `pooled-typed` to `raw-hyper-typed`; every ratio to the plain
 //! `raw-hyper` loop (no decoding) is printed as well.
 
@@ -198,7 +198,7 @@ pub struct BaselineReport {
     pub rows: Vec<RowFigures>,
     /// Per round and row, in the order they ran.
     pub per_round: Vec<RoundRow>,
-    /// Issue #15's targets, checked against the raw loop doing equal work: pooled vs
+    /// The baseline's targets, checked against the raw loop doing equal work: pooled vs
     /// raw-hyper-json and pooled-typed vs raw-hyper-typed, p50 <= 1.05x and CPU <= 1.2x.
     pub targets: Vec<TargetCheck>,
     /// The one-line verdict.

@@ -62,7 +62,10 @@ pub fn print_text<W: Write>(r: &RoutingReport, w: &mut W) -> Result<()> {
         table.row_iter(w, row_cells(row, middle))?;
     }
     writeln!(w)?;
-    writeln!(w, "published reference (Websolr free tier, no write pressure):")?;
+    writeln!(
+        w,
+        "published reference (Websolr free tier, no write pressure):"
+    )?;
     for c in &r.seed {
         writeln!(w, "  {:<9} = {:<15} {}", c.pref, c.seed_name, c.seed_result)?;
     }
@@ -174,7 +177,10 @@ fn print_cloud<W: Write>(r: &RoutingReport, w: &mut W) -> Result<()> {
         table.row_iter(w, row_cells(row, [by("NRT"), by("TLOG"), by("PULL")]))?;
     }
     writeln!(w)?;
-    writeln!(w, "published reference (Websolr free tier, no write pressure):")?;
+    writeln!(
+        w,
+        "published reference (Websolr free tier, no write pressure):"
+    )?;
     for c in &r.seed {
         writeln!(w, "  {:<9} = {:<17} {}", c.pref, c.seed_name, c.seed_result)?;
     }
