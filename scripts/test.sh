@@ -28,7 +28,7 @@ step "cargo clippy"
 cargo clippy --workspace --all-targets -- -D warnings
 step "cargo doc"
 RUSTDOCFLAGS=-Dwarnings cargo doc --workspace --no-deps -q
-# --- solr-client as a published crate (issue 15, crate hygiene) ---
+# --- solr-client as a published crate (crate hygiene) ---
 step "solr-client: no optional feature, and each feature alone (cargo check)"
 bash scripts/features.sh
 step "solr-client: cargo publish --dry-run"

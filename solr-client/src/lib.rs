@@ -129,6 +129,11 @@ mod features;
 #[cfg(test)]
 mod features_tests;
 pub mod guide;
+// README.md beside the manifest, compiled as doctests. Its blocking example needs that feature,
+// which the workspace's test run turns on (`cargo test -p solr-client --doc --features blocking`).
+#[cfg(all(doctest, feature = "blocking"))]
+#[doc = include_str!("../README.md")]
+mod readme {}
 pub mod indexer;
 pub mod observe;
 pub mod request;

@@ -485,7 +485,7 @@ pub fn count_file(path: &Path, port: Option<u16>) -> Result<PcapCount> {
 mod tests {
     use super::*;
 
-    /// Issue 16: drops that `pcap_stats` could not report are unknown, not 0.
+    /// Drops that `pcap_stats` could not report are unknown, not 0.
     #[test]
     fn drops_that_cannot_be_read_are_unknown() {
         let mut t = Tally::new(8983);

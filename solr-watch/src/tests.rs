@@ -329,7 +329,7 @@ fn server_closing_as_asked_is_not_blamed_on_the_server() {
     );
 }
 
-/// Issue 12: a capture cut mid-packet or with a flipped byte is named truncated or damaged
+/// A capture cut mid-packet or with a flipped byte is named truncated or damaged
 /// (file and byte offset), is analysed only up to the flaw (no 67-million-second span from
 /// a flipped timestamp), and is an error when nothing before the flaw can be analysed.
 #[test]
@@ -408,7 +408,7 @@ fn truncated_and_flipped_captures_are_named_with_their_offset() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Issue 13: severities are an enum in Rust but the same strings in `watch.json`, and the
+/// Severities are an enum in Rust but the same strings in `watch.json`, and the
 /// published schema did not change with it.
 #[test]
 fn severity_is_an_enum_serialised_as_before() {
@@ -430,7 +430,7 @@ fn severity_is_an_enum_serialised_as_before() {
     assert_eq!(super::watch_schema().trim(), published.trim());
 }
 
-/// Issue 16 item 6: QTimes 0 and 3 are reported as 0 and 3 (a histogram said 0.001 and
+/// QTimes 0 and 3 are reported as 0 and 3 (a histogram said 0.001 and
 /// 3.001); wall times are exact to the microsecond of the packet timestamps.
 #[test]
 fn qtime_and_wall_percentiles_are_exact() {
@@ -476,7 +476,7 @@ fn exact_percentiles_by_nearest_rank() {
     assert_eq!(exact_percentiles([]), Default::default());
 }
 
-/// Issue 13: `watch_file` reads captures with the streaming reader (no libpcap); its report
+/// `watch_file` reads captures with the streaming reader (no libpcap); its report
 /// is the one the libpcap path gave, field for field.
 #[cfg(feature = "live")]
 #[test]
@@ -514,7 +514,7 @@ fn write_snapped(path: &std::path::Path, frames: &[(u64, Vec<u8>, u32)], snap: u
     w.finish().expect("flush");
 }
 
-/// Issue 16 item 4: a capture taken with `tcpdump -s 96` (made here by cutting every record
+/// A capture taken with `tcpdump -s 96` (made here by cutting every record
 /// of a capture to 96 bytes, the captured length true and the wire length kept) cannot show
 /// requests. Keep-alive traffic (the reference capture of 20 searches against the real Solr
 /// on one connection) must not become "1 request, 0 answered, no problem found", and

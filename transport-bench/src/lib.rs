@@ -33,8 +33,8 @@ pub use scenario::{bulk_index, idle, knn, large_responses, study, sweep};
 pub use schema::schema_of;
 pub use solr_harness::{auth, local_solr, seedkit};
 
-/// Scenario S4 (`scenario::bulk_files`) with its command's options and entry
-/// ([`cli::bulk_files`]).
+/// Bulk update files, hot vs cold page cache (`scenario::bulk_files`), with its command's
+/// options and entry ([`cli::bulk_files`]).
 pub mod bulk_files {
     pub use crate::cli::bulk_files::{cmd, BulkArgs};
     pub use crate::scenario::bulk_files::*;
@@ -47,7 +47,7 @@ pub mod routing {
     pub use crate::scenario::routing::*;
 }
 
-/// Scenario S3 (`scenario::nrt`) with its command's options and entry ([`cli::nrt`]).
+/// Near-real-time indexing (`scenario::nrt`) with its command's options and entry ([`cli::nrt`]).
 pub mod nrt {
     pub use crate::cli::nrt::{cmd, NrtArgs};
     pub use crate::scenario::nrt::*;

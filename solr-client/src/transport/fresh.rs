@@ -1,6 +1,6 @@
 //! `fresh`: a new TCP (+TLS) connection for every request, closed by the client afterwards.
 //!
-//! This is what Ruby's Net::HTTP under Faraday's default adapter does (seed 003): every
+//! This is what Ruby's Net::HTTP under Faraday's default adapter does (Websolr's write-up): every
 //! request pays DNS + TCP connect + TLS handshake, and every closed connection leaves a
 //! TIME_WAIT socket behind. It is the baseline of every comparison.
 

@@ -92,7 +92,7 @@ pub fn requests(t: &Tracker) -> Vec<RequestRecord> {
 
 /// Exact percentiles of `vals` (ms; negative values count as 0) from the sorted sample, by
 /// nearest rank: the p-th percentile is the smallest value with at least p% of the sample at
-/// or below it. Unlike a histogram, a QTime of 0 stays 0 and 3 stays 3 (issue 16). As in
+/// or below it. Unlike a histogram, a QTime of 0 stays 0 and 3 stays 3. As in
 /// [`bench_report::stats::percentiles`], p90 needs 10 values and p99 100.
 pub fn exact_percentiles(vals: impl IntoIterator<Item = f64>) -> Percentiles {
     let mut v: Vec<f64> = vals.into_iter().map(|x| x.max(0.0)).collect();
@@ -137,7 +137,7 @@ pub fn build(
     let span_s = span_us as f64 / 1e6;
     let recs = requests(t);
     // Frames cut by the snap length hide request heads and bodies: on such a connection the
-    // requests, their answers and everything read from them are unknown (issue 16).
+    // requests, their answers and everything read from them are unknown.
     let cut = |c: &crate::conn::Conn| c.cut_bytes > 0 && c.proto != Proto::Tls;
     let cut_conns = t.conns.iter().filter(|c| cut(c)).count() as u64;
     let requests_known = cut_conns == 0;

@@ -79,7 +79,7 @@ fn h2c_upgrade_accepted_request_is_stream_one_and_more_streams_follow() {
         r.requests.as_ref().expect("request figures").qtime_decoded,
         2
     );
-    // The histogram reports its bucket's top (issue 16 item 6): 9 ms within 0.01.
+    // The histogram reports its bucket's top: 9 ms within 0.01.
     let qmax = r
         .requests
         .as_ref()

@@ -1,11 +1,31 @@
 //! Counts the prose states that a test can know (fault-table cases, hostile texts): the
 //! test that knows the count checks the sentence that states it, so the text cannot go
-//! stale silently.
+//! stale silently. The prose is the root README and every page under `docs/` but
+//! `docs/findings/` (dated records of what was measured then).
 
-/// The README at the workspace root.
+use std::path::Path;
+
+/// The root README and the pages under `docs/` (but the findings), one after the other.
 fn readme() -> String {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md");
-    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut text = read(&root.join("README.md"));
+    let mut dirs = vec![root.join("docs")];
+    while let Some(dir) = dirs.pop() {
+        let entries = std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{dir:?}: {e}"));
+        for path in entries.map(|e| e.expect("a directory entry").path()) {
+            if path.is_dir() && !path.ends_with("findings") {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|x| x == "md") {
+                text.push('\n');
+                text.push_str(&read(&path));
+            }
+        }
+    }
+    text
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path:?}: {e}"))
 }
 
 /// The numbers `text` states in `pattern` (one `{n}` in it, standing for the digits);
@@ -25,20 +45,20 @@ fn stated(text: &str, pattern: &str) -> Vec<u64> {
     found
 }
 
-/// Asserts that the README states `n` wherever it states `pattern`, and that it still
+/// Asserts that the README and docs state `n` wherever they state `pattern`, and that it still
 /// states it: a sentence that was reworded or removed fails here, so whoever removes the
 /// number from the prose removes this check too.
 pub fn assert_readme_states(pattern: &str, n: usize) {
     let found = stated(&readme(), pattern);
     assert!(
         !found.is_empty(),
-        "README.md no longer says `{pattern}` (with n = {n}): if the number left the prose, \
+        "README.md and docs/ no longer say `{pattern}` (with n = {n}): if the number left the prose, \
          remove this check; if the sentence was reworded, update the pattern"
     );
     for f in found {
         assert_eq!(
             f, n as u64,
-            "README.md says `{pattern}` with n = {f}; the test counts {n}"
+            "README.md or docs/ say `{pattern}` with n = {f}; the test counts {n}"
         );
     }
 }

@@ -1,4 +1,4 @@
-//! `transport-bench baseline`: the raw-hyper baseline (issue #15): the same searches through
+//! `transport-bench baseline`: the raw-hyper baseline: the same searches through
 //! a raw hyper keep-alive loop and every solr-client transport in interleaved rounds, with
 //! p50/p99 ratios and client CPU per request.
 

@@ -1,5 +1,5 @@
 //! `transport-bench bulk-files`: bulk indexing of update files with the page cache hot and
-//! cold (seed 002). Its options ([`BulkArgs`]: the shared target and output groups plus its
+//! cold. Its options ([`BulkArgs`]: the shared target and output groups plus its
 //! own) become the scenario's plain [`bulk_files::BulkConfig`].
 
 use std::path::PathBuf;
@@ -34,18 +34,18 @@ pub struct BulkArgs {
     /// Scale factor on the number of files (0.25 = 105 files).
     #[arg(long, default_value_t = 1.0)]
     pub scale: f64,
-    /// File format: xml (seed) or json (or cbor).
+    /// File format: xml (as the original benchmark) or json (or cbor).
     #[arg(long, default_value = "xml")]
     pub format: UpdateFormat,
     /// Files posted (then deleted) before the first timed run, untimed, so the JVM's JIT
     /// and Solr's caches are warm (the first run on a fresh node was 4x slower without).
     #[arg(value_parser = crate::args::count::<usize, 0, 1_000_000>, allow_negative_numbers = true, long, default_value_t = 20)]
     pub warmup_files: usize,
-    /// Repetitions of the hot/cold pair (the seed ran 2).
+    /// Repetitions of the hot/cold pair (the original benchmark ran 2).
     #[arg(value_parser = crate::args::count::<usize, 1, 1000>, allow_negative_numbers = true, long, default_value_t = 2)]
     pub reps: usize,
-    /// Run hot then cold in every repetition, as the seed did (default: ABBA order, hot/cold
-    /// then cold/hot, so a drift over the runs cancels out of the difference).
+    /// Run hot then cold in every repetition, as the original benchmark did (default: ABBA
+    /// order, hot/cold then cold/hot, so a drift over the runs cancels out of the difference).
     #[arg(long)]
     pub seed_order: bool,
     /// How the cold run evicts the files.

@@ -1,4 +1,4 @@
-//! `transport-bench bulk-index`: bulk indexing beside SolrJ (issue #15). Its options
+//! `transport-bench bulk-index`: bulk indexing beside SolrJ. Its options
 //! ([`BulkIndexArgs`]) resolve into a [`BulkIndexConfig`]; the scenario runs the rounds; this
 //! file prints, saves and fails the command when a run's `numFound` was not exact.
 

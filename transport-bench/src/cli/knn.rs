@@ -1,4 +1,4 @@
-//! `transport-bench knn`: the kNN load test of seed 000 (S2).
+//! `transport-bench knn`: the kNN load test.
 
 use anyhow::{Context, Result};
 
@@ -33,7 +33,7 @@ pub struct KnnArgs {
     /// topK values, comma-separated.
     #[arg(value_parser = crate::args::count::<u32, 1, 1_000_000>, allow_negative_numbers = true, long = "topk", value_delimiter = ',', default_value = "10,100,1000")]
     pub top_k: Vec<u32>,
-    /// Queries per cell (0 = one per document, as the seed's loop count).
+    /// Queries per cell (0 = one per document, as the original benchmark's loop count).
     #[arg(value_parser = crate::args::count::<usize, 0, 100_000_000>, allow_negative_numbers = true, long, default_value_t = 0)]
     pub requests: usize,
     /// Longest a cell runs, seconds (0 = until its queries are done).

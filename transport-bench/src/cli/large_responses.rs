@@ -1,5 +1,5 @@
-//! `transport-bench large-responses`: scenario S5 (seed 004), pages of 10..1000 rows with and
-//! without gzip across an emulated slow link. Its options ([`LargeArgs`]: the shared target,
+//! `transport-bench large-responses`: pages of 10..1000 rows with and without gzip across an
+//! emulated slow link. Its options ([`LargeArgs`]: the shared target,
 //! output and capture groups plus its own) become the scenario's plain
 //! [`large_responses::LargeConfig`].
 
@@ -51,7 +51,7 @@ pub struct LargeArgs {
     /// Approximate JSON size of one document, bytes.
     #[arg(value_parser = crate::args::count::<usize, 1, 100_000_000>, allow_negative_numbers = true, long, default_value_t = 2048)]
     pub doc_bytes: usize,
-    /// Transport (the seed's client pools connections).
+    /// Transport (the original benchmark's client pools connections).
     #[arg(long, default_value = "pooled")]
     pub transport: TransportKind,
     /// The target, run, output and capture options of a command through the WAN topology.

@@ -7,6 +7,8 @@ pub mod baseline;
 pub mod bulk_files;
 pub mod bulk_index;
 pub mod compare;
+#[cfg(test)]
+mod docs_pages;
 pub mod groups;
 pub mod knn;
 pub mod large_responses;
@@ -39,7 +41,7 @@ pub struct Cli {
 /// Subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// The transport study (seed 003): indexing per update format, then the same searches
+    /// The transport study: indexing per update format, then the same searches
     /// through every transport with and without gzip, with connection witnesses.
     Study(Box<study::StudyArgs>),
     /// A quick audit of any Solr: each transport with and without gzip, a few searches,
@@ -52,15 +54,15 @@ pub enum Command {
     Baseline(Box<baseline::BaselineArgs>),
     /// Compares two saved studies (`summary.json`): differences and the noise margin.
     Compare(compare::CompareArgs),
-    /// Near-real-time indexing under search load (seed 001): a commit loop, paced indexing,
+    /// Near-real-time indexing under search load: a commit loop, paced indexing,
     /// full-speed searches and a visibility-lag prober, hard and soft commits side by side.
     Nrt(Box<nrt::NrtArgs>),
-    /// Read routing under write pressure (seed 003's routing headers): the same reads under
+    /// Read routing under write pressure: the same reads under
     /// each read preference of the leader/follower pair (or, `--topology cloud`, of a SolrCloud
     /// shard with NRT, TLOG and PULL replicas) while indexing pressure rises, with per-node
     /// (and per-replica) counts, QTime, visibility lag and per-JVM CPU.
     Routing(Box<routing::RoutingArgs>),
-    /// Bulk indexing of update files with the page cache hot and cold (seed 002).
+    /// Bulk indexing of update files with the page cache hot and cold.
     BulkFiles(Box<bulk_files::BulkArgs>),
     /// Bulk indexing beside SolrJ: ConcurrentUpdateHttp2SolrClient (swept to its best
     /// setting), Http2SolrClient, solr-client sequential and concurrent, in interleaved
@@ -72,13 +74,13 @@ pub enum Command {
     /// The study's searches at several round-trip times through the WAN topology (root):
     /// one table (p50/p95, QTime, connections, fresh/pooled ratio vs theory) and one chart.
     Sweep(Box<sweep::SweepArgs>),
-    /// Scenario S5 (seed 004): pages of 10..1000 rows with and without gzip across an
+    /// Large responses: pages of 10..1000 rows with and without gzip across an
     /// emulated slow link (root): wire bytes, p50/p95, client CPU, where gzip starts to pay.
     LargeResponses(Box<large_responses::LargeArgs>),
     /// Prints the JSON Schema of a command's JSON output: `summary.json` of study/audit
     /// (default), or that of sweep, large-responses, watch, nrt, bulk-files, knn or routing.
     Schema(schema::SchemaArgs),
-    /// The kNN load test of seed 000 (S2): concurrency x topK sweep of vector searches on one
+    /// The kNN load test: a concurrency x topK sweep of vector searches on one
     /// or more Solr JVM settings, with /proc resource sampling and the reduction table.
     Knn(Box<knn::KnnArgs>),
     /// Re-renders the tables, CSV and charts of a saved run: a study or audit from its raw

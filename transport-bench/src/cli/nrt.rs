@@ -1,4 +1,4 @@
-//! `transport-bench nrt`: near-real-time indexing under search load (seed 001). Its options
+//! `transport-bench nrt`: near-real-time indexing under search load. Its options
 //! ([`NrtArgs`]: the shared target and output groups plus its own) become the scenario's
 //! plain [`nrt::NrtConfig`].
 
@@ -11,7 +11,7 @@ use crate::scenario::nrt::{self, report, CommitKind, NrtConfig, NrtReport};
 #[derive(Debug, Clone, clap::Args)]
 #[command(mut_arg("url", |a| a.help(
     "Solr base URL. Without it the project's local standalone Solr (instance `nrt`) is \
-     started, cleared before each run as the seed did, and stopped after"
+     started, cleared before each run as the original benchmark did, and stopped after"
 )))]
 #[command(mut_arg("out", |a| a.help("Output folder (default `results/nrt-<unix time>`)")))]
 #[command(mut_arg("id_prefix", |a| a.help("Prefix of every document id this run writes (default `nrt-<unix time>-`)")))]
@@ -26,7 +26,8 @@ pub struct NrtArgs {
     /// Preload tasks (seed: 4).
     #[arg(value_parser = crate::args::count::<usize, 1, 1024>, allow_negative_numbers = true, long, default_value_t = 4)]
     pub preload_threads: usize,
-    /// Documents per preload request (the seed added one per request; 100 keeps set-up short).
+    /// Documents per preload request (the original benchmark added one per request; 100 keeps
+    /// set-up short).
     #[arg(value_parser = crate::args::count::<usize, 1, 1_000_000>, allow_negative_numbers = true, long, default_value_t = 100)]
     pub preload_batch: usize,
     /// Measured phase, seconds (seed: 60).

@@ -1,4 +1,4 @@
-//! `transport-bench routing`: read routing under write pressure (seed 003's routing headers).
+//! `transport-bench routing`: read routing under write pressure.
 //! Its options ([`RoutingArgs`]: the shared output group plus its own; the target is a
 //! leader/follower pair or the local cloud, not one `--url`) become the scenario's plain
 //! [`routing::RoutingConfig`].

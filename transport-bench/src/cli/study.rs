@@ -1,4 +1,4 @@
-//! `transport-bench study`: the transport study (seed 003).
+//! `transport-bench study`: the transport study.
 
 use std::path::PathBuf;
 
@@ -25,16 +25,16 @@ pub struct StudyArgs {
     /// Start the local Solr with TLS (https) instead of plain http.
     #[arg(long)]
     pub tls: bool,
-    /// Documents reindexed per update format (seed 003: 50K); 0 skips reindexing.
+    /// Documents reindexed per update format (the full study: 50K); 0 skips reindexing.
     #[arg(value_parser = crate::args::count::<usize, 0, 100_000_000>, allow_negative_numbers = true, long, default_value_t = 50_000)]
     pub docs: usize,
     /// Documents per update request.
     #[arg(value_parser = crate::args::count::<usize, 1, 1_000_000>, allow_negative_numbers = true, long, default_value_t = 500)]
     pub batch: usize,
-    /// Measured searches per transport and repetition (seed 003: 1K); 0 skips.
+    /// Measured searches per transport and repetition (the full study: 1K); 0 skips.
     #[arg(value_parser = crate::args::count::<usize, 0, 10_000_000>, allow_negative_numbers = true, long, default_value_t = 1000)]
     pub searches: usize,
-    /// Measured mixed read/write operations per transport and repetition (seed 003: 1K); 0 skips.
+    /// Measured mixed read/write operations per transport and repetition (the full study: 1K); 0 skips.
     #[arg(value_parser = crate::args::count::<usize, 0, 10_000_000>, allow_negative_numbers = true, long, default_value_t = 1000)]
     pub mixed: usize,
     /// Share of writes (single-document adds, no commit) in the mixed workload.

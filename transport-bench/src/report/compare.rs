@@ -227,7 +227,7 @@ mod tests {
         d.iter().find(|d| d.metric == "p50_ms").expect("a p50 row")
     }
 
-    /// Issue 16: two different runs with a known shift. +5 ms against a noise margin of
+    /// Two different runs with a known shift. +5 ms against a noise margin of
     /// 0.4 ms (the wider run's spread of repetition medians) is outside it; +0.2 ms is not.
     #[test]
     fn runs_with_no_transport_in_common_are_named_not_compared() {

@@ -1,4 +1,4 @@
-//! The raw-hyper baseline (issue #15): the same searches, in one process and interleaved
+//! The raw-hyper baseline: the same searches, in one process and interleaved
 //! rounds, through a raw hyper keep-alive loop (hyper's HTTP/1.1 connection API over one
 //! TCP connection, hyper-util's tokio adapter, no solr-client code: the floor) and through
 //! each solr-client transport, with per-request latency and the process's CPU time around
@@ -13,7 +13,7 @@
 //! `raw-hyper-json` parses the body into a `serde_json::Value` (the equal-work reference of
 //! the untyped client rows) and `raw-hyper-typed` runs `serde_json::from_slice` into the very
 //! envelope `pooled-typed` returns (`SelectResponse<Hit>`), so their ratio is the client's
-//! own overhead: transport, pool, timing and checks. Issue #15's targets compare `pooled` to
+//! own overhead: transport, pool, timing and checks. The baseline's targets compare `pooled` to
 //! `raw-hyper-json` and `pooled-typed` to `raw-hyper-typed`; every ratio to the plain
 //! `raw-hyper` loop (no decoding) is printed as well.
 
@@ -166,7 +166,7 @@ pub struct RowFigures {
     pub errors: u64,
 }
 
-/// One of issue #15's targets, checked.
+/// One of the baseline's targets (p50 and CPU against the equal-work raw loop), checked.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TargetCheck {
     /// The solr-client row.
@@ -198,7 +198,7 @@ pub struct BaselineReport {
     pub rows: Vec<RowFigures>,
     /// Per round and row, in the order they ran.
     pub per_round: Vec<RoundRow>,
-    /// Issue #15's targets, checked against the raw loop doing equal work: pooled vs
+    /// The baseline's targets, checked against the raw loop doing equal work: pooled vs
     /// raw-hyper-json and pooled-typed vs raw-hyper-typed, p50 <= 1.05x and CPU <= 1.2x.
     pub targets: Vec<TargetCheck>,
     /// The one-line verdict.
@@ -559,7 +559,7 @@ fn compare(
     }
 }
 
-/// The one-line verdict: the pooled rows against issue #15's targets (the raw loop doing
+/// The one-line verdict: the pooled rows against the baseline's targets (the raw loop doing
 /// equal work), with their ratio to the plain raw loop beside.
 pub fn verdict(r: &BaselineReport) -> String {
     let errors: u64 = r.rows.iter().map(|x| x.errors).sum();

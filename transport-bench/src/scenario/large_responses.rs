@@ -1,4 +1,4 @@
-//! `large-responses`: scenario S5 (seed 004, "large responses across a slow link"). Pages of
+//! `large-responses`: large responses across a slow link. Pages of
 //! {10, 40, 100, 1000} documents, with and without gzip, fetched through the WAN topology
 //! (default RTT 20 ms, 100 Mbit/s per direction) from the project's real Solr.
 //!
@@ -595,7 +595,7 @@ pub fn verdict(s: &LargeSummary, link: &str) -> String {
                 c.cpu_delta_ms,
                 if c.rows >= 1000 {
                     format!(
-                        " (seed 004: -75% traffic, -60% time; check >=70% bytes and >=50% p50: {})",
+                        " (published reference: -75% traffic, -60% time; check >=70% bytes and >=50% p50: {})",
                         if c.wire_reduction_pct >= 70.0 && p50 >= 50.0 {
                             "met"
                         } else {
@@ -627,7 +627,7 @@ use bench_report::table::fixed as opt;
 pub fn print_text<W: Write>(r: &LargeReport, w: &mut W) -> Result<()> {
     writeln!(
         w,
-        "Large responses (seed 004) through the WAN topology, Solr {}",
+        "Large responses through the WAN topology, Solr {}",
         r.upstream
     )?;
     if let Some(h) = r.settings["wan_header"].as_str() {

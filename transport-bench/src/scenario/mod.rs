@@ -1,14 +1,14 @@
 //! The scenarios: each takes its configuration, runs against Solr and returns a report value.
 //! None imports from the command line ([`crate::cli`]) or from the crate root.
 //!
-//! [`study`] is the transport study (seed 003), [`idle`] its idle-penalty probe and
+//! [`study`] is the transport study, [`idle`] its idle-penalty probe and
 //! [`study::formats`] its response-format axis; [`wan`]
 //! runs a study through the emulated WAN link; [`sweep`] runs the study's searches at several
-//! RTTs; [`large_responses`] is S5 (seed 004); [`nrt`] is near-real-time indexing under search
-//! load (seed 001); [`routing`] is seed 003's read routing under write pressure;
-//! [`bulk_files`] is bulk indexing of update files (seed 002); [`bulk_index`] is bulk indexing
-//! beside SolrJ (issue #15); [`knn`] is the kNN load test (seed 000). [`baseline`] is the
-//! raw-hyper baseline (issue #15). [`cpu`] reads the process's CPU time.
+//! RTTs; [`large_responses`] is large responses across a slow link; [`nrt`] is near-real-time
+//! indexing under search load; [`routing`] is read routing under write pressure;
+//! [`bulk_files`] is bulk indexing of update files; [`bulk_index`] is bulk indexing
+//! beside SolrJ; [`knn`] is the kNN load test. [`baseline`] is the
+//! raw-hyper baseline. [`cpu`] reads the process's CPU time.
 
 pub mod baseline;
 pub mod bulk_files;

@@ -943,7 +943,7 @@ mod tests {
         }
     }
 
-    /// Issue 10: a response without QTime is counted apart, not averaged in as QTime 0
+    /// A response without QTime is counted apart, not averaged in as QTime 0
     /// (which made its overhead the whole total).
     #[test]
     fn responses_without_qtime_are_counted_not_zero() {
@@ -1062,7 +1062,7 @@ mod tests {
         assert!(!v.contains("agree;") && !v.contains("DISAGREE"), "{v}");
     }
 
-    /// Issue 16: a repetition where every request failed has no median; it used to record
+    /// A repetition where every request failed has no median; it used to record
     /// p50 0 and widen compare's noise margin to the whole median.
     #[test]
     fn a_repetition_without_success_is_left_out_of_the_medians() {
@@ -1096,7 +1096,7 @@ mod tests {
         );
     }
 
-    /// Issue 12: a run is a failure only when every measured request failed.
+    /// A run is a failure only when every measured request failed.
     #[test]
     fn all_failed_names_the_count_and_the_most_frequent_error() {
         let mut recs = vec![

@@ -1,5 +1,5 @@
 //! `sweep`: the transport study's searches at several round-trip times through the WAN
-//! topology (issue 6), as one table and one chart of p50 vs RTT per transport.
+//! topology, as one table and one chart of p50 vs RTT per transport.
 //!
 //! Each point is an ordinary `study` run (searches only, no reindexing) through
 //! [`crate::scenario::wan::run_study`]: the topology is built for the point, calibrated, the

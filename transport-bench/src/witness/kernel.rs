@@ -83,7 +83,7 @@ mod tests {
         assert!(k2.since(&k).active_opens >= 1);
     }
 
-    /// Issue 16: a counter that cannot be read is unknown, not 0.
+    /// A counter that cannot be read is unknown, not 0.
     #[test]
     fn an_unreadable_counter_is_unknown_not_zero() {
         let known = KernelTcp {

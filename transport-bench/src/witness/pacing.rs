@@ -1,7 +1,7 @@
 //! Paced responses: a server writes a response at once, yet its TCP segments reach the
 //! client spread over a good part of a round trip.
 //!
-//! Seen through the WAN topology at RTT 40 ms (issue 16): Solr wrote each 5.6 KB search
+//! Seen through the WAN topology at RTT 40 ms: Solr wrote each 5.6 KB search
 //! response in one write (one segment on loopback), the proxy forwarded it at once, and
 //! the proxy's TCP (Linux BBR, this machine's default) sent it as pairs of segments 1.4
 //! and 2.8 ms apart. BBR (and any sender under the `fq` qdisc) paces at about

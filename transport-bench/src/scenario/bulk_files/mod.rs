@@ -1,4 +1,4 @@
-//! Scenario S4 (seed 002): bulk indexing of update files, with the files in the OS page
+//! Bulk indexing of update files, with the files in the OS page
 //! cache ("hot") and after evicting them ("cold").
 //!
 //! The seed posted 420 XML files (~2.68 MB, ~1,100 docs each) to Solr in a loop with soft

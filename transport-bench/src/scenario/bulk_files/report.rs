@@ -31,7 +31,7 @@ pub fn print_text<W: Write>(r: &BulkReport, w: &mut W) -> Result<()> {
     writeln!(w, "Solr: {}", r.url)?;
     writeln!(
         w,
-        "Bulk files (seed 002): {} {} files, {} docs, {:.1} MB ({:.2} MB/file), one post per file, soft commit; files in {}",
+        "Bulk files: {} {} files, {} docs, {:.1} MB ({:.2} MB/file), one post per file, soft commit; files in {}",
         r.files,
         r.settings["format"].as_str().unwrap_or("?"),
         r.docs,

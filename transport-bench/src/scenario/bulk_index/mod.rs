@@ -1,4 +1,4 @@
-//! Bulk indexing beside SolrJ (issue #15): the same generated documents indexed in
+//! Bulk indexing beside SolrJ: the same generated documents indexed in
 //! interleaved rounds by SolrJ's `ConcurrentUpdateHttp2SolrClient` (queue size and threads
 //! swept to its best setting), SolrJ's `Http2SolrClient` (batched adds), solr-client's
 //! sequential [`SolrClient::add_batched`] and solr-client with batches in flight

@@ -1,4 +1,4 @@
-//! S2, the kNN load test of seed 000: a seeded corpus of N documents with D-dimensional unit
+//! The kNN load test: a seeded corpus of N documents with D-dimensional unit
 //! vectors, indexed into the project's real Solr, then a closed-loop sweep of concurrency x
 //! topK whose queries are the documents' own vectors (each once per topK stream, shuffled),
 //! on one or more Solr JVM settings (Java 17; Java 25 with and without Lucene's Panama

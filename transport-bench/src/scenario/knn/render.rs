@@ -1,5 +1,6 @@
 //! Printing and saving the kNN report: a text table per JVM, the response-time reduction
-//! table, `knn.json`, `knn.csv`, the `knn.svg` chart, and the verdict set beside seed 000.
+//! table, `knn.json`, `knn.csv`, the `knn.svg` chart, and the verdict set beside the published
+//! reference.
 
 use std::fmt::Write as _;
 use std::io::Write;
@@ -9,14 +10,15 @@ use anyhow::{Context, Result};
 
 use super::{JvmRun, KnnReport};
 
-/// Seed 000: SIMD on vs off (Java 21) cut response time by this much, % (min, max, mean).
+/// The published reference: SIMD on vs off (Java 21) cut response time by this much, %
+/// (min, max, mean).
 pub const SEED_SIMD_REDUCTION_PCT: (f64, f64, f64) = (10.0, 30.0, 16.0);
-/// Seed 000, 2-vCPU rows with SIMD: (instance, QPS at 1, 5, 10, 20 users).
+/// The published reference, 2-vCPU rows with SIMD: (instance, QPS at 1, 5, 10, 20 users).
 pub const SEED_QPS_2VCPU: &[(&str, [f64; 4])] = &[
     ("t4g.large", [143.0, 241.0, 247.0, 259.0]),
     ("c7g.large", [187.0, 348.0, 373.0, 383.0]),
 ];
-/// Seed 000, 4-vCPU t4g.xlarge with SIMD: QPS at 1, 5, 10, 20 users.
+/// The published reference, 4-vCPU t4g.xlarge with SIMD: QPS at 1, 5, 10, 20 users.
 pub const SEED_QPS_4VCPU: [f64; 4] = [140.0, 482.0, 506.0, 518.0];
 
 use bench_report::table::fixed as opt;
@@ -25,7 +27,7 @@ use bench_report::table::fixed as opt;
 pub fn print_text<W: Write>(r: &KnnReport, w: &mut W) -> Result<()> {
     writeln!(
         w,
-        "kNN load test (S2, seed 000): {} docs x {} dims, dot_product, fl={:?}, {} requests per cell{}, heap {}",
+        "kNN load test: {} docs x {} dims, dot_product, fl={:?}, {} requests per cell{}, heap {}",
         r.docs,
         r.dim,
         r.fl,
@@ -394,7 +396,7 @@ pub fn svg(r: &KnnReport) -> String {
     let mut s = Svg::new(
         width as u32,
         height as u32,
-        &format!("kNN sweep: {} docs x {} dims (seed 000)", r.docs, r.dim),
+        &format!("kNN sweep: {} docs x {} dims", r.docs, r.dim),
     );
     let xs: Vec<f64> = r.concurrency.iter().map(|c| *c as f64).collect();
     let xmax = xs.iter().copied().fold(1.0, f64::max);

@@ -1,5 +1,5 @@
-//! Scenario S3 (seed 001): near-real-time indexing under search load, the Lucene benchmark
-//! algorithm the seed ran against Solr:
+//! Near-real-time indexing under search load, the Lucene benchmark
+//! algorithm the published reference ran against Solr:
 //!
 //! ```text
 //! clear; preload N docs on 4 threads; commit; wait for merges; 4 warm-up searches;

@@ -13,8 +13,8 @@ use crate::seedkit::opt_ms;
 use bench_report::chart::{esc, Svg};
 use bench_report::table::Table;
 
-/// The seed's published figures (seed 001, Solr trunk 2011, Core 2 Quad, 2 x 100 docs/s
-/// targeted). The seed says "per minute" for refreshes, but its figures are 1 / mean
+/// The published reference's figures (Solr trunk 2011, Core 2 Quad, 2 x 100 docs/s
+/// targeted). It says "per minute" for refreshes, but its figures are 1 / mean
 /// refresh time, i.e. per second (400 refreshes in the minute = 6.67 per second).
 pub struct SeedColumn {
     /// Column title.
@@ -79,7 +79,7 @@ pub fn print_text<W: Write>(r: &NrtReport, w: &mut W) -> Result<()> {
     if let Some(run) = r.runs.first() {
         writeln!(
             w,
-            "Near-real-time algorithm (seed 001): preload {} docs, then {:.0} s of 1 refresh loop + {} indexing tasks ({} docs/s targeted) + {} search tasks + 1 prober",
+            "Near-real-time algorithm: preload {} docs, then {:.0} s of 1 refresh loop + {} indexing tasks ({} docs/s targeted) + {} search tasks + 1 prober",
             run.preload_docs,
             run.duration_s,
             group(run, "Indexing").map(|g| g.threads).unwrap_or(0),

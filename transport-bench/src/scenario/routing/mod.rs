@@ -1,4 +1,4 @@
-//! Seed 003's routing question (issue #17): do reads sent to a replica pay once the primary
+//! The read-routing question: do reads sent to a replica pay once the primary
 //! is under write pressure, and what do they cost in staleness?
 //!
 //! Against the project's leader/follower `pair` (or `--leader`/`--follower` URLs), the same
@@ -106,7 +106,7 @@ impl Pref {
         matches!(self, Pref::None | Pref::Client) || self.replica_type().is_some()
     }
 
-    /// The name of the same setting in seed 003 (Websolr's routing header).
+    /// The name of the same setting in Websolr's read-routing header (the published reference).
     pub fn seed_name(&self) -> &'static str {
         match self {
             Pref::None => "none",
@@ -500,7 +500,7 @@ pub struct Row {
     pub cpu: Cpu,
 }
 
-/// Seed 003's column for one preference (the seed published charts, not figures).
+/// The published reference's column for one preference (it published charts, not figures).
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SeedColumn {
     /// Our preference.
@@ -540,7 +540,7 @@ pub struct RoutingReport {
     pub cells: Vec<Cell>,
     /// Level x preference, repetitions pooled.
     pub rows: Vec<Row>,
-    /// Seed 003's three columns.
+    /// The published reference's three columns.
     pub seed: Vec<SeedColumn>,
     /// Exact document count.
     pub check: CountCheck,

@@ -1,4 +1,4 @@
-//! Outputs of `routing`: the text table (level x preference, seed 003's columns beside ours,
+//! Outputs of `routing`: the text table (level x preference, the published reference's columns beside ours,
 //! the verdict last), `summary.json`, `cells.csv` (one line per cell and node), `rows.csv` and
 //! `p99-vs-write-rate.svg` (read p99 against achieved docs/s, one line per preference); for the
 //! cloud topology also `replicas.csv` (one line per cell and replica).
@@ -12,7 +12,7 @@ use bench_report::table::Table;
 use super::{Pref, RoutingConfig, RoutingReport, Row};
 use crate::report::lines::{self, Chart, Series};
 
-/// What seed 003 reported for `p` (its charts carried the figures; the text only these).
+/// What the published reference (Websolr) reported for `p` (its charts carried the figures; the text only these).
 pub fn seed_result(p: Pref) -> &'static str {
     match p {
         Pref::None => "baseline; the seed expected it to match prefer-master",
@@ -44,7 +44,7 @@ pub fn print_text<W: Write>(r: &RoutingReport, w: &mut W) -> Result<()> {
     let s = &r.settings;
     writeln!(
         w,
-        "Read routing under write pressure (seed 003), {} topology: leader {}, follower {}",
+        "Read routing under write pressure, {} topology: leader {}, follower {}",
         r.topology, r.leader, r.follower
     )?;
     writeln!(
@@ -62,7 +62,10 @@ pub fn print_text<W: Write>(r: &RoutingReport, w: &mut W) -> Result<()> {
         table.row_iter(w, row_cells(row, middle))?;
     }
     writeln!(w)?;
-    writeln!(w, "seed 003 (Websolr free tier, no write pressure):")?;
+    writeln!(
+        w,
+        "published reference (Websolr free tier, no write pressure):"
+    )?;
     for c in &r.seed {
         writeln!(w, "  {:<9} = {:<15} {}", c.pref, c.seed_name, c.seed_result)?;
     }
@@ -131,7 +134,7 @@ fn print_cloud<W: Write>(r: &RoutingReport, w: &mut W) -> Result<()> {
     let s = &r.settings;
     writeln!(
         w,
-        "Read routing under write pressure (seed 003), cloud topology: reads sent to node1 {}, node2 {}",
+        "Read routing under write pressure, cloud topology: reads sent to node1 {}, node2 {}",
         r.leader, r.follower
     )?;
     for x in &r.replicas {
@@ -174,7 +177,10 @@ fn print_cloud<W: Write>(r: &RoutingReport, w: &mut W) -> Result<()> {
         table.row_iter(w, row_cells(row, [by("NRT"), by("TLOG"), by("PULL")]))?;
     }
     writeln!(w)?;
-    writeln!(w, "seed 003 (Websolr free tier, no write pressure):")?;
+    writeln!(
+        w,
+        "published reference (Websolr free tier, no write pressure):"
+    )?;
     for c in &r.seed {
         writeln!(w, "  {:<9} = {:<17} {}", c.pref, c.seed_name, c.seed_result)?;
     }
@@ -400,7 +406,7 @@ pub fn chart(r: &RoutingReport) -> String {
         .collect();
     lines::render(
         &Chart {
-            title: "Read p99 vs write rate, per read preference (seed 003)".into(),
+            title: "Read p99 vs write rate, per read preference".into(),
             x_label: "indexing achieved, docs/s".into(),
             y_label: "read p99, ms".into(),
             log_x: false,
