@@ -106,7 +106,7 @@ impl BatchReport {
             }
         }
         let unknown = if unnamed {
-            not_failed(sent_ids, &failed)
+            less(sent_ids, failed.iter().map(|f| f.id.as_str()))
         } else {
             Vec::new()
         };
@@ -179,6 +179,27 @@ impl BatchReport {
             == self.sent
     }
 
+    /// The ids this report counts as acknowledged, given `sent_ids`, the ids of the documents
+    /// the report accounts for, in the order they were given: `sent_ids` less one occurrence
+    /// of each failed, unknown and not-attempted id. Its length is [`Self::acknowledged`]
+    /// when `sent_ids` are the report's documents (a document refused for lacking an id is
+    /// `failed` with an empty id and matches none).
+    ///
+    /// ```
+    /// use solr_client::response::TolerantError;
+    /// use solr_client::BatchReport;
+    /// let ids: Vec<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
+    /// let bad = TolerantError { kind: "ADD".into(), id: "b".into(), message: "bad".into() };
+    /// let r = BatchReport::account(&ids, &[bad]);
+    /// assert_eq!(r.acknowledged_ids(&ids), ["a", "c"]);
+    /// ```
+    pub fn acknowledged_ids(&self, sent_ids: &[String]) -> Vec<String> {
+        let failed = self.failed.iter().map(|f| f.id.as_str());
+        let unknown = self.unknown.iter().map(String::as_str);
+        let not_attempted = self.not_attempted.iter().map(String::as_str);
+        less(sent_ids, failed.chain(unknown).chain(not_attempted))
+    }
+
     /// True when every document was acknowledged and Solr reported no error at all.
     pub fn is_clean(&self) -> bool {
         self.acknowledged == self.sent && self.other_errors.is_empty()
@@ -219,15 +240,15 @@ impl BatchReport {
     }
 }
 
-/// The ids of `sent_ids` in order, less one occurrence of each id in `failed`.
-fn not_failed(sent_ids: &[String], failed: &[FailedDoc]) -> Vec<String> {
-    let mut taken: HashMap<&str, usize> = HashMap::new();
-    for f in failed {
-        *taken.entry(f.id.as_str()).or_default() += 1;
+/// The ids of `sent_ids` in order, less one occurrence of each id of `taken`.
+fn less<'a>(sent_ids: &[String], taken: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let mut left: HashMap<&str, usize> = HashMap::new();
+    for id in taken {
+        *left.entry(id).or_default() += 1;
     }
     sent_ids
         .iter()
-        .filter(|id| match taken.get_mut(id.as_str()) {
+        .filter(|id| match left.get_mut(id.as_str()) {
             Some(n) if *n > 0 => {
                 *n -= 1;
                 false

@@ -5,7 +5,7 @@
 //! Solr, no failed or not-attempted id is, and the classes add up to what was given. The
 //! client's own refusals (no uniqueKey, NaN) are named tests here too.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -59,30 +59,6 @@ fn client(chain: Option<&str>) -> SolrClient {
     .expect("client")
 }
 
-/// The ids `r` counts as acknowledged: those of `given` (documents with an id) less one
-/// occurrence per failed, unknown and not-attempted entry.
-fn acknowledged_ids(given: &[String], r: &BatchReport) -> Vec<String> {
-    let mut out: HashMap<&str, usize> = HashMap::new();
-    let others = r.failed.iter().map(|f| f.id.as_str());
-    for id in others
-        .chain(r.unknown.iter().map(String::as_str))
-        .chain(r.not_attempted.iter().map(String::as_str))
-    {
-        *out.entry(id).or_default() += 1;
-    }
-    given
-        .iter()
-        .filter(|id| match out.get_mut(id.as_str()) {
-            Some(n) if *n > 0 => {
-                *n -= 1;
-                false
-            }
-            _ => true,
-        })
-        .cloned()
-        .collect()
-}
-
 /// Checks `r` against what Solr holds for `t` after a commit, and against `kinds`: the
 /// client refused exactly the id-less documents (`refused`, their positions), Solr holds
 /// exactly the acknowledged ones, and only good documents.
@@ -108,7 +84,7 @@ async fn check_against_solr(
         .filter(|&i| kinds[i] != Kind::NoId)
         .map(|i| format!("{t}-{i}"))
         .collect();
-    let acked = acknowledged_ids(&given, r);
+    let acked = r.acknowledged_ids(&given);
     assert_eq!(acked.len(), r.acknowledged, "{r:?}");
     let acked: HashSet<String> = acked.into_iter().collect();
     assert_eq!(held, acked, "Solr holds exactly the acknowledged documents");

@@ -8,7 +8,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use clap::Parser;
 use transport_bench::report::load_summary;
 use transport_bench::witness::KernelTcp;
 
@@ -76,29 +75,7 @@ async fn witnesses_agree_exactly_beside_connection_churn() {
         while churn.opened.load(Ordering::SeqCst) < 5 {
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
-        let cli = transport_bench::Cli::parse_from([
-            "transport-bench",
-            "study",
-            "--url",
-            &url,
-            "--docs",
-            "0",
-            "--mixed",
-            "0",
-            "--searches",
-            "20",
-            "--warmup",
-            "0",
-            "--reps",
-            "1",
-            "--transports",
-            "fresh,pooled",
-            "--gzip",
-            "off",
-            "--quiet",
-            "--out",
-            out.to_str().expect("utf-8 path"),
-        ]);
+        let cli = support::searches_only_study(&url, &out, "20", &["--transports", "fresh,pooled"]);
         let r = transport_bench::run(cli).await;
         let churned = churn.stop();
         r.expect("study runs");

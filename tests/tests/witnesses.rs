@@ -85,37 +85,17 @@ async fn counts(url: &str) {
 /// `counted`) re-renders with the disagreement recomputed from the counts.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hidden_extra_connection_makes_the_witnesses_disagree() {
-    use clap::Parser;
     use transport_bench::report::load_summary;
     let url = support::standalone().url(None).expect("url").to_string();
     let out = std::env::temp_dir().join(support::tag("witness-self-test"));
     {
         let _g = support::exclusive().await;
-        let cli = transport_bench::Cli::parse_from([
-            "transport-bench",
-            "study",
-            "--url",
+        let cli = support::searches_only_study(
             &url,
-            "--docs",
-            "0",
-            "--mixed",
-            "0",
-            "--searches",
+            &out,
             "20",
-            "--warmup",
-            "0",
-            "--reps",
-            "1",
-            "--transports",
-            "fresh,pooled",
-            "--gzip",
-            "off",
-            "--witness-self-test",
-            "1",
-            "--quiet",
-            "--out",
-            out.to_str().expect("utf-8 path"),
-        ]);
+            &["--transports", "fresh,pooled", "--witness-self-test", "1"],
+        );
         transport_bench::run(cli).await.expect("study runs");
     }
     let r = load_summary(&out).expect("summary.json");
@@ -194,39 +174,24 @@ fn old_summary_rerenders_with_the_disagreement(dir: &std::path::Path) {
 /// the three witnesses still count the same number exactly.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_open_loop_pool_is_held_to_its_in_flight_cap() {
-    use clap::Parser;
     use transport_bench::report::load_summary;
     let url = support::standalone().url(None).expect("url").to_string();
     let out = std::env::temp_dir().join(support::tag("witness-open-loop"));
     {
         let _g = support::exclusive().await;
-        let cli = transport_bench::Cli::parse_from([
-            "transport-bench",
-            "study",
-            "--url",
+        let cli = support::searches_only_study(
             &url,
-            "--docs",
-            "0",
-            "--mixed",
-            "0",
-            "--searches",
+            &out,
             "40",
-            "--warmup",
-            "0",
-            "--reps",
-            "1",
-            "--rate",
-            "400",
-            "--max-in-flight",
-            "4",
-            "--transports",
-            "pooled",
-            "--gzip",
-            "off",
-            "--quiet",
-            "--out",
-            out.to_str().expect("utf-8 path"),
-        ]);
+            &[
+                "--rate",
+                "400",
+                "--max-in-flight",
+                "4",
+                "--transports",
+                "pooled",
+            ],
+        );
         transport_bench::run(cli).await.expect("study runs");
     }
     let r = load_summary(&out).expect("summary.json");

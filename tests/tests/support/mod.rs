@@ -169,6 +169,42 @@ pub fn read_json(path: &std::path::Path) -> Value {
     serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// `transport-bench study` of `searches` searches and nothing else (no reindex, no mixed
+/// operations, no warm-up, one repetition, gzip off, quiet) against `url`, writing to `out`,
+/// with `extra` arguments (the transports, the load shape).
+pub fn searches_only_study(
+    url: &str,
+    out: &std::path::Path,
+    searches: &str,
+    extra: &[&str],
+) -> transport_bench::Cli {
+    use clap::Parser;
+    let out = out.to_str().expect("utf-8 path");
+    let mut args = vec![
+        "transport-bench",
+        "study",
+        "--url",
+        url,
+        "--docs",
+        "0",
+        "--mixed",
+        "0",
+        "--searches",
+        searches,
+        "--warmup",
+        "0",
+        "--reps",
+        "1",
+        "--gzip",
+        "off",
+        "--quiet",
+        "--out",
+        out,
+    ];
+    args.extend_from_slice(extra);
+    transport_bench::Cli::parse_from(args)
+}
+
 /// Runs `transport-bench ARGS` to its end while holding the shared lock (beside the other
 /// tests on the shared Solr); a failure panics with `what` and the whole cause chain.
 pub async fn run_shared(args: &[&str], what: &str) {
