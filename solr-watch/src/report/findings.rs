@@ -217,8 +217,8 @@ pub(super) fn findings(r: &WatchReport, t: &Tracker) -> Vec<Finding> {
             Severity::Medium,
             "xml-updates",
             format!(
-                "{} update requests sent XML ({}): {est} (seed 003 measured 42% smaller \
-                 uncompressed, 11% gzipped)",
+                "{} update requests sent XML ({}): {est} (JSON measured 42% smaller than \
+                 XML uncompressed, 11% gzipped, in this project's format study)",
                 x.requests,
                 kb(x.body_bytes as f64)
             ),
@@ -232,7 +232,7 @@ pub(super) fn findings(r: &WatchReport, t: &Tracker) -> Vec<Finding> {
             Severity::Medium,
             "wt-eval",
             format!("{ruby} requests asked for wt=ruby or wt=python"),
-            "use wt=json: seed 003 found wt=ruby ~3x slower to parse, and evaluated with eval",
+            "use wt=json: wt=ruby was measured ~3x slower to parse, and is evaluated with eval",
         ));
     }
     if c.reset_by_client + c.reset_by_server > 0 {
