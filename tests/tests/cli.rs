@@ -14,33 +14,9 @@ use crate::support;
 /// The published schema of `summary.json`.
 const SUMMARY_SCHEMA: &str = include_str!("../../transport-bench/schema/summary.schema.json");
 
-fn study_args(url: &str, out: &std::path::Path, reps: &str) -> Vec<String> {
-    [
-        "transport-bench",
-        "study",
-        "--url",
-        url,
-        "--docs",
-        "0",
-        "--mixed",
-        "0",
-        "--searches",
-        "20",
-        "--warmup",
-        "0",
-        "--reps",
-        reps,
-        "--transports",
-        "fresh,pooled,http2",
-        "--gzip",
-        "off",
-        "--quiet",
-        "--out",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .chain([out.display().to_string()])
-    .collect()
+fn study_args(url: &str, out: &std::path::Path, reps: &str) -> Cli {
+    let transports = ["--reps", reps, "--transports", "fresh,pooled,http2"];
+    support::searches_only_study(url, out, "20", &transports)
 }
 
 #[tokio::test]
@@ -52,10 +28,8 @@ async fn study_witnesses_schema_compare_report() {
     let two = dir.join("two");
     {
         let _g = support::exclusive().await;
-        run(Cli::parse_from(study_args(&url, &one, "1")))
-            .await
-            .expect("study runs");
-        run(Cli::parse_from(study_args(&url, &two, "2")))
+        run(study_args(&url, &one, "1")).await.expect("study runs");
+        run(study_args(&url, &two, "2"))
             .await
             .expect("study with 2 repetitions runs");
     }

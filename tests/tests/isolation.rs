@@ -75,7 +75,12 @@ async fn witnesses_agree_exactly_beside_connection_churn() {
         while churn.opened.load(Ordering::SeqCst) < 5 {
             tokio::time::sleep(Duration::from_millis(5)).await;
         }
-        let cli = support::searches_only_study(&url, &out, "20", &["--transports", "fresh,pooled"]);
+        let cli = support::searches_only_study(
+            &url,
+            &out,
+            "20",
+            &["--reps", "1", "--transports", "fresh,pooled"],
+        );
         let r = transport_bench::run(cli).await;
         let churned = churn.stop();
         r.expect("study runs");

@@ -94,7 +94,14 @@ async fn a_hidden_extra_connection_makes_the_witnesses_disagree() {
             &url,
             &out,
             "20",
-            &["--transports", "fresh,pooled", "--witness-self-test", "1"],
+            &[
+                "--reps",
+                "1",
+                "--transports",
+                "fresh,pooled",
+                "--witness-self-test",
+                "1",
+            ],
         );
         transport_bench::run(cli).await.expect("study runs");
     }
@@ -184,6 +191,8 @@ async fn an_open_loop_pool_is_held_to_its_in_flight_cap() {
             &out,
             "40",
             &[
+                "--reps",
+                "1",
                 "--rate",
                 "400",
                 "--max-in-flight",

@@ -170,8 +170,8 @@ pub fn read_json(path: &std::path::Path) -> Value {
 }
 
 /// `transport-bench study` of `searches` searches and nothing else (no reindex, no mixed
-/// operations, no warm-up, one repetition, gzip off, quiet) against `url`, writing to `out`,
-/// with `extra` arguments (the transports, the load shape).
+/// operations, no warm-up, gzip off, quiet) against `url`, writing to `out`, with `extra`
+/// arguments (repetitions, transports, the load shape).
 pub fn searches_only_study(
     url: &str,
     out: &std::path::Path,
@@ -193,8 +193,6 @@ pub fn searches_only_study(
         searches,
         "--warmup",
         "0",
-        "--reps",
-        "1",
         "--gzip",
         "off",
         "--quiet",
