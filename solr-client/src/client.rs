@@ -128,7 +128,7 @@ impl Commit {
 #[derive(Debug)]
 #[must_use]
 pub struct SolrClientBuilder {
-    node: crate::error::UrlText,
+    node: crate::url_input::UrlText,
     collection: Option<String>,
     transport: Option<Arc<dyn Transport>>,
     kind: TransportKind,
@@ -272,7 +272,7 @@ impl SolrClientBuilder {
 
     /// Builds the client.
     pub fn build(self) -> Result<SolrClient> {
-        let node = crate::error::parse_node_url(&self.node.0)?;
+        let node = crate::url_input::parse_node_url(&self.node.0)?;
         let collection = check_collection(self.collection, &node)?;
         check_update_params(&self.update_params)?;
         let inner = match self.transport {
@@ -356,7 +356,7 @@ impl SolrClient {
     /// [`SolrClientBuilder::collection`].
     pub fn builder(base_url: impl Into<String>) -> SolrClientBuilder {
         SolrClientBuilder {
-            node: crate::error::UrlText(base_url.into()),
+            node: crate::url_input::UrlText(base_url.into()),
             collection: None,
             transport: None,
             kind: TransportKind::Pooled,
@@ -1068,7 +1068,7 @@ impl SolrClient {
                 timing.qtime_ms = qtime(&v);
                 Ok((v, timing))
             }
-            Err(e) => Err(crate::error::not_found(e, &node, &path)),
+            Err(e) => Err(crate::hint::not_found(e, &node, &path)),
         };
         let timing = match &out {
             Ok((_, t)) => Some(t),

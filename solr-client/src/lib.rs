@@ -129,6 +129,7 @@ mod features;
 #[cfg(test)]
 mod features_tests;
 pub mod guide;
+mod hint;
 // README.md beside the manifest, compiled as doctests. Its blocking example needs that feature,
 // which the workspace's test run turns on (`cargo test -p solr-client --doc --features blocking`).
 #[cfg(all(doctest, feature = "blocking"))]
@@ -136,12 +137,15 @@ pub mod guide;
 mod readme {}
 pub mod indexer;
 pub mod observe;
+mod redact;
 pub mod request;
 pub mod response;
 mod shard_split;
+mod snippet;
 pub mod timing;
 pub mod transport;
 mod types;
+mod url_input;
 
 // A dev-dependency only the benches use; unit tests see it too (unused_crate_dependencies).
 #[cfg(test)]

@@ -36,7 +36,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::client::SolrClient;
-use crate::error::{snippet, Error, Result};
+use crate::error::{Error, Result};
+use crate::snippet::snippet;
 use crate::timing::Timing;
 use crate::transport::RequestKind;
 use crate::types::{ResponseHeader, SolrErrorBody};

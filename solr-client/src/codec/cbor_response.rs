@@ -197,91 +197,114 @@ impl Reader<'_> {
                 self.record(bytes.len(), &v);
                 v
             }
-            3 => {
-                let bytes = self.string_bytes(3, info)?;
-                let len = bytes.len();
-                let s = String::from_utf8(bytes).map_err(|_| self.err("text is not UTF-8"))?;
-                let v = Value::String(s);
-                self.record(len, &v);
-                v
+            3 => self.text(info)?,
+            4 => self.array(info)?,
+            5 => self.map(info)?,
+            6 => self.tagged(info)?,
+            _ => return self.simple(info),
+        };
+        Ok(Item::Value(v))
+    }
+
+    /// A text string (major type 3), recorded for string references.
+    #[inline]
+    fn text(&mut self, info: u8) -> Result<Value, String> {
+        let bytes = self.string_bytes(3, info)?;
+        let len = bytes.len();
+        let s = String::from_utf8(bytes).map_err(|_| self.err("text is not UTF-8"))?;
+        let v = Value::String(s);
+        self.record(len, &v);
+        Ok(v)
+    }
+
+    /// An array (major type 4), definite or indefinite (`info` 31).
+    #[inline]
+    fn array(&mut self, info: u8) -> Result<Value, String> {
+        let mut a = Vec::new();
+        if info == 31 {
+            while let Item::Value(v) = self.item()? {
+                a.push(v);
             }
-            4 => {
-                let mut a = Vec::new();
-                if info == 31 {
-                    while let Item::Value(v) = self.item()? {
-                        a.push(v);
-                    }
-                } else {
-                    let n = self.count(info)?;
-                    a.reserve(n);
-                    for _ in 0..n {
-                        a.push(self.value()?);
-                    }
-                }
-                Value::Array(a)
+        } else {
+            let n = self.count(info)?;
+            a.reserve(n);
+            for _ in 0..n {
+                a.push(self.value()?);
             }
-            5 => {
-                let mut m = Map::new();
-                let n = if info == 31 {
-                    None
-                } else {
-                    Some(self.count(info)?)
+        }
+        Ok(Value::Array(a))
+    }
+
+    /// A map (major type 5), definite or indefinite (`info` 31).
+    #[inline]
+    fn map(&mut self, info: u8) -> Result<Value, String> {
+        let mut m = Map::new();
+        let n = if info == 31 {
+            None
+        } else {
+            Some(self.count(info)?)
+        };
+        let mut i = 0;
+        while n != Some(i) {
+            let Some(k) = self.map_key(n.is_none())? else {
+                break;
+            };
+            let v = self.value()?;
+            m.insert(k, v);
+            i += 1;
+        }
+        Ok(Value::Object(m))
+    }
+
+    /// A tagged value (major type 6): string-reference namespaces and references resolved,
+    /// any other tag (dates as text, big numbers...) read as the tagged value itself.
+    #[inline]
+    fn tagged(&mut self, info: u8) -> Result<Value, String> {
+        match self.uint(info)? {
+            STRINGREF_NAMESPACE => {
+                self.tables.push(Vec::new());
+                let r = self.value();
+                self.tables.pop();
+                r
+            }
+            STRINGREF => {
+                let idx = match self.value()? {
+                    Value::Number(n) => n.as_u64(),
+                    _ => None,
                 };
-                let mut i = 0;
-                while n != Some(i) {
-                    let Some(k) = self.map_key(n.is_none())? else {
-                        break;
-                    };
-                    let v = self.value()?;
-                    m.insert(k, v);
-                    i += 1;
+                let table = self
+                    .tables
+                    .last()
+                    .ok_or_else(|| self.err("a string reference outside any namespace"))?;
+                match idx.and_then(|i| table.get(usize::try_from(i).ok()?)) {
+                    Some(v) => Ok(v.clone()),
+                    None => Err(self.err(&format!("string reference {idx:?} to no string"))),
                 }
-                Value::Object(m)
             }
-            6 => match self.uint(info)? {
-                STRINGREF_NAMESPACE => {
-                    self.tables.push(Vec::new());
-                    let r = self.value();
-                    self.tables.pop();
-                    r?
-                }
-                STRINGREF => {
-                    let idx = match self.value()? {
-                        Value::Number(n) => n.as_u64(),
-                        _ => None,
-                    };
-                    let table = self
-                        .tables
-                        .last()
-                        .ok_or_else(|| self.err("a string reference outside any namespace"))?;
-                    match idx.and_then(|i| table.get(usize::try_from(i).ok()?)) {
-                        Some(v) => v.clone(),
-                        None => {
-                            return Err(self.err(&format!("string reference {idx:?} to no string")))
-                        }
-                    }
-                }
-                // Other tags (dates as text, big numbers...): the tagged value itself.
-                _ => self.value()?,
-            },
-            _ => match info {
-                20 => Value::Bool(false),
-                21 => Value::Bool(true),
-                22 | 23 => Value::Null,
-                25 => {
-                    let h = self.uint(25)? as u16;
-                    float32(half_to_f32(h))
-                }
-                26 => float32(f32::from_bits(self.uint(26)? as u32)),
-                27 => float64(f64::from_bits(self.uint(27)?)),
-                31 => return Ok(Item::Break),
-                24 => {
-                    self.take(1)?;
-                    Value::Null
-                }
-                0..=19 => Value::Null,
-                _ => return Err(self.err(&format!("bad simple value {info}"))),
-            },
+            _ => self.value(),
+        }
+    }
+
+    /// A simple value or float (major type 7), or the break that ends an indefinite item.
+    #[inline]
+    fn simple(&mut self, info: u8) -> Result<Item, String> {
+        let v = match info {
+            20 => Value::Bool(false),
+            21 => Value::Bool(true),
+            22 | 23 => Value::Null,
+            25 => {
+                let h = self.uint(25)? as u16;
+                float32(half_to_f32(h))
+            }
+            26 => float32(f32::from_bits(self.uint(26)? as u32)),
+            27 => float64(f64::from_bits(self.uint(27)?)),
+            31 => return Ok(Item::Break),
+            24 => {
+                self.take(1)?;
+                Value::Null
+            }
+            0..=19 => Value::Null,
+            _ => return Err(self.err(&format!("bad simple value {info}"))),
         };
         Ok(Item::Value(v))
     }

@@ -207,28 +207,35 @@ impl<'de> De<'de> {
     fn any_inner<V: Visitor<'de>>(&mut self, visitor: V) -> R<V::Value> {
         let top = std::mem::take(&mut self.top);
         let t = self.peek()?;
-        // Every arm reads past the tag.
+        // Every reader reads past the tag.
         let at = self.r.pos;
         self.r.pos += 1;
+        if t >> 5 != 0 {
+            self.sized(t, top, visitor)
+        } else {
+            self.plain(t, at, top, visitor)
+        }
+    }
+
+    /// A value whose tag carries its size in the low bits (strings, small numbers, arrays,
+    /// ordered and named lists, extern strings).
+    #[inline]
+    fn sized<V: Visitor<'de>>(&mut self, t: u8, top: bool, visitor: V) -> R<V::Value> {
         match t >> 5 {
             1 => {
                 let n = self.r.tag_size(t, 1)?;
                 let s = self.str_at(n)?;
-                return visitor.visit_borrowed_str(s);
+                visitor.visit_borrowed_str(s)
             }
-            2 => {
-                return visitor.visit_i64(i64::from(self.r.small(t)? as i64 as i32));
-            }
-            3 => {
-                return visitor.visit_i64(self.r.small(t)? as i64);
-            }
+            2 => visitor.visit_i64(i64::from(self.r.small(t)? as i64 as i32)),
+            3 => visitor.visit_i64(self.r.small(t)? as i64),
             4 => {
                 let n = self.r.tag_size(t, 1)?;
-                return visitor.visit_seq(Items::new(self, Some(n), false));
+                visitor.visit_seq(Items::new(self, Some(n), false))
             }
             5 => {
                 let n = self.r.tag_size(t, 2)?;
-                return visitor.visit_map(Entries::new(self, Some(n), false));
+                visitor.visit_map(Entries::new(self, Some(n), false))
             }
             6 => {
                 let n = self.r.tag_size(t, 2)?;
@@ -239,14 +246,18 @@ impl<'de> De<'de> {
                 let items = n
                     .checked_mul(2)
                     .ok_or_else(|| self.r.err("size overflow".into()))?;
-                return visitor.visit_seq(Items::new(self, Some(items), true));
+                visitor.visit_seq(Items::new(self, Some(items), true))
             }
-            7 => {
+            _ => {
                 let i = self.extern_str(t)?;
-                return visitor.visit_str(&self.r.externs[i]);
+                visitor.visit_str(&self.r.externs[i])
             }
-            _ => {}
         }
+    }
+
+    /// A value of a plain tag (the tag is the whole first byte); `at` is the tag's offset.
+    #[inline]
+    fn plain<V: Visitor<'de>>(&mut self, t: u8, at: usize, top: bool, visitor: V) -> R<V::Value> {
         match t {
             tag::NULL => visitor.visit_unit(),
             tag::BOOL_TRUE => visitor.visit_bool(true),
@@ -257,19 +268,11 @@ impl<'de> De<'de> {
             tag::LONG => visitor.visit_i64(i64::from_be_bytes(self.r.array()?)),
             tag::FLOAT => {
                 let f = f32::from_be_bytes(self.r.array()?);
-                if f.is_finite() {
-                    visitor.visit_f64(shortest(f))
-                } else {
-                    visitor.visit_unit()
-                }
+                finite_or_unit(f.is_finite().then(|| shortest(f)), visitor)
             }
             tag::DOUBLE => {
                 let f = f64::from_be_bytes(self.r.array()?);
-                if f.is_finite() {
-                    visitor.visit_f64(f)
-                } else {
-                    visitor.visit_unit()
-                }
+                finite_or_unit(f.is_finite().then_some(f), visitor)
             }
             tag::DATE => visitor.visit_string(iso_date(i64::from_be_bytes(self.r.array()?))),
             tag::MAP => {
@@ -279,35 +282,46 @@ impl<'de> De<'de> {
             }
             tag::MAP_ENTRY_ITER => visitor.visit_map(Entries::new(self, None, false)),
             tag::ITERATOR => visitor.visit_seq(Items::new(self, None, false)),
-            tag::SOLRDOC => {
-                let t = self.r.u8()?;
-                if t >> 5 != tag::ORDERED_MAP >> 5 {
-                    return Err(self
-                        .r
-                        .err(format!("SolrDocument without its field map (tag {t})"))
-                        .into());
-                }
-                let n = self.r.tag_size(t, 1)?;
-                visitor.visit_map(Entries::new(self, Some(n), true))
-            }
+            tag::SOLRDOC => self.solr_doc(visitor),
             tag::SOLRDOCLST => self.doc_list(visitor),
             tag::ENUM_FIELD_VALUE => {
                 let _int = self.r.plain()?;
                 self.any(visitor)
             }
-            _ => {
-                // Byte arrays, UUIDs, SolrInputDocuments, single map entries, primitive
-                // arrays, end tags and unknown tags: as the tree decoder reads them.
-                let d = self.r.value_of(t).map_err(|mut e| {
-                    if e.message.starts_with("unknown tag") {
-                        e.offset = at;
-                    }
-                    e
-                })?;
-                let v = self.tree_of(d, top)?;
-                v.deserialize_any(visitor).map_err(from_json)
-            }
+            _ => self.through_tree(t, at, top, visitor),
         }
+    }
+
+    /// A SolrDocument: its field map, as a map.
+    fn solr_doc<V: Visitor<'de>>(&mut self, visitor: V) -> R<V::Value> {
+        let t = self.r.u8()?;
+        if t >> 5 != tag::ORDERED_MAP >> 5 {
+            return Err(self
+                .r
+                .err(format!("SolrDocument without its field map (tag {t})"))
+                .into());
+        }
+        let n = self.r.tag_size(t, 1)?;
+        visitor.visit_map(Entries::new(self, Some(n), true))
+    }
+
+    /// Byte arrays, UUIDs, SolrInputDocuments, single map entries, primitive arrays, end tags
+    /// and unknown tags: as the tree decoder reads them (an unknown tag reported at `at`).
+    fn through_tree<V: Visitor<'de>>(
+        &mut self,
+        t: u8,
+        at: usize,
+        top: bool,
+        visitor: V,
+    ) -> R<V::Value> {
+        let d = self.r.value_of(t).map_err(|mut e| {
+            if e.message.starts_with("unknown tag") {
+                e.offset = at;
+            }
+            e
+        })?;
+        let v = self.tree_of(d, top)?;
+        v.deserialize_any(visitor).map_err(from_json)
     }
 
     /// `Some(N)` when the `N` bytes of a float at `at` are there and `null_if` them (NaN or
@@ -665,5 +679,14 @@ impl<'de> Deserializer<'de> for Key<'_, 'de> {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
         bytes byte_buf unit unit_struct seq tuple
         tuple_struct map struct enum identifier ignored_any
+    }
+}
+/// A float Solr can hold (finite) as a number; NaN and the infinities as null, as the tree
+/// decoder reads them.
+#[inline]
+fn finite_or_unit<'de, V: Visitor<'de>>(f: Option<f64>, visitor: V) -> R<V::Value> {
+    match f {
+        Some(f) => visitor.visit_f64(f),
+        None => visitor.visit_unit(),
     }
 }

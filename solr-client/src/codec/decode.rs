@@ -9,7 +9,8 @@ use http::header::{HeaderValue, CONTENT_ENCODING, CONTENT_TYPE};
 use http::{HeaderMap, StatusCode};
 use serde::de::DeserializeOwned;
 
-use crate::error::{snippet, Error, Result};
+use crate::error::{Error, Result};
+use crate::snippet::snippet;
 use crate::timing::Timing;
 use crate::transport::WireResponse;
 use crate::types::ErrorEnvelope;

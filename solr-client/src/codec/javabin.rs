@@ -360,34 +360,60 @@ impl Reader<'_> {
                 }
                 return Ok(Decoded::NamedList(pairs));
             }
-            7 => {
-                let idx = usize::try_from(self.raw_size(t)?).unwrap_or(usize::MAX);
-                if idx == 0 {
-                    let st = self.u8()?;
-                    let s = match st >> 5 {
-                        1 => {
-                            let n = self.tag_size(st, 1)?;
-                            self.str_body(n)?
-                        }
-                        _ if st == tag::NULL => String::from("null"),
-                        _ => return Err(self.err(format!("extern string of tag {st}"))),
-                    };
-                    self.externs.push(s.clone());
-                    Value::String(s)
-                } else {
-                    match self.externs.get(idx.saturating_sub(1)) {
-                        Some(s) => Value::String(s.clone()),
-                        None => {
-                            return Err(self.err(format!(
-                                "extern string #{idx} referred to before it was sent"
-                            )))
-                        }
-                    }
-                }
-            }
+            7 => Value::String(self.extern_string(t)?),
             _ => return self.plain_tag(t),
         };
         Ok(Decoded::Value(v))
+    }
+
+    /// An extern string: a new one (index 0, then the string, remembered) or a reference
+    /// to one sent before (its index, from 1).
+    fn extern_string(&mut self, t: u8) -> std::result::Result<String, JavabinError> {
+        let idx = usize::try_from(self.raw_size(t)?).unwrap_or(usize::MAX);
+        if idx == 0 {
+            let st = self.u8()?;
+            let s = match st >> 5 {
+                1 => {
+                    let n = self.tag_size(st, 1)?;
+                    self.str_body(n)?
+                }
+                _ if st == tag::NULL => String::from("null"),
+                _ => return Err(self.err(format!("extern string of tag {st}"))),
+            };
+            self.externs.push(s.clone());
+            return Ok(s);
+        }
+        match self.externs.get(idx.saturating_sub(1)) {
+            Some(s) => Ok(s.clone()),
+            None => Err(self.err(format!(
+                "extern string #{idx} referred to before it was sent"
+            ))),
+        }
+    }
+
+    /// Entries (key, value) of a map up to its END tag.
+    fn entries_to_end(&mut self) -> std::result::Result<Map<String, Value>, JavabinError> {
+        let mut m = Map::new();
+        loop {
+            let k = self.value()?;
+            if matches!(k, Decoded::End) {
+                return Ok(m);
+            }
+            let k = key_text(k.into_value(), self.pos)?;
+            let v = self.plain()?;
+            m.insert(k, v);
+        }
+    }
+
+    /// Items of an iterator up to its END tag.
+    fn items_to_end(&mut self) -> std::result::Result<Vec<Value>, JavabinError> {
+        let mut a = Vec::new();
+        loop {
+            match self.value()? {
+                Decoded::End => return Ok(a),
+                d => a.push(d.into_value()),
+            }
+        }
     }
 
     pub(super) fn small(&mut self, t: u8) -> std::result::Result<u64, JavabinError> {
@@ -419,19 +445,7 @@ impl Reader<'_> {
                 let n = self.bounded(n, 2)?;
                 Value::Object(self.entries(n)?)
             }
-            tag::MAP_ENTRY_ITER => {
-                let mut m = Map::new();
-                loop {
-                    let k = self.value()?;
-                    if matches!(k, Decoded::End) {
-                        break;
-                    }
-                    let k = key_text(k.into_value(), self.pos)?;
-                    let v = self.plain()?;
-                    m.insert(k, v);
-                }
-                Value::Object(m)
-            }
+            tag::MAP_ENTRY_ITER => Value::Object(self.entries_to_end()?),
             tag::MAP_ENTRY => Value::Object(self.entries(1)?),
             tag::SOLRDOC => return self.solr_doc().map(Decoded::Doc),
             tag::SOLRDOCLST => self.doc_list()?,
@@ -440,16 +454,7 @@ impl Reader<'_> {
                 let n = self.bounded(n, 1)?;
                 Value::String(base64(self.take(n)?))
             }
-            tag::ITERATOR => {
-                let mut a = Vec::new();
-                loop {
-                    match self.value()? {
-                        Decoded::End => break,
-                        d => a.push(d.into_value()),
-                    }
-                }
-                Value::Array(a)
-            }
+            tag::ITERATOR => Value::Array(self.items_to_end()?),
             tag::END => return Ok(Decoded::End),
             tag::SOLRINPUTDOC => return self.input_doc().map(Decoded::InputDoc),
             tag::ENUM_FIELD_VALUE => {

@@ -103,23 +103,7 @@ pub fn decode(body: &[u8]) -> Result<Value, String> {
             }
             Event::GeneralRef(r) => {
                 if let Some(top) = stack.last_mut() {
-                    let c = match r.resolve_char_ref() {
-                        Ok(Some(c)) => c.to_string(),
-                        _ => match &*r {
-                            b"amp" => "&".into(),
-                            b"lt" => "<".into(),
-                            b"gt" => ">".into(),
-                            b"quot" => "\"".into(),
-                            b"apos" => "'".into(),
-                            other => {
-                                return Err(format!(
-                                    "unknown entity &{};",
-                                    String::from_utf8_lossy(other)
-                                ))
-                            }
-                        },
-                    };
-                    top.text.push_str(&c);
+                    top.text.push_str(&entity(&r)?);
                 }
             }
             Event::Eof => break,
@@ -133,6 +117,26 @@ pub fn decode(body: &[u8]) -> Result<Value, String> {
         ));
     }
     root.ok_or_else(|| "no <response> element".to_string())
+}
+
+/// The text of a character or entity reference (`&#233;`, `&amp;`): XML's five entities
+/// and character references; any other is an error.
+fn entity(r: &quick_xml::events::BytesRef<'_>) -> Result<String, String> {
+    if let Ok(Some(c)) = r.resolve_char_ref() {
+        return Ok(c.to_string());
+    }
+    Ok(match &**r {
+        b"amp" => "&",
+        b"lt" => "<",
+        b"gt" => ">",
+        b"quot" => "\"",
+        b"apos" => "'",
+        other => {
+            let name = String::from_utf8_lossy(other);
+            return Err(format!("unknown entity &{name};"));
+        }
+    }
+    .to_string())
 }
 
 fn tag_name(k: Kind) -> &'static str {
@@ -167,24 +171,7 @@ fn open(
     if done {
         return Err("content after </response>".into());
     }
-    if stack.is_empty() != (kind == Kind::Response) {
-        return Err(format!("<{}> where <response> belongs", tag_name(kind)));
-    }
-    if stack.len() >= MAX_DEPTH {
-        return Err(format!("nested deeper than {MAX_DEPTH}"));
-    }
-    if let Some(parent) = stack.last() {
-        if !matches!(
-            parent.kind,
-            Kind::Response | Kind::Lst | Kind::Arr | Kind::Doc | Kind::Result
-        ) {
-            return Err(format!(
-                "<{}> inside <{}>",
-                tag_name(kind),
-                tag_name(parent.kind)
-            ));
-        }
-    }
+    check_place(stack, kind)?;
     let mut frame = Frame {
         kind,
         name: None,
@@ -195,29 +182,65 @@ fn open(
     };
     for a in e.attributes() {
         let a = a.map_err(|e| format!("bad attribute: {e}"))?;
-        let v = a
-            .normalized_value(quick_xml::XmlVersion::Implicit1_0)
-            .map_err(|e| format!("bad attribute value: {e}"))?
-            .into_owned();
-        match a.key.as_ref() {
-            b"name" => frame.name = Some(v),
-            b"numFound" | b"start" if kind == Kind::Result => {
-                let n: i64 = v.parse().map_err(|_| format!("bad number {v:?}"))?;
-                frame.obj.insert(key_text(a.key.as_ref()), Value::from(n));
-            }
-            b"maxScore" if kind == Kind::Result => {
-                let f: f32 = v.parse().map_err(|_| format!("bad float {v:?}"))?;
-                frame.obj.insert("maxScore".into(), float32(f));
-            }
-            b"numFoundExact" if kind == Kind::Result => {
-                frame
-                    .obj
-                    .insert("numFoundExact".into(), Value::Bool(v == "true"));
-            }
-            _ => {}
-        }
+        attribute(&mut frame, &a)?;
     }
     stack.push(frame);
+    Ok(())
+}
+
+/// Refuses an element of `kind` where it cannot be: `<response>` anywhere but at the top
+/// (or anything else there), deeper than [`MAX_DEPTH`], or inside a value element.
+fn check_place(stack: &[Frame], kind: Kind) -> Result<(), String> {
+    if stack.is_empty() != (kind == Kind::Response) {
+        return Err(format!("<{}> where <response> belongs", tag_name(kind)));
+    }
+    if stack.len() >= MAX_DEPTH {
+        return Err(format!("nested deeper than {MAX_DEPTH}"));
+    }
+    match stack.last() {
+        Some(parent)
+            if !matches!(
+                parent.kind,
+                Kind::Response | Kind::Lst | Kind::Arr | Kind::Doc | Kind::Result
+            ) =>
+        {
+            Err(format!(
+                "<{}> inside <{}>",
+                tag_name(kind),
+                tag_name(parent.kind)
+            ))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Reads one attribute into `frame`: its name, or one of `<result>`'s counts.
+fn attribute(
+    frame: &mut Frame,
+    a: &quick_xml::events::attributes::Attribute<'_>,
+) -> Result<(), String> {
+    let v = a
+        .normalized_value(quick_xml::XmlVersion::Implicit1_0)
+        .map_err(|e| format!("bad attribute value: {e}"))?
+        .into_owned();
+    let result = frame.kind == Kind::Result;
+    match a.key.as_ref() {
+        b"name" => frame.name = Some(v),
+        b"numFound" | b"start" if result => {
+            let n: i64 = v.parse().map_err(|_| format!("bad number {v:?}"))?;
+            frame.obj.insert(key_text(a.key.as_ref()), Value::from(n));
+        }
+        b"maxScore" if result => {
+            let f: f32 = v.parse().map_err(|_| format!("bad float {v:?}"))?;
+            frame.obj.insert("maxScore".into(), float32(f));
+        }
+        b"numFoundExact" if result => {
+            frame
+                .obj
+                .insert("numFoundExact".into(), Value::Bool(v == "true"));
+        }
+        _ => {}
+    }
     Ok(())
 }
 

@@ -9,7 +9,8 @@ use serde::de::DeserializeOwned;
 
 use super::decode;
 use crate::codec::{content_type, reject_encoded, ResponseFormat};
-use crate::error::{snippet, Error, Result};
+use crate::error::{Error, Result};
+use crate::snippet::snippet;
 use crate::timing::Timing;
 use crate::transport::WireResponse;
 use crate::types::ErrorEnvelope;
@@ -32,59 +33,72 @@ pub(crate) fn decode_as<T: DeserializeOwned>(
         return decode(resp, what);
     }
     let content_type = content_type(&resp);
-    let node = resp.timing.node.clone();
     reject_encoded(&resp)?;
     let matches = content_type
         .as_deref()
         .is_some_and(|ct| format.accepts_content_type(ct));
-    let unexpected = |resp: &WireResponse| Error::UnexpectedResponse {
-        node: resp.timing.node.clone(),
-        status: resp.status.as_u16(),
-        content_type: content_type.clone(),
-        snippet: snippet(&resp.body, 200),
-    };
     if !matches {
-        return Err(unexpected(&resp));
+        return Err(unexpected(&resp, content_type));
     }
     let t0 = Instant::now();
     #[cfg(feature = "javabin")]
     if format == ResponseFormat::Javabin && resp.status.is_success() {
         // Straight into `T`, no `Value` tree.
-        let typed: T =
-            crate::codec::javabin::from_slice(&resp.body).map_err(|e| Error::Decode {
-                node: node.clone(),
-                what,
-                message: format!("{format}: {e}"),
-                snippet: snippet(&resp.body, 200),
-            })?;
+        let typed: T = crate::codec::javabin::from_slice(&resp.body)
+            .map_err(|e| decode_error(&resp, what, format!("{format}: {e}")))?;
         let mut timing = resp.timing;
         timing.parse = Some(t0.elapsed());
         return Ok((typed, timing));
     }
+    let typed: T = via_value(&resp, what, format, content_type)?;
+    let mut timing = resp.timing;
+    timing.parse = Some(t0.elapsed());
+    Ok((typed, timing))
+}
+
+/// `resp`'s body decoded into the `wt=json` value shape, then into `T`; a failed status
+/// is Solr's error when the body holds one.
+fn via_value<T: DeserializeOwned>(
+    resp: &WireResponse,
+    what: &'static str,
+    format: ResponseFormat,
+    content_type: Option<String>,
+) -> Result<T> {
     let decoded = format.decode_value(&resp.body);
     if !resp.status.is_success() {
         if let Ok(v) = decoded {
             if let Ok(env) = serde_json::from_value::<ErrorEnvelope>(v) {
                 return Err(Error::Solr {
-                    node,
+                    node: resp.timing.node.clone(),
                     status: resp.status.as_u16(),
                     body: env.into_body(),
                 });
             }
         }
-        return Err(unexpected(&resp));
+        return Err(unexpected(resp, content_type));
     }
-    let decode_err = |message: String| Error::Decode {
-        node: node.clone(),
+    let value = decoded.map_err(|m| decode_error(resp, what, format!("{format}: {m}")))?;
+    serde_json::from_value(value).map_err(|e| decode_error(resp, what, e.to_string()))
+}
+
+/// [`Error::UnexpectedResponse`] for `resp`, with its Content-Type and a snippet.
+fn unexpected(resp: &WireResponse, content_type: Option<String>) -> Error {
+    Error::UnexpectedResponse {
+        node: resp.timing.node.clone(),
+        status: resp.status.as_u16(),
+        content_type,
+        snippet: snippet(&resp.body, 200),
+    }
+}
+
+/// [`Error::Decode`] of `what` in `resp`, with the decoder's `message` and a snippet.
+fn decode_error(resp: &WireResponse, what: &'static str, message: String) -> Error {
+    Error::Decode {
+        node: resp.timing.node.clone(),
         what,
         message,
         snippet: snippet(&resp.body, 200),
-    };
-    let value = decoded.map_err(|m| decode_err(format!("{format}: {m}")))?;
-    let typed: T = serde_json::from_value(value).map_err(|e| decode_err(e.to_string()))?;
-    let mut timing = resp.timing;
-    timing.parse = Some(t0.elapsed());
-    Ok((typed, timing))
+    }
 }
 
 /// Decodes `body`, a response sent with `wt=format`, HTTP `status` and `content_type`,

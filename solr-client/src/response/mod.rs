@@ -52,7 +52,8 @@ pub use stats::{FieldStats, Stats};
 pub use suggest::{SuggestResult, SuggestSection, Suggestion};
 
 pub(crate) use crate::codec::decode;
-use crate::error::{snippet, Error, FailedDoc, Result};
+use crate::error::{Error, FailedDoc, Result};
+use crate::snippet::snippet;
 use crate::timing::Timing;
 
 /// `highlighting`: per document id, per field, the snippets.

@@ -33,7 +33,7 @@ impl Fresh {
     }
 
     async fn send_inner(&self, req: WireRequest) -> Result<WireResponse> {
-        let node = crate::error::node_label(&req.node);
+        let node = crate::redact::node_label(&req.node);
         let start = Instant::now();
         let conn = self
             .connector

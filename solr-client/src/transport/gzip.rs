@@ -13,7 +13,7 @@ use std::time::Instant;
 use bytes::Bytes;
 use http::header::{HeaderValue, ACCEPT_ENCODING, CONTENT_ENCODING};
 
-use super::{BoxFuture, ShardGroup, Transport, TransportStats, WireRequest, WireResponse};
+use super::{BoxFuture, Decorator, Transport, WireRequest, WireResponse};
 use crate::error::{Error, Result};
 
 /// Wraps a transport with gzip content coding.
@@ -100,8 +100,14 @@ pub(crate) fn gunzip_limited(node: &str, data: &[u8], limit: u64) -> Result<Vec<
     }
 }
 
-impl<T: Transport> Transport for Gzip<T> {
-    fn send(&self, mut req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
+impl<T: Transport> Decorator for Gzip<T> {
+    type Inner = T;
+
+    fn inner(&self) -> &T {
+        &self.inner
+    }
+
+    fn call(&self, mut req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
         Box::pin(async move {
             req.headers
                 .insert(ACCEPT_ENCODING, HeaderValue::from_static("gzip"));
@@ -140,24 +146,12 @@ impl<T: Transport> Transport for Gzip<T> {
         })
     }
 
-    fn name(&self) -> String {
+    fn label(&self) -> String {
         if self.compress_requests {
             format!("{}+gzip(req)", self.inner.name())
         } else {
             format!("{}+gzip", self.inner.name())
         }
-    }
-
-    fn stats(&self) -> TransportStats {
-        self.inner.stats()
-    }
-
-    fn shard_groups<'a>(
-        &'a self,
-        req: &'a WireRequest,
-        ids: &'a [String],
-    ) -> BoxFuture<'a, Result<Option<Vec<ShardGroup>>>> {
-        self.inner.shard_groups(req, ids)
     }
 }
 

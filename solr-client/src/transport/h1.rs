@@ -496,6 +496,21 @@ where
     }
 }
 
+/// The exchange's byte counts and decoded size: the connection's counters less `before`
+/// (their values when the request started on a reused connection; zero on a new one).
+pub(crate) fn count_bytes(
+    timing: &mut Timing,
+    meter: &ConnMeter,
+    before: (u64, u64),
+    body_len: usize,
+) {
+    let (bin, bout) = meter.bytes();
+    timing.connection_id = meter.id;
+    timing.bytes_in = bin - before.0;
+    timing.bytes_out = bout - before.1;
+    timing.decoded_bytes = body_len as u64;
+}
+
 /// The instants of one request, in order; missing or out-of-order stamps are clamped so the
 /// phases never go negative and always add up to `done - start`.
 #[derive(Debug, Clone, Copy)]

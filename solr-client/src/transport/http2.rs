@@ -35,12 +35,12 @@ use hyper::client::conn::http2::SendRequest;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 
 use super::connector::{ConnMeter, Connector, SetupTiming};
-use super::h1::{build_request, map_hyper, read_frames, Instants, Target};
+use super::h1::{build_request, count_bytes, map_hyper, read_frames, Instants, Target};
 use super::h2_clock::{FrameClock, FrameEdges};
 use super::tls::TlsOptions;
 use super::{BoxFuture, RequestKind, Transport, TransportStats, WireRequest, WireResponse};
 use crate::error::{Error, Result};
-use crate::timing::HttpVersion;
+use crate::timing::{HttpVersion, Timing};
 
 #[derive(Clone)]
 struct H2Conn {
@@ -147,7 +147,7 @@ impl Http2 {
     }
 
     async fn send_inner(&self, req: WireRequest) -> Result<WireResponse> {
-        let node = crate::error::node_label(&req.node);
+        let node = crate::redact::node_label(&req.node);
         let start = Instant::now();
         let mut attempt = 1;
         loop {
@@ -191,7 +191,7 @@ impl Http2 {
             .map_err(|e| (e, None, false))?;
         let conn_ready = Instant::now();
         let alone_at_start = conn.inflight.fetch_add(1, Ordering::SeqCst) == 0;
-        let (in0, out0) = if setup.is_some() {
+        let before = if setup.is_some() {
             (0, 0)
         } else {
             conn.meter.bytes()
@@ -204,7 +204,6 @@ impl Http2 {
                 return Err((e, None, false));
             }
         };
-        let body_len = req.body.len() as u64;
         let result = read_frames(node, req, &conn.clock, conn.sender.send_request(http_req)).await;
         let done = Instant::now();
         let alone = alone_at_start && conn.inflight.load(Ordering::SeqCst) == 1;
@@ -216,26 +215,19 @@ impl Http2 {
         // Stream-level stamps: on an HTTP/2 socket the client also writes control frames
         // (SETTINGS ACK, WINDOW_UPDATE, PING ACK) while a response is pending, so socket
         // stamps cannot tell when this request's last byte left.
-        let (write_done, first_byte) = (conn_ready, resp.headers_at);
-        let mut timing = Instants {
+        let stamps = Instants {
             start,
             conn_ready,
-            write_done,
-            first_byte,
+            write_done: conn_ready,
+            first_byte: resp.headers_at,
             done,
-        }
-        .into_timing(setup, HttpVersion::Http2, node);
-        timing.connection_id = conn.meter.id;
+        };
+        let mut timing = stamps.into_timing(setup, HttpVersion::Http2, node);
         if alone {
-            let (bin, bout) = conn.meter.bytes();
-            timing.bytes_in = bin - in0;
-            timing.bytes_out = bout - out0;
+            count_bytes(&mut timing, &conn.meter, before, resp.body.len());
         } else {
-            timing.bytes_exact = false;
-            timing.bytes_in = resp.body.len() as u64;
-            timing.bytes_out = body_len;
+            estimate_bytes(&mut timing, conn.meter.id, resp.body.len(), req.body.len());
         }
-        timing.decoded_bytes = resp.body.len() as u64;
         Ok(WireResponse {
             status: resp.status,
             headers: resp.headers,
@@ -243,6 +235,16 @@ impl Http2 {
             timing,
         })
     }
+}
+
+/// The byte counts of a request that shared its connection with other streams: the
+/// socket's counters are not its own, so the bodies' sizes stand in (`bytes_exact` false).
+fn estimate_bytes(timing: &mut Timing, connection_id: u64, body_in: usize, body_out: usize) {
+    timing.connection_id = connection_id;
+    timing.bytes_exact = false;
+    timing.bytes_in = body_in as u64;
+    timing.bytes_out = body_out as u64;
+    timing.decoded_bytes = body_in as u64;
 }
 
 impl Transport for Http2 {

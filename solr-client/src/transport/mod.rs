@@ -16,6 +16,7 @@
 
 mod cloud;
 mod connector;
+mod decorator;
 mod fresh;
 #[cfg(feature = "gzip")]
 mod gzip;
@@ -46,6 +47,7 @@ use url::Url;
 pub use cloud::{composite_id_hash, murmurhash3_x86_32, HashRange};
 pub use cloud::{ClusterView, ReplicaInfo, ReplicaType, ShardInfo};
 pub use connector::Connector;
+pub use decorator::Decorator;
 pub use fresh::Fresh;
 #[cfg(feature = "gzip")]
 pub use gzip::{gunzip_bytes, gzip_bytes, Gzip};
@@ -190,7 +192,7 @@ impl fmt::Debug for WireRequest {
         }
         f.debug_struct("WireRequest")
             .field("method", &self.method)
-            .field("node", &crate::error::node_label(&self.node))
+            .field("node", &crate::redact::node_label(&self.node))
             .field("path", &self.path)
             .field("query", &self.query)
             .field("headers", &Headers(&self.headers))
@@ -240,7 +242,7 @@ impl WireRequest {
     /// The request timeout error for this request: phase `Request`, the configured value.
     pub(crate) fn request_timeout(&self) -> crate::Error {
         crate::Error::Timeout {
-            node: crate::error::node_label(&self.node),
+            node: crate::redact::node_label(&self.node),
             phase: crate::TimeoutPhase::Request,
             after: self.timeouts.request,
         }
@@ -378,25 +380,6 @@ pub trait Transport: Send + Sync + fmt::Debug {
     }
 }
 
-impl<T: Transport + ?Sized> Transport for Arc<T> {
-    fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
-        (**self).send(req)
-    }
-    fn name(&self) -> String {
-        (**self).name()
-    }
-    fn stats(&self) -> TransportStats {
-        (**self).stats()
-    }
-    fn shard_groups<'a>(
-        &'a self,
-        req: &'a WireRequest,
-        ids: &'a [String],
-    ) -> BoxFuture<'a, Result<Option<Vec<ShardGroup>>>> {
-        (**self).shard_groups(req, ids)
-    }
-}
-
 /// What the four base transports share: their name, whether certificate checks are off (it
 /// shows in the name, so no report hides it), and the count of requests sent.
 #[derive(Debug)]
@@ -450,7 +433,7 @@ impl Counted {
             tokio::time::timeout_at(deadline, inner(req))
                 .await
                 .unwrap_or(Err(timeout))
-                .map_err(|e| crate::error::scheme_hint(https, e))
+                .map_err(|e| crate::hint::scheme_hint(https, e))
         }))
     }
 
@@ -472,8 +455,7 @@ impl Counted {
         use futures::FutureExt;
         let (_, attempt, https) = self.start(&mut req);
         Box::pin(
-            attempt
-                .run(inner(req).map(move |r| r.map_err(|e| crate::error::scheme_hint(https, e)))),
+            attempt.run(inner(req).map(move |r| r.map_err(|e| crate::hint::scheme_hint(https, e)))),
         )
     }
 

@@ -27,10 +27,12 @@ use http::header::{HeaderValue, CONNECTION};
 use http_body_util::Full;
 use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
-use tokio::sync::{Semaphore, TryAcquireError};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError};
 
 use super::connector::{ConnMeter, Connector, SetupTiming};
-use super::h1::{build_request, exchange, map_hyper, within, ConnTimer, Instants, Target, Watch};
+use super::h1::{
+    build_request, count_bytes, exchange, map_hyper, within, ConnTimer, Instants, Target, Watch,
+};
 use super::tls::TlsOptions;
 use super::{BoxFuture, RequestKind, Transport, TransportStats, WireRequest, WireResponse};
 use crate::error::{Error, Result};
@@ -224,47 +226,20 @@ impl Pooled {
     /// after a decoded response is thousands of instructions). Boxed, the request is 8 bytes
     /// of it (an `async fn` holds an argument twice) and its own allocation is a small one.
     async fn send_inner(&self, req: Box<WireRequest>) -> Result<WireResponse> {
-        let node = crate::error::node_label(&req.node);
+        let node = crate::redact::node_label(&req.node);
         let start = Instant::now();
         let deadline = req
             .deadline
             .unwrap_or_else(|| super::far_or(start, req.timeouts.request));
         let host = self.host(&req);
-        let pool_closed = || Error::Config("pool closed".into());
-        let _permit = match host.slots.clone().try_acquire_owned() {
-            Ok(permit) => permit,
-            Err(TryAcquireError::Closed) => return Err(pool_closed()),
-            Err(TryAcquireError::NoPermits) => {
-                let wait =
-                    tokio::time::timeout_at(deadline.into(), host.slots.clone().acquire_owned());
-                match Box::pin(wait).await {
-                    Ok(Ok(permit)) => permit,
-                    Ok(Err(_)) => return Err(pool_closed()),
-                    Err(_) => return Err(req.request_timeout()),
-                }
-            }
-        };
+        let _permit = slot(&host, &req, deadline).await?;
         let mut attempt = 1;
         loop {
-            let checked = self.checkout(&host, &req, deadline).await?;
-            let ((mut sender, meter, mut timer), setup) = match checked {
-                Some(c) => (c, None),
-                None => {
-                    // Boxed: the connect and TLS handshake state is large, and only a new
-                    // connection needs it; the common path (a reused one) stays small.
-                    let open = tokio::time::timeout_at(deadline.into(), self.open(&req, &node));
-                    match Box::pin(open).await {
-                        Ok(opened) => {
-                            let (c, t) = opened?;
-                            (c, Some(t))
-                        }
-                        Err(_) => return Err(req.request_timeout()),
-                    }
-                }
-            };
+            let ((mut sender, meter, mut timer), setup) =
+                self.connection(&host, &req, &node, deadline).await?;
             let conn_ready = Instant::now();
             meter.reset_marks();
-            let (in0, out0) = if setup.is_some() {
+            let before = if setup.is_some() {
                 (0, 0)
             } else {
                 meter.bytes()
@@ -288,43 +263,86 @@ impl Pooled {
                 }
             };
             let marks = meter.marks();
-            let (bin, bout) = meter.bytes();
-            let mut timing = Instants {
+            let at = Instants {
                 start,
                 conn_ready,
                 write_done: marks.last_write.unwrap_or(conn_ready),
                 first_byte: marks.first_read.unwrap_or(resp.headers_at),
                 done,
-            }
-            .into_timing(setup, HttpVersion::Http11, &node);
-            timing.connection_id = meter.id;
-            timing.bytes_in = bin - in0;
-            timing.bytes_out = bout - out0;
-            timing.decoded_bytes = resp.body.len() as u64;
+            };
+            let mut timing = at.into_timing(setup, HttpVersion::Http11, &node);
+            count_bytes(&mut timing, &meter, before, resp.body.len());
             timing.attempts = attempt;
-
-            let server_closes = resp
-                .headers
-                .get(CONNECTION)
-                .and_then(|v| v.to_str().ok())
-                .is_some_and(|v| v.eq_ignore_ascii_case("close"));
-            if !server_closes && !sender.is_closed() {
-                let mut idle = host.idle.lock().unwrap_or_else(|e| e.into_inner());
-                if idle.len() < self.config.max_idle_per_host {
-                    idle.push(Idle {
-                        sender,
-                        meter,
-                        timer,
-                        since: Instant::now(),
-                    });
-                }
-            }
+            self.keep(&host, &resp.headers, (sender, meter, timer));
             return Ok(WireResponse {
                 status: resp.status,
                 headers: resp.headers,
                 body: resp.body,
                 timing,
             });
+        }
+    }
+
+    /// A connection for the request: a live idle one of `host`, else a new one (with its
+    /// setup timing), opened before the call's `deadline`.
+    async fn connection(
+        &self,
+        host: &HostPool,
+        req: &WireRequest,
+        node: &str,
+        deadline: Instant,
+    ) -> Result<(Checked, Option<SetupTiming>)> {
+        if let Some(c) = self.checkout(host, req, deadline).await? {
+            return Ok((c, None));
+        }
+        // Boxed: the connect and TLS handshake state is large, and only a new connection
+        // needs it; the common path (a reused one) stays small.
+        let open = tokio::time::timeout_at(deadline.into(), self.open(req, node));
+        match Box::pin(open).await {
+            Ok(opened) => opened.map(|(c, t)| (c, Some(t))),
+            Err(_) => Err(req.request_timeout()),
+        }
+    }
+
+    /// Puts a connection back into `host`'s idle list, unless the server said it closes it
+    /// (`Connection: close`), it is closed, or the list is full (then it is dropped: closed).
+    fn keep(&self, host: &HostPool, headers: &http::HeaderMap, (sender, meter, timer): Checked) {
+        let server_closes = headers
+            .get(CONNECTION)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.eq_ignore_ascii_case("close"));
+        if server_closes || sender.is_closed() {
+            return;
+        }
+        let mut idle = host.idle.lock().unwrap_or_else(|e| e.into_inner());
+        if idle.len() < self.config.max_idle_per_host {
+            idle.push(Idle {
+                sender,
+                meter,
+                timer,
+                since: Instant::now(),
+            });
+        }
+    }
+}
+
+/// A slot under `host`'s connection cap, waited for until the call's `deadline`.
+async fn slot(
+    host: &HostPool,
+    req: &WireRequest,
+    deadline: Instant,
+) -> Result<OwnedSemaphorePermit> {
+    let pool_closed = || Error::Config("pool closed".into());
+    match host.slots.clone().try_acquire_owned() {
+        Ok(permit) => Ok(permit),
+        Err(TryAcquireError::Closed) => Err(pool_closed()),
+        Err(TryAcquireError::NoPermits) => {
+            let wait = tokio::time::timeout_at(deadline.into(), host.slots.clone().acquire_owned());
+            match Box::pin(wait).await {
+                Ok(Ok(permit)) => Ok(permit),
+                Ok(Err(_)) => Err(pool_closed()),
+                Err(_) => Err(req.request_timeout()),
+            }
         }
     }
 }

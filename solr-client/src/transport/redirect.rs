@@ -28,9 +28,7 @@ use http::header::{AUTHORIZATION, LOCATION};
 use http::StatusCode;
 use url::Url;
 
-use super::{
-    BoxFuture, RequestKind, ShardGroup, Transport, TransportStats, WireRequest, WireResponse,
-};
+use super::{BoxFuture, Decorator, RequestKind, Transport, WireRequest, WireResponse};
 use crate::error::{Error, Result};
 
 /// The redirect decorator. See the module docs.
@@ -176,31 +174,20 @@ fn retarget(req: &mut WireRequest, target: &Url) {
         .collect();
 }
 
-impl<T: Transport> Transport for Redirects<T> {
-    fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
+/// The name and the shard grouping are the inner transport's: the decorator is always
+/// there, so it adds nothing to reports, and redirects change nothing about shards.
+impl<T: Transport> Decorator for Redirects<T> {
+    type Inner = T;
+
+    fn inner(&self) -> &T {
+        &self.inner
+    }
+
+    fn call(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
         if self.max_hops == 0 || req.kind == RequestKind::Write {
             return Box::pin(self.send_unfollowed(req));
         }
         Box::pin(self.send_inner(req))
-    }
-
-    /// The inner transport's name: the decorator is always there, so it adds nothing to
-    /// reports.
-    fn name(&self) -> String {
-        self.inner.name()
-    }
-
-    fn stats(&self) -> TransportStats {
-        self.inner.stats()
-    }
-
-    /// The inner transport's grouping: redirects change nothing about shards.
-    fn shard_groups<'a>(
-        &'a self,
-        req: &'a WireRequest,
-        ids: &'a [String],
-    ) -> BoxFuture<'a, Result<Option<Vec<ShardGroup>>>> {
-        self.inner.shard_groups(req, ids)
     }
 }
 
@@ -209,7 +196,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::transport::Timeouts;
+    use crate::transport::{ShardGroup, Timeouts, TransportStats};
     use bytes::Bytes;
     use http::{HeaderMap, Method};
 

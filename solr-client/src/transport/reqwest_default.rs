@@ -31,7 +31,7 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use bytes::BytesMut;
+use bytes::{Bytes, BytesMut};
 
 use super::h1::{closed_unanswered, proves_unprocessed, USER_AGENT_VALUE};
 use super::tls::TlsOptions;
@@ -174,68 +174,9 @@ impl ReqwestDefault {
     }
 
     async fn send_inner(&self, req: WireRequest) -> Result<WireResponse> {
-        let node = crate::error::node_label(&req.node);
-        let map = |e: reqwest::Error| {
-            // The node is in the error already; the URL (with its query) is not repeated.
-            let e = e.without_url();
-            let mut message = e.to_string();
-            let mut src = std::error::Error::source(&e);
-            while let Some(s) = src {
-                message.push_str(": ");
-                message.push_str(&s.to_string());
-                src = s.source();
-            }
-            if e.is_timeout() && e.is_connect() {
-                Error::Timeout {
-                    node: node.clone(),
-                    phase: TimeoutPhase::Connect,
-                    after: req.timeouts.connect,
-                }
-            } else if e.is_timeout() {
-                Error::Timeout {
-                    node: node.clone(),
-                    phase: TimeoutPhase::ReadIdle,
-                    after: req.timeouts.read_idle,
-                }
-            } else if e.is_connect() {
-                Error::Connect {
-                    node: node.clone(),
-                    source: std::io::Error::other(message),
-                }
-            } else {
-                Error::Io {
-                    node: node.clone(),
-                    message,
-                    // hyper cancelled it before writing, or an HTTP/2 server refused it.
-                    not_sent: hyper_canceled(&e) || proves_unprocessed(&e),
-                }
-            }
-        };
+        let node = crate::redact::node_label(&req.node);
         let start = Instant::now();
-        let mut attempt = 1;
-        let mut resp = loop {
-            let builder = self
-                .client(req.timeouts)?
-                .request(req.method.clone(), req.url())
-                .headers(req.headers.clone())
-                .body(req.body.clone());
-            match builder.send().await {
-                Ok(resp) => break resp,
-                // The server closed the connection after reading the request, without
-                // answering (a pooled connection its idle timeout ended): an idempotent read
-                // is resent once, as `pooled` does; a write never is. reqwest's pool has
-                // dropped the dead connection.
-                Err(e)
-                    if attempt == 1
-                        && req.kind != RequestKind::Write
-                        && !e.is_connect()
-                        && closed_unanswered(&e) =>
-                {
-                    attempt += 1;
-                }
-                Err(e) => return Err(map(e)),
-            }
-        };
+        let (mut resp, attempts) = self.answer(&req, &node).await?;
         let headers_at = Instant::now();
         let status = resp.status();
         let version = if resp.version() == http::Version::HTTP_2 {
@@ -244,19 +185,8 @@ impl ReqwestDefault {
             HttpVersion::Http11
         };
         let headers = resp.headers().clone();
-        let limit = req.max_response_bytes;
-        if resp.content_length().is_some_and(|l| l > limit) {
-            return Err(Error::TooLarge { node, limit });
-        }
-        let mut buf = BytesMut::new();
-        while let Some(chunk) = resp.chunk().await.map_err(map)? {
-            if (buf.len() + chunk.len()) as u64 > limit {
-                return Err(Error::TooLarge { node, limit });
-            }
-            buf.extend_from_slice(&chunk);
-        }
+        let body = read_body(&mut resp, &req, &node).await?;
         let done = Instant::now();
-        let body = buf.freeze();
         let timing = Timing {
             server_wait: headers_at - start,
             transfer: done - headers_at,
@@ -265,7 +195,7 @@ impl ReqwestDefault {
             bytes_exact: false,
             decoded_bytes: body.len() as u64,
             http_version: version,
-            attempts: attempt,
+            attempts,
             node,
             ..Timing::default()
         };
@@ -275,6 +205,92 @@ impl ReqwestDefault {
             body,
             timing,
         })
+    }
+
+    /// The response head, with the number of attempts it took. The server closed the
+    /// connection after reading the request, without answering (a pooled connection its idle
+    /// timeout ended): an idempotent read is resent once, as `pooled` does; a write never
+    /// is. reqwest's pool has dropped the dead connection.
+    async fn answer(&self, req: &WireRequest, node: &str) -> Result<(reqwest::Response, u32)> {
+        let mut attempt = 1;
+        loop {
+            let builder = self
+                .client(req.timeouts)?
+                .request(req.method.clone(), req.url())
+                .headers(req.headers.clone())
+                .body(req.body.clone());
+            match builder.send().await {
+                Ok(resp) => return Ok((resp, attempt)),
+                Err(e)
+                    if attempt == 1
+                        && req.kind != RequestKind::Write
+                        && !e.is_connect()
+                        && closed_unanswered(&e) =>
+                {
+                    attempt += 1;
+                }
+                Err(e) => return Err(map_reqwest(node, req, e)),
+            }
+        }
+    }
+}
+
+/// The whole body of `resp`, refused as [`Error::TooLarge`] once it is over the request's
+/// limit (by its Content-Length, or as it arrives).
+async fn read_body(resp: &mut reqwest::Response, req: &WireRequest, node: &str) -> Result<Bytes> {
+    let limit = req.max_response_bytes;
+    let too_large = || Error::TooLarge {
+        node: node.to_string(),
+        limit,
+    };
+    if resp.content_length().is_some_and(|l| l > limit) {
+        return Err(too_large());
+    }
+    let mut buf = BytesMut::new();
+    while let Some(chunk) = resp.chunk().await.map_err(|e| map_reqwest(node, req, e))? {
+        if (buf.len() + chunk.len()) as u64 > limit {
+            return Err(too_large());
+        }
+        buf.extend_from_slice(&chunk);
+    }
+    Ok(buf.freeze())
+}
+
+/// A reqwest error as this crate's: a timeout of the phase it names, a connect failure, or
+/// a broken exchange (with its whole cause chain as the message).
+fn map_reqwest(node: &str, req: &WireRequest, e: reqwest::Error) -> Error {
+    // The node is in the error already; the URL (with its query) is not repeated.
+    let e = e.without_url();
+    let node = node.to_string();
+    let timeout = |phase, after| Error::Timeout {
+        node: node.clone(),
+        phase,
+        after,
+    };
+    if e.is_timeout() && e.is_connect() {
+        return timeout(TimeoutPhase::Connect, req.timeouts.connect);
+    } else if e.is_timeout() {
+        return timeout(TimeoutPhase::ReadIdle, req.timeouts.read_idle);
+    }
+    let mut message = e.to_string();
+    let mut src = std::error::Error::source(&e);
+    while let Some(s) = src {
+        message.push_str(": ");
+        message.push_str(&s.to_string());
+        src = s.source();
+    }
+    if e.is_connect() {
+        Error::Connect {
+            node,
+            source: std::io::Error::other(message),
+        }
+    } else {
+        Error::Io {
+            node,
+            message,
+            // hyper cancelled it before writing, or an HTTP/2 server refused it.
+            not_sent: hyper_canceled(&e) || proves_unprocessed(&e),
+        }
     }
 }
 

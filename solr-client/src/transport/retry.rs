@@ -35,9 +35,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use http::header::RETRY_AFTER;
 use http::{HeaderMap, StatusCode};
 
-use super::{
-    BoxFuture, RequestKind, ShardGroup, Transport, TransportStats, WireRequest, WireResponse,
-};
+use super::{BoxFuture, Decorator, RequestKind, Transport, WireRequest, WireResponse};
 use crate::error::{Error, Result};
 
 /// The retry budget of one request.
@@ -236,25 +234,19 @@ impl<T: Transport> Retry<T> {
     }
 }
 
-impl<T: Transport> Transport for Retry<T> {
-    fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
+impl<T: Transport> Decorator for Retry<T> {
+    type Inner = T;
+
+    fn inner(&self) -> &T {
+        &self.inner
+    }
+
+    fn call(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
         Box::pin(self.send_inner(req))
     }
 
-    fn name(&self) -> String {
+    fn label(&self) -> String {
         format!("{}+retry", self.inner.name())
-    }
-
-    fn stats(&self) -> TransportStats {
-        self.inner.stats()
-    }
-
-    fn shard_groups<'a>(
-        &'a self,
-        req: &'a WireRequest,
-        ids: &'a [String],
-    ) -> BoxFuture<'a, Result<Option<Vec<ShardGroup>>>> {
-        self.inner.shard_groups(req, ids)
     }
 }
 

@@ -30,7 +30,7 @@ impl Attempt {
         Attempt {
             #[cfg(feature = "tracing")]
             labels: (
-                crate::error::node_label(&req.node),
+                crate::redact::node_label(&req.node),
                 req.method.clone(),
                 req.path.clone(),
             ),
@@ -84,33 +84,40 @@ impl Attempt {
             error = tracing::field::Empty,
         );
         let res = fut.instrument(span.clone()).await;
-        match &res {
-            Ok(r) => {
-                let t = &r.timing;
-                span.record("status", r.status.as_u16());
-                span.record("reused", t.reused);
-                span.record("connection_id", t.connection_id);
-                span.record("blocked_ms", ms(t.blocked));
-                for (name, d) in [
-                    ("dns_ms", t.dns),
-                    ("connect_ms", t.connect),
-                    ("tls_ms", t.tls),
-                ] {
-                    if let Some(d) = d {
-                        span.record(name, ms(d));
-                    }
-                }
-                span.record("write_ms", ms(t.write));
-                span.record("wait_ms", ms(t.server_wait));
-                span.record("body_ms", ms(t.transfer));
-            }
-            Err(e) => {
-                span.record("error", tracing::field::display(e));
-            }
-        }
+        record(&span, &res);
         let _ = CALL.try_with(|c| c.borrow_mut().last = Some(span));
         res
     }
+}
+
+/// Records the attempt's outcome on its span: the answer's status, connection and phase
+/// times, or the error.
+#[cfg(feature = "tracing")]
+fn record(span: &tracing::Span, res: &Result<WireResponse>) {
+    let r = match res {
+        Ok(r) => r,
+        Err(e) => {
+            span.record("error", tracing::field::display(e));
+            return;
+        }
+    };
+    let t = &r.timing;
+    span.record("status", r.status.as_u16());
+    span.record("reused", t.reused);
+    span.record("connection_id", t.connection_id);
+    span.record("blocked_ms", ms(t.blocked));
+    for (name, d) in [
+        ("dns_ms", t.dns),
+        ("connect_ms", t.connect),
+        ("tls_ms", t.tls),
+    ] {
+        if let Some(d) = d {
+            span.record(name, ms(d));
+        }
+    }
+    span.record("write_ms", ms(t.write));
+    span.record("wait_ms", ms(t.server_wait));
+    span.record("body_ms", ms(t.transfer));
 }
 
 /// A retry or failover is about to happen: the INFO event `solr.retry` (a no-op without
@@ -149,7 +156,8 @@ pub(crate) fn refused_by_server(e: &crate::error::Error) -> bool {
 /// the error's `Display` on one line.
 #[cfg(feature = "tracing")]
 pub(crate) fn failed(o: &crate::observe::Outcome<'_>, e: &crate::error::Error, text: &str) {
-    use crate::error::{redact, Error};
+    use crate::error::Error;
+    use crate::redact::redact;
     let node = e.node().map(redact);
     let solr_msg = match e {
         Error::Solr { body, .. } => Some(redact(&body.msg)),

@@ -1,0 +1,188 @@
+//! Hints: the advice an error carries when its cause looks like a common mistake (a wrong
+//! scheme, a base URL or collection that does not exist).
+
+use crate::error::Error;
+use crate::redact::redact;
+
+/// `e` with a "wrong scheme?" hint when it looks like https spoken to a plain-http port (the
+/// TLS handshake read an HTTP answer) or http spoken to a TLS port (the answer was a TLS
+/// record). `https` is the scheme of the node the request went to. Other errors as they are.
+pub(crate) fn scheme_hint(https: bool, e: Error) -> Error {
+    match e {
+        Error::Tls { node, source } if https && plain_http_seen(&source.to_string()) => {
+            let source = hinted_http(&node, source);
+            Error::Tls { node, source }
+        }
+        // reqwest reports its TLS handshake as part of connecting.
+        Error::Connect { node, source } if https && plain_http_seen(&source.to_string()) => {
+            let source = hinted_http(&node, source);
+            Error::Connect { node, source }
+        }
+        Error::Io {
+            node,
+            message,
+            not_sent,
+        } if !https && tls_seen(&message) => {
+            let message = format!(
+                "{message} (wrong scheme? the node answered with TLS: use https:// for {})",
+                redact(&node)
+            );
+            Error::Io {
+                node,
+                message,
+                not_sent,
+            }
+        }
+        e => e,
+    }
+}
+
+/// `source`, with the hint that the node at `node` speaks plain HTTP.
+fn hinted_http(node: &str, source: std::io::Error) -> std::io::Error {
+    let hint = format!(
+        "wrong scheme? the node answered plain HTTP to a TLS handshake: use http:// for {}",
+        redact(node)
+    );
+    std::io::Error::new(source.kind(), Hinted { hint, source })
+}
+
+/// A TLS error message that says the peer sent something other than TLS: rustls reports an
+/// HTTP answer as a record of an invalid content type.
+fn plain_http_seen(msg: &str) -> bool {
+    msg.contains("InvalidContentType") || msg.contains("corrupt message")
+}
+
+/// An HTTP parse error that says the answer was not HTTP: a TLS alert record (bytes
+/// `15 03 03 ...`) fails HTTP/1.1's status line ("invalid HTTP version parsed") and, read
+/// as an HTTP/2 frame header, announces a frame far over the size limit. (With HTTP/2 the
+/// connection may also be found closed before the alert is read: then there is no hint.)
+fn tls_seen(msg: &str) -> bool {
+    msg.contains("invalid HTTP version") || msg.contains("frame with invalid size")
+}
+
+/// An error with a hint in front of its source, which stays reachable through `source()`.
+#[derive(Debug)]
+struct Hinted {
+    hint: String,
+    source: std::io::Error,
+}
+
+impl std::fmt::Display for Hinted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.source, self.hint)
+    }
+}
+
+impl std::error::Error for Hinted {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.source)
+    }
+}
+
+/// `e`, turned into [`Error::NotFound`] when it is a 404 answer without a Solr error body
+/// to a request for `path` below the node at `base`; any other error as it is.
+pub(crate) fn not_found(e: Error, base: &url::Url, path: &str) -> Error {
+    let Error::UnexpectedResponse {
+        status: 404,
+        node,
+        snippet,
+        ..
+    } = &e
+    else {
+        return e;
+    };
+    let base_path = base.path().trim_end_matches('/');
+    let tried = format!("{base_path}/{}", path.trim_start_matches('/'));
+    let collection = path.trim_start_matches('/').split('/').next().unwrap_or("");
+    let after_solr = base_path
+        .rsplit_once("/solr")
+        .map(|(_, rest)| rest.trim_matches('/'))
+        .filter(|rest| !rest.is_empty());
+    let hint = if let Some(extra) = after_solr {
+        format!(
+            "the base URL goes past /solr (\"{extra}\"): give the base URL ending in /solr and the \
+             collection with .collection(\"{extra}\")"
+        )
+    } else if snippet.contains("Can not find") {
+        // Solr's own dispatcher answered: the base URL reaches Solr, the core does not.
+        format!(
+            "Solr answered but has no core or collection named \"{collection}\" (or no such \
+             request handler in it): check .collection(...) against the node's cores \
+             (admin/cores) or collections (admin/collections?action=LIST)"
+        )
+    } else if !base_path.ends_with("/solr") {
+        "the server has no Solr at this base URL: Solr's base URL ends in /solr (e.g. \
+         http://127.0.0.1:8983/solr), with the collection given by .collection(...)"
+            .to_string()
+    } else {
+        "the server has nothing at this path: check the base URL (e.g. \
+         http://127.0.0.1:8983/solr) and .collection(...)"
+            .to_string()
+    };
+    Error::NotFound {
+        node: node.clone(),
+        path: tried,
+        hint,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn html_404(body: &str) -> Error {
+        Error::UnexpectedResponse {
+            node: "http://h:1/solr".into(),
+            status: 404,
+            content_type: Some("text/html".into()),
+            snippet: body.into(),
+        }
+    }
+
+    #[test]
+    fn a_404_without_solr_body_becomes_not_found_with_a_hint() {
+        let solr = url::Url::parse("http://h:1/solr").expect("url");
+        let e = not_found(
+            html_404("Error 404 Can not find: /solr/nope/select"),
+            &solr,
+            "nope/select",
+        );
+        let Error::NotFound { path, hint, .. } = &e else {
+            panic!("{e:?}")
+        };
+        assert_eq!(path, "/solr/nope/select");
+        assert!(
+            hint.contains("\"nope\"") && hint.contains(".collection("),
+            "{hint}"
+        );
+        assert_eq!((e.status(), e.node()), (Some(404), Some("http://h:1/solr")));
+
+        let root = url::Url::parse("http://h:1/").expect("url");
+        let e = not_found(html_404("HTTP ERROR 404 Not Found"), &root, "bench/select");
+        let Error::NotFound { path, hint, .. } = &e else {
+            panic!("{e:?}")
+        };
+        assert_eq!(path, "/bench/select");
+        assert!(hint.contains("ends in /solr"), "{hint}");
+
+        let deep = url::Url::parse("http://h:1/solr/bench").expect("url");
+        let e = not_found(html_404("Can not find"), &deep, "bench/select");
+        assert!(e.to_string().contains(".collection(\"bench\")"), "{e}");
+
+        // Anything else stays as it is: a Solr error body, another status.
+        let other = not_found(
+            Error::UnexpectedResponse {
+                node: "n".into(),
+                status: 502,
+                content_type: None,
+                snippet: "bad gateway".into(),
+            },
+            &solr,
+            "bench/select",
+        );
+        assert!(matches!(
+            other,
+            Error::UnexpectedResponse { status: 502, .. }
+        ));
+    }
+}
