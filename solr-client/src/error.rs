@@ -11,6 +11,8 @@ use crate::batch::BatchReport;
 use crate::redact::{redact, Redacted};
 use crate::types::SolrErrorBody;
 
+// The old paths of what moved out, for the files that still name them (routing, cloud,
+// connector); new code names the modules themselves.
 pub(crate) use crate::redact::node_label;
 pub(crate) use crate::snippet::snippet;
 pub(crate) use crate::url_input::{parse_node_url, UrlText};

@@ -369,7 +369,8 @@ pub trait Transport: Send + Sync + fmt::Debug {
     /// in order, so that the client sends one request per shard, each marked
     /// [`RouteKey::Shard`]. `req` is the update about to be sent (its headers are used if the
     /// transport must first load the cluster state). `Ok(None)`, the default, means no
-    /// opinion: the client sends one request. Decorators forward it to their inner transport.
+    /// opinion: the client sends one request. Decorators forward it to their inner transport
+    /// (every [`Decorator`] does, through its blanket impl).
     fn shard_groups<'a>(
         &'a self,
         req: &'a WireRequest,
