@@ -1,7 +1,7 @@
 //! What the figures mean: findings (each with a [`Severity`] and its fix) and the one-line
 //! verdict.
 
-use super::build::{gzip_asked, is_update};
+use super::wire::{gzip_asked, is_update};
 use super::*;
 use crate::conn::Tracker;
 use crate::solr::{self, BodyFormat};
