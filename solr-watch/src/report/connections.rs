@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::build::exact_percentiles;
+use super::percentiles::exact_percentiles;
 use super::wire::{asks_close, close_name, ms, proto_name};
 use super::{ConnectionRecord, ConnectionSummary, TlsSummary, Undecodable};
 use crate::conn::{Close, Conn, Proto, Tracker};

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::build::exact_percentiles;
+use super::percentiles::exact_percentiles;
 use super::wire::{asks_close, gzip_asked, is_update, ms};
 use super::{
     EndpointSummary, FormatSummary, RequestRecord, RequestSummary, Undecodable, GZIP_WORTH,
