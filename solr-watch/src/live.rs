@@ -376,10 +376,11 @@ impl PcapWitness {
     }
 }
 
+/// A frame of a saved capture: timestamp µs, frame bytes, length on the wire.
+type Frame = (u64, Vec<u8>, u32);
+
 /// Every frame libpcap reads from a file; why it stopped early, if it did.
-fn read_frames(
-    cap: &mut pcap::Capture<pcap::Offline>,
-) -> (Vec<(u64, Vec<u8>, u32)>, Option<String>) {
+fn read_frames(cap: &mut pcap::Capture<pcap::Offline>) -> (Vec<Frame>, Option<String>) {
     let mut frames = Vec::new();
     loop {
         match cap.next_packet() {
@@ -446,7 +447,7 @@ pub struct SavedCapture {
     /// Link type.
     pub link: i32,
     /// `(timestamp µs, frame bytes, length on the wire)` in file order.
-    pub frames: Vec<(u64, Vec<u8>, u32)>,
+    pub frames: Vec<Frame>,
     /// Why reading stopped before the end of the file: `truncated` or `damaged`, with the
     /// file and the byte offset (the frames before it are kept).
     pub error: Option<String>,
