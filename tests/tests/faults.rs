@@ -488,10 +488,13 @@ async fn pooled_request_lost_to_a_closing_connection_read_retried_write_reported
         Arc::new(Pooled::new(&TlsOptions::default(), PooledConfig::default()).expect("pooled"))
     };
 
-    let r = lost_reply::read_resent(|url| client_on(url, pooled())).await;
+    let srv = FaultServer::start(lost_reply::script(SELECT_OK)).await;
+    let r = lost_reply::read_resent(&srv, &client_on(&srv.url(), pooled())).await;
     assert!(!r.timing.reused, "the retry used a new connection");
 
-    let seen = lost_reply::write_reported(|url| client_on(url, pooled())).await;
+    let srv = FaultServer::start(lost_reply::script(UPDATE_OK)).await;
+    let c = client_on(&srv.url(), pooled());
+    let seen = lost_reply::write_reported(&srv, &c, &[json!({"id": "x1"})]).await;
     assert!(
         seen[1].line.starts_with("POST /solr/bench/update"),
         "{}",
