@@ -1,6 +1,6 @@
-//! A finished [`Tracker`] assembled into a [`WatchReport`]: its connection figures
-//! ([`connections`](super::connections)), request figures ([`requests`](super::requests)) and
-//! findings ([`findings`](super::findings)).
+//! A finished [`Tracker`] assembled into a [`WatchReport`]: its connection figures (module
+//! `connections`), request figures ([`requests`](mod@super::requests)) and findings
+//! ([`findings`](mod@super::findings)).
 
 use super::connections::{connection_figures, cut};
 use super::findings::{findings, verdict};

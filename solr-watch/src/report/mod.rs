@@ -1,7 +1,7 @@
 //! The watch report: the model saved as `watch.json` (this file), built from a [`Tracker`]
-//! ([`build`](mod@build), from the [`connections`] and [`requests`](mod@requests) figures),
-//! its findings with their fixes and the one-line verdict ([`findings`]), and the text
-//! tables ([`text`]).
+//! ([`build`](mod@build), from the connection figures of `connections` and the
+//! [`requests`](mod@requests) figures), its findings with their fixes and the one-line
+//! verdict ([`findings`]), and the text tables ([`text`]).
 //!
 //! [`Tracker`]: crate::conn::Tracker
 
