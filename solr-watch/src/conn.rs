@@ -14,6 +14,10 @@ use super::tls::TlsConn;
 use super::tls_decrypt::{Decryptor, Plain};
 use crate::packet::{self, TcpPacket};
 
+const FIN: u8 = 0x01;
+const SYN: u8 = 0x02;
+const RST: u8 = 0x04;
+
 /// Application protocol of a connection, from its first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Proto {
@@ -146,66 +150,105 @@ impl Conn {
     fn deliver(&mut self, from_client: bool, d: Vec<Delivery>) {
         for x in d {
             match x {
-                Delivery::Data(ts, bytes) => {
-                    self.classify(&bytes, from_client);
-                    match (self.proto, from_client) {
-                        (Proto::Http1, true) => {
-                            let mut out = Vec::new();
-                            self.req.feed(ts, &bytes, &|_| false, &mut out);
-                            self.push_requests(out);
-                            self.check_upgrade();
-                        }
-                        (Proto::Http1, false) => {
-                            let mut out = Vec::new();
-                            let heads = &self.is_head;
-                            self.resp.feed(
-                                ts,
-                                &bytes,
-                                &|i| heads.get(i).copied().unwrap_or(false),
-                                &mut out,
-                            );
-                            self.push_responses(out);
-                            self.check_upgrade();
-                        }
-                        (Proto::Http2, _) => self.h2_plaintext(from_client, ts, &bytes),
-                        (Proto::Tls, true) => {
-                            self.tls.client(&bytes);
-                            self.tls_bytes(true, ts, &bytes);
-                        }
-                        (Proto::Tls, false) => {
-                            self.tls.server(&bytes);
-                            self.tls_bytes(false, ts, &bytes);
-                        }
-                        _ => self.opaque_bytes += bytes.len() as u64,
-                    }
-                }
-                Delivery::Gap(n) => {
-                    let mut out = Vec::new();
-                    match (self.proto, from_client) {
-                        (Proto::Http1, true) => {
-                            self.req.gap(n, &mut out);
-                            self.push_requests(out);
-                        }
-                        (Proto::Http1, false) => {
-                            self.resp.gap(n, &mut out);
-                            self.push_responses(out);
-                        }
-                        (Proto::Tls, _) => {
-                            if let Some(d) = self.decrypt.as_mut() {
-                                d.gap(from_client);
-                            }
-                            self.opaque_bytes += n;
-                        }
-                        (Proto::Http2, _) => {
-                            if let Some(h) = self.h2.as_mut() {
-                                h.gap(from_client, n);
-                            }
-                        }
-                        _ => self.opaque_bytes += n,
-                    }
-                }
+                Delivery::Data(ts, bytes) => self.data(from_client, ts, &bytes),
+                Delivery::Gap(n) => self.gap(from_client, n),
             }
         }
+    }
+
+    /// In-order bytes from one side, handed to the protocol's decoder.
+    fn data(&mut self, from_client: bool, ts: u64, bytes: &[u8]) {
+        self.classify(bytes, from_client);
+        match (self.proto, from_client) {
+            (Proto::Http1, true) => {
+                let mut out = Vec::new();
+                self.req.feed(ts, bytes, &|_| false, &mut out);
+                self.push_requests(out);
+                self.check_upgrade();
+            }
+            (Proto::Http1, false) => {
+                let mut out = Vec::new();
+                let heads = &self.is_head;
+                self.resp.feed(
+                    ts,
+                    bytes,
+                    &|i| heads.get(i).copied().unwrap_or(false),
+                    &mut out,
+                );
+                self.push_responses(out);
+                self.check_upgrade();
+            }
+            (Proto::Http2, _) => self.h2_plaintext(from_client, ts, bytes),
+            (Proto::Tls, true) => {
+                self.tls.client(bytes);
+                self.tls_bytes(true, ts, bytes);
+            }
+            (Proto::Tls, false) => {
+                self.tls.server(bytes);
+                self.tls_bytes(false, ts, bytes);
+            }
+            _ => self.opaque_bytes += bytes.len() as u64,
+        }
+    }
+
+    /// `n` bytes from one side missing from the capture.
+    fn gap(&mut self, from_client: bool, n: u64) {
+        let mut out = Vec::new();
+        match (self.proto, from_client) {
+            (Proto::Http1, true) => {
+                self.req.gap(n, &mut out);
+                self.push_requests(out);
+            }
+            (Proto::Http1, false) => {
+                self.resp.gap(n, &mut out);
+                self.push_responses(out);
+            }
+            (Proto::Tls, _) => {
+                if let Some(d) = self.decrypt.as_mut() {
+                    d.gap(from_client);
+                }
+                self.opaque_bytes += n;
+            }
+            (Proto::Http2, _) => {
+                if let Some(h) = self.h2.as_mut() {
+                    h.gap(from_client, n);
+                }
+            }
+            _ => self.opaque_bytes += n,
+        }
+    }
+
+    /// A SYN: the client's opens the connection (or is sent again), the server's its stream.
+    fn syn(&mut self, p: &TcpPacket, from_client: bool, ts: u64) {
+        if p.flags & SYN == 0 {
+            return;
+        }
+        if from_client && p.is_syn_only() {
+            if self.client_isn == Some(p.seq) {
+                self.syn_retransmits += 1;
+            } else if self.client_isn.is_none() && !self.c2s.started() {
+                self.client_isn = Some(p.seq);
+                self.syn_ts = Some(ts);
+                self.c2s.syn(p.seq);
+            }
+        } else if !from_client {
+            self.s2c.syn(p.seq);
+        }
+    }
+
+    /// The first FIN or RST closes the connection.
+    fn fin_or_rst(&mut self, p: &TcpPacket, from_client: bool, ts: u64) {
+        if self.close.is_some() {
+            return;
+        }
+        let how = match (p.flags & RST != 0, p.flags & FIN != 0, from_client) {
+            (true, _, true) => Close::ClientRst,
+            (true, _, false) => Close::ServerRst,
+            (false, true, true) => Close::ClientFin,
+            (false, true, false) => Close::ServerFin,
+            (false, false, _) => return,
+        };
+        self.close = Some((how, ts));
     }
 
     fn push_responses(&mut self, out: Vec<Message>) {
@@ -447,29 +490,7 @@ impl Tracker {
             self.frames_other_port += 1;
             return;
         };
-        let key: Key = if from_client {
-            (p.src, p.src_port, p.dst)
-        } else {
-            (p.dst, p.dst_port, p.src)
-        };
-        let syn_only = p.is_syn_only();
-        let idx = match self.live.get(&key).copied() {
-            Some(i) => {
-                let c = &self.conns[i];
-                let new_conn = syn_only
-                    && from_client
-                    && c.client_isn != Some(p.seq)
-                    && (c.close.is_some() || c.client_isn.is_some() || c.c2s.bytes > 0);
-                if new_conn {
-                    // The client port was reused for a new connection.
-                    self.conns[i].finish();
-                    self.open(key, ts, from_client, p)
-                } else {
-                    i
-                }
-            }
-            None => self.open(key, ts, from_client, p),
-        };
+        let idx = self.conn_of(p, from_client, ts);
         let c = &mut self.conns[idx];
         c.last_ts = c.last_ts.max(ts);
         c.first_ts = c.first_ts.min(ts);
@@ -478,22 +499,7 @@ impl Tracker {
         } else {
             c.wire_from_server += u64::from(orig_len);
         }
-        const FIN: u8 = 0x01;
-        const SYN: u8 = 0x02;
-        const RST: u8 = 0x04;
-        if p.flags & SYN != 0 {
-            if from_client && syn_only {
-                if c.client_isn == Some(p.seq) {
-                    c.syn_retransmits += 1;
-                } else if c.client_isn.is_none() && !c.c2s.started() {
-                    c.client_isn = Some(p.seq);
-                    c.syn_ts = Some(ts);
-                    c.c2s.syn(p.seq);
-                }
-            } else if !from_client {
-                c.s2c.syn(p.seq);
-            }
-        }
+        c.syn(p, from_client, ts);
         let end = (p.payload_offset + p.payload_len).min(frame.len());
         let data = frame.get(p.payload_offset..end).unwrap_or(&[]);
         if data.len() < p.payload_len {
@@ -509,23 +515,30 @@ impl Tracker {
             };
             c.deliver(from_client, d);
         }
-        if c.close.is_none() {
-            if p.flags & RST != 0 {
-                let how = if from_client {
-                    Close::ClientRst
-                } else {
-                    Close::ServerRst
-                };
-                c.close = Some((how, ts));
-            } else if p.flags & FIN != 0 {
-                let how = if from_client {
-                    Close::ClientFin
-                } else {
-                    Close::ServerFin
-                };
-                c.close = Some((how, ts));
-            }
+        c.fin_or_rst(p, from_client, ts);
+    }
+
+    /// The index of the connection `p` belongs to; a new one when the packet opens one.
+    fn conn_of(&mut self, p: &TcpPacket, from_client: bool, ts: u64) -> usize {
+        let key: Key = if from_client {
+            (p.src, p.src_port, p.dst)
+        } else {
+            (p.dst, p.dst_port, p.src)
+        };
+        let Some(i) = self.live.get(&key).copied() else {
+            return self.open(key, ts, from_client, p);
+        };
+        let c = &self.conns[i];
+        let new_conn = p.is_syn_only()
+            && from_client
+            && c.client_isn != Some(p.seq)
+            && (c.close.is_some() || c.client_isn.is_some() || c.c2s.bytes > 0);
+        if !new_conn {
+            return i;
         }
+        // The client port was reused for a new connection.
+        self.conns[i].finish();
+        self.open(key, ts, from_client, p)
     }
 
     fn open(&mut self, key: Key, ts: u64, from_client: bool, p: &TcpPacket) -> usize {

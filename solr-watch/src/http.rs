@@ -72,6 +72,16 @@ enum State {
     Switched,
 }
 
+/// What one step of [`Parser::feed`] did.
+enum Step {
+    /// Read up to here; go on.
+    To(usize),
+    /// Read up to here; wait for more bytes.
+    Wait(usize),
+    /// Sync lost: nothing more to read.
+    Stop,
+}
+
 /// Parser for one direction.
 #[derive(Debug)]
 pub struct Parser {
@@ -202,120 +212,169 @@ impl Parser {
         self.buf.extend_from_slice(data);
         let mut pos = 0;
         while pos < self.buf.len() && self.state != State::Switched {
-            if !self.started {
-                if self.state == State::Head {
-                    // Tolerate stray CRLFs between messages (RFC 9112 2.2).
-                    while pos < self.buf.len() && matches!(self.buf[pos], b'\r' | b'\n') {
-                        pos += 1;
-                    }
-                    if pos == self.buf.len() {
-                        break;
-                    }
+            match self.step(pos, ts, is_head, out) {
+                Step::To(p) => pos = p,
+                Step::Wait(p) => {
+                    pos = p;
+                    break;
                 }
-                self.started = true;
-                self.cur = Message {
-                    first_ts: ts,
-                    ..Default::default()
-                };
-            }
-            self.cur.last_ts = ts;
-            let avail = self.buf.len() - pos;
-            match self.state {
-                State::Head => {
-                    let hay = &self.buf[pos..];
-                    if let Err(e) = self.sanity(hay) {
-                        self.buf.drain(..pos);
-                        self.cur.incomplete = true;
-                        self.started = false;
-                        return self.lose(e);
-                    }
-                    let Some(end) = find(hay, b"\r\n\r\n") else {
-                        if hay.len() > MAX_HEAD {
-                            self.buf.drain(..pos);
-                            self.started = false;
-                            return self.lose(format!("message head over {MAX_HEAD} bytes"));
-                        }
-                        break;
-                    };
-                    let head = hay[..end].to_vec();
-                    pos += end + 4;
-                    self.cur.wire_bytes += (end + 4) as u64;
-                    if let Err(e) = self.head(&head, is_head, out) {
-                        self.buf.drain(..pos);
-                        self.started = false;
-                        return self.lose(e);
-                    }
-                }
-                State::Body(rem) => {
-                    let n = (avail as u64).min(rem) as usize;
-                    self.body(pos, n);
-                    pos += n;
-                    self.state = State::Body(rem - n as u64);
-                    if rem == n as u64 {
-                        self.complete(out);
-                    }
-                }
-                State::UntilClose => {
-                    self.body(pos, avail);
-                    pos += avail;
-                }
-                State::ChunkSize => {
-                    let Some(eol) = find(&self.buf[pos..], b"\r\n") else {
-                        if avail > 1024 {
-                            return self.lose("chunk size line over 1 KB".into());
-                        }
-                        break;
-                    };
-                    let line = String::from_utf8_lossy(&self.buf[pos..pos + eol]).to_string();
-                    let hex = line.split(';').next().unwrap_or("").trim();
-                    let Ok(size) = u64::from_str_radix(hex, 16) else {
-                        self.buf.drain(..pos);
-                        return self.lose(format!("bad chunk size {line:?}"));
-                    };
-                    pos += eol + 2;
-                    self.cur.wire_bytes += (eol + 2) as u64;
-                    self.state = if size == 0 {
-                        State::Trailers
-                    } else {
-                        State::ChunkData(size)
-                    };
-                }
-                State::ChunkData(rem) => {
-                    let n = (avail as u64).min(rem) as usize;
-                    self.body(pos, n);
-                    pos += n;
-                    self.state = if rem == n as u64 {
-                        State::ChunkCrlf
-                    } else {
-                        State::ChunkData(rem - n as u64)
-                    };
-                }
-                State::ChunkCrlf => {
-                    if avail < 2 {
-                        break;
-                    }
-                    if &self.buf[pos..pos + 2] != b"\r\n" {
-                        self.buf.drain(..pos);
-                        return self.lose("chunk not followed by CRLF".into());
-                    }
-                    pos += 2;
-                    self.cur.wire_bytes += 2;
-                    self.state = State::ChunkSize;
-                }
-                State::Trailers => {
-                    let Some(eol) = find(&self.buf[pos..], b"\r\n") else {
-                        break;
-                    };
-                    pos += eol + 2;
-                    self.cur.wire_bytes += (eol + 2) as u64;
-                    if eol == 0 {
-                        self.complete(out);
-                    }
-                }
-                State::Lost | State::Switched => break,
+                Step::Stop => return,
             }
         }
         self.buf.drain(..pos.min(self.buf.len()));
+    }
+
+    /// Reads what the state expects at `pos` of the buffer.
+    fn step(
+        &mut self,
+        pos: usize,
+        ts: u64,
+        is_head: &dyn Fn(usize) -> bool,
+        out: &mut Vec<Message>,
+    ) -> Step {
+        let pos = if self.started {
+            pos
+        } else {
+            match self.start(pos, ts) {
+                Step::To(p) => p,
+                other => return other,
+            }
+        };
+        self.cur.last_ts = ts;
+        let avail = self.buf.len() - pos;
+        match self.state {
+            State::Head => self.read_head(pos, is_head, out),
+            State::Body(rem) => {
+                let n = (avail as u64).min(rem) as usize;
+                self.body(pos, n);
+                self.state = State::Body(rem - n as u64);
+                if rem == n as u64 {
+                    self.complete(out);
+                }
+                Step::To(pos + n)
+            }
+            State::UntilClose => {
+                self.body(pos, avail);
+                Step::To(pos + avail)
+            }
+            State::ChunkSize => self.chunk_size(pos),
+            State::ChunkData(rem) => {
+                let n = (avail as u64).min(rem) as usize;
+                self.body(pos, n);
+                self.state = if rem == n as u64 {
+                    State::ChunkCrlf
+                } else {
+                    State::ChunkData(rem - n as u64)
+                };
+                Step::To(pos + n)
+            }
+            State::ChunkCrlf => self.chunk_crlf(pos),
+            State::Trailers => self.trailer(pos, out),
+            State::Lost | State::Switched => Step::Wait(pos),
+        }
+    }
+
+    /// Begins a message at `pos`, after any stray CRLFs between messages (RFC 9112 2.2).
+    fn start(&mut self, mut pos: usize, ts: u64) -> Step {
+        if self.state == State::Head {
+            while pos < self.buf.len() && matches!(self.buf[pos], b'\r' | b'\n') {
+                pos += 1;
+            }
+            if pos == self.buf.len() {
+                return Step::Wait(pos);
+            }
+        }
+        self.started = true;
+        self.cur = Message {
+            first_ts: ts,
+            ..Default::default()
+        };
+        Step::To(pos)
+    }
+
+    /// Drops the bytes before `pos` and loses sync with `why`.
+    fn stop(&mut self, pos: usize, why: String) -> Step {
+        self.buf.drain(..pos);
+        self.lose(why);
+        Step::Stop
+    }
+
+    /// A message head at `pos`, once its blank line has come.
+    fn read_head(
+        &mut self,
+        pos: usize,
+        is_head: &dyn Fn(usize) -> bool,
+        out: &mut Vec<Message>,
+    ) -> Step {
+        let hay = &self.buf[pos..];
+        if let Err(e) = self.sanity(hay) {
+            self.cur.incomplete = true;
+            self.started = false;
+            return self.stop(pos, e);
+        }
+        let Some(end) = find(hay, b"\r\n\r\n") else {
+            if hay.len() > MAX_HEAD {
+                self.started = false;
+                return self.stop(pos, format!("message head over {MAX_HEAD} bytes"));
+            }
+            return Step::Wait(pos);
+        };
+        let head = hay[..end].to_vec();
+        let pos = pos + end + 4;
+        self.cur.wire_bytes += (end + 4) as u64;
+        if let Err(e) = self.head(&head, is_head, out) {
+            self.started = false;
+            return self.stop(pos, e);
+        }
+        Step::To(pos)
+    }
+
+    /// A chunk-size line at `pos`.
+    fn chunk_size(&mut self, pos: usize) -> Step {
+        let Some(eol) = find(&self.buf[pos..], b"\r\n") else {
+            if self.buf.len() - pos > 1024 {
+                self.lose("chunk size line over 1 KB".into());
+                return Step::Stop;
+            }
+            return Step::Wait(pos);
+        };
+        let line = String::from_utf8_lossy(&self.buf[pos..pos + eol]).to_string();
+        let hex = line.split(';').next().unwrap_or("").trim();
+        let Ok(size) = u64::from_str_radix(hex, 16) else {
+            return self.stop(pos, format!("bad chunk size {line:?}"));
+        };
+        self.cur.wire_bytes += (eol + 2) as u64;
+        self.state = if size == 0 {
+            State::Trailers
+        } else {
+            State::ChunkData(size)
+        };
+        Step::To(pos + eol + 2)
+    }
+
+    /// The CRLF after a chunk's data, at `pos`.
+    fn chunk_crlf(&mut self, pos: usize) -> Step {
+        if self.buf.len() - pos < 2 {
+            return Step::Wait(pos);
+        }
+        if &self.buf[pos..pos + 2] != b"\r\n" {
+            return self.stop(pos, "chunk not followed by CRLF".into());
+        }
+        self.cur.wire_bytes += 2;
+        self.state = State::ChunkSize;
+        Step::To(pos + 2)
+    }
+
+    /// A trailer line at `pos`; the empty one ends the message.
+    fn trailer(&mut self, pos: usize, out: &mut Vec<Message>) -> Step {
+        let Some(eol) = find(&self.buf[pos..], b"\r\n") else {
+            return Step::Wait(pos);
+        };
+        self.cur.wire_bytes += (eol + 2) as u64;
+        if eol == 0 {
+            self.complete(out);
+        }
+        Step::To(pos + eol + 2)
     }
 
     /// Cheap early check that this looks like HTTP/1.x at all (TLS, HTTP/2 or garbage would
@@ -373,7 +432,34 @@ impl Parser {
     ) -> Result<(), String> {
         let text = String::from_utf8_lossy(head);
         let mut lines = text.split("\r\n");
-        let start = lines.next().unwrap_or("");
+        self.start_line(lines.next().unwrap_or(""))?;
+        for line in lines {
+            if let Some((n, v)) = line.split_once(':') {
+                self.cur
+                    .headers
+                    .push((n.trim().to_ascii_lowercase(), v.trim().to_string()));
+            }
+        }
+        let chunked = self
+            .cur
+            .header("transfer-encoding")
+            .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"));
+        let length = match self.cur.header("content-length") {
+            Some(v) => Some(
+                v.parse::<u64>()
+                    .map_err(|_| format!("bad Content-Length {v:?}"))?,
+            ),
+            None => None,
+        };
+        if self.side == Side::Response && self.status_decides(is_head, out) {
+            return Ok(());
+        }
+        self.body_state(chunked, length, out);
+        Ok(())
+    }
+
+    /// Reads the request or status line.
+    fn start_line(&mut self, start: &str) -> Result<(), String> {
         let mut parts = start.splitn(3, ' ');
         let (a, b, c) = (
             parts.next().unwrap_or(""),
@@ -398,63 +484,50 @@ impl Parser {
                 self.cur.version = a.to_string();
             }
         }
-        for line in lines {
-            if let Some((n, v)) = line.split_once(':') {
-                self.cur
-                    .headers
-                    .push((n.trim().to_ascii_lowercase(), v.trim().to_string()));
-            }
+        Ok(())
+    }
+
+    /// What a response's status alone decides: an interim response (`100 Continue`), a
+    /// protocol switch (`101`) or an answer without a body. True when the head is all.
+    fn status_decides(&mut self, is_head: &dyn Fn(usize) -> bool, out: &mut Vec<Message>) -> bool {
+        let status = self.cur.status;
+        if (100..200).contains(&status) {
+            // Not the answer to the request.
+            self.interim += 1;
+            self.started = false;
+            self.state = if status == 101 {
+                // The connection decides (h2c or not); later bytes wait for it.
+                self.switch_head = Some((self.cur.wire_bytes, self.cur.first_ts));
+                State::Switched
+            } else {
+                State::Head
+            };
+            self.cur = Message::default();
+            return true;
         }
-        let chunked = self
-            .cur
-            .header("transfer-encoding")
-            .is_some_and(|v| v.to_ascii_lowercase().contains("chunked"));
-        let length = match self.cur.header("content-length") {
-            Some(v) => Some(
-                v.parse::<u64>()
-                    .map_err(|_| format!("bad Content-Length {v:?}"))?,
-            ),
-            None => None,
-        };
-        if self.side == Side::Response {
-            let status = self.cur.status;
-            if (100..200).contains(&status) {
-                if status == 101 {
-                    // The connection decides (h2c or not); later bytes wait for it.
-                    self.switch_head = Some((self.cur.wire_bytes, self.cur.first_ts));
-                    self.interim += 1;
-                    self.started = false;
-                    self.state = State::Switched;
-                    self.cur = Message::default();
-                    return Ok(());
-                }
-                // Interim response (100 Continue): not the answer to the request.
-                self.interim += 1;
-                self.started = false;
-                self.state = State::Head;
-                self.cur = Message::default();
-                return Ok(());
-            }
-            let head_req = is_head(self.finals);
-            self.finals += 1;
-            if head_req || status == 204 || status == 304 {
-                self.complete(out);
-                return Ok(());
-            }
+        let head_req = is_head(self.finals);
+        self.finals += 1;
+        if head_req || status == 204 || status == 304 {
+            self.complete(out);
+            return true;
         }
+        false
+    }
+
+    /// How the body after the head is delimited; a message without one is complete.
+    fn body_state(&mut self, chunked: bool, length: Option<u64>, out: &mut Vec<Message>) {
         self.state = if chunked {
             State::ChunkSize
         } else {
             match (length, self.side) {
                 (Some(0), _) | (None, Side::Request) => {
                     self.complete(out);
-                    return Ok(());
+                    return;
                 }
                 (Some(n), _) => State::Body(n),
                 (None, Side::Response) => State::UntilClose,
             }
         };
-        Ok(())
     }
 
     /// The stream ended: a body read until close is complete, anything else half-received is

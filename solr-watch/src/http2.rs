@@ -315,6 +315,51 @@ fn u32_at(b: &[u8], i: usize) -> u32 {
     u32::from_be_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]])
 }
 
+const END_STREAM: u8 = 0x1;
+const ACK: u8 = 0x1;
+const END_HEADERS: u8 = 0x4;
+const PADDED: u8 = 0x8;
+const PRIORITY: u8 = 0x20;
+
+/// One frame as it is decoded: its side, time, flags, stream and payload.
+struct Frame<'a> {
+    /// The sending side (`CLIENT` or `SERVER`).
+    d: usize,
+    ts: u64,
+    flags: u8,
+    sid: u32,
+    p: &'a [u8],
+    /// Bytes on the wire, header included.
+    wire: u64,
+}
+
+impl Frame<'_> {
+    /// Where the data of a padded frame begins and ends.
+    fn unpad(&self) -> Result<(usize, usize), String> {
+        let p = self.p;
+        if self.flags & PADDED == 0 {
+            return Ok((0, p.len()));
+        }
+        let pad = usize::from(*p.first().ok_or("padded frame without a pad length")?);
+        if pad + 1 > p.len() {
+            return Err("padding longer than the frame".into());
+        }
+        Ok((1, p.len() - pad))
+    }
+
+    /// The header block this frame opens.
+    fn block(&self, promised: Option<u32>, end_stream: bool, bytes: &[u8]) -> Block {
+        Block {
+            stream: self.sid,
+            promised,
+            end_stream,
+            bytes: bytes.to_vec(),
+            wire: self.wire,
+            ts: self.ts,
+        }
+    }
+}
+
 impl H2Conn {
     /// A connection that starts HTTP/2 now: the client's first bytes are the preface.
     pub fn new(start: Start) -> Self {
@@ -500,172 +545,172 @@ impl H2Conn {
         p: &[u8],
     ) -> Result<(), String> {
         self.facts.frames += 1;
-        let wire = 9 + p.len() as u64;
         if self.dirs[d].block.is_some() && kind != 9 {
             return Err("a frame inside a header block (CONTINUATION expected)".into());
         }
-        const END_STREAM: u8 = 0x1;
-        const END_HEADERS: u8 = 0x4;
-        const PADDED: u8 = 0x8;
-        const PRIORITY: u8 = 0x20;
-        let unpad = |p: &[u8]| -> Result<(usize, usize), String> {
-            if flags & PADDED == 0 {
-                return Ok((0, p.len()));
-            }
-            let pad = usize::from(*p.first().ok_or("padded frame without a pad length")?);
-            if pad + 1 > p.len() {
-                return Err("padding longer than the frame".into());
-            }
-            Ok((1, p.len() - pad))
+        let f = Frame {
+            d,
+            ts,
+            flags,
+            sid,
+            p,
+            wire: 9 + p.len() as u64,
         };
         match kind {
-            // DATA
-            0 => {
-                if sid == 0 {
-                    return Err("DATA on stream 0".into());
-                }
-                let (a, b) = unpad(p)?;
-                let data = &p[a..b];
-                let end = flags & END_STREAM != 0;
-                self.dirs[d].conn_window -= p.len() as i64;
-                let conn_exhausted = self.dirs[d].conn_window <= 0;
-                let Some(s) = self.streams.get_mut(&sid) else {
-                    // A stream already finished (e.g. reset): bytes counted, nothing more.
-                    return Ok(());
-                };
-                s.window[d] -= p.len() as i64;
-                if s.window[d] <= 0 && !end && s.stall[d].is_none() {
-                    s.stall[d] = Some(ts);
-                }
-                let m = if d == CLIENT { &mut s.req } else { &mut s.resp };
-                m.wire_bytes += wire;
-                m.body_len += data.len() as u64;
-                let room = BODY_KEEP.saturating_sub(m.body.len()).min(data.len());
-                m.body.extend_from_slice(&data[..room]);
-                m.last_ts = ts;
-                if end {
-                    self.end_message(d, sid);
-                }
-                if conn_exhausted && self.dirs[d].conn_stall.is_none() && self.sending(d) {
-                    self.dirs[d].conn_stall = Some(ts);
-                }
-            }
-            // HEADERS
-            1 => {
-                if sid == 0 {
-                    return Err("HEADERS on stream 0".into());
-                }
-                let (mut a, b) = unpad(p)?;
-                if flags & PRIORITY != 0 {
-                    a += 5;
-                }
-                if a > b {
-                    return Err("HEADERS too short for its priority fields".into());
-                }
-                self.dirs[d].block = Some(Block {
-                    stream: sid,
-                    promised: None,
-                    end_stream: flags & END_STREAM != 0,
-                    bytes: p[a..b].to_vec(),
-                    wire,
-                    ts,
-                });
-                if flags & END_HEADERS != 0 {
-                    self.end_block(d)?;
-                }
-            }
+            0 => self.data(&f),
+            1 => self.headers(&f),
             // PRIORITY, PING, unknown types: nothing to follow.
-            2 | 6 => {}
-            // RST_STREAM
-            3 => {
-                if p.len() != 4 {
-                    return Err("RST_STREAM not 4 bytes".into());
-                }
-                let key = format!("{} {}", side_name(d), error_name(u32_at(p, 0)));
-                *self.facts.rst_stream.entry(key).or_default() += 1;
-                for side in [CLIENT, SERVER] {
-                    if let Some(since) = self
-                        .streams
-                        .get_mut(&sid)
-                        .and_then(|s| s.stall[side].take())
-                    {
-                        self.stalled(side, since, ts);
-                    }
-                }
-                self.close(sid);
+            2 | 6 => Ok(()),
+            3 => self.rst_stream(&f),
+            // SETTINGS, unless an ACK.
+            4 if flags & ACK != 0 => Ok(()),
+            4 => self.settings(d, p),
+            5 => self.push_promise(&f),
+            7 => self.goaway(&f),
+            8 => self.window_update(&f),
+            9 => self.continuation(&f),
+            _ => Ok(()),
+        }
+    }
+
+    /// DATA: counts the bytes against the windows and keeps the body's head.
+    fn data(&mut self, f: &Frame) -> Result<(), String> {
+        let (d, p) = (f.d, f.p);
+        if f.sid == 0 {
+            return Err("DATA on stream 0".into());
+        }
+        let (a, b) = f.unpad()?;
+        let data = &p[a..b];
+        let end = f.flags & END_STREAM != 0;
+        self.dirs[d].conn_window -= p.len() as i64;
+        let conn_exhausted = self.dirs[d].conn_window <= 0;
+        let Some(s) = self.streams.get_mut(&f.sid) else {
+            // A stream already finished (e.g. reset): bytes counted, nothing more.
+            return Ok(());
+        };
+        s.window[d] -= p.len() as i64;
+        if s.window[d] <= 0 && !end && s.stall[d].is_none() {
+            s.stall[d] = Some(f.ts);
+        }
+        let m = if d == CLIENT { &mut s.req } else { &mut s.resp };
+        m.wire_bytes += f.wire;
+        m.body_len += data.len() as u64;
+        let room = BODY_KEEP.saturating_sub(m.body.len()).min(data.len());
+        m.body.extend_from_slice(&data[..room]);
+        m.last_ts = f.ts;
+        if end {
+            self.end_message(d, f.sid);
+        }
+        if conn_exhausted && self.dirs[d].conn_stall.is_none() && self.sending(d) {
+            self.dirs[d].conn_stall = Some(f.ts);
+        }
+        Ok(())
+    }
+
+    /// HEADERS: opens a header block.
+    fn headers(&mut self, f: &Frame) -> Result<(), String> {
+        if f.sid == 0 {
+            return Err("HEADERS on stream 0".into());
+        }
+        let (mut a, b) = f.unpad()?;
+        if f.flags & PRIORITY != 0 {
+            a += 5;
+        }
+        if a > b {
+            return Err("HEADERS too short for its priority fields".into());
+        }
+        let block = f.block(None, f.flags & END_STREAM != 0, &f.p[a..b]);
+        self.open_block(f, block)
+    }
+
+    /// PUSH_PROMISE: opens a header block holding the pushed request.
+    fn push_promise(&mut self, f: &Frame) -> Result<(), String> {
+        let (a, b) = f.unpad()?;
+        if b < a + 4 {
+            return Err("PUSH_PROMISE too short".into());
+        }
+        self.facts.push_promises += 1;
+        let promised = u32_at(f.p, a) & 0x7fff_ffff;
+        let block = f.block(Some(promised), false, &f.p[a + 4..b]);
+        self.open_block(f, block)
+    }
+
+    /// CONTINUATION: adds to the open header block.
+    fn continuation(&mut self, f: &Frame) -> Result<(), String> {
+        let Some(b) = self.dirs[f.d].block.as_mut() else {
+            return Err("CONTINUATION without a header block".into());
+        };
+        if b.stream != f.sid {
+            return Err("CONTINUATION on another stream".into());
+        }
+        b.bytes.extend_from_slice(f.p);
+        b.wire += f.wire;
+        self.end_block_if_done(f)
+    }
+
+    fn open_block(&mut self, f: &Frame, block: Block) -> Result<(), String> {
+        self.dirs[f.d].block = Some(block);
+        self.end_block_if_done(f)
+    }
+
+    fn end_block_if_done(&mut self, f: &Frame) -> Result<(), String> {
+        if f.flags & END_HEADERS != 0 {
+            self.end_block(f.d)?;
+        }
+        Ok(())
+    }
+
+    /// RST_STREAM: counts the error, ends the stream's stalls and the stream.
+    fn rst_stream(&mut self, f: &Frame) -> Result<(), String> {
+        if f.p.len() != 4 {
+            return Err("RST_STREAM not 4 bytes".into());
+        }
+        let key = format!("{} {}", side_name(f.d), error_name(u32_at(f.p, 0)));
+        *self.facts.rst_stream.entry(key).or_default() += 1;
+        for side in [CLIENT, SERVER] {
+            if let Some(since) = self
+                .streams
+                .get_mut(&f.sid)
+                .and_then(|s| s.stall[side].take())
+            {
+                self.stalled(side, since, f.ts);
             }
-            // SETTINGS
-            4 => {
-                if flags & 0x1 != 0 {
-                    return Ok(());
-                }
-                self.settings(d, p)?;
-            }
-            // PUSH_PROMISE
-            5 => {
-                let (a, b) = unpad(p)?;
-                if b < a + 4 {
-                    return Err("PUSH_PROMISE too short".into());
-                }
-                self.facts.push_promises += 1;
-                self.dirs[d].block = Some(Block {
-                    stream: sid,
-                    promised: Some(u32_at(p, a) & 0x7fff_ffff),
-                    end_stream: false,
-                    bytes: p[a + 4..b].to_vec(),
-                    wire,
-                    ts,
-                });
-                if flags & END_HEADERS != 0 {
-                    self.end_block(d)?;
-                }
-            }
-            // GOAWAY
-            7 => {
-                if p.len() < 8 {
-                    return Err("GOAWAY shorter than 8 bytes".into());
-                }
-                let key = format!("{} {}", side_name(d), error_name(u32_at(p, 4)));
-                *self.facts.goaway.entry(key).or_default() += 1;
-            }
-            // WINDOW_UPDATE: opens the peer's send window.
-            8 => {
-                if p.len() != 4 {
-                    return Err("WINDOW_UPDATE not 4 bytes".into());
-                }
-                let inc = i64::from(u32_at(p, 0) & 0x7fff_ffff);
-                let peer = 1 - d;
-                if sid == 0 {
-                    self.dirs[peer].conn_window += inc;
-                    if self.dirs[peer].conn_window > 0 {
-                        if let Some(since) = self.dirs[peer].conn_stall.take() {
-                            self.stalled(peer, since, ts);
-                        }
-                    }
-                } else if let Some(s) = self.streams.get_mut(&sid) {
-                    s.window[peer] += inc;
-                    if s.window[peer] > 0 {
-                        if let Some(since) = s.stall[peer].take() {
-                            self.stalled(peer, since, ts);
-                        }
-                    }
-                }
-            }
-            // CONTINUATION
-            9 => {
-                let Some(b) = self.dirs[d].block.as_mut() else {
-                    return Err("CONTINUATION without a header block".into());
-                };
-                if b.stream != sid {
-                    return Err("CONTINUATION on another stream".into());
-                }
-                b.bytes.extend_from_slice(p);
-                b.wire += wire;
-                if flags & END_HEADERS != 0 {
-                    self.end_block(d)?;
-                }
-            }
-            _ => {}
+        }
+        self.close(f.sid);
+        Ok(())
+    }
+
+    /// GOAWAY: counts the error.
+    fn goaway(&mut self, f: &Frame) -> Result<(), String> {
+        if f.p.len() < 8 {
+            return Err("GOAWAY shorter than 8 bytes".into());
+        }
+        let key = format!("{} {}", side_name(f.d), error_name(u32_at(f.p, 4)));
+        *self.facts.goaway.entry(key).or_default() += 1;
+        Ok(())
+    }
+
+    /// WINDOW_UPDATE: opens the peer's send window, ending its stall.
+    fn window_update(&mut self, f: &Frame) -> Result<(), String> {
+        if f.p.len() != 4 {
+            return Err("WINDOW_UPDATE not 4 bytes".into());
+        }
+        let inc = i64::from(u32_at(f.p, 0) & 0x7fff_ffff);
+        let peer = 1 - f.d;
+        let since = if f.sid == 0 {
+            let dir = &mut self.dirs[peer];
+            dir.conn_window += inc;
+            (dir.conn_window > 0)
+                .then(|| dir.conn_stall.take())
+                .flatten()
+        } else if let Some(s) = self.streams.get_mut(&f.sid) {
+            s.window[peer] += inc;
+            (s.window[peer] > 0).then(|| s.stall[peer].take()).flatten()
+        } else {
+            None
+        };
+        if let Some(since) = since {
+            self.stalled(peer, since, f.ts);
         }
         Ok(())
     }
@@ -738,32 +783,13 @@ impl H2Conn {
             .hpack
             .decode(&b.bytes)
             .map_err(|e| e.to_string())?;
-        let mut method = String::new();
-        let mut path = String::new();
-        let mut status = None;
-        let mut headers = Vec::new();
-        for f in fields {
-            match f.name.as_str() {
-                ":method" => method = f.value,
-                ":path" => path = f.value,
-                ":status" => status = f.value.parse::<u16>().ok(),
-                n if n.starts_with(':') => {}
-                _ => headers.push(redact(f)),
-            }
-        }
+        let head = Head::from_fields(fields);
         if let Some(promised) = b.promised {
             // A pushed response: the promise holds its request.
             self.facts.streams += 1;
             let s = self.stream(promised);
-            s.req = Message {
-                method,
-                target: path,
-                version: "HTTP/2".into(),
-                headers,
-                first_ts: b.ts,
-                last_ts: b.ts,
-                ..Default::default()
-            };
+            s.req = head.request(b.ts);
+            s.req.last_ts = b.ts;
             s.req_started = true;
             s.req_ended = true;
             return Ok(());
@@ -778,42 +804,88 @@ impl H2Conn {
         }
         let s = self.stream(b.stream);
         if d == CLIENT {
-            let m = &mut s.req;
-            if !s.req_started {
-                s.req_started = true;
-                *m = Message {
-                    method,
-                    target: path,
-                    version: "HTTP/2".into(),
-                    headers,
-                    first_ts: b.ts,
-                    ..Default::default()
-                };
-            }
-            m.wire_bytes += b.wire;
-            m.last_ts = b.ts;
+            s.request_head(head, &b);
         } else {
-            let m = &mut s.resp;
-            let informational = status.is_some_and(|c| (100..200).contains(&c));
-            if !s.resp_started && !informational {
-                s.resp_started = true;
-                let (wire, first) = (m.wire_bytes, if m.first_ts > 0 { m.first_ts } else { b.ts });
-                *m = Message {
-                    status: status.unwrap_or(0),
-                    version: "HTTP/2".into(),
-                    headers,
-                    first_ts: first,
-                    wire_bytes: wire,
-                    ..Default::default()
-                };
-            }
-            m.wire_bytes += b.wire;
-            m.last_ts = b.ts;
+            s.response_head(head, &b);
         }
         if b.end_stream {
             self.end_message(d, b.stream);
         }
         Ok(())
+    }
+}
+
+/// The fields of a decoded header block: pseudo-headers apart, the rest redacted.
+struct Head {
+    method: String,
+    path: String,
+    status: Option<u16>,
+    headers: Vec<(String, String)>,
+}
+
+impl Head {
+    fn from_fields(fields: Vec<Field>) -> Self {
+        let mut head = Head {
+            method: String::new(),
+            path: String::new(),
+            status: None,
+            headers: Vec::new(),
+        };
+        for f in fields {
+            match f.name.as_str() {
+                ":method" => head.method = f.value,
+                ":path" => head.path = f.value,
+                ":status" => head.status = f.value.parse::<u16>().ok(),
+                n if n.starts_with(':') => {}
+                _ => head.headers.push(redact(f)),
+            }
+        }
+        head
+    }
+
+    /// The request these fields open, at `ts`.
+    fn request(self, ts: u64) -> Message {
+        Message {
+            method: self.method,
+            target: self.path,
+            version: "HTTP/2".into(),
+            headers: self.headers,
+            first_ts: ts,
+            ..Default::default()
+        }
+    }
+}
+
+impl Stream {
+    /// A header block from the client: the request's head, or its trailers.
+    fn request_head(&mut self, head: Head, b: &Block) {
+        if !self.req_started {
+            self.req_started = true;
+            self.req = head.request(b.ts);
+        }
+        self.req.wire_bytes += b.wire;
+        self.req.last_ts = b.ts;
+    }
+
+    /// A header block from the server: the response's head (not an informational one), or
+    /// its trailers.
+    fn response_head(&mut self, head: Head, b: &Block) {
+        let m = &mut self.resp;
+        let informational = head.status.is_some_and(|c| (100..200).contains(&c));
+        if !self.resp_started && !informational {
+            self.resp_started = true;
+            let first = if m.first_ts > 0 { m.first_ts } else { b.ts };
+            *m = Message {
+                status: head.status.unwrap_or(0),
+                version: "HTTP/2".into(),
+                headers: head.headers,
+                first_ts: first,
+                wire_bytes: m.wire_bytes,
+                ..Default::default()
+            };
+        }
+        m.wire_bytes += b.wire;
+        m.last_ts = b.ts;
     }
 }
 

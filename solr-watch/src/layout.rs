@@ -76,79 +76,82 @@ fn flaw(kind: FlawKind, offset: usize, what: String) -> Option<Flaw> {
 }
 
 fn pcapng(b: &[u8]) -> Layout {
-    let n = b.len();
     let mut out = Layout::default();
     let (mut off, mut le) = (0usize, true);
-    while off < n {
-        let left = n - off;
-        if left < 12 {
-            out.flaw = flaw(
-                FlawKind::Truncated,
-                off,
-                format!("a block header needs 12 bytes, the file has {left} left"),
-            );
-            break;
-        }
-        if b[off..off + 4] == [0x0a, 0x0d, 0x0d, 0x0a] {
-            // Section header: its byte-order magic sets the order of the section.
-            match b[off + 8..off + 12] {
-                [0x4d, 0x3c, 0x2b, 0x1a] => le = true,
-                [0x1a, 0x2b, 0x3c, 0x4d] => le = false,
-                _ => {
-                    out.flaw = flaw(
-                        FlawKind::Damaged,
-                        off,
-                        "section header without its byte-order magic".into(),
-                    );
-                    break;
+    while off < b.len() {
+        match pcapng_block(b, off, &mut le) {
+            Ok((kind, len)) => {
+                if matches!(kind, 2 | 3 | 6) {
+                    out.packets.push(off as u64);
                 }
+                off += len;
             }
-        }
-        let kind = u32_at(b, off, le);
-        let len = u32_at(b, off + 4, le);
-        if len < 12 || !len.is_multiple_of(4) {
-            out.flaw = flaw(
-                FlawKind::Damaged,
-                off,
-                format!("block length {len} (a multiple of 4, at least 12)"),
-            );
-            break;
-        }
-        if len > left as u64 {
-            out.flaw = flaw(
-                FlawKind::Truncated,
-                off,
-                format!("the block needs {len} bytes, the file has {left} left"),
-            );
-            break;
-        }
-        let len = len as usize;
-        let trailer = u32_at(b, off + len - 4, le);
-        if trailer != len as u64 {
-            out.flaw = flaw(
-                FlawKind::Damaged,
-                off,
-                format!("block length {len} at its start but {trailer} at its end"),
-            );
-            break;
-        }
-        if kind == 6 && len >= 32 {
-            let captured = u32_at(b, off + 20, le);
-            if captured > (len - 32) as u64 {
-                out.flaw = flaw(
-                    FlawKind::Damaged,
-                    off,
-                    format!("packet of {captured} bytes in a block of {len}"),
-                );
+            Err(f) => {
+                out.flaw = Some(f);
                 break;
             }
         }
-        if matches!(kind, 2 | 3 | 6) {
-            out.packets.push(off as u64);
-        }
-        off += len;
     }
     out
+}
+
+/// The type and length of the pcapng block at `off`, checked; a section header sets the
+/// byte order `le` of what follows.
+fn pcapng_block(b: &[u8], off: usize, le: &mut bool) -> Result<(u64, usize), Flaw> {
+    let bad = |kind, what: String| {
+        Err(Flaw {
+            kind,
+            offset: off as u64,
+            what,
+        })
+    };
+    let left = b.len() - off;
+    if left < 12 {
+        return bad(
+            FlawKind::Truncated,
+            format!("a block header needs 12 bytes, the file has {left} left"),
+        );
+    }
+    if b[off..off + 4] == [0x0a, 0x0d, 0x0d, 0x0a] {
+        // Section header: its byte-order magic sets the order of the section.
+        match b[off + 8..off + 12] {
+            [0x4d, 0x3c, 0x2b, 0x1a] => *le = true,
+            [0x1a, 0x2b, 0x3c, 0x4d] => *le = false,
+            _ => {
+                return bad(
+                    FlawKind::Damaged,
+                    "section header without its byte-order magic".into(),
+                )
+            }
+        }
+    }
+    let le = *le;
+    let kind = u32_at(b, off, le);
+    let len = u32_at(b, off + 4, le);
+    if len < 12 || !len.is_multiple_of(4) {
+        return bad(
+            FlawKind::Damaged,
+            format!("block length {len} (a multiple of 4, at least 12)"),
+        );
+    }
+    if len > left as u64 {
+        let what = format!("the block needs {len} bytes, the file has {left} left");
+        return bad(FlawKind::Truncated, what);
+    }
+    let len = len as usize;
+    let trailer = u32_at(b, off + len - 4, le);
+    if trailer != len as u64 {
+        let what = format!("block length {len} at its start but {trailer} at its end");
+        return bad(FlawKind::Damaged, what);
+    }
+    if kind == 6 && len >= 32 {
+        let captured = u32_at(b, off + 20, le);
+        if captured > (len - 32) as u64 {
+            let what = format!("packet of {captured} bytes in a block of {len}");
+            return bad(FlawKind::Damaged, what);
+        }
+    }
+    Ok((kind, len))
 }
 
 fn pcap(b: &[u8], le: bool) -> Layout {

@@ -244,23 +244,7 @@ fn capture_loop<S: Sink>(
     ready: mpsc::Sender<Result<()>>,
     mut sink: S,
 ) -> Result<S::Out> {
-    let opened = (|| -> Result<_> {
-        let mut cap = pcap::Capture::from_device(iface)
-            .with_context(|| format!("no capture device {iface}"))?
-            .immediate_mode(true)
-            .snaplen(opts.snaplen)
-            .buffer_size(opts.buffer)
-            .timeout(50)
-            .open()
-            .with_context(|| format!("cannot capture on {iface} (needs root or CAP_NET_RAW)"))?;
-        cap.filter(&format!("tcp port {port}"), true)
-            .context("setting the BPF filter")?;
-        // Non-blocking: a blocking read may never return on an idle interface, whatever the
-        // timeout says; the loop below polls and sleeps 1 ms when nothing is queued.
-        let cap = cap.setnonblock().context("non-blocking capture")?;
-        Ok(cap)
-    })();
-    let mut cap = match opened {
+    let mut cap = match open(iface, port, &opts) {
         Ok(c) => {
             let _ = ready.send(Ok(()));
             c
@@ -282,29 +266,7 @@ fn capture_loop<S: Sink>(
         )?),
         None => None,
     };
-    let mut error = None;
-    loop {
-        match cap.next_packet() {
-            Ok(pkt) => {
-                let ts = ts_us(&pkt.header.ts);
-                sink.packet(link, pkt.data, pkt.header.len, ts);
-                if let Some(w) = writer.as_mut() {
-                    w.packet(ts, pkt.data, pkt.header.len)?;
-                }
-            }
-            Err(pcap::Error::TimeoutExpired) => {
-                if stop.load(Ordering::SeqCst) {
-                    break;
-                }
-                sink.idle();
-                std::thread::sleep(Duration::from_millis(1));
-            }
-            Err(e) => {
-                error = Some(format!("capture error: {e}"));
-                break;
-            }
-        }
-    }
+    let error = pump(&mut cap, link, &stop, &mut sink, writer.as_mut())?;
     let (dropped, if_dropped) = match cap.stats() {
         Ok(s) => (u64::from(s.dropped), u64::from(s.if_dropped)),
         Err(_) => {
@@ -316,6 +278,54 @@ fn capture_loop<S: Sink>(
         w.finish()?;
     }
     sink.finish(dropped, if_dropped, error)
+}
+
+/// Opens a non-blocking capture of `tcp port {port}` on `iface`.
+fn open(iface: &str, port: u16, opts: &CaptureOptions) -> Result<pcap::Capture<pcap::Active>> {
+    let mut cap = pcap::Capture::from_device(iface)
+        .with_context(|| format!("no capture device {iface}"))?
+        .immediate_mode(true)
+        .snaplen(opts.snaplen)
+        .buffer_size(opts.buffer)
+        .timeout(50)
+        .open()
+        .with_context(|| format!("cannot capture on {iface} (needs root or CAP_NET_RAW)"))?;
+    cap.filter(&format!("tcp port {port}"), true)
+        .context("setting the BPF filter")?;
+    // Non-blocking: a blocking read may never return on an idle interface, whatever the
+    // timeout says; the loop in `pump` polls and sleeps 1 ms when nothing is queued.
+    let cap = cap.setnonblock().context("non-blocking capture")?;
+    Ok(cap)
+}
+
+/// Hands every packet to `sink` (and `writer`) until `stop`; the capture error that ended
+/// it early, if one did.
+fn pump<S: Sink, W: std::io::Write>(
+    cap: &mut pcap::Capture<pcap::Active>,
+    link: i32,
+    stop: &AtomicBool,
+    sink: &mut S,
+    mut writer: Option<&mut PcapngWriter<W>>,
+) -> Result<Option<String>> {
+    loop {
+        match cap.next_packet() {
+            Ok(pkt) => {
+                let ts = ts_us(&pkt.header.ts);
+                sink.packet(link, pkt.data, pkt.header.len, ts);
+                if let Some(w) = writer.as_mut() {
+                    w.packet(ts, pkt.data, pkt.header.len)?;
+                }
+            }
+            Err(pcap::Error::TimeoutExpired) => {
+                if stop.load(Ordering::SeqCst) {
+                    return Ok(None);
+                }
+                sink.idle();
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Err(e) => return Ok(Some(format!("capture error: {e}"))),
+        }
+    }
 }
 
 impl Sink for Tally {
@@ -366,13 +376,78 @@ impl PcapWitness {
     }
 }
 
+/// A frame of a saved capture: timestamp µs, frame bytes, length on the wire.
+type Frame = (u64, Vec<u8>, u32);
+
+/// Every frame libpcap reads from a file; why it stopped early, if it did.
+fn read_frames(cap: &mut pcap::Capture<pcap::Offline>) -> (Vec<Frame>, Option<String>) {
+    let mut frames = Vec::new();
+    loop {
+        match cap.next_packet() {
+            Ok(pkt) => frames.push((ts_us(&pkt.header.ts), pkt.data.to_vec(), pkt.header.len)),
+            Err(pcap::Error::NoMorePackets) => return (frames, None),
+            Err(e) => {
+                let why = format!("reading stopped after {} packets: {e}", frames.len());
+                return (frames, Some(why));
+            }
+        }
+    }
+}
+
+/// Checks the frames libpcap read from `path` against the file's block structure and
+/// their timestamps: keeps those before the first flaw and says what and where.
+fn flaw(
+    path: &Path,
+    frames: &mut Vec<(u64, Vec<u8>, u32)>,
+    mut error: Option<String>,
+) -> Option<String> {
+    let layout = std::fs::read(path)
+        .ok()
+        .and_then(|b| crate::layout::walk(&b))
+        .unwrap_or_default();
+    let at = |i: usize| {
+        layout
+            .packets
+            .get(i)
+            .map_or_else(|| format!("packet {}", i + 1), |o| format!("byte {o}"))
+    };
+    let file = path.display();
+    if let Some(f) = &layout.flaw {
+        // The walk stops at the flaw: what libpcap read beyond it is not trusted.
+        frames.truncate(layout.packets.len());
+        error = Some(format!(
+            "{file} is {} at byte {}: {}",
+            f.kind.name(),
+            f.offset,
+            f.what
+        ));
+    } else if let Some(e) = error.take() {
+        error = Some(format!("{file} is damaged at {}: {e}", at(frames.len())));
+    }
+    let now_us = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros() as u64);
+    if let Some((i, why)) = crate::layout::impossible_timestamp(frames.iter().map(|f| f.0), now_us)
+    {
+        frames.truncate(i);
+        error = Some(format!("{file} is damaged at {}: {why}", at(i)));
+    }
+    if let Some(e) = &mut error {
+        e.push_str(&format!(
+            "; the {} packets before it are read",
+            frames.len()
+        ));
+    }
+    error
+}
+
 /// The frames of a saved capture file.
 #[derive(Debug)]
 pub struct SavedCapture {
     /// Link type.
     pub link: i32,
     /// `(timestamp µs, frame bytes, length on the wire)` in file order.
-    pub frames: Vec<(u64, Vec<u8>, u32)>,
+    pub frames: Vec<Frame>,
     /// Why reading stopped before the end of the file: `truncated` or `damaged`, with the
     /// file and the byte offset (the frames before it are kept).
     pub error: Option<String>,
@@ -387,59 +462,8 @@ impl SavedCapture {
         let mut cap = pcap::Capture::from_file(path)
             .with_context(|| format!("cannot read capture {}", path.display()))?;
         let link = cap.get_datalink().0;
-        let mut frames = Vec::new();
-        let mut error = None;
-        loop {
-            match cap.next_packet() {
-                Ok(pkt) => frames.push((ts_us(&pkt.header.ts), pkt.data.to_vec(), pkt.header.len)),
-                Err(pcap::Error::NoMorePackets) => break,
-                Err(e) => {
-                    error = Some(format!(
-                        "reading stopped after {} packets: {e}",
-                        frames.len()
-                    ));
-                    break;
-                }
-            }
-        }
-        let layout = std::fs::read(path)
-            .ok()
-            .and_then(|b| crate::layout::walk(&b))
-            .unwrap_or_default();
-        let at = |i: usize| {
-            layout
-                .packets
-                .get(i)
-                .map_or_else(|| format!("packet {}", i + 1), |o| format!("byte {o}"))
-        };
-        let file = path.display();
-        if let Some(f) = &layout.flaw {
-            // The walk stops at the flaw: what libpcap read beyond it is not trusted.
-            frames.truncate(layout.packets.len());
-            error = Some(format!(
-                "{file} is {} at byte {}: {}",
-                f.kind.name(),
-                f.offset,
-                f.what
-            ));
-        } else if let Some(e) = error.take() {
-            error = Some(format!("{file} is damaged at {}: {e}", at(frames.len())));
-        }
-        let now_us = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_micros() as u64);
-        if let Some((i, why)) =
-            crate::layout::impossible_timestamp(frames.iter().map(|f| f.0), now_us)
-        {
-            frames.truncate(i);
-            error = Some(format!("{file} is damaged at {}: {why}", at(i)));
-        }
-        if let Some(e) = &mut error {
-            e.push_str(&format!(
-                "; the {} packets before it are read",
-                frames.len()
-            ));
-        }
+        let (mut frames, error) = read_frames(&mut cap);
+        let error = flaw(path, &mut frames, error);
         Ok(SavedCapture {
             link,
             frames,

@@ -16,7 +16,7 @@ use solr_client::{
 };
 
 use crate::support::fault_server::{Fault, FaultServer, SELECT_OK, UPDATE_OK};
-use crate::support::{self};
+use crate::support::{self, lost_reply};
 
 /// No fault may take longer than this to surface.
 const LIMIT: Duration = Duration::from_secs(20);
@@ -488,62 +488,13 @@ async fn pooled_request_lost_to_a_closing_connection_read_retried_write_reported
         Arc::new(Pooled::new(&TlsOptions::default(), PooledConfig::default()).expect("pooled"))
     };
 
-    let srv = FaultServer::start(vec![
-        Fault::Ok(SELECT_OK),
-        Fault::CloseWithoutReply,
-        Fault::Ok(SELECT_OK),
-    ])
-    .await;
-    let c = client_on(&srv.url(), pooled());
-    bounded("read 1", c.select(&q())).await.expect("read 1");
-    let r = bounded("read 2", c.select(&q()))
-        .await
-        .expect("a read on a dying connection is retried");
-    assert_eq!(r.timing.attempts, 2);
+    let srv = FaultServer::start(lost_reply::script(SELECT_OK)).await;
+    let r = lost_reply::read_resent(&srv, &client_on(&srv.url(), pooled())).await;
     assert!(!r.timing.reused, "the retry used a new connection");
-    assert_eq!(srv.accepted(), 2);
-    let seen: Vec<usize> = srv.seen().iter().map(|s| s.conn).collect();
-    assert_eq!(
-        seen,
-        [0, 0, 1],
-        "read 2 sent on the old connection, then on a new one"
-    );
 
-    let srv = FaultServer::start(vec![
-        Fault::Ok(UPDATE_OK),
-        Fault::CloseWithoutReply,
-        Fault::Ok(UPDATE_OK),
-    ])
-    .await;
+    let srv = FaultServer::start(lost_reply::script(UPDATE_OK)).await;
     let c = client_on(&srv.url(), pooled());
-    let docs = vec![json!({"id": "x1"})];
-    bounded("write 1", c.add(&docs)).await.expect("write 1");
-    match bounded("write 2", c.add(&docs)).await {
-        Err(Error::Update {
-            report,
-            cause: Some(cause),
-        }) => {
-            assert_eq!(
-                (report.sent, report.unknown.len()),
-                (1, 1),
-                "sent, then lost"
-            );
-            assert!(
-                matches!(
-                    *cause,
-                    Error::Io {
-                        not_sent: false,
-                        ..
-                    }
-                ),
-                "{cause:?}"
-            );
-        }
-        other => panic!("expected an ambiguous write (Io, not_sent false), got {other:?}"),
-    }
-    assert_eq!(srv.accepted(), 1, "the write was not retried");
-    let seen = srv.seen();
-    assert_eq!(seen.len(), 2, "the server did receive the write");
+    let seen = lost_reply::write_reported(&srv, &c, &[json!({"id": "x1"})]).await;
     assert!(
         seen[1].line.starts_with("POST /solr/bench/update"),
         "{}",

@@ -23,7 +23,7 @@ use solr_client::{
 
 use crate::support::fault_server::{SELECT_OK, UPDATE_OK};
 use crate::support::h2_fault::{H2Fault, H2FaultServer, H2Seen};
-use crate::support::{self};
+use crate::support::{self, lost_reply};
 
 async fn bounded<F: Future>(what: &str, f: F) -> F::Output {
     match tokio::time::timeout(Duration::from_secs(20), f).await {
@@ -162,48 +162,16 @@ async fn goaway_below_the_stream_and_refused_stream_are_not_sent_and_resent_once
 #[tokio::test]
 async fn h2_request_lost_to_a_closing_connection_read_retried_write_reported() {
     let _g = support::shared().await;
-    let srv = H2FaultServer::start(vec![
-        H2Fault::Ok(SELECT_OK),
-        H2Fault::CloseWithoutReply,
-        H2Fault::Ok(SELECT_OK),
-    ])
-    .await;
-    let c = h2_client(&srv.url());
-    let q = Select::new("*:*").rows(0);
-    bounded("read 1", c.select(&q)).await.expect("read 1");
-    let r = bounded("read 2", c.select(&q))
-        .await
-        .expect("a read on a dying connection is resent");
-    assert_eq!(r.timing.attempts, 2);
+    let srv = H2FaultServer::start(lost_reply::script(SELECT_OK)).await;
+    let r = lost_reply::read_resent(&srv, &h2_client(&srv.url())).await;
     assert!(!r.timing.reused, "the retry used a new connection");
     assert_eq!(ids(&srv.seen()), [seen(0, 1), seen(0, 3), seen(1, 1)]);
 
-    let srv = H2FaultServer::start(vec![
-        H2Fault::Ok(UPDATE_OK),
-        H2Fault::CloseWithoutReply,
-        H2Fault::Ok(UPDATE_OK),
-    ])
-    .await;
+    let srv = H2FaultServer::start(lost_reply::script(UPDATE_OK)).await;
     let c = h2_client(&srv.url());
     let docs = [json!({"id": "w1"})];
-    bounded("write 1", c.add(&docs)).await.expect("write 1");
-    match bounded("write 2", c.add(&docs)).await {
-        Err(Error::Update {
-            cause: Some(cause), ..
-        }) => assert!(
-            matches!(
-                &*cause,
-                Error::Io {
-                    not_sent: false,
-                    ..
-                }
-            ),
-            "{cause:?}"
-        ),
-        other => panic!("expected an ambiguous write, got {other:?}"),
-    }
-    assert_eq!(srv.accepted(), 1, "the write was not resent");
-    assert_eq!(ids(&srv.seen()), [seen(0, 1), seen(0, 3)]);
+    let got = lost_reply::write_reported(&srv, &c, &docs).await;
+    assert_eq!(ids(&got), [seen(0, 1), seen(0, 3)]);
     // The next request opens a new connection (the dead one was forgotten).
     bounded("write 3", c.add(&docs)).await.expect("write 3");
     assert_eq!(srv.accepted(), 2);

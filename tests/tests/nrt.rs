@@ -9,7 +9,7 @@ use clap::Parser;
 use solr_harness::local_solr::{LocalSolr, Mode};
 use transport_bench::{bulk_files, nrt, Cli, Command};
 
-use crate::support;
+use crate::support::{self, study::StudyRun};
 
 /// Stops the dedicated node even when an assertion fails.
 struct Node(LocalSolr);
@@ -48,9 +48,8 @@ async fn nrt_hard_and_soft_measure_every_probed_doc() {
     let node =
         Node(LocalSolr::start(Mode::Standalone, "e2e-nrt", &[]).expect("dedicated Solr starts"));
     let url = node.0.url(None).expect("url").to_string();
-    let out = std::env::temp_dir().join(support::tag("nrt"));
-    let prefix = format!("{}-", support::tag("nrt"));
-    let cli = args(&[
+    let run = StudyRun::new("nrt");
+    let command = run.command(&[
         "nrt",
         "--url",
         &url,
@@ -64,15 +63,11 @@ async fn nrt_hard_and_soft_measure_every_probed_doc() {
         "50",
         "--merge-wait",
         "20",
-        "--id-prefix",
-        &prefix,
-        "--quiet",
-        "--out",
-        out.to_str().expect("utf-8 path"),
     ]);
-    let Command::Nrt(a) = cli.command else {
+    let Command::Nrt(a) = command else {
         panic!("parsed as nrt")
     };
+    let out = run.out;
     let r = nrt::cmd(*a).await.expect("nrt runs");
 
     assert_eq!(r.runs.len(), 2);

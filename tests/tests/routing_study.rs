@@ -1,30 +1,27 @@
-//! `transport-bench routing` (issue #17, seed 003's routing headers) at a small scale on its
-//! own leader/follower pair, through the CLI parser: every read preference sends its reads to
-//! exactly the nodes it names (the client's tally, the router's per-node counters and Solr's
-//! own `QUERY./select.requests` agree per node), the lag probe sees every probe document,
+//! `transport-bench routing` at a small scale on its own leader/follower pair, through the
+//! CLI parser: every read preference sends its reads to exactly the nodes it names (the
+//! client's tally, the router's per-node counters and Solr's own `QUERY./select.requests`
+//! agree per node), the lag probe sees every probe document,
 //! every acknowledged document is indexed, and `summary.json` validates against the
 //! published schema; `report` re-renders the table, CSVs and chart from it byte for byte.
 //! Counts only; no time is asserted.
 
-use clap::Parser;
-use transport_bench::{routing, Cli, Command};
+use std::path::PathBuf;
 
-use crate::support;
+use transport_bench::routing::{self, RoutingReport};
+use transport_bench::Command;
+
+use crate::support::{self, study::StudyRun};
 
 const SCHEMA: &str = include_str!("../../transport-bench/schema/routing.schema.json");
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn routing_study_sends_each_preference_to_its_nodes_exactly() {
-    let _g = support::shared().await;
-    let out = std::env::temp_dir().join(support::tag("routing-study"));
-    let prefix = format!("{}-", support::tag("rs"));
-    let cli = Cli::parse_from([
-        "transport-bench",
-        "routing",
-        "--instance",
-        "e2e-routing-study",
-        "--prefs",
-        "none,leader,follower",
+/// Runs `transport-bench routing ARGS` at the small scale both tests share: write rates 0
+/// and max, one 2 s repetition, 300 preloaded documents. The report and its folder.
+async fn run_routing(name: &str, args: &[&str]) -> (RoutingReport, PathBuf) {
+    let run = StudyRun::new(name);
+    let mut argv = vec!["routing"];
+    argv.extend_from_slice(args);
+    argv.extend([
         "--write-rates",
         "0,max",
         "--duration",
@@ -35,17 +32,28 @@ async fn routing_study_sends_each_preference_to_its_nodes_exactly() {
         "300",
         "--warmup",
         "5",
-        "--id-prefix",
-        &prefix,
-        "--quiet",
-        "--out",
-        out.to_str().expect("utf-8 path"),
     ]);
-    let Command::Routing(a) = cli.command else {
+    let Command::Routing(a) = run.command(&argv) else {
         panic!("parsed as routing")
     };
-    // The command starts the pair `e2e-routing-study` and stops it when done (even on error).
     let r = routing::cmd(*a).await.expect("routing runs");
+    (r, run.out)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn routing_study_sends_each_preference_to_its_nodes_exactly() {
+    let _g = support::shared().await;
+    // The command starts the pair `e2e-routing-study` and stops it when done (even on error).
+    let (r, out) = run_routing(
+        "routing-study",
+        &[
+            "--instance",
+            "e2e-routing-study",
+            "--prefs",
+            "none,leader,follower",
+        ],
+    )
+    .await;
 
     assert_eq!(r.cells.len(), 6, "2 levels x 3 preferences");
     for c in &r.cells {
@@ -151,35 +159,11 @@ async fn routing_study_sends_each_preference_to_its_nodes_exactly() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn routing_study_cloud_serves_each_preference_from_its_replica_type_exactly() {
     let _g = support::shared().await;
-    let out = std::env::temp_dir().join(support::tag("routing-cloud"));
-    let prefix = format!("{}-", support::tag("rc"));
-    let cli = Cli::parse_from([
-        "transport-bench",
-        "routing",
-        "--topology",
-        "cloud",
-        "--instance",
-        "e2e-routing-cloud",
-        "--write-rates",
-        "0,max",
-        "--duration",
-        "2",
-        "--reps",
-        "1",
-        "--preload",
-        "300",
-        "--warmup",
-        "5",
-        "--id-prefix",
-        &prefix,
-        "--quiet",
-        "--out",
-        out.to_str().expect("utf-8 path"),
-    ]);
-    let Command::Routing(a) = cli.command else {
-        panic!("parsed as routing")
-    };
-    let r = routing::cmd(*a).await.expect("routing runs");
+    let (r, out) = run_routing(
+        "routing-cloud",
+        &["--topology", "cloud", "--instance", "e2e-routing-cloud"],
+    )
+    .await;
 
     assert_eq!(r.topology, "cloud");
     let mut kinds: Vec<&str> = r.replicas.iter().map(|x| x.kind.as_str()).collect();

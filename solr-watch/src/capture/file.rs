@@ -300,72 +300,78 @@ impl<R: Read> CaptureReader<R> {
                 return Ok(None);
             };
             self.off += len as u64;
-            let (le, b) = (self.le, &self.buf);
             match kind {
                 0x0a0d_0d0a => self.ifaces.clear(),
                 1 => {
-                    let iface = interface(b, le, at)?;
+                    let iface = interface(&self.buf, self.le, at)?;
                     self.ifaces.push(iface);
                 }
-                2 | 6 => {
-                    if len < 32 {
-                        return flaw(
-                            FlawKind::Damaged,
-                            at,
-                            format!("packet block of {len} bytes (at least 32)"),
-                        );
-                    }
-                    let id = if kind == 2 {
-                        u32::from(u16_at(b, 8, le))
-                    } else {
-                        u32_at(b, 8, le)
-                    };
-                    let captured = u32_at(b, 20, le);
-                    if captured as usize > len - 32 {
-                        return flaw(
-                            FlawKind::Damaged,
-                            at,
-                            format!("packet of {captured} bytes in a block of {len}"),
-                        );
-                    }
-                    let i = self.iface(id, at)?;
-                    let ticks = (u64::from(u32_at(b, 12, le)) << 32) | u64::from(u32_at(b, 16, le));
-                    return Ok(Some(At {
-                        offset: at,
-                        link: i.link,
-                        ts_us: i.ts_us(ticks),
-                        orig_len: u32_at(b, 24, le),
-                        snaplen: i.snaplen,
-                        data: (28, 28 + captured as usize),
-                    }));
-                }
-                3 => {
-                    if len < 16 {
-                        return flaw(
-                            FlawKind::Damaged,
-                            at,
-                            format!("simple packet block of {len} bytes (at least 16)"),
-                        );
-                    }
-                    let i = self.iface(0, at)?;
-                    let orig = u32_at(b, 8, le);
-                    let mut captured = (len - 16) as u64;
-                    captured = captured.min(u64::from(orig));
-                    if i.snaplen > 0 {
-                        captured = captured.min(u64::from(i.snaplen));
-                    }
-                    return Ok(Some(At {
-                        offset: at,
-                        link: i.link,
-                        ts_us: 0,
-                        orig_len: orig,
-                        snaplen: i.snaplen,
-                        data: (12, 12 + captured as usize),
-                    }));
-                }
+                2 | 6 => return self.enhanced_packet(kind, len, at).map(Some),
+                3 => return self.simple_packet(len, at).map(Some),
                 _ => {}
             }
         }
+    }
+
+    /// An enhanced (6) or obsolete (2) packet block of `len` bytes, whole in `buf`.
+    fn enhanced_packet(&self, kind: u32, len: usize, at: u64) -> Result<At, ReadError> {
+        let (le, b) = (self.le, &self.buf);
+        if len < 32 {
+            return flaw(
+                FlawKind::Damaged,
+                at,
+                format!("packet block of {len} bytes (at least 32)"),
+            );
+        }
+        let id = if kind == 2 {
+            u32::from(u16_at(b, 8, le))
+        } else {
+            u32_at(b, 8, le)
+        };
+        let captured = u32_at(b, 20, le);
+        if captured as usize > len - 32 {
+            return flaw(
+                FlawKind::Damaged,
+                at,
+                format!("packet of {captured} bytes in a block of {len}"),
+            );
+        }
+        let i = self.iface(id, at)?;
+        let ticks = (u64::from(u32_at(b, 12, le)) << 32) | u64::from(u32_at(b, 16, le));
+        Ok(At {
+            offset: at,
+            link: i.link,
+            ts_us: i.ts_us(ticks),
+            orig_len: u32_at(b, 24, le),
+            snaplen: i.snaplen,
+            data: (28, 28 + captured as usize),
+        })
+    }
+
+    /// A simple packet block of `len` bytes, whole in `buf`: no timestamp.
+    fn simple_packet(&self, len: usize, at: u64) -> Result<At, ReadError> {
+        if len < 16 {
+            return flaw(
+                FlawKind::Damaged,
+                at,
+                format!("simple packet block of {len} bytes (at least 16)"),
+            );
+        }
+        let i = self.iface(0, at)?;
+        let orig = u32_at(&self.buf, 8, self.le);
+        let mut captured = (len - 16) as u64;
+        captured = captured.min(u64::from(orig));
+        if i.snaplen > 0 {
+            captured = captured.min(u64::from(i.snaplen));
+        }
+        Ok(At {
+            offset: at,
+            link: i.link,
+            ts_us: 0,
+            orig_len: orig,
+            snaplen: i.snaplen,
+            data: (12, 12 + captured as usize),
+        })
     }
 
     fn iface(&self, id: u32, at: u64) -> Result<Interface, ReadError> {
@@ -385,6 +391,34 @@ impl<R: Read> CaptureReader<R> {
     /// Reads one whole pcapng block into `buf`: its type and length, None at the end.
     fn block(&mut self) -> Result<Option<(u32, usize)>, ReadError> {
         let at = self.off;
+        let Some((kind, len)) = self.block_header(at)? else {
+            return Ok(None);
+        };
+        let got = read_more(&mut self.r, &mut self.buf, len - 12)?;
+        if got < len - 12 {
+            return flaw(
+                FlawKind::Truncated,
+                at,
+                format!(
+                    "the block needs {len} bytes, the file has {} left",
+                    12 + got
+                ),
+            );
+        }
+        let trailer = u32_at(&self.buf, len - 4, self.le) as usize;
+        if trailer != len {
+            return flaw(
+                FlawKind::Damaged,
+                at,
+                format!("block length {len} at its start but {trailer} at its end"),
+            );
+        }
+        Ok(Some((kind, len)))
+    }
+
+    /// Reads the 12 bytes that open a pcapng block into `buf`: its type and checked length,
+    /// None at the end. A section header sets the byte order.
+    fn block_header(&mut self, at: u64) -> Result<Option<(u32, usize)>, ReadError> {
         let got = match std::mem::take(&mut self.held) {
             0 => read_up_to(&mut self.r, &mut self.buf, 12)?,
             held => held + read_more(&mut self.r, &mut self.buf, 12 - held)?,
@@ -429,27 +463,7 @@ impl<R: Read> CaptureReader<R> {
                 format!("block length {len} (at most {MAX_BLOCK})"),
             );
         }
-        let len = len as usize;
-        let got = read_more(&mut self.r, &mut self.buf, len - 12)?;
-        if got < len - 12 {
-            return flaw(
-                FlawKind::Truncated,
-                at,
-                format!(
-                    "the block needs {len} bytes, the file has {} left",
-                    12 + got
-                ),
-            );
-        }
-        let trailer = u32_at(&self.buf, len - 4, self.le) as usize;
-        if trailer != len {
-            return flaw(
-                FlawKind::Damaged,
-                at,
-                format!("block length {len} at its start but {trailer} at its end"),
-            );
-        }
-        Ok(Some((kind, len)))
+        Ok(Some((kind, len as usize)))
     }
 }
 
@@ -512,25 +526,7 @@ fn interface(b: &[u8], le: bool, at: u64) -> Result<Interface, ReadError> {
             );
         }
         match (code, olen) {
-            (9, 1) => {
-                let r = b[v];
-                let units = if r & 0x80 != 0 {
-                    1u64.checked_shl(u32::from(r & 0x7f))
-                        .filter(|_| r & 0x7f < 64)
-                } else {
-                    10u64.checked_pow(u32::from(r))
-                };
-                match units {
-                    Some(u) if u > 0 => i.units = u,
-                    _ => {
-                        return flaw(
-                            FlawKind::Damaged,
-                            at,
-                            format!("timestamp resolution {r:#04x} out of range"),
-                        )
-                    }
-                }
-            }
+            (9, 1) => i.units = resolution(b[v], at)?,
             (14, 8) => {
                 let w: [u8; 8] = b[v..v + 8].try_into().unwrap_or([0; 8]);
                 i.offset_s = if le {
@@ -544,6 +540,24 @@ fn interface(b: &[u8], le: bool, at: u64) -> Result<Interface, ReadError> {
         o = v + olen.div_ceil(4) * 4;
     }
     Ok(i)
+}
+
+/// Timestamp units per second of an `if_tsresol` option `r`.
+fn resolution(r: u8, at: u64) -> Result<u64, ReadError> {
+    let units = if r & 0x80 != 0 {
+        1u64.checked_shl(u32::from(r & 0x7f))
+            .filter(|_| r & 0x7f < 64)
+    } else {
+        10u64.checked_pow(u32::from(r))
+    };
+    match units {
+        Some(u) if u > 0 => Ok(u),
+        _ => flaw(
+            FlawKind::Damaged,
+            at,
+            format!("timestamp resolution {r:#04x} out of range"),
+        ),
+    }
 }
 
 /// Replaces `buf` with up to `n` bytes from `r`; returns how many came (fewer only at the end).

@@ -5,7 +5,7 @@
 //! connections, just not for long: each new one costs a handshake (and TLS, a full or
 //! resumed one) and leaves a socket in TIME_WAIT on the client.
 
-use super::build::{asks_close, ms};
+use super::wire::{asks_close, ms};
 use super::{Finding, Severity};
 use crate::conn::{Close, Conn, Tracker};
 

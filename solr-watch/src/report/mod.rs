@@ -1,6 +1,7 @@
 //! The watch report: the model saved as `watch.json` (this file), built from a [`Tracker`]
-//! ([`build`](mod@build)), its findings with their fixes and the one-line verdict
-//! ([`findings`]), and the text tables ([`text`]).
+//! ([`build`](mod@build), from the connection figures of `connections` and the
+//! [`requests`](mod@requests) figures), its findings with their fixes and the one-line
+//! verdict ([`findings`]), and the text tables ([`text`]).
 //!
 //! [`Tracker`]: crate::conn::Tracker
 
@@ -14,14 +15,19 @@ use super::tls_decrypt::TlsDecryption;
 use bench_report::stats::Percentiles;
 
 pub mod build;
+mod connections;
 mod early_close;
 pub mod findings;
+pub mod percentiles;
+pub mod requests;
 pub mod text;
+mod wire;
 
 pub mod tls;
 
-pub use build::{build, requests};
+pub use build::build;
 pub use findings::Severity;
+pub use requests::requests;
 pub use text::print_text;
 
 /// Responses at least this large (body bytes) should be compressed.

@@ -1,6 +1,7 @@
 //! The key log's part of the report: the TLS note, the decryption findings and text lines
 //! (the decryptor itself, [`crate::tls_decrypt`], knows nothing of reports).
 
+use super::{Finding, Severity};
 use crate::tls_decrypt::TlsDecryption;
 
 /// The TLS summary's note when a key log was given.
@@ -13,16 +14,10 @@ pub fn note(d: &TlsDecryption) -> String {
 }
 
 /// Findings about decryption: what was decrypted, and "no key for N TLS connections".
-pub fn findings(tls_connections: u64, d: &TlsDecryption) -> Vec<super::Finding> {
-    let f = |kind: &str, what: String, fix: &str| super::Finding {
-        severity: super::Severity::Info,
-        kind: kind.into(),
-        what,
-        fix: fix.into(),
-    };
+pub fn findings(tls_connections: u64, d: &TlsDecryption) -> Vec<Finding> {
     let mut out = Vec::new();
     if d.connections_decrypted > 0 {
-        out.push(f(
+        out.push(info(
             "tls-decrypted",
             format!(
                 "{} of {tls_connections} TLS connections decrypted with the key log ({} records, \
@@ -35,33 +30,9 @@ pub fn findings(tls_connections: u64, d: &TlsDecryption) -> Vec<super::Finding> 
             "nothing to change",
         ));
     }
-    let blind = d.no_key + d.no_handshake + d.unsupported_suite;
-    if blind > 0 {
-        let mut why = Vec::new();
-        if d.no_key > 0 {
-            why.push(format!("no key for {} TLS connections", d.no_key));
-        }
-        if d.no_handshake > 0 {
-            why.push(format!(
-                "{} opened before the capture (no handshake)",
-                d.no_handshake
-            ));
-        }
-        if d.unsupported_suite > 0 {
-            why.push(format!(
-                "{} with a cipher suite not decrypted here",
-                d.unsupported_suite
-            ));
-        }
-        out.push(f(
-            "tls-opaque",
-            format!("{}: connection-level view only for those", why.join(", ")),
-            "set SSLKEYLOGFILE for every client process before it connects, and start watch \
-             before the clients (a connection's secrets are logged at its handshake)",
-        ));
-    }
+    out.extend(blind(d));
     if d.records_failed > 0 {
-        out.push(f(
+        out.push(info(
             "tls-auth-failed",
             format!(
                 "{} TLS records failed authentication (a key that does not match, or damaged \
@@ -72,7 +43,7 @@ pub fn findings(tls_connections: u64, d: &TlsDecryption) -> Vec<super::Finding> 
         ));
     }
     if !d.keylog_malformed.is_empty() {
-        out.push(f(
+        out.push(info(
             "keylog-malformed",
             format!(
                 "{} key log lines could not be read: {}",
@@ -88,6 +59,43 @@ pub fn findings(tls_connections: u64, d: &TlsDecryption) -> Vec<super::Finding> 
         ));
     }
     out
+}
+
+fn info(kind: &str, what: String, fix: &str) -> Finding {
+    Finding {
+        severity: Severity::Info,
+        kind: kind.into(),
+        what,
+        fix: fix.into(),
+    }
+}
+
+/// TLS connections the key log could not open, and why.
+fn blind(d: &TlsDecryption) -> Option<Finding> {
+    let mut why = Vec::new();
+    if d.no_key > 0 {
+        why.push(format!("no key for {} TLS connections", d.no_key));
+    }
+    if d.no_handshake > 0 {
+        why.push(format!(
+            "{} opened before the capture (no handshake)",
+            d.no_handshake
+        ));
+    }
+    if d.unsupported_suite > 0 {
+        why.push(format!(
+            "{} with a cipher suite not decrypted here",
+            d.unsupported_suite
+        ));
+    }
+    (!why.is_empty()).then(|| {
+        info(
+            "tls-opaque",
+            format!("{}: connection-level view only for those", why.join(", ")),
+            "set SSLKEYLOGFILE for every client process before it connects, and start watch \
+             before the clients (a connection's secrets are logged at its handshake)",
+        )
+    })
 }
 
 /// The decryption lines of the text report.

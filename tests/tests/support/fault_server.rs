@@ -5,17 +5,16 @@
 //!
 //! It binds `127.0.0.1:0` (never a fixed port), plays a script of [`Fault`]s (one per
 //! request, in order, over all connections; the last one repeats), counts accepted
-//! connections and records every request it read. Dropping it stops the accept loop and
-//! every connection task (reqwest's `tests/support/server.rs` pattern).
+//! connections and records every request it read; dropping it stops it (all of which
+//! [`super::script_server`] does).
 
-use std::net::SocketAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::task::{JoinHandle, JoinSet};
+use tokio::net::TcpStream;
+
+use super::script_server::{Script, ScriptServer};
 
 /// A small but valid Solr select response.
 pub const SELECT_OK: &str =
@@ -97,95 +96,13 @@ pub struct Seen {
     pub body: Vec<u8>,
 }
 
-struct State {
-    script: Vec<Fault>,
-    next: AtomicUsize,
-    accepted: AtomicUsize,
-    seen: Mutex<Vec<Seen>>,
-}
-
-impl State {
-    fn next_fault(&self) -> Fault {
-        let i = self.next.fetch_add(1, Ordering::SeqCst);
-        let last = self.script.len().saturating_sub(1);
-        self.script[i.min(last)].clone()
-    }
-}
-
 /// The running server. Dropping it stops it.
-pub struct FaultServer {
-    addr: SocketAddr,
-    state: Arc<State>,
-    task: JoinHandle<()>,
-}
+pub type FaultServer = ScriptServer<Fault, Seen>;
 
 impl FaultServer {
     /// Starts a server on `127.0.0.1:0` playing `script` (must not be empty).
     pub async fn start(script: Vec<Fault>) -> FaultServer {
-        assert!(
-            !script.is_empty(),
-            "a fault script needs at least one entry"
-        );
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind port 0");
-        let addr = listener.local_addr().expect("local addr");
-        let state = Arc::new(State {
-            script,
-            next: AtomicUsize::new(0),
-            accepted: AtomicUsize::new(0),
-            seen: Mutex::new(Vec::new()),
-        });
-        let st = state.clone();
-        let task = tokio::spawn(async move {
-            // Owned by the accept task: aborting it aborts every connection.
-            let mut conns = JoinSet::new();
-            loop {
-                tokio::select! {
-                    accepted = listener.accept() => {
-                        let Ok((sock, _)) = accepted else { continue };
-                        let id = st.accepted.fetch_add(1, Ordering::SeqCst);
-                        conns.spawn(serve(sock, id, st.clone()));
-                    }
-                    Some(done) = conns.join_next() => {
-                        if let Err(e) = done {
-                            if e.is_panic() {
-                                std::panic::resume_unwind(e.into_panic());
-                            }
-                        }
-                    }
-                }
-            }
-        });
-        FaultServer { addr, state, task }
-    }
-
-    /// The base URL to give a client: `http://127.0.0.1:PORT/solr`.
-    pub fn url(&self) -> String {
-        format!("http://{}/solr", self.addr)
-    }
-
-    /// Connections accepted so far.
-    pub fn accepted(&self) -> usize {
-        self.state.accepted.load(Ordering::SeqCst)
-    }
-
-    /// `host:port` the server listens on.
-    pub fn authority(&self) -> String {
-        self.addr.to_string()
-    }
-
-    /// Requests read so far.
-    pub fn seen(&self) -> Vec<Seen> {
-        self.state
-            .seen
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
-    }
-}
-
-impl Drop for FaultServer {
-    fn drop(&mut self) {
-        self.task.abort();
+        ScriptServer::spawn(script, serve).await
     }
 }
 
@@ -258,10 +175,10 @@ enum After {
     Hold,
 }
 
-async fn serve(mut sock: TcpStream, conn: usize, st: Arc<State>) {
+async fn serve(mut sock: TcpStream, conn: usize, st: Arc<Script<Fault, Seen>>) {
     let mut buf = Vec::new();
     while let Some(seen) = read_request(&mut sock, &mut buf, conn).await {
-        st.seen.lock().unwrap_or_else(|e| e.into_inner()).push(seen);
+        st.saw(seen);
         let json = "application/json;charset=utf-8";
         let (out, after): (Vec<u8>, After) = match st.next_fault() {
             Fault::Ok(body) => (ok(json, body.as_bytes()), After::KeepAlive),

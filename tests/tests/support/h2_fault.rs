@@ -12,14 +12,13 @@
 //! body). Request headers are not decoded (the client's HPACK uses Huffman and a dynamic
 //! table); header behaviour is tested over HTTP/1.1, where the redirect logic is the same.
 
-use std::net::SocketAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::task::{JoinHandle, JoinSet};
+use tokio::net::TcpStream;
+
+use super::script_server::{Script, ScriptServer};
 
 /// What the server does with one request.
 #[derive(Debug, Clone)]
@@ -64,86 +63,13 @@ pub struct H2Seen {
     pub body: Vec<u8>,
 }
 
-struct State {
-    script: Vec<H2Fault>,
-    next: AtomicUsize,
-    accepted: AtomicUsize,
-    seen: Mutex<Vec<H2Seen>>,
-}
-
 /// The running server. Dropping it stops it.
-pub struct H2FaultServer {
-    addr: SocketAddr,
-    state: Arc<State>,
-    task: JoinHandle<()>,
-}
+pub type H2FaultServer = ScriptServer<H2Fault, H2Seen>;
 
 impl H2FaultServer {
     /// Starts a server on `127.0.0.1:0` playing `script` (must not be empty).
     pub async fn start(script: Vec<H2Fault>) -> H2FaultServer {
-        assert!(
-            !script.is_empty(),
-            "a fault script needs at least one entry"
-        );
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind port 0");
-        let addr = listener.local_addr().expect("local addr");
-        let state = Arc::new(State {
-            script,
-            next: AtomicUsize::new(0),
-            accepted: AtomicUsize::new(0),
-            seen: Mutex::new(Vec::new()),
-        });
-        let st = state.clone();
-        let task = tokio::spawn(async move {
-            let mut conns = JoinSet::new();
-            loop {
-                tokio::select! {
-                    accepted = listener.accept() => {
-                        let Ok((sock, _)) = accepted else { continue };
-                        let id = st.accepted.fetch_add(1, Ordering::SeqCst);
-                        conns.spawn(serve(sock, id, st.clone()));
-                    }
-                    Some(done) = conns.join_next() => {
-                        if let Err(e) = done {
-                            if e.is_panic() {
-                                std::panic::resume_unwind(e.into_panic());
-                            }
-                        }
-                    }
-                }
-            }
-        });
-        H2FaultServer { addr, state, task }
-    }
-
-    /// The base URL to give a client: `http://127.0.0.1:PORT/solr`.
-    pub fn url(&self) -> String {
-        format!("http://{}/solr", self.addr)
-    }
-
-    /// `host:port` the server listens on.
-    pub fn authority(&self) -> String {
-        self.addr.to_string()
-    }
-
-    /// Connections accepted so far.
-    pub fn accepted(&self) -> usize {
-        self.state.accepted.load(Ordering::SeqCst)
-    }
-
-    /// Requests read so far.
-    pub fn seen(&self) -> Vec<H2Seen> {
-        self.state
-            .seen
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .clone()
-    }
-}
-
-impl Drop for H2FaultServer {
-    fn drop(&mut self) {
-        self.task.abort();
+        ScriptServer::spawn(script, serve).await
     }
 }
 
@@ -241,7 +167,7 @@ async fn trickle(
     false
 }
 
-async fn serve(mut sock: TcpStream, conn: usize, st: Arc<State>) {
+async fn serve(mut sock: TcpStream, conn: usize, st: Arc<Script<H2Fault, H2Seen>>) {
     if read_exact(&mut sock, PREFACE.len()).await.as_deref() != Some(PREFACE) {
         return;
     }
@@ -314,12 +240,8 @@ async fn serve(mut sock: TcpStream, conn: usize, st: Arc<State>) {
         let Some((stream, body)) = complete else {
             continue;
         };
-        st.seen
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(H2Seen { conn, stream, body });
-        let i = st.next.fetch_add(1, Ordering::SeqCst);
-        let fault = st.script[i.min(st.script.len() - 1)].clone();
+        st.saw(H2Seen { conn, stream, body });
+        let fault = st.next_fault();
         let out = match fault {
             H2Fault::Ok(body) => ok(stream, body).concat(),
             H2Fault::Redirect(code, location) => {

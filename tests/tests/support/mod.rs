@@ -5,7 +5,10 @@
 pub mod doc_counts;
 pub mod fault_server;
 pub mod h2_fault;
+pub mod lost_reply;
+pub mod script_server;
 pub mod skip;
+pub mod study;
 pub mod tcp_relay;
 
 use std::sync::OnceLock;
