@@ -234,6 +234,32 @@ pub enum Error {
         /// Why it was not followed.
         reason: &'static str,
     },
+    /// HTTP 401: the server (Solr's authentication plugin, or a gateway in front of it)
+    /// refused the request's credentials, or the client sent none. With a provider that
+    /// renews its credential ([`crate::auth::Refreshing`]) the request was re-sent once
+    /// first. `hint` says which case it is and what to check; no credential is ever shown.
+    #[error(
+        "{}: HTTP 401 Unauthorized ({} rejected{}): {}",
+        redact(node),
+        scheme.as_deref().map_or("no credentials sent".to_string(), |s| format!("{s} credentials")),
+        challenge.as_deref().map_or(String::new(), |c| format!("; the server asks for {}", redact(c))),
+        redact(hint)
+    )]
+    Unauthorized {
+        /// The node's base URL.
+        node: String,
+        /// The scheme of the credential sent (`Basic`, `Bearer`); None when none was sent.
+        scheme: Option<String>,
+        /// The server's `WWW-Authenticate` challenge (first 200 characters), if any.
+        challenge: Option<String>,
+        /// What is wrong and what to check.
+        hint: String,
+    },
+    /// The client's [`AuthProvider`](crate::auth::AuthProvider) could not produce a
+    /// credential (a token callback failed, or returned a token an HTTP header cannot
+    /// carry). Nothing was sent.
+    #[error("authentication: {}", redact(_0))]
+    Auth(String),
     /// No node can take the request: the routing decorator has no node of the needed role
     /// (for example a SolrCloud shard without a live leader during an election). Nothing
     /// was sent.
@@ -300,6 +326,8 @@ impl Error {
             Error::VersionConflict { .. } => "VersionConflict",
             Error::Update { .. } => "Update",
             Error::NotFound { .. } => "NotFound",
+            Error::Unauthorized { .. } => "Unauthorized",
+            Error::Auth(_) => "Auth",
         }
     }
 
@@ -332,6 +360,7 @@ impl Error {
             | Error::Redirect { status, .. } => Some(*status),
             Error::VersionConflict { .. } => Some(409),
             Error::NotFound { .. } => Some(404),
+            Error::Unauthorized { .. } => Some(401),
             Error::Update { cause: Some(c), .. } => c.status(),
             _ => None,
         }
@@ -354,7 +383,8 @@ impl Error {
             | Error::RetriesExhausted { node, .. }
             | Error::Redirect { node, .. }
             | Error::VersionConflict { node, .. }
-            | Error::NotFound { node, .. } => Some(node),
+            | Error::NotFound { node, .. }
+            | Error::Unauthorized { node, .. } => Some(node),
             Error::Update { cause: Some(c), .. } => c.node(),
             _ => None,
         }
@@ -363,9 +393,13 @@ impl Error {
     /// True when the request certainly did not reach Solr, so retrying it (even a write)
     /// cannot apply it twice: connect failures, connections found closed before sending,
     /// HTTP/2 streams the server refused (GOAWAY below the stream, REFUSED_STREAM), and
-    /// requests the routing decorator found no node for.
+    /// requests the routing decorator found no node for or the auth provider could not sign.
     pub fn is_not_sent(&self) -> bool {
-        self.is_connect() || matches!(self, Error::Io { not_sent: true, .. } | Error::NoNode(_))
+        self.is_connect()
+            || matches!(
+                self,
+                Error::Io { not_sent: true, .. } | Error::NoNode(_) | Error::Auth(_)
+            )
     }
 }
 
@@ -509,6 +543,19 @@ impl std::fmt::Debug for Error {
             Error::Config(m) => f.debug_tuple("Config").field(&Quoted(m)).finish(),
             Error::InvalidInput(m) => f.debug_tuple("InvalidInput").field(&Quoted(m)).finish(),
             Error::NoNode(m) => f.debug_tuple("NoNode").field(&Quoted(m)).finish(),
+            Error::Auth(m) => f.debug_tuple("Auth").field(&Quoted(m)).finish(),
+            Error::Unauthorized {
+                node,
+                scheme,
+                challenge,
+                hint,
+            } => f
+                .debug_struct("Unauthorized")
+                .field("node", &Quoted(node))
+                .field("scheme", scheme)
+                .field("challenge", &challenge.as_deref().map(Quoted))
+                .field("hint", &Quoted(hint))
+                .finish(),
             Error::InvalidDocument {
                 index,
                 id,
@@ -913,6 +960,13 @@ mod tests {
                 reason: "a write is never redirected",
             },
             Error::NoNode(text()),
+            Error::Unauthorized {
+                node: node(),
+                scheme: Some("Bearer".into()),
+                challenge: Some(text()),
+                hint: text(),
+            },
+            Error::Auth(text()),
             Error::InvalidDocument {
                 index: 3,
                 id: Some(text()),
@@ -954,7 +1008,7 @@ mod tests {
         let all = every_variant();
         let names: std::collections::HashSet<&str> = all.iter().map(Error::kind).collect();
         assert_eq!(names.len(), all.len(), "each variant once");
-        assert_eq!(names.len(), 19, "every variant: extend every_variant()");
+        assert_eq!(names.len(), 21, "every variant: extend every_variant()");
         for e in &all {
             for shown in [e.to_string(), format!("{e:?}"), format!("{e:#?}")] {
                 assert!(!shown.contains(PASSWORD), "{}: {shown}", e.kind());

@@ -5,6 +5,7 @@
 pub mod doc_counts;
 pub mod fault_server;
 pub mod h2_fault;
+pub mod nginx_gateway;
 pub mod skip;
 pub mod tcp_relay;
 
