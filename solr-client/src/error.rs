@@ -543,19 +543,7 @@ impl std::fmt::Debug for Error {
             Error::Config(m) => f.debug_tuple("Config").field(&Quoted(m)).finish(),
             Error::InvalidInput(m) => f.debug_tuple("InvalidInput").field(&Quoted(m)).finish(),
             Error::NoNode(m) => f.debug_tuple("NoNode").field(&Quoted(m)).finish(),
-            Error::Auth(m) => f.debug_tuple("Auth").field(&Quoted(m)).finish(),
-            Error::Unauthorized {
-                node,
-                scheme,
-                challenge,
-                hint,
-            } => f
-                .debug_struct("Unauthorized")
-                .field("node", &Quoted(node))
-                .field("scheme", scheme)
-                .field("challenge", &challenge.as_deref().map(Quoted))
-                .field("hint", &Quoted(hint))
-                .finish(),
+            Error::Auth(_) | Error::Unauthorized { .. } => crate::auth::send::debug_error(self, f),
             Error::InvalidDocument {
                 index,
                 id,

@@ -23,10 +23,17 @@ use solr_client::{Commit, Error, Indexer, Select, SolrClient, SolrClientBuilder,
 use crate::support::nginx_gateway::Gateway;
 use crate::support::{self, tag};
 
-/// The gateway in front of the standalone node; None (recorded) without nginx.
-fn gateway(test: &str) -> Option<Arc<Gateway>> {
+/// The gateway in front of the standalone node and a tag unique to the test; None
+/// (recorded) without nginx.
+fn gateway(test: &str) -> Option<(Arc<Gateway>, String)> {
     let solr = support::standalone().url(None).expect("url");
-    Gateway::start(solr, &format!("auth_gateway::{test}")).map(Arc::new)
+    let gw = Gateway::start(solr, &format!("auth_gateway::{test}"))?;
+    Some((Arc::new(gw), tag(&test.replace('_', "")[..12])))
+}
+
+/// Tokens valid for an hour.
+fn hour(_: usize) -> Duration {
+    Duration::from_secs(3600)
 }
 
 fn through(gw: &Gateway) -> SolrClientBuilder {
@@ -97,10 +104,9 @@ fn assert_no_secret(texts: &[String], secret: &str) {
 #[tokio::test]
 async fn bearer_token_passes_and_a_wrong_one_is_a_typed_401() {
     let _g = support::shared().await;
-    let Some(gw) = gateway("bearer_token_passes_and_a_wrong_one_is_a_typed_401") else {
+    let Some((gw, t)) = gateway("bearer_token_passes_and_a_wrong_one_is_a_typed_401") else {
         return;
     };
-    let t = tag("gwbearer");
     support::index_tagged(&direct(), &t, 3).await;
     let good = format!("good-{t}");
     gw.allow(&good);
@@ -149,11 +155,10 @@ async fn bearer_token_passes_and_a_wrong_one_is_a_typed_401() {
 #[tokio::test]
 async fn refreshing_token_is_renewed_ahead_of_expiry_once_for_all_waiters() {
     let _g = support::shared().await;
-    let Some(gw) = gateway("refreshing_token_is_renewed_ahead_of_expiry_once_for_all_waiters")
+    let Some((gw, t)) = gateway("refreshing_token_is_renewed_ahead_of_expiry_once_for_all_waiters")
     else {
         return;
     };
-    let t = tag("gwahead");
     // The first token is valid for 5 s, inside the 10 s margin: due for renewal at once
     // (while the gateway still admits it); the next ones for an hour.
     let (provider, issued) = issuer(
@@ -190,11 +195,10 @@ async fn refreshing_token_is_renewed_ahead_of_expiry_once_for_all_waiters() {
 #[tokio::test]
 async fn a_revoked_token_is_renewed_once_and_the_request_succeeds() {
     let _g = support::shared().await;
-    let Some(gw) = gateway("a_revoked_token_is_renewed_once_and_the_request_succeeds") else {
+    let Some((gw, t)) = gateway("a_revoked_token_is_renewed_once_and_the_request_succeeds") else {
         return;
     };
-    let t = tag("gwrevoked");
-    let (provider, issued) = issuer(&gw, &t, |_| Duration::from_secs(3600), true);
+    let (provider, issued) = issuer(&gw, &t, hour, true);
     let c = through(&gw).auth(provider).build().expect("client");
     c.ping().await.expect("ping");
     let first = issued.lock().unwrap()[0].clone();
@@ -210,7 +214,7 @@ async fn a_revoked_token_is_renewed_once_and_the_request_succeeds() {
 
     // A provider whose new tokens are refused as well: a typed error after two attempts.
     let t2 = format!("{t}-never");
-    let (provider, issued) = issuer(&gw, &t2, |_| Duration::from_secs(3600), false);
+    let (provider, issued) = issuer(&gw, &t2, hour, false);
     let c = through(&gw)
         .auth(provider)
         .header("X-Request-Tag", &t2)
@@ -237,11 +241,10 @@ async fn a_revoked_token_is_renewed_once_and_the_request_succeeds() {
 #[tokio::test]
 async fn a_token_revoked_mid_indexer_run_loses_no_document() {
     let _g = support::shared().await;
-    let Some(gw) = gateway("a_token_revoked_mid_indexer_run_loses_no_document") else {
+    let Some((gw, t)) = gateway("a_token_revoked_mid_indexer_run_loses_no_document") else {
         return;
     };
-    let t = tag("gwindexer");
-    let (provider, issued) = issuer(&gw, &t, |_| Duration::from_secs(3600), true);
+    let (provider, issued) = issuer(&gw, &t, hour, true);
     let c = through(&gw)
         .auth(provider)
         .header("X-Request-Tag", &t)
@@ -309,10 +312,10 @@ async fn a_token_revoked_mid_indexer_run_loses_no_document() {
 #[tokio::test]
 async fn custom_headers_reach_the_gateway_and_secret_ones_stay_hidden() {
     let _g = support::shared().await;
-    let Some(gw) = gateway("custom_headers_reach_the_gateway_and_secret_ones_stay_hidden") else {
+    let Some((gw, t)) = gateway("custom_headers_reach_the_gateway_and_secret_ones_stay_hidden")
+    else {
         return;
     };
-    let t = tag("gwheaders");
     let token = format!("tok-{t}");
     gw.allow(&token);
     let key = format!("key-{t}");

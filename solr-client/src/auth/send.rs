@@ -70,3 +70,25 @@ pub(crate) fn unauthorized(resp: &WireResponse, scheme: Option<&str>, renewed: b
         hint,
     }
 }
+
+/// The `Debug` output of [`Error::Auth`] and [`Error::Unauthorized`] (the derived shape,
+/// every text redacted like the other variants'); other variants print nothing.
+pub(crate) fn debug_error(e: &Error, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+    use crate::error::redact;
+    match e {
+        Error::Auth(m) => f.debug_tuple("Auth").field(&redact(m)).finish(),
+        Error::Unauthorized {
+            node,
+            scheme,
+            challenge,
+            hint,
+        } => f
+            .debug_struct("Unauthorized")
+            .field("node", &redact(node))
+            .field("scheme", scheme)
+            .field("challenge", &challenge.as_deref().map(redact))
+            .field("hint", &redact(hint))
+            .finish(),
+        _ => Ok(()),
+    }
+}
