@@ -94,11 +94,34 @@ impl Gateway {
 }
 
 impl Drop for Gateway {
+    /// Stops nginx through its own `-s stop` (SIGTERM to the master, which stops its
+    /// workers: a SIGKILL to the master would leave them running), then removes the state.
     fn drop(&mut self) {
+        let _ = nginx(&self.dir)
+            .args(["-s", "stop"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+        let until = Instant::now() + Duration::from_secs(5);
+        while matches!(self.child.try_wait(), Ok(None)) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// The nginx command on the gateway state in `dir`.
+fn nginx(dir: &Path) -> Command {
+    let mut c = Command::new(NGINX);
+    c.arg("-p")
+        .arg(dir)
+        .arg("-c")
+        .arg(dir.join("nginx.conf"))
+        .arg("-e")
+        .arg(dir.join("logs/error.log"));
+    c
 }
 
 /// A loopback port free now (bound by the kernel, then released for nginx).
@@ -109,13 +132,7 @@ fn free_port() -> u16 {
 
 /// Starts nginx on `dir`'s config and waits until it accepts connections on `port`.
 fn launch(dir: &Path, port: u16) -> Result<Child, String> {
-    let mut child = Command::new(NGINX)
-        .arg("-p")
-        .arg(dir)
-        .arg("-c")
-        .arg(dir.join("nginx.conf"))
-        .arg("-e")
-        .arg(dir.join("logs/error.log"))
+    let mut child = nginx(dir)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
