@@ -6,6 +6,9 @@ use std::sync::Arc;
 use bytes::Bytes;
 use futures::Stream;
 use http::header::{HeaderValue, AUTHORIZATION, CONTENT_TYPE};
+
+use crate::auth::headers::{header_map, CustomHeader};
+use crate::auth::{AuthProvider, Credentials};
 use http::{HeaderMap, Method};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -37,58 +40,6 @@ use crate::transport::{
 /// `memory::gzip_bomb_peak_memory_stays_within_the_limit`). Raise it with
 /// [`SolrClientBuilder::max_response_bytes`] for larger pages.
 pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 64 * 1024 * 1024;
-
-/// HTTP basic credentials. Debug output never shows the password.
-#[derive(Clone)]
-pub struct Credentials {
-    user: String,
-    password: String,
-}
-
-impl Credentials {
-    /// Basic auth credentials.
-    pub fn basic(user: impl Into<String>, password: impl Into<String>) -> Self {
-        Credentials {
-            user: user.into(),
-            password: password.into(),
-        }
-    }
-
-    fn header(&self) -> HeaderValue {
-        use std::fmt::Write;
-        let raw = format!("{}:{}", self.user, self.password);
-        let mut s = String::from("Basic ");
-        // Minimal base64 (standard alphabet, padded).
-        const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        for chunk in raw.as_bytes().chunks(3) {
-            let b = [
-                chunk[0],
-                *chunk.get(1).unwrap_or(&0),
-                *chunk.get(2).unwrap_or(&0),
-            ];
-            let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-            for i in 0..4 {
-                if i <= chunk.len() {
-                    let _ = s.write_char(T[((n >> (18 - 6 * i)) & 63) as usize] as char);
-                } else {
-                    s.push('=');
-                }
-            }
-        }
-        let mut v = HeaderValue::from_str(&s).unwrap_or(HeaderValue::from_static(""));
-        v.set_sensitive(true);
-        v
-    }
-}
-
-impl std::fmt::Debug for Credentials {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Credentials")
-            .field("user", &self.user)
-            .field("password", &"***")
-            .finish()
-    }
-}
 
 /// Options of a commit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,7 +89,10 @@ pub struct SolrClientBuilder {
     max_response_bytes: u64,
     update_format: UpdateFormat,
     response_format: ResponseFormat,
-    credentials: Option<Credentials>,
+    /// Where each request's `Authorization` comes from ([`Self::auth`]).
+    pub(crate) auth: Option<Arc<dyn AuthProvider>>,
+    /// Headers of every request ([`Self::header`]).
+    pub(crate) headers: Vec<CustomHeader>,
     max_redirects: u32,
     pooled: PooledConfig,
     observer: crate::observe::Observer,
@@ -216,10 +170,10 @@ impl SolrClientBuilder {
         self
     }
 
-    /// HTTP basic credentials sent with every request. Default none.
-    pub fn credentials(mut self, c: Credentials) -> Self {
-        self.credentials = Some(c);
-        self
+    /// HTTP basic credentials sent with every request (the same as `.auth(c)`; see
+    /// [`Self::auth`]). Default none.
+    pub fn credentials(self, c: Credentials) -> Self {
+        self.auth(c)
     }
 
     /// Lets reads (searches, pings) follow up to `max_hops` redirects: same scheme only, the
@@ -289,7 +243,8 @@ impl SolrClientBuilder {
             max_response_bytes: self.max_response_bytes,
             update_format: self.update_format,
             response_format: self.response_format,
-            credentials: self.credentials,
+            auth: self.auth,
+            headers: Arc::new(header_map(&self.headers)?),
             observer: self.observer,
             update_params: self.update_params.into(),
             unique_key: check_unique_key(self.unique_key)?,
@@ -342,7 +297,10 @@ pub struct SolrClient {
     max_response_bytes: u64,
     update_format: UpdateFormat,
     pub(crate) response_format: ResponseFormat,
-    credentials: Option<Credentials>,
+    /// Where each request's `Authorization` comes from ([`SolrClientBuilder::auth`]).
+    pub(crate) auth: Option<Arc<dyn AuthProvider>>,
+    /// Headers of every request ([`SolrClientBuilder::header`], [`SolrClient::with_header`]).
+    pub(crate) headers: Arc<HeaderMap>,
     pub(crate) observer: crate::observe::Observer,
     /// Parameters of every update request ([`SolrClientBuilder::update_param`]).
     update_params: Arc<[(String, String)]>,
@@ -366,7 +324,8 @@ impl SolrClient {
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             update_format: UpdateFormat::Json,
             response_format: ResponseFormat::Json,
-            credentials: None,
+            auth: None,
+            headers: Vec::new(),
             max_redirects: 0,
             pooled: PooledConfig::default(),
             observer: Default::default(),
@@ -469,7 +428,9 @@ impl SolrClient {
         self.response_format
     }
 
-    /// A wire request to `path` under the collection.
+    /// A wire request to `path` under the collection, with the client's headers and the
+    /// `Authorization` value its provider has now (signed again when sent; see
+    /// [`crate::auth`]).
     pub fn wire(
         &self,
         method: Method,
@@ -477,9 +438,9 @@ impl SolrClient {
         query: Vec<(String, String)>,
         kind: RequestKind,
     ) -> WireRequest {
-        let mut headers = HeaderMap::new();
-        if let Some(c) = &self.credentials {
-            headers.insert(AUTHORIZATION, c.header());
+        let mut headers = HeaderMap::clone(&self.headers);
+        if let Some(v) = self.auth.as_ref().and_then(|a| a.cached()) {
+            headers.insert(AUTHORIZATION, v);
         }
         WireRequest {
             method,
@@ -1063,7 +1024,13 @@ impl SolrClient {
         let status = resp.status.as_u16();
         let keep = self.observer.hook.is_some() || cfg!(feature = "tracing");
         let mut kept = keep.then(|| resp.timing.clone());
-        let out = match decode(resp) {
+        let scheme = self.auth.as_ref().map(|a| a.scheme());
+        let decoded = if status == 401 {
+            Err(crate::auth::send::unauthorized(&resp, scheme, false))
+        } else {
+            decode(resp)
+        };
+        let out = match decoded {
             Ok((v, mut timing)) => {
                 timing.qtime_ms = qtime(&v);
                 Ok((v, timing))
@@ -1131,7 +1098,8 @@ impl SolrClient {
         &self,
         req: WireRequest,
     ) -> (Result<WireResponse>, crate::observe::CallTrace) {
-        (self.transport.send(req).await, crate::observe::CallTrace)
+        let sent = crate::auth::send::send_signed(&self.transport, self.auth.as_ref(), req).await;
+        (sent, crate::observe::CallTrace)
     }
 
     #[cfg(feature = "tracing")]
@@ -1152,11 +1120,11 @@ impl SolrClient {
             error_kind = tracing::field::Empty,
             error = tracing::field::Empty,
         );
-        let transport = self.transport.clone();
+        let (transport, auth) = (self.transport.clone(), self.auth.clone());
         let state = std::cell::RefCell::new(crate::transport::span::CallState::default());
         let (resp, last) = crate::transport::span::CALL
             .scope(state, async move {
-                let resp = transport.send(req).await;
+                let resp = crate::auth::send::send_signed(&transport, auth.as_ref(), req).await;
                 let last = crate::transport::span::CALL
                     .try_with(|c| c.borrow_mut().last.take())
                     .ok()

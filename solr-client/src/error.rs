@@ -241,6 +241,32 @@ pub enum Error {
         /// Why it was not followed.
         reason: &'static str,
     },
+    /// HTTP 401: the server (Solr's authentication plugin, or a gateway in front of it)
+    /// refused the request's credentials, or the client sent none. With a provider that
+    /// renews its credential ([`crate::auth::Refreshing`]) the request was re-sent once
+    /// first. `hint` says which case it is and what to check; no credential is ever shown.
+    #[error(
+        "{}: HTTP 401 Unauthorized ({} rejected{}): {}",
+        redact(node),
+        scheme.as_deref().map_or("no credentials sent".to_string(), |s| format!("{s} credentials")),
+        challenge.as_deref().map_or(String::new(), |c| format!("; the server asks for {}", redact(c))),
+        redact(hint)
+    )]
+    Unauthorized {
+        /// The node's base URL.
+        node: String,
+        /// The scheme of the credential sent (`Basic`, `Bearer`); None when none was sent.
+        scheme: Option<String>,
+        /// The server's `WWW-Authenticate` challenge (first 200 characters), if any.
+        challenge: Option<String>,
+        /// What is wrong and what to check.
+        hint: String,
+    },
+    /// The client's [`AuthProvider`](crate::auth::AuthProvider) could not produce a
+    /// credential (a token callback failed, or returned a token an HTTP header cannot
+    /// carry). Nothing was sent.
+    #[error("authentication: {}", redact(_0))]
+    Auth(String),
     /// No node can take the request: the routing decorator has no node of the needed role
     /// (for example a SolrCloud shard without a live leader during an election). Nothing
     /// was sent.
@@ -307,6 +333,8 @@ impl Error {
             Error::VersionConflict { .. } => "VersionConflict",
             Error::Update { .. } => "Update",
             Error::NotFound { .. } => "NotFound",
+            Error::Unauthorized { .. } => "Unauthorized",
+            Error::Auth(_) => "Auth",
         }
     }
 
@@ -339,6 +367,7 @@ impl Error {
             | Error::Redirect { status, .. } => Some(*status),
             Error::VersionConflict { .. } => Some(409),
             Error::NotFound { .. } => Some(404),
+            Error::Unauthorized { .. } => Some(401),
             Error::Update { cause: Some(c), .. } => c.status(),
             _ => None,
         }
@@ -361,7 +390,8 @@ impl Error {
             | Error::RetriesExhausted { node, .. }
             | Error::Redirect { node, .. }
             | Error::VersionConflict { node, .. }
-            | Error::NotFound { node, .. } => Some(node),
+            | Error::NotFound { node, .. }
+            | Error::Unauthorized { node, .. } => Some(node),
             Error::Update { cause: Some(c), .. } => c.node(),
             _ => None,
         }
@@ -370,9 +400,13 @@ impl Error {
     /// True when the request certainly did not reach Solr, so retrying it (even a write)
     /// cannot apply it twice: connect failures, connections found closed before sending,
     /// HTTP/2 streams the server refused (GOAWAY below the stream, REFUSED_STREAM), and
-    /// requests the routing decorator found no node for.
+    /// requests the routing decorator found no node for or the auth provider could not sign.
     pub fn is_not_sent(&self) -> bool {
-        self.is_connect() || matches!(self, Error::Io { not_sent: true, .. } | Error::NoNode(_))
+        self.is_connect()
+            || matches!(
+                self,
+                Error::Io { not_sent: true, .. } | Error::NoNode(_) | Error::Auth(_)
+            )
     }
 }
 
@@ -410,7 +444,7 @@ impl std::fmt::Debug for Error {
     /// The derived shape (`Variant { field: value }`), with every URL's user info removed.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Error::Config(m) | Error::InvalidInput(m) | Error::NoNode(m) => {
+            Error::Config(m) | Error::InvalidInput(m) | Error::NoNode(m) | Error::Auth(m) => {
                 f.debug_tuple(self.kind()).field(&Redacted(m)).finish()
             }
             _ => {
@@ -428,7 +462,13 @@ impl Error {
     /// The named fields of a struct variant, in declaration order, for [`Debug`].
     fn fields(&self) -> Vec<(&'static str, &dyn std::fmt::Debug)> {
         match self {
-            Error::Config(_) | Error::InvalidInput(_) | Error::NoNode(_) => Vec::new(),
+            Error::Config(_) | Error::InvalidInput(_) | Error::NoNode(_) | Error::Auth(_) => {
+                Vec::new()
+            }
+            #[rustfmt::skip]
+            Error::Unauthorized { node, scheme, challenge, hint } => vec![
+                ("node", node), ("scheme", scheme), ("challenge", challenge), ("hint", hint),
+            ],
             #[rustfmt::skip]
             Error::InvalidDocument { index, id, field, problem } => {
                 vec![("index", index), ("id", id), ("field", field), ("problem", problem)]
@@ -565,6 +605,13 @@ mod tests {
                 reason: "a write is never redirected",
             },
             Error::NoNode(text()),
+            Error::Unauthorized {
+                node: node(),
+                scheme: Some("Bearer".into()),
+                challenge: Some(text()),
+                hint: text(),
+            },
+            Error::Auth(text()),
             Error::InvalidDocument {
                 index: 3,
                 id: Some(text()),
@@ -606,7 +653,7 @@ mod tests {
         let all = every_variant();
         let names: std::collections::HashSet<&str> = all.iter().map(Error::kind).collect();
         assert_eq!(names.len(), all.len(), "each variant once");
-        assert_eq!(names.len(), 19, "every variant: extend every_variant()");
+        assert_eq!(names.len(), 21, "every variant: extend every_variant()");
         for e in &all {
             for shown in [e.to_string(), format!("{e:?}"), format!("{e:#?}")] {
                 assert!(!shown.contains(PASSWORD), "{}: {shown}", e.kind());

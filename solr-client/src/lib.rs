@@ -113,6 +113,7 @@ use {hdrhistogram as _, tracing_subscriber as _};
 pub mod admin;
 #[cfg(all(test, feature = "cbor", feature = "javabin"))]
 mod atomic_tests;
+pub mod auth;
 mod batch;
 #[cfg(feature = "blocking")]
 #[cfg_attr(docsrs, doc(cfg(feature = "blocking")))]
@@ -151,8 +152,9 @@ mod url_input;
 #[cfg(test)]
 use criterion as _;
 
+pub use auth::Credentials;
 pub use batch::BatchReport;
-pub use client::{Commit, Credentials, SolrClient, SolrClientBuilder, DEFAULT_MAX_RESPONSE_BYTES};
+pub use client::{Commit, SolrClient, SolrClientBuilder, DEFAULT_MAX_RESPONSE_BYTES};
 pub use codec::ResponseFormat;
 pub use codec::UpdateFormat;
 pub use error::{DocumentProblem, Error, FailedDoc, Result, TimeoutPhase};

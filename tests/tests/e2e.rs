@@ -5,6 +5,7 @@ mod support;
 
 mod accounting;
 mod admin;
+mod auth_gateway;
 mod baseline;
 mod bulk_index;
 mod captures;

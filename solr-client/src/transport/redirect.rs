@@ -86,6 +86,7 @@ impl<T: Transport> Redirects<T> {
         let origin = req.node.origin();
         let mut hops = 0u32;
         loop {
+            crate::auth::resign(&mut req).await?;
             let resp = self.inner.send(req.clone()).await?;
             if !is_redirect(resp.status) {
                 if hops > 0 {

@@ -210,7 +210,9 @@ impl<T: Transport> Retry<T> {
         let mut earlier_attempts = 0u32;
         let mut attempt = 1u32;
         loop {
-            let mut resp = self.inner.send(req.clone()).await?;
+            let mut attempt_req = req.clone();
+            crate::auth::resign(&mut attempt_req).await?;
+            let mut resp = self.inner.send(attempt_req).await?;
             let status = resp.status;
             if !retries_status(req.kind, status) {
                 resp.timing.attempts = resp.timing.attempts.max(1) + earlier_attempts;

@@ -6,6 +6,7 @@ pub mod doc_counts;
 pub mod fault_server;
 pub mod h2_fault;
 pub mod lost_reply;
+pub mod nginx_gateway;
 pub mod script_server;
 pub mod skip;
 pub mod study;

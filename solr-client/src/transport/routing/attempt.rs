@@ -95,7 +95,8 @@ impl Routing {
                 let _ = target.node.claim_probe();
             }
             attempts += 1;
-            let attempt = self.prepare(&req, &target);
+            let mut attempt = self.prepare(&req, &target);
+            crate::auth::resign(&mut attempt).await?;
             let flight = target.node.begin(req.kind);
             let res = self.inner.send(attempt).await;
             let took = flight.elapsed();

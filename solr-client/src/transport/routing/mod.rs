@@ -385,6 +385,7 @@ impl Routing {
                 ("collection".into(), collection.clone()),
                 ("wt".into(), "json".into()),
             ];
+            crate::auth::resign(&mut req).await?;
             let flight = node.begin(RequestKind::Admin);
             let res = self.inner.send(req).await;
             let took = flight.elapsed();
