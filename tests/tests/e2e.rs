@@ -37,6 +37,7 @@ mod routing_study;
 mod search_api;
 mod security;
 mod stale;
+mod typed_api;
 mod update_chain;
 mod updates;
 mod wan;
