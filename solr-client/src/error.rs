@@ -239,6 +239,25 @@ pub enum Error {
     /// was sent.
     #[error("no node available: {}", redact(_0))]
     NoNode(String),
+    /// An async admin command (Collections API with an `async` id) ended `failed`, or is
+    /// unknown to Solr (`notfound`), or was still `state` when
+    /// [`Collections::wait_for`](crate::admin::Collections::wait_for) stopped waiting
+    /// (`waited` is its configured limit).
+    #[error(
+        "async admin request {id} {state}{}: {}",
+        waited.map_or(String::new(), |w| format!(" after waiting {w:?}")),
+        redact(message)
+    )]
+    AsyncCommand {
+        /// The async request id.
+        id: String,
+        /// Its last state (`failed`, `notfound`, `submitted`, `running`).
+        state: String,
+        /// Solr's message for it.
+        message: String,
+        /// How long the caller waited, when the wait ended before the command did.
+        waited: Option<Duration>,
+    },
     /// Optimistic concurrency: the `_version_` sent with a one-document update did not match
     /// the stored document's (Solr's 409 "version conflict"; also a document that must
     /// exist, `_version_` > 1, and does not). Nothing was indexed. In a batch, the document
@@ -296,6 +315,7 @@ impl Error {
             Error::RetriesExhausted { .. } => "RetriesExhausted",
             Error::Redirect { .. } => "Redirect",
             Error::NoNode(_) => "NoNode",
+            Error::AsyncCommand { .. } => "AsyncCommand",
             Error::InvalidDocument { .. } => "InvalidDocument",
             Error::VersionConflict { .. } => "VersionConflict",
             Error::Update { .. } => "Update",
@@ -509,6 +529,18 @@ impl std::fmt::Debug for Error {
             Error::Config(m) => f.debug_tuple("Config").field(&Quoted(m)).finish(),
             Error::InvalidInput(m) => f.debug_tuple("InvalidInput").field(&Quoted(m)).finish(),
             Error::NoNode(m) => f.debug_tuple("NoNode").field(&Quoted(m)).finish(),
+            Error::AsyncCommand {
+                id,
+                state,
+                message,
+                waited,
+            } => f
+                .debug_struct("AsyncCommand")
+                .field("id", id)
+                .field("state", state)
+                .field("message", &Quoted(message))
+                .field("waited", waited)
+                .finish(),
             Error::InvalidDocument {
                 index,
                 id,
@@ -913,6 +945,12 @@ mod tests {
                 reason: "a write is never redirected",
             },
             Error::NoNode(text()),
+            Error::AsyncCommand {
+                id: "split-1".into(),
+                state: "failed".into(),
+                message: text(),
+                waited: Some(Duration::from_secs(60)),
+            },
             Error::InvalidDocument {
                 index: 3,
                 id: Some(text()),

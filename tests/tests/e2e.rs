@@ -5,6 +5,7 @@ mod support;
 
 mod accounting;
 mod admin;
+mod admin_ops;
 mod baseline;
 mod bulk_index;
 mod captures;
