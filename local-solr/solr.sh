@@ -329,7 +329,10 @@ spawn_jvm() {
     "-Dsolr.autoSoftCommit.maxTime=$AUTO_SOFT_COMMIT"
     "-Djava.io.tmpdir=$nd"
     "-Dzookeeper.admin.enableServer=false"
+    # BACKUP/RESTORE to the local filesystem repository: one folder every node may write.
+    "-Dsolr.allowPaths=$RUN/$name/backups"
   )
+  mkdir -p "$RUN/$name/backups"
   if [[ "$TLS" == 1 ]]; then
     props+=(
       "-Djavax.net.ssl.trustStore=$TLS_DIR/truststore.p12"

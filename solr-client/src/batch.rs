@@ -326,8 +326,85 @@ fn nothing_indexed(cause: &Error) -> bool {
     cause.is_not_sent() || matches!(cause.status(), Some(300..=499 | 503))
 }
 
+/// How many entries of each list [`BatchReport`]'s `Display` names before "and N more".
+const SHOWN: usize = 5;
+
+impl std::fmt::Display for BatchReport {
+    /// One line of counts, then one line per non-empty class naming its first documents:
+    ///
+    /// ```text
+    /// 10 sent in 1 request: 7 acknowledged, 1 failed, 1 unknown, 1 not attempted
+    ///   failed: b-2 (position 2): missing required field: title
+    ///   unknown: c-3
+    ///   not attempted: d-4
+    /// ```
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let plural = if self.requests == 1 { "" } else { "s" };
+        write!(
+            f,
+            "{} sent in {} request{plural}: {} acknowledged, {} failed, {} unknown, {} not attempted",
+            self.sent,
+            self.requests,
+            self.acknowledged,
+            self.failed.len(),
+            self.unknown.len(),
+            self.not_attempted.len()
+        )?;
+        let failed: Vec<String> = self.failed.iter().map(failed_line).collect();
+        list(f, "failed", &failed, "; ")?;
+        list(f, "unknown", &self.unknown, ", ")?;
+        list(f, "not attempted", &self.not_attempted, ", ")?;
+        list(f, "other errors", &self.other_errors, "; ")
+    }
+}
+
+fn failed_line(d: &FailedDoc) -> String {
+    match d.index {
+        Some(i) => format!("{} (position {i}): {}", d.id, d.message),
+        None => format!("{}: {}", d.id, d.message),
+    }
+}
+
+/// `\n  NAME: a, b, c (and N more)`, nothing for an empty list.
+fn list(
+    f: &mut std::fmt::Formatter<'_>,
+    name: &str,
+    items: &[String],
+    sep: &str,
+) -> std::fmt::Result {
+    if items.is_empty() {
+        return Ok(());
+    }
+    write!(
+        f,
+        "\n  {name}: {}",
+        items[..items.len().min(SHOWN)].join(sep)
+    )?;
+    match items.len().saturating_sub(SHOWN) {
+        0 => Ok(()),
+        more => write!(f, " (and {more} more)"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn display_counts_every_class_and_names_the_first_documents() {
+        let ids: Vec<String> = (0..9).map(|i| format!("d{i}")).collect();
+        let mut r = BatchReport::account(&ids, &[]);
+        r.acknowledged = 1;
+        r.failed = vec![FailedDoc::new("d1".into(), "bad".into())];
+        r.failed[0].index = Some(1);
+        r.unknown = ids[2..9].to_vec();
+        assert!(r.is_balanced());
+        let text = r.to_string();
+        assert_eq!(
+            text,
+            "9 sent in 1 request: 1 acknowledged, 1 failed, 7 unknown, 0 not attempted\n  \
+             failed: d1 (position 1): bad\n  unknown: d2, d3, d4, d5, d6 (and 2 more)"
+        );
+    }
+
     use super::*;
 
     fn ids(n: usize) -> Vec<String> {

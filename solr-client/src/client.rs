@@ -1,10 +1,8 @@
 //! [`SolrClient`]: the typed Solr API over any [`Transport`].
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use futures::Stream;
 use http::header::{HeaderValue, AUTHORIZATION, CONTENT_TYPE};
 
 use crate::auth::headers::{header_map, CustomHeader};
@@ -527,7 +525,7 @@ impl SolrClient {
             params.push(("wt".into(), self.response_format.as_str().into()));
         }
         let handler = s.handler_path();
-        let mut req = if s.post {
+        let mut req = if s.post || encoded_len(&params) > crate::request::MAX_GET_QUERY_BYTES {
             let body = url::form_urlencoded::Serializer::new(String::new())
                 .extend_pairs(params.iter())
                 .finish();
@@ -550,6 +548,11 @@ impl SolrClient {
     /// Runs a kNN search.
     pub async fn knn(&self, k: &Knn) -> Result<SelectResponse> {
         self.select(&k.to_select()).await
+    }
+
+    /// Runs a kNN search and decodes the hits straight into `T`, as [`Self::select_as`].
+    pub async fn knn_as<T: DeserializeOwned>(&self, k: &Knn) -> Result<SelectResponse<T>> {
+        self.select_as::<T>(&k.to_select()).await
     }
 
     /// Adds documents in one request, in the client's update format. Nothing is committed.
@@ -839,79 +842,6 @@ impl SolrClient {
             Err(e) => Err(e),
         }
     }
-
-    /// Streams every document matching `select` with Solr's cursorMark, `page_rows` per
-    /// request, holding one page in memory at a time. The sort gets `id asc` as tie-breaker
-    /// if it lacks the unique key (cursors require it).
-    ///
-    /// The stream owns a clone of this client (clones share the transport and its
-    /// connections): it is `'static`, so it can outlive `self` and move into a task.
-    ///
-    /// ```no_run
-    /// # async fn run(client: solr_client::SolrClient) -> solr_client::Result<()> {
-    /// use futures::TryStreamExt;
-    /// let stream = client.cursor(solr_client::Select::new("*:*").fl("id"), 1000);
-    /// let task = tokio::spawn(async move { stream.try_collect::<Vec<_>>().await });
-    /// let all = task.await.expect("task")?;
-    /// # let _ = all;
-    /// # Ok(()) }
-    /// ```
-    pub fn cursor(
-        &self,
-        select: Select,
-        page_rows: u64,
-    ) -> impl Stream<Item = Result<Document>> + Send + 'static {
-        let client = self.clone();
-        let sort = match &select.sort {
-            None => "id asc".to_string(),
-            Some(s)
-                if s.split(',')
-                    .any(|c| c.split_whitespace().next() == Some("id")) =>
-            {
-                s.clone()
-            }
-            Some(s) => format!("{s}, id asc"),
-        };
-        let base = select.sort(sort).rows(page_rows).start(0);
-        struct State {
-            mark: Option<String>,
-            buf: VecDeque<Document>,
-        }
-        let init = State {
-            mark: Some("*".to_string()),
-            buf: VecDeque::new(),
-        };
-        futures::stream::try_unfold(init, move |mut st| {
-            let base = base.clone();
-            let client = client.clone();
-            async move {
-                loop {
-                    if let Some(doc) = st.buf.pop_front() {
-                        return Ok(Some((doc, st)));
-                    }
-                    let Some(mark) = st.mark.take() else {
-                        return Ok(None);
-                    };
-                    let mut s = base.clone();
-                    s.start = None;
-                    let r = client.select(&s.param("cursorMark", mark.clone())).await?;
-                    let next = r.next_cursor_mark.clone().ok_or_else(|| Error::Decode {
-                        node: r.timing.node.clone(),
-                        what: "cursor response",
-                        message: "nextCursorMark missing".into(),
-                        snippet: String::new(),
-                    })?;
-                    if next != mark && !r.docs().is_empty() {
-                        st.mark = Some(next);
-                    }
-                    st.buf.extend(r.into_docs());
-                    if st.buf.is_empty() {
-                        return Ok(None);
-                    }
-                }
-            }
-        })
-    }
 }
 
 /// The collection the builder was given, or a [`Error::Config`] saying how to name one.
@@ -943,6 +873,20 @@ fn check_collection(name: Option<String>, node: &Url) -> Result<String> {
         ))),
         Some(n) => Ok(n),
     }
+}
+
+/// The length of `params` as a form-encoded query string, without building it.
+fn encoded_len(params: &[(String, String)]) -> usize {
+    let len = |s: &str| {
+        url::form_urlencoded::byte_serialize(s.as_bytes())
+            .map(str::len)
+            .sum::<usize>()
+    };
+    params
+        .iter()
+        .map(|(k, v)| len(k) + len(v) + 2)
+        .sum::<usize>()
+        .saturating_sub(1)
 }
 
 fn with_qtime(mut t: Timing, qtime: Option<u32>) -> Timing {

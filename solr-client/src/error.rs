@@ -272,6 +272,25 @@ pub enum Error {
     /// was sent.
     #[error("no node available: {}", redact(_0))]
     NoNode(String),
+    /// An async admin command (Collections API with an `async` id) ended `failed`, or is
+    /// unknown to Solr (`notfound`), or was still `state` when
+    /// [`Collections::wait_for`](crate::admin::Collections::wait_for) stopped waiting
+    /// (`waited` is its configured limit).
+    #[error(
+        "async admin request {id} {state}{}: {}",
+        waited.map_or(String::new(), |w| format!(" after waiting {w:?}")),
+        redact(message)
+    )]
+    AsyncCommand {
+        /// The async request id.
+        id: String,
+        /// Its last state (`failed`, `notfound`, `submitted`, `running`).
+        state: String,
+        /// Solr's message for it.
+        message: String,
+        /// How long the caller waited, when the wait ended before the command did.
+        waited: Option<Duration>,
+    },
     /// Optimistic concurrency: the `_version_` sent with a one-document update did not match
     /// the stored document's (Solr's 409 "version conflict"; also a document that must
     /// exist, `_version_` > 1, and does not). Nothing was indexed. In a batch, the document
@@ -329,6 +348,7 @@ impl Error {
             Error::RetriesExhausted { .. } => "RetriesExhausted",
             Error::Redirect { .. } => "Redirect",
             Error::NoNode(_) => "NoNode",
+            Error::AsyncCommand { .. } => "AsyncCommand",
             Error::InvalidDocument { .. } => "InvalidDocument",
             Error::VersionConflict { .. } => "VersionConflict",
             Error::Update { .. } => "Update",
@@ -465,6 +485,10 @@ impl Error {
             Error::Config(_) | Error::InvalidInput(_) | Error::NoNode(_) | Error::Auth(_) => {
                 Vec::new()
             }
+            #[rustfmt::skip]
+            Error::AsyncCommand { id, state, message, waited } => vec![
+                ("id", id), ("state", state), ("message", message), ("waited", waited),
+            ],
             #[rustfmt::skip]
             Error::Unauthorized { node, scheme, challenge, hint } => vec![
                 ("node", node), ("scheme", scheme), ("challenge", challenge), ("hint", hint),
@@ -612,6 +636,12 @@ mod tests {
                 hint: text(),
             },
             Error::Auth(text()),
+            Error::AsyncCommand {
+                id: "split-1".into(),
+                state: "failed".into(),
+                message: text(),
+                waited: Some(Duration::from_secs(60)),
+            },
             Error::InvalidDocument {
                 index: 3,
                 id: Some(text()),
@@ -653,7 +683,7 @@ mod tests {
         let all = every_variant();
         let names: std::collections::HashSet<&str> = all.iter().map(Error::kind).collect();
         assert_eq!(names.len(), all.len(), "each variant once");
-        assert_eq!(names.len(), 21, "every variant: extend every_variant()");
+        assert_eq!(names.len(), 22, "every variant: extend every_variant()");
         for e in &all {
             for shown in [e.to_string(), format!("{e:?}"), format!("{e:#?}")] {
                 assert!(!shown.contains(PASSWORD), "{}: {shown}", e.kind());

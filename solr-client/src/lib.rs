@@ -119,6 +119,8 @@ mod batch;
 #[cfg_attr(docsrs, doc(cfg(feature = "blocking")))]
 pub mod blocking;
 mod client;
+mod cursor;
+mod query_json;
 // The direct encoders and the typed javabin decoder against the Value path they replaced
 // (a module of its own: it uses the codec, the client and the responses).
 pub mod codec;

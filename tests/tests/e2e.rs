@@ -5,6 +5,7 @@ mod support;
 
 mod accounting;
 mod admin;
+mod admin_ops;
 mod auth_gateway;
 mod baseline;
 mod bulk_index;
@@ -38,6 +39,7 @@ mod routing_study;
 mod search_api;
 mod security;
 mod stale;
+mod typed_api;
 mod update_chain;
 mod updates;
 mod wan;

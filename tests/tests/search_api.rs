@@ -14,7 +14,7 @@ use solr_client::request::{
     Collapse, DefType, Dismax, Domain, Expand, Facet, FacetSort, Group, Highlight, JsonFacet,
     MoreLikeThis, RangeOther, Spellcheck, StatsField, Suggest, Terms,
 };
-use solr_client::response::NamedList;
+use solr_client::response::{NamedList, SolrValue};
 use solr_client::{Commit, Select, SelectResponse, SolrClient, TransportKind};
 
 use crate::support;
@@ -82,6 +82,11 @@ async fn indexed(client: &SolrClient, tag: &str, extra: impl Fn(usize, &mut Valu
     }
     client.add(&docs).await.expect("add");
     client.commit(Commit::default()).await.expect("commit");
+}
+
+/// A facet or group value that is a text.
+fn text(t: &str) -> SolrValue {
+    SolrValue::Text(t.into())
 }
 
 fn standalone() -> SolrClient {
@@ -306,7 +311,10 @@ async fn check_classic_facets(c: &SolrClient, tag: &str) {
         [(Some("[0,50)"), 5), (Some("[50,*]"), 7)]
     );
     let pivot = fc.facet_pivot.get("category,color_s").expect("pivot");
-    let a = pivot.iter().find(|p| p.value == json!("a")).expect("a");
+    let a = pivot
+        .iter()
+        .find(|p| p.value.as_str() == Some("a"))
+        .expect("a");
     assert_eq!(a.count, 4);
     // a = docs 0,3,6,9: colors red, black, blue, green; but the per-field options of the
     // color_s field facet (f.color_s.facet.prefix=b, offset 1, index order) apply to the
@@ -315,7 +323,7 @@ async fn check_classic_facets(c: &SolrClient, tag: &str) {
     assert_eq!(level2.len(), 1);
     assert_eq!(
         (level2[0].value.clone(), level2[0].count),
-        (json!("blue"), 1)
+        (text("blue"), 1)
     );
 
     // Multi-select: the facet leaves the tagged filter out, the hits keep it.
@@ -408,7 +416,7 @@ async fn check_json_facets(c: &SolrClient, tag: &str) {
     assert_eq!(cats.all_buckets.as_ref().expect("allBuckets").count, 8);
     assert_eq!(cats.missing.as_ref().expect("missing").count, 0);
     let a = &cats.buckets[0];
-    assert_eq!((a.val.clone(), a.count), (Some(json!("a")), 4));
+    assert_eq!((a.val.clone(), a.count), (Some(text("a")), 4));
     // a = docs 0,3,6,9: prices 0, 7.5, 15, 22.5.
     assert_eq!(a.stat_f64("total"), Some(45.0));
     assert_eq!(a.stat_f64("avg"), Some(11.25));
@@ -422,10 +430,10 @@ async fn check_json_facets(c: &SolrClient, tag: &str) {
     assert_eq!(
         colors,
         [
-            Some(json!("black")),
-            Some(json!("blue")),
-            Some(json!("green")),
-            Some(json!("red"))
+            Some(text("black")),
+            Some(text("blue")),
+            Some(text("green")),
+            Some(text("red"))
         ]
     );
     let prices = root.buckets("prices").expect("prices");
@@ -450,9 +458,9 @@ async fn check_json_facets(c: &SolrClient, tag: &str) {
     assert_eq!(
         all,
         [
-            (Some(json!("a")), 4),
-            (Some(json!("b")), 4),
-            (Some(json!("c")), 3)
+            (Some(text("a")), 4),
+            (Some(text("b")), 4),
+            (Some(text("c")), 3)
         ]
     );
     // red = i%4==0: docs 0 (a), 4 (b), 8 (c).
@@ -466,9 +474,9 @@ async fn check_json_facets(c: &SolrClient, tag: &str) {
     assert_eq!(
         red,
         [
-            (Some(json!("a")), 1),
-            (Some(json!("b")), 1),
-            (Some(json!("c")), 1)
+            (Some(text("a")), 1),
+            (Some(text("b")), 1),
+            (Some(text("c")), 1)
         ]
     );
 }
@@ -496,7 +504,7 @@ async fn json_facets_block_parent_and_block_children_domains() {
     ];
     c.add(&parents).await.expect("add blocks");
     c.commit(Commit::default()).await.expect("commit");
-    let pairs = |node: &solr_client::response::FacetNode, name: &str| -> Vec<(Value, u64)> {
+    let pairs = |node: &solr_client::response::FacetNode, name: &str| -> Vec<(SolrValue, u64)> {
         node.buckets(name)
             .unwrap_or_else(|| panic!("{name}"))
             .buckets
@@ -543,13 +551,10 @@ async fn json_facets_block_parent_and_block_children_domains() {
     assert_eq!(typed.num_found(), 3);
     assert_eq!(
         pairs(root, "colors"),
-        [(json!("red"), 3), (json!("blue"), 1), (json!("green"), 1)]
+        [(text("red"), 3), (text("blue"), 1), (text("green"), 1)]
     );
     // acme: p0 (S, M) and p2 (S).
-    assert_eq!(
-        pairs(root, "acme_sizes"),
-        [(json!("M"), 1), (json!("S"), 2)]
-    );
+    assert_eq!(pairs(root, "acme_sizes"), [(text("M"), 1), (text("S"), 2)]);
     assert_eq!(pairs(root, "parent_field_after_join"), []);
     let brands = &root.buckets("brands").expect("brands").buckets;
     assert_eq!(
@@ -557,13 +562,13 @@ async fn json_facets_block_parent_and_block_children_domains() {
             .iter()
             .map(|b| (b.val.clone(), b.count))
             .collect::<Vec<_>>(),
-        [(Some(json!("acme")), 2), (Some(json!("bolt")), 1)]
+        [(Some(text("acme")), 2), (Some(text("bolt")), 1)]
     );
     assert_eq!(
         pairs(&brands[0], "colors"),
-        [(json!("blue"), 1), (json!("green"), 1), (json!("red"), 1)]
+        [(text("blue"), 1), (text("green"), 1), (text("red"), 1)]
     );
-    assert_eq!(pairs(&brands[1], "colors"), [(json!("red"), 2)]);
+    assert_eq!(pairs(&brands[1], "colors"), [(text("red"), 2)]);
 
     // Children -> parents: the brands of the products with a red SKU, each product once.
     let s = Select::new(format!("kid_tag_s:{tag} AND color_s:red"))
@@ -587,7 +592,7 @@ async fn json_facets_block_parent_and_block_children_domains() {
     assert_eq!(typed.num_found(), 3, "three red SKUs");
     assert_eq!(
         pairs(root, "brands"),
-        [(json!("acme"), 1), (json!("bolt"), 1)]
+        [(text("acme"), 1), (text("bolt"), 1)]
     );
     let products = root.query("products").expect("products");
     assert_eq!(products.count, 2, "p0 and p1, once each");
@@ -667,7 +672,10 @@ async fn check_grouping(c: &SolrClient, tag: &str) {
     // Groups by their cheapest document: null (doc 11 has the highest price, sorted last).
     assert_eq!(groups.len(), 4);
     for (t, r) in groups.iter().zip(rgroups) {
-        assert_eq!(t.group_value, r["groupValue"]);
+        assert_eq!(
+            serde_json::to_value(&t.group_value).expect("json"),
+            r["groupValue"]
+        );
         assert_eq!(
             t.doclist.num_found,
             r["doclist"]["numFound"].as_u64().expect("numFound")
@@ -675,7 +683,7 @@ async fn check_grouping(c: &SolrClient, tag: &str) {
         assert_eq!(ids(&t.doclist.docs), raw_ids(&r["doclist"]));
         assert!(t.doclist.docs.len() <= 2);
     }
-    assert_eq!(groups[0].group_value, json!("a"));
+    assert_eq!(groups[0].group_value, text("a"));
     // a: docs 0,3,6,9, by price desc: 9, 6.
     assert_eq!(
         ids(&groups[0].doclist.docs),
@@ -748,8 +756,14 @@ async fn stats_component_with_facets() {
     let st = &typed.stats.as_ref().expect("stats").stats_fields;
     let price = st.get("price").expect("price");
     let rp = &raw["stats"]["stats_fields"]["price"];
-    assert_eq!(price.min, Some(rp["min"].clone()));
-    assert_eq!(price.max, Some(rp["max"].clone()));
+    assert_eq!(
+        price.min.as_ref().and_then(SolrValue::as_f64),
+        rp["min"].as_f64()
+    );
+    assert_eq!(
+        price.max.as_ref().and_then(SolrValue::as_f64),
+        rp["max"].as_f64()
+    );
     assert_eq!(price.count, rp["count"].as_u64());
     assert_eq!(price.missing, rp["missing"].as_u64());
     assert_eq!(price.sum, rp["sum"].as_f64());
@@ -760,7 +774,7 @@ async fn stats_component_with_facets() {
         (price.count, price.missing, price.sum, price.mean),
         (Some(12), Some(0), Some(165.0), Some(13.75))
     );
-    assert_eq!(price.max.as_ref().and_then(Value::as_f64), Some(27.5));
+    assert_eq!(price.max, Some(SolrValue::Float(27.5)));
     let by_cat = price
         .facets
         .as_ref()
@@ -775,7 +789,7 @@ async fn stats_component_with_facets() {
     assert_eq!(by_cat.get("a").expect("a").sum, Some(45.0));
     let pop = st.get("pop").expect("pop");
     assert_eq!((pop.count, pop.sum, pop.mean), (Some(12), None, None));
-    assert_eq!(pop.max.as_ref().and_then(Value::as_f64), Some(110.0));
+    assert_eq!(pop.max.as_ref().and_then(SolrValue::as_f64), Some(110.0));
 }
 
 #[tokio::test]
@@ -1051,4 +1065,81 @@ async fn cloud_two_shards_facets_json_facets_and_grouping() {
     check_classic_facets(&c, &tag).await;
     check_json_facets(&c, &tag).await;
     check_grouping(&c, &tag).await;
+}
+
+/// Facet, group and stats values arrive typed from real Solr: counts and int fields as
+/// integers, averages as floats, date fields as dates, date math as text.
+#[tokio::test]
+async fn facet_group_and_stats_values_are_typed() {
+    let _g = support::shared().await;
+    let c = standalone();
+    let tag = support::tag("typed-values");
+    indexed(&c, &tag, |_, _| {}).await;
+    let s = Select::new("*:*")
+        .fq(format!("tag_s:{tag}"))
+        .rows(0)
+        .stats(StatsField::new("ts"))
+        .facet(Facet::range(
+            "ts",
+            "2024-01-01T00:00:00Z",
+            "2024-01-13T00:00:00Z",
+            "+4DAYS",
+        ))
+        .facet(
+            Facet::pivot(&["popularity"])
+                .limit(1)
+                .sort(FacetSort::Index),
+        )
+        .json_facet("first_ts", JsonFacet::stat("min(ts)"))
+        .json_facet("colors", JsonFacet::stat("unique(color_s)"))
+        .json_facet("avg_pop", JsonFacet::stat("avg(popularity)"))
+        .json_facet(
+            "pops",
+            JsonFacet::terms("popularity").limit(1).sort("index asc"),
+        );
+    let r = c.select(&s).await.expect("typed values");
+    let date = |t: &str| SolrValue::Date(solr_client::response::SolrDate::parse(t).expect(t));
+    let ts = r
+        .stats
+        .as_ref()
+        .expect("stats")
+        .stats_fields
+        .get("ts")
+        .expect("ts")
+        .clone();
+    assert_eq!(ts.min, Some(date("2024-01-01T00:00:00Z")));
+    assert_eq!(ts.max, Some(date("2024-01-12T00:00:00Z")));
+    assert_eq!(ts.count, Some(12));
+    let ranges = &r.facet_counts.as_ref().expect("facets").facet_ranges;
+    let range = ranges.get("ts").expect("ts range");
+    assert_eq!(range.start, date("2024-01-01T00:00:00Z"));
+    assert_eq!(range.gap, text("+4DAYS"));
+    let counts: Vec<u64> = range.counts.iter().map(|(_, n)| *n).collect();
+    assert_eq!(counts, [4, 4, 4]);
+    let pivot = r
+        .facet_counts
+        .as_ref()
+        .expect("facets")
+        .facet_pivot
+        .get("popularity");
+    assert_eq!(pivot.expect("pivot")[0].value, SolrValue::Int(0));
+    let root = r.facets.as_ref().expect("json facets");
+    assert_eq!(root.stat("first_ts"), Some(&date("2024-01-01T00:00:00Z")));
+    assert_eq!(root.stat("colors"), Some(&SolrValue::Int(4)));
+    // popularity 0, 10, ..., 110: the mean is 55.
+    assert_eq!(root.stat("avg_pop"), Some(&SolrValue::Float(55.0)));
+    assert_eq!(
+        root.buckets("pops").expect("pops").buckets[0].val,
+        Some(SolrValue::Int(0))
+    );
+    let g = Select::new("*:*")
+        .fq(format!("tag_s:{tag}"))
+        .sort("popularity asc")
+        .rows(N as u64)
+        .group(Group::field("popularity").limit(1));
+    let grouped = c.select(&g).await.expect("grouped");
+    let by_pop = grouped.grouped.as_ref().expect("grouped").get("popularity");
+    let groups = by_pop.expect("popularity").groups.clone().expect("groups");
+    assert_eq!(groups.len(), N);
+    assert_eq!(groups[1].group_value, SolrValue::Int(10));
 }

@@ -54,7 +54,13 @@ impl<'a> Collections<'a> {
         self
     }
 
-    fn command(&self, action: &'static str) -> Call<'static> {
+    /// The client the commands go through.
+    pub(super) fn client(&self) -> &'a SolrClient {
+        self.client
+    }
+
+    /// A call of `action`, with this handle's async id.
+    pub(super) fn command(&self, action: &'static str) -> Call<'static> {
         Call::get(PATH, "collections API response")
             .param("action", action)
             .opt("async", self.async_id.as_deref())

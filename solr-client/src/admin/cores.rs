@@ -1,5 +1,5 @@
 //! The CoreAdmin API (`/admin/cores`) of a standalone node: status, reload, create,
-//! unload.
+//! unload, swap, rename.
 
 use std::collections::BTreeMap;
 
@@ -84,6 +84,31 @@ impl<'a> Cores<'a> {
             call = call.param("deleteInstanceDir", "true");
         }
         call.send(self.client).await
+    }
+
+    /// `SWAP`: exchanges the names of two cores atomically: requests to `core` reach what
+    /// was `other` and the reverse (a rebuilt index put live without a pause).
+    pub async fn swap(&self, core: &str, other: &str) -> Result<AdminResponse> {
+        check_name("core", core)?;
+        check_name("core", other)?;
+        Call::get(PATH, "core swap")
+            .param("action", "SWAP")
+            .param("core", core)
+            .param("other", other)
+            .send(self.client)
+            .await
+    }
+
+    /// `RENAME`: gives `core` the name `to`.
+    pub async fn rename(&self, core: &str, to: &str) -> Result<AdminResponse> {
+        check_name("core", core)?;
+        check_name("core", to)?;
+        Call::get(PATH, "core rename")
+            .param("action", "RENAME")
+            .param("core", core)
+            .param("other", to)
+            .send(self.client)
+            .await
     }
 }
 

@@ -45,6 +45,7 @@ use crate::types::{ResponseHeader, SolrErrorBody};
 mod collections;
 mod configsets;
 mod cores;
+mod operations;
 mod schema;
 mod system;
 mod zip;
@@ -55,6 +56,7 @@ pub use collections::{
 };
 pub use configsets::{ConfigsetList, Configsets};
 pub use cores::{CoreIndex, CoreStatus, CoreStatusResponse, Cores, CreateCore};
+pub use operations::CollectionStatus;
 pub use schema::{
     CopyField, CopyFieldList, FieldList, FieldType, FieldTypeList, Schema, SchemaCommand,
     SchemaField, UniqueKey,

@@ -105,6 +105,11 @@ impl SolrClient {
         self.run("knn", self.inner.knn(k))?
     }
 
+    /// See [`crate::SolrClient::knn_as`].
+    pub fn knn_as<T: DeserializeOwned>(&self, k: &Knn) -> Result<SelectResponse<T>> {
+        self.run("knn_as", self.inner.knn_as::<T>(k))?
+    }
+
     /// See [`crate::SolrClient::get`]: real-time get, decoded into `T`.
     pub fn get<T: DeserializeOwned>(&self, get: &Get) -> Result<GetResponse<T>> {
         self.run("get", self.inner.get::<T>(get))?
@@ -114,9 +119,19 @@ impl SolrClient {
     /// `page_rows` in memory at a time, as an iterator. Each page is fetched on the call to
     /// `next` that needs it; after an error from Solr or the network the iterator ends.
     pub fn cursor(&self, select: Select, page_rows: u64) -> Cursor<'_> {
+        self.cursor_as::<Document>(select, page_rows)
+    }
+
+    /// See [`crate::SolrClient::cursor_as`]: [`Self::cursor`] with each page decoded straight
+    /// into `T`.
+    pub fn cursor_as<T: DeserializeOwned + Send + 'static>(
+        &self,
+        select: Select,
+        page_rows: u64,
+    ) -> Cursor<'_, T> {
         Cursor {
             client: self,
-            stream: Box::pin(self.inner.cursor(select, page_rows)),
+            stream: Box::pin(self.inner.cursor_as::<T>(select, page_rows)),
         }
     }
 
@@ -194,15 +209,16 @@ impl Drop for SolrClient {
     }
 }
 
-/// The iterator of [`SolrClient::cursor`]: documents in sort order, pages fetched as needed.
-/// Like every blocking call, `next` yields an error when called inside a Tokio runtime.
+/// The iterator of [`SolrClient::cursor`] and [`SolrClient::cursor_as`]: documents in sort
+/// order, pages fetched as needed. Like every blocking call, `next` yields an error when
+/// called inside a Tokio runtime.
 #[must_use = "an iterator does nothing until consumed"]
-pub struct Cursor<'a> {
+pub struct Cursor<'a, T = Document> {
     client: &'a SolrClient,
-    stream: Pin<Box<dyn Stream<Item = Result<Document>> + Send + 'static>>,
+    stream: Pin<Box<dyn Stream<Item = Result<T>> + Send + 'static>>,
 }
 
-impl std::fmt::Debug for Cursor<'_> {
+impl<T> std::fmt::Debug for Cursor<'_, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Cursor")
             .field("collection", &self.client.inner.collection())
@@ -210,10 +226,10 @@ impl std::fmt::Debug for Cursor<'_> {
     }
 }
 
-impl Iterator for Cursor<'_> {
-    type Item = Result<Document>;
+impl<T> Iterator for Cursor<'_, T> {
+    type Item = Result<T>;
 
-    fn next(&mut self) -> Option<Result<Document>> {
+    fn next(&mut self) -> Option<Result<T>> {
         match self.client.run("cursor", self.stream.next()) {
             Ok(item) => item,
             Err(e) => Some(Err(e)),

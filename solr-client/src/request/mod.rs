@@ -17,6 +17,9 @@
 //! | Query parsers: lucene, dismax, edismax | [`DefType`], [`Dismax`] | [`Select::def_type`] |
 //! | Filter query tags and excludes (`{!tag}` / `{!ex}`) | | [`Select::fq_tagged`], [`Facet::exclude`] |
 //! | Dense vector search (`{!knn}`) | [`Knn`] | [`Knn::to_select`] |
+//!
+//! The JSON Request API (a search as a JSON body to `/query`) is [`JsonQuery`], run with
+//! [`crate::SolrClient::query_json`]; it shares [`JsonFacet`] and the typed answer.
 
 mod collapse;
 mod def_type;
@@ -25,6 +28,7 @@ mod get;
 mod group;
 mod highlight;
 mod json_facet;
+mod json_query;
 mod knn;
 mod mlt;
 mod select;
@@ -39,13 +43,14 @@ pub use facet::{Facet, FacetSort, RangeOther};
 pub use group::Group;
 pub use highlight::{Highlight, HlMethod};
 pub use json_facet::{Domain, JsonFacet};
+pub use json_query::JsonQuery;
 mod update;
 
 pub(crate) use get::Raw as GetRaw;
 pub use get::{Get, GetResponse};
 pub use knn::Knn;
 pub use mlt::MoreLikeThis;
-pub use select::Select;
+pub use select::{Select, MAX_GET_QUERY_BYTES};
 pub use spellcheck::Spellcheck;
 pub use stats::StatsField;
 pub use suggest::Suggest;

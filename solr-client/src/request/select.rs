@@ -4,6 +4,12 @@
 
 use serde_json::{Map, Value};
 
+/// The longest encoded query string a search sends in the URL of a GET: above it the
+/// parameters go as a form-encoded POST body, whatever [`Select::post`] says. Solr's Jetty
+/// refuses a request line and headers longer than 8 KiB (`solr.jetty.request.header.size`)
+/// with 414 or 431; 4 KiB leaves room for the path, the headers and a proxy's additions.
+pub const MAX_GET_QUERY_BYTES: usize = 4096;
+
 /// A search request. Built fluently; every setter says its default.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[must_use]
@@ -124,7 +130,8 @@ impl Select {
     }
 
     /// Sends the parameters as a form-encoded POST body instead of the URL (long queries
-    /// such as a 768-float kNN vector). Default: GET.
+    /// such as a 768-float kNN vector). Default: GET, and POST anyway when the encoded
+    /// parameters exceed [`MAX_GET_QUERY_BYTES`].
     pub fn post(mut self, yes: bool) -> Self {
         self.post = yes;
         self

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::NamedList;
+use super::{NamedList, SolrValue};
 
 /// Solr's `facet_counts` section.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -37,15 +37,15 @@ pub struct RangeFacet {
     /// `"2024-01-01T00:00:00Z"`).
     #[serde(default)]
     pub counts: NamedList<u64>,
-    /// `facet.range.gap` as Solr echoes it (a number or date math text).
+    /// `facet.range.gap` as Solr echoes it (a number, or date math text such as `+1DAY`).
     #[serde(default)]
-    pub gap: Value,
-    /// `facet.range.start`.
+    pub gap: SolrValue,
+    /// `facet.range.start` (a number or a date).
     #[serde(default)]
-    pub start: Value,
+    pub start: SolrValue,
     /// `facet.range.end` (moved up to a whole gap unless `hardend`).
     #[serde(default)]
-    pub end: Value,
+    pub end: SolrValue,
     /// Documents below `start` (`facet.range.other=before|all`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub before: Option<u64>,
@@ -62,8 +62,8 @@ pub struct RangeFacet {
 pub struct PivotEntry {
     /// The field of this level.
     pub field: String,
-    /// The value (string, number, boolean; null for `facet.missing`).
-    pub value: Value,
+    /// The value (text, number, date, boolean; null for `facet.missing`).
+    pub value: SolrValue,
     /// Documents with this value under the parent's.
     pub count: u64,
     /// The next level, when there is one and it has values.

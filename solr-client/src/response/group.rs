@@ -1,11 +1,9 @@
 //! `grouped`: the answer of result grouping (`group=true`), generic over the document
 //! type.
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
-
-use super::DocList;
+use super::{DocList, SolrValue};
 use crate::types::Document;
+use serde::{Deserialize, Serialize};
 
 /// The result of one `group.field` or `group.query` command.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -31,7 +29,7 @@ pub struct GroupResult<T = Document> {
 pub struct Group<T = Document> {
     /// The field value of the group (null for documents without one).
     #[serde(rename = "groupValue")]
-    pub group_value: Value,
+    pub group_value: SolrValue,
     /// The top `group.limit` documents of the group, with the group's `numFound`.
     pub doclist: DocList<T>,
 }

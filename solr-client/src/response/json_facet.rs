@@ -8,16 +8,20 @@ use serde::de::{Deserialize, Deserializer, Error as _};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::{Map, Value};
 
+use super::SolrValue;
+
 /// A node of the JSON facet tree: the top-level `facets` object, a query facet, or one
 /// bucket of a terms/range facet.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FacetNode {
     /// The bucket value (terms, range lower bound); `None` for the root and query facets.
-    pub val: Option<Value>,
+    pub val: Option<SolrValue>,
     /// Documents in the node's domain. Solr omits it on a root with no match; read as 0.
     pub count: u64,
-    /// Stat functions (`avg(price)`...) and other scalar entries, by name.
-    pub stats: Map<String, Value>,
+    /// Stat functions (`avg(price)`...) and other scalar entries, by name, in Solr's
+    /// order: counts (`unique`, `countvals`) as [`SolrValue::Int`], numbers as
+    /// [`SolrValue::Float`], a date field's `min`/`max` as [`SolrValue::Date`].
+    pub stats: Vec<(String, SolrValue)>,
     /// Sub-facets by name.
     pub facets: Vec<(String, FacetResult)>,
 }
@@ -72,13 +76,18 @@ impl FacetNode {
         }
     }
 
+    /// The stat `name`.
+    pub fn stat(&self, name: &str) -> Option<&SolrValue> {
+        self.stats.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+
     /// The stat `name` as a number (`None` when absent or not numeric).
     pub fn stat_f64(&self, name: &str) -> Option<f64> {
-        self.stats.get(name).and_then(Value::as_f64)
+        self.stat(name).and_then(SolrValue::as_f64)
     }
 
     fn from_map(mut m: Map<String, Value>) -> Result<FacetNode, String> {
-        let val = m.remove("val");
+        let val = m.remove("val").map(typed).transpose()?;
         let count = match m.remove("count") {
             None => 0,
             Some(c) => c
@@ -101,7 +110,7 @@ impl FacetNode {
                         .push((k, FacetResult::Query(FacetNode::from_map(o)?)));
                 }
                 other => {
-                    node.stats.insert(k, other);
+                    node.stats.push((k, typed(other)?));
                 }
             }
         }
@@ -111,11 +120,11 @@ impl FacetNode {
     fn to_map(&self) -> Map<String, Value> {
         let mut m = Map::new();
         if let Some(v) = &self.val {
-            m.insert("val".into(), v.clone());
+            m.insert("val".into(), untyped(v));
         }
         m.insert("count".into(), self.count.into());
         for (k, v) in &self.stats {
-            m.insert(k.clone(), v.clone());
+            m.insert(k.clone(), untyped(v));
         }
         for (k, f) in &self.facets {
             let v = match f {
@@ -188,6 +197,14 @@ impl BucketList {
     }
 }
 
+fn typed(v: Value) -> Result<SolrValue, String> {
+    serde_json::from_value(v).map_err(|e| format!("facet value: {e}"))
+}
+
+fn untyped(v: &SolrValue) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
+}
+
 impl<'de> Deserialize<'de> for FacetNode {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let m = Map::<String, Value>::deserialize(d)?;
@@ -225,7 +242,15 @@ mod tests {
         let cats = root.buckets("cats").unwrap();
         assert_eq!(cats.num_buckets, Some(2));
         assert_eq!(cats.missing.as_ref().unwrap().count, 0);
-        assert_eq!(cats.buckets[0].val, Some(Value::from("a")));
+        assert_eq!(cats.buckets[0].val, Some(SolrValue::Text("a".into())));
+        assert_eq!(
+            cats.buckets[0].buckets("tops").unwrap().buckets[0].val,
+            Some(SolrValue::Int(1))
+        );
+        assert_eq!(
+            root.query("cheap").unwrap().stat("n"),
+            Some(&SolrValue::Int(2))
+        );
         assert_eq!(cats.buckets[0].stat_f64("avg_p"), Some(2.5));
         assert_eq!(cats.buckets[0].buckets("tops").unwrap().buckets[0].count, 4);
         assert_eq!(root.query("cheap").unwrap().stat_f64("n"), Some(2.0));

@@ -36,6 +36,7 @@ mod stats;
 mod suggest;
 #[cfg(test)]
 mod tests;
+mod value;
 
 pub use crate::types::{Document, ResponseHeader, SolrErrorBody, TolerantError};
 pub use bytes::{
@@ -50,6 +51,7 @@ pub use named_list::NamedList;
 pub use spellcheck::{SpellSuggestion, SpellWord, Spellcheck};
 pub use stats::{FieldStats, Stats};
 pub use suggest::{SuggestResult, SuggestSection, Suggestion};
+pub use value::{SolrDate, SolrValue};
 
 pub(crate) use crate::codec::decode;
 use crate::error::{Error, FailedDoc, Result};

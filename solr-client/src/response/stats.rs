@@ -3,7 +3,7 @@
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
-use super::NamedList;
+use super::{NamedList, SolrValue};
 
 /// Solr's `stats` section.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -18,13 +18,13 @@ pub struct Stats {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FieldStats {
-    /// Smallest value: a number, or a date text for date fields; null when no document
-    /// has a value.
+    /// Smallest value: a number, or a [`SolrValue::Date`] for date fields;
+    /// [`SolrValue::Null`] when no document has a value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub min: Option<Value>,
+    pub min: Option<SolrValue>,
     /// Largest value (see `min`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max: Option<Value>,
+    pub max: Option<SolrValue>,
     /// Documents with a value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub count: Option<u64>,

@@ -79,7 +79,7 @@ fn sections_decode_alike_from_flat_and_map_named_lists_into_user_types() {
             price: Some(2.5)
         }]
     );
-    assert_eq!(groups[1].group_value, Value::Null);
+    assert_eq!(groups[1].group_value, crate::response::SolrValue::Null);
     assert_eq!(groups[1].doclist.docs[0].price, None);
     let fc = f.facet_counts.as_ref().unwrap();
     assert_eq!(fc.query("price:[0 TO 5]"), Some(2));

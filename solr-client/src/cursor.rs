@@ -1,0 +1,139 @@
+//! Deep paging with Solr's `cursorMark`: [`SolrClient::cursor_as`] streams every document
+//! matching a search, decoded into the caller's type, one page in memory at a time.
+
+use std::collections::VecDeque;
+
+use futures::Stream;
+use serde::de::DeserializeOwned;
+
+use crate::error::{Error, Result};
+use crate::request::Select;
+use crate::response::{Document, SelectResponse};
+use crate::SolrClient;
+
+/// Where a cursor is: the mark of the next page (none after the last) and the documents of
+/// the current page not yet yielded.
+struct Page<T> {
+    mark: Option<String>,
+    buf: VecDeque<T>,
+}
+
+impl SolrClient {
+    /// Streams every document matching `select` with Solr's cursorMark, `page_rows` per
+    /// request, holding one page in memory at a time; the documents are the untyped
+    /// [`Document`]. See [`Self::cursor_as`].
+    pub fn cursor(
+        &self,
+        select: Select,
+        page_rows: u64,
+    ) -> impl Stream<Item = Result<Document>> + Send + 'static {
+        self.cursor_as::<Document>(select, page_rows)
+    }
+
+    /// Streams every document matching `select` with Solr's cursorMark, `page_rows` per
+    /// request, each page decoded straight into `T` (as [`Self::select_as`] does) and held
+    /// alone in memory. The sort gets the uniqueKey field ascending as tie-breaker when it
+    /// lacks it (cursors require it; the field is [`SolrClientBuilder::unique_key`],
+    /// `id` by default).
+    ///
+    /// The stream owns a clone of this client (clones share the transport and its
+    /// connections): it is `'static`, so it can outlive `self` and move into a task.
+    ///
+    /// ```no_run
+    /// # async fn run(client: solr_client::SolrClient) -> solr_client::Result<()> {
+    /// use futures::TryStreamExt;
+    /// #[derive(serde::Deserialize)]
+    /// struct Book { id: String, price: Option<f64> }
+    /// let books = client.cursor_as::<Book>(solr_client::Select::new("*:*").fl("id,price"), 1000);
+    /// let task = tokio::spawn(async move { books.try_collect::<Vec<_>>().await });
+    /// let all = task.await.expect("task")?;
+    /// # let _ = all;
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// [`SolrClientBuilder::unique_key`]: crate::SolrClientBuilder::unique_key
+    pub fn cursor_as<T: DeserializeOwned + Send + 'static>(
+        &self,
+        select: Select,
+        page_rows: u64,
+    ) -> impl Stream<Item = Result<T>> + Send + 'static {
+        let client = self.clone();
+        let sort = with_tie_breaker(select.sort.as_deref(), self.unique_key());
+        let mut base = select.sort(sort).rows(page_rows);
+        base.start = None;
+        let init = Page {
+            mark: Some("*".to_string()),
+            buf: VecDeque::new(),
+        };
+        futures::stream::try_unfold(init, move |page| {
+            let (base, client) = (base.clone(), client.clone());
+            async move { next_doc(&client, &base, page).await }
+        })
+    }
+}
+
+/// The sort with `key asc` appended unless one of its clauses already sorts on `key`.
+fn with_tie_breaker(sort: Option<&str>, key: &str) -> String {
+    match sort {
+        None => format!("{key} asc"),
+        Some(s)
+            if s.split(',')
+                .any(|c| c.split_whitespace().next() == Some(key)) =>
+        {
+            s.into()
+        }
+        Some(s) => format!("{s}, {key} asc"),
+    }
+}
+
+/// The next document, fetching the next page when the current one is used up.
+async fn next_doc<T: DeserializeOwned>(
+    client: &SolrClient,
+    base: &Select,
+    mut page: Page<T>,
+) -> Result<Option<(T, Page<T>)>> {
+    loop {
+        if let Some(doc) = page.buf.pop_front() {
+            return Ok(Some((doc, page)));
+        }
+        let Some(mark) = page.mark.take() else {
+            return Ok(None);
+        };
+        let r: SelectResponse<T> = client
+            .select_as(&base.clone().param("cursorMark", mark.clone()))
+            .await?;
+        let next = r.next_cursor_mark.clone().ok_or_else(|| Error::Decode {
+            node: r.timing.node.clone(),
+            what: "cursor response",
+            message: "nextCursorMark missing".into(),
+            snippet: String::new(),
+        })?;
+        let docs = r.into_docs();
+        if next != mark && !docs.is_empty() {
+            page.mark = Some(next);
+        }
+        page.buf.extend(docs);
+        if page.buf.is_empty() {
+            return Ok(None);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_tie_breaker;
+
+    #[test]
+    fn the_unique_key_breaks_ties_once() {
+        assert_eq!(with_tie_breaker(None, "id"), "id asc");
+        assert_eq!(
+            with_tie_breaker(Some("price desc"), "sku"),
+            "price desc, sku asc"
+        );
+        assert_eq!(
+            with_tie_breaker(Some("price desc, sku desc"), "sku"),
+            "price desc, sku desc"
+        );
+        assert_eq!(with_tie_breaker(Some("idx asc"), "id"), "idx asc, id asc");
+    }
+}
