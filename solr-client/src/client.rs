@@ -293,7 +293,17 @@ impl SolrClientBuilder {
             observer: self.observer,
             update_params: self.update_params.into(),
             unique_key: check_unique_key(self.unique_key)?,
+            cloud: None,
         })
+    }
+
+    /// Builds a client without a collection (an admin-only SolrCloud client): its
+    /// collection paths have an empty name, which its router refuses with
+    /// [`Error::Config`].
+    pub(crate) fn build_admin_only(self) -> Result<SolrClient> {
+        let mut client = self.collection("admin-only").build()?;
+        client.collection = String::new();
+        Ok(client)
     }
 }
 
@@ -348,6 +358,8 @@ pub struct SolrClient {
     update_params: Arc<[(String, String)]>,
     /// The schema's uniqueKey field ([`SolrClientBuilder::unique_key`]).
     pub(crate) unique_key: Arc<str>,
+    /// The SolrCloud router of a client built by [`SolrClient::cloud`].
+    pub(crate) cloud: Option<Arc<crate::transport::Routing>>,
 }
 
 impl SolrClient {
@@ -386,7 +398,8 @@ impl SolrClient {
         &self.node
     }
 
-    /// The collection name.
+    /// The collection name; empty for an admin-only SolrCloud client
+    /// ([`SolrClient::cloud`] without a collection).
     pub fn collection(&self) -> &str {
         &self.collection
     }
@@ -1265,9 +1278,15 @@ mod tests {
             .build(&Default::default(), false)
             .expect("transport");
         for rb in [
-            Routing::builder(inner.clone()).leader(URL),
-            Routing::builder(inner.clone()).replica(URL),
-            Routing::builder(inner.clone()).cloud_seed(URL),
+            Routing::builder(inner.clone())
+                .collection("bench")
+                .leader(URL),
+            Routing::builder(inner.clone())
+                .collection("bench")
+                .replica(URL),
+            Routing::builder(inner.clone())
+                .collection("bench")
+                .cloud_seed(URL),
         ] {
             let shown = format!("{rb:?}");
             assert!(!shown.contains(PASSWORD), "{shown}");
