@@ -270,15 +270,21 @@ impl SolrClientBuilder {
         self
     }
 
+    /// The transport these settings give (the custom one, else the kind with its TLS, gzip
+    /// and pool settings), before the redirect decorator.
+    pub(crate) fn build_transport(&self) -> Result<Arc<dyn Transport>> {
+        match &self.transport {
+            Some(t) => Ok(t.clone()),
+            None => self.kind.build_with(&self.tls, self.gzip, self.pooled),
+        }
+    }
+
     /// Builds the client.
     pub fn build(self) -> Result<SolrClient> {
         let node = crate::error::parse_node_url(&self.node.0)?;
+        let inner = self.build_transport()?;
         let collection = check_collection(self.collection, &node)?;
         check_update_params(&self.update_params)?;
-        let inner = match self.transport {
-            Some(t) => t,
-            None => self.kind.build_with(&self.tls, self.gzip, self.pooled)?,
-        };
         // Transports hand a 3xx back as it is; this decorator is the one place that decides.
         let transport: Arc<dyn Transport> = Arc::new(Redirects::new(inner, self.max_redirects));
         Ok(SolrClient {

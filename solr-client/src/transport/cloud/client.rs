@@ -27,10 +27,6 @@ pub struct CloudBuilder {
     liveness: Duration,
     refresh: Duration,
     retry: RetryPolicy,
-    kind: TransportKind,
-    gzip: bool,
-    tls: TlsOptions,
-    pooled: PooledConfig,
     timeouts: Timeouts,
     client: SolrClientBuilder,
 }
@@ -55,10 +51,6 @@ impl SolrClient {
             liveness: Duration::from_secs(5),
             refresh: Duration::from_secs(30),
             retry: RetryPolicy::default(),
-            kind: TransportKind::Pooled,
-            gzip: false,
-            tls: TlsOptions::default(),
-            pooled: PooledConfig::default(),
             timeouts: Timeouts::default(),
             client: SolrClient::builder(first),
         }
@@ -114,28 +106,24 @@ impl CloudBuilder {
         self
     }
 
-    /// The transport under the router. Default [`TransportKind::Pooled`].
-    pub fn transport(mut self, kind: TransportKind) -> Self {
-        self.kind = kind;
-        self
+    /// The transport under the router: as [`SolrClientBuilder::transport`].
+    pub fn transport(self, kind: TransportKind) -> Self {
+        self.client(|b| b.transport(kind))
     }
 
-    /// Settings of the pooled transport. Default [`PooledConfig::default`].
-    pub fn pooled(mut self, config: PooledConfig) -> Self {
-        self.pooled = config;
-        self
+    /// As [`SolrClientBuilder::pooled`].
+    pub fn pooled(self, config: PooledConfig) -> Self {
+        self.client(|b| b.pooled(config))
     }
 
-    /// Wraps the transport in the gzip decorator. Default false.
-    pub fn gzip(mut self, yes: bool) -> Self {
-        self.gzip = yes;
-        self
+    /// As [`SolrClientBuilder::gzip`].
+    pub fn gzip(self, yes: bool) -> Self {
+        self.client(|b| b.gzip(yes))
     }
 
-    /// TLS options. Default: built-in roots, verification on.
-    pub fn tls(mut self, tls: TlsOptions) -> Self {
-        self.tls = tls;
-        self
+    /// As [`SolrClientBuilder::tls`].
+    pub fn tls(self, tls: TlsOptions) -> Self {
+        self.client(|b| b.tls(tls))
     }
 
     /// Timeouts of every request, the router's own included. Default [`Timeouts::default`].
@@ -152,8 +140,9 @@ impl CloudBuilder {
     }
 
     /// Any other client setting (formats, uniqueKey, update chain, hooks):
-    /// `.client(|b| b.update_format(UpdateFormat::Cbor))`. Its transport settings are
-    /// replaced by the router.
+    /// `.client(|b| b.update_format(UpdateFormat::Cbor))`. Its transport settings (kind,
+    /// pool, gzip, TLS) build the transport under the router; `custom_transport` and
+    /// `follow_redirects` are replaced by the router.
     pub fn client(mut self, f: impl FnOnce(SolrClientBuilder) -> SolrClientBuilder) -> Self {
         self.client = f(self.client);
         self
@@ -167,7 +156,7 @@ impl CloudBuilder {
                 "SolrClient::cloud: give at least one seed node URL".into(),
             ));
         }
-        let inner = self.kind.build_with(&self.tls, self.gzip, self.pooled)?;
+        let inner = self.client.build_transport()?;
         let mut router = Routing::builder(inner)
             .replica_preference(self.preference)
             .policy(self.policy)
@@ -192,5 +181,46 @@ impl CloudBuilder {
         };
         client.cloud = Some(router);
         Ok(client)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_seed_or_a_bad_seed_is_a_config_error() {
+        let none: [&str; 0] = [];
+        let e = SolrClient::cloud(none)
+            .collection("c")
+            .build()
+            .expect_err("no seed");
+        assert!(matches!(&e, Error::Config(m) if m.contains("seed")), "{e}");
+        let bad = SolrClient::cloud(["ftp://x"]).collection("c").build();
+        assert!(matches!(bad, Err(Error::Config(_))));
+    }
+
+    #[test]
+    fn one_line_builds_without_sending_and_shows_its_state() {
+        let client = SolrClient::cloud(["http://127.0.0.1:1/solr"])
+            .collection("books")
+            .build()
+            .expect("builds");
+        assert_eq!(client.collection(), "books");
+        let state = client.cloud_state().expect("a cloud client has a state");
+        assert_eq!(state.collection.as_deref(), Some("books"));
+        assert_eq!((state.refreshes, state.age), (0, None));
+        assert_eq!(state.nodes.len(), 1);
+        assert!(state.nodes[0].up && !state.nodes[0].live);
+        let admin = SolrClient::cloud(["http://127.0.0.1:1/solr"])
+            .build()
+            .expect("builds");
+        assert_eq!(admin.collection(), "");
+        assert_eq!(admin.cloud_state().expect("state").collection, None);
+        let plain = SolrClient::builder("http://127.0.0.1:1/solr")
+            .collection("books")
+            .build()
+            .expect("builds");
+        assert!(plain.cloud_state().is_none());
     }
 }

@@ -33,8 +33,7 @@
 //! # When the SolrCloud view is reloaded
 //! In the background every [`RoutingBuilder::view_max_age`] (with a router built by
 //! [`RoutingBuilder::build_shared`]). Before a request: on first use, when it is older than
-//! [`RoutingBuilder::view_max_age`], or
-//! when marked stale (a node came back after being marked down, or an update was answered
+//! [`RoutingBuilder::view_max_age`], or when marked stale (a node came back after being marked down, or an update was answered
 //! with the `rf=2147483647` sentinel). During a request: after every failed connect (the
 //! leader may have moved; needed on each retry while an election runs), and once after an
 //! answer saying the view is wrong (404 core not found, 510, or 503 about a leader), followed
@@ -43,7 +42,8 @@
 //!
 //! # Reads ([`ReplicaPreference`], [`ReadPreference`])
 //! Candidates are tried tier by tier (default: non-leader replicas, then the leader); within a
-//! tier the [`Policy`] orders them.
+//! tier the [`Policy`] orders them. A read or admin request that fails in transport (connect,
+//! I/O, timeout) fails over to the next node, within the [`RetryPolicy`].
 //!
 //! # Liveness
 //! A node that failed to connect, or that a refreshed SolrCloud view no longer lists as
@@ -54,8 +54,7 @@
 //! ZooKeeper; standalone: `{core}/admin/ping`). With a liveness interval and
 //! [`RoutingBuilder::build_shared`], a background task runs [`Routing::probe`] at that
 //! interval, as SolrJ's alive check does: a down node returns to rotation when it answers,
-//! with no request spent on it. A read or admin request that fails in transport (connect,
-//! I/O, timeout) fails over to the next node, within the [`RetryPolicy`].
+//! with no request spent on it.
 //!
 //! # 429 and 503
 //! A request (read or write: the one policy of [`retries_status`](super::retries_status), shared with
