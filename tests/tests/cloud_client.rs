@@ -308,7 +308,7 @@ async fn check_held(
 }
 
 /// Creates collection `name` (1 shard x 2 replicas) holding `n` documents with ids
-/// `{name}-{i}`, unless it exists.
+/// `{name}-{i}`, replacing one an earlier run left.
 async fn collection_with(admin: &SolrClient, name: &str, n: usize) {
     let list = admin.collections().list().await.expect("list");
     if list.collections.iter().any(|c| c == name) {
@@ -387,6 +387,15 @@ async fn alias_swapped_during_reads_every_read_answers_from_its_current_collecti
     let _one = LOCK.lock().await;
     let s = cloud();
     let admin = SolrClient::cloud(seeds(s)).build().expect("admin client");
+    let aliases = admin.collections().list_aliases().await.expect("aliases");
+    if aliases.aliases.contains_key("cclive") {
+        // Left by an earlier run on this instance.
+        admin
+            .collections()
+            .delete_alias("cclive")
+            .await
+            .expect("old alias deleted");
+    }
     collection_with(&admin, OLD, want_count(OLD)).await;
     collection_with(&admin, NEW, want_count(NEW)).await;
     admin
