@@ -28,6 +28,7 @@ async fn main() -> solr_client::Result<()> {
     let inner = TransportKind::Pooled.build(&Default::default(), false)?;
     let router = Arc::new(
         Routing::builder(inner)
+            .collection("bench")
             .leader(&leader)
             .replica(&follower)
             .read_preference(ReadPreference::Node(follower.clone()))

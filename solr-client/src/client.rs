@@ -222,15 +222,21 @@ impl SolrClientBuilder {
         self
     }
 
+    /// The transport these settings give (the custom one, else the kind with its TLS, gzip
+    /// and pool settings), before the redirect decorator.
+    pub(crate) fn build_transport(&self) -> Result<Arc<dyn Transport>> {
+        match &self.transport {
+            Some(t) => Ok(t.clone()),
+            None => self.kind.build_with(&self.tls, self.gzip, self.pooled),
+        }
+    }
+
     /// Builds the client.
     pub fn build(self) -> Result<SolrClient> {
         let node = crate::url_input::parse_node_url(&self.node.0)?;
+        let inner = self.build_transport()?;
         let collection = check_collection(self.collection, &node)?;
         check_update_params(&self.update_params)?;
-        let inner = match self.transport {
-            Some(t) => t,
-            None => self.kind.build_with(&self.tls, self.gzip, self.pooled)?,
-        };
         // Transports hand a 3xx back as it is; this decorator is the one place that decides.
         let transport: Arc<dyn Transport> = Arc::new(Redirects::new(inner, self.max_redirects));
         Ok(SolrClient {
@@ -246,7 +252,17 @@ impl SolrClientBuilder {
             observer: self.observer,
             update_params: self.update_params.into(),
             unique_key: check_unique_key(self.unique_key)?,
+            cloud: None,
         })
+    }
+
+    /// Builds a client without a collection (an admin-only SolrCloud client): its
+    /// collection paths have an empty name, which its router refuses with
+    /// [`Error::Config`].
+    pub(crate) fn build_admin_only(self) -> Result<SolrClient> {
+        let mut client = self.collection("admin-only").build()?;
+        client.collection = String::new();
+        Ok(client)
     }
 }
 
@@ -304,6 +320,8 @@ pub struct SolrClient {
     update_params: Arc<[(String, String)]>,
     /// The schema's uniqueKey field ([`SolrClientBuilder::unique_key`]).
     pub(crate) unique_key: Arc<str>,
+    /// The SolrCloud router of a client built by [`SolrClient::cloud`].
+    pub(crate) cloud: Option<Arc<crate::transport::Routing>>,
 }
 
 impl SolrClient {
@@ -343,7 +361,8 @@ impl SolrClient {
         &self.node
     }
 
-    /// The collection name.
+    /// The collection name; empty for an admin-only SolrCloud client
+    /// ([`SolrClient::cloud`] without a collection).
     pub fn collection(&self) -> &str {
         &self.collection
     }
@@ -1177,9 +1196,15 @@ mod tests {
             .build(&Default::default(), false)
             .expect("transport");
         for rb in [
-            Routing::builder(inner.clone()).leader(URL),
-            Routing::builder(inner.clone()).replica(URL),
-            Routing::builder(inner.clone()).cloud_seed(URL),
+            Routing::builder(inner.clone())
+                .collection("bench")
+                .leader(URL),
+            Routing::builder(inner.clone())
+                .collection("bench")
+                .replica(URL),
+            Routing::builder(inner.clone())
+                .collection("bench")
+                .cloud_seed(URL),
         ] {
             let shown = format!("{rb:?}");
             assert!(!shown.contains(PASSWORD), "{shown}");

@@ -172,6 +172,7 @@ pub use response::{
     UpdateResponse,
 };
 pub use timing::{HttpVersion, Timing};
+pub use transport::{CloudBuilder, CloudState, NodeHealth, ReplicaPreference};
 pub use transport::{
     RequestKind, RouteKey, ShardGroup, Timeouts, TlsOptions, Transport, TransportKind, WireRequest,
     WireResponse,

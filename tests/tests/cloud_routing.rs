@@ -39,7 +39,8 @@ pub(crate) async fn healthy_router(nodes: &[&str]) -> Arc<Routing> {
         TransportKind::Pooled
             .build(&Default::default(), false)
             .expect("pooled builds"),
-    );
+    )
+    .collection("bench");
     for n in nodes {
         b = b.cloud_seed(*n);
     }

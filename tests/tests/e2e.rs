@@ -12,6 +12,7 @@ mod bulk_index;
 mod captures;
 mod cli;
 mod client;
+mod cloud_client;
 mod cloud_routing;
 mod crate_api;
 mod document_truth;

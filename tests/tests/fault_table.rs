@@ -683,6 +683,7 @@ async fn run(
         Wrap::Retry(p) => Arc::new(Retry::new(inner, p)),
         Wrap::Routing(p) => {
             let mut b = Routing::builder(inner)
+                .collection("bench")
                 .leader(servers[0].url())
                 .read_preference(ReadPreference::NonLeader)
                 .retry(p)

@@ -82,7 +82,7 @@ async fn cloud2x2_indexer_sends_full_batches_of_one_shard_to_its_leader() {
             .expect("pooled builds"),
         seen: Mutex::new(Vec::new()),
     });
-    let mut b = solr_client::transport::Routing::builder(recorder.clone());
+    let mut b = solr_client::transport::Routing::builder(recorder.clone()).collection("bench");
     for n in nodes {
         b = b.cloud_seed(n);
     }

@@ -367,6 +367,7 @@ async fn the_router_decides_redirects_per_node() {
                 .build(&solr_client::TlsOptions::default(), false)
                 .expect("transport");
             let router = Routing::builder(inner)
+                .collection("bench")
                 .leader(leader.url())
                 .replica(replica.url())
                 .follow_redirects(follow)

@@ -59,6 +59,7 @@ fn client_over(router: &Arc<Routing>) -> SolrClient {
 fn pair_router(s: &LocalSolr, policy: Policy) -> Arc<Routing> {
     Arc::new(
         Routing::builder(pooled())
+            .collection("bench")
             .leader(s.url(Some("leader")).expect("leader"))
             .replica(s.url(Some("follower")).expect("follower"))
             .policy(policy)
@@ -149,6 +150,7 @@ async fn cloud_writes_hit_only_the_shard_leader_and_reads_only_the_other_replica
     let s = cloud();
     let router = Arc::new(
         Routing::builder(pooled())
+            .collection("bench")
             .cloud_seed(s.url(Some("node1")).expect("node1"))
             .cloud_seed(s.url(Some("node2")).expect("node2"))
             .build()
@@ -317,6 +319,7 @@ async fn pair_follower_killed_mid_reads_fails_over_and_comes_back() {
     let leader = key(s.url(Some("leader")).expect("leader"));
     let router = Arc::new(
         Routing::builder(pooled())
+            .collection("bench")
             .leader(&leader)
             .replica(&follower)
             .health(
@@ -422,6 +425,7 @@ async fn cloud_leader_killed_mid_indexing_loses_no_acknowledged_doc() {
     let s = cloud();
     let router = Arc::new(
         Routing::builder(pooled())
+            .collection("bench")
             .cloud_seed(s.url(Some("node1")).expect("node1"))
             .cloud_seed(s.url(Some("node2")).expect("node2"))
             .retry(
@@ -654,6 +658,7 @@ const EMPTY: &str =
 fn single(url: &str, retry: RetryPolicy) -> (Arc<Routing>, SolrClient) {
     let router = Arc::new(
         Routing::builder(pooled())
+            .collection("bench")
             .leader(url)
             .read_preference(ReadPreference::Any)
             .retry(retry)

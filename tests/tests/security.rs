@@ -195,11 +195,16 @@ async fn user_info_urls_are_refused_everywhere_without_echo() {
         .expect("transport");
     let ok = "http://127.0.0.1:1/solr";
     for b in [
-        Routing::builder(inner.clone()).leader(&with_password),
         Routing::builder(inner.clone())
+            .collection("bench")
+            .leader(&with_password),
+        Routing::builder(inner.clone())
+            .collection("bench")
             .leader(ok)
             .replica(&with_password),
-        Routing::builder(inner.clone()).cloud_seed(&with_password),
+        Routing::builder(inner.clone())
+            .collection("bench")
+            .cloud_seed(&with_password),
     ] {
         let err = b.build().expect_err("Routing refuses user info");
         assert!(matches!(err, Error::Config(_)), "{err:?}");

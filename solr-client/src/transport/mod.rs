@@ -45,6 +45,7 @@ use http::{HeaderMap, Method, StatusCode};
 use url::Url;
 
 pub use cloud::{composite_id_hash, murmurhash3_x86_32, HashRange};
+pub use cloud::{CloudBuilder, CloudState, NodeHealth};
 pub use cloud::{ClusterView, ReplicaInfo, ReplicaType, ShardInfo};
 pub use connector::Connector;
 pub use decorator::Decorator;
@@ -60,7 +61,10 @@ pub use redirect::Redirects;
 #[cfg_attr(docsrs, doc(cfg(feature = "reqwest")))]
 pub use reqwest_default::ReqwestDefault;
 pub use retry::{retries_status, retry_after, Retry, RetryPolicy};
-pub use routing::{HealthPolicy, NodeStats, Policy, ReadPreference, Routing, RoutingBuilder};
+pub(crate) use routing::node_key as routing_key;
+pub use routing::{
+    HealthPolicy, NodeStats, Policy, ReadPreference, ReplicaPreference, Routing, RoutingBuilder,
+};
 pub use tls::{TlsOptions, TlsVersion};
 
 use crate::error::Result;

@@ -1,21 +1,24 @@
 //! [`ClusterView`]: who holds what, as the [`Routing`](crate::transport::Routing) decorator sees it.
 //!
 //! For SolrCloud the view comes from the Collections API over plain HTTP
-//! (`admin/collections?action=CLUSTERSTATUS&collection=C&wt=json`, any live node answers);
-//! no ZooKeeper client is needed. It lists live nodes, the collection's router
-//! (`compositeId` or `implicit`, with an optional `router.field`), its shards with their hash
-//! ranges and state, and each shard's replicas with core name, node, type, state and the
-//! leader flag. A replica counts only while it is `active` and its node is live.
+//! (`admin/collections?action=CLUSTERSTATUS`, any live node answers; parsed in
+//! [`super::parse`]); no ZooKeeper client is needed. It lists live nodes, the aliases, the
+//! router of the client's collection (`compositeId` or `implicit`, with an optional
+//! `router.field`), its shards with their hash ranges and state, and each shard's replicas
+//! with core name, node, type, state and the leader flag. A replica counts only while it is
+//! `active` and its node is live. When the client's name is an alias, writes go to the
+//! alias's first collection (as Solr writes to it) and reads may reach every collection of
+//! the alias.
 //!
 //! A standalone leader/follower pair is the same picture with one shard: the leader is the
-//! shard leader and the follower a replica; both cores are named `bench` in this project's
-//! pair mode, so requests keep their path and only the node changes.
+//! shard leader and the follower a replica; both hold the core the router was given, so
+//! requests keep their path and only the node changes.
 
 use serde_json::Value;
 use url::Url;
 
 use super::hash::{composite_id_hash, HashRange};
-use crate::error::{snippet, Error, Result};
+use crate::error::{Error, Result};
 use crate::types::Document;
 
 /// A replica's type in SolrCloud.
@@ -81,6 +84,16 @@ pub struct ClusterView {
     pub shards: Vec<ShardInfo>,
     /// Live node names (`127.0.0.1:8983_solr`).
     pub live_nodes: Vec<String>,
+    /// Base URLs of the live nodes (from their names, with the scheme of the node asked).
+    pub live_urls: Vec<Url>,
+    /// The collections the name resolves to: itself for a collection, the alias's list for
+    /// an alias, none for an admin-only view (no collection) or a standalone pair.
+    pub resolved: Vec<String>,
+    /// The shards of the alias's other collections (reads only; empty unless an alias of
+    /// several collections).
+    pub alias_shards: Vec<ShardInfo>,
+    /// Every alias of the cluster, with its collections in order.
+    pub aliases: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 impl ClusterView {
@@ -108,120 +121,26 @@ impl ClusterView {
                 replicas,
             }],
             live_nodes: Vec::new(),
+            live_urls: Vec::new(),
+            resolved: Vec::new(),
+            alias_shards: Vec::new(),
+            aliases: Default::default(),
         }
     }
 
-    /// Parses a CLUSTERSTATUS response for `collection`. `seed` (the node that answered)
-    /// gives the URL scheme when a replica lacks `base_url`.
-    pub fn from_cluster_status(collection: &str, body: &[u8], seed: &Url) -> Result<ClusterView> {
-        let bad = |message: String| Error::Decode {
-            node: crate::error::node_label(seed),
-            what: "CLUSTERSTATUS response",
-            message,
-            snippet: snippet(body, 200),
-        };
-        let v: Value = serde_json::from_slice(body).map_err(|e| bad(e.to_string()))?;
-        let cluster = v
-            .get("cluster")
-            .ok_or_else(|| bad("no `cluster` object".into()))?;
-        let live_nodes: Vec<String> = cluster
-            .get("live_nodes")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_string)
-                    .collect()
-            })
-            .unwrap_or_default();
-        let coll = cluster
-            .get("collections")
-            .and_then(|c| c.get(collection))
-            .ok_or_else(|| {
-                bad(format!(
-                    "collection {collection:?} not in the cluster state"
-                ))
-            })?;
-        let router = coll.get("router");
-        let router_name = router
-            .and_then(|r| r.get("name"))
-            .and_then(Value::as_str)
-            .unwrap_or("compositeId")
-            .to_string();
-        let route_field = router
-            .and_then(|r| r.get("field"))
-            .and_then(Value::as_str)
-            .map(str::to_string);
-        let shards_obj = coll
-            .get("shards")
-            .and_then(Value::as_object)
-            .ok_or_else(|| bad("no `shards` object".into()))?;
-        let mut shards = Vec::with_capacity(shards_obj.len());
-        for (name, s) in shards_obj {
-            let range = match s.get("range").and_then(Value::as_str) {
-                Some(r) if !r.is_empty() => {
-                    Some(r.parse::<HashRange>().map_err(|e| bad(e.to_string()))?)
-                }
-                _ => None,
-            };
-            let active = s.get("state").and_then(Value::as_str) == Some("active");
-            let mut replicas = Vec::new();
-            for (rname, r) in s
-                .get("replicas")
-                .and_then(Value::as_object)
-                .into_iter()
-                .flatten()
-            {
-                let node_name = r.get("node_name").and_then(Value::as_str).unwrap_or("");
-                let base_url = match r.get("base_url").and_then(Value::as_str) {
-                    Some(u) => {
-                        let mut url =
-                            Url::parse(u).map_err(|e| bad(format!("replica {rname}: {e}")))?;
-                        // User info is never taken from a cluster state (nor shown).
-                        let _ = url.set_password(None);
-                        let _ = url.set_username("");
-                        url
-                    }
-                    None => url_of_node_name(node_name, seed.scheme())
-                        .ok_or_else(|| bad(format!("replica {rname}: no base_url or node_name")))?,
-                };
-                let kind = match r.get("type").and_then(Value::as_str) {
-                    Some("TLOG") => ReplicaType::Tlog,
-                    Some("PULL") => ReplicaType::Pull,
-                    _ => ReplicaType::Nrt,
-                };
-                let leader = matches!(r.get("leader"), Some(Value::String(s)) if s == "true")
-                    || r.get("leader") == Some(&Value::Bool(true));
-                let usable = r.get("state").and_then(Value::as_str) == Some("active")
-                    && live_nodes.iter().any(|n| n == node_name);
-                replicas.push(ReplicaInfo {
-                    name: rname.clone(),
-                    core: r
-                        .get("core")
-                        .and_then(Value::as_str)
-                        .unwrap_or(collection)
-                        .to_string(),
-                    base_url,
-                    leader,
-                    usable,
-                    kind,
-                });
-            }
-            shards.push(ShardInfo {
-                name: name.clone(),
-                range,
-                active,
-                replicas,
-            });
-        }
-        Ok(ClusterView {
-            collection: collection.to_string(),
-            cloud: true,
-            router: router_name,
-            route_field,
-            shards,
-            live_nodes,
-        })
+    /// True when the name the view was loaded for is an alias.
+    pub fn is_alias(&self) -> bool {
+        self.aliases.contains_key(&self.collection)
+    }
+
+    /// The replicas a read may reach: those of the collection, and of every other
+    /// collection of an alias.
+    pub fn read_replicas(&self) -> impl Iterator<Item = &ReplicaInfo> {
+        self.shards
+            .iter()
+            .chain(&self.alias_shards)
+            .filter(|s| s.active)
+            .flat_map(|s| &s.replicas)
     }
 
     /// The shard a document belongs to (compositeId: the active shard whose range holds
@@ -265,22 +184,19 @@ impl ClusterView {
             })
     }
 
-    /// Every distinct node base URL holding a replica.
+    /// Every distinct node base URL holding a replica (of any collection of an alias),
+    /// then the live nodes holding none.
     pub fn nodes(&self) -> Vec<Url> {
         let mut out: Vec<Url> = Vec::new();
-        for r in self.shards.iter().flat_map(|s| &s.replicas) {
-            if !out.contains(&r.base_url) {
-                out.push(r.base_url.clone());
+        let replicas = self.shards.iter().chain(&self.alias_shards);
+        let urls = replicas.flat_map(|s| &s.replicas).map(|r| &r.base_url);
+        for u in urls.chain(&self.live_urls) {
+            if !out.contains(u) {
+                out.push(u.clone());
             }
         }
         out
     }
-}
-
-/// `127.0.0.1:8983_solr` -> `http://127.0.0.1:8983/solr`.
-fn url_of_node_name(node_name: &str, scheme: &str) -> Option<Url> {
-    let (host, ctx) = node_name.split_once('_')?;
-    Url::parse(&format!("{scheme}://{host}/{}", ctx.replace("%2F", "/"))).ok()
 }
 
 #[cfg(test)]
@@ -306,7 +222,8 @@ mod tests {
     #[test]
     fn parses_cluster_status_and_routes_by_hash() {
         let seed = Url::parse("http://127.0.0.1:1/solr").expect("url");
-        let v = ClusterView::from_cluster_status("bench", &status(true), &seed).expect("parses");
+        let v =
+            ClusterView::from_cluster_status(Some("bench"), &status(true), &seed).expect("parses");
         assert_eq!(v.shards.len(), 2);
         let s1 = &v.shards[0];
         assert_eq!(
@@ -325,10 +242,10 @@ mod tests {
             assert_eq!(v.shard_for(&doc).expect("routed").name, want, "id {id}");
         }
         let no_leader =
-            ClusterView::from_cluster_status("bench", &status(false), &seed).expect("parses");
+            ClusterView::from_cluster_status(Some("bench"), &status(false), &seed).expect("parses");
         assert!(no_leader.shards[0].leader().is_none());
-        assert!(ClusterView::from_cluster_status("other", &status(true), &seed).is_err());
-        assert!(ClusterView::from_cluster_status("bench", b"<html>", &seed).is_err());
+        assert!(ClusterView::from_cluster_status(Some("other"), &status(true), &seed).is_err());
+        assert!(ClusterView::from_cluster_status(Some("bench"), b"<html>", &seed).is_err());
     }
 
     #[test]

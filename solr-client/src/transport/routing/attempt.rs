@@ -2,16 +2,48 @@
 //! tried again. Failover on transport errors (reads and admin requests), the shared 429/503
 //! retry policy, one view refresh and retry after an answer saying the view is stale, the
 //! write rules of the module docs ([`super`]), and the whole-call deadline.
+//!
+//! [`Routing::route_until`] is the loop; each step is its own function: plan, send one
+//! attempt, judge an answer ([`Routing::on_answer`]) or an error ([`Routing::on_error`]).
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use http::HeaderMap;
 
 use super::nodes::{node_key, Availability};
 use super::plan::Target;
 use super::Routing;
 use crate::error::{Error, Result};
 use crate::transport::{retries_status, retry_after, RequestKind, WireRequest, WireResponse};
+
+/// The state of one call across its attempts.
+struct Call {
+    req: WireRequest,
+    deadline: Instant,
+    max: u32,
+    attempts: u32,
+    waited: Duration,
+    /// True once the view was refreshed after a stale answer (done once per call).
+    refreshed: bool,
+    pos: usize,
+    plan: Vec<Target>,
+}
+
+impl Call {
+    fn target(&self) -> Target {
+        self.plan[self.pos % self.plan.len()].clone()
+    }
+
+    /// True when another attempt is allowed by the budget and the deadline.
+    fn may_retry(&self) -> bool {
+        self.attempts < self.max && Instant::now() < self.deadline
+    }
+}
+
+/// What a step decided: the call's result, or another attempt.
+type Step = Result<Option<WireResponse>>;
 
 impl Routing {
     fn prepare(&self, req: &WireRequest, target: &Target) -> WireRequest {
@@ -23,179 +55,259 @@ impl Routing {
                 r.path = format!("{core}/{rest}");
             }
         }
-        if self.cloud
-            && req.kind == RequestKind::Read
-            && !r
-                .query
-                .iter()
-                .any(|(k, _)| k == "shards.preference" || k == "distrib")
-        {
-            r.query
-                .push(("shards.preference".into(), "replica.location:local".into()));
+        let chooses = |(k, _): &(String, String)| k == "shards.preference" || k == "distrib";
+        if self.cloud && req.kind == RequestKind::Read && !r.query.iter().any(chooses) {
+            let value = self.preference.shards_preference_value();
+            r.query.push(("shards.preference".into(), value.into()));
         }
         r
     }
 
     pub(super) async fn route(&self, mut req: WireRequest) -> Result<WireResponse> {
+        self.remember_auth(&req.headers);
+        self.start_ticker();
+        self.refuse_without_collection(&req)?;
         let deadline = req.start_deadline();
         let timeout = req.request_timeout();
         crate::transport::until_deadline(deadline, timeout, self.route_until(req, deadline)).await
     }
 
-    async fn route_until(
-        &self,
-        req: WireRequest,
-        deadline: std::time::Instant,
-    ) -> Result<WireResponse> {
-        if self.cloud && self.view_too_old() {
+    /// An admin-only SolrCloud router (no collection) takes node-level admin requests only.
+    /// A client without a collection builds collection paths with an empty name, so they
+    /// start with `/`.
+    fn refuse_without_collection(&self, req: &WireRequest) -> Result<()> {
+        let scoped = req.kind != RequestKind::Admin || req.path.starts_with('/');
+        if self.cloud && self.collection.is_none() && scoped {
+            return Err(Error::Config(format!(
+                "{} needs a collection, and this SolrCloud client has none (admin-only): give \
+                 one with .collection(\"name\") when building it",
+                req.path.trim_start_matches('/')
+            )));
+        }
+        Ok(())
+    }
+
+    async fn route_until(&self, req: WireRequest, deadline: Instant) -> Result<WireResponse> {
+        self.refresh_if_stale(&req.headers).await?;
+        let mut call = Call {
+            req,
+            deadline,
+            max: self.retry.max_attempts.max(1),
+            attempts: 0,
+            waited: Duration::ZERO,
+            refreshed: false,
+            pos: 0,
+            plan: Vec::new(),
+        };
+        loop {
+            if call.plan.is_empty() {
+                match self.plan(&call.req) {
+                    Ok(p) => (call.plan, call.pos) = (p, 0),
+                    Err(e) => {
+                        self.wait_for_plan(&mut call, e).await?;
+                        continue;
+                    }
+                }
+            }
+            let target = call.target();
+            let (res, took) = self.attempt(&mut call, &target).await;
+            let step = match res {
+                Ok(resp) => self.on_answer(&mut call, &target, took, resp).await,
+                Err(e) => self.on_error(&mut call, &target, took, e).await,
+            };
+            if let Some(resp) = step? {
+                return Ok(resp);
+            }
+        }
+    }
+
+    /// Before the first attempt: reload the view when it is old or marked stale. Failing to
+    /// load it is an error only when there is no view at all.
+    async fn refresh_if_stale(&self, headers: &HeaderMap) -> Result<()> {
+        if !self.cloud {
+            return Ok(());
+        }
+        if self.view_too_old() {
             self.stale.store(true, Ordering::Release);
         }
-        if self.cloud && self.stale.load(Ordering::Acquire) {
+        if self.stale.load(Ordering::Acquire) {
             let seen = self.refreshes();
-            if let Err(e) = self.refresh_with(&req.headers, seen).await {
-                if self.view().shards.is_empty() {
+            if let Err(e) = self.refresh_with(headers, seen).await {
+                let view = self.view();
+                if view.shards.is_empty() && view.live_urls.is_empty() {
                     return Err(e);
                 }
             }
         }
-        let max = self.retry.max_attempts.max(1);
-        let mut attempts = 0u32;
-        let mut waited = Duration::ZERO;
-        let mut refreshed = false;
-        let mut pos = 0usize;
-        let mut plan = Vec::new();
-        loop {
-            if plan.is_empty() {
-                match self.plan(&req) {
-                    Ok(p) => plan = p,
-                    Err(e) => {
-                        // No node for it: nothing was sent. Wait, refresh, try again.
-                        attempts += 1;
-                        let wait = self.retry.wait(attempts, None);
-                        if !self.cloud
-                            || attempts >= max
-                            || !self.retry.fits(waited, wait, deadline)
-                        {
-                            return Err(e);
-                        }
-                        tokio::time::sleep(wait).await;
-                        waited += wait;
-                        let seen = self.refreshes();
-                        let _ = self.refresh_with(&req.headers, seen).await;
-                        continue;
-                    }
-                }
-                pos = 0;
-            }
-            let target = plan[pos % plan.len()].clone();
-            let now = std::time::Instant::now();
-            if target.node.availability(now) == Availability::Probe {
-                // Claim the probe; when another request holds it, this one still goes (it is
-                // the first candidate left), which is harmless.
-                let _ = target.node.claim_probe();
-            }
-            attempts += 1;
-            let mut attempt = self.prepare(&req, &target);
-            crate::auth::resign(&mut attempt).await?;
-            let flight = target.node.begin(req.kind);
-            let res = self.inner.send(attempt).await;
-            let took = flight.elapsed();
-            drop(flight);
-            let node_name = node_key(&target.node.url);
-            match res {
-                Ok(mut resp) => {
-                    if target.node.answered(took) && self.cloud {
-                        // A node came back: it restarted, and leadership may have moved.
-                        self.stale.store(true, Ordering::Release);
-                    }
-                    let status = resp.status.as_u16();
-                    if self.cloud && !refreshed && is_stale_answer(status, &resp.body) {
-                        refreshed = true;
-                        let seen = self.refreshes();
-                        self.stale.store(true, Ordering::Release);
-                        let _ = self.refresh_with(&req.headers, seen).await;
-                        let safe = req.kind != RequestKind::Write || status == 404;
-                        if safe && attempts < max && std::time::Instant::now() < deadline {
-                            plan.clear();
-                            continue;
-                        }
-                    }
-                    if retries_status(req.kind, resp.status) {
-                        let exhausted = |waited| Error::RetriesExhausted {
-                            node: node_name.clone(),
-                            status,
-                            attempts,
-                            waited,
-                        };
-                        if attempts >= max {
-                            return Err(exhausted(waited));
-                        }
-                        let wait = self.retry.wait(attempts, retry_after(&resp.headers));
-                        if !self.retry.fits(waited, wait, deadline) {
-                            return Err(exhausted(waited));
-                        }
-                        crate::transport::span::retrying(&node_name, attempts, &resp.status, wait);
-                        tokio::time::sleep(wait).await;
-                        waited += wait;
-                        pos += 1;
-                        continue;
-                    }
-                    if self.cloud && req.kind == RequestKind::Write && has_rf_sentinel(&resp.body) {
-                        self.stale.store(true, Ordering::Release);
-                    }
-                    resp.timing.attempts = attempts;
-                    resp.timing.node = node_name;
-                    return Ok(resp);
-                }
-                Err(e @ Error::Redirect { .. }) => {
-                    // The node answered, with a redirect that is not followed: it is up, and
-                    // another node would not change the answer.
-                    let _ = target.node.answered(took);
-                    return Err(e);
-                }
-                Err(e) => {
-                    let connect = e.is_connect();
-                    target.node.failed(connect, &self.health);
-                    let retryable = match req.kind {
-                        RequestKind::Write => e.is_not_sent(),
-                        RequestKind::Read | RequestKind::Admin => is_transport_error(&e),
-                    };
-                    if !retryable || attempts >= max || std::time::Instant::now() >= deadline {
-                        return Err(e);
-                    }
-                    if self.cloud && connect {
-                        // The node is gone: the leader may have moved. Cheap (one
-                        // CLUSTERSTATUS), and needed on every retry while an election runs.
-                        let seen = self.refreshes();
-                        let _ = self.refresh_with(&req.headers, seen).await;
-                        plan.clear();
-                        if let Ok(p) = self.plan(&req) {
-                            plan = p;
-                        }
-                        // The new plan puts the node that just failed last.
-                        pos = 0;
-                    } else {
-                        pos += 1;
-                    }
-                    // Back off when the next attempt goes to the same node (a write to its
-                    // leader, or a single candidate); fail over at once otherwise.
-                    let same = plan
-                        .get(pos % plan.len().max(1))
-                        .is_none_or(|t| Arc::ptr_eq(&t.node, &target.node));
-                    if same {
-                        let wait = self.retry.wait(attempts, None);
-                        if !self.retry.fits(waited, wait, deadline) {
-                            return Err(e);
-                        }
-                        crate::transport::span::retrying(&node_name, attempts, &e, wait);
-                        tokio::time::sleep(wait).await;
-                        waited += wait;
-                    } else {
-                        crate::transport::span::retrying(&node_name, attempts, &e, Duration::ZERO);
-                    }
-                }
+        Ok(())
+    }
+
+    /// Refreshes the view now (marked stale first, so a failed refresh is retried by the
+    /// next request).
+    async fn force_refresh(&self, headers: &HeaderMap) {
+        let seen = self.refreshes();
+        self.stale.store(true, Ordering::Release);
+        let _ = self.refresh_with(headers, seen).await;
+    }
+
+    /// No node for the request: nothing was sent. Wait, refresh, and let the loop plan
+    /// again; the error when the budget or the deadline is spent.
+    async fn wait_for_plan(&self, call: &mut Call, e: Error) -> Result<()> {
+        call.attempts += 1;
+        let wait = self.retry.wait(call.attempts, None);
+        if !self.cloud
+            || call.attempts >= call.max
+            || !self.retry.fits(call.waited, wait, call.deadline)
+        {
+            return Err(e);
+        }
+        tokio::time::sleep(wait).await;
+        call.waited += wait;
+        self.force_refresh(&call.req.headers).await;
+        Ok(())
+    }
+
+    /// Sends one attempt to `target`, counted on its node.
+    async fn attempt(&self, call: &mut Call, target: &Target) -> (Result<WireResponse>, Duration) {
+        if target.node.availability(Instant::now()) == Availability::Probe {
+            // Claim the probe; when another request holds it, this one still goes (it is
+            // the first candidate left), which is harmless.
+            let _ = target.node.claim_probe();
+        }
+        call.attempts += 1;
+        let mut attempt = self.prepare(&call.req, target);
+        // Each attempt carries the provider's current credential (a token may have renewed).
+        if let Err(e) = crate::auth::resign(&mut attempt).await {
+            return (Err(e), Duration::ZERO);
+        }
+        let flight = target.node.begin(call.req.kind);
+        let res = self.inner.send(attempt).await;
+        (res, flight.elapsed())
+    }
+
+    /// An HTTP answer: refresh once and retry when it says the view is stale, back off on
+    /// 429/503, otherwise the result.
+    async fn on_answer(
+        &self,
+        call: &mut Call,
+        target: &Target,
+        took: Duration,
+        mut resp: WireResponse,
+    ) -> Step {
+        if target.node.answered(took) && self.cloud {
+            // A node came back: it restarted, and leadership may have moved.
+            self.stale.store(true, Ordering::Release);
+        }
+        let status = resp.status.as_u16();
+        if self.cloud && !call.refreshed && is_stale_answer(status, &resp.body) {
+            call.refreshed = true;
+            self.force_refresh(&call.req.headers).await;
+            // A write answered 404 was refused before any update processor ran.
+            let safe = call.req.kind != RequestKind::Write || status == 404;
+            if safe && call.may_retry() {
+                call.plan.clear();
+                return Ok(None);
             }
         }
+        if retries_status(call.req.kind, resp.status) {
+            self.back_off_status(call, target, &resp).await?;
+            return Ok(None);
+        }
+        if self.cloud && call.req.kind == RequestKind::Write && has_rf_sentinel(&resp.body) {
+            self.stale.store(true, Ordering::Release);
+        }
+        resp.timing.attempts = call.attempts;
+        resp.timing.node = node_key(&target.node.url);
+        Ok(Some(resp))
+    }
+
+    /// A 429 or 503 to retry: wait (Retry-After or backoff) and move to the next
+    /// candidate, or [`Error::RetriesExhausted`] when the budget or deadline is spent.
+    async fn back_off_status(
+        &self,
+        call: &mut Call,
+        target: &Target,
+        resp: &WireResponse,
+    ) -> Result<()> {
+        let node = node_key(&target.node.url);
+        let exhausted = |waited| Error::RetriesExhausted {
+            node: node.clone(),
+            status: resp.status.as_u16(),
+            attempts: call.attempts,
+            waited,
+        };
+        if call.attempts >= call.max {
+            return Err(exhausted(call.waited));
+        }
+        let wait = self.retry.wait(call.attempts, retry_after(&resp.headers));
+        if !self.retry.fits(call.waited, wait, call.deadline) {
+            return Err(exhausted(call.waited));
+        }
+        crate::transport::span::retrying(&node, call.attempts, &resp.status, wait);
+        tokio::time::sleep(wait).await;
+        call.waited += wait;
+        call.pos += 1;
+        Ok(())
+    }
+
+    /// A transport error: the node is marked (down after a failed connect); a read or an
+    /// unsent write fails over (refreshing the view after a failed connect in SolrCloud),
+    /// anything else is the result.
+    async fn on_error(&self, call: &mut Call, target: &Target, took: Duration, e: Error) -> Step {
+        if let Error::Redirect { .. } = e {
+            // The node answered, with a redirect that is not followed: it is up, and
+            // another node would not change the answer.
+            let _ = target.node.answered(took);
+            return Err(e);
+        }
+        let connect = e.is_connect();
+        target.node.failed(connect, &self.health);
+        let retryable = match call.req.kind {
+            RequestKind::Write => e.is_not_sent(),
+            RequestKind::Read | RequestKind::Admin => is_transport_error(&e),
+        };
+        if !retryable || !call.may_retry() {
+            return Err(e);
+        }
+        if self.cloud && connect {
+            // The node is gone: the leader may have moved. Cheap (one CLUSTERSTATUS), and
+            // needed on every retry while an election runs. The new plan puts the node
+            // that just failed last.
+            self.force_refresh(&call.req.headers).await;
+            call.plan = self.plan(&call.req).unwrap_or_default();
+            call.pos = 0;
+        } else {
+            call.pos += 1;
+        }
+        self.pause_before_same_node(call, target, e).await?;
+        Ok(None)
+    }
+
+    /// Backs off when the next attempt goes to the same node (a write to its leader, or a
+    /// single candidate); fails over at once otherwise.
+    async fn pause_before_same_node(
+        &self,
+        call: &mut Call,
+        target: &Target,
+        e: Error,
+    ) -> Result<()> {
+        let node = node_key(&target.node.url);
+        let same = call
+            .plan
+            .get(call.pos % call.plan.len().max(1))
+            .is_none_or(|t| Arc::ptr_eq(&t.node, &target.node));
+        if !same {
+            crate::transport::span::retrying(&node, call.attempts, &e, Duration::ZERO);
+            return Ok(());
+        }
+        let wait = self.retry.wait(call.attempts, None);
+        if !self.retry.fits(call.waited, wait, call.deadline) {
+            return Err(e);
+        }
+        crate::transport::span::retrying(&node, call.attempts, &e, wait);
+        tokio::time::sleep(wait).await;
+        call.waited += wait;
+        Ok(())
     }
 }
 

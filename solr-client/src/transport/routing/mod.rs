@@ -8,9 +8,14 @@
 //!
 //! # Layouts
 //! - Standalone leader/follower ([`RoutingBuilder::leader`], [`RoutingBuilder::replica`]):
-//!   both cores are named `bench` in this project's pair mode, so only the node changes.
+//!   both hold the core given to [`RoutingBuilder::collection`] (required), so only the node
+//!   changes.
 //! - SolrCloud ([`RoutingBuilder::cloud_seed`]): the [`ClusterView`] is discovered with
-//!   `CLUSTERSTATUS` over HTTP on the first request and refreshed when stale. An update goes
+//!   `CLUSTERSTATUS` over HTTP on the first request and refreshed when stale. The name given
+//!   to [`RoutingBuilder::collection`] may be a collection or an alias; without one the
+//!   router is admin-only (node-level admin requests go to any live node; a request for a
+//!   collection is [`Error::Config`]). [`SolrClient::cloud`](crate::SolrClient::cloud)
+//!   builds all of it in one line. An update goes
 //!   to the leader core of its shard (compositeId hashing, as SolrJ), chosen from the route
 //!   key the client set before encoding ([`WireRequest::route`]), whatever the body format;
 //!   bodies are never parsed. [`SolrClient`](crate::SolrClient) asks
@@ -18,26 +23,38 @@
 //!   shard, each straight to its leader; a request whose ids span shards anyway goes to the
 //!   leader of the shard holding most of them and Solr forwards the rest. Commits and
 //!   deletes by query carry no key and go to the first shard's leader (Solr distributes
-//!   them). A read goes to the collection path on a replica's node, with
-//!   `shards.preference=replica.location:local` (unless the request sets `shards.preference`
-//!   or `distrib`) so that the chosen replica serves it.
+//!   them). A read goes to the collection (or alias) path on a replica's node, with the
+//!   `shards.preference` of the [`ReplicaPreference`] (default `replica.location:local`;
+//!   not when the request sets `shards.preference` or `distrib`) so that the chosen replica
+//!   serves it; Solr resolves an alias there and fans out to its collections.
+//! - Aliases: writes to an alias go to the leaders of its first collection (where Solr
+//!   writes them); the alias is resolved again at every refresh of the view.
 //!
 //! # When the SolrCloud view is reloaded
-//! Before a request: on first use, when it is older than [`RoutingBuilder::view_max_age`], or
-//! when marked stale (a node came back after being marked down, or an update was answered
+//! In the background every [`RoutingBuilder::view_max_age`] (with a router built by
+//! [`RoutingBuilder::build_shared`]). Before a request: on first use, when it is older than
+//! [`RoutingBuilder::view_max_age`], or when marked stale (a node came back after being marked down, or an update was answered
 //! with the `rf=2147483647` sentinel). During a request: after every failed connect (the
 //! leader may have moved; needed on each retry while an election runs), and once after an
 //! answer saying the view is wrong (404 core not found, 510, or 503 about a leader), followed
 //! by one retry. A node that is not the leader any more still accepts updates and forwards
 //! them, so a stale view costs a hop, not data.
 //!
-//! # Reads ([`ReadPreference`])
+//! # Reads ([`ReplicaPreference`], [`ReadPreference`])
 //! Candidates are tried tier by tier (default: non-leader replicas, then the leader); within a
-//! tier the [`Policy`] orders them. A node that failed to connect is marked down and skipped;
-//! after its backoff ([`HealthPolicy`], doubling per consecutive failure) the next real request
-//! probes it first (one request at a time), or [`Routing::probe`] pings it with `admin/ping`.
-//! Any HTTP answer brings it back. A read or admin request that fails in transport (connect,
+//! tier the [`Policy`] orders them. A read or admin request that fails in transport (connect,
 //! I/O, timeout) fails over to the next node, within the [`RetryPolicy`].
+//!
+//! # Liveness
+//! A node that failed to connect, or that a refreshed SolrCloud view no longer lists as
+//! live, is marked down and skipped; after its backoff ([`HealthPolicy`], doubling per
+//! consecutive failure; fixed with [`RoutingBuilder::liveness_interval`]) the next real
+//! request probes it first (one request at a time), or [`Routing::probe`] checks it (SolrCloud:
+//! `admin/info/health`, which a node answers with success only while it is live in
+//! ZooKeeper; standalone: `{core}/admin/ping`). With a liveness interval and
+//! [`RoutingBuilder::build_shared`], a background task runs [`Routing::probe`] at that
+//! interval, as SolrJ's alive check does: a down node returns to rotation when it answers,
+//! with no request spent on it.
 //!
 //! # 429 and 503
 //! A request (read or write: the one policy of [`retries_status`](super::retries_status), shared with
@@ -85,59 +102,48 @@
 
 use crate::error::UrlText;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, RwLock};
-use std::time::Duration;
+use std::sync::{Arc, Mutex, RwLock, Weak};
+use std::time::{Duration, Instant};
 
-use http::header::AUTHORIZATION;
-use http::{HeaderMap, Method};
+use http::HeaderValue;
 use url::Url;
 
 mod attempt;
+mod liveness;
 mod nodes;
 mod plan;
+mod preference;
+mod refresh;
 
+pub(crate) use nodes::node_key;
 pub use nodes::{HealthPolicy, NodeStats, Policy};
+pub use preference::{ReadPreference, ReplicaPreference};
 
 use super::cloud::ClusterView;
 use super::redirect::Redirects;
 use super::retry::RetryPolicy;
 use super::{
-    BoxFuture, RequestKind, ShardGroup, Timeouts, Transport, TransportStats, WireRequest,
-    WireResponse,
+    BoxFuture, ShardGroup, Timeouts, Transport, TransportStats, WireRequest, WireResponse,
 };
 use crate::error::{Error, Result};
-use nodes::{node_key, Availability, NodePool};
-
-/// Which replicas a read prefers.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum ReadPreference {
-    /// Non-leader replicas first, the leader only when none is reachable. Default.
-    #[default]
-    NonLeader,
-    /// Any replica, leader included, all in one tier.
-    Any,
-    /// The leader first (reads that must see the latest acknowledged write in a pair).
-    Leader,
-    /// This node first (a base URL), then the others as with `NonLeader`.
-    Node(String),
-}
+use nodes::NodePool;
 
 /// Builder of a [`Routing`] decorator.
 #[derive(Debug)]
 #[must_use]
 pub struct RoutingBuilder {
     inner: Arc<dyn Transport>,
-    collection: String,
+    collection: Option<String>,
     leader: Option<UrlText>,
     replicas: Vec<UrlText>,
     seeds: Vec<UrlText>,
     policy: Policy,
-    read_preference: ReadPreference,
+    preference: ReplicaPreference,
     retry: RetryPolicy,
     health: HealthPolicy,
     timeouts: Timeouts,
     view_max_age: Duration,
+    liveness_interval: Option<Duration>,
     max_redirects: u32,
 }
 
@@ -161,9 +167,11 @@ impl RoutingBuilder {
         self
     }
 
-    /// The collection (SolrCloud) or core (standalone). Default `bench`.
+    /// The collection or alias (SolrCloud) or core (standalone). No default: a standalone
+    /// router without one is [`Error::Config`]; a SolrCloud router without one is
+    /// admin-only. The client over the router must name the same collection.
     pub fn collection(mut self, name: impl Into<String>) -> Self {
-        self.collection = name.into();
+        self.collection = Some(name.into());
         self
     }
 
@@ -173,9 +181,16 @@ impl RoutingBuilder {
         self
     }
 
-    /// Read preference. Default [`ReadPreference::NonLeader`].
+    /// Read preference by leadership or node. Default [`ReadPreference::NonLeader`].
     pub fn read_preference(mut self, r: ReadPreference) -> Self {
-        self.read_preference = r;
+        self.preference.order = r;
+        self
+    }
+
+    /// The whole read preference (leadership or node, replica types, `shards.preference`).
+    /// Default [`ReplicaPreference::default`].
+    pub fn replica_preference(mut self, p: ReplicaPreference) -> Self {
+        self.preference = p;
         self
     }
 
@@ -191,9 +206,23 @@ impl RoutingBuilder {
         self
     }
 
-    /// SolrCloud: reload the cluster view before a request when it is older than this, so a
-    /// leader change that no error revealed (a restarted old leader forwards updates to the
-    /// new one) is noticed. Default 30 s.
+    /// Checks every down node at this interval: the backoff becomes this fixed interval,
+    /// and a router built with [`Self::build_shared`] runs [`Routing::probe`] (and the
+    /// timed view refresh) in a background task, started on its first request inside a
+    /// Tokio runtime and ended when the router is dropped. Default none: down nodes are
+    /// probed by the next request after their backoff.
+    pub fn liveness_interval(mut self, every: Duration) -> Self {
+        self.liveness_interval = Some(every);
+        self.health = HealthPolicy::default()
+            .initial_backoff(every)
+            .max_backoff(every);
+        self
+    }
+
+    /// SolrCloud: reload the cluster view when it is older than this (before a request, and
+    /// in the background task of [`Self::build_shared`]), so a leader change that no error
+    /// revealed (a restarted old leader forwards updates to the new one) or an alias swap
+    /// is noticed. Default 30 s.
     pub fn view_max_age(mut self, age: Duration) -> Self {
         self.view_max_age = age;
         self
@@ -216,12 +245,9 @@ impl RoutingBuilder {
         self
     }
 
-    /// Builds the router. An empty node list, a bad URL, or mixing standalone nodes with cloud
-    /// seeds is [`Error::Config`].
+    /// Builds the router. An empty node list, a bad URL, mixing standalone nodes with cloud
+    /// seeds, or standalone nodes without a collection is [`Error::Config`].
     pub fn build(self) -> Result<Routing> {
-        fn parse(u: &UrlText) -> Result<Url> {
-            crate::error::parse_node_url(&u.0)
-        }
         let standalone = self.leader.is_some() || !self.replicas.is_empty();
         if standalone && !self.seeds.is_empty() {
             return Err(Error::Config(
@@ -232,58 +258,95 @@ impl RoutingBuilder {
         if !standalone && self.seeds.is_empty() {
             return Err(Error::Config("routing: the node list is empty".into()));
         }
-        let pool = NodePool::default();
         let (view, seeds) = if standalone {
-            let replicas = self
-                .replicas
-                .iter()
-                .map(parse)
-                .collect::<Result<Vec<_>>>()?;
-            let mut view = match &self.leader {
-                Some(l) => ClusterView::standalone(&self.collection, parse(l)?, replicas),
-                None => {
-                    // Read-only set: no leader, writes get Error::NoNode.
-                    let mut v = ClusterView::standalone(
-                        &self.collection,
-                        replicas[0].clone(),
-                        replicas[1..].to_vec(),
-                    );
-                    v.shards[0].replicas[0].leader = false;
-                    v
-                }
-            };
-            view.live_nodes.clear();
-            (view, Vec::new())
+            (self.standalone_view()?, Vec::new())
         } else {
-            let seeds = self.seeds.iter().map(parse).collect::<Result<Vec<_>>>()?;
-            let mut view = ClusterView::standalone(&self.collection, seeds[0].clone(), Vec::new());
-            view.cloud = true;
-            view.shards.clear();
-            (view, seeds)
+            self.cloud_view()?
         };
+        Ok(self.assemble(view, seeds))
+    }
+
+    /// Builds the router behind an [`Arc`] that knows itself, so that it can run the
+    /// background liveness and refresh task of [`Self::liveness_interval`].
+    pub fn build_shared(self) -> Result<Arc<Routing>> {
+        let mut routing = self.build()?;
+        Ok(Arc::new_cyclic(|me| {
+            routing.me = me.clone();
+            routing
+        }))
+    }
+
+    fn standalone_view(&self) -> Result<ClusterView> {
+        let replicas = self
+            .replicas
+            .iter()
+            .map(parse)
+            .collect::<Result<Vec<_>>>()?;
+        let leader = self.leader.as_ref().map(parse).transpose()?;
+        let Some(core) = &self.collection else {
+            return Err(Error::Config(
+                "routing: standalone nodes need the core: call .collection(\"name\"); there \
+                 is no default"
+                    .into(),
+            ));
+        };
+        let mut view = match leader {
+            Some(l) => ClusterView::standalone(core, l, replicas),
+            None => {
+                // Read-only set: no leader, writes get Error::NoNode.
+                let mut v =
+                    ClusterView::standalone(core, replicas[0].clone(), replicas[1..].to_vec());
+                v.shards[0].replicas[0].leader = false;
+                v
+            }
+        };
+        view.live_nodes.clear();
+        Ok(view)
+    }
+
+    fn cloud_view(&self) -> Result<(ClusterView, Vec<Url>)> {
+        let seeds = self.seeds.iter().map(parse).collect::<Result<Vec<_>>>()?;
+        let name = self.collection.as_deref().unwrap_or_default();
+        let mut view = ClusterView::standalone(name, seeds[0].clone(), Vec::new());
+        view.cloud = true;
+        view.shards.clear();
+        Ok((view, seeds))
+    }
+
+    fn assemble(self, view: ClusterView, seeds: Vec<Url>) -> Routing {
+        let pool = NodePool::default();
         for u in view.nodes().iter().chain(&seeds) {
             pool.get(u);
         }
         let cloud = !seeds.is_empty();
-        Ok(Routing {
+        Routing {
             // Redirects are decided per node, before the router could re-route a hop.
             inner: Arc::new(Redirects::new(self.inner, self.max_redirects)),
             pool,
             view: RwLock::new(Arc::new(view)),
             seeds,
             cloud,
+            collection: self.collection,
             stale: AtomicBool::new(cloud),
             refresh_lock: tokio::sync::Mutex::new(()),
             refreshes: AtomicU64::new(0),
-            refreshed_at: std::sync::Mutex::new(None),
+            refreshed_at: Mutex::new(None),
             view_max_age: self.view_max_age,
+            liveness_interval: self.liveness_interval,
             policy: self.policy,
-            read_preference: self.read_preference,
+            preference: self.preference,
             retry: self.retry,
             health: self.health,
             timeouts: self.timeouts,
-        })
+            auth: Mutex::new(None),
+            me: Weak::new(),
+            ticking: AtomicBool::new(false),
+        }
     }
+}
+
+fn parse(u: &UrlText) -> Result<Url> {
+    crate::error::parse_node_url(&u.0)
 }
 
 /// The routing decorator. See the module docs.
@@ -294,16 +357,25 @@ pub struct Routing {
     view: RwLock<Arc<ClusterView>>,
     seeds: Vec<Url>,
     cloud: bool,
+    /// The collection, alias or core; None: an admin-only SolrCloud router.
+    collection: Option<String>,
     stale: AtomicBool,
     refresh_lock: tokio::sync::Mutex<()>,
     refreshes: AtomicU64,
-    refreshed_at: std::sync::Mutex<Option<std::time::Instant>>,
+    refreshed_at: Mutex<Option<Instant>>,
     view_max_age: Duration,
+    liveness_interval: Option<Duration>,
     policy: Policy,
-    read_preference: ReadPreference,
+    preference: ReplicaPreference,
     retry: RetryPolicy,
     health: HealthPolicy,
     timeouts: Timeouts,
+    /// The `Authorization` of the latest request (marked sensitive: Debug hides it), for
+    /// the router's own background requests.
+    auth: Mutex<Option<HeaderValue>>,
+    /// Itself, when built by [`RoutingBuilder::build_shared`] (for the background task).
+    me: Weak<Routing>,
+    ticking: AtomicBool,
 }
 
 impl Routing {
@@ -311,16 +383,17 @@ impl Routing {
     pub fn builder(inner: Arc<dyn Transport>) -> RoutingBuilder {
         RoutingBuilder {
             inner,
-            collection: "bench".into(),
+            collection: None,
             leader: None,
             replicas: Vec::new(),
             seeds: Vec::new(),
             policy: Policy::default(),
-            read_preference: ReadPreference::default(),
+            preference: ReplicaPreference::default(),
             retry: RetryPolicy::default(),
             health: HealthPolicy::default(),
             timeouts: Timeouts::default(),
             view_max_age: Duration::from_secs(30),
+            liveness_interval: None,
             max_redirects: 0,
         }
     }
@@ -343,9 +416,19 @@ impl Routing {
         Arc::clone(&self.view.read().unwrap_or_else(|e| e.into_inner()))
     }
 
+    /// The collection, alias or core the router serves; None for an admin-only router.
+    pub fn collection(&self) -> Option<&str> {
+        self.collection.as_deref()
+    }
+
     /// How many times the SolrCloud view was (re)loaded.
     pub fn refreshes(&self) -> u64 {
         self.refreshes.load(Ordering::Acquire)
+    }
+
+    /// When the SolrCloud view was last loaded; None before the first load.
+    pub fn refreshed_at(&self) -> Option<Instant> {
+        *self.refreshed_at.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The selection policy.
@@ -353,136 +436,12 @@ impl Routing {
         self.policy
     }
 
-    /// Reloads the SolrCloud view with CLUSTERSTATUS from the first node that answers
-    /// (known nodes that are up first, then the seeds). A no-op for a standalone set.
-    pub async fn refresh(&self) -> Result<()> {
-        self.refresh_with(&HeaderMap::new(), self.refreshes()).await
-    }
-
-    async fn refresh_with(&self, headers: &HeaderMap, seen: u64) -> Result<()> {
-        if !self.cloud {
-            return Ok(());
-        }
-        let _guard = self.refresh_lock.lock().await;
-        if self.refreshes() != seen {
-            // Someone else refreshed while this request waited for the lock.
-            return Ok(());
-        }
-        let mut candidates: Vec<Url> = self.view().nodes();
-        for s in &self.seeds {
-            if !candidates.contains(s) {
-                candidates.push(s.clone());
-            }
-        }
-        let nodes = candidates.iter().map(|u| self.pool.get(u)).collect();
-        let ordered = self.pool.order(nodes, Policy::RoundRobin);
-        let collection = self.view().collection.clone();
-        let mut last = Error::NoNode("no node to ask for the cluster state".into());
-        for node in ordered {
-            let mut req = self.admin_request(&node.url, "admin/collections", headers);
-            req.query = vec![
-                ("action".into(), "CLUSTERSTATUS".into()),
-                ("collection".into(), collection.clone()),
-                ("wt".into(), "json".into()),
-            ];
-            crate::auth::resign(&mut req).await?;
-            let flight = node.begin(RequestKind::Admin);
-            let res = self.inner.send(req).await;
-            let took = flight.elapsed();
-            drop(flight);
-            match res {
-                Ok(resp) => {
-                    let _ = node.answered(took);
-                    if !resp.status.is_success() {
-                        last = Error::UnexpectedResponse {
-                            node: node_key(&node.url),
-                            status: resp.status.as_u16(),
-                            content_type: None,
-                            snippet: crate::error::snippet(&resp.body, 200),
-                        };
-                        continue;
-                    }
-                    match ClusterView::from_cluster_status(&collection, &resp.body, &node.url) {
-                        Ok(view) => {
-                            for u in view.nodes() {
-                                self.pool.get(&u);
-                            }
-                            *self.view.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(view);
-                            self.stale.store(false, Ordering::Release);
-                            *self.refreshed_at.lock().unwrap_or_else(|e| e.into_inner()) =
-                                Some(std::time::Instant::now());
-                            self.refreshes.fetch_add(1, Ordering::AcqRel);
-                            return Ok(());
-                        }
-                        Err(e) => last = e,
-                    }
-                }
-                Err(e) => {
-                    node.failed(e.is_connect(), &self.health);
-                    last = e;
-                }
-            }
-        }
-        Err(last)
-    }
-
-    fn admin_request(&self, node: &Url, path: &str, headers: &HeaderMap) -> WireRequest {
-        let mut h = HeaderMap::new();
-        if let Some(a) = headers.get(AUTHORIZATION) {
-            h.insert(AUTHORIZATION, a.clone());
-        }
-        WireRequest {
-            method: Method::GET,
-            node: node.clone(),
-            path: path.to_string(),
-            query: vec![("wt".into(), "json".into())],
-            headers: h,
-            body: bytes::Bytes::new(),
-            kind: RequestKind::Admin,
-            timeouts: self.timeouts,
-            max_response_bytes: 64 * 1024 * 1024,
-            deadline: None,
-            route: None,
-        }
-    }
-
-    /// Pings (`{collection}/admin/ping`) every node that is down and whose backoff has
-    /// elapsed; a node that answers at all is up again. Returns how many came back.
-    pub async fn probe(&self) -> usize {
-        let collection = self.view().collection.clone();
-        let now = std::time::Instant::now();
-        let mut back = 0;
-        let nodes: Vec<Url> = self.view().nodes();
-        for u in nodes {
-            let node = self.pool.get(&u);
-            if node.availability(now) != Availability::Probe || !node.claim_probe() {
-                continue;
-            }
-            let req =
-                self.admin_request(&u, &format!("{collection}/admin/ping"), &HeaderMap::new());
-            let flight = node.begin(RequestKind::Admin);
-            let res = self.inner.send(req).await;
-            let took = flight.elapsed();
-            drop(flight);
-            match res {
-                Ok(_) => {
-                    node.answered(took);
-                    self.stale.store(self.cloud, Ordering::Release);
-                    back += 1;
-                }
-                Err(e) => node.failed(e.is_connect(), &self.health),
-            }
-        }
-        back
-    }
-
     fn view_too_old(&self) -> bool {
-        self.refreshed_at
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+        self.refreshed_at()
             .is_none_or(|t| t.elapsed() > self.view_max_age)
     }
 }
+
 impl Transport for Routing {
     fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
         Box::pin(self.route(req))
@@ -508,8 +467,10 @@ impl Transport for Routing {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::{composite_id_hash, RouteKey};
+    use crate::transport::{composite_id_hash, RequestKind, RouteKey};
     use crate::TransportKind;
+    use http::{HeaderMap, Method};
+    use nodes::node_key;
 
     fn inner() -> Arc<dyn Transport> {
         TransportKind::Pooled
@@ -534,12 +495,60 @@ mod tests {
             Routing::builder(inner()).leader("ftp://x").build(),
             Err(Error::Config(_))
         ));
+        // A standalone router has no default core.
+        let no_core = Routing::builder(inner())
+            .leader("http://127.0.0.1:1/solr")
+            .build();
+        assert!(matches!(no_core, Err(Error::Config(m)) if m.contains(".collection(")));
+    }
+
+    #[tokio::test]
+    async fn an_admin_only_router_refuses_collection_requests_unsent() {
+        let inner = Arc::new(TwoShards::default());
+        let r = Routing::builder(inner.clone())
+            .cloud_seed("http://127.0.0.1:1/solr")
+            .build()
+            .expect("builds");
+        let req = |kind, path: &str| WireRequest {
+            method: Method::GET,
+            node: Url::parse("http://127.0.0.1:1/solr").expect("url"),
+            path: path.into(),
+            query: Vec::new(),
+            headers: HeaderMap::new(),
+            body: bytes::Bytes::new(),
+            kind,
+            timeouts: Timeouts::default(),
+            max_response_bytes: 1 << 20,
+            deadline: None,
+            route: None,
+        };
+        for (kind, path) in [
+            (RequestKind::Read, "/select"),
+            (RequestKind::Write, "/update"),
+            (RequestKind::Admin, "/admin/ping"),
+        ] {
+            let e = r.send(req(kind, path)).await.expect_err("no collection");
+            assert!(
+                matches!(&e, Error::Config(m) if m.contains("admin-only")),
+                "{e}"
+            );
+        }
+        assert_eq!(inner.sent.lock().expect("lock").len(), 0);
+        let ok = r.send(req(RequestKind::Admin, "admin/info/system")).await;
+        assert_eq!(ok.expect("node-level admin").status, http::StatusCode::OK);
+        // One request, to one of the live nodes CLUSTERSTATUS listed.
+        let sent = inner.sent.lock().expect("lock").clone();
+        assert_eq!(sent.len(), 1);
+        assert_eq!(sent[0].1, "admin/info/system");
+        let live = ["http://127.0.0.1:1/solr", "http://127.0.0.1:2/solr"];
+        assert!(live.contains(&sent[0].0.as_str()), "{sent:?}");
     }
 
     #[tokio::test]
     async fn writes_without_a_leader_are_no_node_errors() {
         let r = Routing::builder(inner())
             .replica("http://127.0.0.1:1/solr")
+            .collection("bench")
             .build()
             .expect("builds");
         let req = WireRequest {
@@ -609,6 +618,7 @@ mod tests {
         let inner = Arc::new(TwoShards::default());
         let r = Routing::builder(inner.clone())
             .cloud_seed("http://127.0.0.1:1/solr")
+            .collection("bench")
             .build()
             .expect("builds");
         // Ids of each shard, by the hash ranges above (negative hashes are shard1's).

@@ -206,7 +206,7 @@ impl NodeState {
         }
     }
 
-    #[cfg(test)]
+    /// False while the node is marked down.
     pub(crate) fn is_up(&self) -> bool {
         !self.health().down
     }
@@ -256,9 +256,15 @@ impl NodeState {
     pub(crate) fn failed(&self, connect: bool, policy: &HealthPolicy) {
         self.failed.fetch_add(1, Ordering::Relaxed);
         self.probing.store(false, Ordering::Release);
-        if !connect {
-            return;
+        if connect {
+            self.mark_down(policy);
         }
+    }
+
+    /// Marks the node down (a failed connect or probe, or a cluster state that does not list
+    /// it as live) and schedules its next probe with exponential backoff.
+    pub(crate) fn mark_down(&self, policy: &HealthPolicy) {
+        self.probing.store(false, Ordering::Release);
         let mut h = self.health();
         if !h.down {
             self.marked_down.fetch_add(1, Ordering::Relaxed);

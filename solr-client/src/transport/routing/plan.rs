@@ -1,6 +1,6 @@
 //! Planning: which node (and, for a SolrCloud update, which core) each attempt of a request
 //! goes to. Writes go to the leader of the shard their route key names or hashes to (the
-//! body is never read); reads go tier by tier through the replicas the [`ReadPreference`]
+//! body is never read); reads go tier by tier through the replicas the [`ReplicaPreference`](super::ReplicaPreference)
 //! prefers, each tier ordered by the [`Policy`](super::Policy). Also the shard lookups the
 //! client asks before sending a batch ([`Routing::shard_of`], [`Routing::split_by_shard`],
 //! [`Transport::shard_groups`](crate::transport::Transport::shard_groups)), which share one
@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use url::Url;
 
-use super::nodes::{node_key, NodeState};
-use super::{ReadPreference, Routing};
+use super::nodes::NodeState;
+use super::Routing;
 use crate::error::{Error, Result};
 use crate::transport::cloud::{ClusterView, ReplicaInfo, ShardInfo};
 use crate::transport::{RequestKind, RouteKey, ShardGroup, WireRequest};
@@ -109,51 +109,55 @@ impl Routing {
     pub(super) fn plan(&self, req: &WireRequest) -> Result<Vec<Target>> {
         let view = self.view();
         if req.kind == RequestKind::Write {
-            let shard = self.write_shard(&view, req)?;
-            let leader = shard.leader().ok_or_else(|| {
-                Error::NoNode(format!(
-                    "shard {} of {} has no live leader",
-                    shard.name, view.collection
-                ))
-            })?;
-            return Ok(vec![Target {
-                node: self.pool.get(&leader.base_url),
-                core: view.cloud.then(|| leader.core.clone()),
-            }]);
+            return self.plan_write(&view, req);
         }
-        let replicas: Vec<_> = view
-            .shards
-            .iter()
-            .filter(|s| s.active)
-            .flat_map(|s| &s.replicas)
-            .collect();
-        let usable: Vec<_> = if replicas.iter().any(|r| r.usable) {
-            replicas.iter().filter(|r| r.usable).copied().collect()
+        let node_level = !req.path.starts_with(&format!("{}/", view.collection));
+        if req.kind == RequestKind::Admin && (node_level || view.shards.is_empty()) {
+            // Node-level admin (Collections API, system info): any node, up ones first.
+            let mut nodes: Vec<Url> = view.nodes();
+            nodes.extend(
+                self.seeds
+                    .iter()
+                    .filter(|s| !nodes.contains(s))
+                    .cloned()
+                    .collect::<Vec<_>>(),
+            );
+            return self.targets(vec![nodes]);
+        }
+        let replicas: Vec<&ReplicaInfo> = view.read_replicas().collect();
+        let usable: Vec<&ReplicaInfo> = if replicas.iter().any(|r| r.usable) {
+            replicas.into_iter().filter(|r| r.usable).collect()
         } else {
             replicas
         };
-        let urls = |pred: &dyn Fn(&ReplicaInfo) -> bool| -> Vec<Url> {
-            let mut v: Vec<Url> = Vec::new();
-            for r in usable.iter().filter(|r| pred(r)) {
-                if !v.contains(&r.base_url) {
-                    v.push(r.base_url.clone());
-                }
-            }
-            v
-        };
-        let tiers: Vec<Vec<Url>> = match &self.read_preference {
-            ReadPreference::NonLeader => vec![urls(&|r| !r.leader), urls(&|_| true)],
-            ReadPreference::Any => vec![urls(&|_| true)],
-            ReadPreference::Leader => vec![urls(&|r| r.leader), urls(&|_| true)],
-            ReadPreference::Node(n) => {
-                let key = n.trim_end_matches('/');
-                vec![
-                    urls(&|r| node_key(&r.base_url) == key),
-                    urls(&|r| !r.leader),
-                    urls(&|_| true),
-                ]
-            }
-        };
+        let tiers = self
+            .preference
+            .tiers()
+            .iter()
+            .map(|pred| distinct_nodes(usable.iter().copied().filter(|r| pred(r))))
+            .collect();
+        self.targets(tiers)
+            .map_err(|_| Error::NoNode(format!("{} has no replica", view.collection)))
+    }
+
+    /// A write: the leader (node and core) of its shard.
+    fn plan_write(&self, view: &ClusterView, req: &WireRequest) -> Result<Vec<Target>> {
+        let shard = self.write_shard(view, req)?;
+        let leader = shard.leader().ok_or_else(|| {
+            Error::NoNode(format!(
+                "shard {} of {} has no live leader",
+                shard.name, view.collection
+            ))
+        })?;
+        Ok(vec![Target {
+            node: self.pool.get(&leader.base_url),
+            core: view.cloud.then(|| leader.core.clone()),
+        }])
+    }
+
+    /// Targets tier by tier, each node once (in its first tier), each tier ordered by the
+    /// policy. No node at all is [`Error::NoNode`].
+    fn targets(&self, tiers: Vec<Vec<Url>>) -> Result<Vec<Target>> {
         let mut seen: Vec<Url> = Vec::new();
         let mut out = Vec::new();
         for tier in tiers {
@@ -164,18 +168,25 @@ impl Routing {
                     seen.push(u);
                 }
             }
-            out.extend(
-                self.pool
-                    .order(fresh, self.policy)
-                    .into_iter()
-                    .map(|node| Target { node, core: None }),
-            );
+            let ordered = self.pool.order(fresh, self.policy);
+            out.extend(ordered.into_iter().map(|node| Target { node, core: None }));
         }
         if out.is_empty() {
-            return Err(Error::NoNode(format!("{} has no replica", view.collection)));
+            return Err(Error::NoNode("no node is known".into()));
         }
         Ok(out)
     }
+}
+
+/// The distinct node URLs of `replicas`, in order.
+fn distinct_nodes<'a>(replicas: impl Iterator<Item = &'a ReplicaInfo>) -> Vec<Url> {
+    let mut v: Vec<Url> = Vec::new();
+    for r in replicas {
+        if !v.contains(&r.base_url) {
+            v.push(r.base_url.clone());
+        }
+    }
+    v
 }
 
 /// True when a document's shard follows from its id: a compositeId collection hashing the
@@ -220,7 +231,7 @@ mod tests {
                 "n2":{"core":"bench_shard2_replica_n2","node_name":"127.0.0.1:1_solr","type":"NRT","state":"active","leader":"true"}}}
         }}}}});
         let seed = Url::parse("http://127.0.0.1:1/solr").expect("url");
-        ClusterView::from_cluster_status("bench", status.to_string().as_bytes(), &seed)
+        ClusterView::from_cluster_status(Some("bench"), status.to_string().as_bytes(), &seed)
             .expect("parses")
     }
 
