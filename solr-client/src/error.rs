@@ -92,6 +92,45 @@ pub enum Error {
         /// The handshake error.
         source: std::io::Error,
     },
+    /// The server refused the TLS handshake over the client certificate (mutual TLS): it
+    /// asked for one and none is configured, or it did not accept the one sent.
+    #[error("{}: TLS client certificate: {problem}", redact(node))]
+    ClientCertificate {
+        /// The node's base URL.
+        node: String,
+        /// What the server refused.
+        problem: crate::transport::ClientCertProblem,
+    },
+    /// The HTTP proxy refused to open a tunnel to the node: its answer to `CONNECT` was not
+    /// a 2xx (407, asking for credentials, is [`Error::ProxyAuth`]).
+    #[error(
+        "{}: proxy {} refused CONNECT: {status} {}",
+        redact(node),
+        redact(proxy),
+        redact(reason)
+    )]
+    ProxyRefused {
+        /// The node's base URL.
+        node: String,
+        /// The proxy's URL.
+        proxy: String,
+        /// The proxy's status code.
+        status: u16,
+        /// The proxy's reason phrase.
+        reason: String,
+    },
+    /// The HTTP proxy asked for credentials (407, or 401 to `CONNECT`): none were configured
+    /// ([`crate::Proxy::credentials`]) or it refused the ones sent. The message never shows them.
+    #[error("{}: proxy {} requires authentication (407){}", redact(node), redact(proxy),
+        if *credentials_sent { "; it refused the credentials sent" } else { "; no proxy credentials are configured" })]
+    ProxyAuth {
+        /// The node's base URL.
+        node: String,
+        /// The proxy's URL.
+        proxy: String,
+        /// Whether credentials were sent (and refused).
+        credentials_sent: bool,
+    },
     /// A configured timeout fired.
     #[error("{}: {phase} timeout after {after:?}", redact(node))]
     Timeout {
@@ -286,6 +325,9 @@ impl Error {
             Error::Dns { .. } => "Dns",
             Error::Connect { .. } => "Connect",
             Error::Tls { .. } => "Tls",
+            Error::ClientCertificate { .. } => "ClientCertificate",
+            Error::ProxyRefused { .. } => "ProxyRefused",
+            Error::ProxyAuth { .. } => "ProxyAuth",
             Error::Timeout { .. } => "Timeout",
             Error::Io { .. } => "Io",
             Error::Solr { .. } => "Solr",
@@ -308,11 +350,17 @@ impl Error {
         matches!(self, Error::Timeout { .. })
     }
 
-    /// True when no connection could be made (DNS, TCP connect, TLS handshake).
+    /// True when no connection could be made (DNS, TCP connect, TLS handshake, a client
+    /// certificate the server refused, a proxy that refused or wanted credentials).
     pub fn is_connect(&self) -> bool {
         matches!(
             self,
-            Error::Dns { .. } | Error::Connect { .. } | Error::Tls { .. }
+            Error::Dns { .. }
+                | Error::Connect { .. }
+                | Error::Tls { .. }
+                | Error::ClientCertificate { .. }
+                | Error::ProxyRefused { .. }
+                | Error::ProxyAuth { .. }
         ) || matches!(
             self,
             Error::Timeout {
@@ -344,6 +392,9 @@ impl Error {
             Error::Dns { node, .. }
             | Error::Connect { node, .. }
             | Error::Tls { node, .. }
+            | Error::ClientCertificate { node, .. }
+            | Error::ProxyRefused { node, .. }
+            | Error::ProxyAuth { node, .. }
             | Error::Timeout { node, .. }
             | Error::Io { node, .. }
             | Error::Solr { node, .. }
@@ -535,6 +586,33 @@ impl std::fmt::Debug for Error {
                 .debug_struct("Tls")
                 .field("node", &Quoted(node))
                 .field("source", &scrub(source))
+                .finish(),
+            Error::ClientCertificate { node, problem } => f
+                .debug_struct("ClientCertificate")
+                .field("node", &Quoted(node))
+                .field("problem", problem)
+                .finish(),
+            Error::ProxyRefused {
+                node,
+                proxy,
+                status,
+                reason,
+            } => f
+                .debug_struct("ProxyRefused")
+                .field("node", &Quoted(node))
+                .field("proxy", &Quoted(proxy))
+                .field("status", status)
+                .field("reason", &Quoted(reason))
+                .finish(),
+            Error::ProxyAuth {
+                node,
+                proxy,
+                credentials_sent,
+            } => f
+                .debug_struct("ProxyAuth")
+                .field("node", &Quoted(node))
+                .field("proxy", &Quoted(proxy))
+                .field("credentials_sent", credentials_sent)
                 .finish(),
             Error::Timeout { node, phase, after } => f
                 .debug_struct("Timeout")

@@ -165,6 +165,6 @@ pub use response::{
 };
 pub use timing::{HttpVersion, Timing};
 pub use transport::{
-    RequestKind, RouteKey, ShardGroup, Timeouts, TlsOptions, Transport, TransportKind, WireRequest,
-    WireResponse,
+    ClientCertProblem, Identity, NoProxy, Proxy, RequestKind, RouteKey, ShardGroup, Timeouts,
+    TlsOptions, Transport, TransportKind, WireRequest, WireResponse,
 };
