@@ -2,7 +2,7 @@
 # Starts real Apache Solr 9.10.1 nodes (from Maven Central artifacts) on 127.0.0.1.
 #
 #   solr.sh setup
-#   solr.sh start standalone|pair|cloud [--name NAME] [--tls] [--heap 512m] [--jvm-opts "..."]
+#   solr.sh start standalone|pair|cloud [--name NAME] [--tls [--client-auth]] [--heap 512m] [--jvm-opts "..."]
 #           [--java-home DIR] [--poll-interval SECS] [--idle-timeout-ms MS]
 #           [--auto-commit-ms MS] [--auto-soft-commit-ms MS] [--vector-dim N]
 #           [--gzip-inflate] [--timeout SECS] [--port BASE] [--shards N] [--replicas N]
@@ -15,6 +15,11 @@
 # stdout (start, start-node, urls) is machine-readable:
 #   node <NODE> <BASE_URL>        one line per Solr node, e.g. node leader http://127.0.0.1:41234/solr
 #   ca <ABS PATH OF ca.pem>       only with --tls
+# --client-auth (standalone, with --tls): Jetty requires a client certificate signed by the
+# local CA (the launcher's equivalent of the distribution's SOLR_SSL_NEED_CLIENT_AUTH=true),
+# and security.json turns on Solr's CertAuthPlugin. Client certificates made at set-up, in
+# run/tls/: client-{rsa,ec,pkcs8}.{pem,key} (keys PKCS#1 RSA, SEC1 EC, PKCS#8), and
+# wrong-ca-client.{pem,key} from a second CA the node does not trust.
 # Everything else goes to stderr. State, data and logs: local-solr/run/NAME/
 #   nodes.tsv  tab-separated, no header: node port pid base_url
 #   zk.port    (cloud) ZooKeeper port; ZK itself is the pseudo node "zk" for stop/kill/start-node.
@@ -212,6 +217,36 @@ EOF
   rm -rf "$TLS_DIR"; mv "$tmp" "$TLS_DIR"
 }
 
+# gen_client_tls: client certificates of the local CA (one per key format) and one of a
+# second CA nobody trusts; added beside an existing CA, idempotent.
+gen_client_tls() {
+  [[ -f "$TLS_DIR/wrong-ca-client.pem" ]] && return 0
+  log "generating client certificates in $TLS_DIR"
+  (
+    cd "$TLS_DIR"
+    printf '%s\n' "basicConstraints = critical, CA:FALSE" "keyUsage = critical, digitalSignature" \
+      "extendedKeyUsage = clientAuth" >client.ext
+    openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out client-pkcs8.key 2>/dev/null
+    openssl genrsa -traditional -out client-rsa.key 2048 2>/dev/null
+    openssl ecparam -name prime256v1 -genkey -noout -out client-ec.key
+    openssl req -x509 -new -newkey rsa:2048 -nodes -sha256 -days 3650 -subj "/CN=solrbench wrong CA" \
+      -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign" \
+      -keyout wrong-ca.key -out wrong-ca.pem 2>/dev/null
+    openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out wrong-ca-client.key 2>/dev/null
+    local k ca
+    for k in client-pkcs8 client-rsa client-ec wrong-ca-client; do
+      ca=ca; [[ "$k" == wrong-ca-client ]] && ca=wrong-ca
+      openssl req -new -key "$k.key" -subj "/CN=solrbench-$k" -out "$k.csr" 2>/dev/null
+      openssl x509 -req -sha256 -days 3650 -in "$k.csr" -CA "$ca.pem" -CAkey "$ca.key" \
+        -set_serial "0x$(openssl rand -hex 8)" -extfile client.ext -out "$k.pem" 2>/dev/null
+      rm -f "$k.csr"
+    done
+    openssl verify -CAfile ca.pem client-rsa.pem client-ec.pem client-pkcs8.pem >/dev/null
+    rm -f client.ext wrong-ca.key
+    chmod 600 ./*.key
+  ) || { rm -f "$TLS_DIR"/client-* "$TLS_DIR"/wrong-ca*; die "client certificate generation failed"; }
+}
+
 cmd_setup() {
   install_prereqs
   mkdir -p "$RUN/.locks"
@@ -219,13 +254,14 @@ cmd_setup() {
   flock -w 600 8 || die "timed out waiting for another setup"
   build_launcher
   gen_tls
+  gen_client_tls
   exec 8>&-
 }
 
 # ---------------------------------------------------------------- instance config
 
 # Instance settings (saved to run/NAME/instance.env, reused by start-node).
-MODE=""; TLS=0; HEAP=512m; JVM_OPTS=""; JAVA_HOME_OPT=""; POLL=5; IDLE_MS=120000
+MODE=""; TLS=0; CLIENT_AUTH=0; HEAP=512m; JVM_OPTS=""; JAVA_HOME_OPT=""; POLL=5; IDLE_MS=120000
 AUTO_COMMIT=-1; AUTO_SOFT_COMMIT=-1; VDIM=768; GZIP_INFLATE=0; START_TIMEOUT="${SOLR_SH_START_TIMEOUT:-120}"
 PORT_BASE=0   # 0: ports picked by the kernel; else node i gets PORT_BASE+i-1, ZooKeeper PORT_BASE+10
 SHARDS=1; REPLICAS=2   # cloud: collection bench has SHARDS shards x REPLICAS replicas
@@ -236,7 +272,7 @@ REPLICA_TYPES=""
 save_env() {
   local f="$RUN/$1/instance.env"
   {
-    for v in MODE TLS HEAP JVM_OPTS JAVA_HOME_OPT POLL IDLE_MS AUTO_COMMIT AUTO_SOFT_COMMIT VDIM GZIP_INFLATE START_TIMEOUT PORT_BASE SHARDS REPLICAS REPLICA_TYPES; do
+    for v in MODE TLS CLIENT_AUTH HEAP JVM_OPTS JAVA_HOME_OPT POLL IDLE_MS AUTO_COMMIT AUTO_SOFT_COMMIT VDIM GZIP_INFLATE START_TIMEOUT PORT_BASE SHARDS REPLICAS REPLICA_TYPES; do
       printf '%s=%q\n' "$v" "${!v}"
     done
   } >"$f"
@@ -248,7 +284,7 @@ load_env() {
   source "$f"
 }
 signature() {
-  local sig="$MODE|$TLS|$HEAP|$JVM_OPTS|$JAVA_HOME_OPT|$POLL|$IDLE_MS|$AUTO_COMMIT|$AUTO_SOFT_COMMIT|$VDIM|$GZIP_INFLATE|${PORT_BASE:-0}"
+  local sig="$MODE|$TLS|$CLIENT_AUTH|$HEAP|$JVM_OPTS|$JAVA_HOME_OPT|$POLL|$IDLE_MS|$AUTO_COMMIT|$AUTO_SOFT_COMMIT|$VDIM|$GZIP_INFLATE|${PORT_BASE:-0}"
   # The default layout (1 x 2) keeps the signature instances had before --shards/--replicas.
   [[ "${SHARDS:-1}|${REPLICAS:-2}" == "1|2" ]] || sig+="|${SHARDS}x${REPLICAS}"
   [[ -z "${REPLICA_TYPES:-}" ]] || sig+="|${REPLICA_TYPES}"
@@ -273,6 +309,7 @@ base_url() { echo "$(scheme)://127.0.0.1:$1/solr"; }
 scurl() {
   local args=(-sS --max-time "${CURL_MAX_TIME:-10}")
   [[ "$TLS" == 1 ]] && args+=(--cacert "$TLS_DIR/ca.pem")
+  [[ "$CLIENT_AUTH" == 1 ]] && args+=(--cert "$TLS_DIR/client-pkcs8.pem" --key "$TLS_DIR/client-pkcs8.key")
   curl "${args[@]}" "$@" 2>/dev/null || true
 }
 
@@ -296,6 +333,7 @@ write_node_home() {
   local nd; nd="$(node_dir "$name" "$node")"
   mkdir -p "$nd/home" "$nd/logs"
   cp "$ROOT/conf/solr.xml" "$nd/home/solr.xml"
+  [[ "$CLIENT_AUTH" == 1 ]] && echo '{"authentication":{"class":"solr.CertAuthPlugin"}}' >"$nd/home/security.json"
   [[ "$MODE" == cloud ]] && return 0
   mkdir -p "$nd/home/bench"
   {
@@ -366,6 +404,7 @@ spawn_node() {
   local args=(--home "$nd/home" --port "$port" --port-file "$nd/port.new"
     --idle-timeout-ms "$IDLE_MS" --gzip-inflate-buffer "$([[ "$GZIP_INFLATE" == 1 ]] && echo 65536 || echo 0)")
   [[ "$TLS" == 1 ]] && args+=(--keystore "$TLS_DIR/server.p12" --keystore-password-file "$TLS_DIR/password")
+  [[ "$CLIENT_AUTH" == 1 ]] && args+=(--client-auth-truststore "$TLS_DIR/truststore.p12")
   [[ "$MODE" == cloud ]] && args+=(--zk-host "127.0.0.1:$(node_port "$name" zk)")
   spawn_jvm "$name" "$node" dev.solrbench.Node "${args[@]}"
 }
@@ -564,6 +603,7 @@ cmd_start() {
     case "$1" in
       --name) name="${2:?--name needs a value}"; shift 2 ;;
       --tls) TLS=1; shift ;;
+      --client-auth) CLIENT_AUTH=1; shift ;;
       --heap) HEAP="${2:?}"; shift 2 ;;
       --jvm-opts) JVM_OPTS="${2?}"; shift 2 ;;
       --java-home) JAVA_HOME_OPT="${2:?}"; shift 2 ;;
@@ -582,6 +622,8 @@ cmd_start() {
     esac
   done
   [[ "$name" =~ ^[A-Za-z0-9_.-]+$ && "$name" != tls ]] || die "bad instance name '$name'"
+  [[ "$CLIENT_AUTH" == 0 || ( "$TLS" == 1 && "$MODE" == standalone ) ]] \
+    || die "--client-auth needs --tls and standalone mode"
   local n
   for n in POLL IDLE_MS VDIM START_TIMEOUT PORT_BASE; do [[ "${!n}" =~ ^[0-9]+$ ]] || die "--${n,,} must be a non-negative integer"; done
   for n in AUTO_COMMIT AUTO_SOFT_COMMIT; do [[ "${!n}" =~ ^-?[0-9]+$ ]] || die "commit intervals must be integers (ms, -1 = off)"; done

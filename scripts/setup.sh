@@ -2,8 +2,9 @@
 # Installs what the project needs on a fresh Debian machine (idempotent): Java 17 and Maven
 # for the local Solr, openssl for its TLS material, libpcap for the pcap witness, curl,
 # iproute2 (`ip`) for the WAN emulation's network namespaces, util-linux-extra (`fincore`)
-# for the bulk-files page-cache residency, nginx for the auth-gateway e2e tests (the tests start
-# their own unprivileged instance; the package's service is not used); then what the optional checks need
+# for the bulk-files page-cache residency, nginx for the auth-gateway e2e tests and tinyproxy
+# (a real HTTP proxy) for the proxy e2e tests (the tests start their own unprivileged
+# instances; the packages' services are not used); then what the optional checks need
 # (scripts/setup-optional.sh: nightly Rust for fuzzing, BBR); then builds the Solr launcher
 # (Maven Central) and makes the TLS CA. Run as root (or with sudo).
 set -euo pipefail
@@ -11,7 +12,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 need=()
 for pkg in openjdk-17-jdk-headless maven openssl curl libpcap-dev pkg-config ca-certificates iproute2 \
-  util-linux-extra nginx; do
+  util-linux-extra nginx tinyproxy; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

@@ -21,8 +21,8 @@ use crate::response::{decode, decode_as, Document, PingResponse, SelectResponse,
 use crate::shard_split;
 use crate::timing::Timing;
 use crate::transport::{
-    PooledConfig, Redirects, RequestKind, RouteKey, Timeouts, TlsOptions, Transport, TransportKind,
-    WireRequest, WireResponse,
+    Identity, PooledConfig, Proxy, Redirects, RequestKind, RouteKey, Timeouts, TlsOptions,
+    Transport, TransportKind, WireRequest, WireResponse,
 };
 
 /// Default response size limit: 64 MiB, applied to the body as it arrives and again to the
@@ -83,6 +83,8 @@ pub struct SolrClientBuilder {
     kind: TransportKind,
     gzip: bool,
     tls: TlsOptions,
+    identity: Option<Identity>,
+    proxy: Option<Proxy>,
     timeouts: Timeouts,
     max_response_bytes: u64,
     update_format: UpdateFormat,
@@ -139,6 +141,21 @@ impl SolrClientBuilder {
     /// TLS options (extra CA, versions). Default: built-in roots, verification on.
     pub fn tls(mut self, tls: TlsOptions) -> Self {
         self.tls = tls;
+        self
+    }
+
+    /// A client certificate offered when the server asks for one (mutual TLS), on every
+    /// built-in transport; kept whatever [`Self::tls`] is given. Default none.
+    pub fn client_identity(mut self, identity: Identity) -> Self {
+        self.identity = Some(identity);
+        self
+    }
+
+    /// Sends every request through an HTTP proxy ([`Proxy`]; [`Proxy::from_env`] reads
+    /// `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY`). Default none: the environment is not
+    /// read unless asked.
+    pub fn proxy(mut self, proxy: Proxy) -> Self {
+        self.proxy = Some(proxy);
         self
     }
 
@@ -227,7 +244,14 @@ impl SolrClientBuilder {
     pub(crate) fn build_transport(&self) -> Result<Arc<dyn Transport>> {
         match &self.transport {
             Some(t) => Ok(t.clone()),
-            None => self.kind.build_with(&self.tls, self.gzip, self.pooled),
+            None => {
+                let tls = match &self.identity {
+                    Some(id) => self.tls.clone().client_identity(id.clone()),
+                    None => self.tls.clone(),
+                };
+                let proxy = self.proxy.as_ref();
+                self.kind.build_via(&tls, self.gzip, self.pooled, proxy)
+            }
         }
     }
 
@@ -336,6 +360,8 @@ impl SolrClient {
             kind: TransportKind::Pooled,
             gzip: false,
             tls: TlsOptions::default(),
+            identity: None,
+            proxy: None,
             timeouts: Timeouts::default(),
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             update_format: UpdateFormat::Json,

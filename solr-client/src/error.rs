@@ -11,12 +11,6 @@ use crate::batch::BatchReport;
 use crate::redact::{redact, Redacted};
 use crate::types::SolrErrorBody;
 
-// The old paths of what moved out, for the files that still name them (routing, cloud,
-// connector); new code names the modules themselves.
-pub(crate) use crate::redact::node_label;
-pub(crate) use crate::snippet::snippet;
-pub(crate) use crate::url_input::{parse_node_url, UrlText};
-
 /// `Result` with this crate's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -98,6 +92,45 @@ pub enum Error {
         node: String,
         /// The handshake error.
         source: std::io::Error,
+    },
+    /// The server refused the TLS handshake over the client certificate (mutual TLS): it
+    /// asked for one and none is configured, or it did not accept the one sent.
+    #[error("{}: TLS client certificate: {problem}", redact(node))]
+    ClientCertificate {
+        /// The node's base URL.
+        node: String,
+        /// What the server refused.
+        problem: crate::transport::ClientCertProblem,
+    },
+    /// The HTTP proxy refused to open a tunnel to the node: its answer to `CONNECT` was not
+    /// a 2xx (407, asking for credentials, is [`Error::ProxyAuth`]).
+    #[error(
+        "{}: proxy {} refused CONNECT: {status} {}",
+        redact(node),
+        redact(proxy),
+        redact(reason)
+    )]
+    ProxyRefused {
+        /// The node's base URL.
+        node: String,
+        /// The proxy's URL.
+        proxy: String,
+        /// The proxy's status code.
+        status: u16,
+        /// The proxy's reason phrase.
+        reason: String,
+    },
+    /// The HTTP proxy asked for credentials (407, or 401 to `CONNECT`): none were configured
+    /// ([`crate::Proxy::credentials`]) or it refused the ones sent. The message never shows them.
+    #[error("{}: proxy {} requires authentication (407){}", redact(node), redact(proxy),
+        if *credentials_sent { "; it refused the credentials sent" } else { "; no proxy credentials are configured" })]
+    ProxyAuth {
+        /// The node's base URL.
+        node: String,
+        /// The proxy's URL.
+        proxy: String,
+        /// Whether credentials were sent (and refused).
+        credentials_sent: bool,
     },
     /// A configured timeout fired.
     #[error("{}: {phase} timeout after {after:?}", redact(node))]
@@ -338,6 +371,9 @@ impl Error {
             Error::Dns { .. } => "Dns",
             Error::Connect { .. } => "Connect",
             Error::Tls { .. } => "Tls",
+            Error::ClientCertificate { .. } => "ClientCertificate",
+            Error::ProxyRefused { .. } => "ProxyRefused",
+            Error::ProxyAuth { .. } => "ProxyAuth",
             Error::Timeout { .. } => "Timeout",
             Error::Io { .. } => "Io",
             Error::Solr { .. } => "Solr",
@@ -363,11 +399,17 @@ impl Error {
         matches!(self, Error::Timeout { .. })
     }
 
-    /// True when no connection could be made (DNS, TCP connect, TLS handshake).
+    /// True when no connection could be made (DNS, TCP connect, TLS handshake, a client
+    /// certificate the server refused, a proxy that refused or wanted credentials).
     pub fn is_connect(&self) -> bool {
         matches!(
             self,
-            Error::Dns { .. } | Error::Connect { .. } | Error::Tls { .. }
+            Error::Dns { .. }
+                | Error::Connect { .. }
+                | Error::Tls { .. }
+                | Error::ClientCertificate { .. }
+                | Error::ProxyRefused { .. }
+                | Error::ProxyAuth { .. }
         ) || matches!(
             self,
             Error::Timeout {
@@ -400,6 +442,9 @@ impl Error {
             Error::Dns { node, .. }
             | Error::Connect { node, .. }
             | Error::Tls { node, .. }
+            | Error::ClientCertificate { node, .. }
+            | Error::ProxyRefused { node, .. }
+            | Error::ProxyAuth { node, .. }
             | Error::Timeout { node, .. }
             | Error::Io { node, .. }
             | Error::Solr { node, .. }
@@ -485,6 +530,17 @@ impl Error {
             Error::Config(_) | Error::InvalidInput(_) | Error::NoNode(_) | Error::Auth(_) => {
                 Vec::new()
             }
+            Error::ClientCertificate { node, problem } => {
+                vec![("node", node), ("problem", problem)]
+            }
+            #[rustfmt::skip]
+            Error::ProxyRefused { node, proxy, status, reason } => vec![
+                ("node", node), ("proxy", proxy), ("status", status), ("reason", reason),
+            ],
+            #[rustfmt::skip]
+            Error::ProxyAuth { node, proxy, credentials_sent } => vec![
+                ("node", node), ("proxy", proxy), ("credentials_sent", credentials_sent),
+            ],
             #[rustfmt::skip]
             Error::AsyncCommand { id, state, message, waited } => vec![
                 ("id", id), ("state", state), ("message", message), ("waited", waited),
@@ -683,7 +739,7 @@ mod tests {
         let all = every_variant();
         let names: std::collections::HashSet<&str> = all.iter().map(Error::kind).collect();
         assert_eq!(names.len(), all.len(), "each variant once");
-        assert_eq!(names.len(), 22, "every variant: extend every_variant()");
+        assert_eq!(names.len(), 25, "every variant: extend every_variant()");
         for e in &all {
             for shown in [e.to_string(), format!("{e:?}"), format!("{e:#?}")] {
                 assert!(!shown.contains(PASSWORD), "{}: {shown}", e.kind());

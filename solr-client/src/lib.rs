@@ -172,8 +172,8 @@ pub use response::{
     UpdateResponse,
 };
 pub use timing::{HttpVersion, Timing};
-pub use transport::{CloudBuilder, CloudState, NodeHealth, ReplicaPreference};
 pub use transport::{
-    RequestKind, RouteKey, ShardGroup, Timeouts, TlsOptions, Transport, TransportKind, WireRequest,
-    WireResponse,
+    ClientCertProblem, Identity, NoProxy, Proxy, RequestKind, RouteKey, ShardGroup, Timeouts,
+    TlsOptions, Transport, TransportKind, WireRequest, WireResponse,
 };
+pub use transport::{CloudBuilder, CloudState, NodeHealth, ReplicaPreference};

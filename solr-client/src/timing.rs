@@ -7,10 +7,11 @@
 //! and the first byte read. They are consecutive and do not overlap:
 //!
 //! ```text
-//! start ─ blocked ─ dns ─ connect ─ tls ─ write ─ server_wait ─ transfer ─ decompress ─ parse
+//! start ─ blocked ─ dns ─ connect ─ tunnel ─ tls ─ write ─ server_wait ─ transfer ─ decompress ─ parse
 //!   blocked      waiting for a pool slot / the shared HTTP/2 connection
 //!   dns          name resolution                      (None when the connection was reused)
 //!   connect      TCP three-way handshake              (None when reused)
+//!   tunnel       proxy CONNECT exchange               (None unless tunnelled through a proxy)
 //!   tls          TLS handshake                        (None when reused or plain http)
 //!   write        request start -> last request byte handed to the kernel
 //!   server_wait  last request byte written -> first response byte read
@@ -19,6 +20,12 @@
 //!   decompress   gunzip of the body                   (None without Content-Encoding)
 //!   parse        JSON decode into the response type   (set by the client)
 //! ```
+//!
+//! Behind a proxy ([`crate::Proxy`]) `dns` and `connect` are those of the proxy, `tunnel`
+//! is the `CONNECT` request and the proxy's answer (which includes the proxy's own connect
+//! to the node), and `tls` is the handshake with the node inside the tunnel. A plain
+//! `http://` node forwarded in absolute form has no tunnel: the proxy's connect to the node
+//! falls inside `server_wait`.
 //!
 //! `transport_total()` is the sum of the phases up to `decompress`; `total()` adds `parse`.
 //! Overhead over Solr is `total() - qtime`.
@@ -58,6 +65,10 @@ pub struct Timing {
     pub dns: Option<Duration>,
     /// TCP connect; None when the connection was reused.
     pub connect: Option<Duration>,
+    /// Proxy `CONNECT` exchange; None unless the connection was tunnelled through a proxy
+    /// (then also None when reused).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tunnel: Option<Duration>,
     /// TLS handshake; None when reused or plain http.
     pub tls: Option<Duration>,
     /// Writing the request.
@@ -110,6 +121,7 @@ impl Timing {
         self.blocked
             + self.dns.unwrap_or_default()
             + self.connect.unwrap_or_default()
+            + self.tunnel.unwrap_or_default()
             + self.tls.unwrap_or_default()
             + self.write
             + self.server_wait
@@ -129,10 +141,11 @@ impl Timing {
         Some(self.total().saturating_sub(q))
     }
 
-    /// Time to set the connection up (dns + connect + tls), zero on reuse.
+    /// Time to set the connection up (dns + connect + tunnel + tls), zero on reuse.
     pub fn connection_setup(&self) -> Duration {
         self.dns.unwrap_or_default()
             + self.connect.unwrap_or_default()
+            + self.tunnel.unwrap_or_default()
             + self.tls.unwrap_or_default()
     }
 }

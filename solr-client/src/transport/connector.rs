@@ -5,6 +5,11 @@
 //! read and written and stamps the last write and the first read after it. Because the meter
 //! sits *under* TLS, the counts are wire bytes (TLS records), and the stamps are when bytes
 //! really left for and came from the kernel.
+//!
+//! With a [`Proxy`] the socket goes to the proxy: an `https://` node (and, for HTTP/2, an
+//! `http://` one) is reached through a `CONNECT` tunnel opened here, timed as the `tunnel`
+//! phase; an `http://` node's requests are forwarded in absolute form by the proxy, which
+//! the HTTP/1.1 transports learn from [`Connector::forwarder`].
 
 use std::io;
 use std::net::SocketAddr;
@@ -20,7 +25,9 @@ use tokio::net::TcpStream;
 use tokio_rustls::client::TlsStream;
 use url::Url;
 
+use super::proxy::{self, Proxy};
 use super::tls::TlsOptions;
+use super::tunnel::{self, TunnelEnds};
 use crate::error::{Error, Result, TimeoutPhase};
 
 /// Read/write stamps of one connection.
@@ -246,12 +253,21 @@ impl AsyncWrite for MaybeTls {
     }
 }
 
-/// How long each step of setting a connection up took.
+/// How long each step of setting a connection up took. Behind a proxy, `dns` and
+/// `connect` are those of the proxy, and `tunnel` is the `CONNECT` exchange.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct SetupTiming {
     pub dns: Duration,
     pub connect: Duration,
+    pub tunnel: Option<Duration>,
     pub tls: Option<Duration>,
+}
+
+impl SetupTiming {
+    /// The sum of the steps.
+    pub fn sum(&self) -> Duration {
+        self.dns + self.connect + self.tunnel.unwrap_or_default() + self.tls.unwrap_or_default()
+    }
 }
 
 /// A freshly opened connection.
@@ -273,12 +289,63 @@ pub(crate) const HTTP1_ALPN: &[&[u8]] = &[b"http/1.1"];
 
 static NEXT_CONN_ID: AtomicU64 = AtomicU64::new(1);
 
+/// Where a socket goes: the node, or the proxy in front of it.
+#[derive(Debug, Clone)]
+struct Endpoint {
+    /// The host as the resolver and TLS take it (IPv6 without brackets).
+    host: String,
+    port: u16,
+    https: bool,
+    /// `host:port` as a request target (IPv6 in brackets).
+    authority: String,
+}
+
+impl Endpoint {
+    /// The endpoint of a node or proxy URL; an unsupported scheme is an [`Error::Config`].
+    fn of(url: &Url, node_s: &str) -> Result<Self> {
+        let https = match url.scheme() {
+            "http" => false,
+            "https" if cfg!(not(feature = "rustls")) => {
+                return Err(Error::Config(format!(
+                    "{node_s}: https needs solr-client's `rustls` feature, which this build \
+                     does not have (or use the reqwest transport, which brings its own TLS)"
+                )))
+            }
+            "https" => true,
+            other => {
+                return Err(Error::Config(format!(
+                    "unsupported scheme {other:?} in {url}"
+                )))
+            }
+        };
+        let raw = url
+            .host_str()
+            .ok_or_else(|| Error::Config(format!("no host in {url}")))?;
+        let port = url
+            .port_or_known_default()
+            .unwrap_or(if https { 443 } else { 80 });
+        Ok(Endpoint {
+            host: raw
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .to_string(),
+            port,
+            https,
+            authority: format!("{raw}:{port}"),
+        })
+    }
+}
+
 /// Opens timed, metered connections and counts them. Cheap to clone; clones share the count.
 #[derive(Clone)]
 pub struct Connector {
     #[cfg(feature = "rustls")]
     tls: Option<Arc<rustls::ClientConfig>>,
+    has_identity: bool,
     opened: Arc<AtomicU64>,
+    proxy: Option<Arc<Proxy>>,
+    /// Tunnel `http://` nodes too (HTTP/2 without TLS cannot be forwarded in absolute form).
+    tunnel_plain: bool,
 }
 
 impl std::fmt::Debug for Connector {
@@ -286,6 +353,7 @@ impl std::fmt::Debug for Connector {
         f.debug_struct("Connector")
             .field("opened", &self.opened())
             .field("tls", &cfg!(feature = "rustls"))
+            .field("proxy", &self.proxy)
             .finish()
     }
 }
@@ -294,22 +362,46 @@ impl Connector {
     /// A connector whose TLS connections offer the given ALPN protocols.
     pub(crate) fn new(tls: &TlsOptions, alpn: &[&[u8]]) -> Result<Self> {
         #[cfg(not(feature = "rustls"))]
-        let _ = (tls, alpn);
+        let _ = alpn;
         Ok(Connector {
             #[cfg(feature = "rustls")]
             tls: Some(tls.client_config(alpn)?),
+            has_identity: tls.identity().is_some(),
             opened: Arc::new(AtomicU64::new(0)),
+            proxy: None,
+            tunnel_plain: false,
         })
     }
 
-    /// Connections opened so far (successful TCP connects).
+    /// Goes through `proxy` (when given); `tunnel_plain` tunnels `http://` nodes as well.
+    pub(crate) fn via(mut self, proxy: Option<&Proxy>, tunnel_plain: bool) -> Self {
+        self.proxy = proxy.cloned().map(Arc::new);
+        self.tunnel_plain = tunnel_plain;
+        self
+    }
+
+    /// `r`, a client-certificate refusal settled by whether this connector offers one.
+    pub(crate) fn settle<T>(&self, r: Result<T>) -> Result<T> {
+        r.map_err(|e| super::client_auth::settle(e, self.has_identity))
+    }
+
+    /// Connections opened so far (successful TCP connects: to the proxy, behind one).
     pub fn opened(&self) -> u64 {
         self.opened.load(Ordering::Relaxed)
     }
 
-    /// Resolves, connects and (for https) handshakes, within `timeout` in total.
+    /// The proxy that forwards requests to `node` in absolute form: a plain `http://` node
+    /// behind a proxy that is not tunnelled. `None` when requests go straight to the node.
+    pub(crate) fn forwarder(&self, node: &Url) -> Option<&Proxy> {
+        let proxy = self.proxy.as_deref()?;
+        let forwarded = node.scheme() == "http" && !self.tunnel_plain;
+        (forwarded && proxy.for_node(node).is_some()).then_some(proxy)
+    }
+
+    /// Resolves, connects, tunnels (behind a proxy) and handshakes (for https), within
+    /// `timeout` in total.
     pub(crate) async fn connect(&self, node: &Url, timeout: Duration) -> Result<Conn> {
-        let node_s = crate::error::node_label(node);
+        let node_s = crate::redact::node_label(node);
         match tokio::time::timeout(timeout, self.connect_inner(node, &node_s)).await {
             Ok(r) => r,
             Err(_) => Err(Error::Timeout {
@@ -321,125 +413,157 @@ impl Connector {
     }
 
     async fn connect_inner(&self, node: &Url, node_s: &str) -> Result<Conn> {
-        let https = match node.scheme() {
-            "http" => false,
-            "https" if cfg!(not(feature = "rustls")) => {
-                return Err(Error::Config(format!(
-                    "{node_s}: https needs solr-client's `rustls` feature, which this build \
-                     does not have (or use the reqwest transport, which brings its own TLS)"
-                )))
-            }
-            "https" => true,
-            other => {
-                return Err(Error::Config(format!(
-                    "unsupported scheme {other:?} in {node}"
-                )))
-            }
+        let target = Endpoint::of(node, node_s)?;
+        let via = self.proxy.as_deref().and_then(|p| p.for_node(node));
+        let dial_to = match via {
+            Some(url) => Endpoint::of(url, node_s)?,
+            None => target.clone(),
         };
-        let host = node
-            .host_str()
-            .ok_or_else(|| Error::Config(format!("no host in {node}")))?
-            .to_string();
-        let port = node
-            .port_or_known_default()
-            .unwrap_or(if https { 443 } else { 80 });
-
         let t0 = Instant::now();
-        let lookup_host = host
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .to_string();
-        let addrs: Vec<SocketAddr> = tokio::net::lookup_host((lookup_host.as_str(), port))
-            .await
-            .map_err(|source| Error::Dns {
-                node: node_s.to_string(),
-                source,
-            })?
-            .collect();
+        let addrs = resolve(&dial_to, node_s).await?;
         let t1 = Instant::now();
-        if addrs.is_empty() {
-            return Err(Error::Dns {
-                node: node_s.to_string(),
-                source: io::Error::new(io::ErrorKind::NotFound, "no address"),
-            });
-        }
-        let mut last_err = None;
-        let mut tcp = None;
-        for addr in &addrs {
-            match TcpStream::connect(addr).await {
-                Ok(s) => {
-                    tcp = Some(s);
-                    break;
-                }
-                Err(e) => last_err = Some(e),
-            }
-        }
-        let tcp = match tcp {
-            Some(t) => t,
-            None => {
-                return Err(Error::Connect {
-                    node: node_s.to_string(),
-                    source: last_err.unwrap_or_else(|| io::Error::other("connect failed")),
-                })
-            }
-        };
+        let tcp = dial(&addrs, node_s, via).await?;
         let t2 = Instant::now();
-        let _ = tcp.set_nodelay(true);
-        self.opened.fetch_add(1, Ordering::Relaxed);
-        let meter = Arc::new(ConnMeter::new(NEXT_CONN_ID.fetch_add(1, Ordering::Relaxed)));
-        let metered = Metered {
-            inner: tcp,
-            meter: meter.clone(),
+        let (mut io, meter) = self.metered(tcp);
+        let mut setup = SetupTiming {
+            dns: t1 - t0,
+            connect: t2 - t1,
+            tunnel: None,
+            tls: None,
         };
-
-        if !https {
+        if let Some(url) = via.filter(|_| target.https || self.tunnel_plain) {
+            self.tunnel(&mut io, url, &target, node_s).await?;
+            setup.tunnel = Some(t2.elapsed());
+        }
+        if !target.https {
             return Ok(Conn {
-                io: MaybeTls::Plain(metered),
+                io: MaybeTls::Plain(io),
                 meter,
-                setup: SetupTiming {
-                    dns: t1 - t0,
-                    connect: t2 - t1,
-                    tls: None,
-                },
+                setup,
                 h2: false,
             });
         }
-        // A `return` in each cfg branch: only one of them is compiled.
-        #[cfg(feature = "rustls")]
-        #[allow(clippy::needless_return)]
-        {
-            let config = self
-                .tls
-                .clone()
-                .ok_or_else(|| Error::Config("TLS is not configured".into()))?;
-            let server_name = rustls::pki_types::ServerName::try_from(lookup_host.clone())
-                .map_err(|e| Error::Config(format!("bad TLS server name {host:?}: {e}")))?;
-            let tls = tokio_rustls::TlsConnector::from(config)
-                .connect(server_name, metered)
-                .await
-                .map_err(|source| Error::Tls {
-                    node: node_s.to_string(),
-                    source,
-                })?;
-            let t3 = Instant::now();
-            let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
-            return Ok(Conn {
-                io: MaybeTls::Tls(Box::new(tls)),
-                meter,
-                setup: SetupTiming {
-                    dns: t1 - t0,
-                    connect: t2 - t1,
-                    tls: Some(t3 - t2),
-                },
-                h2,
-            });
-        }
-        // Unreachable: an https node was refused above.
-        #[cfg(not(feature = "rustls"))]
-        #[allow(clippy::needless_return)]
-        {
-            let _ = (metered, meter, host);
-            return Err(Error::Config("https needs the `rustls` feature".into()));
+        self.handshake(io, meter, &target, node_s, setup).await
+    }
+
+    /// Counts the connection and wraps its socket in a fresh meter.
+    fn metered(&self, tcp: TcpStream) -> (Metered<TcpStream>, Arc<ConnMeter>) {
+        let _ = tcp.set_nodelay(true);
+        self.opened.fetch_add(1, Ordering::Relaxed);
+        let meter = Arc::new(ConnMeter::new(NEXT_CONN_ID.fetch_add(1, Ordering::Relaxed)));
+        let io = Metered {
+            inner: tcp,
+            meter: meter.clone(),
+        };
+        (io, meter)
+    }
+
+    /// Opens the `CONNECT` tunnel to `target` through the proxy at `proxy_url`.
+    async fn tunnel(
+        &self,
+        io: &mut Metered<TcpStream>,
+        proxy_url: &Url,
+        target: &Endpoint,
+        node_s: &str,
+    ) -> Result<()> {
+        let proxy_s = proxy::label(proxy_url);
+        let ends = TunnelEnds {
+            node: node_s,
+            proxy: &proxy_s,
+            authority: &target.authority,
+        };
+        let auth = self.proxy.as_deref().and_then(Proxy::authorization);
+        tunnel::open(io, &ends, auth.as_ref()).await
+    }
+
+    /// The TLS handshake with the node over `io` (a socket to it, or a tunnel).
+    #[cfg(feature = "rustls")]
+    async fn handshake(
+        &self,
+        io: Metered<TcpStream>,
+        meter: Arc<ConnMeter>,
+        target: &Endpoint,
+        node_s: &str,
+        mut setup: SetupTiming,
+    ) -> Result<Conn> {
+        let t0 = Instant::now();
+        let config = self
+            .tls
+            .clone()
+            .ok_or_else(|| Error::Config("TLS is not configured".into()))?;
+        let server_name = rustls::pki_types::ServerName::try_from(target.host.clone())
+            .map_err(|e| Error::Config(format!("bad TLS server name {:?}: {e}", target.host)))?;
+        let tls = tokio_rustls::TlsConnector::from(config)
+            .connect(server_name, io)
+            .await
+            .map_err(|source| {
+                super::client_auth::refusal(node_s, &source, Some(self.has_identity)).unwrap_or(
+                    Error::Tls {
+                        node: node_s.to_string(),
+                        source,
+                    },
+                )
+            })?;
+        setup.tls = Some(t0.elapsed());
+        let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");
+        Ok(Conn {
+            io: MaybeTls::Tls(Box::new(tls)),
+            meter,
+            setup,
+            h2,
+        })
+    }
+
+    /// Unreachable: [`Endpoint::of`] refuses https without the `rustls` feature.
+    #[cfg(not(feature = "rustls"))]
+    async fn handshake(
+        &self,
+        _io: Metered<TcpStream>,
+        _meter: Arc<ConnMeter>,
+        _target: &Endpoint,
+        _node_s: &str,
+        _setup: SetupTiming,
+    ) -> Result<Conn> {
+        Err(Error::Config("https needs the `rustls` feature".into()))
+    }
+}
+
+/// The addresses of `to`; none is an [`Error::Dns`].
+async fn resolve(to: &Endpoint, node_s: &str) -> Result<Vec<SocketAddr>> {
+    let dns_err = |source| Error::Dns {
+        node: node_s.to_string(),
+        source,
+    };
+    let addrs: Vec<SocketAddr> = tokio::net::lookup_host((to.host.as_str(), to.port))
+        .await
+        .map_err(dns_err)?
+        .collect();
+    if addrs.is_empty() {
+        return Err(dns_err(io::Error::new(
+            io::ErrorKind::NotFound,
+            "no address",
+        )));
+    }
+    Ok(addrs)
+}
+
+/// A TCP connection to the first address that accepts; the last error names the proxy
+/// when the socket was meant for one.
+async fn dial(addrs: &[SocketAddr], node_s: &str, via: Option<&Url>) -> Result<TcpStream> {
+    let mut last_err = None;
+    for addr in addrs {
+        match TcpStream::connect(addr).await {
+            Ok(s) => return Ok(s),
+            Err(e) => last_err = Some(e),
         }
     }
+    let e = last_err.unwrap_or_else(|| io::Error::other("connect failed"));
+    let source = match via {
+        Some(url) => io::Error::new(e.kind(), format!("proxy {}: {e}", proxy::label(url))),
+        None => e,
+    };
+    Err(Error::Connect {
+        node: node_s.to_string(),
+        source,
+    })
 }

@@ -11,6 +11,7 @@ use hyper_util::rt::TokioIo;
 
 use super::connector::Connector;
 use super::h1::{build_request, exchange, map_hyper, ConnTimer, Instants, Target, Watch};
+use super::proxy::{self, Proxy};
 use super::tls::TlsOptions;
 use super::{BoxFuture, Transport, TransportStats, WireRequest, WireResponse};
 use crate::error::Result;
@@ -26,8 +27,14 @@ pub struct Fresh {
 impl Fresh {
     /// Builds the transport with the given TLS options (used for https nodes).
     pub fn new(tls: &TlsOptions) -> Result<Self> {
+        Self::with_proxy(tls, None)
+    }
+
+    /// [`Self::new`], going through `proxy` when given: `http://` nodes in absolute form,
+    /// `https://` nodes through a `CONNECT` tunnel.
+    pub fn with_proxy(tls: &TlsOptions, proxy: Option<&Proxy>) -> Result<Self> {
         Ok(Fresh {
-            connector: Connector::new(tls, super::connector::HTTP1_ALPN)?,
+            connector: Connector::new(tls, super::connector::HTTP1_ALPN)?.via(proxy, false),
             counted: super::Counted::new("fresh", tls.is_insecure()),
         })
     }
@@ -49,7 +56,11 @@ impl Fresh {
         });
         let conn_ready = Instant::now();
         meter.requests.fetch_add(1, Ordering::Relaxed);
-        let http_req = build_request(&req, Target::Origin(None))?;
+        let mut http_req = build_request(&req, Target::Origin(None))?;
+        let forwarder = self.connector.forwarder(&req.node);
+        if let Some(p) = forwarder {
+            proxy::absolute_form(&mut http_req, &req, p)?;
+        }
         let mut timer = ConnTimer::new();
         // The call's deadline is the `Counted` wrapper's: a new connection per request makes
         // one more timer per request nothing to save.
@@ -59,6 +70,9 @@ impl Fresh {
         drop(sender);
         driver.abort(); // closes the socket: the client sends FIN, as Net::HTTP does
         let resp = result?;
+        if let Some(p) = forwarder {
+            proxy::forwarded_status(resp.status, &node, &req, p)?;
+        }
         let marks = meter.marks();
         let (bin, bout) = meter.bytes();
         let mut timing = Instants {
@@ -85,7 +99,9 @@ impl Fresh {
 
 impl Transport for Fresh {
     fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
-        self.counted.send(req, |req| self.send_inner(req))
+        self.counted.send(req, |req| async {
+            self.connector.settle(self.send_inner(req).await)
+        })
     }
 
     fn name(&self) -> String {

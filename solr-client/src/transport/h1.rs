@@ -68,6 +68,10 @@ pub(crate) fn build_request(
 /// was not processed: hyper cancelled it before sending, or (HTTP/2) the server refused the
 /// stream ([`proves_unprocessed`]).
 pub(crate) fn map_hyper(node: &str, e: hyper::Error) -> Error {
+    #[cfg(feature = "rustls")]
+    if let Some(refused) = super::client_auth::refusal(node, &e, None) {
+        return refused;
+    }
     let not_sent = e.is_canceled() || proves_unprocessed(&e);
     let mut message = e.to_string();
     let mut src: Option<&dyn std::error::Error> = std::error::Error::source(&e);
@@ -534,18 +538,16 @@ impl Instants {
         let first_byte = self.first_byte.max(write_done);
         let done = self.done.max(first_byte);
         let waited = conn_ready - self.start;
-        let (dns, connect, tls, setup_sum) = match setup {
-            Some(s) => {
-                let sum = s.dns + s.connect + s.tls.unwrap_or_default();
-                (Some(s.dns), Some(s.connect), s.tls, sum)
-            }
-            None => (None, None, None, Duration::ZERO),
+        let (dns, connect, tunnel, tls, setup_sum) = match setup {
+            Some(s) => (Some(s.dns), Some(s.connect), s.tunnel, s.tls, s.sum()),
+            None => (None, None, None, None, Duration::ZERO),
         };
         Timing {
             reused: setup.is_none(),
             blocked: waited.saturating_sub(setup_sum),
             dns,
             connect,
+            tunnel,
             tls,
             write: write_done - conn_ready,
             server_wait: first_byte - write_done,

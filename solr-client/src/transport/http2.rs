@@ -37,6 +37,7 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 use super::connector::{ConnMeter, Connector, SetupTiming};
 use super::h1::{build_request, count_bytes, map_hyper, read_frames, Instants, Target};
 use super::h2_clock::{FrameClock, FrameEdges};
+use super::proxy::Proxy;
 use super::tls::TlsOptions;
 use super::{BoxFuture, RequestKind, Transport, TransportStats, WireRequest, WireResponse};
 use crate::error::{Error, Result};
@@ -78,8 +79,14 @@ impl std::fmt::Debug for Http2 {
 impl Http2 {
     /// Builds the transport.
     pub fn new(tls: &TlsOptions) -> Result<Self> {
+        Self::with_proxy(tls, None)
+    }
+
+    /// [`Self::new`], going through `proxy` when given: every node, `http://` (h2c) as well
+    /// as `https://`, through a `CONNECT` tunnel (HTTP/2 cannot be forwarded in absolute form).
+    pub fn with_proxy(tls: &TlsOptions, proxy: Option<&Proxy>) -> Result<Self> {
         Ok(Http2 {
-            connector: Connector::new(tls, &[b"h2"])?,
+            connector: Connector::new(tls, &[b"h2"])?.via(proxy, true),
             slots: std::sync::Mutex::new(HashMap::new()),
             counted: super::Counted::new("http2", tls.is_insecure()),
         })
@@ -249,7 +256,9 @@ fn estimate_bytes(timing: &mut Timing, connection_id: u64, body_in: usize, body_
 
 impl Transport for Http2 {
     fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
-        self.counted.send(req, |req| self.send_inner(req))
+        self.counted.send(req, |req| async {
+            self.connector.settle(self.send_inner(req).await)
+        })
     }
 
     fn name(&self) -> String {

@@ -14,6 +14,7 @@
 //! Transports know nothing about Solr except whether a request is a read or a write
 //! ([`RequestKind`]). All of them measure the phases documented in [`crate::timing`].
 
+mod client_auth;
 mod cloud;
 mod connector;
 mod decorator;
@@ -25,7 +26,10 @@ mod h1;
 mod h2_clock;
 #[cfg(feature = "http2")]
 mod http2;
+mod identity;
+mod no_proxy;
 mod pooled;
+mod proxy;
 mod redirect;
 #[cfg(feature = "reqwest")]
 mod reqwest_default;
@@ -33,6 +37,7 @@ mod retry;
 mod routing;
 pub(crate) mod span;
 mod tls;
+mod tunnel;
 
 use std::fmt;
 use std::future::Future;
@@ -44,6 +49,7 @@ use bytes::Bytes;
 use http::{HeaderMap, Method, StatusCode};
 use url::Url;
 
+pub use client_auth::ClientCertProblem;
 pub use cloud::{composite_id_hash, murmurhash3_x86_32, HashRange};
 pub use cloud::{CloudBuilder, CloudState, NodeHealth};
 pub use cloud::{ClusterView, ReplicaInfo, ReplicaType, ShardInfo};
@@ -55,7 +61,10 @@ pub use gzip::{gunzip_bytes, gzip_bytes, Gzip};
 #[cfg(feature = "http2")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http2")))]
 pub use http2::Http2;
+pub use identity::Identity;
+pub use no_proxy::NoProxy;
 pub use pooled::{Pooled, PooledConfig};
+pub use proxy::Proxy;
 pub use redirect::Redirects;
 #[cfg(feature = "reqwest")]
 #[cfg_attr(docsrs, doc(cfg(feature = "reqwest")))]
@@ -560,13 +569,24 @@ impl TransportKind {
         gzip: bool,
         pooled: PooledConfig,
     ) -> Result<Arc<dyn Transport>> {
+        self.build_via(tls, gzip, pooled, None)
+    }
+
+    /// Like [`Self::build_with`], going through `proxy` when given (see [`Proxy`]).
+    pub fn build_via(
+        &self,
+        tls: &TlsOptions,
+        gzip: bool,
+        pooled: PooledConfig,
+        proxy: Option<&Proxy>,
+    ) -> Result<Arc<dyn Transport>> {
         let inner: Arc<dyn Transport> = match self {
-            TransportKind::Fresh => Arc::new(Fresh::new(tls)?),
-            TransportKind::Pooled => Arc::new(Pooled::new(tls, pooled)?),
+            TransportKind::Fresh => Arc::new(Fresh::with_proxy(tls, proxy)?),
+            TransportKind::Pooled => Arc::new(Pooled::with_proxy(tls, pooled, proxy)?),
             #[cfg(feature = "reqwest")]
-            TransportKind::Reqwest => Arc::new(ReqwestDefault::new(tls)?),
+            TransportKind::Reqwest => Arc::new(ReqwestDefault::with_proxy(tls, proxy)?),
             #[cfg(feature = "http2")]
-            TransportKind::Http2 => Arc::new(Http2::new(tls)?),
+            TransportKind::Http2 => Arc::new(Http2::with_proxy(tls, proxy)?),
         };
         if gzip {
             #[cfg(feature = "gzip")]

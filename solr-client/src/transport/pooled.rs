@@ -33,6 +33,7 @@ use super::connector::{ConnMeter, Connector, SetupTiming};
 use super::h1::{
     build_request, count_bytes, exchange, map_hyper, within, ConnTimer, Instants, Target, Watch,
 };
+use super::proxy::{self, Proxy};
 use super::tls::TlsOptions;
 use super::{BoxFuture, RequestKind, Transport, TransportStats, WireRequest, WireResponse};
 use crate::error::{Error, Result};
@@ -132,13 +133,24 @@ impl std::fmt::Debug for Pooled {
 impl Pooled {
     /// Builds the transport.
     pub fn new(tls: &TlsOptions, config: PooledConfig) -> Result<Self> {
+        Self::with_proxy(tls, config, None)
+    }
+
+    /// [`Self::new`], going through `proxy` when given: `http://` nodes in absolute form,
+    /// `https://` nodes through a `CONNECT` tunnel (kept open and reused like any pooled
+    /// connection).
+    pub fn with_proxy(
+        tls: &TlsOptions,
+        config: PooledConfig,
+        proxy: Option<&Proxy>,
+    ) -> Result<Self> {
         if config.max_connections_per_host == 0 {
             return Err(Error::Config(
                 "max_connections_per_host must be at least 1".into(),
             ));
         }
         Ok(Pooled {
-            connector: Connector::new(tls, super::connector::HTTP1_ALPN)?,
+            connector: Connector::new(tls, super::connector::HTTP1_ALPN)?.via(proxy, false),
             config,
             hosts: Mutex::new(Vec::new()),
             counted: super::Counted::new("pooled", tls.is_insecure()),
@@ -245,7 +257,10 @@ impl Pooled {
                 meter.bytes()
             };
             meter.requests.fetch_add(1, Ordering::Relaxed);
-            let http_req = build_request(&req, Target::Origin(host.host_header.as_ref()))?;
+            let mut http_req = build_request(&req, Target::Origin(host.host_header.as_ref()))?;
+            if let Some(p) = self.connector.forwarder(&req.node) {
+                proxy::absolute_form(&mut http_req, &req, p)?;
+            }
             let idle = req.timeouts.read_idle;
             let watch = Watch::new(&meter, &mut timer, idle, conn_ready, Some(deadline));
             let result = exchange(&node, &req, watch, &mut sender, http_req).await;
@@ -262,6 +277,9 @@ impl Pooled {
                     return Err(e);
                 }
             };
+            if let Some(p) = self.connector.forwarder(&req.node) {
+                proxy::forwarded_status(resp.status, &node, &req, p)?;
+            }
             let marks = meter.marks();
             let at = Instants {
                 start,
@@ -349,8 +367,9 @@ async fn slot(
 
 impl Transport for Pooled {
     fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
-        self.counted
-            .send_own_deadline(req, |req| self.send_inner(Box::new(req)))
+        self.counted.send_own_deadline(req, |req| async {
+            self.connector.settle(self.send_inner(Box::new(req)).await)
+        })
     }
 
     fn name(&self) -> String {

@@ -107,6 +107,8 @@ pub struct ReqwestDefault {
     clients: Mutex<Vec<((Duration, Duration), reqwest::Client)>>,
     opened: Arc<AtomicU64>,
     counted: super::Counted,
+    /// Whether a client certificate is configured (for [`Error::ClientCertificate`]).
+    has_identity: bool,
 }
 
 impl std::fmt::Debug for ReqwestDefault {
@@ -119,10 +121,25 @@ impl std::fmt::Debug for ReqwestDefault {
 }
 
 impl ReqwestDefault {
-    /// Builds reqwest's default client, adding only the configured CAs (and the explicit
-    /// opt-out of verification, if the caller asked for it).
+    /// Builds reqwest's default client, adding only the configured CAs, the client
+    /// certificate (and the explicit opt-out of verification, if the caller asked for it).
+    /// reqwest's own reading of the proxy environment is off, as for the other transports:
+    /// [`Self::with_proxy`] and [`crate::Proxy::from_env`] opt in.
     pub fn new(tls: &TlsOptions) -> Result<Self> {
+        Self::with_proxy(tls, None)
+    }
+
+    /// [`Self::new`], going through `proxy` when given (reqwest's proxy support, with this
+    /// crate's [`crate::NoProxy`] rules and credentials).
+    pub fn with_proxy(tls: &TlsOptions, proxy: Option<&super::Proxy>) -> Result<Self> {
         let opened = Arc::new(AtomicU64::new(0));
+        let identity = tls
+            .identity()
+            .map(|id| reqwest::Identity::from_pem(id.pem()))
+            .transpose()
+            .map_err(|_| Error::Config("client certificate: reqwest cannot load it".into()))?;
+        let has_identity = identity.is_some();
+        let proxy = proxy.map(super::proxy::for_reqwest);
         let mut roots = Vec::new();
         for pem in tls.extra_roots_pem() {
             roots.push(
@@ -145,13 +162,20 @@ impl ReqwestDefault {
             if insecure {
                 builder = builder.tls_danger_accept_invalid_certs(true);
             }
-            builder
+            if let Some(id) = &identity {
+                builder = builder.identity(id.clone());
+            }
+            match &proxy {
+                Some(p) => builder.no_proxy().proxy(p.clone()),
+                None => builder.no_proxy(),
+            }
         };
         let transport = ReqwestDefault {
             make: Box::new(make),
             clients: Mutex::new(Vec::new()),
             opened,
             counted: super::Counted::new("reqwest", insecure),
+            has_identity,
         };
         transport.client(super::Timeouts::default())?;
         Ok(transport)
@@ -229,7 +253,7 @@ impl ReqwestDefault {
                 {
                     attempt += 1;
                 }
-                Err(e) => return Err(map_reqwest(node, req, e)),
+                Err(e) => return Err(map_reqwest(node, req, e, self.has_identity)),
             }
         }
     }
@@ -247,7 +271,11 @@ async fn read_body(resp: &mut reqwest::Response, req: &WireRequest, node: &str) 
         return Err(too_large());
     }
     let mut buf = BytesMut::new();
-    while let Some(chunk) = resp.chunk().await.map_err(|e| map_reqwest(node, req, e))? {
+    while let Some(chunk) = resp
+        .chunk()
+        .await
+        .map_err(|e| map_reqwest(node, req, e, false))?
+    {
         if (buf.len() + chunk.len()) as u64 > limit {
             return Err(too_large());
         }
@@ -258,10 +286,16 @@ async fn read_body(resp: &mut reqwest::Response, req: &WireRequest, node: &str) 
 
 /// A reqwest error as this crate's: a timeout of the phase it names, a connect failure, or
 /// a broken exchange (with its whole cause chain as the message).
-fn map_reqwest(node: &str, req: &WireRequest, e: reqwest::Error) -> Error {
+fn map_reqwest(node: &str, req: &WireRequest, e: reqwest::Error, has_identity: bool) -> Error {
     // The node is in the error already; the URL (with its query) is not repeated.
     let e = e.without_url();
     let node = node.to_string();
+    #[cfg(feature = "rustls")]
+    if let Some(refused) = super::client_auth::refusal(&node, &e, Some(has_identity)) {
+        return refused;
+    }
+    #[cfg(not(feature = "rustls"))]
+    let _ = has_identity;
     let timeout = |phase, after| Error::Timeout {
         node: node.clone(),
         phase,

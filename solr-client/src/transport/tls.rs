@@ -14,6 +14,7 @@ use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 #[cfg(feature = "rustls")]
 use rustls::{DigitallySignedStruct, SignatureScheme};
 
+use super::identity::Identity;
 use crate::error::{Error, Result};
 
 /// Which TLS protocol versions to offer.
@@ -39,6 +40,7 @@ pub struct TlsOptions {
     accept_invalid: bool,
     version: TlsVersion,
     no_builtin_roots: bool,
+    identity: Option<Identity>,
 }
 
 impl std::fmt::Debug for TlsOptions {
@@ -47,6 +49,7 @@ impl std::fmt::Debug for TlsOptions {
             .field("extra_roots", &self.extra_roots_pem.len())
             .field("accept_invalid_certs", &self.accept_invalid)
             .field("version", &self.version)
+            .field("client_identity", &self.identity.is_some())
             .finish()
     }
 }
@@ -110,6 +113,19 @@ impl TlsOptions {
         self
     }
 
+    /// Offers this client certificate when the server asks for one (mutual TLS). Default
+    /// none: a server that requires one refuses the handshake
+    /// ([`Error::ClientCertificate`]).
+    pub fn client_identity(mut self, identity: Identity) -> Self {
+        self.identity = Some(identity);
+        self
+    }
+
+    /// The client certificate, if one is configured.
+    pub fn identity(&self) -> Option<&Identity> {
+        self.identity.as_ref()
+    }
+
     /// Whether certificate verification is disabled.
     pub fn is_insecure(&self) -> bool {
         self.accept_invalid
@@ -133,25 +149,34 @@ impl TlsOptions {
         let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
             .with_protocol_versions(versions)
             .map_err(|e| Error::Config(format!("TLS versions: {e}")))?;
-        let mut config = if self.accept_invalid {
+        let builder = if self.accept_invalid {
             builder
                 .dangerous()
                 .with_custom_certificate_verifier(Arc::new(AcceptAnything(provider)))
-                .with_no_client_auth()
         } else {
-            let mut roots = rustls::RootCertStore::empty();
-            if !self.no_builtin_roots {
-                roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
-            }
-            for cert in &self.extra_roots {
-                roots
-                    .add(cert.clone())
-                    .map_err(|e| Error::Config(format!("bad CA certificate: {e}")))?;
-            }
-            builder.with_root_certificates(roots).with_no_client_auth()
+            builder.with_root_certificates(self.roots()?)
+        };
+        let mut config = match &self.identity {
+            Some(id) => builder.with_client_cert_resolver(id.resolver()),
+            None => builder.with_no_client_auth(),
         };
         config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
         Ok(Arc::new(config))
+    }
+
+    /// The trusted roots: the built-in web PKI roots (unless refused) and the added CAs.
+    #[cfg(feature = "rustls")]
+    fn roots(&self) -> Result<rustls::RootCertStore> {
+        let mut roots = rustls::RootCertStore::empty();
+        if !self.no_builtin_roots {
+            roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+        }
+        for cert in &self.extra_roots {
+            roots
+                .add(cert.clone())
+                .map_err(|e| Error::Config(format!("bad CA certificate: {e}")))?;
+        }
+        Ok(roots)
     }
 }
 

@@ -11,6 +11,7 @@ pub mod script_server;
 pub mod skip;
 pub mod study;
 pub mod tcp_relay;
+pub mod tinyproxy;
 
 use std::sync::OnceLock;
 
@@ -57,6 +58,18 @@ pub fn standalone() -> &'static LocalSolr {
 pub fn standalone_tls() -> &'static LocalSolr {
     static S: OnceLock<LocalSolr> = OnceLock::new();
     instance(&S, Mode::Standalone, "e2e-tls", &["--tls"])
+}
+
+/// The https standalone node whose Jetty requires a client certificate of the local CA
+/// (`--client-auth`; Solr's CertAuthPlugin on).
+pub fn standalone_mtls() -> &'static LocalSolr {
+    static S: OnceLock<LocalSolr> = OnceLock::new();
+    instance(
+        &S,
+        Mode::Standalone,
+        "e2e-mtls",
+        &["--tls", "--client-auth"],
+    )
 }
 
 /// A standalone node whose Jetty closes connections idle for more than 1 s (issue 8, fault 1).

@@ -27,6 +27,10 @@ pub struct AuditArgs {
     /// The local Solr with TLS; with `--rtt`, TLS 1.3 at the WAN proxy instead.
     #[arg(long)]
     pub tls: bool,
+    /// HTTP proxy (`http://host:port`) every measured transport goes through: `CONNECT`
+    /// tunnels for https, absolute-form requests for http. Default: direct.
+    #[arg(long, value_name = "URL")]
+    pub proxy: Option<String>,
     /// The query each search sends (any Solr answers `*:*`).
     #[arg(long, default_value = "*:*")]
     pub query: String,
@@ -82,6 +86,7 @@ impl AuditArgs {
             url,
             collection: self.target.collection.clone(),
             ca,
+            proxy: self.proxy.clone(),
             docs,
             batch: 100,
             searches: self.searches,

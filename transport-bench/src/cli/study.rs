@@ -25,6 +25,10 @@ pub struct StudyArgs {
     /// Start the local Solr with TLS (https) instead of plain http.
     #[arg(long)]
     pub tls: bool,
+    /// HTTP proxy (`http://host:port`) every measured transport goes through: `CONNECT`
+    /// tunnels for https, absolute-form requests for http. Default: direct.
+    #[arg(long, value_name = "URL")]
+    pub proxy: Option<String>,
     /// Documents reindexed per update format (the full study: 50K); 0 skips reindexing.
     #[arg(value_parser = crate::args::count::<usize, 0, 100_000_000>, allow_negative_numbers = true, long, default_value_t = 50_000)]
     pub docs: usize,
@@ -113,6 +117,7 @@ impl StudyArgs {
             url,
             collection: self.target.collection.clone(),
             ca,
+            proxy: self.proxy.clone(),
             docs: self.docs,
             batch: self.batch,
             searches: self.searches,

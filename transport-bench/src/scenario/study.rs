@@ -33,6 +33,8 @@ pub struct StudyConfig {
     pub collection: String,
     /// CA file to trust for https.
     pub ca: Option<std::path::PathBuf>,
+    /// HTTP proxy every measured transport goes through (`--proxy`; None: direct).
+    pub proxy: Option<String>,
     /// Documents reindexed per update format (0: skip the indexing workload).
     pub docs: usize,
     /// Documents per update request.
@@ -212,6 +214,15 @@ fn tls(cfg: &StudyConfig) -> Result<TlsOptions> {
     Ok(t)
 }
 
+/// The `--proxy` of the run, if any.
+fn proxy(cfg: &StudyConfig) -> Result<Option<solr_client::Proxy>> {
+    Ok(cfg
+        .proxy
+        .as_deref()
+        .map(solr_client::Proxy::new)
+        .transpose()?)
+}
+
 /// Reindexes `cfg.docs` documents in each update format through a pooled client.
 async fn index_formats(cfg: &StudyConfig) -> Result<Vec<IndexSummary>> {
     let mut out = Vec::new();
@@ -219,12 +230,15 @@ async fn index_formats(cfg: &StudyConfig) -> Result<Vec<IndexSummary>> {
         return Ok(out);
     }
     for format in UpdateFormat::ALL {
-        let client = crate::auth::apply(SolrClient::builder(&cfg.url))?
+        let mut builder = crate::auth::apply(SolrClient::builder(&cfg.url))?
             .collection(&cfg.collection)
             .tls(tls(cfg)?)
             .transport(TransportKind::Pooled)
-            .update_format(format)
-            .build()?;
+            .update_format(format);
+        if let Some(p) = proxy(cfg)? {
+            builder = builder.proxy(p);
+        }
+        let client = builder.build()?;
         let mut gen = Generator::new(cfg.seed, cfg.vector_dim);
         let prefix = format!("study-{}-", format.as_str());
         let pb = progress(cfg.quiet, cfg.docs as u64, format!("reindex ({format})"));
@@ -431,7 +445,8 @@ pub async fn run(cfg: &StudyConfig) -> Result<(StudyReport, Vec<Record>)> {
             for k in 0..combos.len() {
                 // rotate across repetitions
                 let (kind, gzip, format) = combos[(k + rep) % combos.len()];
-                let transport = kind.build(&tls(cfg)?, gzip)?;
+                let pooled = solr_client::transport::PooledConfig::default();
+                let transport = kind.build_via(&tls(cfg)?, gzip, pooled, proxy(cfg)?.as_ref())?;
                 let name = formats::run_name(&transport.name(), format, &response_formats);
                 let key = (scenario.to_string(), name.clone());
                 let client = crate::auth::apply(SolrClient::builder(&cfg.url))?

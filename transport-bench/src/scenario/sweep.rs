@@ -669,6 +669,7 @@ pub async fn sweep(a: &SweepConfig, url: &str, out: &Path) -> Result<SweepReport
                 url: url.to_string(),
                 collection: a.collection.clone(),
                 ca: None,
+                proxy: None,
                 docs: 0,
                 batch: 1,
                 searches: a.searches,

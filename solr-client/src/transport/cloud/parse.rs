@@ -8,7 +8,8 @@ use url::Url;
 
 use super::hash::HashRange;
 use super::view::{ClusterView, ReplicaInfo, ReplicaType, ShardInfo};
-use crate::error::{snippet, Error, Result};
+use crate::error::{Error, Result};
+use crate::snippet::snippet;
 
 /// What a parse step needs: the node that answered and the body (for error messages).
 struct Ctx<'a> {
@@ -20,7 +21,7 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     fn bad(&self, message: String) -> Error {
         Error::Decode {
-            node: crate::error::node_label(self.seed),
+            node: crate::redact::node_label(self.seed),
             what: "CLUSTERSTATUS response",
             message,
             snippet: snippet(self.body, 200),

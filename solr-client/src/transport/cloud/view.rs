@@ -100,7 +100,7 @@ impl ClusterView {
     /// A standalone leader with followers: one shard, no hashing, cores named `core`.
     pub fn standalone(collection: &str, leader: Url, followers: Vec<Url>) -> ClusterView {
         let replica = |url: Url, leader: bool| ReplicaInfo {
-            name: crate::error::node_label(&url),
+            name: crate::redact::node_label(&url),
             core: collection.to_string(),
             base_url: url,
             leader,

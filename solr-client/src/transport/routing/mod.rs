@@ -100,7 +100,7 @@
 //! failures, times marked down, in-flight requests and the service-time EWMA. Each response's
 //! [`Timing`](crate::Timing) records `attempts` and the final `node`.
 
-use crate::error::UrlText;
+use crate::url_input::UrlText;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::{Duration, Instant};
@@ -346,7 +346,7 @@ impl RoutingBuilder {
 }
 
 fn parse(u: &UrlText) -> Result<Url> {
-    crate::error::parse_node_url(&u.0)
+    crate::url_input::parse_node_url(&u.0)
 }
 
 /// The routing decorator. See the module docs.

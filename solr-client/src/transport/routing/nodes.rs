@@ -288,7 +288,7 @@ impl NodeState {
     pub(crate) fn stats(&self) -> NodeStats {
         let h = self.health();
         NodeStats {
-            node: crate::error::node_label(&self.url),
+            node: crate::redact::node_label(&self.url),
             up: !h.down,
             reads: self.reads.load(Ordering::Relaxed),
             writes: self.writes.load(Ordering::Relaxed),
@@ -331,7 +331,7 @@ pub(crate) struct NodePool {
 
 /// The key of a node: its URL without a trailing slash.
 pub(crate) fn node_key(url: &Url) -> String {
-    crate::error::node_label(url)
+    crate::redact::node_label(url)
         .trim_end_matches('/')
         .to_string()
 }

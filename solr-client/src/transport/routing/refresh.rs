@@ -78,7 +78,7 @@ impl Routing {
                 node: node_key(&node.url),
                 status: resp.status.as_u16(),
                 content_type: None,
-                snippet: crate::error::snippet(&resp.body, 200),
+                snippet: crate::snippet::snippet(&resp.body, 200),
             });
         }
         ClusterView::from_cluster_status(self.collection.as_deref(), &resp.body, &node.url)

@@ -26,6 +26,8 @@ import org.eclipse.jetty.server.handler.gzip.GzipHandler;
  * java -cp ... dev.solrbench.Node --home DIR --port-file FILE
  *     [--port 0]                          0 = any free port (127.0.0.1 only)
  *     [--keystore server.p12 --keystore-password-file FILE]   enables TLS (h2 + http/1.1 via ALPN)
+ *     [--client-auth-truststore truststore.p12]   with TLS: Jetty needs a client certificate
+ *                                         signed by a CA in this store (same password)
  *     [--idle-timeout-ms 120000]          connector idle timeout (Solr distribution default)
  *     [--gzip-inflate-buffer 0]           &gt;0: accept gzip-encoded request bodies
  *     [--zk-host 127.0.0.1:PORT]          SolrCloud mode; absent = standalone
@@ -106,7 +108,10 @@ public final class Node {
       String pw = Files.readString(Path.of(a.require("keystore-password-file")), StandardCharsets.UTF_8).trim();
       // JettySolrRunner only builds a TLS connector in "test mode".
       System.setProperty("jetty.testMode", "true");
-      cfg.withSSLConfig(new SSLConfig(true, false, keystore, pw, null, null));
+      // Client auth: what SOLR_SSL_NEED_CLIENT_AUTH=true does in the distribution's Jetty.
+      String clientTrust = a.get("client-auth-truststore", null);
+      cfg.withSSLConfig(
+          new SSLConfig(true, clientTrust != null, keystore, pw, clientTrust, clientTrust == null ? null : pw));
     }
 
     Runner runner = new Runner(home.toString(), new Properties(), cfg.build());

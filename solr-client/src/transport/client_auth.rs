@@ -1,0 +1,225 @@
+//! Telling a refused client certificate apart from other TLS failures.
+//!
+//! A server that requires a client certificate answers a handshake without one, or with one
+//! it does not trust, with a TLS alert. Under TLS 1.2 the alert ends the handshake; under
+//! TLS 1.3 the client has finished its side of the handshake before the server checks the
+//! certificate, so the alert arrives on the first read of the response. Both places pass
+//! their error through [`refusal`], which turns such an alert into
+//! [`Error::ClientCertificate`].
+
+use crate::error::Error;
+
+/// Why the server refused the handshake over the client certificate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ClientCertProblem {
+    /// The server asked for a client certificate and none is configured
+    /// ([`crate::TlsOptions::client_identity`]).
+    NotConfigured {
+        /// The TLS alert the server sent (`CertificateRequired`, `HandshakeFailure`, ...).
+        alert: String,
+    },
+    /// The server did not accept the certificate sent: another CA signed it, or it is
+    /// expired or unfit for client authentication.
+    Refused {
+        /// The TLS alert the server sent (`UnknownCA`, `BadCertificate`, `CertificateUnknown`, ...).
+        alert: String,
+    },
+}
+
+impl std::fmt::Display for ClientCertProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ClientCertProblem::NotConfigured { alert } => write!(
+                f,
+                "the server asked for a client certificate and none is configured \
+                 (server alert: {alert})"
+            ),
+            ClientCertProblem::Refused { alert } => write!(
+                f,
+                "the server refused the client certificate (server alert: {alert})"
+            ),
+        }
+    }
+}
+
+/// [`Error::ClientCertificate`] when `err` (or an error it wraps) is a TLS alert from the
+/// server about the client certificate. `has_identity` says whether one was sent, when the
+/// caller knows; else the alert tells: TLS 1.3 servers send `certificate_required` exactly
+/// when the client sent none (RFC 8446, 6.2), any other certificate alert means refused.
+#[cfg(feature = "rustls")]
+pub(crate) fn refusal(
+    node: &str,
+    err: &(dyn std::error::Error + 'static),
+    has_identity: Option<bool>,
+) -> Option<Error> {
+    let alert = received_alert(err)?;
+    if !CERTIFICATE_ALERTS.contains(&alert) {
+        return None;
+    }
+    let sent = has_identity.unwrap_or(alert != rustls::AlertDescription::CertificateRequired);
+    let alert = format!("{alert:?}");
+    let problem = if sent {
+        ClientCertProblem::Refused { alert }
+    } else {
+        ClientCertProblem::NotConfigured { alert }
+    };
+    Some(Error::ClientCertificate {
+        node: node.to_string(),
+        problem,
+    })
+}
+
+/// The alerts a server sends about a client certificate.
+#[cfg(feature = "rustls")]
+const CERTIFICATE_ALERTS: [rustls::AlertDescription; 10] = {
+    use rustls::AlertDescription as A;
+    [
+        A::CertificateRequired,
+        A::BadCertificate,
+        A::UnknownCA,
+        A::CertificateUnknown,
+        A::UnsupportedCertificate,
+        A::CertificateExpired,
+        A::CertificateRevoked,
+        A::AccessDenied,
+        A::DecryptError,
+        A::HandshakeFailure,
+    ]
+};
+
+/// `e` with its [`ClientCertProblem`] decided by whether a certificate was configured
+/// (the HTTP layer, which maps a TLS 1.3 alert read after the handshake, does not know).
+pub(crate) fn settle(e: Error, has_identity: bool) -> Error {
+    match e {
+        Error::ClientCertificate { node, problem } => {
+            let alert = match problem {
+                ClientCertProblem::NotConfigured { alert }
+                | ClientCertProblem::Refused { alert } => alert,
+            };
+            let problem = if has_identity {
+                ClientCertProblem::Refused { alert }
+            } else {
+                ClientCertProblem::NotConfigured { alert }
+            };
+            Error::ClientCertificate { node, problem }
+        }
+        e => e,
+    }
+}
+
+/// The alert the server sent, found anywhere in the error's chain. `io::Error::source()`
+/// skips the error it wraps, so a wrapped error is looked at through `get_ref()`.
+#[cfg(feature = "rustls")]
+fn received_alert(err: &(dyn std::error::Error + 'static)) -> Option<rustls::AlertDescription> {
+    let mut next = Some(err);
+    while let Some(e) = next {
+        if let Some(rustls::Error::AlertReceived(a)) = e.downcast_ref::<rustls::Error>() {
+            return Some(*a);
+        }
+        #[cfg(any(feature = "http2", feature = "reqwest"))]
+        if let Some(io) = e.downcast_ref::<h2::Error>().and_then(h2::Error::get_io) {
+            if let Some(a) = received_alert(io) {
+                return Some(a);
+            }
+        }
+        if let Some(inner) = e
+            .downcast_ref::<std::io::Error>()
+            .and_then(|io| io.get_ref())
+        {
+            if let Some(a) = received_alert(inner) {
+                return Some(a);
+            }
+        }
+        next = e.source();
+    }
+    alert_in_text(&chain_text(err))
+}
+
+/// The error and its sources, as one line.
+#[cfg(feature = "rustls")]
+fn chain_text(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = err.to_string();
+    let mut next = err.source();
+    while let Some(e) = next {
+        text.push_str(": ");
+        text.push_str(&e.to_string());
+        next = e.source();
+    }
+    text
+}
+
+/// A certificate alert named in text: h2 keeps only the kind and message of an I/O error,
+/// so behind HTTP/2 rustls' alert survives as its Display, `received fatal alert: Name`.
+#[cfg(feature = "rustls")]
+fn alert_in_text(text: &str) -> Option<rustls::AlertDescription> {
+    let name = text.split("received fatal alert: ").nth(1)?;
+    let name = name.split(|c: char| !c.is_ascii_alphanumeric()).next()?;
+    CERTIFICATE_ALERTS
+        .into_iter()
+        .find(|a| format!("{a:?}") == name)
+}
+
+#[cfg(all(test, feature = "rustls"))]
+mod tests {
+    use super::*;
+
+    fn alert_io(a: rustls::AlertDescription) -> std::io::Error {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            rustls::Error::AlertReceived(a),
+        )
+    }
+
+    #[test]
+    fn a_certificate_alert_names_the_missing_or_refused_certificate() {
+        let none = refusal(
+            "https://n",
+            &alert_io(rustls::AlertDescription::CertificateRequired),
+            None,
+        )
+        .expect("typed");
+        assert_eq!(none.kind(), "ClientCertificate");
+        assert!(
+            none.to_string()
+                .contains("the server asked for a client certificate and none is configured"),
+            "{none}"
+        );
+        let refused = refusal(
+            "https://n",
+            &alert_io(rustls::AlertDescription::UnknownCA),
+            None,
+        )
+        .expect("typed");
+        assert!(
+            refused
+                .to_string()
+                .contains("refused the client certificate (server alert: UnknownCA)"),
+            "{refused}"
+        );
+    }
+
+    #[test]
+    fn an_alert_kept_only_as_text_is_found() {
+        let text = std::io::Error::other("connection error: received fatal alert: BadCertificate");
+        let e = refusal("https://n", &text, Some(false)).expect("typed");
+        assert!(
+            e.to_string().contains("(server alert: BadCertificate)"),
+            "{e}"
+        );
+        let other = std::io::Error::other("received fatal alert: ProtocolVersion");
+        assert!(refusal("https://n", &other, Some(false)).is_none());
+    }
+
+    #[test]
+    fn other_alerts_and_errors_are_left_alone() {
+        let other = alert_io(rustls::AlertDescription::ProtocolVersion);
+        assert!(refusal("https://n", &other, Some(false)).is_none());
+        let plain = std::io::Error::other("reset");
+        assert!(refusal("https://n", &plain, Some(true)).is_none());
+        // Known to have sent none: a handshake failure means the certificate was missing.
+        let failure = alert_io(rustls::AlertDescription::HandshakeFailure);
+        let e = refusal("https://n", &failure, Some(false)).expect("typed");
+        assert!(e.to_string().contains("none is configured"), "{e}");
+    }
+}
