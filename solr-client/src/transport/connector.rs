@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
-#[cfg(feature = "rustls")]
+#[cfg(feature = "rustls-base")]
 use tokio_rustls::client::TlsStream;
 use url::Url;
 
@@ -178,7 +178,7 @@ impl<S: AsyncWrite> AsyncWrite for Metered<S> {
 #[derive(Debug)]
 pub(crate) enum MaybeTls {
     Plain(Metered<TcpStream>),
-    #[cfg(feature = "rustls")]
+    #[cfg(feature = "rustls-base")]
     Tls(Box<TlsStream<Metered<TcpStream>>>),
 }
 
@@ -190,7 +190,7 @@ impl AsyncRead for MaybeTls {
     ) -> Poll<io::Result<()>> {
         match self.get_mut() {
             MaybeTls::Plain(s) => Pin::new(s).poll_read(cx, buf),
-            #[cfg(feature = "rustls")]
+            #[cfg(feature = "rustls-base")]
             MaybeTls::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
         }
     }
@@ -204,7 +204,7 @@ impl AsyncWrite for MaybeTls {
     ) -> Poll<io::Result<usize>> {
         match self.get_mut() {
             MaybeTls::Plain(s) => Pin::new(s).poll_write(cx, buf),
-            #[cfg(feature = "rustls")]
+            #[cfg(feature = "rustls-base")]
             MaybeTls::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
         }
     }
@@ -216,7 +216,7 @@ impl AsyncWrite for MaybeTls {
     ) -> Poll<io::Result<usize>> {
         match self.get_mut() {
             MaybeTls::Plain(s) => Pin::new(s).poll_write_vectored(cx, bufs),
-            #[cfg(feature = "rustls")]
+            #[cfg(feature = "rustls-base")]
             MaybeTls::Tls(s) => Pin::new(s.as_mut()).poll_write_vectored(cx, bufs),
         }
     }
@@ -224,7 +224,7 @@ impl AsyncWrite for MaybeTls {
     fn is_write_vectored(&self) -> bool {
         match self {
             MaybeTls::Plain(s) => s.is_write_vectored(),
-            #[cfg(feature = "rustls")]
+            #[cfg(feature = "rustls-base")]
             MaybeTls::Tls(s) => s.is_write_vectored(),
         }
     }
@@ -232,7 +232,7 @@ impl AsyncWrite for MaybeTls {
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         match self.get_mut() {
             MaybeTls::Plain(s) => Pin::new(s).poll_flush(cx),
-            #[cfg(feature = "rustls")]
+            #[cfg(feature = "rustls-base")]
             MaybeTls::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
         }
     }
@@ -240,7 +240,7 @@ impl AsyncWrite for MaybeTls {
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         match self.get_mut() {
             MaybeTls::Plain(s) => Pin::new(s).poll_shutdown(cx),
-            #[cfg(feature = "rustls")]
+            #[cfg(feature = "rustls-base")]
             MaybeTls::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
         }
     }
@@ -276,7 +276,7 @@ static NEXT_CONN_ID: AtomicU64 = AtomicU64::new(1);
 /// Opens timed, metered connections and counts them. Cheap to clone; clones share the count.
 #[derive(Clone)]
 pub struct Connector {
-    #[cfg(feature = "rustls")]
+    #[cfg(feature = "rustls-base")]
     tls: Option<Arc<rustls::ClientConfig>>,
     opened: Arc<AtomicU64>,
 }
@@ -285,7 +285,7 @@ impl std::fmt::Debug for Connector {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Connector")
             .field("opened", &self.opened())
-            .field("tls", &cfg!(feature = "rustls"))
+            .field("tls", &cfg!(feature = "rustls-base"))
             .finish()
     }
 }
@@ -293,10 +293,10 @@ impl std::fmt::Debug for Connector {
 impl Connector {
     /// A connector whose TLS connections offer the given ALPN protocols.
     pub(crate) fn new(tls: &TlsOptions, alpn: &[&[u8]]) -> Result<Self> {
-        #[cfg(not(feature = "rustls"))]
+        #[cfg(not(feature = "rustls-base"))]
         let _ = (tls, alpn);
         Ok(Connector {
-            #[cfg(feature = "rustls")]
+            #[cfg(feature = "rustls-base")]
             tls: Some(tls.client_config(alpn)?),
             opened: Arc::new(AtomicU64::new(0)),
         })
@@ -323,7 +323,7 @@ impl Connector {
     async fn connect_inner(&self, node: &Url, node_s: &str) -> Result<Conn> {
         let https = match node.scheme() {
             "http" => false,
-            "https" if cfg!(not(feature = "rustls")) => {
+            "https" if cfg!(not(feature = "rustls-base")) => {
                 return Err(Error::Config(format!(
                     "{node_s}: https needs solr-client's `rustls` feature, which this build \
                      does not have (or use the reqwest transport, which brings its own TLS)"
@@ -405,7 +405,7 @@ impl Connector {
             });
         }
         // A `return` in each cfg branch: only one of them is compiled.
-        #[cfg(feature = "rustls")]
+        #[cfg(feature = "rustls-base")]
         #[allow(clippy::needless_return)]
         {
             let config = self
@@ -435,7 +435,7 @@ impl Connector {
             });
         }
         // Unreachable: an https node was refused above.
-        #[cfg(not(feature = "rustls"))]
+        #[cfg(not(feature = "rustls-base"))]
         #[allow(clippy::needless_return)]
         {
             let _ = (metered, meter, host);

@@ -32,6 +32,8 @@ mod retry;
 mod routing;
 pub(crate) mod span;
 mod tls;
+#[cfg(feature = "rustls-base")]
+mod tls_provider;
 
 use std::fmt;
 use std::future::Future;
