@@ -6,6 +6,7 @@ pub mod doc_counts;
 pub mod fault_server;
 pub mod h2_fault;
 pub mod skip;
+pub mod solr_version;
 pub mod tcp_relay;
 
 use std::sync::OnceLock;
