@@ -70,6 +70,9 @@ measure() {
   t0=$(date +%s.%N)
   times=$( { cd "$dir" && TIMEFORMAT='%U %S' && time CARGO_TARGET_DIR="$dir/target" cargo build -q >/dev/null 2>"$dir/build.log"; } 2>&1 )
   t1=$(date +%s.%N)
+  if [ ! -x "$dir/target/debug/weight-$set" ]; then
+    echo "build-weight: the $set build failed:" >&2; tail -20 "$dir/build.log" >&2; exit 1
+  fi
   crates=$(cd "$dir" && cargo tree -e normal,build --prefix none | sed 's/ (\*)//; s/ (proc-macro)//' | awk '{print $1, $2}' | sort -u | wc -l)
   cbuilds=$(cd "$dir" && cargo tree -e normal,build --prefix none | awk '{print $1}' | sort -u \
     | { grep -E '^(cc|cmake|ring|.*-sys)$' || true; } | tr '\n' ' ')

@@ -1,9 +1,7 @@
 //! The Solr release the e2e tests run against: `SOLR_VERSION` (what `scripts/compat.sh`
 //! sets, and what `local-solr/solr.sh` starts), else the release of the launcher's pom. A
-//! check that needs a newer release is skipped on an older one, and the skip is recorded by
-//! name (never a silent pass).
-
-use super::skip::{self, Installable};
+//! check that needs a newer release compares `current()` and records its skip by name
+//! (`support::skip::record`), never a silent pass; none of the smoke set needs one so far.
 
 /// A Solr release as (major, minor, patch).
 pub type Release = (u32, u32, u32);
@@ -41,21 +39,6 @@ pub fn assert_runs(spec_version: &str) {
         "the node runs Solr {spec_version}, the tests expect {:?} (SOLR_VERSION or the pom)",
         current()
     );
-}
-
-/// Whether the release under test is `min` or newer; when not, records the skip of `what`
-/// (`feature` is what the release lacks, e.g. "the CBOR response writer").
-pub fn at_least(min: Release, what: &str, feature: &str) -> bool {
-    let now = current();
-    if now >= min {
-        return true;
-    }
-    let why = format!(
-        "Solr {}.{}.{} has no {feature} (since {}.{}.{})",
-        now.0, now.1, now.2, min.0, min.1, min.2
-    );
-    skip::record(what, &why, Installable::NotHere);
-    false
 }
 
 #[cfg(test)]
