@@ -6,6 +6,8 @@
 #
 #   scripts/compat.sh [VERSIONS...]      default: 9.4.1 9.7.0 9.10.1
 #   COMPAT_MODULES="client:: admin::" scripts/compat.sh 9.4.1
+#   COMPAT_E2E_BIN=path/to/e2e-HASH scripts/compat.sh   an e2e test binary built before (no
+#                                                       cargo; it runs against this checkout)
 #
 # Each release's launcher is built on first use (local-solr/solr.sh setup --solr-version V,
 # Maven Central), the tests read the release from SOLR_VERSION (a feature the release lacks
@@ -24,7 +26,18 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/compat.XXXXXX")
 outer_ledger="${SKIP_LEDGER:-}"
 trap 'bash local-solr/solr.sh stop --all >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 
-cargo test -q -p e2e-tests --no-run 2>"$work/build.log" || { cat "$work/build.log" >&2; exit 1; }
+if [ -z "${COMPAT_E2E_BIN:-}" ]; then
+  cargo test -q -p e2e-tests --no-run 2>"$work/build.log" || { cat "$work/build.log" >&2; exit 1; }
+fi
+
+# e2e FILTER: the e2e tests matching FILTER (SOLR_VERSION and SKIP_LEDGER from the caller).
+e2e() {
+  if [ -n "${COMPAT_E2E_BIN:-}" ]; then
+    SOLR_BENCH_ROOT="$ROOT" "$COMPAT_E2E_BIN" "$1"
+  else
+    cargo test -q -p e2e-tests -- "$1"
+  fi
+}
 
 # cell LOG LEDGER: "passed N", "FAILED F of N" or "passed N, skipped S" for one module run.
 cell() {
@@ -47,8 +60,8 @@ run_version() {
   fi
   for m in "${modules[@]}"; do
     log="$work/$v-${m%::}.log"; ledger="$work/$v-${m%::}.skips"; : >"$ledger"
-    echo "compat: Solr $v: cargo test -p e2e-tests -- $m" >&2
-    SOLR_VERSION="$v" SKIP_LEDGER="$ledger" cargo test -q -p e2e-tests -- "$m" >"$log" 2>&1 || true
+    echo "compat: Solr $v: e2e tests $m" >&2
+    SOLR_VERSION="$v" SKIP_LEDGER="$ledger" e2e "$m" >"$log" 2>&1 || true
     row+=$'\t'"$(cell "$log" "$ledger")"
     [[ "$row" == *FAILED* ]] && grep -E '^(---- |thread .* panicked|cannot start)' "$log" | head -5 >&2
     [ -z "$outer_ledger" ] || cat "$ledger" >>"$outer_ledger"
