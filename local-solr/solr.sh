@@ -189,7 +189,7 @@ build_launcher() {
 
 # compile_launcher DIR: the node and ZooKeeper mains must compile; the SolrJ mains
 # (BulkIndex, SearchQtimes: transport-bench's SolrJ side) use SolrJ API of recent releases and
-# are left out, with a note, where the release lacks it.
+# are left out, with a note, where another release than the pom's lacks it.
 compile_launcher() {
   local t="$1" src="$LAUNCHER/src/main/java/dev/solrbench" javac
   javac="$(dirname "$(readlink -f "$(java_bin)")")/javac"
@@ -202,7 +202,8 @@ compile_launcher() {
   for main in BulkIndex SearchQtimes; do
     "$javac" --release 17 -nowarn -encoding UTF-8 -d "$t/classes" -cp "$cp" "$src/$main.java" \
       >"$t/$main.javac.txt" 2>&1 \
-      || log "note: dev.solrbench.$main does not compile against Solr $SOLR_VERSION (SolrJ bench side unavailable; see $t/$main.javac.txt)"
+      || { [[ "$SOLR_VERSION" != "$DEFAULT_SOLR_VERSION" ]] || { cat "$t/$main.javac.txt" >&2; die "dev.solrbench.$main does not compile"; }
+        log "note: dev.solrbench.$main does not compile against Solr $SOLR_VERSION (SolrJ bench side unavailable; see $t/$main.javac.txt)"; }
   done
 }
 
