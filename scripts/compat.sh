@@ -42,8 +42,11 @@ e2e() {
 # cell LOG LEDGER: "passed N", "FAILED F of N" or "passed N, skipped S" for one module run.
 cell() {
   local log="$1" ledger="$2" passed failed skipped
-  passed=$(sed -n 's/^test result: .* \([0-9][0-9]*\) passed;.*/\1/p' "$log" | tail -1)
-  failed=$(sed -n 's/^test result: .* \([0-9][0-9]*\) failed;.*/\1/p' "$log" | tail -1)
+  # Summed over every harness cargo runs (the package's empty ones say 0).
+  passed=$(awk '/^test result:/ { for (i = 1; i < NF; i++) if ($(i + 1) ~ /^passed/) n += $i; seen = 1 }
+    END { if (seen) print n + 0 }' "$log")
+  failed=$(awk '/^test result:/ { for (i = 1; i < NF; i++) if ($(i + 1) ~ /^failed/) n += $i }
+    END { print n + 0 }' "$log")
   skipped=$(skip_count "$ledger")
   if [ -z "$passed" ]; then echo "FAILED (no result)"; return; fi
   if [ "$failed" != 0 ]; then echo "FAILED $failed of $((passed + failed))"; return; fi
