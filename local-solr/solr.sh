@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Starts real Apache Solr 9.10.1 nodes (from Maven Central artifacts) on 127.0.0.1.
+# Starts real Apache Solr nodes (from Maven Central artifacts) on 127.0.0.1: release 9.10.1
+# (launcher/pom.xml), or the one SOLR_VERSION / --solr-version names (9.4.0 and later).
 #
-#   solr.sh setup
-#   solr.sh start standalone|pair|cloud [--name NAME] [--tls [--client-auth]] [--heap 512m] [--jvm-opts "..."]
+#   solr.sh setup [--solr-version V]
+#   solr.sh start standalone|pair|cloud [--name NAME] [--solr-version V] [--tls [--client-auth]]
+#           [--heap 512m] [--jvm-opts "..."]
 #           [--java-home DIR] [--poll-interval SECS] [--idle-timeout-ms MS]
 #           [--auto-commit-ms MS] [--auto-soft-commit-ms MS] [--vector-dim N]
 #           [--gzip-inflate] [--timeout SECS] [--port BASE] [--shards N] [--replicas N]
@@ -26,12 +28,17 @@
 # Modes: standalone = node1 (core bench); pair = leader + follower (core bench, follower polls
 # the leader); cloud = zk + node1 + node2, collection bench (router compositeId) --shards x
 # --replicas (default 1 x 2), replicas spread over both nodes.
+# Launchers: the pom's version in launcher/target/, any other in launcher/target-V/ (built on
+# first use), so releases coexist; an instance keeps the version it was started with.
 # A `start` of an instance that is not fully alive wipes run/NAME and starts fresh.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 RUN="$ROOT/run"
 LAUNCHER="$ROOT/launcher"
+# The Solr release of the launcher's pom (launcher/target/); SOLR_VERSION picks another.
+DEFAULT_SOLR_VERSION="$(sed -n 's:.*<solr.version>\(.*\)</solr.version>.*:\1:p' "$LAUNCHER/pom.xml")"
+SOLR_VERSION="${SOLR_VERSION:-$DEFAULT_SOLR_VERSION}"
 TLS_DIR="$RUN/tls"
 CONFDIR="$ROOT/configsets/bench/conf"
 STOP_TIMEOUT="${SOLR_SH_STOP_TIMEOUT:-30}"
@@ -149,9 +156,16 @@ install_prereqs() {
     || die "apt-get install failed"
 }
 
+# launcher_dir: the build folder of SOLR_VERSION's launcher.
+launcher_dir() {
+  [[ "$SOLR_VERSION" =~ ^[0-9]+(\.[0-9]+)*$ ]] || die "bad Solr version '$SOLR_VERSION' (e.g. 9.4.1)"
+  if [[ "$SOLR_VERSION" == "$DEFAULT_SOLR_VERSION" ]]; then echo "$LAUNCHER/target"; else echo "$LAUNCHER/target-$SOLR_VERSION"; fi
+}
+
 build_needed() {
-  local cp="$LAUNCHER/target/classpath.txt" stamp="$LAUNCHER/target/.solrbench-build-stamp"
-  [[ -s "$cp" && -f "$stamp" && -f "$LAUNCHER/target/classes/dev/solrbench/Node.class" ]] || return 0
+  local t; t="$(launcher_dir)"
+  local cp="$t/classpath.txt" stamp="$t/.solrbench-build-stamp"
+  [[ -s "$cp" && -f "$stamp" && -f "$t/classes/dev/solrbench/Node.class" ]] || return 0
   [[ -n "$(find "$LAUNCHER/pom.xml" "$LAUNCHER/src" -newer "$stamp" -print -quit)" ]] && return 0
   local jar
   IFS=: read -r -a jars <"$cp"
@@ -160,16 +174,43 @@ build_needed() {
 }
 
 build_launcher() {
+  local t; t="$(launcher_dir)"
   if build_needed; then
-    log "building launcher (mvn package)"
-    mvn -q -B -Dstyle.color=never -f "$LAUNCHER/pom.xml" package -DskipTests >&2 || die "mvn package of $LAUNCHER failed"
-    touch "$LAUNCHER/target/.solrbench-build-stamp"
+    log "building the launcher for Solr $SOLR_VERSION in $t"
+    rm -rf "$t/classes"; mkdir -p "$t/classes"
+    # The runtime classpath (Maven Central), compiled against with javac: the compile scope of
+    # older releases' poms lacks jars the launcher names (ZooKeeper's server in 9.4).
+    mvn -q -B -Dstyle.color=never -f "$LAUNCHER/pom.xml" dependency:build-classpath \
+      -Dsolr.version="$SOLR_VERSION" -Dmdep.includeScope=runtime -Dmdep.outputFile="$t/classpath.txt" >&2 \
+      || die "Maven could not resolve Solr $SOLR_VERSION (solr-core, solr-test-framework)"
+    compile_launcher "$t"
+    touch "$t/.solrbench-build-stamp"
   fi
   # java @argfile keeps the 140-jar classpath out of `ps`.
-  local argfile="$LAUNCHER/target/java-cp.args"
-  if [[ ! -f "$argfile" || "$LAUNCHER/target/.solrbench-build-stamp" -nt "$argfile" ]]; then
-    printf -- '-cp\n"%s:%s"\n' "$LAUNCHER/target/classes" "$(cat "$LAUNCHER/target/classpath.txt")" >"$argfile"
+  local argfile="$t/java-cp.args"
+  if [[ ! -f "$argfile" || "$t/.solrbench-build-stamp" -nt "$argfile" ]]; then
+    printf -- '-cp\n"%s:%s"\n' "$t/classes" "$(cat "$t/classpath.txt")" >"$argfile"
   fi
+}
+
+# compile_launcher DIR: the node and ZooKeeper mains must compile; the SolrJ mains
+# (BulkIndex, SearchQtimes: transport-bench's SolrJ side) use SolrJ API of recent releases and
+# are left out, with a note, where another release than the pom's lacks it.
+compile_launcher() {
+  local t="$1" src="$LAUNCHER/src/main/java/dev/solrbench" javac
+  javac="$(dirname "$(readlink -f "$(java_bin)")")/javac"
+  [[ -x "$javac" ]] || javac=javac
+  local cp="$t/classes:$(cat "$t/classpath.txt")"
+  "$javac" --release 17 -nowarn -encoding UTF-8 -d "$t/classes" -cp "$cp" \
+    "$src/Args.java" "$src/Node.java" "$src/Zk.java" >&2 \
+    || die "the launcher (Node, Zk) does not compile against Solr $SOLR_VERSION"
+  local main
+  for main in BulkIndex SearchQtimes; do
+    "$javac" --release 17 -nowarn -encoding UTF-8 -d "$t/classes" -cp "$cp" "$src/$main.java" \
+      >"$t/$main.javac.txt" 2>&1 \
+      || { [[ "$SOLR_VERSION" != "$DEFAULT_SOLR_VERSION" ]] || { cat "$t/$main.javac.txt" >&2; die "dev.solrbench.$main does not compile"; }
+        log "note: dev.solrbench.$main does not compile against Solr $SOLR_VERSION (SolrJ bench side unavailable; see $t/$main.javac.txt)"; }
+  done
 }
 
 gen_tls() {
@@ -248,6 +289,7 @@ gen_client_tls() {
 }
 
 cmd_setup() {
+  if [[ "${1:-}" == --solr-version ]]; then SOLR_VERSION="${2:?--solr-version needs a value}"; fi
   install_prereqs
   mkdir -p "$RUN/.locks"
   exec 8>"$RUN/.locks/.setup"
@@ -272,7 +314,7 @@ REPLICA_TYPES=""
 save_env() {
   local f="$RUN/$1/instance.env"
   {
-    for v in MODE TLS CLIENT_AUTH HEAP JVM_OPTS JAVA_HOME_OPT POLL IDLE_MS AUTO_COMMIT AUTO_SOFT_COMMIT VDIM GZIP_INFLATE START_TIMEOUT PORT_BASE SHARDS REPLICAS REPLICA_TYPES; do
+    for v in MODE TLS CLIENT_AUTH HEAP JVM_OPTS JAVA_HOME_OPT POLL IDLE_MS AUTO_COMMIT AUTO_SOFT_COMMIT VDIM GZIP_INFLATE START_TIMEOUT PORT_BASE SHARDS REPLICAS REPLICA_TYPES SOLR_VERSION; do
       printf '%s=%q\n' "$v" "${!v}"
     done
   } >"$f"
@@ -288,6 +330,8 @@ signature() {
   # The default layout (1 x 2) keeps the signature instances had before --shards/--replicas.
   [[ "${SHARDS:-1}|${REPLICAS:-2}" == "1|2" ]] || sig+="|${SHARDS}x${REPLICAS}"
   [[ -z "${REPLICA_TYPES:-}" ]] || sig+="|${REPLICA_TYPES}"
+  # The pom's release keeps the signature instances had before --solr-version.
+  [[ "$SOLR_VERSION" == "$DEFAULT_SOLR_VERSION" ]] || sig+="|solr-$SOLR_VERSION"
   echo "$sig"
 }
 
@@ -384,7 +428,7 @@ spawn_jvm() {
   rm -f "$nd/port.new"
   : >"$nd/console.log"
   # fds 8/9 hold our flock locks: the JVM must not inherit them.
-  setsid "$java" "${jopts[@]}" "${props[@]}" "${extra[@]}" "@$LAUNCHER/target/java-cp.args" "$main" "$@" \
+  setsid "$java" "${jopts[@]}" "${props[@]}" "${extra[@]}" "@$(launcher_dir)/java-cp.args" "$main" "$@" \
     </dev/null >>"$nd/console.log" 2>&1 8>&- 9>&- &
   local pid=$!
   echo "$pid" >"$nd/pid"
@@ -602,6 +646,7 @@ cmd_start() {
   while [[ $# -gt 0 ]]; do
     case "$1" in
       --name) name="${2:?--name needs a value}"; shift 2 ;;
+      --solr-version) SOLR_VERSION="${2:?--solr-version needs a value}"; shift 2 ;;
       --tls) TLS=1; shift ;;
       --client-auth) CLIENT_AUTH=1; shift ;;
       --heap) HEAP="${2:?}"; shift 2 ;;
@@ -705,7 +750,7 @@ cmd_start() {
   esac
   write_nodes_tsv "$name"
   FAIL_CLEANUP=""
-  log "instance $name ($MODE$([[ "$TLS" == 1 ]] && echo ", tls")) started in $((SECONDS - t0))s"
+  log "instance $name ($MODE$([[ "$TLS" == 1 ]] && echo ", tls"), Solr $SOLR_VERSION) started in $((SECONDS - t0))s"
   print_urls "$name"
 }
 
@@ -803,7 +848,7 @@ cmd_status() {
   local name node state pid port
   for name in "${names[@]}"; do
     ( load_env "$name"
-      echo "instance $name mode=$MODE tls=$([[ $TLS == 1 ]] && echo yes || echo no) heap=$HEAP"
+      echo "instance $name mode=$MODE tls=$([[ $TLS == 1 ]] && echo yes || echo no) heap=$HEAP solr=$SOLR_VERSION"
       for node in $(all_known_nodes "$name"); do
         pid="$(node_pid "$name" "$node")"; port="$(node_port "$name" "$node")"
         if node_is_running "$name" "$node"; then
@@ -831,7 +876,7 @@ usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [[ $# -ge 1 ]] || usage
 cmd="$1"; shift
 case "$cmd" in
-  setup) cmd_setup ;;
+  setup) cmd_setup "$@" ;;
   start) cmd_start "$@" ;;
   stop) cmd_stop "$@" ;;
   kill-node) cmd_kill_node "$@" ;;

@@ -53,6 +53,11 @@ step "end-to-end: WAN emulation, alone"
 cargo test -p e2e-tests -- wan::
 step "end-to-end: client, bench, routing, faults against real Solr"
 cargo test -p e2e-tests -- --skip wan::
+# Several Solr releases: the whole suite above runs against the newest (the launcher pom's);
+# the oldest checked release runs the smoke set only (client API, formats, updates, cloud
+# routing, admin; a few minutes). scripts/compat.sh with no argument runs the whole matrix.
+step "compat: the e2e smoke set against the oldest checked Solr release (${COMPAT_OLDEST:-9.4.1})"
+bash scripts/compat.sh "${COMPAT_OLDEST:-9.4.1}"
 step "examples against the local Solr (each checks its answer)"
 bash scripts/examples.sh
 step "fuzz: every target ${FUZZ_SECS:-20} s (FUZZ_SECS=0 skips; needs nightly + cargo-fuzz)"

@@ -11,7 +11,7 @@ pub(crate) fn missing(name: &str) -> Option<&'static str> {
         "javabin" => ("javabin", cfg!(feature = "javabin")),
         "reqwest" => ("reqwest", cfg!(feature = "reqwest")),
         "http2" => ("http2", cfg!(feature = "http2")),
-        "https" => ("rustls", cfg!(feature = "rustls")),
+        "https" => ("rustls", cfg!(feature = "rustls-base")),
         "gzip" => ("gzip", cfg!(feature = "gzip")),
         _ => return None,
     };

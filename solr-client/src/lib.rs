@@ -92,6 +92,8 @@
 //! | feature | default | what it adds |
 //! |---|---|---|
 //! | `rustls` | yes | https nodes for the fresh, pooled and http2 transports (rustls, aws-lc-rs, webpki roots) |
+//! | `rustls-ring` | no | https as `rustls` with the ring crypto provider (no aws-lc-sys, no cmake) |
+//! | `rustls-base` | no | https with rustls and the provider the application installs (`CryptoProvider::install_default`) |
 //! | `gzip` | yes | gzip responses and request bodies (`transport::Gzip`, [`SolrClientBuilder::gzip`]) |
 //! | `reqwest` | no | [`TransportKind`]`::Reqwest`: reqwest's default client (with its own TLS) |
 //! | `http2` | no | [`TransportKind`]`::Http2`: one multiplexed HTTP/2 connection |
@@ -103,6 +105,9 @@
 //! A choice made at run time that needs a feature this build lacks (a transport or format
 //! parsed from a string, an https URL without `rustls`, gzip without `gzip`) is an
 //! [`Error::Config`] naming the feature, never a panic.
+//!
+//! Plain http compiles no C: `default-features = false, features = ["gzip"]` (aws-lc-sys,
+//! ring and every `cc` build are absent). The figures: docs/client.md, "Build weight".
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(unused_crate_dependencies)]

@@ -47,7 +47,7 @@ impl std::fmt::Display for ClientCertProblem {
 /// server about the client certificate. `has_identity` says whether one was sent, when the
 /// caller knows; else the alert tells: TLS 1.3 servers send `certificate_required` exactly
 /// when the client sent none (RFC 8446, 6.2), any other certificate alert means refused.
-#[cfg(feature = "rustls")]
+#[cfg(feature = "rustls-base")]
 pub(crate) fn refusal(
     node: &str,
     err: &(dyn std::error::Error + 'static),
@@ -71,7 +71,7 @@ pub(crate) fn refusal(
 }
 
 /// The alerts a server sends about a client certificate.
-#[cfg(feature = "rustls")]
+#[cfg(feature = "rustls-base")]
 const CERTIFICATE_ALERTS: [rustls::AlertDescription; 10] = {
     use rustls::AlertDescription as A;
     [
@@ -110,7 +110,7 @@ pub(crate) fn settle(e: Error, has_identity: bool) -> Error {
 
 /// The alert the server sent, found anywhere in the error's chain. `io::Error::source()`
 /// skips the error it wraps, so a wrapped error is looked at through `get_ref()`.
-#[cfg(feature = "rustls")]
+#[cfg(feature = "rustls-base")]
 fn received_alert(err: &(dyn std::error::Error + 'static)) -> Option<rustls::AlertDescription> {
     let mut next = Some(err);
     while let Some(e) = next {
@@ -137,7 +137,7 @@ fn received_alert(err: &(dyn std::error::Error + 'static)) -> Option<rustls::Ale
 }
 
 /// The error and its sources, as one line.
-#[cfg(feature = "rustls")]
+#[cfg(feature = "rustls-base")]
 fn chain_text(err: &(dyn std::error::Error + 'static)) -> String {
     let mut text = err.to_string();
     let mut next = err.source();
@@ -151,7 +151,7 @@ fn chain_text(err: &(dyn std::error::Error + 'static)) -> String {
 
 /// A certificate alert named in text: h2 keeps only the kind and message of an I/O error,
 /// so behind HTTP/2 rustls' alert survives as its Display, `received fatal alert: Name`.
-#[cfg(feature = "rustls")]
+#[cfg(feature = "rustls-base")]
 fn alert_in_text(text: &str) -> Option<rustls::AlertDescription> {
     let name = text.split("received fatal alert: ").nth(1)?;
     let name = name.split(|c: char| !c.is_ascii_alphanumeric()).next()?;
@@ -160,7 +160,7 @@ fn alert_in_text(text: &str) -> Option<rustls::AlertDescription> {
         .find(|a| format!("{a:?}") == name)
 }
 
-#[cfg(all(test, feature = "rustls"))]
+#[cfg(all(test, feature = "rustls-base"))]
 mod tests {
     use super::*;
 

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
-#[cfg(feature = "rustls")]
+#[cfg(feature = "rustls-base")]
 use tokio_rustls::client::TlsStream;
 use url::Url;
 
@@ -185,7 +185,7 @@ impl<S: AsyncWrite> AsyncWrite for Metered<S> {
 #[derive(Debug)]
 pub(crate) enum MaybeTls {
     Plain(Metered<TcpStream>),
-    #[cfg(feature = "rustls")]
+    #[cfg(feature = "rustls-base")]
     Tls(Box<TlsStream<Metered<TcpStream>>>),
 }
 
@@ -197,7 +197,7 @@ impl AsyncRead for MaybeTls {
     ) -> Poll<io::Result<()>> {
         match self.get_mut() {
             MaybeTls::Plain(s) => Pin::new(s).poll_read(cx, buf),
-            #[cfg(feature = "rustls")]
+            #[cfg(feature = "rustls-base")]
             MaybeTls::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
         }
     }
@@ -211,7 +211,7 @@ impl AsyncWrite for MaybeTls {
     ) -> Poll<io::Result<usize>> {
         match self.get_mut() {
             MaybeTls::Plain(s) => Pin::new(s).poll_write(cx, buf),
-            #[cfg(feature = "rustls")]
+            #[cfg(feature = "rustls-base")]
             MaybeTls::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
         }
     }
@@ -223,7 +223,7 @@ impl AsyncWrite for MaybeTls {
     ) -> Poll<io::Result<usize>> {
         match self.get_mut() {
             MaybeTls::Plain(s) => Pin::new(s).poll_write_vectored(cx, bufs),
-            #[cfg(feature = "rustls")]
+            #[cfg(feature = "rustls-base")]
             MaybeTls::Tls(s) => Pin::new(s.as_mut()).poll_write_vectored(cx, bufs),
         }
     }
@@ -231,7 +231,7 @@ impl AsyncWrite for MaybeTls {
     fn is_write_vectored(&self) -> bool {
         match self {
             MaybeTls::Plain(s) => s.is_write_vectored(),
-            #[cfg(feature = "rustls")]
+            #[cfg(feature = "rustls-base")]
             MaybeTls::Tls(s) => s.is_write_vectored(),
         }
     }
@@ -239,7 +239,7 @@ impl AsyncWrite for MaybeTls {
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         match self.get_mut() {
             MaybeTls::Plain(s) => Pin::new(s).poll_flush(cx),
-            #[cfg(feature = "rustls")]
+            #[cfg(feature = "rustls-base")]
             MaybeTls::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
         }
     }
@@ -247,7 +247,7 @@ impl AsyncWrite for MaybeTls {
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         match self.get_mut() {
             MaybeTls::Plain(s) => Pin::new(s).poll_shutdown(cx),
-            #[cfg(feature = "rustls")]
+            #[cfg(feature = "rustls-base")]
             MaybeTls::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
         }
     }
@@ -305,7 +305,7 @@ impl Endpoint {
     fn of(url: &Url, node_s: &str) -> Result<Self> {
         let https = match url.scheme() {
             "http" => false,
-            "https" if cfg!(not(feature = "rustls")) => {
+            "https" if cfg!(not(feature = "rustls-base")) => {
                 return Err(Error::Config(format!(
                     "{node_s}: https needs solr-client's `rustls` feature, which this build \
                      does not have (or use the reqwest transport, which brings its own TLS)"
@@ -339,7 +339,7 @@ impl Endpoint {
 /// Opens timed, metered connections and counts them. Cheap to clone; clones share the count.
 #[derive(Clone)]
 pub struct Connector {
-    #[cfg(feature = "rustls")]
+    #[cfg(feature = "rustls-base")]
     tls: Option<Arc<rustls::ClientConfig>>,
     has_identity: bool,
     opened: Arc<AtomicU64>,
@@ -352,7 +352,7 @@ impl std::fmt::Debug for Connector {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Connector")
             .field("opened", &self.opened())
-            .field("tls", &cfg!(feature = "rustls"))
+            .field("tls", &cfg!(feature = "rustls-base"))
             .field("proxy", &self.proxy)
             .finish()
     }
@@ -361,10 +361,10 @@ impl std::fmt::Debug for Connector {
 impl Connector {
     /// A connector whose TLS connections offer the given ALPN protocols.
     pub(crate) fn new(tls: &TlsOptions, alpn: &[&[u8]]) -> Result<Self> {
-        #[cfg(not(feature = "rustls"))]
+        #[cfg(not(feature = "rustls-base"))]
         let _ = alpn;
         Ok(Connector {
-            #[cfg(feature = "rustls")]
+            #[cfg(feature = "rustls-base")]
             tls: Some(tls.client_config(alpn)?),
             has_identity: tls.identity().is_some(),
             opened: Arc::new(AtomicU64::new(0)),
@@ -477,7 +477,7 @@ impl Connector {
     }
 
     /// The TLS handshake with the node over `io` (a socket to it, or a tunnel).
-    #[cfg(feature = "rustls")]
+    #[cfg(feature = "rustls-base")]
     async fn handshake(
         &self,
         io: Metered<TcpStream>,
@@ -515,7 +515,7 @@ impl Connector {
     }
 
     /// Unreachable: [`Endpoint::of`] refuses https without the `rustls` feature.
-    #[cfg(not(feature = "rustls"))]
+    #[cfg(not(feature = "rustls-base"))]
     async fn handshake(
         &self,
         _io: Metered<TcpStream>,

@@ -68,7 +68,7 @@ pub(crate) fn build_request(
 /// was not processed: hyper cancelled it before sending, or (HTTP/2) the server refused the
 /// stream ([`proves_unprocessed`]).
 pub(crate) fn map_hyper(node: &str, e: hyper::Error) -> Error {
-    #[cfg(feature = "rustls")]
+    #[cfg(feature = "rustls-base")]
     if let Some(refused) = super::client_auth::refusal(node, &e, None) {
         return refused;
     }

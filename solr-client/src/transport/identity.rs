@@ -6,7 +6,7 @@
 //! certificate, no key, or a key that does not belong to the certificate is an
 //! [`Error::Config`] that never shows the key.
 
-#[cfg(feature = "rustls")]
+#[cfg(feature = "rustls-base")]
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
@@ -18,7 +18,7 @@ pub struct Identity {
     #[cfg_attr(not(feature = "reqwest"), allow(dead_code))]
     pem: Vec<u8>,
     /// The parsed chain and the loaded signing key (what rustls takes).
-    #[cfg(feature = "rustls")]
+    #[cfg(feature = "rustls-base")]
     certified: Arc<rustls::sign::CertifiedKey>,
 }
 
@@ -46,7 +46,7 @@ impl Identity {
         pem.extend_from_slice(key_pem);
         Ok(Identity {
             pem,
-            #[cfg(feature = "rustls")]
+            #[cfg(feature = "rustls-base")]
             certified: Arc::new(certified_key(cert_pem, key_pem)?),
         })
     }
@@ -73,7 +73,7 @@ impl Identity {
     }
 
     /// The rustls certificate resolver that always offers this identity.
-    #[cfg(feature = "rustls")]
+    #[cfg(feature = "rustls-base")]
     pub(crate) fn resolver(&self) -> Arc<dyn rustls::client::ResolvesClientCert> {
         Arc::new(rustls::sign::SingleCertAndKey::from(
             self.certified.as_ref().clone(),
@@ -88,7 +88,7 @@ fn contains(pem: &[u8], marker: &[u8]) -> bool {
 
 /// Parses the chain and the key and checks that they belong together. Parse errors are
 /// described, never quoted: the key text must not reach a message.
-#[cfg(feature = "rustls")]
+#[cfg(feature = "rustls-base")]
 fn certified_key(cert_pem: &[u8], key_pem: &[u8]) -> Result<rustls::sign::CertifiedKey> {
     use rustls_pki_types::pem::PemObject;
     use rustls_pki_types::{CertificateDer, PrivateKeyDer};
@@ -112,7 +112,7 @@ fn certified_key(cert_pem: &[u8], key_pem: &[u8]) -> Result<rustls::sign::Certif
 }
 
 /// A fixed description of why rustls refused a key (its own text is not shown).
-#[cfg(feature = "rustls")]
+#[cfg(feature = "rustls-base")]
 fn key_problem(e: &rustls::Error) -> &'static str {
     match e {
         rustls::Error::InconsistentKeys(_) => "the key is not the certificate's key",

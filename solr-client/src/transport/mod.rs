@@ -37,6 +37,8 @@ mod retry;
 mod routing;
 pub(crate) mod span;
 mod tls;
+#[cfg(feature = "rustls-base")]
+mod tls_provider;
 mod tunnel;
 
 use std::fmt;

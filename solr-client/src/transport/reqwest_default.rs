@@ -290,11 +290,11 @@ fn map_reqwest(node: &str, req: &WireRequest, e: reqwest::Error, has_identity: b
     // The node is in the error already; the URL (with its query) is not repeated.
     let e = e.without_url();
     let node = node.to_string();
-    #[cfg(feature = "rustls")]
+    #[cfg(feature = "rustls-base")]
     if let Some(refused) = super::client_auth::refusal(&node, &e, Some(has_identity)) {
         return refused;
     }
-    #[cfg(not(feature = "rustls"))]
+    #[cfg(not(feature = "rustls-base"))]
     let _ = has_identity;
     let timeout = |phase, after| Error::Timeout {
         node: node.clone(),

@@ -4,14 +4,14 @@
 //! Without the `rustls` feature the options are still accepted (and handed to reqwest,
 //! which brings its own TLS), but the built-in transports refuse https URLs.
 
-#[cfg(feature = "rustls")]
+#[cfg(feature = "rustls-base")]
 use std::sync::Arc;
 
-#[cfg(feature = "rustls")]
+#[cfg(feature = "rustls-base")]
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-#[cfg(feature = "rustls")]
+#[cfg(feature = "rustls-base")]
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
-#[cfg(feature = "rustls")]
+#[cfg(feature = "rustls-base")]
 use rustls::{DigitallySignedStruct, SignatureScheme};
 
 use super::identity::Identity;
@@ -34,7 +34,7 @@ pub enum TlsVersion {
 /// certificate verification.
 #[derive(Clone, Default)]
 pub struct TlsOptions {
-    #[cfg(feature = "rustls")]
+    #[cfg(feature = "rustls-base")]
     extra_roots: Vec<CertificateDer<'static>>,
     extra_roots_pem: Vec<Vec<u8>>,
     accept_invalid: bool,
@@ -70,7 +70,7 @@ impl TlsOptions {
 
     /// Trusts the CA certificates in PEM text in addition to the built-in roots.
     pub fn add_ca_pem(mut self, pem: &[u8]) -> Result<Self> {
-        #[cfg(feature = "rustls")]
+        #[cfg(feature = "rustls-base")]
         let n = {
             use rustls_pki_types::pem::PemObject;
             let mut n = 0;
@@ -82,7 +82,7 @@ impl TlsOptions {
             n
         };
         // Without rustls the PEM is only kept (for reqwest, which parses it itself).
-        #[cfg(not(feature = "rustls"))]
+        #[cfg(not(feature = "rustls-base"))]
         let n = pem
             .windows(b"-----BEGIN CERTIFICATE-----".len())
             .filter(|w| *w == b"-----BEGIN CERTIFICATE-----")
@@ -138,9 +138,9 @@ impl TlsOptions {
     }
 
     /// Builds a rustls client config offering the given ALPN protocols.
-    #[cfg(feature = "rustls")]
+    #[cfg(feature = "rustls-base")]
     pub(crate) fn client_config(&self, alpn: &[&[u8]]) -> Result<Arc<rustls::ClientConfig>> {
-        let provider = Arc::new(rustls::crypto::aws_lc_rs::default_provider());
+        let provider = super::tls_provider::provider()?;
         let versions: &[&'static rustls::SupportedProtocolVersion] = match self.version {
             TlsVersion::Any => rustls::ALL_VERSIONS,
             TlsVersion::Tls12 => &[&rustls::version::TLS12],
@@ -165,7 +165,7 @@ impl TlsOptions {
     }
 
     /// The trusted roots: the built-in web PKI roots (unless refused) and the added CAs.
-    #[cfg(feature = "rustls")]
+    #[cfg(feature = "rustls-base")]
     fn roots(&self) -> Result<rustls::RootCertStore> {
         let mut roots = rustls::RootCertStore::empty();
         if !self.no_builtin_roots {
@@ -181,11 +181,11 @@ impl TlsOptions {
 }
 
 /// The verifier behind `danger_accept_invalid_certs`: checks signatures, trusts any chain.
-#[cfg(feature = "rustls")]
+#[cfg(feature = "rustls-base")]
 #[derive(Debug)]
 struct AcceptAnything(Arc<rustls::crypto::CryptoProvider>);
 
-#[cfg(feature = "rustls")]
+#[cfg(feature = "rustls-base")]
 impl ServerCertVerifier for AcceptAnything {
     fn verify_server_cert(
         &self,

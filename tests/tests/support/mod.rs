@@ -9,6 +9,7 @@ pub mod lost_reply;
 pub mod nginx_gateway;
 pub mod script_server;
 pub mod skip;
+pub mod solr_version;
 pub mod study;
 pub mod tcp_relay;
 pub mod tinyproxy;
