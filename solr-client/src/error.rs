@@ -692,6 +692,23 @@ mod tests {
                 hint: text(),
             },
             Error::Auth(text()),
+            Error::ClientCertificate {
+                node: node(),
+                problem: crate::transport::ClientCertProblem::NotConfigured {
+                    alert: "CertificateRequired".into(),
+                },
+            },
+            Error::ProxyRefused {
+                node: node(),
+                proxy: format!("{URL}/proxy"),
+                status: 403,
+                reason: text(),
+            },
+            Error::ProxyAuth {
+                node: node(),
+                proxy: format!("{URL}/proxy"),
+                credentials_sent: true,
+            },
             Error::AsyncCommand {
                 id: "split-1".into(),
                 state: "failed".into(),

@@ -99,8 +99,10 @@ impl Fresh {
 
 impl Transport for Fresh {
     fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
-        self.counted.send(req, |req| async {
-            self.connector.settle(self.send_inner(req).await)
+        use futures::FutureExt;
+        // A combinator, not an async block: the block would hold the request twice.
+        self.counted.send(req, |req| {
+            self.send_inner(req).map(|r| self.connector.settle(r))
         })
     }
 

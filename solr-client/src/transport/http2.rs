@@ -256,8 +256,10 @@ fn estimate_bytes(timing: &mut Timing, connection_id: u64, body_in: usize, body_
 
 impl Transport for Http2 {
     fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
-        self.counted.send(req, |req| async {
-            self.connector.settle(self.send_inner(req).await)
+        use futures::FutureExt;
+        // A combinator, not an async block: the block would hold the request twice.
+        self.counted.send(req, |req| {
+            self.send_inner(req).map(|r| self.connector.settle(r))
         })
     }
 

@@ -367,8 +367,11 @@ async fn slot(
 
 impl Transport for Pooled {
     fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
-        self.counted.send_own_deadline(req, |req| async {
-            self.connector.settle(self.send_inner(Box::new(req)).await)
+        use futures::FutureExt;
+        // A combinator, not an async block: the block would hold the exchange twice.
+        self.counted.send_own_deadline(req, |req| {
+            self.send_inner(Box::new(req))
+                .map(|r| self.connector.settle(r))
         })
     }
 
