@@ -66,6 +66,45 @@ pub(super) async fn search(
     Ok((r, served))
 }
 
+/// What one cell runs with: its reader (routed by the preference under test), its router,
+/// the extra parameters of its searches, and its deadline.
+pub(super) struct CellRun {
+    pub(super) router: Arc<Routing>,
+    pub(super) reader: SolrClient,
+    pub(super) extra: Arc<Vec<(String, String)>>,
+    pub(super) cloud: bool,
+    pub(super) deadline: Instant,
+    pub(super) col: Arc<Mutex<Collected>>,
+}
+
+/// Counters read before and after a cell: per node, the router's reads and Solr's select
+/// requests; in the cloud, each core's (received, served) counts.
+struct Counters {
+    router: HashMap<String, u64>,
+    solr: Vec<Option<u64>>,
+    cores: Option<HashMap<String, (u64, u64)>>,
+}
+
+impl Counters {
+    async fn read(ctx: &Ctx<'_>, router: &Routing) -> Counters {
+        let mut solr = Vec::new();
+        for (_, _, c) in &ctx.direct {
+            solr.push(select_requests(c).await.ok());
+        }
+        Counters {
+            router: router
+                .node_stats()
+                .into_iter()
+                .map(|s| (key(&s.node), s.reads))
+                .collect(),
+            solr,
+            cores: cloud_counts(ctx).await,
+        }
+    }
+}
+
+/// Runs one cell: reads under `pref` while the indexer writes at `level` and the prober
+/// measures the visibility lag, for the configured duration.
 pub(super) async fn run_cell(
     ctx: &Ctx<'_>,
     rep: usize,
@@ -74,47 +113,10 @@ pub(super) async fn run_cell(
     pref: Pref,
 ) -> Result<(Cell, Pool)> {
     let a = ctx.a;
-    let inner = TransportKind::Pooled.build(&ctx.tls, false)?;
-    let cloud = !ctx.replicas.is_empty();
-    let mut b = Routing::builder(inner).collection(&a.collection);
-    if pref != Pref::Client {
-        b = b.leader(&ctx.nodes.leader);
-    }
-    match pref {
-        Pref::None | Pref::SolrNrt | Pref::SolrTlog | Pref::SolrPull => {}
-        Pref::Client => {
-            b = b
-                .cloud_seed(&ctx.nodes.leader)
-                .read_preference(ReadPreference::NonLeader)
-        }
-        Pref::Leader => {
-            b = b
-                .replica(&ctx.nodes.follower)
-                .read_preference(ReadPreference::Leader)
-        }
-        Pref::Follower => {
-            b = b
-                .replica(&ctx.nodes.follower)
-                .read_preference(ReadPreference::NonLeader)
-        }
-    }
-    let router = Arc::new(b.build()?);
+    let router = Arc::new(router_for(ctx, pref)?);
     let reader = client_over(router.clone(), &a.collection)?;
-    // Cloud: the parameters that make a preference take effect and name the serving replica.
-    let extra: Vec<(String, String)> = if cloud {
-        let mut v: Vec<(String, String)> = vec![
-            ("shortCircuit".into(), "false".into()),
-            ("distrib.singlePass".into(), "true".into()),
-            ("shards.info".into(), "true".into()),
-        ];
-        if let Some(t) = pref.replica_type() {
-            v.push(("shards.preference".into(), format!("replica.type:{t}")));
-        }
-        v
-    } else {
-        Vec::new()
-    };
-    let extra = Arc::new(extra);
+    let cloud = !ctx.replicas.is_empty();
+    let extra = Arc::new(extra_params(cloud, pref));
     let mut gen = Generator::new(a.seed ^ 0x5EED ^ n as u64, 0);
     for _ in 0..a.warmup {
         let (q, _) = gen.query();
@@ -122,171 +124,89 @@ pub(super) async fn run_cell(
             .await
             .context("warm-up search")?;
     }
-    let router_before: HashMap<String, u64> = router
-        .node_stats()
-        .into_iter()
-        .map(|s| (key(&s.node), s.reads))
-        .collect();
-    let mut solr_before = Vec::new();
-    for (_, _, c) in &ctx.direct {
-        solr_before.push(select_requests(c).await.ok());
-    }
-    let cores_before = cloud_counts(ctx).await;
-
-    let col: Arc<Mutex<Collected>> = Arc::default();
+    let before = Counters::read(ctx, &router).await;
     let start = Instant::now();
-    let deadline = start + Duration::from_secs_f64(a.duration);
+    let run = CellRun {
+        router,
+        reader,
+        extra,
+        cloud,
+        deadline: start + Duration::from_secs_f64(a.duration),
+        col: Arc::default(),
+    };
     let cell_prefix = format!("{}c{n}-", ctx.prefix);
     let mut tasks = Vec::new();
-    // The indexer.
     if level != WriteLevel::Rate(0.0) {
-        let (w, col) = (ctx.writer.clone(), col.clone());
-        let batch = a.write_batch;
-        let period = match level {
-            WriteLevel::Rate(r) => Some(Duration::from_secs_f64(batch as f64 / r)),
-            WriteLevel::Max => None,
-        };
-        let (prefix, seed) = (format!("{cell_prefix}w-"), a.seed ^ 0x1D ^ n as u64);
-        tasks.push(tokio::spawn(async move {
-            let mut gen = Generator::new(seed, 0);
-            let mut next = Instant::now();
-            let mut i = 0;
-            loop {
-                if let Some(p) = period {
-                    if next > Instant::now() {
-                        tokio::time::sleep_until(next.into()).await;
-                    }
-                    next += p;
-                }
-                if Instant::now() >= deadline {
-                    break;
-                }
-                let docs: Vec<_> = (i..i + batch).map(|k| gen.doc(&prefix, k)).collect();
-                i += batch;
-                match w.add(&docs).await {
-                    Ok(r) => lock(&col).docs_acked += r.docs_sent as u64,
-                    Err(_) => lock(&col).write_errors += 1,
-                }
-            }
-        }));
+        tasks.push(spawn_indexer(ctx, level, n, &cell_prefix, &run));
     }
-    // Readers (closed loop).
-    for t in 0..a.readers {
-        let (r, col, extra) = (reader.clone(), col.clone(), extra.clone());
-        let (seed, rows) = (a.seed ^ ((n as u64) << 8) ^ t as u64, a.rows);
-        tasks.push(tokio::spawn(async move {
-            let mut gen = Generator::new(seed, 0);
-            while Instant::now() < deadline {
-                let (q, fq) = gen.query();
-                let s = Select::new(q).rows(rows);
-                let s = match fq {
-                    Some(f) => s.fq(f),
-                    None => s,
-                };
-                let s = with(s, &extra);
-                let t0 = Instant::now();
-                let res = search(&r, &s, cloud).await;
-                let ms = t0.elapsed().as_secs_f64() * 1e3;
-                let mut c = lock(&col);
-                match res {
-                    Ok((resp, served)) => {
-                        let node = key(&resp.timing.node);
-                        *c.reads_by_node.entry(node.clone()).or_default() += 1;
-                        if let Some(core) = served {
-                            *c.served_by_core.entry(core).or_default() += 1;
-                        }
-                        c.searches
-                            .push((ms, resp.header.qtime.map(f64::from), node));
-                    }
-                    Err(_) => c.read_errors += 1,
-                }
-            }
-        }));
-    }
-    // The lag prober: add one document through the leader, search for it through the
-    // preference under test until found; then the next one, until the deadline.
-    {
-        let (w, r, col) = (ctx.writer.clone(), reader.clone(), col.clone());
-        let extra = extra.clone();
-        let prefix = format!("{cell_prefix}p-");
-        let poll = Duration::from_millis(a.probe_poll_ms);
-        let timeout = Duration::from_secs_f64(a.probe_timeout);
-        let seed = a.seed ^ 0x9B ^ n as u64;
-        tasks.push(tokio::spawn(async move {
-            let mut gen = Generator::new(seed, 0);
-            let mut i = 0;
-            while Instant::now() < deadline {
-                let id = format!("{prefix}{i}");
-                let doc = gen.doc(&prefix, i);
-                i += 1;
-                let acked_at = match w.add(std::slice::from_ref(&doc)).await {
-                    Ok(_) => Instant::now(),
-                    Err(_) => {
-                        lock(&col).write_errors += 1;
-                        tokio::time::sleep(poll).await;
-                        continue;
-                    }
-                };
-                lock(&col).lag.probes += 1;
-                let s = with(
-                    Select::new(format!("{{!terms f=id}}{id}")).fl("id").rows(1),
-                    &extra,
-                );
-                loop {
-                    let sent = Instant::now();
-                    let res = search(&r, &s, cloud).await;
-                    let done = {
-                        let mut c = lock(&col);
-                        c.lag.reads += 1;
-                        let mut found = false;
-                        match res {
-                            Ok((resp, served)) => {
-                                *c.reads_by_node.entry(key(&resp.timing.node)).or_default() += 1;
-                                if let Some(core) = served {
-                                    *c.served_by_core.entry(core).or_default() += 1;
-                                }
-                                if resp.num_found() > 0 {
-                                    c.lag.seen += 1;
-                                    let s = sent.saturating_duration_since(acked_at).as_secs_f64();
-                                    c.lags.push(s * 1e3);
-                                    found = true;
-                                }
-                            }
-                            Err(_) => c.read_errors += 1,
-                        }
-                        if !found && acked_at.elapsed() > timeout {
-                            c.lag.unseen += 1;
-                            found = true;
-                        }
-                        found
-                    };
-                    if done {
-                        break;
-                    }
-                    tokio::time::sleep(poll).await;
-                }
-            }
-        }));
-    }
+    tasks.extend(spawn_readers(a, n, &run));
+    tasks.push(spawn_prober(ctx, n, &cell_prefix, &run));
     for t in tasks {
         t.await.context("a cell task panicked")?;
     }
     let end = Instant::now();
-    let duration_s = a.duration;
-    let c = std::mem::take(&mut *lock(&col));
+    let c = std::mem::take(&mut *lock(&run.col));
+    let after = Counters::read(ctx, &run.router).await;
+    ctx.acked
+        .fetch_add(c.docs_acked + c.lag.probes, Ordering::Relaxed);
+    let replicas = replica_cells(ctx, &c, &before, &after);
+    let nodes = node_cells(ctx, &c, &before, &after);
+    let cpu = cpu(ctx, start, end);
+    Ok(cell(a, (rep, level, pref), c, nodes, replicas, cpu))
+}
 
-    let mut solr_after = Vec::new();
-    for (_, _, cl) in &ctx.direct {
-        solr_after.push(select_requests(cl).await.ok());
+/// The router of a cell: reads routed by `pref` (the client's own choice among the cloud's
+/// replicas, the leader, the follower, or as Solr's `shards.preference` decides).
+fn router_for(ctx: &Ctx<'_>, pref: Pref) -> Result<Routing> {
+    let inner = TransportKind::Pooled.build(&ctx.tls, false)?;
+    let mut b = Routing::builder(inner).collection(&ctx.a.collection);
+    if pref != Pref::Client {
+        b = b.leader(&ctx.nodes.leader);
     }
-    let cores_after = cloud_counts(ctx).await;
-    let replicas = ctx
-        .replicas
+    b = match pref {
+        Pref::None | Pref::SolrNrt | Pref::SolrTlog | Pref::SolrPull => b,
+        Pref::Client => b
+            .cloud_seed(&ctx.nodes.leader)
+            .read_preference(ReadPreference::NonLeader),
+        Pref::Leader => b
+            .replica(&ctx.nodes.follower)
+            .read_preference(ReadPreference::Leader),
+        Pref::Follower => b
+            .replica(&ctx.nodes.follower)
+            .read_preference(ReadPreference::NonLeader),
+    };
+    Ok(b.build()?)
+}
+
+/// Cloud: the parameters that make a preference take effect and name the serving replica.
+fn extra_params(cloud: bool, pref: Pref) -> Vec<(String, String)> {
+    if !cloud {
+        return Vec::new();
+    }
+    let mut v: Vec<(String, String)> = vec![
+        ("shortCircuit".into(), "false".into()),
+        ("distrib.singlePass".into(), "true".into()),
+        ("shards.info".into(), "true".into()),
+    ];
+    if let Some(t) = pref.replica_type() {
+        v.push(("shards.preference".into(), format!("replica.type:{t}")));
+    }
+    v
+}
+
+/// Each replica's reads in the cell: by `shards.info` (client) and by Solr's counters.
+fn replica_cells(
+    ctx: &Ctx<'_>,
+    c: &Collected,
+    before: &Counters,
+    after: &Counters,
+) -> Vec<ReplicaCell> {
+    ctx.replicas
         .iter()
         .map(|(r, _)| {
             let d = |f: fn(&(u64, u64)) -> u64| match (
-                cores_before.as_ref().and_then(|m| m.get(&r.core)),
-                cores_after.as_ref().and_then(|m| m.get(&r.core)),
+                before.cores.as_ref().and_then(|m| m.get(&r.core)),
+                after.cores.as_ref().and_then(|m| m.get(&r.core)),
             ) {
                 (Some(b), Some(a)) => Some(f(a).saturating_sub(f(b))),
                 _ => None,
@@ -300,12 +220,11 @@ pub(super) async fn run_cell(
                 solr_received: d(|x| x.0),
             }
         })
-        .collect();
-    let router_after: HashMap<String, u64> = router
-        .node_stats()
-        .into_iter()
-        .map(|s| (key(&s.node), s.reads))
-        .collect();
+        .collect()
+}
+
+/// Each node's reads in the cell: by the client, the router and Solr, with latencies.
+fn node_cells(ctx: &Ctx<'_>, c: &Collected, before: &Counters, after: &Counters) -> Vec<NodeCell> {
     let mut nodes = Vec::new();
     for (i, (name, url, _)) in ctx.direct.iter().enumerate() {
         let mine: Vec<&(f64, Option<f64>, String)> =
@@ -316,9 +235,9 @@ pub(super) async fn run_cell(
             node: (*name).into(),
             url: url.clone(),
             client_reads: c.reads_by_node.get(url).copied().unwrap_or(0),
-            router_reads: router_after.get(url).copied().unwrap_or(0)
-                - router_before.get(url).copied().unwrap_or(0),
-            solr_select_requests: match (solr_before[i], solr_after[i]) {
+            router_reads: after.router.get(url).copied().unwrap_or(0)
+                - before.router.get(url).copied().unwrap_or(0),
+            solr_select_requests: match (before.solr[i], after.solr[i]) {
                 (Some(b), Some(a)) => Some(a.saturating_sub(b)),
                 _ => None,
             },
@@ -327,6 +246,11 @@ pub(super) async fn run_cell(
             qtime: latency(&qt),
         });
     }
+    nodes
+}
+
+/// CPU of the leader, the follower, this process and the host between `start` and `end`.
+fn cpu(ctx: &Ctx<'_>, start: Instant, end: Instant) -> Cpu {
     let cores = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
@@ -336,16 +260,26 @@ pub(super) async fn run_cell(
         fs.usage(start, end),
         bs.usage(start, end),
     );
-    let cpu = Cpu {
+    Cpu {
         leader_pct: lu.proc_cpu_mean,
         follower_pct: fu.proc_cpu_mean,
         bench_pct: bu.proc_cpu_mean,
         host_pct: bu.host_cpu_mean,
         runnable_mean: bu.host_runnable_mean,
         cores,
-    };
-    let acked = c.docs_acked + c.lag.probes;
-    ctx.acked.fetch_add(acked, Ordering::Relaxed);
+    }
+}
+
+/// The cell (of repetition, level and preference `at`) and its raw samples.
+fn cell(
+    a: &RoutingConfig,
+    (rep, level, pref): (usize, WriteLevel, Pref),
+    c: Collected,
+    nodes: Vec<NodeCell>,
+    replicas: Vec<ReplicaCell>,
+    cpu: Cpu,
+) -> (Cell, Pool) {
+    let duration_s = a.duration;
     let reads: Vec<f64> = c.searches.iter().map(|s| s.0).collect();
     let qtimes: Vec<f64> = c.searches.iter().filter_map(|s| s.1).collect();
     let mut lag = c.lag;
@@ -370,12 +304,10 @@ pub(super) async fn run_cell(
         lag,
         cpu,
     };
-    Ok((
-        cell,
-        Pool {
-            reads,
-            qtimes,
-            lags: c.lags,
-        },
-    ))
+    let pool = Pool {
+        reads,
+        qtimes,
+        lags: c.lags,
+    };
+    (cell, pool)
 }

@@ -31,16 +31,20 @@
 //! in `QUERY./select.requests` of a core on the receiving node.
 
 mod cell;
+mod cell_load;
 mod cells;
 mod model;
 mod nodes;
 mod render;
+mod summary;
 
 use cell::*;
+use cell_load::*;
 use cells::*;
 pub use model::*;
 use nodes::*;
 pub use render::*;
+use summary::*;
 
 use std::path::PathBuf;
 
