@@ -379,6 +379,8 @@ async fn timed_run(
     })
 }
 
+/// Generates the files (or reuses them), warms Solr up, runs hot and cold in turn for every
+/// repetition, and reports.
 async fn run_files(a: &BulkConfig, files: usize, target: &Target) -> Result<BulkReport> {
     let client = target.client(a.format)?;
     client
@@ -404,20 +406,47 @@ async fn run_files(a: &BulkConfig, files: usize, target: &Target) -> Result<Bulk
     let paths: Vec<PathBuf> = (0..files)
         .map(|i| dir.join(file_name(i, a.format)))
         .collect();
-    if a.warmup_files > 0 {
-        let n = a.warmup_files.min(paths.len());
-        let pb = seedkit::progress(a.quiet, n as u64, "warm-up (untimed)");
-        for p in &paths[..n] {
-            let body = tokio::fs::read(p)
-                .await
-                .with_context(|| format!("reading {}", p.display()))?;
-            post_file(&client, bytes::Bytes::from(body), a.format, false)
-                .await
-                .with_context(|| format!("warm-up post of {}", p.display()))?;
-            pb.inc(1);
+    warm_up(a, &client, &paths).await?;
+    let (runs, cold_skipped) = hot_and_cold(a, &client, &paths, &m).await?;
+    if a.remove_files {
+        for p in &paths {
+            let _ = std::fs::remove_file(p);
         }
-        pb.finish_and_clear();
+        let _ = std::fs::remove_file(dir.join("manifest.json"));
     }
+    let mut report = report(a, target, files, &dir, &m, runs, cold_skipped);
+    report.verdict = verdict(&report);
+    Ok(report)
+}
+
+/// Posts the first `--warmup-files` files, untimed.
+async fn warm_up(a: &BulkConfig, client: &SolrClient, paths: &[PathBuf]) -> Result<()> {
+    if a.warmup_files == 0 {
+        return Ok(());
+    }
+    let n = a.warmup_files.min(paths.len());
+    let pb = seedkit::progress(a.quiet, n as u64, "warm-up (untimed)");
+    for p in &paths[..n] {
+        let body = tokio::fs::read(p)
+            .await
+            .with_context(|| format!("reading {}", p.display()))?;
+        post_file(client, bytes::Bytes::from(body), a.format, false)
+            .await
+            .with_context(|| format!("warm-up post of {}", p.display()))?;
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    Ok(())
+}
+
+/// Every repetition's hot and cold runs; cold runs stop (with the reason) once the page
+/// cache cannot be emptied.
+async fn hot_and_cold(
+    a: &BulkConfig,
+    client: &SolrClient,
+    paths: &[PathBuf],
+    m: &Manifest,
+) -> Result<(Vec<BulkRun>, Option<String>)> {
     let mut runs = Vec::new();
     let mut cold_skipped = None;
     for rep in 0..a.reps {
@@ -431,14 +460,14 @@ async fn run_files(a: &BulkConfig, files: usize, target: &Target) -> Result<Bulk
         };
         for cache in order {
             if cache == "hot" {
-                warm(&paths)?;
-                let res = resident_mb(&paths);
-                runs.push(timed_run(a, &client, &paths, &m, rep, "hot", res).await?);
+                warm(paths)?;
+                let res = resident_mb(paths);
+                runs.push(timed_run(a, client, paths, m, rep, "hot", res).await?);
             } else if cold_skipped.is_none() {
-                match evict(a.cold, &paths) {
+                match evict(a.cold, paths) {
                     Ok(()) => {
-                        let res = resident_mb(&paths);
-                        runs.push(timed_run(a, &client, &paths, &m, rep, "cold", res).await?);
+                        let res = resident_mb(paths);
+                        runs.push(timed_run(a, client, paths, m, rep, "cold", res).await?);
                     }
                     Err(why) => {
                         eprintln!("cold run skipped: {why}");
@@ -448,27 +477,13 @@ async fn run_files(a: &BulkConfig, files: usize, target: &Target) -> Result<Bulk
             }
         }
     }
-    if a.remove_files {
-        for p in &paths {
-            let _ = std::fs::remove_file(p);
-        }
-        let _ = std::fs::remove_file(dir.join("manifest.json"));
-    }
-    let walls = |cache: &str| -> Vec<Duration> {
-        runs.iter()
-            .filter(|r| r.cache == cache)
-            .map(|r| Duration::from_secs_f64(r.wall_s))
-            .collect()
-    };
-    let diffs: Vec<f64> = (0..a.reps)
-        .filter_map(|rep| {
-            let hot = runs.iter().find(|r| r.rep == rep && r.cache == "hot")?;
-            let cold = runs.iter().find(|r| r.rep == rep && r.cache == "cold")?;
-            Some(cold.wall_s - hot.wall_s)
-        })
-        .collect();
+    Ok((runs, cold_skipped))
+}
+
+/// Runs that indexed fewer documents than they sent, cold runs whose files were still cached.
+fn warnings(runs: &[BulkRun], m: &Manifest) -> Vec<String> {
     let mut warnings = Vec::new();
-    for r in &runs {
+    for r in runs {
         if !r.ok {
             warnings.push(format!(
                 "rep {} {}: {} docs indexed of {} sent",
@@ -489,8 +504,34 @@ async fn run_files(a: &BulkConfig, files: usize, target: &Target) -> Result<Bulk
             }
         }
     }
+    warnings
+}
+
+/// The report of the runs (its verdict left empty for the caller).
+fn report(
+    a: &BulkConfig,
+    target: &Target,
+    files: usize,
+    dir: &Path,
+    m: &Manifest,
+    runs: Vec<BulkRun>,
+    cold_skipped: Option<String>,
+) -> BulkReport {
+    let walls = |cache: &str| -> Vec<Duration> {
+        runs.iter()
+            .filter(|r| r.cache == cache)
+            .map(|r| Duration::from_secs_f64(r.wall_s))
+            .collect()
+    };
+    let diffs: Vec<f64> = (0..a.reps)
+        .filter_map(|rep| {
+            let hot = runs.iter().find(|r| r.rep == rep && r.cache == "hot")?;
+            let cold = runs.iter().find(|r| r.rep == rep && r.cache == "cold")?;
+            Some(cold.wall_s - hot.wall_s)
+        })
+        .collect();
     let mb = m.total_bytes as f64 / 1e6;
-    let mut report = BulkReport {
+    BulkReport {
         url: target.url.clone(),
         settings: serde_json::json!({
             "collection": target.collection,
@@ -518,10 +559,8 @@ async fn run_files(a: &BulkConfig, files: usize, target: &Target) -> Result<Bulk
         cold_minus_hot_mean_s: (!diffs.is_empty())
             .then(|| diffs.iter().sum::<f64>() / diffs.len() as f64),
         cold_minus_hot_s: diffs,
+        warnings: warnings(&runs, m),
         runs,
-        warnings,
         verdict: String::new(),
-    };
-    report.verdict = verdict(&report);
-    Ok(report)
+    }
 }

@@ -310,26 +310,7 @@ pub use render::*;
 pub async fn scenario(a: &LargeConfig, url: &str) -> Result<(LargeReport, Vec<LargeRecord>)> {
     let t0 = Instant::now();
     let gzip = a.gzip.settings();
-    let mut rows = a.rows.clone();
-    rows.sort_unstable();
-    rows.dedup();
-    if rows.is_empty() || rows[0] == 0 {
-        bail!("--rows needs page sizes of at least 1");
-    }
-    if rows.last().copied().unwrap_or(0) > a.docs as u64 {
-        bail!(
-            "--docs {} is smaller than the largest page (--rows {})",
-            a.docs,
-            rows.last().copied().unwrap_or(0)
-        );
-    }
-    if a.requests == 0 {
-        bail!("--requests must be at least 1");
-    }
-    let in_range = |v: f64| v.is_finite() && (0.0..=10_000.0).contains(&v);
-    if !(in_range(a.rtt) && in_range(a.jitter)) {
-        bail!("--rtt and --jitter must be between 0 and 10000 ms");
-    }
+    let rows = checked_rows(a)?;
     let bandwidth = match a.bandwidth.as_str() {
         "none" | "0" => None,
         b => Some(wan_emu::parse_rate(b)?),
@@ -337,7 +318,6 @@ pub async fn scenario(a: &LargeConfig, url: &str) -> Result<(LargeReport, Vec<La
     let upstream = upstream_of(url)?;
     let tag = corpus_tag(a.seed, a.doc_bytes, a.docs);
     ensure_corpus(a, url, &tag).await?;
-
     let link = wan_emu::LinkParams {
         rtt: Duration::from_secs_f64(a.rtt / 1000.0),
         jitter: Duration::from_secs_f64(a.jitter / 1000.0),
@@ -354,90 +334,14 @@ pub async fn scenario(a: &LargeConfig, url: &str) -> Result<(LargeReport, Vec<La
     let calibration = wan.calibrate(21)?;
     let head = header(&wan, &link, &calibration);
     eprintln!("{head}");
-    let path = url::Url::parse(url)?.path().to_string();
-    let cells: Vec<(u64, bool)> = rows
-        .iter()
-        .flat_map(|r| gzip.iter().map(move |g| (*r, *g)))
-        .collect();
-    let plan = Plan {
-        url: wan.url(&path),
-        collection: a.collection.clone(),
-        ca: a.tls_version.map(|_| tls_dir().join("ca.pem")),
-        transport: a.transport,
-        cells,
-        requests: a.requests,
-        warmup: a.warmup,
-        docs: a.docs as u64,
-        tag,
-        seed: a.seed,
-        pcap: (!a.no_pcap).then(|| (wan.app_device().to_string(), wan.proxy_addr().port())),
-        quiet: a.quiet,
-    };
-    let (tx, rx) = tokio::sync::oneshot::channel();
-    let app = wan.app();
-    std::thread::spawn(move || {
-        let r = app.run(move || {
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .context("measuring runtime")?;
-            rt.block_on(measure(plan))
-        });
-        let _ = tx.send(r);
-    });
-    let measured = tokio::select! {
-        r = rx => r.context("the measuring thread ended without a result")??,
-        s = interrupted() => {
-            let name = s?;
-            drop(wan);
-            bail!("interrupted by {name}: WAN namespaces removed");
-        }
-    };
+    let plan = plan(a, &wan, url, &rows, &gzip, tag)?;
+    let measured = measure_through(&wan, plan).await?;
     let (_, down) = wan.link_stats();
-    let link_name = format!(
-        "RTT {} ms, {}{}",
-        a.rtt,
-        bandwidth
-            .map(|b| format!("{:.0} Mbit/s", b as f64 / 1e6))
-            .unwrap_or_else(|| "no bandwidth cap".into()),
-        a.tls_version
-            .map(|v| format!(", TLS {v}"))
-            .unwrap_or_default()
-    );
+    let link_name = link_name(a, bandwidth);
     wan.stop()?;
     let summary = summarize(&measured.records, &rows, &gzip);
-    let client_bytes_in: u64 = measured
-        .records
-        .iter()
-        .filter_map(|x| x.timing.as_ref())
-        .map(|t| t.bytes_in)
-        .sum();
-    let bytes = ByteAccount {
-        client_bytes_in,
-        pcap_payload_in: measured.pcap.as_ref().map(|p| p.payload_from_server_unique),
-        pcap_payload_in_with_retransmits: measured.pcap.as_ref().map(|p| p.payload_from_server),
-        pcap_dropped: measured.pcap.as_ref().and_then(|p| p.drops()),
-        connections: measured.connections,
-        pcap_syns: measured.pcap.as_ref().map(|p| p.syns),
-    };
-    let mut warnings = Vec::new();
-    if let Some(p) = bytes.pcap_payload_in {
-        if p != client_bytes_in {
-            warnings.push(format!(
-                "byte accounting: the capture saw {p} payload bytes from the server, the transport read {client_bytes_in}"
-            ));
-        }
-    }
-    if down.dropped > 0 {
-        warnings.push(format!(
-            "the delay line dropped {} of {} packets towards the client (drop-tail buffer of one bandwidth-delay product: TCP retransmitted them)",
-            down.dropped, down.packets
-        ));
-    }
-    let errors: u64 = summary.cells.iter().map(|c| c.errors).sum();
-    if errors > 0 {
-        warnings.push(format!("{errors} requests failed"));
-    }
+    let bytes = byte_account(&measured);
+    let warnings = warnings(&bytes, &down, &summary);
     let verdict = verdict(&summary, &link_name);
     let report = LargeReport {
         schema_version: 1,
@@ -459,6 +363,142 @@ pub async fn scenario(a: &LargeConfig, url: &str) -> Result<(LargeReport, Vec<La
         verdict,
     };
     Ok((report, measured.records))
+}
+
+/// The page sizes, sorted and deduplicated, after checking the options that bound them
+/// (`--rows`, `--docs`, `--requests`, `--rtt`, `--jitter`).
+fn checked_rows(a: &LargeConfig) -> Result<Vec<u64>> {
+    let mut rows = a.rows.clone();
+    rows.sort_unstable();
+    rows.dedup();
+    if rows.is_empty() || rows[0] == 0 {
+        bail!("--rows needs page sizes of at least 1");
+    }
+    if rows.last().copied().unwrap_or(0) > a.docs as u64 {
+        bail!(
+            "--docs {} is smaller than the largest page (--rows {})",
+            a.docs,
+            rows.last().copied().unwrap_or(0)
+        );
+    }
+    if a.requests == 0 {
+        bail!("--requests must be at least 1");
+    }
+    let in_range = |v: f64| v.is_finite() && (0.0..=10_000.0).contains(&v);
+    if !(in_range(a.rtt) && in_range(a.jitter)) {
+        bail!("--rtt and --jitter must be between 0 and 10000 ms");
+    }
+    Ok(rows)
+}
+
+/// What the measuring thread runs: every (rows, gzip) cell through the WAN's URL.
+fn plan(
+    a: &LargeConfig,
+    wan: &Wan,
+    url: &str,
+    rows: &[u64],
+    gzip: &[bool],
+    tag: String,
+) -> Result<Plan> {
+    let path = url::Url::parse(url)?.path().to_string();
+    let cells: Vec<(u64, bool)> = rows
+        .iter()
+        .flat_map(|r| gzip.iter().map(move |g| (*r, *g)))
+        .collect();
+    Ok(Plan {
+        url: wan.url(&path),
+        collection: a.collection.clone(),
+        ca: a.tls_version.map(|_| tls_dir().join("ca.pem")),
+        transport: a.transport,
+        cells,
+        requests: a.requests,
+        warmup: a.warmup,
+        docs: a.docs as u64,
+        tag,
+        seed: a.seed,
+        pcap: (!a.no_pcap).then(|| (wan.app_device().to_string(), wan.proxy_addr().port())),
+        quiet: a.quiet,
+    })
+}
+
+/// Runs `plan` on a thread inside the WAN's application namespace; an interrupt removes the
+/// namespaces and fails.
+async fn measure_through(wan: &Wan, plan: Plan) -> Result<Measured> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let app = wan.app();
+    std::thread::spawn(move || {
+        let r = app.run(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .context("measuring runtime")?;
+            rt.block_on(measure(plan))
+        });
+        let _ = tx.send(r);
+    });
+    tokio::select! {
+        r = rx => r.context("the measuring thread ended without a result")?,
+        s = interrupted() => {
+            let name = s?;
+            bail!("interrupted by {name}: WAN namespaces removed");
+        }
+    }
+}
+
+/// The link as the report names it: RTT, bandwidth cap, TLS version.
+fn link_name(a: &LargeConfig, bandwidth: Option<u64>) -> String {
+    format!(
+        "RTT {} ms, {}{}",
+        a.rtt,
+        bandwidth
+            .map(|b| format!("{:.0} Mbit/s", b as f64 / 1e6))
+            .unwrap_or_else(|| "no bandwidth cap".into()),
+        a.tls_version
+            .map(|v| format!(", TLS {v}"))
+            .unwrap_or_default()
+    )
+}
+
+/// The bytes the transport read beside what the capture saw, connections and SYNs.
+fn byte_account(measured: &Measured) -> ByteAccount {
+    let client_bytes_in: u64 = measured
+        .records
+        .iter()
+        .filter_map(|x| x.timing.as_ref())
+        .map(|t| t.bytes_in)
+        .sum();
+    ByteAccount {
+        client_bytes_in,
+        pcap_payload_in: measured.pcap.as_ref().map(|p| p.payload_from_server_unique),
+        pcap_payload_in_with_retransmits: measured.pcap.as_ref().map(|p| p.payload_from_server),
+        pcap_dropped: measured.pcap.as_ref().and_then(|p| p.drops()),
+        connections: measured.connections,
+        pcap_syns: measured.pcap.as_ref().map(|p| p.syns),
+    }
+}
+
+/// Byte counts that disagree, packets the delay line dropped, failed requests.
+fn warnings(bytes: &ByteAccount, down: &wan_emu::DirStats, summary: &LargeSummary) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if let Some(p) = bytes.pcap_payload_in {
+        if p != bytes.client_bytes_in {
+            warnings.push(format!(
+                "byte accounting: the capture saw {p} payload bytes from the server, the transport read {}",
+                bytes.client_bytes_in
+            ));
+        }
+    }
+    if down.dropped > 0 {
+        warnings.push(format!(
+            "the delay line dropped {} of {} packets towards the client (drop-tail buffer of one bandwidth-delay product: TCP retransmitted them)",
+            down.dropped, down.packets
+        ));
+    }
+    let errors: u64 = summary.cells.iter().map(|c| c.errors).sum();
+    if errors > 0 {
+        warnings.push(format!("{errors} requests failed"));
+    }
+    warnings
 }
 
 #[cfg(test)]

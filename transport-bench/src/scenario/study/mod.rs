@@ -15,20 +15,21 @@ use solr_client::{
 
 pub mod formats;
 pub mod witnesses;
-use self::witnesses::expected_connections;
 pub use self::witnesses::Witnesses;
 use crate::load::{self, Load};
 use crate::stats::percentiles;
-use crate::witness::{KernelTcp, PcapWitness};
+use crate::witness::PcapWitness;
 use crate::workload::Generator;
 
 pub mod idle;
 mod model;
 mod render;
+mod run;
 mod summary;
 
 pub use model::*;
 pub use render::{print_text, save, save_report};
+pub use run::run;
 pub use summary::*;
 
 /// What to run.
@@ -280,228 +281,6 @@ fn pcap_start(
         _ => None,
     };
     Ok(Some(PcapWitness::start(iface, port, save)?))
-}
-
-/// Runs the whole study and returns the report plus every raw record.
-pub async fn run(cfg: &StudyConfig) -> Result<(StudyReport, Vec<Record>)> {
-    let t_start = Instant::now();
-    let port = url::Url::parse(&cfg.url)?
-        .port_or_known_default()
-        .context("the Solr URL has no port")?;
-    let indexing = index_formats(cfg).await?;
-
-    let response_formats = formats::normalized(&cfg.response_formats);
-    let combos: Vec<(TransportKind, bool, ResponseFormat)> = cfg
-        .transports
-        .iter()
-        .flat_map(|t| cfg.gzip.iter().map(move |g| (*t, *g)))
-        .flat_map(|(t, g)| response_formats.iter().map(move |f| (t, g, *f)))
-        .collect();
-    let scenarios: Vec<(&str, usize, f64)> = [
-        ("search", cfg.searches, 0.0),
-        ("mixed", cfg.mixed, cfg.write_ratio),
-    ]
-    .into_iter()
-    .filter(|(_, n, _)| *n > 0)
-    .collect();
-    let mut records = Vec::new();
-    let mut witnesses: std::collections::HashMap<(String, String), Witnesses> = Default::default();
-    let mut rep_p50: std::collections::HashMap<(String, String), Vec<f64>> = Default::default();
-    let mut measured_time: std::collections::HashMap<(String, String), Duration> =
-        Default::default();
-    let isolated = crate::witness::isolation::thread_is_isolated();
-    let mut left_out = Vec::new();
-    for &(scenario, n, write_ratio) in &scenarios {
-        for rep in 0..cfg.reps.max(1) {
-            for k in 0..combos.len() {
-                // rotate across repetitions
-                let (kind, gzip, format) = combos[(k + rep) % combos.len()];
-                let transport = kind.build(&tls(cfg)?, gzip)?;
-                let name = formats::run_name(&transport.name(), format, &response_formats);
-                let key = (scenario.to_string(), name.clone());
-                let client = crate::auth::apply(SolrClient::builder(&cfg.url))?
-                    .collection(&cfg.collection)
-                    .custom_transport(transport.clone())
-                    .response_format(format)
-                    .build()?;
-                let pb = progress(
-                    cfg.quiet,
-                    (cfg.warmup + n) as u64,
-                    format!("{scenario} {name} rep {}", rep + 1),
-                );
-                let capture = pcap_start(cfg, port, &name, scenario, rep)?;
-                let k0 = KernelTcp::read()?;
-                let warm_ops = operations(
-                    cfg.warmup,
-                    cfg.seed ^ 0xABCD,
-                    cfg.rows,
-                    0.0,
-                    "warm",
-                    cfg.query.as_deref(),
-                );
-                let warm = run_ops(
-                    &client,
-                    warm_ops,
-                    Load::Closed { concurrency: 1 },
-                    cfg.seed,
-                    &pb,
-                )
-                .await;
-                self_test_connects(&cfg.url, cfg.self_test_connects).await?;
-                let tag = format!("{scenario}-{}-r{rep}", name.replace('+', "-"));
-                let ops = operations(
-                    n,
-                    cfg.seed.wrapping_add(rep as u64),
-                    cfg.rows,
-                    write_ratio,
-                    &tag,
-                    cfg.query.as_deref(),
-                );
-                let t0 = Instant::now();
-                let measured = run_ops(
-                    &client,
-                    ops,
-                    cfg.load,
-                    cfg.seed.wrapping_add(rep as u64),
-                    &pb,
-                )
-                .await;
-                *measured_time.entry(key.clone()).or_default() += t0.elapsed();
-                let kd = KernelTcp::read()?.since(&k0);
-                let pcap = match capture {
-                    Some(c) => Some(c.stop()?),
-                    None => None,
-                };
-                pb.finish_and_clear();
-                let stats = transport.stats();
-                let first = !witnesses.contains_key(&key);
-                let w = witnesses.entry(key.clone()).or_default();
-                // A sum with an unknown term is unknown.
-                let sum = |acc: Option<u64>, v: Option<u64>| match (first, acc, v) {
-                    (true, _, v) => v,
-                    (false, Some(a), Some(v)) => Some(a + v),
-                    _ => None,
-                };
-                w.requests += stats.requests;
-                w.connector += stats.connections_opened;
-                w.kernel_active_opens += kd.active_opens;
-                w.kernel_isolated = isolated;
-                w.kernel_syn_retrans = sum(w.kernel_syn_retrans, kd.syn_retrans);
-                w.expected += expected_connections(kind, stats.requests, cfg.load);
-                if let Some(p) = pcap {
-                    let add = |acc: &mut Option<u64>, v: u64| *acc = Some(acc.unwrap_or(0) + v);
-                    add(&mut w.pcap_syns, p.syns);
-                    add(&mut w.pcap_syn_retransmits, p.syn_retransmits);
-                    w.pcap_dropped = sum(w.pcap_dropped, p.drops());
-                    add(&mut w.pcap_bytes_out, p.wire_bytes_to_server);
-                    add(&mut w.pcap_bytes_in, p.wire_bytes_from_server);
-                }
-                let ok: Vec<Duration> = measured
-                    .iter()
-                    .filter_map(|(_, o, _)| o.result.as_ref().ok())
-                    .map(|t| t.total())
-                    .collect();
-                // A repetition without a successful request has no median: it is left out
-                // of the noise estimate (a 0 there widened the spread), and said so.
-                rep_median(
-                    rep_p50.entry(key).or_default(),
-                    &mut left_out,
-                    ok,
-                    scenario,
-                    &name,
-                    rep,
-                );
-                for (warmup, list) in [(true, warm), (false, measured)] {
-                    for (op, o, num_found) in list {
-                        let (timing, error) = match o.result {
-                            Ok(t) => (Some(t), None),
-                            Err(e) => (None, Some(e)),
-                        };
-                        records.push(Record {
-                            scenario: scenario.into(),
-                            op: match op {
-                                Op::Search(_) => "select".into(),
-                                Op::Add(_) => "add".into(),
-                            },
-                            transport: name.clone(),
-                            rep,
-                            warmup,
-                            error,
-                            timing,
-                            latency_ms: o.latency_from_schedule.map(|d| d.as_secs_f64() * 1000.0),
-                            start_delay_ms: o.start_delay.map(|d| d.as_secs_f64() * 1000.0),
-                            num_found,
-                            seq: Some(o.index),
-                        });
-                    }
-                }
-            }
-        }
-    }
-
-    let mut transports = Vec::new();
-    for &(scenario, _, _) in &scenarios {
-        for (kind, gzip, format) in &combos {
-            let name = formats::run_name(
-                &kind.build(&TlsOptions::new(), *gzip)?.name(),
-                *format,
-                &response_formats,
-            );
-            let key = (scenario.to_string(), name.clone());
-            let recs: Vec<&Record> = records
-                .iter()
-                .filter(|r| r.scenario == scenario && r.transport == name && !r.warmup)
-                .collect();
-            let mut w = witnesses.get(&key).cloned().unwrap_or_default();
-            w.judge(*kind, cfg.load);
-            let elapsed = measured_time.get(&key).copied().unwrap_or_default();
-            let rep_p50 = rep_p50.get(&key).cloned().unwrap_or_default();
-            transports.push(summarize(
-                scenario, &name, *kind, &recs, w, rep_p50, elapsed,
-            ));
-        }
-    }
-    if let Some(reason) = all_failed(&records) {
-        anyhow::bail!(reason);
-    }
-    let format_summaries = if formats::studied(&response_formats) {
-        formats::summaries(&records, &transports, &response_formats)
-    } else {
-        Vec::new()
-    };
-    let mut warnings = warnings(&transports, cfg);
-    warnings.extend(left_out);
-    warnings.extend(formats::warnings(&format_summaries));
-    let mut verdict = verdict(&transports, &indexing);
-    if let Some(part) = formats::verdict_part(&format_summaries) {
-        verdict.push_str(&format!("; {part}"));
-    }
-    let mut settings = serde_json::json!({
-        "collection": cfg.collection, "docs": cfg.docs, "batch": cfg.batch,
-        "searches": cfg.searches, "mixed": cfg.mixed, "write_ratio": cfg.write_ratio,
-        "warmup": cfg.warmup, "reps": cfg.reps, "rows": cfg.rows,
-        "load": format!("{:?}", cfg.load), "seed": cfg.seed,
-        "pcap_interface": cfg.pcap_interface,
-    });
-    if formats::studied(&response_formats) {
-        settings["response_formats"] = serde_json::json!(response_formats
-            .iter()
-            .map(|f| f.as_str())
-            .collect::<Vec<_>>());
-    }
-    let report = StudyReport {
-        schema_version: 1,
-        url: cfg.url.clone(),
-        settings,
-        indexing,
-        transports,
-        warnings,
-        duration_s: t_start.elapsed().as_secs_f64(),
-        verdict,
-        idle: None,
-        formats: format_summaries,
-    };
-    Ok((report, records))
 }
 
 /// Runs the study with the client in its own namespace when [`crate::witness::isolation::why_not_isolated`] allows it

@@ -27,118 +27,161 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
         .max(14);
     writeln!(w, "Solr: {}", r.url)?;
     writeln!(w)?;
-    if !r.indexing.is_empty() {
-        writeln!(
-            w,
-            "Reindex ({} docs per format, pooled transport)",
-            r.indexing.first().map(|i| i.docs).unwrap_or(0)
-        )?;
-        let table = Table::new()
-            .left("format", 6)
-            .right("seconds", 9)
-            .right("docs/s", 10)
-            .right("body bytes", 12)
-            .right("gzipped", 12)
-            .right("QTime p50", 9);
-        table.header(w)?;
-        for i in &r.indexing {
-            table.row(
-                w,
-                &[
-                    &i.format,
-                    &format!("{:.2}", i.seconds),
-                    &format!("{:.0}", i.docs_per_sec),
-                    &i.body_bytes,
-                    &i.body_bytes_gzip,
-                    &opt(i.qtime_p50_ms),
-                ],
-            )?;
-        }
-        writeln!(w)?;
-    }
+    print_indexing(r, w)?;
     for scenario in ["search", "mixed"] {
-        let ts: Vec<_> = r
-            .transports
-            .iter()
-            .filter(|t| t.scenario == scenario)
-            .collect();
-        if ts.is_empty() {
-            continue;
-        }
-        writeln!(w, "Workload {scenario}: wall (client total) vs Solr QTime, ms; conns = connector / kernel ActiveOpens / pcap SYNs / expected (! = witnesses disagree or not as expected)")?;
-        let table = Table::new()
-            .left("transport", name_width)
-            .right("n", 6)
-            .right("p50", 8)
-            .right("p90", 8)
-            .right("p99", 8)
-            .right("max", 8)
-            .right("QTime50", 7)
-            .right("overhd50", 9)
-            .right("reuse", 7)
-            .right("bytes_in", 9)
-            .right("decoded", 9)
-            .right("conns", 20)
-            .right("err", 4);
-        table.header(w)?;
-        for t in ts {
-            let wi = &t.witnesses;
-            table.row(
-                w,
-                &[
-                    &t.transport,
-                    &t.wall.n,
-                    &opt(t.wall.p50_ms),
-                    &opt(t.wall.p90_ms),
-                    &opt(t.wall.p99_ms),
-                    &opt(t.wall.max_ms),
-                    &opt(t.qtime.p50_ms),
-                    &opt(t.overhead.p50_ms),
-                    &t.reuse_ratio
-                        .map(|r| format!("{:.0}%", r * 100.0))
-                        .unwrap_or_else(|| "n/a".into()),
-                    &format!("{:.0}", t.bytes_in_mean),
-                    &format!("{:.0}", t.decoded_bytes_mean),
-                    &format!(
-                        "{}/{}/{}/{}{}",
-                        wi.connector,
-                        wi.kernel_active_opens,
-                        wi.pcap_syns
-                            .map(|p| p.to_string())
-                            .unwrap_or_else(|| "-".into()),
-                        wi.expected,
-                        if wi.disagree() || wi.within_expected == Some(false) {
-                            "!"
-                        } else {
-                            ""
-                        }
-                    ),
-                    &t.errors,
-                ],
-            )?;
-            if let Some(c) = &t.corrected {
-                writeln!(
-                    w,
-                    "{:<14} open loop, from scheduled start: p50 {} p90 {} p99 {} max {}; {} late starts",
-                    "",
-                    opt(c.p50_ms),
-                    opt(c.p90_ms),
-                    opt(c.p99_ms),
-                    opt(c.max_ms),
-                    t.late_starts.unwrap_or(0)
-                )?;
-            }
-            if t.qtime_missing > 0 {
-                writeln!(
-                    w,
-                    "{:<14} {} responses without QTime (left out of QTime50 and overhd50, not counted as 0)",
-                    "", t.qtime_missing
-                )?;
-            }
-        }
-        writeln!(w)?;
+        print_workload(r, scenario, name_width, w)?;
     }
     crate::scenario::study::formats::print_text(&r.formats, w)?;
+    print_phases(r, name_width, w)?;
+    if let Some(p) = &r.idle {
+        super::idle::print(p, w)?;
+    }
+    for warning in &r.warnings {
+        writeln!(w, "warning: {warning}")?;
+    }
+    writeln!(w, "study took {:.1} s", r.duration_s)?;
+    writeln!(w, "{}", r.verdict)?;
+    Ok(())
+}
+
+/// The reindexing table, one row per update format (nothing without indexing).
+fn print_indexing<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
+    if r.indexing.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        w,
+        "Reindex ({} docs per format, pooled transport)",
+        r.indexing.first().map(|i| i.docs).unwrap_or(0)
+    )?;
+    let table = Table::new()
+        .left("format", 6)
+        .right("seconds", 9)
+        .right("docs/s", 10)
+        .right("body bytes", 12)
+        .right("gzipped", 12)
+        .right("QTime p50", 9);
+    table.header(w)?;
+    for i in &r.indexing {
+        table.row(
+            w,
+            &[
+                &i.format,
+                &format!("{:.2}", i.seconds),
+                &format!("{:.0}", i.docs_per_sec),
+                &i.body_bytes,
+                &i.body_bytes_gzip,
+                &opt(i.qtime_p50_ms),
+            ],
+        )?;
+    }
+    writeln!(w)?;
+    Ok(())
+}
+
+/// The table of one workload, one row per transport (nothing when it did not run).
+fn print_workload<W: Write>(
+    r: &StudyReport,
+    scenario: &str,
+    name_width: usize,
+    w: &mut W,
+) -> Result<()> {
+    let ts: Vec<_> = r
+        .transports
+        .iter()
+        .filter(|t| t.scenario == scenario)
+        .collect();
+    if ts.is_empty() {
+        return Ok(());
+    }
+    writeln!(w, "Workload {scenario}: wall (client total) vs Solr QTime, ms; conns = connector / kernel ActiveOpens / pcap SYNs / expected (! = witnesses disagree or not as expected)")?;
+    let table = Table::new()
+        .left("transport", name_width)
+        .right("n", 6)
+        .right("p50", 8)
+        .right("p90", 8)
+        .right("p99", 8)
+        .right("max", 8)
+        .right("QTime50", 7)
+        .right("overhd50", 9)
+        .right("reuse", 7)
+        .right("bytes_in", 9)
+        .right("decoded", 9)
+        .right("conns", 20)
+        .right("err", 4);
+    table.header(w)?;
+    for t in ts {
+        print_transport(&table, t, w)?;
+    }
+    writeln!(w)?;
+    Ok(())
+}
+
+/// The `conns` cell: connector / kernel / pcap / expected, `!` when they disagree or are
+/// not as expected.
+fn conns(wi: &Witnesses) -> String {
+    format!(
+        "{}/{}/{}/{}{}",
+        wi.connector,
+        wi.kernel_active_opens,
+        wi.pcap_syns
+            .map(|p| p.to_string())
+            .unwrap_or_else(|| "-".into()),
+        wi.expected,
+        if wi.disagree() || wi.within_expected == Some(false) {
+            "!"
+        } else {
+            ""
+        }
+    )
+}
+
+/// One transport's row, with its open-loop and missing-QTime lines.
+fn print_transport<W: Write>(table: &Table, t: &TransportSummary, w: &mut W) -> Result<()> {
+    table.row(
+        w,
+        &[
+            &t.transport,
+            &t.wall.n,
+            &opt(t.wall.p50_ms),
+            &opt(t.wall.p90_ms),
+            &opt(t.wall.p99_ms),
+            &opt(t.wall.max_ms),
+            &opt(t.qtime.p50_ms),
+            &opt(t.overhead.p50_ms),
+            &t.reuse_ratio
+                .map(|r| format!("{:.0}%", r * 100.0))
+                .unwrap_or_else(|| "n/a".into()),
+            &format!("{:.0}", t.bytes_in_mean),
+            &format!("{:.0}", t.decoded_bytes_mean),
+            &conns(&t.witnesses),
+            &t.errors,
+        ],
+    )?;
+    if let Some(c) = &t.corrected {
+        writeln!(
+            w,
+            "{:<14} open loop, from scheduled start: p50 {} p90 {} p99 {} max {}; {} late starts",
+            "",
+            opt(c.p50_ms),
+            opt(c.p90_ms),
+            opt(c.p99_ms),
+            opt(c.max_ms),
+            t.late_starts.unwrap_or(0)
+        )?;
+    }
+    if t.qtime_missing > 0 {
+        writeln!(
+            w,
+            "{:<14} {} responses without QTime (left out of QTime50 and overhd50, not counted as 0)",
+            "", t.qtime_missing
+        )?;
+    }
+    Ok(())
+}
+
+/// The mean phase breakdown of the first workload's transports.
+fn print_phases<W: Write>(r: &StudyReport, name_width: usize, w: &mut W) -> Result<()> {
     writeln!(
         w,
         "Mean phase breakdown, ms ({} workload)",
@@ -166,14 +209,6 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
         )?;
     }
     writeln!(w)?;
-    if let Some(p) = &r.idle {
-        super::idle::print(p, w)?;
-    }
-    for warning in &r.warnings {
-        writeln!(w, "warning: {warning}")?;
-    }
-    writeln!(w, "study took {:.1} s", r.duration_s)?;
-    writeln!(w, "{}", r.verdict)?;
     Ok(())
 }
 
