@@ -81,7 +81,7 @@ async fn witnesses_agree_exactly_beside_connection_churn() {
             "20",
             &["--reps", "1", "--transports", "fresh,pooled"],
         );
-        let r = transport_bench::run(cli).await;
+        let r = transport_bench::cli::run(cli).await;
         let churned = churn.stop();
         r.expect("study runs");
         let root = KernelTcp::read()

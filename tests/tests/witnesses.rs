@@ -103,7 +103,7 @@ async fn a_hidden_extra_connection_makes_the_witnesses_disagree() {
                 "1",
             ],
         );
-        transport_bench::run(cli).await.expect("study runs");
+        transport_bench::cli::run(cli).await.expect("study runs");
     }
     let r = load_summary(&out).expect("summary.json");
     for (name, opened) in [("fresh", 20u64), ("pooled", 1)] {
@@ -163,7 +163,8 @@ fn old_summary_rerenders_with_the_disagreement(dir: &std::path::Path) {
         w.insert("agree".into(), serde_json::json!(true));
     }
     std::fs::write(&path, serde_json::to_vec_pretty(&old).expect("json")).expect("write");
-    transport_bench::rerender_any(dir, &mut Vec::new()).expect("the old run re-renders");
+    transport_bench::cli::report::rerender_any(dir, &mut Vec::new())
+        .expect("the old run re-renders");
     let again = load_summary(dir).expect("summary.json re-rendered");
     for t in &again.transports {
         assert_eq!(
@@ -201,7 +202,7 @@ async fn an_open_loop_pool_is_held_to_its_in_flight_cap() {
                 "pooled",
             ],
         );
-        transport_bench::run(cli).await.expect("study runs");
+        transport_bench::cli::run(cli).await.expect("study runs");
     }
     let r = load_summary(&out).expect("summary.json");
     let t = &r.transports[0];

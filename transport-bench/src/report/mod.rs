@@ -10,7 +10,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use crate::study::{summarize, Record, StudyReport};
+use crate::scenario::study::{summarize, Record, StudyReport};
 
 /// Reads a `summary.json` (or the `summary.json` inside a run folder).
 pub fn load_summary(path: &Path) -> Result<StudyReport> {

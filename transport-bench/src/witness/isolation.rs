@@ -31,7 +31,7 @@
 //! Isolation needs root (namespaces, veth) and a Solr at an IPv4 loopback address
 //! ([`why_not_isolated`]). Otherwise the kernel's count is reported but marked "not
 //! isolated" and left out of the witnesses' agreement. The WAN topology's app namespace
-//! ([`crate::wan`]) is isolated the same way and registers itself ([`register_owned`]).
+//! ([`wan_emu`]) is isolated the same way and registers itself ([`register_owned`]).
 
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::{Path, PathBuf};
@@ -39,7 +39,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
-use crate::wan::namespaces::{ip, run_in};
+use wan_emu::namespaces::{ip, run_in};
 
 /// Name prefix of the client namespaces (`stbc-PID`).
 pub const PREFIX: &str = "stbc-";

@@ -108,7 +108,7 @@ async fn measure(p: Plan) -> Result<Measured> {
     let mut clients = Vec::new();
     for g in [false, true] {
         clients.push(
-            crate::auth::apply(SolrClient::builder(&p.url))?
+            solr_harness::auth::apply(SolrClient::builder(&p.url))?
                 .collection(&p.collection)
                 .transport(p.transport)
                 .gzip(g)

@@ -246,3 +246,18 @@ pub fn save_report(dir: &Path, r: &LargeReport) -> Result<()> {
     std::fs::write(dir.join("large-responses-bytes.svg"), bytes)?;
     <LargeReport as bench_report::RunReport>::write_manifest(dir)
 }
+
+impl bench_report::RunReport for LargeReport {
+    const KIND: &'static str = "large-responses";
+    const FILE: &'static str = "large-responses.json";
+
+    /// Everything but `records.jsonl`, which the run wrote (see
+    /// [`crate::scenario::large_responses::save`]).
+    fn save(&self, dir: &std::path::Path) -> Result<()> {
+        crate::scenario::large_responses::save_report(dir, self)
+    }
+
+    fn print_text(&self, mut w: &mut dyn std::io::Write) -> Result<()> {
+        crate::scenario::large_responses::print_text(self, &mut w)
+    }
+}

@@ -17,9 +17,9 @@ pub mod formats;
 pub mod witnesses;
 pub use self::witnesses::Witnesses;
 use crate::load::{self, Load};
-use crate::stats::percentiles;
 use crate::witness::PcapWitness;
 use crate::workload::Generator;
+use bench_report::stats::percentiles;
 
 pub mod idle;
 mod model;
@@ -87,7 +87,7 @@ pub struct StudyConfig {
 }
 
 fn progress(quiet: bool, len: u64, msg: String) -> ProgressBar {
-    crate::seedkit::progress(quiet, len, msg)
+    solr_harness::seedkit::progress(quiet, len, msg)
 }
 
 fn tls(cfg: &StudyConfig) -> Result<TlsOptions> {
@@ -105,7 +105,7 @@ async fn index_formats(cfg: &StudyConfig) -> Result<Vec<IndexSummary>> {
         return Ok(out);
     }
     for format in UpdateFormat::ALL {
-        let client = crate::auth::apply(SolrClient::builder(&cfg.url))?
+        let client = solr_harness::auth::apply(SolrClient::builder(&cfg.url))?
             .collection(&cfg.collection)
             .tls(tls(cfg)?)
             .transport(TransportKind::Pooled)

@@ -270,8 +270,8 @@ pub(super) struct TransportRow<'a> {
     pub(super) qtime_missing: u64,
 }
 
-impl<'a> From<&'a crate::study::TransportSummary> for TransportRow<'a> {
-    fn from(t: &'a crate::study::TransportSummary) -> Self {
+impl<'a> From<&'a crate::scenario::study::TransportSummary> for TransportRow<'a> {
+    fn from(t: &'a crate::scenario::study::TransportSummary) -> Self {
         Self {
             scenario: &t.scenario,
             transport: &t.transport,
@@ -484,4 +484,22 @@ pub fn connections(r: &StudyReport, scenario: &str) -> String {
         ],
     );
     s.finish()
+}
+
+impl bench_report::RunReport for StudyReport {
+    const KIND: &'static str = "study";
+
+    /// Everything but `records.jsonl`, which the run wrote (see [`crate::report::save`]).
+    fn save(&self, dir: &std::path::Path) -> Result<()> {
+        crate::scenario::study::save_report(dir, self)
+    }
+
+    fn print_text(&self, mut w: &mut dyn std::io::Write) -> Result<()> {
+        crate::scenario::study::print_text(self, &mut w)
+    }
+
+    /// Every figure is rebuilt from `records.jsonl` ([`crate::report::rerender`]).
+    fn rerender(dir: &std::path::Path) -> Result<Self> {
+        crate::report::rerender(dir)
+    }
 }

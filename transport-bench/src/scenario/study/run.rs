@@ -119,7 +119,7 @@ async fn run_one(cfg: &StudyConfig, spec: &RunSpec<'_>, tally: &mut Tally) -> Re
     let transport = kind.build(&tls(cfg)?, gzip)?;
     let name = formats::run_name(&transport.name(), format, spec.response_formats);
     let key = (scenario.to_string(), name.clone());
-    let client = crate::auth::apply(SolrClient::builder(&cfg.url))?
+    let client = solr_harness::auth::apply(SolrClient::builder(&cfg.url))?
         .collection(&cfg.collection)
         .custom_transport(transport.clone())
         .response_format(format)
