@@ -11,7 +11,7 @@ use clap::Parser;
 use serde_json::Value;
 use solr_client::{Commit, TransportKind};
 use transport_bench::cli::{run, Cli};
-use transport_bench::report::load_summary;
+use transport_bench::scenario::study::load_summary;
 
 use crate::support;
 

@@ -619,7 +619,7 @@ async fn audit_through_the_wan_and_refusal_for_remote_urls() {
             .await
             .expect("audit through the WAN");
     }
-    let r = transport_bench::report::load_summary(&out).expect("summary.json");
+    let r = transport_bench::scenario::study::load_summary(&out).expect("summary.json");
     assert_eq!(r.settings["wan"]["rtt_ms"], serde_json::json!(5.0));
     assert_eq!(r.settings["wan"]["tls_version"], serde_json::json!("1.3"));
     let fresh = r
@@ -673,7 +673,7 @@ async fn pooled_study(url: &str, rtt: &str, out: &std::path::Path) -> StudyRepor
         out,
     ));
     transport_bench::cli::run(cli).await.expect("study runs");
-    let r = transport_bench::report::load_summary(out).expect("summary.json");
+    let r = transport_bench::scenario::study::load_summary(out).expect("summary.json");
     let w = &r.transports[0].witnesses;
     assert!(
         w.kernel_isolated,
@@ -699,7 +699,7 @@ async fn pooled_study(url: &str, rtt: &str, out: &std::path::Path) -> StudyRepor
 /// 4 ms at RTT 80, a shift of 36 ms).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn compare_measures_a_known_rtt_shift_between_two_runs() {
-    use transport_bench::report::compare;
+    use transport_bench::scenario::study::compare;
     let url = support::standalone().url(None).expect("url").to_string();
     let mut log = Vec::new();
     for attempt in 1..=3 {
@@ -784,7 +784,7 @@ async fn audit_names_paced_responses() {
             .await
             .expect("audit through the WAN");
     }
-    let r = transport_bench::report::load_summary(&out).expect("summary.json");
+    let r = transport_bench::scenario::study::load_summary(&out).expect("summary.json");
     let paced: Vec<&String> = r
         .warnings
         .iter()

@@ -44,8 +44,8 @@ use wan_emu::namespaces::{ip, run_in};
 /// Name prefix of the client namespaces (`stbc-PID`).
 pub const PREFIX: &str = "stbc-";
 
+use wan_emu::owned::register_owned;
 use wan_emu::owned::{forget_owned, ns_id};
-pub use wan_emu::owned::{forget_owned_path, register_owned, thread_is_isolated};
 
 /// Why the client cannot be isolated for `url`, or None when it can: root is needed, and a
 /// Solr at an IPv4 loopback address (a remote Solr's connections cross the machine's own
@@ -264,6 +264,7 @@ impl Drop for ClientNamespace {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wan_emu::owned::thread_is_isolated;
 
     #[test]
     fn only_ipv4_loopback_solr_can_be_isolated() {

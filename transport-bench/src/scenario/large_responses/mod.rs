@@ -80,7 +80,7 @@ fn thread_cpu() -> Duration {
 struct Measured {
     records: Vec<LargeRecord>,
     connections: u64,
-    pcap: Option<crate::witness::PcapCount>,
+    pcap: Option<solr_watch::live::PcapCount>,
 }
 
 struct Plan {
@@ -117,7 +117,7 @@ async fn measure(p: Plan) -> Result<Measured> {
         );
     }
     let capture = match &p.pcap {
-        Some((dev, port)) => Some(crate::witness::PcapWitness::start(dev, *port, None)?),
+        Some((dev, port)) => Some(solr_watch::live::PcapWitness::start(dev, *port, None)?),
         None => None,
     };
     let steps = p.warmup + p.requests;

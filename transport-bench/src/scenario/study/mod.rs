@@ -13,23 +13,26 @@ use solr_client::{
     Commit, ResponseFormat, Select, SolrClient, TlsOptions, TransportKind, UpdateFormat,
 };
 
+pub mod compare;
 pub mod formats;
 pub mod witnesses;
 pub use self::witnesses::Witnesses;
 use crate::load::{self, Load};
-use crate::witness::PcapWitness;
 use crate::workload::Generator;
 use bench_report::stats::percentiles;
+use solr_watch::live::PcapWitness;
 
 pub mod idle;
 mod model;
 mod render;
 mod run;
+mod saved;
 mod summary;
 
 pub use model::*;
 pub use render::{print_text, save, save_report};
 pub use run::run;
+pub use saved::{load_summary, rerender};
 pub use summary::*;
 
 /// What to run.

@@ -215,7 +215,7 @@ fn print_phases<W: Write>(r: &StudyReport, name_width: usize, w: &mut W) -> Resu
 /// Saves `records.jsonl` and everything [`save_report`] writes into `dir`.
 pub fn save(dir: &Path, r: &StudyReport, records: &[Record]) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    crate::report::write_jsonl(&dir.join("records.jsonl"), records)?;
+    crate::run_dir::write_jsonl(&dir.join("records.jsonl"), records)?;
     save_report(dir, r)
 }
 
@@ -498,8 +498,8 @@ impl bench_report::RunReport for StudyReport {
         crate::scenario::study::print_text(self, &mut w)
     }
 
-    /// Every figure is rebuilt from `records.jsonl` ([`crate::report::rerender`]).
+    /// Every figure is rebuilt from `records.jsonl` ([`crate::scenario::study::rerender`]).
     fn rerender(dir: &std::path::Path) -> Result<Self> {
-        crate::report::rerender(dir)
+        crate::scenario::study::rerender(dir)
     }
 }
