@@ -114,8 +114,8 @@ impl super::registry::Scenario for Baseline {
     type Args = BaselineArgs;
     type Report = crate::scenario::baseline::BaselineReport;
 
-    fn run(a: BaselineArgs) -> impl std::future::Future<Output = Result<()>> {
-        async { run(a).await.map(|_| ()) }
+    async fn run(a: BaselineArgs) -> Result<()> {
+        run(a).await.map(|_| ())
     }
 }
 

@@ -123,8 +123,8 @@ impl super::registry::Scenario for BulkIndex {
     type Args = BulkIndexArgs;
     type Report = crate::scenario::bulk_index::BulkIndexReport;
 
-    fn run(a: BulkIndexArgs) -> impl std::future::Future<Output = Result<()>> {
-        async { run(a).await.map(|_| ()) }
+    async fn run(a: BulkIndexArgs) -> Result<()> {
+        run(a).await.map(|_| ())
     }
 }
 
