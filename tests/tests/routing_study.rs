@@ -8,8 +8,8 @@
 
 use std::path::PathBuf;
 
-use transport_bench::routing::{self, RoutingReport};
-use transport_bench::Command;
+use transport_bench::cli::{routing, Command};
+use transport_bench::scenario::routing::RoutingReport;
 
 use crate::support::{self, study::StudyRun};
 

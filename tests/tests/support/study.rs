@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::Parser;
-use transport_bench::{Cli, Command};
+use transport_bench::cli::{Cli, Command};
 
 /// Where a study run by a test writes, and the prefix of its document ids.
 pub struct StudyRun {

@@ -9,8 +9,9 @@ use solr_client::TransportKind;
 use super::groups::{CaptureArgs, OutputArgs, SolrTargetArgs, WitnessSelfTestArgs};
 use super::response_format::ResponseFormatArgs;
 use super::wan::WanArgs;
-use crate::scenario::{idle, study, wan};
-use crate::{auth, seedkit};
+use crate::scenario::study::{self, idle};
+use crate::scenario::wan;
+use solr_harness::{auth, seedkit};
 
 /// Options of `audit`.
 #[derive(Debug, clap::Args)]
@@ -161,7 +162,7 @@ pub async fn run(a: AuditArgs) -> Result<()> {
     let (mut report, records) = result?;
     report.warnings.extend(paced.iter().cloned());
     let out = a.output.dir("audit")?;
-    crate::report::save(&out, &report, &records)
+    crate::scenario::study::save(&out, &report, &records)
         .with_context(|| format!("saving to {}", out.display()))?;
     let mut stdout = std::io::stdout().lock();
     use std::io::Write;
@@ -182,7 +183,7 @@ pub async fn run(a: AuditArgs) -> Result<()> {
         writeln!(stdout, "  {line}")?;
     }
     writeln!(stdout)?;
-    crate::report::print_text(&report, &mut stdout)?;
+    crate::scenario::study::print_text(&report, &mut stdout)?;
     eprintln!("saved: {}", out.display());
     Ok(())
 }
@@ -229,6 +230,21 @@ async fn idle_probe(
     let p = idle::probe(&measured, &opened, &select, gaps, n, warmer, &pb).await;
     pb.finish_and_clear();
     p
+}
+
+/// `audit` in the scenario list ([`super::registry::SCENARIOS`]).
+#[derive(Debug)]
+pub struct Audit;
+
+impl super::registry::Scenario for Audit {
+    const NAME: &'static str = "audit";
+    const SCHEMA: &'static str = "summary";
+    type Args = AuditArgs;
+    type Report = crate::scenario::study::StudyReport;
+
+    fn run(a: AuditArgs) -> impl std::future::Future<Output = Result<()>> {
+        run(a)
+    }
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use anyhow::Result;
 use solr_client::UpdateFormat;
 
 use super::groups::{IdPrefixArgs, OutputArgs, RunArgs, SolrTargetArgs};
-use crate::scenario::bulk_files::{self, report, BulkConfig, BulkReport, ColdMode, CommitMode};
+use crate::scenario::bulk_files::{self, BulkConfig, BulkReport, ColdMode, CommitMode};
 
 /// Options of `bulk-files`.
 #[derive(Debug, Clone, clap::Args)]
@@ -104,14 +104,32 @@ pub async fn cmd(a: BulkArgs) -> Result<BulkReport> {
     let result = bulk_files::run(&cfg, &target).await;
     target.finish(a.run.local.keep_solr);
     let report = result?;
-    a.output
-        .save_and_print("bulk-files", &report, report::save, report::print_text)?;
+    a.output.save_and_print(
+        "bulk-files",
+        &report,
+        bulk_files::save,
+        bulk_files::print_text,
+    )?;
     Ok(report)
 }
 
 /// Runs `bulk-files` for the command line.
 pub async fn run(a: BulkArgs) -> Result<()> {
     cmd(a).await.map(|_| ())
+}
+
+/// `bulk-files` in the scenario list ([`super::registry::SCENARIOS`]).
+#[derive(Debug)]
+pub struct BulkFiles;
+
+impl super::registry::Scenario for BulkFiles {
+    const NAME: &'static str = "bulk-files";
+    type Args = BulkArgs;
+    type Report = crate::scenario::bulk_files::BulkReport;
+
+    fn run(a: BulkArgs) -> impl std::future::Future<Output = Result<()>> {
+        run(a)
+    }
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 use anyhow::Result;
 
 use super::groups::{IdPrefixArgs, OutputArgs, RunArgs, SolrTargetArgs};
-use crate::scenario::nrt::{self, report, CommitKind, NrtConfig, NrtReport};
+use crate::scenario::nrt::{self, CommitKind, NrtConfig, NrtReport};
 
 /// Options of `nrt`.
 #[derive(Debug, Clone, clap::Args)]
@@ -106,13 +106,27 @@ pub async fn cmd(a: NrtArgs) -> Result<NrtReport> {
     target.finish(a.run.local.keep_solr);
     let report = result?;
     a.output
-        .save_and_print("nrt", &report, report::save, report::print_text)?;
+        .save_and_print("nrt", &report, nrt::save, nrt::print_text)?;
     Ok(report)
 }
 
 /// Runs `nrt` for the command line.
 pub async fn run(a: NrtArgs) -> Result<()> {
     cmd(a).await.map(|_| ())
+}
+
+/// `nrt` in the scenario list ([`super::registry::SCENARIOS`]).
+#[derive(Debug)]
+pub struct Nrt;
+
+impl super::registry::Scenario for Nrt {
+    const NAME: &'static str = "nrt";
+    type Args = NrtArgs;
+    type Report = crate::scenario::nrt::NrtReport;
+
+    fn run(a: NrtArgs) -> impl std::future::Future<Output = Result<()>> {
+        run(a)
+    }
 }
 
 #[cfg(test)]

@@ -8,9 +8,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use super::groups::{IdPrefixArgs, OutputArgs, RunArgs};
-use crate::scenario::routing::{
-    self, report, Pref, RoutingConfig, RoutingReport, Topology, WriteLevel,
-};
+use crate::scenario::routing::{self, Pref, RoutingConfig, RoutingReport, Topology, WriteLevel};
 
 /// Options of `routing`.
 #[derive(Debug, Clone, clap::Args)]
@@ -133,13 +131,27 @@ impl From<&RoutingArgs> for RoutingConfig {
 pub async fn cmd(a: RoutingArgs) -> Result<RoutingReport> {
     let report = routing::run(&RoutingConfig::from(&a)).await?;
     a.output
-        .save_and_print("routing", &report, report::save, report::print_text)?;
+        .save_and_print("routing", &report, routing::save, routing::print_text)?;
     Ok(report)
 }
 
 /// Runs `routing` for the command line.
 pub async fn run(a: RoutingArgs) -> Result<()> {
     cmd(a).await.map(|_| ())
+}
+
+/// `routing` in the scenario list ([`super::registry::SCENARIOS`]).
+#[derive(Debug)]
+pub struct Routing;
+
+impl super::registry::Scenario for Routing {
+    const NAME: &'static str = "routing";
+    type Args = RoutingArgs;
+    type Report = crate::scenario::routing::RoutingReport;
+
+    fn run(a: RoutingArgs) -> impl std::future::Future<Output = Result<()>> {
+        run(a)
+    }
 }
 
 #[cfg(test)]

@@ -482,6 +482,19 @@ pub fn save(dir: &Path, r: &KnnReport) -> Result<()> {
     <KnnReport as bench_report::RunReport>::write_manifest(dir)
 }
 
+impl bench_report::RunReport for KnnReport {
+    const KIND: &'static str = "knn";
+    const FILE: &'static str = "knn.json";
+
+    fn save(&self, dir: &std::path::Path) -> Result<()> {
+        crate::scenario::knn::save(dir, self)
+    }
+
+    fn print_text(&self, mut w: &mut dyn std::io::Write) -> Result<()> {
+        crate::scenario::knn::print_text(self, &mut w)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{reductions, Cell, JvmRun, KnnReport};

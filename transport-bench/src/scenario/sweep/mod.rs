@@ -18,16 +18,13 @@
 //! every theory figure). The fresh/pooled p50 ratio is compared with
 //! `(t0(fresh) + k RTT) / (t0(pooled) + RTT)` and flagged when it is more than 10 % off.
 
-use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
-use serde::{Deserialize, Serialize};
 use solr_client::{Commit, SolrClient, TransportKind};
 
-use crate::report::lines::{self, Chart, Series};
-use crate::scenario::study::{StudyConfig, StudyReport, TransportSummary, Witnesses};
+use crate::scenario::study::{StudyConfig, StudyReport};
 use crate::scenario::wan::{run_study, upstream_of, WanSetup};
 use wan_emu::TlsVersion;
 
@@ -73,106 +70,6 @@ pub struct SweepConfig {
     pub self_test_connects: u32,
 }
 
-/// One calibrated point of the sweep.
-#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct SweepPoint {
-    /// TLS version at the proxy.
-    pub tls: String,
-    /// Requested RTT, ms.
-    pub rtt_ms: f64,
-    /// Median TCP connect time measured before the study, ms.
-    pub connect_p50_ms: f64,
-    /// Connect time over RTT (None at RTT 0).
-    pub connect_ratio: Option<f64>,
-    /// Measured bulk goodput over the cap (when a cap was set).
-    pub bandwidth_ratio: Option<f64>,
-    /// The study's folder (relative to the sweep's).
-    pub run: String,
-}
-
-/// One row of the sweep table: one transport at one RTT and TLS version.
-#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct SweepRow {
-    /// TLS version at the proxy.
-    pub tls: String,
-    /// Requested RTT, ms.
-    pub rtt_ms: f64,
-    /// Transport name (e.g. `pooled+gzip`).
-    pub transport: String,
-    /// Successful measured searches.
-    pub n: u64,
-    /// Failed searches.
-    pub errors: u64,
-    /// Wall p50, ms.
-    pub p50_ms: Option<f64>,
-    /// Wall p95, ms (None under 20 samples).
-    pub p95_ms: Option<f64>,
-    /// Solr QTime p50 of the searches that carried one, ms.
-    pub qtime_p50_ms: Option<f64>,
-    /// Searches answered without a QTime (left out of `qtime_p50_ms`, not counted as 0).
-    #[serde(default)]
-    pub qtime_missing: u64,
-    /// Mean wire bytes in per search.
-    pub bytes_in_mean: f64,
-    /// Connections opened: the transport's connector.
-    pub conns_connector: u64,
-    /// Connections opened: kernel `ActiveOpens` of the app namespace.
-    pub conns_kernel: u64,
-    /// Connections opened: SYNs captured on the app-side device.
-    pub conns_pcap: Option<u64>,
-    /// Connections the transport should open.
-    pub conns_expected: u64,
-    /// The witnesses that counted, joined by `+` (e.g. `connector+kernel+pcap`).
-    #[serde(default)]
-    pub witnesses_counted: String,
-    /// The witnesses that counted report the same number (None: fewer than two counted).
-    pub witnesses_agree: Option<bool>,
-    /// The connector opened what the transport should (None: no fixed expectation).
-    #[serde(default)]
-    pub conns_within_expected: Option<bool>,
-    /// Round trips per request in the theory: 3 (TLS 1.3) or 4 (TLS 1.2) for fresh, plus
-    /// the slow-start rounds its answer needs ([`slow_start_rounds`]); 1 otherwise.
-    pub round_trips: u32,
-    /// Theory: p50 at RTT 0 + round_trips x RTT, ms.
-    pub expected_p50_ms: Option<f64>,
-    /// Measured p50 over expected, minus 1, in %.
-    pub vs_expected_pct: Option<f64>,
-    /// Fresh rows: measured fresh / pooled p50 (same gzip setting).
-    pub fresh_pooled_ratio: Option<f64>,
-    /// Fresh rows: the theory's ratio.
-    pub theory_ratio: Option<f64>,
-    /// Fresh rows: measured over theory ratio, minus 1, in %.
-    pub ratio_off_pct: Option<f64>,
-    /// Fresh rows at RTT > 0: the ratio is more than 10 % from the theory.
-    pub flagged: bool,
-}
-
-/// What `sweep.json` holds (schema: `transport-bench/schema/sweep.schema.json`).
-#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct SweepReport {
-    /// Schema version of this JSON.
-    pub schema_version: u32,
-    /// The Solr behind the proxy.
-    pub upstream: String,
-    /// Settings.
-    pub settings: serde_json::Value,
-    /// One per TLS version and RTT.
-    pub points: Vec<SweepPoint>,
-    /// The table.
-    pub rows: Vec<SweepRow>,
-    /// The studies' warnings, prefixed with their point.
-    pub warnings: Vec<String>,
-    /// Wall-clock duration, seconds.
-    pub duration_s: f64,
-    /// The one-line verdict.
-    pub verdict: String,
-}
-
-/// The JSON Schema of `sweep.json`.
-pub fn sweep_schema() -> String {
-    crate::schema::schema_of::<SweepReport>()
-}
-
 /// The TLS versions a sweep runs (`--tls-version`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum TlsChoice {
@@ -211,395 +108,17 @@ pub fn rtt_list(v: &[f64]) -> Result<Vec<f64>> {
     Ok(out)
 }
 
-fn p95(t: &TransportSummary) -> Option<f64> {
-    t.curve_ms
-        .iter()
-        .find(|(p, _)| (*p - 95.0).abs() < 1e-9)
-        .map(|(_, v)| *v)
-}
+mod model;
+mod render;
+mod theory;
 
-/// Payload bytes per TCP segment on the emulated link (1500-byte MTU, less IPv4, TCP and
-/// TCP timestamp headers).
-pub const MSS: f64 = 1448.0;
-/// Linux's initial congestion window, in segments (RFC 6928).
-pub const INITIAL_WINDOW: f64 = 10.0;
-
-/// Round trips beyond the first that a new connection needs to receive `bytes`: slow start
-/// sends [`INITIAL_WINDOW`] segments in the first round trip and doubles the window each
-/// round trip after (the client acknowledges every second segment; Linux grows the window by
-/// the segments acknowledged). A pooled connection's window is already open, so this is
-/// charged to fresh connections only; a 21 KB answer costs fresh one more RTT.
-pub fn slow_start_rounds(bytes: f64) -> u32 {
-    let segments = (bytes / MSS).ceil();
-    let (mut sent, mut window, mut extra) = (INITIAL_WINDOW, INITIAL_WINDOW, 0);
-    while sent < segments {
-        window *= 2.0;
-        sent += window;
-        extra += 1;
-    }
-    extra
-}
-
-fn round_trips(transport: &str, tls: TlsVersion) -> u32 {
-    match (transport.starts_with("fresh"), tls) {
-        (true, TlsVersion::Tls13) => 3,
-        (true, TlsVersion::Tls12) => 4,
-        (false, _) => 1,
-    }
-}
-
-/// Builds the table from the studies, one per (TLS version, RTT); RTT 0 must be among them.
-/// `rebaselines` are extra RTT-0 runs (the sweep repeats RTT 0 at the end): each
-/// transport's `t0` is the lowest RTT-0 p50 of all, because a busy machine only adds time.
-pub fn rows(
-    studies: &[(TlsVersion, f64, &StudyReport)],
-    rebaselines: &[(TlsVersion, &StudyReport)],
-) -> Vec<SweepRow> {
-    let mut out: Vec<SweepRow> = Vec::new();
-    for (tls, rtt, r) in studies {
-        for t in r.transports.iter().filter(|t| t.scenario == "search") {
-            let w = &t.witnesses;
-            out.push(SweepRow {
-                tls: tls.to_string(),
-                rtt_ms: *rtt,
-                transport: t.transport.clone(),
-                n: t.wall.n,
-                errors: t.errors,
-                p50_ms: t.wall.p50_ms,
-                p95_ms: p95(t),
-                qtime_p50_ms: t.qtime.p50_ms,
-                qtime_missing: t.qtime_missing,
-                bytes_in_mean: t.bytes_in_mean,
-                conns_connector: w.connector,
-                conns_kernel: w.kernel_active_opens,
-                conns_pcap: w.pcap_syns,
-                conns_expected: w.expected,
-                witnesses_counted: w.counted.join("+"),
-                witnesses_agree: w.agree,
-                conns_within_expected: w.within_expected,
-                round_trips: round_trips(&t.transport, *tls),
-                expected_p50_ms: None,
-                vs_expected_pct: None,
-                fresh_pooled_ratio: None,
-                theory_ratio: None,
-                ratio_off_pct: None,
-                flagged: false,
-            });
-        }
-    }
-    // A fresh connection receives its answer in slow start: the pooled sibling's bytes in
-    // (the same answer, without the handshake) decide the extra round trips.
-    let snapshot = out.clone();
-    for row in out.iter_mut().filter(|r| r.transport.starts_with("fresh")) {
-        let pooled_name = row.transport.replacen("fresh", "pooled", 1);
-        let answer = snapshot
-            .iter()
-            .find(|r| r.tls == row.tls && r.rtt_ms == row.rtt_ms && r.transport == pooled_name)
-            .map_or(row.bytes_in_mean, |p| p.bytes_in_mean);
-        row.round_trips += slow_start_rounds(answer);
-    }
-    let base = |rows: &[SweepRow], tls: &str, transport: &str| {
-        let first = rows
-            .iter()
-            .find(|r| r.tls == tls && r.transport == transport && r.rtt_ms == 0.0)
-            .and_then(|r| r.p50_ms);
-        rebaselines
-            .iter()
-            .filter(|(v, _)| v.to_string() == tls)
-            .flat_map(|(_, r)| r.transports.iter())
-            .filter(|t| t.scenario == "search" && t.transport == transport)
-            .filter_map(|t| t.wall.p50_ms)
-            .chain(first)
-            .min_by(f64::total_cmp)
-    };
-    let snapshot = out.clone();
-    for row in &mut out {
-        if let (Some(b), Some(p)) = (base(&snapshot, &row.tls, &row.transport), row.p50_ms) {
-            let e = b + f64::from(row.round_trips) * row.rtt_ms;
-            row.expected_p50_ms = Some(e);
-            row.vs_expected_pct = Some((p / e - 1.0) * 100.0);
-        }
-        if !row.transport.starts_with("fresh") {
-            continue;
-        }
-        let pooled_name = row.transport.replacen("fresh", "pooled", 1);
-        let pooled = snapshot
-            .iter()
-            .find(|r| r.tls == row.tls && r.rtt_ms == row.rtt_ms && r.transport == pooled_name);
-        let (Some(pooled), Some(fresh_p50)) = (pooled, row.p50_ms) else {
-            continue;
-        };
-        let Some(pooled_p50) = pooled.p50_ms else {
-            continue;
-        };
-        let ratio = fresh_p50 / pooled_p50;
-        row.fresh_pooled_ratio = Some(ratio);
-        let bf = base(&snapshot, &row.tls, &row.transport);
-        let bp = base(&snapshot, &row.tls, &pooled_name);
-        if let (Some(bf), Some(bp)) = (bf, bp) {
-            let theory =
-                (bf + f64::from(row.round_trips) * row.rtt_ms) / (bp + row.rtt_ms).max(1e-9);
-            let off = ratio / theory - 1.0;
-            row.theory_ratio = Some(theory);
-            row.ratio_off_pct = Some(off * 100.0);
-            row.flagged = row.rtt_ms > 0.0 && off.abs() > RATIO_TOLERANCE;
-        }
-    }
-    out
-}
-
-/// The witnesses of every search run of `studies` and of the RTT-0 `rebaselines`,
-/// labelled `TLS 1.3 RTT 20 fresh` (`TLS 1.3 RTT 0 again fresh`).
-pub fn witness_runs<'a>(
-    studies: &[(TlsVersion, f64, &'a StudyReport)],
-    rebaselines: &[(TlsVersion, &'a StudyReport)],
-) -> Vec<(String, &'a Witnesses)> {
-    let points = studies
-        .iter()
-        .map(|(tls, rtt, r)| (format!("TLS {tls} RTT {rtt}"), *r))
-        .chain(
-            rebaselines
-                .iter()
-                .map(|(tls, r)| (format!("TLS {tls} RTT 0 again"), *r)),
-        );
-    points
-        .flat_map(|(point, r)| {
-            r.transports
-                .iter()
-                .filter(|t| t.scenario == "search")
-                .map(move |t| (format!("{point} {}", t.transport), &t.witnesses))
-        })
-        .collect()
-}
-
-/// The one-line verdict: what the witnesses of `runs` ([`witness_runs`]) say, then the
-/// fresh/pooled figures of the table.
-pub fn verdict(rows: &[SweepRow], runs: &[(String, &Witnesses)]) -> String {
-    let mut parts = crate::scenario::study::witnesses::verdict_parts(runs);
-    let max_rtt = rows.iter().map(|r| r.rtt_ms).fold(0.0, f64::max);
-    let mut tls: Vec<&str> = rows.iter().map(|r| r.tls.as_str()).collect();
-    tls.dedup();
-    for v in tls {
-        let at = |name: &str| {
-            rows.iter()
-                .find(|r| r.tls == v && r.rtt_ms == max_rtt && r.transport == name)
-        };
-        if let (Some(f), Some(p)) = (at("fresh"), at("pooled")) {
-            parts.push(format!(
-                "TLS {v} at RTT {max_rtt} ms: fresh p50 {:.1} ms vs pooled {:.1} ms (x{:.2}, theory x{:.2}; QTime p50 {} ms)",
-                f.p50_ms.unwrap_or(f64::NAN),
-                p.p50_ms.unwrap_or(f64::NAN),
-                f.fresh_pooled_ratio.unwrap_or(f64::NAN),
-                f.theory_ratio.unwrap_or(f64::NAN),
-                p.qtime_p50_ms.map_or("-".into(), |q| format!("{q:.0}")),
-            ));
-        }
-        if let (Some(p), Some(g)) = (at("pooled"), at("pooled+gzip")) {
-            if let (Some(a), Some(b)) = (p.p50_ms, g.p50_ms) {
-                parts.push(format!(
-                    "gzip moved pooled p50 by {:+.0}% ({} -> {} bytes in)",
-                    (b / a - 1.0) * 100.0,
-                    p.bytes_in_mean.round(),
-                    g.bytes_in_mean.round()
-                ));
-            }
-        }
-    }
-    let checked: Vec<&SweepRow> = rows
-        .iter()
-        .filter(|r| r.rtt_ms > 0.0 && r.ratio_off_pct.is_some())
-        .collect();
-    let flagged: Vec<String> = checked
-        .iter()
-        .filter(|r| r.flagged)
-        .map(|r| {
-            format!(
-                "TLS {} RTT {} {} {:+.0}%",
-                r.tls,
-                r.rtt_ms,
-                r.transport,
-                r.ratio_off_pct.unwrap_or(0.0)
-            )
-        })
-        .collect();
-    if !checked.is_empty() {
-        parts.push(format!(
-            "fresh/pooled within 10% of theory in {} of {} cells{}",
-            checked.len() - flagged.len(),
-            checked.len(),
-            if flagged.is_empty() {
-                String::new()
-            } else {
-                format!(" (outside: {})", flagged.join(", "))
-            }
-        ));
-    }
-    if !rows.iter().any(|r| r.fresh_pooled_ratio.is_some()) {
-        parts.push("no fresh/pooled pair measured".into());
-    }
-    format!("verdict: {}", parts.join("; "))
-}
-
-use bench_report::table::fixed as opt;
-
-/// Prints the table, the calibration of each point, warnings and the verdict (last line).
-pub fn print_text<W: Write>(r: &SweepReport, w: &mut W) -> Result<()> {
-    writeln!(w, "RTT sweep through the WAN topology, Solr {}", r.upstream)?;
-    for p in &r.points {
-        writeln!(
-            w,
-            "  {:<16} TLS {} RTT {:>5} ms: TCP connect p50 {:.2} ms{}{}",
-            p.run,
-            p.tls,
-            p.rtt_ms,
-            p.connect_p50_ms,
-            p.connect_ratio
-                .map(|x| format!(" (ratio {x:.3})"))
-                .unwrap_or_default(),
-            p.bandwidth_ratio
-                .map(|x| format!(", goodput/cap {x:.3}"))
-                .unwrap_or_default()
-        )?;
-    }
-    writeln!(w)?;
-    writeln!(w, "Searches: wall p50/p95 and Solr QTime p50 (ms); conns = connector / kernel / pcap SYNs / expected; expected p50 = p50 at RTT 0 + k x RTT; fresh/pooled ratio vs theory (! = more than 10% off)")?;
-    let table = bench_report::Table::new()
-        .left("TLS", 4)
-        .right("RTT", 6)
-        .left("transport", 13)
-        .right("n", 5)
-        .right("p50", 8)
-        .right("p95", 8)
-        .right("QTime", 6)
-        .right("conns", 18)
-        .right("k", 2)
-        .right("expect50", 9)
-        .right("vs exp", 7)
-        .right("f/p", 7)
-        .right("theory", 7)
-        .right("off", 7);
-    table.header(w)?;
-    for x in &r.rows {
-        table.row(
-            w,
-            &[
-                &x.tls,
-                &x.rtt_ms,
-                &x.transport,
-                &x.n,
-                &opt(x.p50_ms, 2),
-                &opt(x.p95_ms, 2),
-                &opt(x.qtime_p50_ms, 0),
-                &format!(
-                    "{}/{}/{}/{}{}",
-                    x.conns_connector,
-                    x.conns_kernel,
-                    x.conns_pcap
-                        .map(|p| p.to_string())
-                        .unwrap_or_else(|| "-".into()),
-                    x.conns_expected,
-                    if x.witnesses_agree == Some(false) || x.conns_within_expected == Some(false) {
-                        "!"
-                    } else {
-                        ""
-                    }
-                ),
-                &x.round_trips,
-                &opt(x.expected_p50_ms, 2),
-                &x.vs_expected_pct
-                    .map(|p| format!("{p:+.0}%"))
-                    .unwrap_or_else(|| "-".into()),
-                &opt(x.fresh_pooled_ratio, 2),
-                &opt(x.theory_ratio, 2),
-                &x.ratio_off_pct
-                    .map(|p| format!("{p:+.1}%{}", if x.flagged { "!" } else { "" }))
-                    .unwrap_or_else(|| "-".into()),
-            ],
-        )?;
-    }
-    writeln!(w)?;
-    let took = format!("sweep took {:.1} s", r.duration_s);
-    bench_report::table::print_ending(w, &r.warnings, Some(&took), &r.verdict)?;
-    Ok(())
-}
-
-/// The chart: p50 vs RTT, one line per TLS version and transport, theory dashed.
-pub fn chart(r: &SweepReport) -> String {
-    let mut keys: Vec<(String, String)> = Vec::new();
-    for x in &r.rows {
-        let k = (x.tls.clone(), x.transport.clone());
-        if !keys.contains(&k) {
-            keys.push(k);
-        }
-    }
-    let multi_tls = keys.iter().any(|k| k.0 != keys[0].0);
-    let mut series = Vec::new();
-    for (i, (tls, transport)) in keys.iter().enumerate() {
-        let mine: Vec<&SweepRow> = r
-            .rows
-            .iter()
-            .filter(|x| &x.tls == tls && &x.transport == transport)
-            .collect();
-        let label = if multi_tls {
-            format!("TLS {tls} {transport}")
-        } else {
-            transport.clone()
-        };
-        series.push(Series {
-            label: label.clone(),
-            points: mine
-                .iter()
-                .filter_map(|x| x.p50_ms.map(|p| (x.rtt_ms, p)))
-                .collect(),
-            dashed: false,
-            color: i,
-        });
-        if !transport.contains('+') {
-            series.push(Series {
-                label: format!("{label} theory"),
-                points: mine
-                    .iter()
-                    .filter_map(|x| x.expected_p50_ms.map(|p| (x.rtt_ms, p)))
-                    .collect(),
-                dashed: true,
-                color: i,
-            });
-        }
-    }
-    let tls: Vec<String> = {
-        let mut v: Vec<String> = keys.iter().map(|k| k.0.clone()).collect();
-        v.dedup();
-        v
-    };
-    lines::render(
-        &Chart {
-            title: format!(
-                "Search p50 vs round-trip time, TLS {} at the proxy",
-                tls.join(" and ")
-            ),
-            x_label: "RTT (ms)".into(),
-            y_label: "p50 (ms)".into(),
-            log_x: false,
-        },
-        &series,
-    )
-}
-
-/// Writes `sweep.json`, `sweep.csv`, `sweep.txt` and `sweep.svg` into `dir`.
-pub fn save(dir: &Path, r: &SweepReport) -> Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    std::fs::write(dir.join("sweep.json"), serde_json::to_vec_pretty(r)?)?;
-    bench_report::write_csv(&dir.join("sweep.csv"), &r.rows)?;
-    let mut txt = Vec::new();
-    print_text(r, &mut txt)?;
-    std::fs::write(dir.join("sweep.txt"), txt)?;
-    std::fs::write(dir.join("sweep.svg"), chart(r))?;
-    <SweepReport as bench_report::RunReport>::write_manifest(dir)
-}
+pub use model::*;
+pub use render::*;
+pub use theory::*;
 
 /// Indexes `n` seeded documents (ids `sweep-N`) on loopback and commits.
 async fn index(url: &str, collection: &str, n: usize, seed: u64) -> Result<()> {
-    let client = crate::auth::apply(SolrClient::builder(url))?
+    let client = solr_harness::auth::apply(SolrClient::builder(url))?
         .collection(collection)
         .transport(TransportKind::Pooled)
         .build()?;
@@ -693,7 +212,7 @@ pub async fn sweep(a: &SweepConfig, url: &str, out: &Path) -> Result<SweepReport
             };
             let (report, records) = run_study(&wan, true, cfg).await?;
             let run = format!("tls{version}-rtt{rtt}{}", if again { "-end" } else { "" });
-            crate::report::save(&out.join(&run), &report, &records)?;
+            crate::scenario::study::save(&out.join(&run), &report, &records)?;
             let cal = &report.settings["wan"]["calibration"];
             points.push(SweepPoint {
                 tls: version.to_string(),
@@ -743,7 +262,7 @@ pub async fn sweep(a: &SweepConfig, url: &str, out: &Path) -> Result<SweepReport
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::study::Witnesses;
+    use crate::scenario::study::{TransportSummary, Witnesses};
     use bench_report::stats::Percentiles;
 
     fn summary(transport: &str, p50: f64) -> TransportSummary {
