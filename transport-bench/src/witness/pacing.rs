@@ -57,13 +57,7 @@ struct Flow {
     answered: u64,
 }
 
-fn median(mut v: Vec<f64>) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    Some(v[v.len() / 2])
-}
+use bench_report::stats::median;
 
 impl Pacing {
     /// Analyses frames `(timestamp µs, bytes)` of link type `link` for server port `port`.
