@@ -38,7 +38,7 @@ bbr() {
   fi
 }
 
-chromium() {
+headless_browser() {
   command -v chromium >/dev/null 2>&1 && return
   if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
     note "no chromium and no apt-get as root to install it: the HTML report's browser check will be skipped"
@@ -51,7 +51,7 @@ chromium() {
 
 nightly
 bbr
-chromium
+headless_browser
 java25=/usr/lib/jvm/temurin-25-jdk-amd64
 [ -x "$java25/bin/java" ] \
   || note "no Java 25 at $java25 (no registry reachable here serves one): the knn Vector-API check will be skipped"
