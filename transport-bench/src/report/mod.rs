@@ -215,7 +215,7 @@ pub fn save_report(dir: &Path, r: &StudyReport) -> Result<()> {
             )?;
         }
     }
-    <StudyReport as bench_report::RunReport>::write_manifest(dir)
+    bench_report::RunReport::finish_save(r, dir)
 }
 
 /// One line of `transports.csv`.

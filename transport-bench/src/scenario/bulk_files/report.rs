@@ -202,7 +202,7 @@ pub fn save(dir: &Path, r: &BulkReport) -> Result<()> {
     let rows: Vec<RunRow> = r.runs.iter().map(RunRow::from).collect();
     bench_report::write_csv(&dir.join("runs.csv"), &rows)?;
     std::fs::write(dir.join("runs.svg"), runs_svg(r))?;
-    <BulkReport as bench_report::RunReport>::write_manifest(dir)
+    bench_report::RunReport::finish_save(r, dir)
 }
 
 /// Horizontal bars per run: wall time split into file reads, posts and the commit; hot runs

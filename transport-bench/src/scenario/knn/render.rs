@@ -479,7 +479,7 @@ pub fn save(dir: &Path, r: &KnnReport) -> Result<()> {
     let mut text = Vec::new();
     print_text(r, &mut text)?;
     std::fs::write(dir.join("report.txt"), text)?;
-    <KnnReport as bench_report::RunReport>::write_manifest(dir)
+    bench_report::RunReport::finish_save(r, dir)
 }
 
 #[cfg(test)]

@@ -319,7 +319,7 @@ pub fn save(dir: &Path, r: &NrtReport) -> Result<()> {
         )?;
     }
     bench_report::write_csv(&dir.join("timeline.csv"), &timeline)?;
-    <NrtReport as bench_report::RunReport>::write_manifest(dir)
+    bench_report::RunReport::finish_save(r, dir)
 }
 
 /// Three panels over the seconds of the measured phase: every refresh's time (dots, log
