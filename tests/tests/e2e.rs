@@ -17,6 +17,7 @@ mod failed_calls;
 mod fault_table;
 mod faults;
 mod formats;
+mod html_report;
 mod foundation;
 mod h2_faults;
 mod hostile_input;
