@@ -29,7 +29,7 @@ pub use cli::schema::named as schema_named;
 pub use cli::study::StudyArgs;
 pub use cli::{audit::AuditArgs, knn::KnnArgs, run, Cli, Command};
 pub use run_dir::{out_dir, unique_dir};
-pub use scenario::{bulk_index, idle, knn, large_responses, study, sweep};
+pub use scenario::{bulk_index, knn, large_responses, study, sweep};
 pub use schema::schema_of;
 pub use solr_harness::{auth, local_solr, seedkit};
 

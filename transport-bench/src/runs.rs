@@ -24,11 +24,11 @@ impl RunReport for StudyReport {
 
     /// Everything but `records.jsonl`, which the run wrote (see [`crate::report::save`]).
     fn save(&self, dir: &Path) -> Result<()> {
-        crate::report::save_report(dir, self)
+        crate::scenario::study::save_report(dir, self)
     }
 
     fn print_text(&self, mut w: &mut dyn Write) -> Result<()> {
-        crate::report::print_text(self, &mut w)
+        crate::scenario::study::print_text(self, &mut w)
     }
 
     /// Every figure is rebuilt from `records.jsonl` ([`crate::report::rerender`]).
@@ -41,11 +41,11 @@ impl RunReport for NrtReport {
     const KIND: &'static str = "nrt";
 
     fn save(&self, dir: &Path) -> Result<()> {
-        crate::scenario::nrt::report::save(dir, self)
+        crate::scenario::nrt::save(dir, self)
     }
 
     fn print_text(&self, mut w: &mut dyn Write) -> Result<()> {
-        crate::scenario::nrt::report::print_text(self, &mut w)
+        crate::scenario::nrt::print_text(self, &mut w)
     }
 }
 
@@ -53,11 +53,11 @@ impl RunReport for BulkReport {
     const KIND: &'static str = "bulk-files";
 
     fn save(&self, dir: &Path) -> Result<()> {
-        crate::scenario::bulk_files::report::save(dir, self)
+        crate::scenario::bulk_files::save(dir, self)
     }
 
     fn print_text(&self, mut w: &mut dyn Write) -> Result<()> {
-        crate::scenario::bulk_files::report::print_text(self, &mut w)
+        crate::scenario::bulk_files::print_text(self, &mut w)
     }
 }
 
@@ -65,11 +65,11 @@ impl RunReport for RoutingReport {
     const KIND: &'static str = "routing";
 
     fn save(&self, dir: &Path) -> Result<()> {
-        crate::scenario::routing::report::save(dir, self)
+        crate::scenario::routing::save(dir, self)
     }
 
     fn print_text(&self, mut w: &mut dyn Write) -> Result<()> {
-        crate::scenario::routing::report::print_text(self, &mut w)
+        crate::scenario::routing::print_text(self, &mut w)
     }
 }
 
@@ -78,11 +78,11 @@ impl RunReport for KnnReport {
     const FILE: &'static str = "knn.json";
 
     fn save(&self, dir: &Path) -> Result<()> {
-        crate::scenario::knn::render::save(dir, self)
+        crate::scenario::knn::save(dir, self)
     }
 
     fn print_text(&self, mut w: &mut dyn Write) -> Result<()> {
-        crate::scenario::knn::render::print_text(self, &mut w)
+        crate::scenario::knn::print_text(self, &mut w)
     }
 }
 

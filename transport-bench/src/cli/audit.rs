@@ -9,7 +9,8 @@ use solr_client::TransportKind;
 use super::groups::{CaptureArgs, OutputArgs, SolrTargetArgs, WitnessSelfTestArgs};
 use super::response_format::ResponseFormatArgs;
 use super::wan::WanArgs;
-use crate::scenario::{idle, study, wan};
+use crate::scenario::study::{self, idle};
+use crate::scenario::wan;
 use crate::{auth, seedkit};
 
 /// Options of `audit`.
@@ -156,7 +157,7 @@ pub async fn run(a: AuditArgs) -> Result<()> {
     let (mut report, records) = result?;
     report.warnings.extend(paced.iter().cloned());
     let out = a.output.dir("audit")?;
-    crate::report::save(&out, &report, &records)
+    crate::scenario::study::save(&out, &report, &records)
         .with_context(|| format!("saving to {}", out.display()))?;
     let mut stdout = std::io::stdout().lock();
     use std::io::Write;
@@ -177,7 +178,7 @@ pub async fn run(a: AuditArgs) -> Result<()> {
         writeln!(stdout, "  {line}")?;
     }
     writeln!(stdout)?;
-    crate::report::print_text(&report, &mut stdout)?;
+    crate::scenario::study::print_text(&report, &mut stdout)?;
     eprintln!("saved: {}", out.display());
     Ok(())
 }

@@ -8,7 +8,7 @@ use anyhow::Result;
 use solr_client::UpdateFormat;
 
 use super::groups::{IdPrefixArgs, OutputArgs, RunArgs, SolrTargetArgs};
-use crate::scenario::bulk_files::{self, report, BulkConfig, BulkReport, ColdMode, CommitMode};
+use crate::scenario::bulk_files::{self, BulkConfig, BulkReport, ColdMode, CommitMode};
 
 /// Options of `bulk-files`.
 #[derive(Debug, Clone, clap::Args)]
@@ -104,8 +104,12 @@ pub async fn cmd(a: BulkArgs) -> Result<BulkReport> {
     let result = bulk_files::run(&cfg, &target).await;
     target.finish(a.run.local.keep_solr);
     let report = result?;
-    a.output
-        .save_and_print("bulk-files", &report, report::save, report::print_text)?;
+    a.output.save_and_print(
+        "bulk-files",
+        &report,
+        bulk_files::save,
+        bulk_files::print_text,
+    )?;
     Ok(report)
 }
 

@@ -117,8 +117,8 @@ pub async fn run(a: KnnArgs) -> Result<()> {
     let cfg = knn::KnnConfig::from(&a);
     let report = knn::run(&cfg).await?;
     let out = a.output.dir("knn")?;
-    knn::render::save(&out, &report).with_context(|| format!("saving to {}", out.display()))?;
-    knn::render::print_text(&report, &mut std::io::stdout().lock())?;
+    knn::save(&out, &report).with_context(|| format!("saving to {}", out.display()))?;
+    knn::print_text(&report, &mut std::io::stdout().lock())?;
     eprintln!("saved: {}", out.display());
     Ok(())
 }

@@ -5,7 +5,7 @@
 use anyhow::Result;
 
 use super::groups::{IdPrefixArgs, OutputArgs, RunArgs, SolrTargetArgs};
-use crate::scenario::nrt::{self, report, CommitKind, NrtConfig, NrtReport};
+use crate::scenario::nrt::{self, CommitKind, NrtConfig, NrtReport};
 
 /// Options of `nrt`.
 #[derive(Debug, Clone, clap::Args)]
@@ -106,7 +106,7 @@ pub async fn cmd(a: NrtArgs) -> Result<NrtReport> {
     target.finish(a.run.local.keep_solr);
     let report = result?;
     a.output
-        .save_and_print("nrt", &report, report::save, report::print_text)?;
+        .save_and_print("nrt", &report, nrt::save, nrt::print_text)?;
     Ok(report)
 }
 

@@ -8,9 +8,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use super::groups::{IdPrefixArgs, OutputArgs, RunArgs};
-use crate::scenario::routing::{
-    self, report, Pref, RoutingConfig, RoutingReport, Topology, WriteLevel,
-};
+use crate::scenario::routing::{self, Pref, RoutingConfig, RoutingReport, Topology, WriteLevel};
 
 /// Options of `routing`.
 #[derive(Debug, Clone, clap::Args)]
@@ -133,7 +131,7 @@ impl From<&RoutingArgs> for RoutingConfig {
 pub async fn cmd(a: RoutingArgs) -> Result<RoutingReport> {
     let report = routing::run(&RoutingConfig::from(&a)).await?;
     a.output
-        .save_and_print("routing", &report, report::save, report::print_text)?;
+        .save_and_print("routing", &report, routing::save, routing::print_text)?;
     Ok(report)
 }
 

@@ -151,10 +151,10 @@ pub async fn run(a: StudyArgs) -> Result<()> {
     target.finish(a.run.local.keep_solr);
     let (report, records) = result?;
     let out = a.output.dir("study")?;
-    crate::report::save(&out, &report, &records)
+    crate::scenario::study::save(&out, &report, &records)
         .with_context(|| format!("saving to {}", out.display()))?;
     let mut stdout = std::io::stdout().lock();
-    crate::report::print_text(&report, &mut stdout)?;
+    crate::scenario::study::print_text(&report, &mut stdout)?;
     eprintln!("saved: {}", out.display());
     Ok(())
 }

@@ -14,7 +14,6 @@ pub mod baseline;
 pub mod bulk_files;
 pub mod bulk_index;
 pub mod cpu;
-pub mod idle;
 pub mod knn;
 pub mod large_responses;
 pub mod nrt;

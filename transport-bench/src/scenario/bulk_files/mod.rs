@@ -8,7 +8,11 @@
 //! page-cache residency of the files is measured before every run (`fincore`) so a cold
 //! run that was not cold shows.
 
-pub mod report;
+mod model;
+mod render;
+
+pub use model::*;
+pub use render::*;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -19,7 +23,7 @@ use solr_client::response::decode_update_bytes;
 use solr_client::{Commit, RequestKind, SolrClient, UpdateFormat};
 
 use crate::seedkit::{self, Target};
-use crate::stats::{percentiles, Percentiles};
+use crate::stats::percentiles;
 use crate::workload::Generator;
 
 /// How the cold run evicts the files from the page cache.
@@ -96,79 +100,6 @@ struct Manifest {
     id_prefix: String,
     seed: u64,
     total_bytes: u64,
-}
-
-/// One timed run over all files.
-#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct BulkRun {
-    /// Repetition (0-based).
-    pub rep: usize,
-    /// `hot` or `cold`.
-    pub cache: String,
-    /// MB of the update files resident in the page cache just before the run (`fincore`;
-    /// None when unavailable).
-    pub resident_mb: Option<f64>,
-    /// Wall time of the run (reads + posts + commit), seconds.
-    pub wall_s: f64,
-    /// Of which reading the files, seconds.
-    pub read_s: f64,
-    /// Of which posting them (request to response), seconds.
-    pub post_s: f64,
-    /// Of which the final soft commit, seconds.
-    pub commit_s: f64,
-    /// Documents sent.
-    pub docs: u64,
-    /// MB posted.
-    pub mb: f64,
-    /// Documents per second of wall time.
-    pub docs_per_s: f64,
-    /// MB per second of wall time.
-    pub mb_per_s: f64,
-    /// Per-file read time.
-    pub read_per_file: Percentiles,
-    /// Per-file post time.
-    pub post_per_file: Percentiles,
-    /// `numFound` of the id prefix after the commit.
-    pub indexed: u64,
-    /// `indexed == docs`.
-    pub ok: bool,
-    /// Host 1-minute load average at the start of the run (2 cores here).
-    pub load_1m: Option<f64>,
-}
-
-/// The `bulk-files` report (`summary.json`).
-#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct BulkReport {
-    /// Solr base URL.
-    pub url: String,
-    /// The options of the run.
-    pub settings: serde_json::Value,
-    /// Folder of the update files.
-    pub dir: String,
-    /// Files posted per run.
-    pub files: usize,
-    /// Documents per run.
-    pub docs: u64,
-    /// MB per run.
-    pub mb: f64,
-    /// Mean file size, MB.
-    pub mean_file_mb: f64,
-    /// Why the cold runs were skipped, if they were.
-    pub cold_skipped: Option<String>,
-    /// Every run in the order it ran.
-    pub runs: Vec<BulkRun>,
-    /// Wall time of the hot runs, as a distribution (ms).
-    pub hot_wall: Percentiles,
-    /// Wall time of the cold runs, as a distribution (ms).
-    pub cold_wall: Percentiles,
-    /// Cold minus hot wall time per repetition, seconds.
-    pub cold_minus_hot_s: Vec<f64>,
-    /// Mean of `cold_minus_hot_s`.
-    pub cold_minus_hot_mean_s: Option<f64>,
-    /// Warnings.
-    pub warnings: Vec<String>,
-    /// The one-line verdict.
-    pub verdict: String,
 }
 
 impl BulkConfig {
@@ -448,6 +379,8 @@ async fn timed_run(
     })
 }
 
+/// Generates the files (or reuses them), warms Solr up, runs hot and cold in turn for every
+/// repetition, and reports.
 async fn run_files(a: &BulkConfig, files: usize, target: &Target) -> Result<BulkReport> {
     let client = target.client(a.format)?;
     client
@@ -473,20 +406,47 @@ async fn run_files(a: &BulkConfig, files: usize, target: &Target) -> Result<Bulk
     let paths: Vec<PathBuf> = (0..files)
         .map(|i| dir.join(file_name(i, a.format)))
         .collect();
-    if a.warmup_files > 0 {
-        let n = a.warmup_files.min(paths.len());
-        let pb = seedkit::progress(a.quiet, n as u64, "warm-up (untimed)");
-        for p in &paths[..n] {
-            let body = tokio::fs::read(p)
-                .await
-                .with_context(|| format!("reading {}", p.display()))?;
-            post_file(&client, bytes::Bytes::from(body), a.format, false)
-                .await
-                .with_context(|| format!("warm-up post of {}", p.display()))?;
-            pb.inc(1);
+    warm_up(a, &client, &paths).await?;
+    let (runs, cold_skipped) = hot_and_cold(a, &client, &paths, &m).await?;
+    if a.remove_files {
+        for p in &paths {
+            let _ = std::fs::remove_file(p);
         }
-        pb.finish_and_clear();
+        let _ = std::fs::remove_file(dir.join("manifest.json"));
     }
+    let mut report = report(a, target, files, &dir, &m, runs, cold_skipped);
+    report.verdict = verdict(&report);
+    Ok(report)
+}
+
+/// Posts the first `--warmup-files` files, untimed.
+async fn warm_up(a: &BulkConfig, client: &SolrClient, paths: &[PathBuf]) -> Result<()> {
+    if a.warmup_files == 0 {
+        return Ok(());
+    }
+    let n = a.warmup_files.min(paths.len());
+    let pb = seedkit::progress(a.quiet, n as u64, "warm-up (untimed)");
+    for p in &paths[..n] {
+        let body = tokio::fs::read(p)
+            .await
+            .with_context(|| format!("reading {}", p.display()))?;
+        post_file(client, bytes::Bytes::from(body), a.format, false)
+            .await
+            .with_context(|| format!("warm-up post of {}", p.display()))?;
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    Ok(())
+}
+
+/// Every repetition's hot and cold runs; cold runs stop (with the reason) once the page
+/// cache cannot be emptied.
+async fn hot_and_cold(
+    a: &BulkConfig,
+    client: &SolrClient,
+    paths: &[PathBuf],
+    m: &Manifest,
+) -> Result<(Vec<BulkRun>, Option<String>)> {
     let mut runs = Vec::new();
     let mut cold_skipped = None;
     for rep in 0..a.reps {
@@ -500,14 +460,14 @@ async fn run_files(a: &BulkConfig, files: usize, target: &Target) -> Result<Bulk
         };
         for cache in order {
             if cache == "hot" {
-                warm(&paths)?;
-                let res = resident_mb(&paths);
-                runs.push(timed_run(a, &client, &paths, &m, rep, "hot", res).await?);
+                warm(paths)?;
+                let res = resident_mb(paths);
+                runs.push(timed_run(a, client, paths, m, rep, "hot", res).await?);
             } else if cold_skipped.is_none() {
-                match evict(a.cold, &paths) {
+                match evict(a.cold, paths) {
                     Ok(()) => {
-                        let res = resident_mb(&paths);
-                        runs.push(timed_run(a, &client, &paths, &m, rep, "cold", res).await?);
+                        let res = resident_mb(paths);
+                        runs.push(timed_run(a, client, paths, m, rep, "cold", res).await?);
                     }
                     Err(why) => {
                         eprintln!("cold run skipped: {why}");
@@ -517,27 +477,13 @@ async fn run_files(a: &BulkConfig, files: usize, target: &Target) -> Result<Bulk
             }
         }
     }
-    if a.remove_files {
-        for p in &paths {
-            let _ = std::fs::remove_file(p);
-        }
-        let _ = std::fs::remove_file(dir.join("manifest.json"));
-    }
-    let walls = |cache: &str| -> Vec<Duration> {
-        runs.iter()
-            .filter(|r| r.cache == cache)
-            .map(|r| Duration::from_secs_f64(r.wall_s))
-            .collect()
-    };
-    let diffs: Vec<f64> = (0..a.reps)
-        .filter_map(|rep| {
-            let hot = runs.iter().find(|r| r.rep == rep && r.cache == "hot")?;
-            let cold = runs.iter().find(|r| r.rep == rep && r.cache == "cold")?;
-            Some(cold.wall_s - hot.wall_s)
-        })
-        .collect();
+    Ok((runs, cold_skipped))
+}
+
+/// Runs that indexed fewer documents than they sent, cold runs whose files were still cached.
+fn warnings(runs: &[BulkRun], m: &Manifest) -> Vec<String> {
     let mut warnings = Vec::new();
-    for r in &runs {
+    for r in runs {
         if !r.ok {
             warnings.push(format!(
                 "rep {} {}: {} docs indexed of {} sent",
@@ -558,8 +504,34 @@ async fn run_files(a: &BulkConfig, files: usize, target: &Target) -> Result<Bulk
             }
         }
     }
+    warnings
+}
+
+/// The report of the runs (its verdict left empty for the caller).
+fn report(
+    a: &BulkConfig,
+    target: &Target,
+    files: usize,
+    dir: &Path,
+    m: &Manifest,
+    runs: Vec<BulkRun>,
+    cold_skipped: Option<String>,
+) -> BulkReport {
+    let walls = |cache: &str| -> Vec<Duration> {
+        runs.iter()
+            .filter(|r| r.cache == cache)
+            .map(|r| Duration::from_secs_f64(r.wall_s))
+            .collect()
+    };
+    let diffs: Vec<f64> = (0..a.reps)
+        .filter_map(|rep| {
+            let hot = runs.iter().find(|r| r.rep == rep && r.cache == "hot")?;
+            let cold = runs.iter().find(|r| r.rep == rep && r.cache == "cold")?;
+            Some(cold.wall_s - hot.wall_s)
+        })
+        .collect();
     let mb = m.total_bytes as f64 / 1e6;
-    let mut report = BulkReport {
+    BulkReport {
         url: target.url.clone(),
         settings: serde_json::json!({
             "collection": target.collection,
@@ -587,10 +559,8 @@ async fn run_files(a: &BulkConfig, files: usize, target: &Target) -> Result<Bulk
         cold_minus_hot_mean_s: (!diffs.is_empty())
             .then(|| diffs.iter().sum::<f64>() / diffs.len() as f64),
         cold_minus_hot_s: diffs,
+        warnings: warnings(&runs, m),
         runs,
-        warnings,
         verdict: String::new(),
-    };
-    report.verdict = report::verdict(&report);
-    Ok(report)
+    }
 }

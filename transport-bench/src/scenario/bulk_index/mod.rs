@@ -6,7 +6,11 @@
 //! and checks that `numFound` of the prefix is exactly the number of documents.
 
 pub mod docs;
-pub mod report;
+mod model;
+mod render;
+
+pub use model::*;
+pub use render::*;
 pub mod solrj;
 
 use std::path::PathBuf;
@@ -16,7 +20,6 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use solr_client::{BatchReport, Commit, SolrClient, UpdateFormat};
 
-pub use report::{BulkIndexReport, IndexRun, RowSummary, SweepPoint};
 use solr_harness::seedkit::{self, Target};
 use solrj::{Solrj, SolrjMode};
 
@@ -197,13 +200,7 @@ pub async fn run(cfg: &BulkIndexConfig, target: &Target) -> Result<BulkIndexRepo
     let (sweep, runs) = result?;
     // The last run's documents were deleted without a commit.
     client.commit(Commit::default()).await?;
-    Ok(report::build(
-        cfg,
-        target,
-        bench_cusc(&sweep, cfg),
-        sweep,
-        runs,
-    ))
+    Ok(build(cfg, target, bench_cusc(&sweep, cfg), sweep, runs))
 }
 
 /// The CUSC setting the rounds used.

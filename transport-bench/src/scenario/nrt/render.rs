@@ -96,9 +96,36 @@ pub fn print_text<W: Write>(r: &NrtReport, w: &mut W) -> Result<()> {
         table = table.right(s.name, 13);
     }
     table.header(w)?;
-    type Ours = dyn Fn(&NrtRun) -> String;
-    type Theirs = dyn Fn(&SeedColumn) -> String;
-    let rows: Vec<(&str, Box<Ours>, Box<Theirs>)> = vec![
+    let rows: Vec<Row> = [refresh_rows(), load_rows(), visibility_rows()]
+        .into_iter()
+        .flatten()
+        .collect();
+    for (label, ours, theirs) in &rows {
+        table.row_iter(
+            w,
+            std::iter::once(label.to_string())
+                .chain(r.runs.iter().map(ours))
+                .chain(SEED.iter().map(theirs)),
+        )?;
+    }
+    writeln!(
+        w,
+        "(seed: 200,000 Wikipedia docs, Solr trunk 2011 on a Core 2 Quad; its \"refreshes per minute\" are 1 / mean refresh time, i.e. per second; max 2,500 = \"under 2.5 s\")"
+    )?;
+    bench_report::table::print_ending(w, &r.warnings, Some(""), &r.verdict)?;
+    Ok(())
+}
+
+/// How a row of the table reads one of our runs.
+type Ours = dyn Fn(&NrtRun) -> String;
+/// How a row of the table reads one of the seed's columns.
+type Theirs = dyn Fn(&SeedColumn) -> String;
+/// A row of the table: its label, our runs' cell, the seed's cell.
+type Row = (&'static str, Box<Ours>, Box<Theirs>);
+
+/// The refresh loop's rows.
+fn refresh_rows() -> Vec<Row> {
+    vec![
         (
             "refreshes",
             Box::new(|r| r.refreshes.len().to_string()),
@@ -128,6 +155,12 @@ pub fn print_text<W: Write>(r: &NrtReport, w: &mut W) -> Result<()> {
             Box::new(|r| opt_ms(group(r, "UpdateIndexView").and_then(|g| g.time.max_ms))),
             Box::new(|s| f1(s.refresh_max_ms)),
         ),
+    ]
+}
+
+/// The indexing and search rows.
+fn load_rows() -> Vec<Row> {
+    vec![
         (
             "indexing docs/s (target)",
             Box::new(|r| {
@@ -161,6 +194,12 @@ pub fn print_text<W: Write>(r: &NrtReport, w: &mut W) -> Result<()> {
             }),
             Box::new(|_| "-".into()),
         ),
+    ]
+}
+
+/// The visibility, merge, load and count rows.
+fn visibility_rows() -> Vec<Row> {
+    vec![
         (
             "visibility lag mean ms",
             Box::new(|r| format!("{:.1}", r.visibility.lag.mean_ms)),
@@ -217,21 +256,7 @@ pub fn print_text<W: Write>(r: &NrtReport, w: &mut W) -> Result<()> {
             }),
             Box::new(|_| "-".into()),
         ),
-    ];
-    for (label, ours, theirs) in &rows {
-        table.row_iter(
-            w,
-            std::iter::once(label.to_string())
-                .chain(r.runs.iter().map(ours))
-                .chain(SEED.iter().map(theirs)),
-        )?;
-    }
-    writeln!(
-        w,
-        "(seed: 200,000 Wikipedia docs, Solr trunk 2011 on a Core 2 Quad; its \"refreshes per minute\" are 1 / mean refresh time, i.e. per second; max 2,500 = \"under 2.5 s\")"
-    )?;
-    bench_report::table::print_ending(w, &r.warnings, Some(""), &r.verdict)?;
-    Ok(())
+    ]
 }
 
 /// The one-line verdict: our refresh times, indexing and lag beside the seed's.

@@ -1,0 +1,487 @@
+//! The study's text table, saved files (`summary.json`, `transports.csv`) and SVG charts (phase
+//! breakdown, percentile curves, connections by witness).
+
+use std::fmt::Write as _;
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use bench_report::chart::{esc, Frame, Svg, PALETTE as SERIES, PHASE_COLORS as COLORS};
+use bench_report::table::Table;
+
+use super::*;
+
+pub(super) fn opt(v: Option<f64>) -> String {
+    v.map(|x| format!("{x:.2}")).unwrap_or_else(|| "-".into())
+}
+
+/// Writes the human-readable report; its last line is the verdict.
+pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
+    // Names with a response format (`pooled+gzip+javabin`) are longer than 14.
+    let name_width = r
+        .transports
+        .iter()
+        .map(|t| t.transport.len())
+        .max()
+        .unwrap_or(0)
+        .max(14);
+    writeln!(w, "Solr: {}", r.url)?;
+    writeln!(w)?;
+    print_indexing(r, w)?;
+    for scenario in ["search", "mixed"] {
+        print_workload(r, scenario, name_width, w)?;
+    }
+    crate::scenario::study::formats::print_text(&r.formats, w)?;
+    print_phases(r, name_width, w)?;
+    if let Some(p) = &r.idle {
+        super::idle::print(p, w)?;
+    }
+    for warning in &r.warnings {
+        writeln!(w, "warning: {warning}")?;
+    }
+    writeln!(w, "study took {:.1} s", r.duration_s)?;
+    writeln!(w, "{}", r.verdict)?;
+    Ok(())
+}
+
+/// The reindexing table, one row per update format (nothing without indexing).
+fn print_indexing<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
+    if r.indexing.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        w,
+        "Reindex ({} docs per format, pooled transport)",
+        r.indexing.first().map(|i| i.docs).unwrap_or(0)
+    )?;
+    let table = Table::new()
+        .left("format", 6)
+        .right("seconds", 9)
+        .right("docs/s", 10)
+        .right("body bytes", 12)
+        .right("gzipped", 12)
+        .right("QTime p50", 9);
+    table.header(w)?;
+    for i in &r.indexing {
+        table.row(
+            w,
+            &[
+                &i.format,
+                &format!("{:.2}", i.seconds),
+                &format!("{:.0}", i.docs_per_sec),
+                &i.body_bytes,
+                &i.body_bytes_gzip,
+                &opt(i.qtime_p50_ms),
+            ],
+        )?;
+    }
+    writeln!(w)?;
+    Ok(())
+}
+
+/// The table of one workload, one row per transport (nothing when it did not run).
+fn print_workload<W: Write>(
+    r: &StudyReport,
+    scenario: &str,
+    name_width: usize,
+    w: &mut W,
+) -> Result<()> {
+    let ts: Vec<_> = r
+        .transports
+        .iter()
+        .filter(|t| t.scenario == scenario)
+        .collect();
+    if ts.is_empty() {
+        return Ok(());
+    }
+    writeln!(w, "Workload {scenario}: wall (client total) vs Solr QTime, ms; conns = connector / kernel ActiveOpens / pcap SYNs / expected (! = witnesses disagree or not as expected)")?;
+    let table = Table::new()
+        .left("transport", name_width)
+        .right("n", 6)
+        .right("p50", 8)
+        .right("p90", 8)
+        .right("p99", 8)
+        .right("max", 8)
+        .right("QTime50", 7)
+        .right("overhd50", 9)
+        .right("reuse", 7)
+        .right("bytes_in", 9)
+        .right("decoded", 9)
+        .right("conns", 20)
+        .right("err", 4);
+    table.header(w)?;
+    for t in ts {
+        print_transport(&table, t, w)?;
+    }
+    writeln!(w)?;
+    Ok(())
+}
+
+/// The `conns` cell: connector / kernel / pcap / expected, `!` when they disagree or are
+/// not as expected.
+fn conns(wi: &Witnesses) -> String {
+    format!(
+        "{}/{}/{}/{}{}",
+        wi.connector,
+        wi.kernel_active_opens,
+        wi.pcap_syns
+            .map(|p| p.to_string())
+            .unwrap_or_else(|| "-".into()),
+        wi.expected,
+        if wi.disagree() || wi.within_expected == Some(false) {
+            "!"
+        } else {
+            ""
+        }
+    )
+}
+
+/// One transport's row, with its open-loop and missing-QTime lines.
+fn print_transport<W: Write>(table: &Table, t: &TransportSummary, w: &mut W) -> Result<()> {
+    table.row(
+        w,
+        &[
+            &t.transport,
+            &t.wall.n,
+            &opt(t.wall.p50_ms),
+            &opt(t.wall.p90_ms),
+            &opt(t.wall.p99_ms),
+            &opt(t.wall.max_ms),
+            &opt(t.qtime.p50_ms),
+            &opt(t.overhead.p50_ms),
+            &t.reuse_ratio
+                .map(|r| format!("{:.0}%", r * 100.0))
+                .unwrap_or_else(|| "n/a".into()),
+            &format!("{:.0}", t.bytes_in_mean),
+            &format!("{:.0}", t.decoded_bytes_mean),
+            &conns(&t.witnesses),
+            &t.errors,
+        ],
+    )?;
+    if let Some(c) = &t.corrected {
+        writeln!(
+            w,
+            "{:<14} open loop, from scheduled start: p50 {} p90 {} p99 {} max {}; {} late starts",
+            "",
+            opt(c.p50_ms),
+            opt(c.p90_ms),
+            opt(c.p99_ms),
+            opt(c.max_ms),
+            t.late_starts.unwrap_or(0)
+        )?;
+    }
+    if t.qtime_missing > 0 {
+        writeln!(
+            w,
+            "{:<14} {} responses without QTime (left out of QTime50 and overhd50, not counted as 0)",
+            "", t.qtime_missing
+        )?;
+    }
+    Ok(())
+}
+
+/// The mean phase breakdown of the first workload's transports.
+fn print_phases<W: Write>(r: &StudyReport, name_width: usize, w: &mut W) -> Result<()> {
+    writeln!(
+        w,
+        "Mean phase breakdown, ms ({} workload)",
+        r.transports
+            .first()
+            .map(|t| t.scenario.as_str())
+            .unwrap_or("-")
+    )?;
+    let mut phases = Table::new().left("transport", name_width);
+    if let Some(first) = r.transports.first() {
+        for (name, _) in &first.phases_mean_ms {
+            phases = phases.right(name.as_str(), 11);
+        }
+        phases.header(w)?;
+    }
+    for t in r
+        .transports
+        .iter()
+        .filter(|t| t.scenario == r.transports[0].scenario)
+    {
+        phases.row_iter(
+            w,
+            std::iter::once(t.transport.clone())
+                .chain(t.phases_mean_ms.iter().map(|(_, v)| format!("{v:.3}"))),
+        )?;
+    }
+    writeln!(w)?;
+    Ok(())
+}
+
+/// Saves `records.jsonl` and everything [`save_report`] writes into `dir`.
+pub fn save(dir: &Path, r: &StudyReport, records: &[Record]) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    crate::report::write_jsonl(&dir.join("records.jsonl"), records)?;
+    save_report(dir, r)
+}
+
+/// Saves `summary.json`, `transports.csv`, `report.txt`, the charts and `run.json` into
+/// `dir`.
+pub fn save_report(dir: &Path, r: &StudyReport) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    std::fs::write(dir.join("summary.json"), serde_json::to_vec_pretty(r)?)?;
+    let rows: Vec<TransportRow> = r.transports.iter().map(TransportRow::from).collect();
+    bench_report::write_csv(&dir.join("transports.csv"), &rows)?;
+    crate::scenario::study::formats::save_csv(dir, &r.formats)?;
+    let mut txt = Vec::new();
+    print_text(r, &mut txt)?;
+    std::fs::write(dir.join("report.txt"), txt)?;
+    for scenario in ["search", "mixed"] {
+        if r.transports.iter().any(|t| t.scenario == scenario) {
+            std::fs::write(
+                dir.join(format!("phases-{scenario}.svg")),
+                phases(r, scenario),
+            )?;
+            std::fs::write(
+                dir.join(format!("percentiles-{scenario}.svg")),
+                percentiles(r, scenario),
+            )?;
+            std::fs::write(
+                dir.join(format!("connections-{scenario}.svg")),
+                connections(r, scenario),
+            )?;
+        }
+    }
+    bench_report::RunReport::finish_save(r, dir)
+}
+
+/// One line of `transports.csv`.
+#[derive(serde::Serialize)]
+pub(super) struct TransportRow<'a> {
+    pub(super) scenario: &'a str,
+    pub(super) transport: &'a str,
+    pub(super) n: u64,
+    pub(super) p50_ms: Option<f64>,
+    pub(super) p90_ms: Option<f64>,
+    pub(super) p99_ms: Option<f64>,
+    pub(super) max_ms: Option<f64>,
+    pub(super) qtime_p50_ms: Option<f64>,
+    pub(super) overhead_p50_ms: Option<f64>,
+    pub(super) reuse_ratio: Option<f64>,
+    pub(super) bytes_in_mean: f64,
+    pub(super) connector: u64,
+    pub(super) kernel_active_opens: u64,
+    pub(super) expected: u64,
+    pub(super) errors: u64,
+    pub(super) qtime_missing: u64,
+}
+
+impl<'a> From<&'a crate::study::TransportSummary> for TransportRow<'a> {
+    fn from(t: &'a crate::study::TransportSummary) -> Self {
+        Self {
+            scenario: &t.scenario,
+            transport: &t.transport,
+            n: t.wall.n,
+            p50_ms: t.wall.p50_ms,
+            p90_ms: t.wall.p90_ms,
+            p99_ms: t.wall.p99_ms,
+            max_ms: t.wall.max_ms,
+            qtime_p50_ms: t.qtime.p50_ms,
+            overhead_p50_ms: t.overhead.p50_ms,
+            reuse_ratio: t.reuse_ratio,
+            bytes_in_mean: t.bytes_in_mean,
+            connector: t.witnesses.connector,
+            kernel_active_opens: t.witnesses.kernel_active_opens,
+            expected: t.witnesses.expected,
+            errors: t.errors,
+            qtime_missing: t.qtime_missing,
+        }
+    }
+}
+
+/// Stacked horizontal bars: mean time per phase for each transport of `scenario`.
+pub fn phases(r: &StudyReport, scenario: &str) -> String {
+    let ts: Vec<_> = r
+        .transports
+        .iter()
+        .filter(|t| t.scenario == scenario)
+        .collect();
+    let (left, right, bar, gap) = (130.0, 40.0, 22.0, 10.0);
+    let width = 900.0;
+    let height = 70.0 + ts.len() as f64 * (bar + gap) + 60.0;
+    let max: f64 = ts
+        .iter()
+        .map(|t| t.phases_mean_ms.iter().map(|(_, v)| v).sum::<f64>())
+        .fold(0.0, f64::max)
+        .max(1e-6);
+    let scale = (width - left - right) / max;
+    let mut s = Svg::new(
+        width as u32,
+        height as u32,
+        &format!("Mean request time by phase, {scenario} workload (ms)"),
+    );
+    for (i, t) in ts.iter().enumerate() {
+        let y = 40.0 + i as f64 * (bar + gap);
+        let _ = writeln!(
+            s,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
+            left - 6.0,
+            y + bar * 0.7,
+            esc(&t.transport)
+        );
+        let mut x = left;
+        for (k, (name, v)) in t.phases_mean_ms.iter().enumerate() {
+            let wpx = v * scale;
+            if wpx > 0.0 {
+                let _ = writeln!(
+                    s,
+                    "<rect x=\"{x:.1}\" y=\"{y:.1}\" width=\"{wpx:.2}\" height=\"{bar}\" fill=\"{}\"><title>{name}: {v:.3} ms</title></rect>",
+                    COLORS[k % COLORS.len()]
+                );
+            }
+            x += wpx;
+        }
+        let total: f64 = t.phases_mean_ms.iter().map(|(_, v)| v).sum();
+        let _ = writeln!(
+            s,
+            "<text x=\"{:.1}\" y=\"{}\">{total:.2}</text>",
+            x + 4.0,
+            y + bar * 0.7
+        );
+    }
+    let ly = height - 30.0;
+    if let Some(t) = ts.first() {
+        for (k, (name, _)) in t.phases_mean_ms.iter().enumerate() {
+            s.swatch(20.0 + k as f64 * 97.0, ly, COLORS[k % COLORS.len()], name);
+        }
+    }
+    s.finish()
+}
+
+/// Latency percentile curves (x: percentile on a log scale of 1/(1-p); y: ms).
+pub fn percentiles(r: &StudyReport, scenario: &str) -> String {
+    let ts: Vec<_> = r
+        .transports
+        .iter()
+        .filter(|t| t.scenario == scenario && !t.curve_ms.is_empty())
+        .collect();
+    let (w, h, l, rgt, top, bot) = (900.0, 420.0, 60.0, 170.0, 40.0, 50.0);
+    let xmax = (1.0f64 / (1.0 - 0.999)).log10();
+    let ymax = ts
+        .iter()
+        .flat_map(|t| t.curve_ms.iter().map(|(_, v)| *v))
+        .fold(0.0, f64::max)
+        .max(1e-3)
+        * 1.1;
+    let px = |p: f64| l + (1.0 / (1.0 - p / 100.0)).log10() / xmax * (w - l - rgt);
+    let py = |v: f64| h - bot - v / ymax * (h - top - bot);
+    let mut s = Svg::new(
+        w as u32,
+        h as u32,
+        &format!("Wall latency percentiles, {scenario} workload (ms)"),
+    );
+    let frame = Frame::new(w, h, [l, rgt, top, bot]);
+    frame.axes(&mut s);
+    for p in [50.0, 90.0, 99.0, 99.9] {
+        frame.x_tick(&mut s, px(p), &format!("p{p}"));
+    }
+    frame.y_ticks(&mut s, ymax, 4, false);
+    for (i, t) in ts.iter().enumerate() {
+        let c = SERIES[i % SERIES.len()];
+        let pts: Vec<String> = t
+            .curve_ms
+            .iter()
+            .map(|(p, v)| format!("{:.1},{:.1}", px(*p), py(*v)))
+            .collect();
+        let _ = writeln!(
+            s,
+            "<polyline fill=\"none\" stroke=\"{c}\" stroke-width=\"2\" points=\"{}\"/>",
+            pts.join(" ")
+        );
+        let y = top + 14.0 + i as f64 * 16.0;
+        let _ = writeln!(
+            s,
+            "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"3\" fill=\"{c}\"/>",
+            w - rgt + 10.0,
+            y - 4.0
+        );
+        let _ = writeln!(
+            s,
+            "<text x=\"{}\" y=\"{y}\">{}</text>",
+            w - rgt + 26.0,
+            esc(&t.transport)
+        );
+    }
+    s.finish()
+}
+
+/// Connections opened per transport, as each witness counted them.
+pub fn connections(r: &StudyReport, scenario: &str) -> String {
+    let ts: Vec<_> = r
+        .transports
+        .iter()
+        .filter(|t| t.scenario == scenario)
+        .collect();
+    let (left, bar, gap) = (130.0, 8.0, 12.0);
+    let width = 900.0;
+    let height = 60.0 + ts.len() as f64 * (3.0 * bar + gap) + 40.0;
+    let max = ts
+        .iter()
+        .map(|t| {
+            t.witnesses
+                .connector
+                .max(t.witnesses.kernel_active_opens)
+                .max(t.witnesses.pcap_syns.unwrap_or(0))
+        })
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64;
+    let scale = (width - left - 80.0) / max;
+    let mut s = Svg::new(
+        width as u32,
+        height as u32,
+        &format!(
+            "Connections opened, {scenario} workload: connector / kernel ActiveOpens / pcap SYNs"
+        ),
+    );
+    for (i, t) in ts.iter().enumerate() {
+        let y0 = 40.0 + i as f64 * (3.0 * bar + gap);
+        let _ = writeln!(
+            s,
+            "<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>",
+            left - 6.0,
+            y0 + 2.0 * bar,
+            esc(&t.transport)
+        );
+        let vals = [
+            Some(t.witnesses.connector),
+            Some(t.witnesses.kernel_active_opens),
+            t.witnesses.pcap_syns,
+        ];
+        for (k, v) in vals.iter().enumerate() {
+            let Some(v) = v else { continue };
+            let y = y0 + k as f64 * bar;
+            let _ = writeln!(
+                s,
+                "<rect x=\"{left}\" y=\"{y}\" width=\"{:.1}\" height=\"{}\" fill=\"{}\"/>",
+                (*v as f64 * scale).max(1.0),
+                bar - 1.0,
+                SERIES[k]
+            );
+            if k == 0 {
+                let _ = writeln!(
+                    s,
+                    "<text x=\"{:.1}\" y=\"{}\">{v}</text>",
+                    left + *v as f64 * scale + 4.0,
+                    y + bar
+                );
+            }
+        }
+    }
+    let ly = height - 25.0;
+    s.legend_row(
+        left,
+        ly,
+        110.0,
+        &[
+            ("connector", SERIES[0]),
+            ("kernel", SERIES[1]),
+            ("pcap", SERIES[2]),
+        ],
+    );
+    s.finish()
+}
