@@ -138,7 +138,10 @@ mod tests {
     #[test]
     fn exact_percentiles_keep_small_integers() {
         let p = exact_percentiles((0..10).map(f64::from));
-        assert_eq!((p.n, p.p50_ms, p.p90_ms, p.p99_ms), (10, Some(4.0), Some(8.0), None));
+        assert_eq!(
+            (p.n, p.p50_ms, p.p90_ms, p.p99_ms),
+            (10, Some(4.0), Some(8.0), None)
+        );
         assert_eq!(nearest_rank(&[7u64], 99), Some(7));
         assert_eq!(nearest_rank::<u64>(&[], 50), None);
     }

@@ -39,9 +39,7 @@ impl<'a> From<&'a ConnectionRecord> for ConnectionRow<'a> {
             bytes_from_server: x.bytes_from_server,
             closed_by: &x.closed_by,
             max_idle_ms: x.max_idle_ms,
-            handshake: x
-                .handshake
-                .map(|h| format!("{h:?}").to_ascii_lowercase()),
+            handshake: x.handshake.map(|h| format!("{h:?}").to_ascii_lowercase()),
         }
     }
 }
@@ -49,7 +47,10 @@ impl<'a> From<&'a ConnectionRecord> for ConnectionRow<'a> {
 /// Writes `connections.csv` (one line per connection) into `dir`.
 pub fn connections(dir: &Path, list: &[ConnectionRecord]) -> Result<()> {
     let rows: Vec<ConnectionRow> = list.iter().map(ConnectionRow::from).collect();
-    Ok(bench_report::write_csv(&dir.join("connections.csv"), &rows)?)
+    Ok(bench_report::write_csv(
+        &dir.join("connections.csv"),
+        &rows,
+    )?)
 }
 
 /// Writes `requests.csv` (one line per request) into `dir`.

@@ -42,6 +42,7 @@
 
 pub mod capture;
 pub mod conn;
+mod csv;
 pub mod facts;
 pub mod hpack;
 pub mod http;
@@ -52,7 +53,6 @@ pub mod layout;
 pub mod live;
 pub mod packet;
 pub mod pcapng;
-mod csv;
 pub mod report;
 pub mod solr;
 pub mod svg;

@@ -28,7 +28,10 @@ document.body.appendChild(out);
 /// The Chromium the set-up installs, or None (recorded as a skip).
 fn chromium() -> Option<PathBuf> {
     let path = PathBuf::from(std::env::var_os("CHROMIUM").unwrap_or_else(|| "chromium".into()));
-    let ok = Command::new(&path).arg("--version").output().is_ok_and(|o| o.status.success());
+    let ok = Command::new(&path)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
     if !ok {
         skip::record(
             "html_report: the page in a headless browser",
@@ -54,7 +57,11 @@ fn dump_dom(chromium: &Path, page: &Path) -> (String, String) {
         .arg(format!("file://{}", page.display()))
         .output()
         .expect("chromium runs");
-    assert!(out.status.success(), "chromium: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "chromium: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
     (text(&out.stdout), text(&out.stderr))
 }
@@ -82,7 +89,10 @@ fn assert_no_fetch(html: &str) {
     }
     assert!(links > 0, "the page links its files and explanations");
     assert!(!html.contains("<script"), "the saved page needs no script");
-    assert!(!html.contains("xmlns=\"http"), "inline SVG carries no namespace URL");
+    assert!(
+        !html.contains("xmlns=\"http"),
+        "inline SVG carries no namespace URL"
+    );
 }
 
 #[tokio::test]
@@ -102,7 +112,11 @@ async fn a_saved_run_page_renders_in_chromium() {
     let verdict = load_summary(&dir).expect("summary.json").verdict;
     assert!(!verdict.is_empty());
 
-    let charts = ["connections-search.svg", "percentiles-search.svg", "phases-search.svg"];
+    let charts = [
+        "connections-search.svg",
+        "percentiles-search.svg",
+        "phases-search.svg",
+    ];
     for c in charts {
         assert!(dir.join(c).is_file(), "{c}");
     }
@@ -120,11 +134,23 @@ async fn a_saved_run_page_renders_in_chromium() {
             (w.parse().unwrap(), h.parse().unwrap())
         })
         .collect();
-    assert_eq!(sizes.len(), charts.len(), "one drawn svg per chart file: {sizes:?}");
+    assert_eq!(
+        sizes.len(),
+        charts.len(),
+        "one drawn svg per chart file: {sizes:?}"
+    );
     assert!(sizes.iter().all(|(w, h)| *w > 0.0 && *h > 0.0), "{sizes:?}");
 
-    let report = ["transport-bench", "report", dir.to_str().unwrap(), "--html", "--screenshot"];
-    run(Cli::parse_from(report)).await.expect("report --html --screenshot");
+    let report = [
+        "transport-bench",
+        "report",
+        dir.to_str().unwrap(),
+        "--html",
+        "--screenshot",
+    ];
+    run(Cli::parse_from(report))
+        .await
+        .expect("report --html --screenshot");
     let png = std::fs::read(dir.join("index.png")).expect("index.png saved");
     assert!(png.starts_with(b"\x89PNG\r\n\x1a\n"), "a PNG");
     if let Some(keep) = std::env::var_os("HTML_REPORT_PNG") {

@@ -49,7 +49,11 @@ impl BarRow {
 
     /// Adds a segment.
     pub fn segment(mut self, name: impl Into<String>, value: f64, color: &str) -> Self {
-        let value = if value.is_finite() { value.max(0.0) } else { 0.0 };
+        let value = if value.is_finite() {
+            value.max(0.0)
+        } else {
+            0.0
+        };
         self.segments.push(Segment {
             name: name.into(),
             value,
@@ -179,12 +183,20 @@ impl BarChart {
                 Layout::Grouped => {
                     let y = top + k as f64 * bar;
                     svg.rect(f.x0(), y, w.max(1.0), bar - 1.0, &s.color, Some(&tip));
-                    svg.text(f.x0() + w + 4.0, y + bar - 2.0, "start", &format!("{:.*}", d, s.value));
+                    svg.text(
+                        f.x0() + w + 4.0,
+                        y + bar - 2.0,
+                        "start",
+                        &format!("{:.*}", d, s.value),
+                    );
                 }
             }
         }
         if self.layout == Layout::Stacked {
-            let note = row.note.clone().unwrap_or_else(|| format!("{:.*}", d, row.total()));
+            let note = row
+                .note
+                .clone()
+                .unwrap_or_else(|| format!("{:.*}", d, row.total()));
             svg.text(x + 4.0, top + bar * 0.7, "start", &note);
         }
     }
@@ -237,7 +249,11 @@ mod tests {
                     .segment("connect", 0.0, "#9e9e9e")
                     .segment("wait", 2.5, "#1e88e5"),
             )
-            .row(BarRow::new("fresh").segment("connect", 1.0, "#9e9e9e").segment("wait", f64::NAN, "#1e88e5"))
+            .row(
+                BarRow::new("fresh")
+                    .segment("connect", 1.0, "#9e9e9e")
+                    .segment("wait", f64::NAN, "#1e88e5"),
+            )
             .legend("connect", "#9e9e9e")
             .render();
         let doc = check(&svg).unwrap();
@@ -252,12 +268,24 @@ mod tests {
         let svg = BarChart::new("connections")
             .layout(Layout::Grouped)
             .decimals(0)
-            .row(BarRow::new("fresh").segment("connector", 20.0, "red").segment("pcap", 20.0, "blue"))
-            .row(BarRow::new("pooled").segment("connector", 1.0, "red").segment("pcap", 1.0, "blue"))
+            .row(
+                BarRow::new("fresh")
+                    .segment("connector", 20.0, "red")
+                    .segment("pcap", 20.0, "blue"),
+            )
+            .row(
+                BarRow::new("pooled")
+                    .segment("connector", 1.0, "red")
+                    .segment("pcap", 1.0, "blue"),
+            )
             .render();
         let doc = check(&svg).unwrap();
         assert_eq!(doc.count("rect"), 1 + 4);
-        assert_eq!(doc.texts.iter().filter(|t| *t == "20").count(), 2, "the two bars of 20");
+        assert_eq!(
+            doc.texts.iter().filter(|t| *t == "20").count(),
+            2,
+            "the two bars of 20"
+        );
         assert!(doc.has_text("20.0"), "the axis ends at the largest value");
     }
 }

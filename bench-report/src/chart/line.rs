@@ -253,7 +253,9 @@ impl LineChart {
             Scale::Log => {
                 let (min, max) = ys
                     .filter(|y| *y > 0.0)
-                    .fold((f64::MAX, f64::MIN_POSITIVE), |(a, b), y| (a.min(y), b.max(y)));
+                    .fold((f64::MAX, f64::MIN_POSITIVE), |(a, b), y| {
+                        (a.min(y), b.max(y))
+                    });
                 let lo = min.min(max).log10().floor();
                 (lo, max.log10().ceil().max(lo + 1.0))
             }
@@ -415,7 +417,7 @@ impl LineChart {
 fn stroke(s: &Series) -> String {
     match s.style {
         Style::Dashed => " stroke-dasharray=\"5,4\" stroke-width=\"1\"".into(),
-        _ if s.dash % DASHES.len() != 0 => format!(
+        _ if !s.dash.is_multiple_of(DASHES.len()) => format!(
             " stroke-width=\"2\" stroke-dasharray=\"{}\"",
             DASHES[s.dash % DASHES.len()]
         ),
@@ -456,10 +458,17 @@ mod tests {
             .render();
         let doc = check(&svg).unwrap();
         assert_eq!(doc.count("polyline"), 2);
-        assert_eq!(doc.count("circle"), 2, "x=0 on a log axis and NaN are skipped");
+        assert_eq!(
+            doc.count("circle"),
+            2,
+            "x=0 on a log axis and NaN are skipped"
+        );
         assert!(doc.has_text("t <1>") && doc.has_text("a&b") && doc.has_text("theory"));
         assert!(doc.has_text("rows") && doc.has_text("ms"));
-        assert!(!doc.has_text("empty"), "an empty series has no legend entry");
+        assert!(
+            !doc.has_text("empty"),
+            "an empty series has no legend entry"
+        );
     }
 
     #[test]
@@ -473,7 +482,11 @@ mod tests {
             .render();
         let doc = check(&svg).unwrap();
         assert_eq!(doc.count("circle"), 2);
-        assert_eq!(doc.count("rect"), 2, "background + one column (0 has no log)");
+        assert_eq!(
+            doc.count("rect"),
+            2,
+            "background + one column (0 has no log)"
+        );
         assert!(doc.has_text("p99.9") && doc.has_text("target 10") && doc.has_text("100"));
         assert!(!doc.has_text("pooled"), "no legend asked for");
     }

@@ -144,7 +144,12 @@ impl Timeline {
         }
         f.axes(&mut svg);
         f.x_ticks(&mut svg, max, 4);
-        svg.text((f.x0() + f.x1()) / 2.0, f.y0() + 36.0, "middle", &self.x_label);
+        svg.text(
+            (f.x0() + f.x1()) / 2.0,
+            f.y0() + 36.0,
+            "middle",
+            &self.x_label,
+        );
         for (k, (label, color)) in self.legend.iter().enumerate() {
             svg.swatch(f.x0() + k as f64 * 150.0, f.y0() + 50.0, color, label);
         }
@@ -184,7 +189,11 @@ mod tests {
             .legend("client FIN", "#1e88e5")
             .render();
         let doc = check(&svg).unwrap();
-        assert_eq!(doc.count("rect"), 1 + 2 + 1, "background, two spans, one swatch");
+        assert_eq!(
+            doc.count("rect"),
+            1 + 2 + 1,
+            "background, two spans, one swatch"
+        );
         // 3 ticks + 2 axes
         assert_eq!(doc.count("line"), 3 + 2);
         assert!(doc.has_text("ms since the first packet") && doc.has_text("client FIN"));

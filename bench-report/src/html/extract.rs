@@ -10,7 +10,14 @@ use serde_json::{Map, Value};
 use super::{Finding, Grid, Page, Section, INDEX};
 
 /// Keys whose scalar members are parameters too (one level down).
-const PARAMETER_GROUPS: [&str; 6] = ["settings", "config", "parameters", "params", "target", "workload"];
+const PARAMETER_GROUPS: [&str; 6] = [
+    "settings",
+    "config",
+    "parameters",
+    "params",
+    "target",
+    "workload",
+];
 
 /// Top-level keys that are not parameters.
 const NOT_PARAMETERS: [&str; 4] = ["verdict", "schema_version", "warnings", "duration_s"];
@@ -30,7 +37,9 @@ pub fn page_from_json(kind: &str, dir: &Path, json: &Value, text: &str) -> Page 
         Some((l, rest)) if l.trim() == verdict => rest.join("\n"),
         _ => lines.join("\n"),
     };
-    let folder = dir.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned());
+    let folder = dir
+        .file_name()
+        .map_or(String::new(), |n| n.to_string_lossy().into_owned());
     let (charts, files) = folder_files(dir);
     Page {
         title: format!("{kind} run {folder}"),
@@ -122,8 +131,13 @@ fn parameters(json: &Value) -> Vec<(String, String)> {
         }
         if let Some(s) = scalar(v) {
             out.push((k.clone(), s));
-        } else if let (true, Some(group)) = (PARAMETER_GROUPS.contains(&k.as_str()), v.as_object()) {
-            out.extend(group.iter().filter_map(|(g, x)| Some((format!("{k}.{g}"), scalar(x)?))));
+        } else if let (true, Some(group)) = (PARAMETER_GROUPS.contains(&k.as_str()), v.as_object())
+        {
+            out.extend(
+                group
+                    .iter()
+                    .filter_map(|(g, x)| Some((format!("{k}.{g}"), scalar(x)?))),
+            );
         }
     }
     out
@@ -144,7 +158,9 @@ pub fn witness_rows(json: &Value) -> Grid {
     let rows = found
         .iter()
         .map(|(name, w)| {
-            let cells = columns[1..].iter().map(|c| w.get(c).and_then(scalar).unwrap_or_default());
+            let cells = columns[1..]
+                .iter()
+                .map(|c| w.get(c).and_then(scalar).unwrap_or_default());
             std::iter::once(name.clone()).chain(cells).collect()
         })
         .collect();
@@ -155,7 +171,10 @@ fn collect_witnesses<'a>(v: &'a Value, out: &mut Vec<(String, &'a Map<String, Va
     match v {
         Value::Object(o) => {
             if let Some(w) = o.get("witnesses").and_then(Value::as_object) {
-                let name: Vec<&str> = ITEM_NAMES.iter().filter_map(|k| o.get(*k)?.as_str()).collect();
+                let name: Vec<&str> = ITEM_NAMES
+                    .iter()
+                    .filter_map(|k| o.get(*k)?.as_str())
+                    .collect();
                 out.push((name.join(" "), w));
             }
             o.iter()
@@ -171,16 +190,26 @@ fn collect_witnesses<'a>(v: &'a Value, out: &mut Vec<(String, &'a Map<String, Va
 /// `index.png` excepted.
 fn folder_files(dir: &Path) -> (Vec<Section>, Vec<String>) {
     let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|rd| rd.flatten().map(|e| e.path()).filter(|p| p.is_file()).collect())
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_file())
+                .collect()
+        })
         .unwrap_or_default();
     paths.sort();
     let (mut charts, mut files) = (Vec::new(), Vec::new());
     for p in paths {
-        let name = p.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned());
+        let name = p
+            .file_name()
+            .map_or(String::new(), |n| n.to_string_lossy().into_owned());
         if name == INDEX || name == "index.png" {
             continue;
         }
-        match (p.extension().and_then(|e| e.to_str()), std::fs::read_to_string(&p)) {
+        match (
+            p.extension().and_then(|e| e.to_str()),
+            std::fs::read_to_string(&p),
+        ) {
             (Some("svg"), Ok(body)) => charts.push(Section { title: name, body }),
             _ => files.push(name),
         }
@@ -225,10 +254,16 @@ mod tests {
             ]
         );
         assert_eq!(p.findings.len(), 1);
-        assert_eq!(p.findings[0].href, "#tables", "a temp folder is in no checkout");
+        assert_eq!(
+            p.findings[0].href, "#tables",
+            "a temp folder is in no checkout"
+        );
         assert_eq!(p.witnesses.columns, ["item", "connector", "pcap_syns"]);
         assert_eq!(p.witnesses.rows[1], ["search pooled", "1", ""]);
-        assert_eq!((p.charts.len(), p.files.as_slice()), (1, &["a.csv".to_string()][..]));
+        assert_eq!(
+            (p.charts.len(), p.files.as_slice()),
+            (1, &["a.csv".to_string()][..])
+        );
         assert!(!p.render().contains("secret"));
         let _ = std::fs::remove_dir_all(&dir);
     }

@@ -234,7 +234,9 @@ mod tests {
 
     #[test]
     fn inline_svg_drops_the_declaration_and_namespace() {
-        let s = inline_svg("<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1\"></svg>");
+        let s = inline_svg(
+            "<?xml version=\"1.0\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"1\"></svg>",
+        );
         assert_eq!(s, "<svg width=\"1\"></svg>");
     }
 }

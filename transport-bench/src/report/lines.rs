@@ -44,8 +44,16 @@ pub fn render(chart: &Chart, series: &[Series]) -> String {
     series
         .iter()
         .fold(c, |c, s| {
-            let style = if s.dashed { Style::Dashed } else { Style::LineMarkers };
-            c.series(Line::new(&s.label, s.points.clone()).style(style).color(s.color))
+            let style = if s.dashed {
+                Style::Dashed
+            } else {
+                Style::LineMarkers
+            };
+            c.series(
+                Line::new(&s.label, s.points.clone())
+                    .style(style)
+                    .color(s.color),
+            )
         })
         .render()
 }

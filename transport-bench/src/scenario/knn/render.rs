@@ -411,7 +411,11 @@ fn panel(r: &KnnReport, title: &str, metric: fn(&super::Cell) -> f64) -> LineCha
         .size(620.0, 400.0);
     let mut lines = Vec::new();
     for (ji, j) in r.jvms.iter().enumerate() {
-        let skipped = if j.skipped.is_some() { " (skipped)" } else { "" };
+        let skipped = if j.skipped.is_some() {
+            " (skipped)"
+        } else {
+            ""
+        };
         for (ki, k) in r.top_k.iter().enumerate() {
             let pts = j
                 .cells
@@ -420,7 +424,12 @@ fn panel(r: &KnnReport, title: &str, metric: fn(&super::Cell) -> f64) -> LineCha
                 .map(|c| (c.concurrency as f64, metric(c)))
                 .collect();
             let label = format!("{}{skipped} topK {k}", j.name);
-            lines.push(Series::new(label, pts).style(Style::Line).color(ki).dash(ji));
+            lines.push(
+                Series::new(label, pts)
+                    .style(Style::Line)
+                    .color(ki)
+                    .dash(ji),
+            );
         }
     }
     lines.into_iter().fold(chart, LineChart::series)

@@ -367,7 +367,11 @@ pub fn timeline_svg(run: &NrtRun) -> String {
     let charts = [
         panel("refresh times", "refresh ms (log)")
             .scales(Scale::Linear, Scale::Log)
-            .series(Series::new("refresh", refreshes).style(Style::Dots).color(1)),
+            .series(
+                Series::new("refresh", refreshes)
+                    .style(Style::Dots)
+                    .color(1),
+            ),
         panel("documents acknowledged per second", "docs / s")
             .series(Series::new("docs", per_second(|x| x.docs)).style(Style::Columns))
             .reference(target, format!("target {target:.0}")),

@@ -314,10 +314,13 @@ pub fn phases(r: &StudyReport, scenario: &str) -> String {
     }
     ts.iter()
         .fold(chart, |chart, t| {
-            let row = t.phases_mean_ms.iter().enumerate().fold(
-                BarRow::new(&t.transport),
-                |row, (k, (name, v))| row.segment(name, *v, COLORS[k % COLORS.len()]),
-            );
+            let row = t
+                .phases_mean_ms
+                .iter()
+                .enumerate()
+                .fold(BarRow::new(&t.transport), |row, (k, (name, v))| {
+                    row.segment(name, *v, COLORS[k % COLORS.len()])
+                });
             chart.row(row)
         })
         .render()
