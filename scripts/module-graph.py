@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks the module graph of one crate: no import cycles, no import from the crate root.
 
-    scripts/module-graph.py CRATE_DIR [--split MOD,...] [--layer LOW:HIGH ...] [--show]
+    scripts/module-graph.py CRATE_DIR [--split MOD,...] [--layer LOW:HIGH ...] [--toc] [--show]
 
 Every `crate::a::b` and `super::` path in every .rs file under CRATE_DIR/src (in `use` lines
 and inline, test modules included) is an edge from the file's module to the module it names.
@@ -14,7 +14,11 @@ It fails (exit 1) when
   - the graph has a cycle (printed as a path);
   - a module names an item defined in lib.rs itself (`crate::out_dir`): the root is a table
     of contents, nothing lives there;
-  - a module of layer LOW names one of layer HIGH (`--layer scenario:cli`).
+  - a module of layer LOW names one of layer HIGH (`--layer scenario:cli`);
+  - a module names another crate's item through a `crate::` path, i.e. through a module's
+    `pub use other_crate::...` re-export (`crate::witness::PcapCount`): it names the crate;
+  - with --toc, lib.rs holds a `pub use` or a `pub mod m { ... }` re-export module: the root
+    is a table of contents of `pub mod` lines.
 """
 import argparse
 import os
@@ -95,12 +99,35 @@ def refs(text):
                 yield m.group(1), inside, ups, prefix + segs
 
 
+LOCAL = {"crate", "self", "super", "std", "core", "alloc"}
+
+
+def external_reexports(src, files, modules):
+    """(module, name) -> the other crate's path, for each `pub use other_crate::...` of a module."""
+    out = {}
+    pat = re.compile(r"\bpub use (" + IDENT + r"(?:::" + IDENT + r")*)(::\{[^;]*\})?( as " + IDENT + r")?;", re.S)
+    for f in files:
+        me = module_of(src, f)
+        for m in pat.finditer(strip_comments(open(f).read())):
+            segs = m.group(1).split("::")
+            if segs[0] in LOCAL or tuple(me + segs[:1]) in modules:
+                continue
+            if m.group(2):
+                for inner in expand(m.group(2)[2:]):
+                    out[(tuple(me), inner[-1])] = "::".join(segs + inner)
+            else:
+                name = m.group(3)[4:] if m.group(3) else segs[-1]
+                out[(tuple(me), name)] = "::".join(segs)
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("crate")
     ap.add_argument("--split", default="")
     ap.add_argument("--layer", action="append", default=[])
     ap.add_argument("--show", action="store_true")
+    ap.add_argument("--toc", action="store_true")
     a = ap.parse_args()
     src = os.path.join(a.crate, "src")
     split = set(filter(None, a.split.split(",")))
@@ -148,6 +175,10 @@ def main():
         return segs[:1]
 
     edges, problems = {}, []
+    if a.toc:
+        for m in re.finditer(r"^pub use [^;]*;|^pub mod " + IDENT + r" \{", root_text, re.M):
+            problems.append(f"lib.rs: {m.group(0)} (the root only declares modules)")
+    foreign = external_reexports(src, files, modules)
     for f in files:
         me = module_of(src, f)
         if f == root or (me == [] and f.endswith("main.rs")):
@@ -160,6 +191,10 @@ def main():
             elif segs[0] in root_items:
                 problems.append(f"{'::'.join(me)}: names the root item crate::{segs[0]} ({os.path.relpath(f, a.crate)})")
                 continue
+            for k in range(len(segs)):
+                if kind == "crate" and (tuple(segs[:k]), segs[k]) in foreign:
+                    other = foreign[(tuple(segs[:k]), segs[k])]
+                    problems.append(f"{'::'.join(me)}: names {other} through crate::{'::'.join(segs[:k + 1])} ({os.path.relpath(f, a.crate)})")
             target = resolve(segs)
             if target is None:
                 continue

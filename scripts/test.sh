@@ -38,6 +38,11 @@ bash scripts/msrv.sh
 step "cargo-deny: licenses, bans, sources, advisories"
 bash scripts/deny.sh
 # --- end solr-client as a published crate ---
+step "module graphs: no cycle, nothing from the root or through re-exports; the scenario shape"
+python3 scripts/module-graph.py transport-bench --split scenario --toc --layer scenario:cli
+python3 scripts/module-graph.py solr-watch
+# Report-only until every command's options move into its scenario folder.
+python3 scripts/scenario-check.py --report-only
 step "cargo test: unit tests"
 cargo test --workspace --exclude e2e-tests
 # The WAN tests measure round trips through a userspace delay line: they run first, alone in

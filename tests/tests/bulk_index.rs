@@ -46,7 +46,7 @@ async fn bulk_index_small_run_is_exact_for_every_row() {
     .await;
     let json = support::read_json(&out.join("summary.json"));
     support::assert_schema_valid(SCHEMA, &json);
-    let r: transport_bench::bulk_index::BulkIndexReport =
+    let r: transport_bench::scenario::bulk_index::BulkIndexReport =
         serde_json::from_value(json).expect("report reads back");
     assert!(r.all_exact, "{}", r.verdict);
     // 4 warm-up runs (300 docs), 2 sweep runs (400 docs), 4 timed runs (2000 docs).

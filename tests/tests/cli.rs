@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 
 use clap::Parser;
-use transport_bench::report::{compare, load_summary};
-use transport_bench::{run, Cli};
+use transport_bench::cli::{run, Cli};
+use transport_bench::scenario::study::{compare, load_summary};
 
 use crate::support;
 

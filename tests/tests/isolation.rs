@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use transport_bench::report::load_summary;
+use transport_bench::scenario::study::load_summary;
 use transport_bench::witness::KernelTcp;
 
 use crate::support;
@@ -81,7 +81,7 @@ async fn witnesses_agree_exactly_beside_connection_churn() {
             "20",
             &["--reps", "1", "--transports", "fresh,pooled"],
         );
-        let r = transport_bench::run(cli).await;
+        let r = transport_bench::cli::run(cli).await;
         let churned = churn.stop();
         r.expect("study runs");
         let root = KernelTcp::read()

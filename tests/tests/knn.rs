@@ -6,8 +6,8 @@
 //! ratio finite and positive; outputs written and the JSON valid against the published schema.
 
 use clap::Parser;
-use transport_bench::knn::{self, KnnReport, TEMURIN25_HOME};
-use transport_bench::{run, Cli};
+use transport_bench::cli::{run, Cli};
+use transport_bench::scenario::knn::{self, KnnReport, TEMURIN25_HOME};
 
 use crate::support;
 

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use clap::Parser;
 use solr_harness::local_solr::{LocalSolr, Mode};
-use transport_bench::{bulk_files, nrt, Cli, Command};
+use transport_bench::cli::{bulk_files, nrt, Cli, Command};
 
 use crate::support;
 

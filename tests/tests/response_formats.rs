@@ -10,8 +10,8 @@ use std::collections::{BTreeMap, HashMap};
 use clap::Parser;
 use serde_json::Value;
 use solr_client::{Commit, TransportKind};
-use transport_bench::report::load_summary;
-use transport_bench::{run, Cli};
+use transport_bench::cli::{run, Cli};
+use transport_bench::scenario::study::load_summary;
 
 use crate::support;
 

@@ -7,7 +7,7 @@
 //! Counts only; no time is asserted.
 
 use clap::Parser;
-use transport_bench::{routing, Cli, Command};
+use transport_bench::cli::{routing, Cli, Command};
 
 use crate::support;
 

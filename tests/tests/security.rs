@@ -215,10 +215,14 @@ async fn user_info_urls_are_refused_everywhere_without_echo() {
         "sweep",
         "large-responses",
     ] {
-        let err =
-            transport_bench::Cli::try_parse_from(["transport-bench", sub, "--url", &with_password])
-                .err()
-                .unwrap_or_else(|| panic!("{sub}: --url with user info refused"));
+        let err = transport_bench::cli::Cli::try_parse_from([
+            "transport-bench",
+            sub,
+            "--url",
+            &with_password,
+        ])
+        .err()
+        .unwrap_or_else(|| panic!("{sub}: --url with user info refused"));
         let text = err.to_string();
         assert!(text.contains("user info"), "{sub}: {text}");
         assert!(!text.contains(PASSWORD), "{sub}: {text}");
@@ -323,7 +327,7 @@ async fn a_run_with_basic_auth_writes_no_secret() {
             "--out",
             &out,
         ];
-        transport_bench::run(transport_bench::Cli::parse_from(args))
+        transport_bench::cli::run(transport_bench::cli::Cli::parse_from(args))
             .await
             .expect("audit with basic auth runs");
         return;

@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use solr_client::{Select, SolrClient, TlsOptions, TransportKind};
 use solr_harness::local_solr::project_root;
-use transport_bench::study::StudyReport;
+use transport_bench::scenario::study::StudyReport;
 use wan_emu::{calibrate, LinkParams, TlsTermination, TlsVersion, Wan, WanConfig};
 
 use crate::support;
@@ -225,7 +225,7 @@ async fn tls13_fresh_vs_pooled_follows_round_trips() {
             assert_eq!(m.fresh_reused, 0, "fresh never reuses");
             assert_eq!(m.pooled_reused, n, "pooled reuses after the warm-up");
             assert_eq!(
-                transport_bench::sweep::slow_start_rounds(m.answer_bytes as f64),
+                transport_bench::scenario::sweep::slow_start_rounds(m.answer_bytes as f64),
                 0,
                 "a {} B answer outgrows a new connection's initial window: fresh would pay \
                  slow-start round trips the theory does not count",
@@ -282,14 +282,14 @@ fn args(list: &[&str], out: &std::path::Path) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sweep_follows_round_trips_with_exact_witnesses() {
     use clap::Parser;
-    use transport_bench::sweep::SweepReport;
+    use transport_bench::scenario::sweep::SweepReport;
     let url = support::standalone().url(None).expect("url").to_string();
     let mut log = Vec::new();
     for attempt in 1..=3 {
         let dir = std::env::temp_dir().join(support::tag("wan-sweep"));
         {
             let _g = support::exclusive().await;
-            let cli = transport_bench::Cli::parse_from(args(
+            let cli = transport_bench::cli::Cli::parse_from(args(
                 &[
                     "transport-bench",
                     "sweep",
@@ -313,7 +313,7 @@ async fn sweep_follows_round_trips_with_exact_witnesses() {
                 ],
                 &dir,
             ));
-            transport_bench::run(cli).await.expect("sweep runs");
+            transport_bench::cli::run(cli).await.expect("sweep runs");
         }
         let r: SweepReport = serde_json::from_slice(
             &std::fs::read(dir.join("sweep.json")).expect("sweep.json written"),
@@ -353,7 +353,7 @@ async fn sweep_follows_round_trips_with_exact_witnesses() {
             }
             assert_eq!(
                 f.round_trips,
-                3 + transport_bench::sweep::slow_start_rounds(p.bytes_in_mean),
+                3 + transport_bench::scenario::sweep::slow_start_rounds(p.bytes_in_mean),
                 "TLS 1.3 fresh: TCP + handshake + request, + slow start for {} B answers",
                 p.bytes_in_mean
             );
@@ -398,12 +398,12 @@ async fn sweep_follows_round_trips_with_exact_witnesses() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sweep_names_witnesses_that_disagree() {
     use clap::Parser;
-    use transport_bench::sweep::SweepReport;
+    use transport_bench::scenario::sweep::SweepReport;
     let url = support::standalone().url(None).expect("url").to_string();
     let dir = std::env::temp_dir().join(support::tag("wan-sweep-disagree"));
     {
         let _g = support::exclusive().await;
-        let cli = transport_bench::Cli::parse_from(args(
+        let cli = transport_bench::cli::Cli::parse_from(args(
             &[
                 "transport-bench",
                 "sweep",
@@ -429,7 +429,7 @@ async fn sweep_names_witnesses_that_disagree() {
             ],
             &dir,
         ));
-        transport_bench::run(cli).await.expect("sweep runs");
+        transport_bench::cli::run(cli).await.expect("sweep runs");
     }
     let r: SweepReport =
         serde_json::from_slice(&std::fs::read(dir.join("sweep.json")).expect("sweep.json written"))
@@ -483,12 +483,12 @@ async fn sweep_names_witnesses_that_disagree() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn large_responses_gzip_saves_wire_bytes_exactly_accounted() {
     use clap::Parser;
-    use transport_bench::large_responses::LargeReport;
+    use transport_bench::scenario::large_responses::LargeReport;
     let url = support::standalone().url(None).expect("url").to_string();
     let dir = std::env::temp_dir().join(support::tag("wan-large"));
     {
         let _g = support::exclusive().await;
-        let cli = transport_bench::Cli::parse_from(args(
+        let cli = transport_bench::cli::Cli::parse_from(args(
             &[
                 "transport-bench",
                 "large-responses",
@@ -508,7 +508,7 @@ async fn large_responses_gzip_saves_wire_bytes_exactly_accounted() {
             ],
             &dir,
         ));
-        transport_bench::run(cli)
+        transport_bench::cli::run(cli)
             .await
             .expect("large-responses runs");
     }
@@ -575,7 +575,7 @@ async fn large_responses_gzip_saves_wire_bytes_exactly_accounted() {
 async fn audit_through_the_wan_and_refusal_for_remote_urls() {
     use clap::Parser;
     let out = std::env::temp_dir().join(support::tag("wan-audit"));
-    let remote = transport_bench::Cli::parse_from(args(
+    let remote = transport_bench::cli::Cli::parse_from(args(
         &[
             "transport-bench",
             "audit",
@@ -587,7 +587,7 @@ async fn audit_through_the_wan_and_refusal_for_remote_urls() {
         ],
         &out,
     ));
-    let e = transport_bench::run(remote)
+    let e = transport_bench::cli::run(remote)
         .await
         .expect_err("remote URL with --rtt is refused");
     let msg = format!("{e:#}");
@@ -598,7 +598,7 @@ async fn audit_through_the_wan_and_refusal_for_remote_urls() {
     let url = support::standalone().url(None).expect("url").to_string();
     {
         let _g = support::exclusive().await;
-        let cli = transport_bench::Cli::parse_from(args(
+        let cli = transport_bench::cli::Cli::parse_from(args(
             &[
                 "transport-bench",
                 "audit",
@@ -615,11 +615,11 @@ async fn audit_through_the_wan_and_refusal_for_remote_urls() {
             ],
             &out,
         ));
-        transport_bench::run(cli)
+        transport_bench::cli::run(cli)
             .await
             .expect("audit through the WAN");
     }
-    let r = transport_bench::report::load_summary(&out).expect("summary.json");
+    let r = transport_bench::scenario::study::load_summary(&out).expect("summary.json");
     assert_eq!(r.settings["wan"]["rtt_ms"], serde_json::json!(5.0));
     assert_eq!(r.settings["wan"]["tls_version"], serde_json::json!("1.3"));
     let fresh = r
@@ -642,7 +642,7 @@ async fn audit_through_the_wan_and_refusal_for_remote_urls() {
 /// repetition, in the client's own namespace).
 async fn pooled_study(url: &str, rtt: &str, out: &std::path::Path) -> StudyReport {
     use clap::Parser;
-    let cli = transport_bench::Cli::parse_from(args(
+    let cli = transport_bench::cli::Cli::parse_from(args(
         &[
             "transport-bench",
             "study",
@@ -672,8 +672,8 @@ async fn pooled_study(url: &str, rtt: &str, out: &std::path::Path) -> StudyRepor
         ],
         out,
     ));
-    transport_bench::run(cli).await.expect("study runs");
-    let r = transport_bench::report::load_summary(out).expect("summary.json");
+    transport_bench::cli::run(cli).await.expect("study runs");
+    let r = transport_bench::scenario::study::load_summary(out).expect("summary.json");
     let w = &r.transports[0].witnesses;
     assert!(
         w.kernel_isolated,
@@ -699,7 +699,7 @@ async fn pooled_study(url: &str, rtt: &str, out: &std::path::Path) -> StudyRepor
 /// 4 ms at RTT 80, a shift of 36 ms).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn compare_measures_a_known_rtt_shift_between_two_runs() {
-    use transport_bench::report::compare;
+    use transport_bench::scenario::study::compare;
     let url = support::standalone().url(None).expect("url").to_string();
     let mut log = Vec::new();
     for attempt in 1..=3 {
@@ -759,7 +759,7 @@ async fn audit_names_paced_responses() {
     }
     {
         let _g = support::exclusive().await;
-        let cli = transport_bench::Cli::parse_from(args(
+        let cli = transport_bench::cli::Cli::parse_from(args(
             &[
                 "transport-bench",
                 "audit",
@@ -780,11 +780,11 @@ async fn audit_names_paced_responses() {
             ],
             &out,
         ));
-        transport_bench::run(cli)
+        transport_bench::cli::run(cli)
             .await
             .expect("audit through the WAN");
     }
-    let r = transport_bench::report::load_summary(&out).expect("summary.json");
+    let r = transport_bench::scenario::study::load_summary(&out).expect("summary.json");
     let paced: Vec<&String> = r
         .warnings
         .iter()

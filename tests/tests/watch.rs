@@ -305,8 +305,8 @@ async fn cli_watch_with_duration_writes_schema_valid_json() {
     .map(|s| s.to_string())
     .collect();
     let _g = support::exclusive().await;
-    let cli = transport_bench::Cli::parse_from(args);
-    let task = tokio::spawn(transport_bench::run(cli));
+    let cli = transport_bench::cli::Cli::parse_from(args);
+    let task = tokio::spawn(transport_bench::cli::run(cli));
     // The capture opens in milliseconds; 2 s leaves room on a busy machine (it runs 8 s).
     tokio::time::sleep(std::time::Duration::from_millis(2000)).await;
     let url2 = url.clone();

@@ -15,7 +15,7 @@
 use std::process::Command;
 
 use solr_client::{Select, TransportKind};
-use transport_bench::watch::WatchReport;
+use solr_watch::WatchReport;
 
 use crate::watch::{assert_counts, curl, run_ok, search_url, watched};
 

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
-use transport_bench::watch::keylog::KeyLogFile;
-use transport_bench::watch::{self, capture, LiveWatch, WatchReport};
+use solr_watch::keylog::KeyLogFile;
+use solr_watch::{self as watch, capture, LiveWatch, WatchReport};
 
 use crate::support;
 
@@ -272,8 +272,8 @@ async fn cli_reads_with_keylog(dir: &Path, port: u16) {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    let cli = <transport_bench::Cli as clap::Parser>::parse_from(args);
-    transport_bench::run(cli)
+    let cli = <transport_bench::cli::Cli as clap::Parser>::parse_from(args);
+    transport_bench::cli::run(cli)
         .await
         .expect("watch --read --keylog");
     let json = support::read_json(&out.join("watch.json"));

@@ -85,7 +85,7 @@ async fn counts(url: &str) {
 /// `counted`) re-renders with the disagreement recomputed from the counts.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hidden_extra_connection_makes_the_witnesses_disagree() {
-    use transport_bench::report::load_summary;
+    use transport_bench::scenario::study::load_summary;
     let url = support::standalone().url(None).expect("url").to_string();
     let out = std::env::temp_dir().join(support::tag("witness-self-test"));
     {
@@ -103,7 +103,7 @@ async fn a_hidden_extra_connection_makes_the_witnesses_disagree() {
                 "1",
             ],
         );
-        transport_bench::run(cli).await.expect("study runs");
+        transport_bench::cli::run(cli).await.expect("study runs");
     }
     let r = load_summary(&out).expect("summary.json");
     for (name, opened) in [("fresh", 20u64), ("pooled", 1)] {
@@ -153,7 +153,7 @@ async fn a_hidden_extra_connection_makes_the_witnesses_disagree() {
 /// The run in `dir` (witnesses that disagree) rewritten as one saved before `counted` existed,
 /// claiming agreement: `report` re-renders it with the disagreement recomputed from the counts.
 fn old_summary_rerenders_with_the_disagreement(dir: &std::path::Path) {
-    use transport_bench::report::load_summary;
+    use transport_bench::scenario::study::load_summary;
     let path = dir.join("summary.json");
     let mut old = support::read_json(&path);
     for t in old["transports"].as_array_mut().expect("transports") {
@@ -163,7 +163,8 @@ fn old_summary_rerenders_with_the_disagreement(dir: &std::path::Path) {
         w.insert("agree".into(), serde_json::json!(true));
     }
     std::fs::write(&path, serde_json::to_vec_pretty(&old).expect("json")).expect("write");
-    transport_bench::rerender_any(dir, &mut Vec::new()).expect("the old run re-renders");
+    transport_bench::cli::report::rerender_any(dir, &mut Vec::new())
+        .expect("the old run re-renders");
     let again = load_summary(dir).expect("summary.json re-rendered");
     for t in &again.transports {
         assert_eq!(
@@ -181,7 +182,7 @@ fn old_summary_rerenders_with_the_disagreement(dir: &std::path::Path) {
 /// the three witnesses still count the same number exactly.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_open_loop_pool_is_held_to_its_in_flight_cap() {
-    use transport_bench::report::load_summary;
+    use transport_bench::scenario::study::load_summary;
     let url = support::standalone().url(None).expect("url").to_string();
     let out = std::env::temp_dir().join(support::tag("witness-open-loop"));
     {
@@ -201,7 +202,7 @@ async fn an_open_loop_pool_is_held_to_its_in_flight_cap() {
                 "pooled",
             ],
         );
-        transport_bench::run(cli).await.expect("study runs");
+        transport_bench::cli::run(cli).await.expect("study runs");
     }
     let r = load_summary(&out).expect("summary.json");
     let t = &r.transports[0];

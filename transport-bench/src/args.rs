@@ -82,7 +82,7 @@ pub fn check_solr_url(raw: &str) -> std::result::Result<String, String> {
             "user info (user:password@) is refused: the URL is written into the run's \
              reports; give the URL without it and the credentials in the environment, \
              {}=user:password",
-            crate::auth::ENV
+            solr_harness::auth::ENV
         ));
     }
     if !matches!(url.scheme(), "http" | "https") {

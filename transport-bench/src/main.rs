@@ -5,6 +5,6 @@ use clap::Parser;
 
 #[tokio::main]
 async fn main() {
-    let cli = transport_bench::Cli::parse();
+    let cli = transport_bench::cli::Cli::parse();
     std::process::exit(transport_bench::cli::exit_code(cli).await);
 }

@@ -74,6 +74,18 @@ pub fn unique_dir(parent: &Path, stem: &str) -> Result<PathBuf> {
     unreachable!("u32 counter exhausted")
 }
 
+/// Writes `records` to `path` as JSON lines (one record a line), the raw data a report is
+/// re-rendered from.
+pub fn write_jsonl<T: serde::Serialize>(path: &std::path::Path, records: &[T]) -> Result<()> {
+    let mut out = Vec::new();
+    for rec in records {
+        serde_json::to_writer(&mut out, rec)?;
+        out.push(b'\n');
+    }
+    std::fs::write(path, out)?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -177,7 +177,7 @@ pub fn searches_only_study(
     out: &std::path::Path,
     searches: &str,
     extra: &[&str],
-) -> transport_bench::Cli {
+) -> transport_bench::cli::Cli {
     use clap::Parser;
     let out = out.to_str().expect("utf-8 path");
     let mut args = vec![
@@ -200,18 +200,18 @@ pub fn searches_only_study(
         out,
     ];
     args.extend_from_slice(extra);
-    transport_bench::Cli::parse_from(args)
+    transport_bench::cli::Cli::parse_from(args)
 }
 
 /// Runs `transport-bench ARGS` to its end while holding the shared lock (beside the other
 /// tests on the shared Solr); a failure panics with `what` and the whole cause chain.
 pub async fn run_shared(args: &[&str], what: &str) {
     use clap::Parser;
-    let cli = transport_bench::Cli::parse_from(
+    let cli = transport_bench::cli::Cli::parse_from(
         std::iter::once("transport-bench").chain(args.iter().copied()),
     );
     let _g = shared().await;
-    transport_bench::run(cli)
+    transport_bench::cli::run(cli)
         .await
         .unwrap_or_else(|e| panic!("{what}: {e:#}"));
 }
@@ -222,7 +222,8 @@ pub async fn run_shared(args: &[&str], what: &str) {
 pub fn assert_rerenders(dir: &std::path::Path, kind: &str, files: &[&str]) {
     let before = rerender_from_manifest(dir, kind, files);
     std::fs::remove_file(dir.join(bench_report::run::MANIFEST)).expect("run.json");
-    let got = transport_bench::rerender_any(dir, &mut Vec::new()).expect("old folder re-renders");
+    let got = transport_bench::cli::report::rerender_any(dir, &mut Vec::new())
+        .expect("old folder re-renders");
     assert_eq!(got, kind, "an old folder without run.json");
     for (f, old) in files.iter().zip(&before) {
         let new = std::fs::read(dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
@@ -248,7 +249,8 @@ fn rerender_from_manifest(dir: &std::path::Path, kind: &str, files: &[&str]) -> 
         std::fs::remove_file(dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
     }
     let mut printed = Vec::new();
-    let got = transport_bench::rerender_any(dir, &mut printed).expect("report re-renders");
+    let got =
+        transport_bench::cli::report::rerender_any(dir, &mut printed).expect("report re-renders");
     assert_eq!(got, kind);
     for (f, old) in files.iter().zip(&before) {
         let new = std::fs::read(dir.join(f)).unwrap_or_else(|e| panic!("{f} re-rendered: {e}"));

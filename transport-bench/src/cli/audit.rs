@@ -11,7 +11,7 @@ use super::response_format::ResponseFormatArgs;
 use super::wan::WanArgs;
 use crate::scenario::study::{self, idle};
 use crate::scenario::wan;
-use crate::{auth, seedkit};
+use solr_harness::{auth, seedkit};
 
 /// Options of `audit`.
 #[derive(Debug, clap::Args)]
@@ -225,6 +225,21 @@ async fn idle_probe(
     let p = idle::probe(&measured, &opened, &select, gaps, n, warmer, &pb).await;
     pb.finish_and_clear();
     p
+}
+
+/// `audit` in the scenario list ([`super::registry::SCENARIOS`]).
+#[derive(Debug)]
+pub struct Audit;
+
+impl super::registry::Scenario for Audit {
+    const NAME: &'static str = "audit";
+    const SCHEMA: &'static str = "summary";
+    type Args = AuditArgs;
+    type Report = crate::scenario::study::StudyReport;
+
+    fn run(a: AuditArgs) -> impl std::future::Future<Output = Result<()>> {
+        run(a)
+    }
 }
 
 #[cfg(test)]

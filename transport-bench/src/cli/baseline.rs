@@ -105,6 +105,20 @@ async fn seed_docs(target: &Target, n: usize, seed: u64) -> Result<()> {
     Ok(())
 }
 
+/// `baseline` in the scenario list ([`super::registry::SCENARIOS`]).
+#[derive(Debug)]
+pub struct Baseline;
+
+impl super::registry::Scenario for Baseline {
+    const NAME: &'static str = "baseline";
+    type Args = BaselineArgs;
+    type Report = crate::scenario::baseline::BaselineReport;
+
+    async fn run(a: BaselineArgs) -> Result<()> {
+        run(a).await.map(|_| ())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::BaselineArgs;

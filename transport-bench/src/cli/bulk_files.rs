@@ -118,6 +118,20 @@ pub async fn run(a: BulkArgs) -> Result<()> {
     cmd(a).await.map(|_| ())
 }
 
+/// `bulk-files` in the scenario list ([`super::registry::SCENARIOS`]).
+#[derive(Debug)]
+pub struct BulkFiles;
+
+impl super::registry::Scenario for BulkFiles {
+    const NAME: &'static str = "bulk-files";
+    type Args = BulkArgs;
+    type Report = crate::scenario::bulk_files::BulkReport;
+
+    fn run(a: BulkArgs) -> impl std::future::Future<Output = Result<()>> {
+        run(a)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

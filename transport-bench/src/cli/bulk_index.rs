@@ -114,6 +114,20 @@ pub async fn run(a: BulkIndexArgs) -> Result<BulkIndexReport> {
     Ok(report)
 }
 
+/// `bulk-index` in the scenario list ([`super::registry::SCENARIOS`]).
+#[derive(Debug)]
+pub struct BulkIndex;
+
+impl super::registry::Scenario for BulkIndex {
+    const NAME: &'static str = "bulk-index";
+    type Args = BulkIndexArgs;
+    type Report = crate::scenario::bulk_index::BulkIndexReport;
+
+    async fn run(a: BulkIndexArgs) -> Result<()> {
+        run(a).await.map(|_| ())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::BulkIndexArgs;

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 
-use crate::report::{compare, load_summary};
+use crate::scenario::study::{compare, load_summary};
 
 /// Options of `compare`.
 #[derive(Debug, clap::Args)]

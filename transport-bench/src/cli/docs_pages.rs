@@ -1,17 +1,23 @@
-//! The command pages: `docs/commands/<name>.md` exists for every subcommand of [`super::Cli`],
-//! and for nothing else.
+//! The command pages: `docs/commands/<name>.md` exists for every scenario of the registry
+//! ([`super::registry::SCENARIOS`]) and every other subcommand of [`super::Cli`], and for
+//! nothing else.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
 use clap::CommandFactory;
 
-/// The subcommand names clap knows (the generated `help` apart).
+/// The scenarios' names from the registry, and the names of the other subcommands clap
+/// knows (the generated `help` apart).
 fn subcommands() -> BTreeSet<String> {
+    let scenarios = super::registry::SCENARIOS
+        .iter()
+        .map(|e| e.name.to_string());
     super::Cli::command()
         .get_subcommands()
         .map(|c| c.get_name().to_string())
         .filter(|name| name != "help")
+        .chain(scenarios)
         .collect()
 }
 

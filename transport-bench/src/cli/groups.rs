@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 
 use crate::args::GzipChoice;
-use crate::seedkit::Target;
 use solr_client::TransportKind;
+use solr_harness::seedkit::Target;
 
 /// The Solr to talk to: `--url`, `--collection`, `--ca`.
 #[derive(Debug, Clone, clap::Args)]

@@ -122,3 +122,17 @@ pub async fn run(a: KnnArgs) -> Result<()> {
     eprintln!("saved: {}", out.display());
     Ok(())
 }
+
+/// `knn` in the scenario list ([`super::registry::SCENARIOS`]).
+#[derive(Debug)]
+pub struct Knn;
+
+impl super::registry::Scenario for Knn {
+    const NAME: &'static str = "knn";
+    type Args = KnnArgs;
+    type Report = crate::scenario::knn::KnnReport;
+
+    fn run(a: KnnArgs) -> impl std::future::Future<Output = Result<()>> {
+        run(a)
+    }
+}

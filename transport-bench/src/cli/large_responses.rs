@@ -98,6 +98,20 @@ pub async fn run(a: LargeArgs) -> Result<()> {
     )
 }
 
+/// `large-responses` in the scenario list ([`super::registry::SCENARIOS`]).
+#[derive(Debug)]
+pub struct LargeResponses;
+
+impl super::registry::Scenario for LargeResponses {
+    const NAME: &'static str = "large-responses";
+    type Args = LargeArgs;
+    type Report = crate::scenario::large_responses::LargeReport;
+
+    fn run(a: LargeArgs) -> impl std::future::Future<Output = Result<()>> {
+        run(a)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

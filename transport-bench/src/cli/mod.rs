@@ -13,6 +13,7 @@ pub mod groups;
 pub mod knn;
 pub mod large_responses;
 pub mod nrt;
+pub mod registry;
 pub mod report;
 pub mod response_format;
 pub mod routing;
@@ -24,6 +25,8 @@ pub mod watch;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
+
+use registry::Scenario;
 
 /// Command line.
 #[derive(Debug, Parser)]
@@ -92,19 +95,19 @@ pub enum Command {
 /// Runs the command.
 pub async fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Study(a) => study::run(*a).await,
-        Command::Audit(a) => audit::run(*a).await,
-        Command::Baseline(a) => baseline::run(*a).await.map(|_| ()),
+        Command::Study(a) => study::Study::run(*a).await,
+        Command::Audit(a) => audit::Audit::run(*a).await,
+        Command::Baseline(a) => baseline::Baseline::run(*a).await,
         Command::Compare(a) => compare::run(a),
-        Command::Nrt(a) => nrt::run(*a).await,
-        Command::Routing(a) => routing::run(*a).await,
-        Command::BulkFiles(a) => bulk_files::run(*a).await,
-        Command::BulkIndex(a) => bulk_index::run(*a).await.map(|_| ()),
+        Command::Nrt(a) => nrt::Nrt::run(*a).await,
+        Command::Routing(a) => routing::Routing::run(*a).await,
+        Command::BulkFiles(a) => bulk_files::BulkFiles::run(*a).await,
+        Command::BulkIndex(a) => bulk_index::BulkIndex::run(*a).await,
         Command::Watch(a) => watch::run(*a).await,
-        Command::Sweep(a) => sweep::run(*a).await,
-        Command::LargeResponses(a) => large_responses::run(*a).await,
+        Command::Sweep(a) => sweep::Sweep::run(*a).await,
+        Command::LargeResponses(a) => large_responses::LargeResponses::run(*a).await,
         Command::Schema(a) => schema::run(a),
-        Command::Knn(a) => knn::run(*a).await,
+        Command::Knn(a) => knn::Knn::run(*a).await,
         Command::Report(a) => report::run(a),
     }
 }

@@ -115,6 +115,20 @@ pub async fn run(a: NrtArgs) -> Result<()> {
     cmd(a).await.map(|_| ())
 }
 
+/// `nrt` in the scenario list ([`super::registry::SCENARIOS`]).
+#[derive(Debug)]
+pub struct Nrt;
+
+impl super::registry::Scenario for Nrt {
+    const NAME: &'static str = "nrt";
+    type Args = NrtArgs;
+    type Report = crate::scenario::nrt::NrtReport;
+
+    fn run(a: NrtArgs) -> impl std::future::Future<Output = Result<()>> {
+        run(a)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -37,9 +37,9 @@ pub fn run(a: ReportArgs) -> Result<()> {
 }
 
 /// Re-renders whatever run `run` holds (see [`super::Command::Report`]), prints its text
-/// report to `w`, and says which kind it was.
+/// report to `w`, and says which kind it was ([`super::registry::rerender_any`]).
 pub fn rerender_any<W: Write>(run: &Path, w: &mut W) -> Result<&'static str> {
-    crate::runs::rerender_any(run, w)
+    super::registry::rerender_any(run, w)
 }
 
 /// Saves `index.png` beside the page `index` (1200 pixels wide) with headless Chromium, its

@@ -140,6 +140,20 @@ pub async fn run(a: RoutingArgs) -> Result<()> {
     cmd(a).await.map(|_| ())
 }
 
+/// `routing` in the scenario list ([`super::registry::SCENARIOS`]).
+#[derive(Debug)]
+pub struct Routing;
+
+impl super::registry::Scenario for Routing {
+    const NAME: &'static str = "routing";
+    type Args = RoutingArgs;
+    type Report = crate::scenario::routing::RoutingReport;
+
+    fn run(a: RoutingArgs) -> impl std::future::Future<Output = Result<()>> {
+        run(a)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -2,48 +2,47 @@
 
 use anyhow::{Context, Result};
 
-use crate::scenario::{
-    baseline, bulk_files, bulk_index, knn, large_responses, nrt, routing, study, sweep,
-};
-use crate::schema::schema_of;
-
-/// The names [`named`] knows, as the error of an unknown one lists them.
-pub const NAMES: &str =
-    "summary, sweep, large-responses, watch, nrt, bulk-files, bulk-index, baseline, knn or routing";
+use super::registry::SCENARIOS;
 
 /// Options of `schema`.
 #[derive(Debug, clap::Args)]
 pub struct SchemaArgs {
-    /// Whose: summary (also: study, audit), sweep, large-responses, watch, nrt, bulk-files,
-    /// bulk-index, baseline, knn, routing.
+    /// Whose: summary (also: study, audit), watch, or any scenario's name (sweep,
+    /// large-responses, nrt, bulk-files, bulk-index, baseline, knn, routing).
     #[arg(default_value = "summary")]
     pub which: String,
+}
+
+/// The names [`named`] knows, as the error of an unknown one lists them: every scenario's
+/// schema name, then `watch`.
+pub fn names() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Vec::new();
+    for e in SCENARIOS {
+        if !names.contains(&e.schema_name) {
+            names.push(e.schema_name);
+        }
+    }
+    names.push("watch");
+    names
 }
 
 /// Runs `schema`.
 pub fn run(a: SchemaArgs) -> Result<()> {
     let which = a.which;
-    let s = named(&which).with_context(|| format!("schema {which:?}: expected {NAMES}"))?;
+    let s = named(&which)
+        .with_context(|| format!("schema {which:?}: expected one of {}", names().join(", ")))?;
     println!("{s}");
     Ok(())
 }
 
-/// The JSON Schema published as `transport-bench/schema/{name}.schema.json` (`study` and
-/// `audit` are aliases of `summary`), or None for an unknown name.
+/// The JSON Schema published as `transport-bench/schema/{name}.schema.json` (a scenario's
+/// name is an alias of its schema's: `study` and `audit` of `summary`), or None for an
+/// unknown name.
 pub fn named(name: &str) -> Option<String> {
-    Some(match name {
-        "summary" | "study" | "audit" => schema_of::<study::StudyReport>(),
-        "sweep" => sweep::sweep_schema(),
-        "large-responses" => large_responses::large_schema(),
-        "watch" => solr_watch::watch_schema(),
-        "nrt" => schema_of::<nrt::NrtReport>(),
-        "bulk-files" => schema_of::<bulk_files::BulkReport>(),
-        "bulk-index" => schema_of::<bulk_index::BulkIndexReport>(),
-        "baseline" => schema_of::<baseline::BaselineReport>(),
-        "knn" => schema_of::<knn::KnnReport>(),
-        "routing" => schema_of::<routing::RoutingReport>(),
-        _ => return None,
-    })
+    if name == "watch" {
+        return Some(solr_watch::watch_schema());
+    }
+    super::registry::schema(name)
 }
 
 #[cfg(test)]

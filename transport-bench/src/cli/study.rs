@@ -158,3 +158,18 @@ pub async fn run(a: StudyArgs) -> Result<()> {
     eprintln!("saved: {}", out.display());
     Ok(())
 }
+
+/// `study` in the scenario list ([`super::registry::SCENARIOS`]).
+#[derive(Debug)]
+pub struct Study;
+
+impl super::registry::Scenario for Study {
+    const NAME: &'static str = "study";
+    const SCHEMA: &'static str = "summary";
+    type Args = StudyArgs;
+    type Report = crate::scenario::study::StudyReport;
+
+    fn run(a: StudyArgs) -> impl std::future::Future<Output = Result<()>> {
+        run(a)
+    }
+}

@@ -97,6 +97,20 @@ pub async fn run(a: SweepArgs) -> Result<()> {
     Ok(())
 }
 
+/// `sweep` in the scenario list ([`super::registry::SCENARIOS`]).
+#[derive(Debug)]
+pub struct Sweep;
+
+impl super::registry::Scenario for Sweep {
+    const NAME: &'static str = "sweep";
+    type Args = SweepArgs;
+    type Report = crate::scenario::sweep::SweepReport;
+
+    fn run(a: SweepArgs) -> impl std::future::Future<Output = Result<()>> {
+        run(a)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -180,7 +180,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_saved_capture_needs_an_existing_key_log() {
-        let cli = <crate::Cli as clap::Parser>::parse_from([
+        let cli = <crate::cli::Cli as clap::Parser>::parse_from([
             "transport-bench",
             "watch",
             "--read",
@@ -188,7 +188,7 @@ mod tests {
             "--keylog",
             "/nonexistent/keys.log",
         ]);
-        let e = crate::run(cli).await.expect_err("missing key log");
+        let e = crate::cli::run(cli).await.expect_err("missing key log");
         assert!(
             format!("{e:#}").contains("key log /nonexistent/keys.log does not exist"),
             "{e:#}"

@@ -106,7 +106,7 @@ pub async fn run_study(
 
 /// The project's TLS material (`local-solr/run/tls`: `ca.pem`, `server.pem`, `server.key`).
 pub fn tls_dir() -> std::path::PathBuf {
-    crate::local_solr::project_root()
+    solr_harness::local_solr::project_root()
         .join("local-solr")
         .join("run")
         .join("tls")

@@ -31,7 +31,7 @@
 //! Isolation needs root (namespaces, veth) and a Solr at an IPv4 loopback address
 //! ([`why_not_isolated`]). Otherwise the kernel's count is reported but marked "not
 //! isolated" and left out of the witnesses' agreement. The WAN topology's app namespace
-//! ([`crate::wan`]) is isolated the same way and registers itself ([`register_owned`]).
+//! ([`wan_emu`]) is isolated the same way and registers itself ([`register_owned`]).
 
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::{Path, PathBuf};
@@ -39,13 +39,13 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
-use crate::wan::namespaces::{ip, run_in};
+use wan_emu::namespaces::{ip, run_in};
 
 /// Name prefix of the client namespaces (`stbc-PID`).
 pub const PREFIX: &str = "stbc-";
 
+use wan_emu::owned::register_owned;
 use wan_emu::owned::{forget_owned, ns_id};
-pub use wan_emu::owned::{forget_owned_path, register_owned, thread_is_isolated};
 
 /// Why the client cannot be isolated for `url`, or None when it can: root is needed, and a
 /// Solr at an IPv4 loopback address (a remote Solr's connections cross the machine's own
@@ -264,6 +264,7 @@ impl Drop for ClientNamespace {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wan_emu::owned::thread_is_isolated;
 
     #[test]
     fn only_ipv4_loopback_solr_can_be_isolated() {

@@ -1,6 +1,6 @@
 //! Connection-reuse witnesses that do not depend on the client under test:
 //! - [`kernel`]: `Tcp: ActiveOpens` (and SYN retransmissions) of this network namespace;
-//! - [`pcap`]: SYN-only packets to the Solr port, captured with libpcap, IPv4 and IPv6,
+//! - pcap (`solr_watch::live`): SYN-only packets to the Solr port, captured with libpcap, IPv4 and IPv6,
 //!   retransmitted SYNs counted apart, capture drops reported, wire bytes counted (the
 //!   capture and packet parsing live in `solr-watch`, which the `watch` command shares);
 //! - the transport's own connector count comes from `Transport::stats()`.
@@ -11,8 +11,5 @@
 pub mod isolation;
 pub mod kernel;
 pub mod pacing;
-pub use solr_watch::live as pcap;
-pub use solr_watch::{layout, packet, pcapng};
 
 pub use kernel::KernelTcp;
-pub use pcap::{PcapCount, PcapWitness};

@@ -57,7 +57,7 @@ pub struct BaselineConfig {
 }
 
 fn client(cfg: &BaselineConfig, kind: TransportKind) -> Result<SolrClient> {
-    Ok(crate::auth::apply(SolrClient::builder(&cfg.url))?
+    Ok(solr_harness::auth::apply(SolrClient::builder(&cfg.url))?
         .collection(&cfg.collection)
         .tls(TlsOptions::new())
         .transport(kind)

@@ -22,9 +22,9 @@ use serde::{Deserialize, Serialize};
 use solr_client::response::decode_update_bytes;
 use solr_client::{Commit, RequestKind, SolrClient, UpdateFormat};
 
-use crate::seedkit::{self, Target};
-use crate::stats::percentiles;
 use crate::workload::Generator;
+use bench_report::stats::percentiles;
+use solr_harness::seedkit::{self, Target};
 
 /// How the cold run evicts the files from the page cache.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
@@ -392,7 +392,7 @@ async fn run_files(a: &BulkConfig, files: usize, target: &Target) -> Result<Bulk
         .clone()
         .unwrap_or_else(|| format!("bulk-{}-", a.format));
     let dir = a.dir.clone().unwrap_or_else(|| {
-        crate::local_solr::project_root()
+        solr_harness::local_solr::project_root()
             .join("results")
             .join("bulk-files-data")
             .join(format!("{}-{files}x{}", a.format, a.docs_per_file))

@@ -1,6 +1,6 @@
 //! The bulk-files report types: one run per (file set, cache state) and the report.
 
-use crate::stats::Percentiles;
+use bench_report::stats::Percentiles;
 use serde::{Deserialize, Serialize};
 
 /// One timed run over all files.

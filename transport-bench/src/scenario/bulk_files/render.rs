@@ -7,9 +7,9 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use super::BulkReport;
-use crate::seedkit::opt_ms;
 use bench_report::chart::{BarChart, BarRow, PALETTE};
 use bench_report::table::Table;
+use solr_harness::seedkit::opt_ms;
 
 /// The seed's published wall times (420 XML files, 2.68 MB and ~1.1K docs each, Solr 4.3.1,
 /// soft commits): hot, cold, hot, cold, in seconds.
@@ -285,5 +285,17 @@ impl<'a> From<&'a super::BulkRun> for RunRow<'a> {
             ok: x.ok,
             load_1m: x.load_1m,
         }
+    }
+}
+
+impl bench_report::RunReport for BulkReport {
+    const KIND: &'static str = "bulk-files";
+
+    fn save(&self, dir: &std::path::Path) -> Result<()> {
+        crate::scenario::bulk_files::save(dir, self)
+    }
+
+    fn print_text(&self, mut w: &mut dyn std::io::Write) -> Result<()> {
+        crate::scenario::bulk_files::print_text(self, &mut w)
     }
 }

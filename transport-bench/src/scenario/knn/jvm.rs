@@ -1,7 +1,7 @@
 //! The JVM settings a kNN run compares: presets, how each starts a local Solr node, its pid and vectorization log.
 
-use crate::local_solr::{self, LocalSolr, Mode};
 use anyhow::{bail, Context, Result};
+use solr_harness::local_solr::{self, LocalSolr, Mode};
 use std::path::{Path, PathBuf};
 
 use super::*;

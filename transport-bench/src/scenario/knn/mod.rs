@@ -33,7 +33,7 @@ use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use solr_client::{SolrClient, TlsOptions, TransportKind};
 
-use crate::local_solr::{self, LocalSolr};
+use solr_harness::local_solr::{self, LocalSolr};
 
 /// What to run.
 #[derive(Debug, Clone)]
@@ -273,7 +273,7 @@ fn client(cfg: &KnnConfig, url: &str) -> Result<SolrClient> {
     if let Some(ca) = &cfg.ca {
         tls = tls.add_ca_pem_file(ca)?;
     }
-    Ok(crate::auth::apply(SolrClient::builder(url))?
+    Ok(solr_harness::auth::apply(SolrClient::builder(url))?
         .collection(&cfg.collection)
         .tls(tls)
         .transport(TransportKind::Pooled)

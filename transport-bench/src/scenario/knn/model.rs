@@ -1,6 +1,6 @@
 //! The kNN report types: host, index run, sweep cells, one JVM setting's run, reductions and the report.
 
-use crate::stats::Percentiles;
+use bench_report::stats::Percentiles;
 use serde::{Deserialize, Serialize};
 
 /// The host the figures come from.

@@ -447,6 +447,19 @@ pub fn save(dir: &Path, r: &KnnReport) -> Result<()> {
     bench_report::RunReport::finish_save(r, dir)
 }
 
+impl bench_report::RunReport for KnnReport {
+    const KIND: &'static str = "knn";
+    const FILE: &'static str = "knn.json";
+
+    fn save(&self, dir: &std::path::Path) -> Result<()> {
+        crate::scenario::knn::save(dir, self)
+    }
+
+    fn print_text(&self, mut w: &mut dyn std::io::Write) -> Result<()> {
+        crate::scenario::knn::print_text(self, &mut w)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{reductions, Cell, JvmRun, KnnReport};

@@ -1,6 +1,6 @@
 //! kNN searches under a closed loop: one shot, the loop, and the cell its shots make.
 
-use crate::stats::percentiles;
+use bench_report::stats::percentiles;
 use indicatif::ProgressBar;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;

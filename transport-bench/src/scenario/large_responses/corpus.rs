@@ -105,7 +105,7 @@ pub fn corpus_tag(seed: u64, doc_bytes: usize, docs: usize) -> String {
 
 /// Indexes the corpus on loopback unless exactly `docs` documents of the tag are there.
 pub(super) async fn ensure_corpus(a: &LargeConfig, url: &str, tag: &str) -> Result<()> {
-    let client = crate::auth::apply(SolrClient::builder(url))?
+    let client = solr_harness::auth::apply(SolrClient::builder(url))?
         .collection(&a.collection)
         .transport(TransportKind::Pooled)
         .build()?;

@@ -80,7 +80,7 @@ fn thread_cpu() -> Duration {
 struct Measured {
     records: Vec<LargeRecord>,
     connections: u64,
-    pcap: Option<crate::witness::PcapCount>,
+    pcap: Option<solr_watch::live::PcapCount>,
 }
 
 struct Plan {
@@ -108,7 +108,7 @@ async fn measure(p: Plan) -> Result<Measured> {
     let mut clients = Vec::new();
     for g in [false, true] {
         clients.push(
-            crate::auth::apply(SolrClient::builder(&p.url))?
+            solr_harness::auth::apply(SolrClient::builder(&p.url))?
                 .collection(&p.collection)
                 .transport(p.transport)
                 .gzip(g)
@@ -117,7 +117,7 @@ async fn measure(p: Plan) -> Result<Measured> {
         );
     }
     let capture = match &p.pcap {
-        Some((dev, port)) => Some(crate::witness::PcapWitness::start(dev, *port, None)?),
+        Some((dev, port)) => Some(solr_watch::live::PcapWitness::start(dev, *port, None)?),
         None => None,
     };
     let steps = p.warmup + p.requests;

@@ -127,11 +127,6 @@ pub struct LargeReport {
     pub verdict: String,
 }
 
-/// The JSON Schema of `large-responses.json`.
-pub fn large_schema() -> String {
-    crate::schema::schema_of::<LargeReport>()
-}
-
 /// Cells, comparisons and where gzip starts to pay.
 #[derive(Debug, Clone)]
 pub struct LargeSummary {

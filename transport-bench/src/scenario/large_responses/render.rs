@@ -226,7 +226,7 @@ pub fn charts(r: &LargeReport) -> (String, String) {
 /// Writes `records.jsonl` and everything [`save_report`] writes.
 pub fn save(dir: &Path, r: &LargeReport, records: &[LargeRecord]) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    crate::report::write_jsonl(&dir.join("records.jsonl"), records)?;
+    crate::run_dir::write_jsonl(&dir.join("records.jsonl"), records)?;
     save_report(dir, r)
 }
 
@@ -245,4 +245,19 @@ pub fn save_report(dir: &Path, r: &LargeReport) -> Result<()> {
     std::fs::write(dir.join("large-responses-time.svg"), time)?;
     std::fs::write(dir.join("large-responses-bytes.svg"), bytes)?;
     bench_report::RunReport::finish_save(r, dir)
+}
+
+impl bench_report::RunReport for LargeReport {
+    const KIND: &'static str = "large-responses";
+    const FILE: &'static str = "large-responses.json";
+
+    /// Everything but `records.jsonl`, which the run wrote (see
+    /// [`crate::scenario::large_responses::save`]).
+    fn save(&self, dir: &std::path::Path) -> Result<()> {
+        crate::scenario::large_responses::save_report(dir, self)
+    }
+
+    fn print_text(&self, mut w: &mut dyn std::io::Write) -> Result<()> {
+        crate::scenario::large_responses::print_text(self, &mut w)
+    }
 }

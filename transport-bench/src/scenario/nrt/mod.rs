@@ -31,8 +31,8 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use solr_client::{Commit, SolrClient, UpdateFormat};
 
-use crate::seedkit::{self, Target};
 use crate::workload::Generator;
+use solr_harness::seedkit::{self, Target};
 
 /// Commit kind of the refresh loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]

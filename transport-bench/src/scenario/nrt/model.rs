@@ -1,6 +1,6 @@
 //! The nrt report types: per-group, indexing and visibility summaries, per-second timeline, refreshes, count checks, runs and the report.
 
-use crate::stats::Percentiles;
+use bench_report::stats::Percentiles;
 use serde::{Deserialize, Serialize};
 
 /// Count, rate and times of one group of tasks.

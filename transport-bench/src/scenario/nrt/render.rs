@@ -8,9 +8,9 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use super::{NrtReport, NrtRun};
-use crate::seedkit::opt_ms;
 use bench_report::chart::{Figure, LineChart, Scale, Series, Style};
 use bench_report::table::Table;
+use solr_harness::seedkit::opt_ms;
 
 /// The published reference's figures (Solr trunk 2011, Core 2 Quad, 2 x 100 docs/s
 /// targeted). It says "per minute" for refreshes, but its figures are 1 / mean
@@ -441,4 +441,16 @@ struct SecondRow<'a> {
     refresh_max_ms: Option<f64>,
     docs: u64,
     searches: u64,
+}
+
+impl bench_report::RunReport for NrtReport {
+    const KIND: &'static str = "nrt";
+
+    fn save(&self, dir: &std::path::Path) -> Result<()> {
+        crate::scenario::nrt::save(dir, self)
+    }
+
+    fn print_text(&self, mut w: &mut dyn std::io::Write) -> Result<()> {
+        crate::scenario::nrt::print_text(self, &mut w)
+    }
 }

@@ -11,7 +11,7 @@ use super::{
     lock, CommitKind, CountCheck, Events, GroupSummary, IndexingSummary, NrtConfig, NrtRun,
     Refresh, Second, VisibilitySummary,
 };
-use crate::stats::percentiles;
+use bench_report::stats::percentiles;
 
 /// What the run did before the measured phase.
 pub(super) struct Prepared {

@@ -1,11 +1,11 @@
 //! The routing grid: every (write level, read preference) cell in turn over shared clients and load.
 
 use crate::scenario::knn::procstat::Sampler;
-use crate::seedkit;
 use crate::workload::Generator;
 use anyhow::{bail, Context, Result};
 use solr_client::transport::Routing;
 use solr_client::{Commit, SolrClient, TlsOptions, TransportKind};
+use solr_harness::seedkit;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -94,7 +94,7 @@ impl<'a> Ctx<'a> {
         };
         let writer = client_over(Arc::new(wb.build()?), &a.collection)?;
         let client_on = |url: &str, collection: &str| -> Result<SolrClient> {
-            Ok(crate::auth::apply(SolrClient::builder(url))?
+            Ok(solr_harness::auth::apply(SolrClient::builder(url))?
                 .collection(collection)
                 .tls(tls.clone())
                 .transport(TransportKind::Pooled)

@@ -51,7 +51,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::local_solr::{LocalSolr, Mode};
+use solr_harness::local_solr::{LocalSolr, Mode};
 
 /// A read preference under test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]

@@ -1,9 +1,9 @@
 //! The nodes a routing run reads from: the leader/follower pair or the cloud shard's replicas, their clients and per-core counts.
 
-use crate::seedkit;
 use anyhow::{bail, Context, Result};
 use solr_client::transport::Routing;
 use solr_client::{RequestKind, Select, SolrClient};
+use solr_harness::seedkit;
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -30,7 +30,7 @@ pub(super) fn key(u: &str) -> String {
 /// A client whose every request goes through `router`.
 pub(super) fn client_over(router: Arc<Routing>, collection: &str) -> Result<SolrClient> {
     Ok(
-        crate::auth::apply(SolrClient::builder("http://127.0.0.1:9/solr"))?
+        solr_harness::auth::apply(SolrClient::builder("http://127.0.0.1:9/solr"))?
             .collection(collection)
             .custom_transport(router)
             .build()?,

@@ -554,3 +554,15 @@ struct ReplicaLine<'a> {
     solr_served: Option<u64>,
     solr_received: Option<u64>,
 }
+
+impl bench_report::RunReport for RoutingReport {
+    const KIND: &'static str = "routing";
+
+    fn save(&self, dir: &std::path::Path) -> Result<()> {
+        crate::scenario::routing::save(dir, self)
+    }
+
+    fn print_text(&self, mut w: &mut dyn std::io::Write) -> Result<()> {
+        crate::scenario::routing::print_text(self, &mut w)
+    }
+}

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use solr_client::ResponseFormat;
 
 use super::{Record, TransportSummary};
-use crate::stats::{percentiles, Percentiles};
+use bench_report::stats::{percentiles, Percentiles};
 
 /// True when the study runs the format axis: any format but JSON alone.
 pub fn studied(formats: &[ResponseFormat]) -> bool {

@@ -13,23 +13,26 @@ use solr_client::{
     Commit, ResponseFormat, Select, SolrClient, TlsOptions, TransportKind, UpdateFormat,
 };
 
+pub mod compare;
 pub mod formats;
 pub mod witnesses;
 pub use self::witnesses::Witnesses;
 use crate::load::{self, Load};
-use crate::stats::percentiles;
-use crate::witness::PcapWitness;
 use crate::workload::Generator;
+use bench_report::stats::percentiles;
+use solr_watch::live::PcapWitness;
 
 pub mod idle;
 mod model;
 mod render;
 mod run;
+mod saved;
 mod summary;
 
 pub use model::*;
 pub use render::{print_text, save, save_report};
 pub use run::run;
+pub use saved::{load_summary, rerender};
 pub use summary::*;
 
 /// What to run.
@@ -87,7 +90,7 @@ pub struct StudyConfig {
 }
 
 fn progress(quiet: bool, len: u64, msg: String) -> ProgressBar {
-    crate::seedkit::progress(quiet, len, msg)
+    solr_harness::seedkit::progress(quiet, len, msg)
 }
 
 fn tls(cfg: &StudyConfig) -> Result<TlsOptions> {
@@ -105,7 +108,7 @@ async fn index_formats(cfg: &StudyConfig) -> Result<Vec<IndexSummary>> {
         return Ok(out);
     }
     for format in UpdateFormat::ALL {
-        let client = crate::auth::apply(SolrClient::builder(&cfg.url))?
+        let client = solr_harness::auth::apply(SolrClient::builder(&cfg.url))?
             .collection(&cfg.collection)
             .tls(tls(cfg)?)
             .transport(TransportKind::Pooled)

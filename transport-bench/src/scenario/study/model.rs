@@ -2,7 +2,7 @@
 
 use self::formats::FormatSummary;
 use self::witnesses::Witnesses;
-use crate::stats::Percentiles;
+use bench_report::stats::Percentiles;
 use serde::{Deserialize, Serialize};
 use solr_client::Timing;
 
@@ -122,7 +122,7 @@ pub struct StudyReport {
     pub duration_s: f64,
     /// The one-line verdict.
     pub verdict: String,
-    /// `audit` only: the idle penalty of one kept-alive connection ([`crate::idle`]).
+    /// `audit` only: the idle penalty of one kept-alive connection ([`crate::scenario::study::idle`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idle: Option<super::idle::IdleProbe>,
     /// Per response format, with `--response-format` naming more than JSON ([`formats`]).

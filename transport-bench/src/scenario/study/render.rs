@@ -217,7 +217,7 @@ fn print_phases<W: Write>(r: &StudyReport, name_width: usize, w: &mut W) -> Resu
 /// Saves `records.jsonl` and everything [`save_report`] writes into `dir`.
 pub fn save(dir: &Path, r: &StudyReport, records: &[Record]) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    crate::report::write_jsonl(&dir.join("records.jsonl"), records)?;
+    crate::run_dir::write_jsonl(&dir.join("records.jsonl"), records)?;
     save_report(dir, r)
 }
 
@@ -272,8 +272,8 @@ pub(super) struct TransportRow<'a> {
     pub(super) qtime_missing: u64,
 }
 
-impl<'a> From<&'a crate::study::TransportSummary> for TransportRow<'a> {
-    fn from(t: &'a crate::study::TransportSummary) -> Self {
+impl<'a> From<&'a crate::scenario::study::TransportSummary> for TransportRow<'a> {
+    fn from(t: &'a crate::scenario::study::TransportSummary) -> Self {
         Self {
             scenario: &t.scenario,
             transport: &t.transport,
@@ -365,4 +365,22 @@ pub fn connections(r: &StudyReport, scenario: &str) -> String {
             chart.row(row)
         })
         .render()
+}
+
+impl bench_report::RunReport for StudyReport {
+    const KIND: &'static str = "study";
+
+    /// Everything but `records.jsonl`, which the run wrote (see [`crate::report::save`]).
+    fn save(&self, dir: &std::path::Path) -> Result<()> {
+        crate::scenario::study::save_report(dir, self)
+    }
+
+    fn print_text(&self, mut w: &mut dyn std::io::Write) -> Result<()> {
+        crate::scenario::study::print_text(self, &mut w)
+    }
+
+    /// Every figure is rebuilt from `records.jsonl` ([`crate::scenario::study::rerender`]).
+    fn rerender(dir: &std::path::Path) -> Result<Self> {
+        crate::scenario::study::rerender(dir)
+    }
 }

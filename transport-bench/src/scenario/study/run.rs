@@ -16,7 +16,8 @@ use super::{
     StudyReport, TransportSummary, Witnesses,
 };
 use crate::load::{self, Load};
-use crate::witness::{KernelTcp, PcapCount};
+use crate::witness::KernelTcp;
+use solr_watch::live::PcapCount;
 
 /// A (workload, run name) pair: what the per-transport figures are kept by.
 type Key = (String, String);
@@ -56,7 +57,7 @@ pub async fn run(cfg: &StudyConfig) -> Result<(StudyReport, Vec<Record>)> {
     let response_formats = formats::normalized(&cfg.response_formats);
     let combos = combos(cfg, &response_formats);
     let workloads = workloads(cfg);
-    let isolated = crate::witness::isolation::thread_is_isolated();
+    let isolated = wan_emu::owned::thread_is_isolated();
     let mut tally = Tally::default();
     for &workload in &workloads {
         for rep in 0..cfg.reps.max(1) {
@@ -119,7 +120,7 @@ async fn run_one(cfg: &StudyConfig, spec: &RunSpec<'_>, tally: &mut Tally) -> Re
     let transport = kind.build(&tls(cfg)?, gzip)?;
     let name = formats::run_name(&transport.name(), format, spec.response_formats);
     let key = (scenario.to_string(), name.clone());
-    let client = crate::auth::apply(SolrClient::builder(&cfg.url))?
+    let client = solr_harness::auth::apply(SolrClient::builder(&cfg.url))?
         .collection(&cfg.collection)
         .custom_transport(transport.clone())
         .response_format(format)

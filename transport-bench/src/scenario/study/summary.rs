@@ -2,7 +2,7 @@
 
 use self::witnesses::Witnesses;
 use crate::load::Load;
-use crate::stats::percentiles;
+use bench_report::stats::percentiles;
 use solr_client::{Timing, TransportKind};
 use std::time::Duration;
 
@@ -63,7 +63,7 @@ pub fn summarize(
         scenario: scenario.into(),
         transport: name.into(),
         wall: percentiles(timings.iter().map(|t| t.total())),
-        curve_ms: crate::stats::curve(timings.iter().map(|t| t.total())),
+        curve_ms: bench_report::stats::curve(timings.iter().map(|t| t.total())),
         corrected: open_loop.then(|| percentiles(corrected)),
         qtime: percentiles(
             timings

@@ -118,7 +118,7 @@ pub use theory::*;
 
 /// Indexes `n` seeded documents (ids `sweep-N`) on loopback and commits.
 async fn index(url: &str, collection: &str, n: usize, seed: u64) -> Result<()> {
-    let client = crate::auth::apply(SolrClient::builder(url))?
+    let client = solr_harness::auth::apply(SolrClient::builder(url))?
         .collection(collection)
         .transport(TransportKind::Pooled)
         .build()?;

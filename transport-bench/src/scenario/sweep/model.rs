@@ -96,8 +96,3 @@ pub struct SweepReport {
     /// The one-line verdict.
     pub verdict: String,
 }
-
-/// The JSON Schema of `sweep.json`.
-pub fn sweep_schema() -> String {
-    crate::schema::schema_of::<SweepReport>()
-}

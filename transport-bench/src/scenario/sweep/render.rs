@@ -231,3 +231,16 @@ pub fn save(dir: &Path, r: &SweepReport) -> Result<()> {
     std::fs::write(dir.join("sweep.svg"), chart(r))?;
     bench_report::RunReport::finish_save(r, dir)
 }
+
+impl bench_report::RunReport for SweepReport {
+    const KIND: &'static str = "sweep";
+    const FILE: &'static str = "sweep.json";
+
+    fn save(&self, dir: &std::path::Path) -> Result<()> {
+        crate::scenario::sweep::save(dir, self)
+    }
+
+    fn print_text(&self, mut w: &mut dyn std::io::Write) -> Result<()> {
+        crate::scenario::sweep::print_text(self, &mut w)
+    }
+}

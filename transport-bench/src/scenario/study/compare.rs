@@ -10,7 +10,7 @@ use std::io::Write;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use crate::study::StudyReport;
+use crate::scenario::study::StudyReport;
 
 /// One compared figure.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -175,7 +175,7 @@ mod tests {
     use solr_client::{Timing, TransportKind};
 
     use super::*;
-    use crate::study::{summarize, Record, Witnesses};
+    use crate::scenario::study::{summarize, Record, Witnesses};
 
     /// A one-transport study whose requests all took `ms`, with these per-repetition medians.
     fn run(ms: u64, rep_p50_ms: Vec<f64>) -> StudyReport {

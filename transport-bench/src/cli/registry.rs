@@ -1,0 +1,266 @@
+//! The ONE list of scenarios ([`SCENARIOS`]): each command that runs a measurement and saves a
+//! report is a [`Scenario`] (its name, its clap options, its report type, how it runs). The
+//! `schema` command's names, `report RUN`'s dispatch ([`rerender_any`]) and the kinds written
+//! into `run.json` all come from this list; [`super::Command`] is kept in step with it by a
+//! test. Commands that are not scenarios (report, compare, schema, watch) are not in it.
+
+use std::future::Future;
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use bench_report::run::{kind_of, RunReport};
+
+/// A scenario as the command line runs it.
+pub trait Scenario {
+    /// The subcommand's name (`bulk-files`).
+    const NAME: &'static str;
+    /// The name `schema` publishes its report's JSON Schema under.
+    const SCHEMA: &'static str = Self::NAME;
+    /// The command's options.
+    type Args: clap::Args;
+    /// The report the run saves.
+    type Report: RunReport;
+    /// Runs the command: measures, prints and saves the report.
+    fn run(args: Self::Args) -> impl Future<Output = Result<()>>;
+}
+
+/// One scenario of the list, type-erased.
+#[derive(Debug)]
+pub struct Entry {
+    /// The subcommand's name.
+    pub name: &'static str,
+    /// The name of its JSON Schema.
+    pub schema_name: &'static str,
+    /// The kind its reports write into `run.json`.
+    pub kind: &'static str,
+    /// Its report's JSON file in the run folder.
+    pub file: &'static str,
+    /// Its report's JSON Schema.
+    pub schema: fn() -> String,
+    /// Re-renders a saved run of this kind and prints its text.
+    pub rerender: fn(&Path, &mut dyn Write) -> Result<()>,
+    /// Whether a JSON document reads as this kind of report.
+    pub reads_as: fn(&[u8]) -> bool,
+}
+
+impl Entry {
+    /// The entry of scenario `S`.
+    pub const fn of<S: Scenario>() -> Entry {
+        Entry {
+            name: S::NAME,
+            schema_name: S::SCHEMA,
+            kind: <S::Report as RunReport>::KIND,
+            file: <S::Report as RunReport>::FILE,
+            schema: <S::Report as RunReport>::schema,
+            rerender: rerender::<S::Report>,
+            reads_as: reads_as::<S::Report>,
+        }
+    }
+}
+
+/// Every scenario, in the order an old run folder without `run.json` is tried against.
+pub const SCENARIOS: &[Entry] = &[
+    Entry::of::<super::study::Study>(),
+    Entry::of::<super::audit::Audit>(),
+    Entry::of::<super::nrt::Nrt>(),
+    Entry::of::<super::bulk_files::BulkFiles>(),
+    Entry::of::<super::routing::Routing>(),
+    Entry::of::<super::knn::Knn>(),
+    Entry::of::<super::sweep::Sweep>(),
+    Entry::of::<super::large_responses::LargeResponses>(),
+    Entry::of::<super::bulk_index::BulkIndex>(),
+    Entry::of::<super::baseline::Baseline>(),
+];
+
+/// The kinds a run folder's `run.json` may name, each once.
+pub fn kinds() -> Vec<&'static str> {
+    let mut kinds: Vec<&'static str> = Vec::new();
+    for e in SCENARIOS {
+        if !kinds.contains(&e.kind) {
+            kinds.push(e.kind);
+        }
+    }
+    kinds
+}
+
+/// The JSON Schema published under `name` (a schema name or a scenario's name).
+pub fn schema(name: &str) -> Option<String> {
+    SCENARIOS
+        .iter()
+        .find(|e| e.schema_name == name || e.name == name)
+        .map(|e| (e.schema)())
+}
+
+fn rerender<R: RunReport>(dir: &Path, w: &mut dyn Write) -> Result<()> {
+    let r = R::rerender(dir)?;
+    r.print_text(w)
+}
+
+fn reads_as<R: RunReport>(bytes: &[u8]) -> bool {
+    serde_json::from_slice::<R>(bytes).is_ok()
+}
+
+/// Re-renders whatever run `run` holds, prints its text report to `w`, and says which kind
+/// it was: the kind named by `run.json`, or for an older folder without one, the first
+/// scenario whose report its JSON reads as.
+pub fn rerender_any(run: &Path, w: &mut dyn Write) -> Result<&'static str> {
+    let Some(kind) = kind_of(run)? else {
+        return rerender_legacy(run, w);
+    };
+    let Some(e) = SCENARIOS.iter().find(|e| e.kind == kind) else {
+        anyhow::bail!(
+            "{} names the kind {kind:?}, which this transport-bench cannot render",
+            run.join(bench_report::run::MANIFEST).display()
+        );
+    };
+    (e.rerender)(run, w)?;
+    Ok(e.kind)
+}
+
+/// A folder saved before `run.json` existed: the kind is the first scenario whose own JSON
+/// file it holds (`knn.json`, ...), else the first whose report `summary.json` reads as.
+fn rerender_legacy(run: &Path, w: &mut dyn Write) -> Result<&'static str> {
+    let own = SCENARIOS
+        .iter()
+        .find(|e| e.file != "summary.json" && run.join(e.file).is_file());
+    if let Some(e) = own {
+        (e.rerender)(run, w)?;
+        return Ok(e.kind);
+    }
+    let path = run.join("summary.json");
+    let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let Some(e) = SCENARIOS
+        .iter()
+        .find(|e| e.file == "summary.json" && (e.reads_as)(&bytes))
+    else {
+        anyhow::bail!(
+            "{} is no report of {} (and there is no run.json)",
+            path.display(),
+            kinds().join(", ")
+        );
+    };
+    (e.rerender)(run, w)?;
+    Ok(e.kind)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::knn::KnnReport;
+    use crate::scenario::sweep::SweepReport;
+
+    fn temp(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("runs-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    fn sweep() -> SweepReport {
+        SweepReport {
+            schema_version: 1,
+            upstream: "http://127.0.0.1:8983/solr".into(),
+            settings: serde_json::Value::Null,
+            points: vec![],
+            rows: vec![],
+            warnings: vec![],
+            duration_s: 1.5,
+            verdict: "verdict: nothing measured".into(),
+        }
+    }
+
+    #[test]
+    fn report_run_dispatches_on_the_manifest_kind() {
+        let dir = temp("sweep");
+        sweep().save(&dir).unwrap();
+        assert_eq!(kind_of(&dir).unwrap().as_deref(), Some("sweep"));
+        let mut out = Vec::new();
+        assert_eq!(rerender_any(&dir, &mut out).unwrap(), "sweep");
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(text.lines().last(), Some("verdict: nothing measured"));
+        assert_eq!(
+            std::fs::read_to_string(dir.join("sweep.txt")).unwrap(),
+            text,
+            "the printed text is the saved one"
+        );
+
+        let knn = temp("knn");
+        KnnReport::default().save(&knn).unwrap();
+        assert_eq!(rerender_any(&knn, &mut Vec::new()).unwrap(), "knn");
+        let _ = std::fs::remove_dir_all(&dir);
+        let _ = std::fs::remove_dir_all(&knn);
+    }
+
+    #[test]
+    fn a_folder_without_manifest_still_loads_and_gets_one() {
+        let dir = temp("legacy");
+        sweep().save(&dir).unwrap();
+        std::fs::remove_file(dir.join(bench_report::run::MANIFEST)).unwrap();
+        assert_eq!(kind_of(&dir).unwrap(), None);
+        assert_eq!(rerender_any(&dir, &mut Vec::new()).unwrap(), "sweep");
+        assert_eq!(
+            kind_of(&dir).unwrap().as_deref(),
+            Some("sweep"),
+            "re-rendering writes the manifest"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn an_unknown_kind_is_refused_by_name() {
+        let dir = temp("unknown");
+        bench_report::run::write_manifest(&dir, "teleport", "summary.json").unwrap();
+        let e = rerender_any(&dir, &mut Vec::new()).unwrap_err().to_string();
+        assert!(e.contains("\"teleport\""), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
+#[cfg(test)]
+mod list {
+    use clap::CommandFactory;
+
+    use super::SCENARIOS;
+
+    #[test]
+    fn every_scenario_is_a_subcommand_with_its_name() {
+        let cli = crate::cli::Cli::command();
+        let names: Vec<&str> = cli.get_subcommands().map(|c| c.get_name()).collect();
+        for e in SCENARIOS {
+            assert!(
+                names.contains(&e.name),
+                "{} is no subcommand of {names:?}",
+                e.name
+            );
+        }
+        let others: Vec<&&str> = names
+            .iter()
+            .filter(|n| **n != "help" && !SCENARIOS.iter().any(|e| e.name == **n))
+            .collect();
+        assert_eq!(
+            others,
+            [&"compare", &"watch", &"schema", &"report"],
+            "the commands that are not scenarios"
+        );
+    }
+
+    #[test]
+    fn kinds_and_schemas_come_from_the_list() {
+        assert_eq!(
+            super::kinds(),
+            [
+                "study",
+                "nrt",
+                "bulk-files",
+                "routing",
+                "knn",
+                "sweep",
+                "large-responses",
+                "bulk-index",
+                "baseline"
+            ]
+        );
+        assert_eq!(super::schema("audit"), super::schema("summary"));
+        assert_eq!(super::schema("nope"), None);
+    }
+}
