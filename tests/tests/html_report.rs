@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use clap::Parser;
-use transport_bench::report::load_summary;
-use transport_bench::{run, Cli};
+use transport_bench::cli::{run, Cli};
+use transport_bench::scenario::study::load_summary;
 
 use crate::support;
 use crate::support::skip::{self, Installable};
