@@ -2,7 +2,8 @@
 # Installs what the optional checks need, each once (idempotent, a second run takes well
 # under a second): the nightly Rust toolchain for cargo-fuzz, and BBR as the default TCP
 # congestion control (the WAN pacing finding is measured under it; the WAN namespaces
-# inherit the default). Says what it cannot provide: a Java 25 for the knn Vector-API
+# inherit the default), and Debian's chromium (the HTML report's e2e test renders
+# index.html in it headless). Says what it cannot provide: a Java 25 for the knn Vector-API
 # check (no registry reachable here serves one), page-cache dropping without root. Never
 # fails: a check whose prerequisite is missing records its skip in the skip ledger
 # (scripts/skips.sh). Called by scripts/setup.sh.
@@ -37,8 +38,20 @@ bbr() {
   fi
 }
 
+headless_browser() {
+  command -v chromium >/dev/null 2>&1 && return
+  if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+    note "no chromium and no apt-get as root to install it: the HTML report's browser check will be skipped"
+    return
+  fi
+  note "installing chromium (the HTML report's headless browser check)"
+  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >&2 \
+    || note "could not install chromium: the HTML report's browser check will be skipped"
+}
+
 nightly
 bbr
+headless_browser
 java25=/usr/lib/jvm/temurin-25-jdk-amd64
 [ -x "$java25/bin/java" ] \
   || note "no Java 25 at $java25 (no registry reachable here serves one): the knn Vector-API check will be skipped"

@@ -4,7 +4,8 @@
 //! - [`table`]: the one text-table writer (columns, alignment, header, rule, units);
 //! - [`csv_out`]: the one CSV path (serde records, RFC 4180 quoting);
 //! - [`chart`]: the one SVG chart module (frame, axes, ticks, legend, palette, escaping);
-//! - [`run`]: the [`RunReport`] trait and the run folder's kind manifest.
+//! - [`run`]: the [`RunReport`] trait and the run folder's kind manifest;
+//! - [`html`]: the run's self-contained `index.html`.
 //!
 //! ```
 //! use std::time::Duration;
@@ -18,6 +19,7 @@
 
 pub mod chart;
 pub mod csv_out;
+pub mod html;
 pub mod run;
 pub mod stats;
 pub mod table;

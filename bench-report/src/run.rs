@@ -1,6 +1,7 @@
 //! Run folders: every report a command saves implements [`RunReport`] (a kind tag, saving
-//! into a folder, printing its text, its JSON schema); saving writes a small manifest,
-//! [`MANIFEST`], naming the kind beside the report's files. `report RUN` reads the
+//! into a folder, printing its text, its JSON schema); saving ends with
+//! [`RunReport::finish_save`]: a small manifest, [`MANIFEST`], naming the kind beside the
+//! report's files, and the run's page, `index.html` ([`crate::html`]). `report RUN` reads the
 //! kind with [`kind_of`] and dispatches on it instead of trying every report type in turn.
 //!
 //! ```
@@ -11,7 +12,7 @@
 //!     const KIND: &'static str = "hello";
 //!     fn save(&self, dir: &std::path::Path) -> anyhow::Result<()> {
 //!         bench_report::run::write_json(dir, Self::FILE, self)?;
-//!         Self::write_manifest(dir)
+//!         self.finish_save(dir)
 //!     }
 //!     fn print_text(&self, w: &mut dyn std::io::Write) -> anyhow::Result<()> {
 //!         Ok(writeln!(w, "{}", self.greeting)?)
@@ -20,6 +21,8 @@
 //! let dir = std::env::temp_dir().join(format!("run-doc-{}", std::process::id()));
 //! Hello { greeting: "hi".into() }.save(&dir).unwrap();
 //! assert_eq!(kind_of(&dir).unwrap().as_deref(), Some("hello"));
+//! let page = std::fs::read_to_string(dir.join(bench_report::html::INDEX)).unwrap();
+//! assert!(page.contains("<p id=\"verdict\">hi</p>"));
 //! let mut out = Vec::new();
 //! let back = Hello::rerender(&dir).unwrap();
 //! back.print_text(&mut out).unwrap();
@@ -28,7 +31,7 @@
 //! ```
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use serde::de::DeserializeOwned;
@@ -60,6 +63,32 @@ pub trait RunReport: Serialize + DeserializeOwned + schemars::JsonSchema + Sized
     /// Writes [`MANIFEST`] naming this kind into `dir`.
     fn write_manifest(dir: &Path) -> anyhow::Result<()> {
         write_manifest(dir, Self::KIND, Self::FILE)
+    }
+
+    /// The last step of every save: writes [`MANIFEST`] and the run's page,
+    /// [`crate::html::INDEX`] ([`RunReport::write_html`]).
+    fn finish_save(&self, dir: &Path) -> anyhow::Result<()> {
+        Self::write_manifest(dir)?;
+        self.write_html(dir).map(drop)
+    }
+
+    /// The run's page: by default built from the report's JSON, its text (whose last line
+    /// is the verdict) and the charts and files already in `dir`
+    /// ([`crate::html::page_from_json`]).
+    fn page(&self, dir: &Path) -> anyhow::Result<crate::html::Page> {
+        let mut text = Vec::new();
+        self.print_text(&mut text)?;
+        let json = serde_json::to_value(self)?;
+        let text = String::from_utf8_lossy(&text);
+        Ok(crate::html::page_from_json(Self::KIND, dir, &json, &text))
+    }
+
+    /// Writes the run's page, [`crate::html::INDEX`], into `dir` and returns its path.
+    fn write_html(&self, dir: &Path) -> anyhow::Result<PathBuf> {
+        let path = dir.join(crate::html::INDEX);
+        std::fs::write(&path, self.page(dir)?.render())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(path)
     }
 
     /// Prints the human-readable report; its last line is the verdict.

@@ -42,6 +42,7 @@
 
 pub mod capture;
 pub mod conn;
+mod csv;
 pub mod facts;
 pub mod hpack;
 pub mod http;
@@ -90,52 +91,8 @@ pub fn save(dir: &Path, r: &WatchReport, c: &Captured) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     std::fs::write(dir.join("watch.json"), serde_json::to_string_pretty(r)?)?;
     std::fs::write(dir.join("watch.svg"), svg::chart(r))?;
-    let mut csv = String::from(
-        "id,client,protocol,opened_in_capture,start_ms,end_ms,requests,bytes_to_server,bytes_from_server,closed_by,max_idle_ms,handshake\n",
-    );
-    for x in &r.connection_list {
-        csv.push_str(&format!(
-            "{},{},{},{},{:.3},{:.3},{},{},{},{},{},{}\n",
-            x.id,
-            x.client,
-            x.protocol,
-            x.opened_in_capture,
-            x.start_ms,
-            x.end_ms,
-            x.requests.map_or(String::new(), |n| n.to_string()),
-            x.bytes_to_server,
-            x.bytes_from_server,
-            x.closed_by,
-            x.max_idle_ms.map_or(String::new(), |v| format!("{v:.3}")),
-            x.handshake
-                .map_or(String::new(), |h| format!("{h:?}").to_ascii_lowercase())
-        ));
-    }
-    std::fs::write(dir.join("connections.csv"), csv)?;
-    let q = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
-    let mut csv = String::from(
-        "conn,method,path,wt,status,request_bytes,response_bytes,accept_encoding,content_encoding,body_format,start_ms,wall_ms,qtime_ms,solr_status\n",
-    );
-    for x in report::requests(&c.tracker) {
-        csv.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{},{},{:.3},{},{},{}\n",
-            x.conn,
-            q(&x.method),
-            q(&x.path),
-            q(&x.wt),
-            x.status,
-            x.request_bytes,
-            x.response_bytes,
-            q(&x.accept_encoding),
-            q(&x.content_encoding),
-            x.body_format,
-            x.start_ms,
-            x.wall_ms.map_or(String::new(), |v| format!("{v:.3}")),
-            x.qtime_ms.map_or(String::new(), |v| v.to_string()),
-            x.solr_status.map_or(String::new(), |v| v.to_string())
-        ));
-    }
-    std::fs::write(dir.join("requests.csv"), csv)?;
+    csv::connections(dir, &r.connection_list)?;
+    csv::requests(dir, &report::requests(&c.tracker))?;
     Ok(())
 }
 

@@ -465,7 +465,7 @@ fn qtime_and_wall_percentiles_are_exact() {
 
 #[test]
 fn exact_percentiles_by_nearest_rank() {
-    use super::report::percentiles::exact_percentiles;
+    use bench_report::stats::exact_percentiles;
     let p = exact_percentiles((1..=100).map(f64::from));
     assert_eq!(
         (p.n, p.p50_ms, p.p90_ms, p.p99_ms, p.max_ms),

@@ -23,6 +23,7 @@ mod formats;
 mod foundation;
 mod h2_faults;
 mod hostile_input;
+mod html_report;
 mod idle_timeout;
 mod indexer;
 mod indexer_cloud;

@@ -42,9 +42,8 @@ const MOST_OF_SPAN: f64 = 0.5;
 const ROWS: usize = 100;
 
 /// The median of `v` (not empty).
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
+fn median(v: Vec<f64>) -> f64 {
+    bench_report::stats::median(v).expect("a median of no value")
 }
 
 /// `inner <= outer`, allowing the outside clock's resolution and rate difference.

@@ -68,9 +68,8 @@ impl std::fmt::Display for Calibration {
 }
 
 /// The median of `v` (0 for an empty list).
-pub fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v.get(v.len() / 2).copied().unwrap_or_default()
+pub fn median(v: Vec<Duration>) -> Duration {
+    bench_report::stats::median_duration(v).unwrap_or_default()
 }
 
 /// `n` blocking TCP connect times to `addr`, from the calling thread's namespace.
@@ -170,12 +169,11 @@ pub fn binned_goodput(reads: &[(Instant, u64)], bin: Duration) -> Option<f64> {
             *b += n;
         }
     }
-    let mut rates: Vec<f64> = bins
+    let rates: Vec<f64> = bins
         .iter()
         .map(|&b| b as f64 * 8.0 / bin.as_secs_f64())
         .collect();
-    rates.sort_by(f64::total_cmp);
-    Some(rates[rates.len() / 2])
+    bench_report::stats::median(rates)
 }
 
 #[cfg(test)]

@@ -3,13 +3,13 @@
 
 use std::collections::BTreeMap;
 
-use super::percentiles::exact_percentiles;
 use super::wire::{asks_close, close_name, ms, proto_name};
 use super::{ConnectionRecord, ConnectionSummary, TlsSummary, Undecodable};
 use crate::conn::{Close, Conn, Proto, Tracker};
 use crate::http2::Http2Summary;
 use crate::tls::Handshake;
 use crate::tls_decrypt::TlsDecryption;
+use bench_report::stats::exact_percentiles;
 
 /// What TLS leaves visible, when no key log decrypted it.
 const TLS_NOTE: &str = "TLS hides requests: only connections, handshakes, bytes and timing are \

@@ -18,7 +18,6 @@ pub mod build;
 mod connections;
 mod early_close;
 pub mod findings;
-pub mod percentiles;
 pub mod requests;
 pub mod text;
 mod wire;

@@ -3,7 +3,6 @@
 
 use std::collections::BTreeMap;
 
-use super::percentiles::exact_percentiles;
 use super::wire::{asks_close, gzip_asked, is_update, ms};
 use super::{
     EndpointSummary, FormatSummary, RequestRecord, RequestSummary, Undecodable, GZIP_WORTH,
@@ -11,6 +10,7 @@ use super::{
 use crate::conn::{Conn, Tracker};
 use crate::http::Message;
 use crate::solr;
+use bench_report::stats::exact_percentiles;
 
 /// Per-request records of a finished tracker.
 pub fn requests(t: &Tracker) -> Vec<RequestRecord> {
@@ -182,10 +182,7 @@ fn endpoint(method: String, path: String, v: &[&RequestRecord]) -> EndpointSumma
     }
 }
 
-fn median(mut v: Vec<u64>) -> u64 {
-    if v.is_empty() {
-        return 0;
-    }
-    v.sort_unstable();
-    v[v.len() / 2]
+/// The median size (the mean of the middle two for an even count, rounded); 0 when empty.
+fn median(v: Vec<u64>) -> u64 {
+    bench_report::stats::median(v.into_iter().map(|b| b as f64)).map_or(0, |m| m.round() as u64)
 }

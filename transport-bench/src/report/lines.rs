@@ -1,10 +1,8 @@
-//! A line chart (x/y series with markers, optional dashed lines, linear or log x axis) for
-//! the sweeps: p50 vs RTT per transport (`sweep`), time and bytes vs rows
-//! (`large-responses`).
+//! The sweeps' line charts (p50 vs RTT per transport for `sweep`, time and bytes vs rows for
+//! `large-responses`), drawn with `bench-report`'s [`LineChart`]: x/y series with markers,
+//! optional dashed theory lines, a linear or log x axis.
 
-use std::fmt::Write;
-
-use bench_report::chart::{esc, Frame, Svg, PALETTE as SERIES};
+use bench_report::chart::{LineChart, Scale, Series as Line, Style};
 
 /// One line of a chart.
 #[derive(Debug, Clone)]
@@ -34,91 +32,30 @@ pub struct Chart {
 
 /// Renders the series as an SVG line chart; the x ticks are the distinct x values.
 pub fn render(chart: &Chart, series: &[Series]) -> String {
-    let (w, h, l, rgt, top, bot) = (900.0, 460.0, 70.0, 230.0, 40.0, 60.0);
-    let fx = |x: f64| if chart.log_x { x.max(1e-9).log10() } else { x };
-    let xs: Vec<f64> = {
-        let mut v: Vec<f64> = series
-            .iter()
-            .flat_map(|s| s.points.iter().map(|p| p.0))
-            .filter(|x| x.is_finite() && (!chart.log_x || *x > 0.0))
-            .collect();
-        v.sort_by(f64::total_cmp);
-        v.dedup();
-        v
+    let x_scale = if chart.log_x {
+        Scale::Log
+    } else {
+        Scale::Linear
     };
-    let (xmin, xmax) = match (xs.first(), xs.last()) {
-        (Some(a), Some(b)) if fx(*b) > fx(*a) => (fx(*a), fx(*b)),
-        (Some(a), _) => (fx(*a) - 1.0, fx(*a) + 1.0),
-        _ => (0.0, 1.0),
-    };
-    let ymax = series
+    let c = LineChart::new(&chart.title)
+        .labels(&chart.x_label, &chart.y_label)
+        .scales(x_scale, Scale::Linear)
+        .size(900.0, 460.0);
+    series
         .iter()
-        .flat_map(|s| s.points.iter().map(|p| p.1))
-        .filter(|y| y.is_finite())
-        .fold(0.0, f64::max)
-        .max(1e-3)
-        * 1.1;
-    let px = |x: f64| l + (fx(x) - xmin) / (xmax - xmin) * (w - l - rgt);
-    let py = |y: f64| h - bot - y / ymax * (h - top - bot);
-    let mut s = Svg::new(w as u32, h as u32, &chart.title);
-    let frame = Frame::new(w, h, [l, rgt, top, bot]);
-    frame.axes(&mut s);
-    for x in &xs {
-        frame.x_tick(&mut s, px(*x), &x.to_string());
-    }
-    frame.labels(&mut s, &chart.x_label, &chart.y_label);
-    frame.y_ticks(&mut s, ymax, 4, true);
-    let mut legend = 0usize;
-    for se in series {
-        let c = SERIES[se.color % SERIES.len()];
-        let pts: Vec<(f64, f64)> = se
-            .points
-            .iter()
-            .copied()
-            .filter(|(x, y)| x.is_finite() && y.is_finite() && (!chart.log_x || *x > 0.0))
-            .collect();
-        if pts.is_empty() {
-            continue;
-        }
-        let line: Vec<String> = pts
-            .iter()
-            .map(|(x, y)| format!("{:.1},{:.1}", px(*x), py(*y)))
-            .collect();
-        let dash = if se.dashed {
-            " stroke-dasharray=\"5,4\" stroke-width=\"1\""
-        } else {
-            " stroke-width=\"2\""
-        };
-        let _ = writeln!(
-            s,
-            "<polyline fill=\"none\" stroke=\"{c}\"{dash} points=\"{}\"/>",
-            line.join(" ")
-        );
-        if !se.dashed {
-            for (x, y) in &pts {
-                let _ = writeln!(
-                    s,
-                    "<circle cx=\"{:.1}\" cy=\"{:.1}\" r=\"3\" fill=\"{c}\"><title>{}: {x} -> {y:.2}</title></circle>",
-                    px(*x),
-                    py(*y),
-                    esc(&se.label)
-                );
-            }
-        }
-        let y = top + 14.0 + legend as f64 * 16.0;
-        legend += 1;
-        let _ = writeln!(
-            s,
-            "<line x1=\"{}\" y1=\"{:.1}\" x2=\"{}\" y2=\"{:.1}\" stroke=\"{c}\"{dash}/><text x=\"{}\" y=\"{y}\">{}</text>",
-            w - rgt + 10.0,
-            y - 4.0,
-            w - rgt + 26.0,
-            y - 4.0,
-            w - rgt + 30.0,
-            esc(&se.label)
-        );
-    }
-    s.finish()
+        .fold(c, |c, s| {
+            let style = if s.dashed {
+                Style::Dashed
+            } else {
+                Style::LineMarkers
+            };
+            c.series(
+                Line::new(&s.label, s.points.clone())
+                    .style(style)
+                    .color(s.color),
+            )
+        })
+        .render()
 }
 
 #[cfg(test)]

@@ -57,13 +57,7 @@ struct Flow {
     answered: u64,
 }
 
-fn median(mut v: Vec<f64>) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    Some(v[v.len() / 2])
-}
+use bench_report::stats::median;
 
 impl Pacing {
     /// Analyses frames `(timestamp µs, bytes)` of link type `link` for server port `port`.
@@ -140,8 +134,8 @@ impl Pacing {
             rtt_ms,
             multi_segment: done.len() as u64,
             spread: done.iter().filter(|(s, _)| *s >= threshold_us).count() as u64,
-            spread_p50_ms: median(done.iter().map(|(s, _)| *s as f64 / 1000.0).collect()),
-            segments_p50: median(done.iter().map(|(_, n)| *n as f64).collect()).map(|n| n as u64),
+            spread_p50_ms: median(done.iter().map(|(s, _)| *s as f64 / 1000.0)),
+            segments_p50: median(done.iter().map(|(_, n)| *n as f64)).map(|n| n as u64),
         }
     }
 

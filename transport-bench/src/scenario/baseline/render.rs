@@ -157,7 +157,7 @@ impl bench_report::RunReport for BaselineReport {
             })
             .collect();
         bench_report::write_csv(&dir.join("rounds.csv"), &recs)?;
-        Self::write_manifest(dir)
+        self.finish_save(dir)
     }
 
     fn print_text(&self, w: &mut dyn std::io::Write) -> Result<()> {

@@ -1,14 +1,13 @@
 //! Printing and saving a `bulk-files` report: the per-run table beside the seed's figures,
 //! `summary.json`, `runs.csv`, `runs.svg` and the verdict.
 
-use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result};
 
 use super::BulkReport;
-use bench_report::chart::{esc, Svg, PALETTE};
+use bench_report::chart::{BarChart, BarRow, PALETTE};
 use bench_report::table::Table;
 use solr_harness::seedkit::opt_ms;
 
@@ -202,76 +201,43 @@ pub fn save(dir: &Path, r: &BulkReport) -> Result<()> {
     let rows: Vec<RunRow> = r.runs.iter().map(RunRow::from).collect();
     bench_report::write_csv(&dir.join("runs.csv"), &rows)?;
     std::fs::write(dir.join("runs.svg"), runs_svg(r))?;
-    <BulkReport as bench_report::RunReport>::write_manifest(dir)
+    bench_report::RunReport::finish_save(r, dir)
 }
 
 /// Horizontal bars per run: wall time split into file reads, posts and the commit; hot runs
 /// blue, cold red.
 pub fn runs_svg(r: &BulkReport) -> String {
-    let (w, l, rgt, bar, gap) = (900.0, 120.0, 90.0, 20.0, 8.0);
-    let h = 50.0 + r.runs.len() as f64 * (bar + gap) + 50.0;
-    let max = r.runs.iter().map(|x| x.wall_s).fold(1e-6, f64::max);
-    let scale = (w - l - rgt) / max;
-    let mut s = Svg::new(
-        w as u32,
-        h as u32,
-        &format!(
-            "Bulk files: wall time per run (s), {} files, {} docs",
-            r.files, r.docs
-        ),
+    let title = format!(
+        "Bulk files: wall time per run (s), {} files, {} docs",
+        r.files, r.docs
     );
-    for (i, x) in r.runs.iter().enumerate() {
-        let y = 40.0 + i as f64 * (bar + gap);
-        let _ = writeln!(
-            s,
-            "<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>",
-            l - 6.0,
-            y + bar * 0.7,
-            esc(&format!("rep {} {}", x.rep + 1, x.cache))
-        );
-        let base = if x.cache == "hot" {
-            PALETTE[0]
-        } else {
-            PALETTE[1]
-        };
-        let other = (x.wall_s - x.read_s - x.post_s - x.commit_s).max(0.0);
-        let mut at = l;
-        for (v, color, name) in [
-            (x.read_s, PALETTE[3], "read"),
-            (x.post_s, base, "post"),
-            (x.commit_s, PALETTE[2], "commit"),
-            (other, "#9e9e9e", "other"),
-        ] {
-            let wpx = v * scale;
-            if wpx > 0.0 {
-                let _ = writeln!(
-                    s,
-                    "<rect x=\"{at:.1}\" y=\"{y:.1}\" width=\"{wpx:.2}\" height=\"{bar}\" fill=\"{color}\"><title>{name}: {v:.2} s</title></rect>"
-                );
-            }
-            at += wpx;
-        }
-        let _ = writeln!(
-            s,
-            "<text x=\"{:.1}\" y=\"{:.1}\">{:.2} s</text>",
-            at + 4.0,
-            y + bar * 0.7,
-            x.wall_s
-        );
-    }
-    s.legend_row(
-        l,
-        h - 30.0,
-        130.0,
-        &[
-            ("file reads", PALETTE[3]),
-            ("posts (hot)", PALETTE[0]),
-            ("posts (cold)", PALETTE[1]),
-            ("soft commit", PALETTE[2]),
-        ],
-    );
-    s.finish()
+    let chart = BarChart::new(title)
+        .unit("s")
+        .legend("file reads", PALETTE[3])
+        .legend("posts (hot)", PALETTE[0])
+        .legend("posts (cold)", PALETTE[1])
+        .legend("soft commit", PALETTE[2]);
+    r.runs
+        .iter()
+        .fold(chart, |chart, x| {
+            let post = if x.cache == "hot" {
+                PALETTE[0]
+            } else {
+                PALETTE[1]
+            };
+            let other = (x.wall_s - x.read_s - x.post_s - x.commit_s).max(0.0);
+            chart.row(
+                BarRow::new(format!("rep {} {}", x.rep + 1, x.cache))
+                    .segment("read", x.read_s, PALETTE[3])
+                    .segment("post", x.post_s, post)
+                    .segment("commit", x.commit_s, PALETTE[2])
+                    .segment("other", other, "#9e9e9e")
+                    .note(format!("{:.2} s", x.wall_s)),
+            )
+        })
+        .render()
 }
+
 /// One line of `runs.csv`.
 #[derive(serde::Serialize)]
 struct RunRow<'a> {

@@ -118,17 +118,9 @@ pub struct BulkIndexReport {
     pub verdict: String,
 }
 
-fn median(mut v: Vec<f64>) -> f64 {
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
+/// The median ([`bench_report::stats::median`]); NaN when there is no value.
+fn median(v: Vec<f64>) -> f64 {
+    bench_report::stats::median(v).unwrap_or(f64::NAN)
 }
 
 /// Builds the report from the runs.

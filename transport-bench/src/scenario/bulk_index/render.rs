@@ -173,7 +173,7 @@ impl RunReport for BulkIndexReport {
             })
             .collect();
         bench_report::write_csv(&dir.join("runs.csv"), &recs)?;
-        Self::write_manifest(dir)
+        self.finish_save(dir)
     }
 
     fn print_text(&self, w: &mut dyn Write) -> Result<()> {

@@ -2,7 +2,6 @@
 //! table, `knn.json`, `knn.csv`, the `knn.svg` chart, and the verdict set beside the published
 //! reference.
 
-use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 
@@ -381,93 +380,59 @@ struct CellLine<'a> {
     cache_hits: Option<u64>,
 }
 
-use bench_report::chart::{esc, Frame, Svg, PALETTE as COLORS};
+use bench_report::chart::{Figure, LineChart, Series, Style};
 use bench_report::table::Table;
-
-const DASHES: [&str; 4] = ["", "6,4", "2,3", "10,3,2,3"];
 
 /// Two panels: mean latency vs concurrency and QPS vs concurrency; one line per JVM x topK
 /// (colour = topK, dash = JVM).
 pub fn svg(r: &KnnReport) -> String {
-    let (pw, ph, l, top, bot, gap) = (430.0, 330.0, 60.0, 50.0, 50.0, 40.0);
-    let legend_h = 20.0 + 16.0 * (r.jvms.len() + r.top_k.len()) as f64;
-    let width = l + 2.0 * pw + gap + 40.0;
-    let height = top + ph + bot + legend_h;
-    let mut s = Svg::new(
-        width as u32,
-        height as u32,
-        &format!("kNN sweep: {} docs x {} dims", r.docs, r.dim),
-    );
-    let xs: Vec<f64> = r.concurrency.iter().map(|c| *c as f64).collect();
-    let xmax = xs.iter().copied().fold(1.0, f64::max);
     type Metric = fn(&super::Cell) -> f64;
     let panels: [(&str, Metric); 2] = [
         ("mean latency, ms", |c| c.latency.mean_ms),
         ("QPS", |c| c.qps),
     ];
-    for (pi, (title, f)) in panels.iter().enumerate() {
-        let x0 = l + pi as f64 * (pw + gap);
-        let ymax = r
-            .jvms
-            .iter()
-            .flat_map(|j| j.cells.iter().map(f))
-            .fold(0.0, f64::max)
-            .max(1e-6)
-            * 1.1;
-        let px = |x: f64| x0 + x / xmax * pw;
-        let py = |y: f64| top + ph - y / ymax * ph;
-        let _ = writeln!(
-            s,
-            "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{} vs concurrency</text>",
-            x0 + pw / 2.0,
-            top - 10.0,
-            esc(title)
-        );
-        let frame = Frame {
-            width,
-            height,
-            left: x0,
-            right: width - x0 - pw,
-            top,
-            bottom: height - top - ph,
-        };
-        frame.axes(&mut s);
-        for x in &xs {
-            frame.x_tick(&mut s, px(*x), &x.to_string());
-        }
-        frame.y_ticks(&mut s, ymax, 4, false);
-        for (ji, j) in r.jvms.iter().enumerate() {
-            for (ki, k) in r.top_k.iter().enumerate() {
-                let pts: Vec<String> = j
-                    .cells
-                    .iter()
-                    .filter(|c| c.top_k == *k)
-                    .map(|c| format!("{:.1},{:.1}", px(c.concurrency as f64), py(f(c))))
-                    .collect();
-                if pts.is_empty() {
-                    continue;
-                }
-                let _ = writeln!(
-                    s,
-                    "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"2\" stroke-dasharray=\"{}\" points=\"{}\"><title>{} topK {k}</title></polyline>",
-                    COLORS[ki % COLORS.len()],
-                    DASHES[ji % DASHES.len()],
-                    pts.join(" "),
-                    esc(&j.name)
-                );
-            }
-        }
-    }
-    let mut y = top + ph + bot;
-    for (ki, k) in r.top_k.iter().enumerate() {
-        let _ = writeln!(s, "<rect x=\"{l}\" y=\"{}\" width=\"24\" height=\"3\" fill=\"{}\"/><text x=\"{}\" y=\"{y}\">topK {k}</text>", y - 4.0, COLORS[ki % COLORS.len()], l + 30.0);
-        y += 16.0;
-    }
+    let charts: Vec<LineChart> = panels
+        .iter()
+        .map(|(title, f)| panel(r, title, *f))
+        .collect();
+    charts
+        .iter()
+        .fold(
+            Figure::new(format!("kNN sweep: {} docs x {} dims", r.docs, r.dim)).across(),
+            |fig, c| fig.panel(c),
+        )
+        .render()
+}
+
+/// One panel of [`svg`]: `metric` vs concurrency, a line per JVM x topK.
+fn panel(r: &KnnReport, title: &str, metric: fn(&super::Cell) -> f64) -> LineChart {
+    let chart = LineChart::new(format!("{title} vs concurrency"))
+        .labels("concurrency", title)
+        .size(620.0, 400.0);
+    let mut lines = Vec::new();
     for (ji, j) in r.jvms.iter().enumerate() {
-        let _ = writeln!(s, "<line x1=\"{l}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"black\" stroke-width=\"2\" stroke-dasharray=\"{}\"/><text x=\"{}\" y=\"{y}\">{}{}</text>", y - 3.0, l + 24.0, y - 3.0, DASHES[ji % DASHES.len()], l + 30.0, esc(&j.name), if j.skipped.is_some() { " (skipped)" } else { "" });
-        y += 16.0;
+        let skipped = if j.skipped.is_some() {
+            " (skipped)"
+        } else {
+            ""
+        };
+        for (ki, k) in r.top_k.iter().enumerate() {
+            let pts = j
+                .cells
+                .iter()
+                .filter(|c| c.top_k == *k)
+                .map(|c| (c.concurrency as f64, metric(c)))
+                .collect();
+            let label = format!("{}{skipped} topK {k}", j.name);
+            lines.push(
+                Series::new(label, pts)
+                    .style(Style::Line)
+                    .color(ki)
+                    .dash(ji),
+            );
+        }
     }
-    s.finish()
+    lines.into_iter().fold(chart, LineChart::series)
 }
 
 /// Writes `knn.json`, `knn.csv`, `knn.svg` and `report.txt` into `dir`.
@@ -479,7 +444,7 @@ pub fn save(dir: &Path, r: &KnnReport) -> Result<()> {
     let mut text = Vec::new();
     print_text(r, &mut text)?;
     std::fs::write(dir.join("report.txt"), text)?;
-    <KnnReport as bench_report::RunReport>::write_manifest(dir)
+    bench_report::RunReport::finish_save(r, dir)
 }
 
 impl bench_report::RunReport for KnnReport {

@@ -222,8 +222,7 @@ pub fn summarize(records: &[LargeRecord], rows: &[u64], gzip: &[bool]) -> LargeS
             let ms = |d: Duration| d.as_secs_f64() * 1000.0;
             let curve = bench_report::stats::curve(ok.iter().map(|(_, t)| t.total()));
             let wall = percentiles(ok.iter().map(|(_, t)| t.total()));
-            let mut cpu: Vec<f64> = ok.iter().map(|(x, _)| x.cpu_ms).collect();
-            cpu.sort_by(f64::total_cmp);
+            let cpu: Vec<f64> = ok.iter().map(|(x, _)| x.cpu_ms).collect();
             cells.push(LargeCell {
                 rows: r,
                 gzip: g,
@@ -249,7 +248,7 @@ pub fn summarize(records: &[LargeRecord], rows: &[u64], gzip: &[bool]) -> LargeS
                 decompress_mean_ms: mean(&|t| ms(t.decompress.unwrap_or_default())),
                 parse_mean_ms: mean(&|t| ms(t.parse.unwrap_or_default())),
                 cpu_mean_ms: cpu.iter().sum::<f64>() / n,
-                cpu_p50_ms: cpu.get(cpu.len() / 2).copied().unwrap_or(0.0),
+                cpu_p50_ms: bench_report::stats::median(cpu.iter().copied()).unwrap_or(0.0),
             });
         }
     }

@@ -244,7 +244,7 @@ pub fn save_report(dir: &Path, r: &LargeReport) -> Result<()> {
     let (time, bytes) = charts(r);
     std::fs::write(dir.join("large-responses-time.svg"), time)?;
     std::fs::write(dir.join("large-responses-bytes.svg"), bytes)?;
-    <LargeReport as bench_report::RunReport>::write_manifest(dir)
+    bench_report::RunReport::finish_save(r, dir)
 }
 
 impl bench_report::RunReport for LargeReport {

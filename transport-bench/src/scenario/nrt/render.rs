@@ -2,14 +2,13 @@
 //! figures), `summary.json`, `groups.csv`, `timeline.csv`, one timeline SVG per run, and the
 //! verdict.
 
-use std::fmt::Write as _;
 use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result};
 
 use super::{NrtReport, NrtRun};
-use bench_report::chart::{esc, Svg};
+use bench_report::chart::{Figure, LineChart, Scale, Series, Style};
 use bench_report::table::Table;
 use solr_harness::seedkit::opt_ms;
 
@@ -344,151 +343,52 @@ pub fn save(dir: &Path, r: &NrtReport) -> Result<()> {
         )?;
     }
     bench_report::write_csv(&dir.join("timeline.csv"), &timeline)?;
-    <NrtReport as bench_report::RunReport>::write_manifest(dir)
+    bench_report::RunReport::finish_save(r, dir)
 }
 
-/// Three panels over the seconds of the measured phase: every refresh's time (dots, log
-/// scale), documents acknowledged per second (bars, target dashed), searches per second.
+/// Three panels over the seconds of the measured phase: every refresh's time (dots at its
+/// end, log scale), documents acknowledged per second (columns, target dashed), searches per
+/// second (columns).
 pub fn timeline_svg(run: &NrtRun) -> String {
-    let (w, l, rgt) = (960.0, 70.0, 30.0);
-    let panel = 170.0;
-    let gap = 40.0;
-    let top = 40.0;
-    let h = top + 3.0 * panel + 2.0 * gap + 40.0;
-    let secs = run.timeline.len().max(1) as f64;
-    let px = |t: f64| l + t / secs * (w - l - rgt);
-    let mut s = Svg::new(
-        w as u32,
-        h as u32,
-        &format!(
-            "NRT timeline, {} commits: refresh times, docs indexed/s, searches/s",
-            run.commit
+    let panel = |title: &str, y: &str| {
+        LineChart::new(title)
+            .labels("seconds into the measured phase", y)
+            .size(960.0, 260.0)
+            .no_legend()
+    };
+    let refreshes = run.refreshes.iter().map(|r| (r.at_s, r.ms)).collect();
+    let per_second = |f: fn(&super::Second) -> u64| {
+        run.timeline
+            .iter()
+            .map(|x| (x.t as f64, f(x) as f64))
+            .collect::<Vec<_>>()
+    };
+    let target = run.indexing.target_docs_per_s;
+    let charts = [
+        panel("refresh times", "refresh ms (log)")
+            .scales(Scale::Linear, Scale::Log)
+            .series(
+                Series::new("refresh", refreshes)
+                    .style(Style::Dots)
+                    .color(1),
+            ),
+        panel("documents acknowledged per second", "docs / s")
+            .series(Series::new("docs", per_second(|x| x.docs)).style(Style::Columns))
+            .reference(target, format!("target {target:.0}")),
+        panel("searches per second", "searches / s").series(
+            Series::new("searches", per_second(|x| x.searches))
+                .style(Style::Columns)
+                .color(2),
         ),
+    ];
+    let title = format!(
+        "NRT timeline, {} commits: refresh times, docs indexed/s, searches/s",
+        run.commit
     );
-    // Panel 1: refresh times, log10 ms from 0.1 ms to the max decade.
-    let y0 = top;
-    let max_ms = run.refreshes.iter().map(|r| r.ms).fold(1.0, f64::max);
-    let (lo, hi) = (0.0f64, max_ms.log10().ceil().max(1.0));
-    let py = |ms: f64| y0 + panel - (ms.max(1.0).log10() - lo) / (hi - lo) * panel;
-    axes(&mut s, l, y0, w - rgt, panel, "refresh ms (log)");
-    let mut d = lo as i32;
-    while d as f64 <= hi {
-        let v = 10f64.powi(d);
-        let _ = writeln!(
-            s,
-            "<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\" font-size=\"10\">{}</text>",
-            l - 4.0,
-            py(v) + 3.0,
-            if v < 1.0 {
-                format!("{v}")
-            } else {
-                format!("{v:.0}")
-            }
-        );
-        d += 1;
-    }
-    for r in &run.refreshes {
-        let (x, y) = (px(r.at_s), py(r.ms));
-        let _ = writeln!(
-            s,
-            "<line x1=\"{:.1}\" y1=\"{y:.1}\" x2=\"{x:.1}\" y2=\"{y:.1}\" stroke=\"#e53935\" stroke-opacity=\"0.5\"/><circle cx=\"{x:.1}\" cy=\"{y:.1}\" r=\"1.8\" fill=\"#e53935\"><title>{:.1} ms ending at {:.2} s</title></circle>",
-            px((r.at_s - r.ms / 1e3).max(0.0)),
-            r.ms,
-            r.at_s
-        );
-    }
-    // Panel 2: docs per second, with the target.
-    let y1 = top + panel + gap;
-    let max_docs = run
-        .timeline
+    charts
         .iter()
-        .map(|x| x.docs as f64)
-        .fold(run.indexing.target_docs_per_s, f64::max)
-        .max(1.0)
-        * 1.1;
-    axes(&mut s, l, y1, w - rgt, panel, "docs acknowledged / s");
-    bars(&mut s, run, y1, panel, max_docs, &px, "#1e88e5", |x| x.docs);
-    let ty = y1 + panel - run.indexing.target_docs_per_s / max_docs * panel;
-    let _ = writeln!(
-        s,
-        "<line x1=\"{l}\" y1=\"{ty:.1}\" x2=\"{}\" y2=\"{ty:.1}\" stroke=\"black\" stroke-dasharray=\"4 3\"/><text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\" font-size=\"10\">target {:.0}</text>",
-        w - rgt,
-        w - rgt,
-        ty - 3.0,
-        run.indexing.target_docs_per_s
-    );
-    let _ = writeln!(
-        s,
-        "<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\" font-size=\"10\">{:.0}</text>",
-        l - 4.0,
-        y1 + 4.0,
-        max_docs
-    );
-    // Panel 3: searches per second.
-    let y2 = top + 2.0 * (panel + gap);
-    let max_q = run
-        .timeline
-        .iter()
-        .map(|x| x.searches as f64)
-        .fold(1.0, f64::max)
-        * 1.1;
-    axes(&mut s, l, y2, w - rgt, panel, "searches / s");
-    bars(&mut s, run, y2, panel, max_q, &px, "#43a047", |x| {
-        x.searches
-    });
-    let _ = writeln!(
-        s,
-        "<text x=\"{}\" y=\"{:.1}\" text-anchor=\"end\" font-size=\"10\">{:.0}</text>",
-        l - 4.0,
-        y2 + 4.0,
-        max_q
-    );
-    let step = ((secs / 12.0).ceil() as usize).max(1);
-    for t in (0..=secs as usize).step_by(step) {
-        let _ = writeln!(
-            s,
-            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" font-size=\"10\">{t}s</text>",
-            px(t as f64),
-            y2 + panel + 14.0
-        );
-    }
-    s.finish()
-}
-
-fn axes(s: &mut Svg, l: f64, y: f64, r: f64, h: f64, label: &str) {
-    let _ = writeln!(
-        s,
-        "<rect x=\"{l}\" y=\"{y}\" width=\"{:.1}\" height=\"{h}\" fill=\"none\" stroke=\"#bbb\"/><text x=\"{}\" y=\"{:.1}\" font-size=\"11\">{}</text>",
-        r - l,
-        l + 4.0,
-        y - 4.0,
-        esc(label)
-    );
-}
-
-#[allow(clippy::too_many_arguments)]
-fn bars(
-    s: &mut Svg,
-    run: &NrtRun,
-    y: f64,
-    h: f64,
-    max: f64,
-    px: &dyn Fn(f64) -> f64,
-    color: &str,
-    value: fn(&super::Second) -> u64,
-) {
-    for x in &run.timeline {
-        let v = value(x) as f64;
-        let bh = v / max * h;
-        let x0 = px(x.t as f64);
-        let bw = (px(x.t as f64 + 1.0) - x0 - 1.0).max(0.5);
-        let _ = writeln!(
-            s,
-            "<rect x=\"{x0:.1}\" y=\"{:.1}\" width=\"{bw:.1}\" height=\"{bh:.1}\" fill=\"{color}\"><title>{}s: {v}</title></rect>",
-            y + h - bh,
-            x.t
-        );
-    }
+        .fold(Figure::new(title), |fig, c| fig.panel(c))
+        .render()
 }
 
 /// One line of `groups.csv`.

@@ -495,7 +495,7 @@ pub fn save(dir: &Path, r: &RoutingReport) -> Result<()> {
         bench_report::write_csv(&dir.join("replicas.csv"), &reps)?;
     }
     std::fs::write(dir.join("p99-vs-write-rate.svg"), chart(r))?;
-    <RoutingReport as bench_report::RunReport>::write_manifest(dir)
+    bench_report::RunReport::finish_save(r, dir)
 }
 
 /// One line of `rows.csv`.

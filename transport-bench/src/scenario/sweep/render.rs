@@ -229,7 +229,7 @@ pub fn save(dir: &Path, r: &SweepReport) -> Result<()> {
     print_text(r, &mut txt)?;
     std::fs::write(dir.join("sweep.txt"), txt)?;
     std::fs::write(dir.join("sweep.svg"), chart(r))?;
-    <SweepReport as bench_report::RunReport>::write_manifest(dir)
+    bench_report::RunReport::finish_save(r, dir)
 }
 
 impl bench_report::RunReport for SweepReport {

@@ -1,22 +1,41 @@
-//! The one chart module every SVG of the bench is drawn with: the document frame (size,
-//! white background, centred title), a plot [`Frame`] with axes and tick labels, legend
-//! swatches, the shared palettes, and [`esc`] for any text placed in the SVG.
+//! The one chart module every SVG of the workspace is drawn with.
 //!
-//! No plotting dependency: an [`Svg`] is a string being written, so callers can still add
-//! their own marks (`Svg::raw`, or `writeln!` since it implements `std::fmt::Write`). `solr-watch` can adopt it as is: [`Svg::new`] and [`esc`]
-//! cover what its own renderer writes by hand.
+//! Typed builders for the kinds of chart the bench and `solr-watch` draw:
+//! - [`LineChart`]: x/y series as lines, markers, dashed lines, dots (scatter) or columns,
+//!   on linear, log or percentile axes, with reference lines;
+//! - [`BarChart`]: horizontal bars per row, stacked (phases of a request) or grouped (what
+//!   each witness counted);
+//! - [`Timeline`]: one row per connection on a time axis, a tick at every request;
+//! - [`Figure`]: several charts as panels of one document.
+//!
+//! Underneath: the document [`Svg`] (size, white background, centred title), a plot
+//! [`Frame`] with axes and tick labels, legend swatches, the shared palettes, and [`esc`] for
+//! any text placed in the SVG. Every builder drops non-finite values, so no `NaN` reaches a
+//! coordinate.
 //!
 //! ```
-//! use bench_report::chart::{Frame, Svg, PALETTE};
-//! let frame = Frame { width: 400.0, height: 200.0, left: 50.0, right: 20.0, top: 40.0, bottom: 30.0 };
-//! let mut svg = Svg::new(400, 200, "p50 <ms> by RTT");
-//! frame.axes(&mut svg);
-//! frame.y_ticks(&mut svg, 10.0, 4, false);
-//! svg.swatch(60.0, 170.0, PALETTE[0], "pooled & fresh");
-//! let text = svg.finish();
-//! assert!(text.contains("p50 &lt;ms&gt; by RTT") && text.contains("pooled &amp; fresh"));
-//! assert!(text.ends_with("</svg>\n"));
+//! use bench_report::chart::{LineChart, Series};
+//! let svg = LineChart::new("p50 <ms> by RTT")
+//!     .labels("RTT ms", "p50 ms")
+//!     .series(Series::new("pooled & fresh", vec![(1.0, 2.0), (10.0, 12.5)]))
+//!     .render();
+//! assert!(svg.contains("p50 &lt;ms&gt; by RTT") && svg.contains("pooled &amp; fresh"));
+//! assert!(svg.ends_with("</svg>\n"));
 //! ```
+
+mod bars;
+mod figure;
+mod frame;
+mod line;
+mod timeline;
+#[cfg(test)]
+mod xml_check;
+
+pub use bars::{BarChart, BarRow, Layout, Segment};
+pub use figure::{Chart, Figure};
+pub use frame::{tick_label, Frame};
+pub use line::{LineChart, Scale, Series, Style};
+pub use timeline::{Span, Timeline};
 
 use std::fmt::Write as _;
 
@@ -151,93 +170,6 @@ impl Svg {
     }
 }
 
-/// A plot area inside a document: the margins around it.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Frame {
-    /// Document width.
-    pub width: f64,
-    /// Document height.
-    pub height: f64,
-    /// Space left of the y axis (tick labels).
-    pub left: f64,
-    /// Space right of the plot (legend).
-    pub right: f64,
-    /// Space above the plot (title).
-    pub top: f64,
-    /// Space below the x axis (tick labels, axis label).
-    pub bottom: f64,
-}
-
-impl Frame {
-    /// A `width` x `height` document's plot area inside the margins `[left, right, top,
-    /// bottom]`.
-    pub fn new(width: f64, height: f64, [left, right, top, bottom]: [f64; 4]) -> Self {
-        Self {
-            width,
-            height,
-            left,
-            right,
-            top,
-            bottom,
-        }
-    }
-
-    /// The x pixel of the y axis.
-    pub fn x0(&self) -> f64 {
-        self.left
-    }
-
-    /// The x pixel of the plot's right edge.
-    pub fn x1(&self) -> f64 {
-        self.width - self.right
-    }
-
-    /// The y pixel of the x axis.
-    pub fn y0(&self) -> f64 {
-        self.height - self.bottom
-    }
-
-    /// The y pixel of `v` on a linear axis from 0 to `max`.
-    pub fn py(&self, v: f64, max: f64) -> f64 {
-        self.y0() - v / max.max(f64::MIN_POSITIVE) * (self.y0() - self.top)
-    }
-
-    /// Draws the x axis and the y axis in black.
-    pub fn axes(&self, svg: &mut Svg) {
-        svg.line((self.x0(), self.y0()), (self.x1(), self.y0()), "black");
-        svg.line((self.x0(), self.top), (self.x0(), self.y0()), "black");
-    }
-
-    /// Labels the y axis with `n + 1` ticks from 0 to `max` (one decimal), with light grid
-    /// lines across the plot when `grid`.
-    pub fn y_ticks(&self, svg: &mut Svg, max: f64, n: usize, grid: bool) {
-        let n = n.max(1);
-        for k in 0..=n {
-            let v = max * k as f64 / n as f64;
-            let y = self.py(v, max);
-            svg.text(self.x0() - 4.0, y + 4.0, "end", &format!("{v:.1}"));
-            if grid {
-                svg.line((self.x0(), y), (self.x1(), y), "#eeeeee");
-            }
-        }
-    }
-
-    /// A tick label under the x axis at pixel `x`.
-    pub fn x_tick(&self, svg: &mut Svg, x: f64, label: &str) {
-        svg.text(x, self.y0() + 16.0, "middle", label);
-    }
-
-    /// The axis labels: `x` centred under the x ticks, `y` turned along the y axis.
-    pub fn labels(&self, svg: &mut Svg, x: &str, y: &str) {
-        svg.text((self.x0() + self.x1()) / 2.0, self.y0() + 36.0, "middle", x);
-        let mid = (self.top + self.y0()) / 2.0;
-        svg.raw(&format!(
-            "<text x=\"16\" y=\"{mid:.1}\" text-anchor=\"middle\" transform=\"rotate(-90 16 {mid:.1})\">{}</text>",
-            esc(y)
-        ));
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -263,26 +195,5 @@ mod tests {
         assert!(out.contains("<title>x&lt;y</title>"));
         assert!(out.contains(">&quot;q&quot;</text>"));
         assert!(!out.contains("<t>") && out.ends_with("</svg>\n"));
-    }
-
-    #[test]
-    fn frame_maps_values_and_draws_ticks() {
-        let f = Frame {
-            width: 200.0,
-            height: 100.0,
-            left: 20.0,
-            right: 30.0,
-            top: 10.0,
-            bottom: 10.0,
-        };
-        assert_eq!(f.py(0.0, 8.0), 90.0);
-        assert_eq!(f.py(8.0, 8.0), 10.0);
-        let mut s = Svg::new(200, 100, "t");
-        f.axes(&mut s);
-        f.y_ticks(&mut s, 8.0, 4, true);
-        let out = s.finish();
-        assert_eq!(out.matches("stroke=\"black\"").count(), 2);
-        assert_eq!(out.matches("stroke=\"#eeeeee\"").count(), 5);
-        assert!(out.contains(">8.0</text>") && out.contains(">0.0</text>"));
     }
 }
