@@ -50,9 +50,12 @@ struct RunSpec<'a> {
 /// Runs the whole study and returns the report plus every raw record.
 pub async fn run(cfg: &StudyConfig) -> Result<(StudyReport, Vec<Record>)> {
     let t_start = Instant::now();
-    let port = url::Url::parse(&cfg.url)?
+    // The port the client's connections go to, which the pcap witness watches: the proxy's
+    // when the run goes through one (every connection then opens to the proxy).
+    let dialed = cfg.proxy.as_deref().unwrap_or(&cfg.url);
+    let port = url::Url::parse(dialed)?
         .port_or_known_default()
-        .context("the Solr URL has no port")?;
+        .context("the Solr (or proxy) URL has no port")?;
     let indexing = index_formats(cfg).await?;
     let response_formats = formats::normalized(&cfg.response_formats);
     let combos = combos(cfg, &response_formats);
