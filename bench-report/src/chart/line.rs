@@ -63,7 +63,7 @@ pub struct Series {
     pub style: Style,
     /// Index into [`PALETTE`]; default: the series' position in the chart.
     pub color: Option<usize>,
-    /// Index into [`DASHES`] for lines; default 0 (solid).
+    /// Index into the dash patterns (`DASHES`) for lines; default 0 (solid).
     pub dash: usize,
 }
 

@@ -1,7 +1,7 @@
 //! The scenarios: each takes its configuration, runs against Solr and returns a report value.
 //! None imports from the command line ([`crate::cli`]) or from the crate root.
 //!
-//! [`study`] is the transport study, [`idle`] its idle-penalty probe and
+//! [`study`] is the transport study, [`idle`](study::idle) its idle-penalty probe and
 //! [`study::formats`] its response-format axis; [`wan`]
 //! runs a study through the emulated WAN link; [`sweep`] runs the study's searches at several
 //! RTTs; [`large_responses`] is large responses across a slow link; [`nrt`] is near-real-time

@@ -7,14 +7,14 @@
 //! keeps opening searchers and merging) and hard-committing so the follower's replication
 //! poll has something to fetch. Per cell (write level x preference x repetition, interleaved):
 //! read p50/p95/p99, QTime per node, reads per node counted three ways (the client's own tally
-//! from each response, the [`Routing`] decorator's per-node counters, Solr's
+//! from each response, the [`Routing`](solr_client::transport::Routing) decorator's per-node counters, Solr's
 //! `QUERY./select.requests` metric), docs/s achieved, the visibility lag of probe documents
 //! read through the preference under test, and the CPU of each Solr JVM, of this process and
 //! of the host (with its run queue).
 //!
 //! Preferences (`--topology pair`): `none` (the client knows only the primary: every read
-//! goes to the leader), `leader` ([`ReadPreference::Leader`]: leader first, the follower only
-//! as failover) and `follower` ([`ReadPreference::NonLeader`]).
+//! goes to the leader), `leader` ([`ReadPreference::Leader`](solr_client::transport::ReadPreference::Leader): leader first, the follower only
+//! as failover) and `follower` ([`ReadPreference::NonLeader`](solr_client::transport::ReadPreference::NonLeader)).
 //!
 //! `--topology cloud`: a local SolrCloud (node1 + node2) whose collection has one shard with
 //! one NRT, one TLOG and one PULL replica; writes go to the shard leader. Every read is sent to
@@ -23,8 +23,8 @@
 //! `shards.preference`, measured), `distrib.singlePass=true` (one internal sub-request per
 //! read) and `shards.info=true` (the response names the replica that served it). Preferences:
 //! `none` (Solr picks any replica), `solr-nrt` / `solr-tlog` / `solr-pull`
-//! (`shards.preference=replica.type:X`) and `client` (the [`Routing`] decorator with cluster
-//! discovery and [`ReadPreference::NonLeader`]: it picks a NODE hosting a non-leader replica,
+//! (`shards.preference=replica.type:X`) and `client` (the [`Routing`](solr_client::transport::Routing) decorator with cluster
+//! discovery and [`ReadPreference::NonLeader`](solr_client::transport::ReadPreference::NonLeader): it picks a NODE hosting a non-leader replica,
 //! and Solr a replica local to that node, leader included when it shares the node). Reads are
 //! counted per replica: the client's tally of `shards.info` against the core's
 //! `QUERY./select[shard].requests` (the sub-request it served); the top-level request counts
@@ -59,10 +59,10 @@ use solr_harness::local_solr::{LocalSolr, Mode};
 pub enum Pref {
     /// No routing: the client knows only the leader (primary), every read goes there.
     None,
-    /// Routing with [`ReadPreference::Leader`]: reads to the leader, the follower only when
+    /// Routing with [`ReadPreference::Leader`](solr_client::transport::ReadPreference::Leader): reads to the leader, the follower only when
     /// the leader is down.
     Leader,
-    /// Routing with [`ReadPreference::NonLeader`]: reads to the follower (replica).
+    /// Routing with [`ReadPreference::NonLeader`](solr_client::transport::ReadPreference::NonLeader): reads to the follower (replica).
     Follower,
     /// Cloud: `shards.preference=replica.type:NRT`.
     SolrNrt,
@@ -70,7 +70,7 @@ pub enum Pref {
     SolrTlog,
     /// Cloud: `shards.preference=replica.type:PULL`.
     SolrPull,
-    /// Cloud: the client's own routing (cluster discovery, [`ReadPreference::NonLeader`]).
+    /// Cloud: the client's own routing (cluster discovery, [`ReadPreference::NonLeader`](solr_client::transport::ReadPreference::NonLeader)).
     Client,
 }
 

@@ -370,7 +370,7 @@ pub fn connections(r: &StudyReport, scenario: &str) -> String {
 impl bench_report::RunReport for StudyReport {
     const KIND: &'static str = "study";
 
-    /// Everything but `records.jsonl`, which the run wrote (see [`crate::report::save`]).
+    /// Everything but `records.jsonl`, which the run wrote (see [`save`]).
     fn save(&self, dir: &std::path::Path) -> Result<()> {
         crate::scenario::study::save_report(dir, self)
     }
