@@ -2,6 +2,10 @@
 
 use serde::{Deserialize, Serialize};
 
+/// In scope for the field docs that link to it (the docs are also the published schema).
+#[cfg(doc)]
+use super::theory::slow_start_rounds;
+
 /// One calibrated point of the sweep.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SweepPoint {
@@ -60,7 +64,7 @@ pub struct SweepRow {
     #[serde(default)]
     pub conns_within_expected: Option<bool>,
     /// Round trips per request in the theory: 3 (TLS 1.3) or 4 (TLS 1.2) for fresh, plus
-    /// the slow-start rounds its answer needs ([`slow_start_rounds`](super::theory::slow_start_rounds)); 1 otherwise.
+    /// the slow-start rounds its answer needs ([`slow_start_rounds`]); 1 otherwise.
     pub round_trips: u32,
     /// Theory: p50 at RTT 0 + round_trips x RTT, ms.
     pub expected_p50_ms: Option<f64>,
