@@ -43,12 +43,22 @@ async fn healthy(c: &SolrClient, collection: &str) {
     panic!("{collection} not GREEN after {:?}", POLL * 120);
 }
 
-/// The documents `c` holds.
+/// The documents `c` holds. A collection just restored can be GREEN in CLUSTERSTATUS while
+/// the node that gets the search has not seen it yet (404): that node is asked again, for at
+/// most `POLL * 120`; any other error fails the test.
 async fn count(c: &SolrClient) -> u64 {
-    c.select(&Select::new("*:*").rows(0))
-        .await
-        .expect("count")
-        .num_found()
+    for _ in 0..120 {
+        match c.select(&Select::new("*:*").rows(0)).await {
+            Ok(r) => return r.num_found(),
+            Err(Error::NotFound { .. }) => tokio::time::sleep(POLL).await,
+            Err(e) => panic!("count: {e:?}"),
+        }
+    }
+    panic!(
+        "{} still unknown to the node after {:?}",
+        c.collection(),
+        POLL * 120
+    );
 }
 
 #[tokio::test]
