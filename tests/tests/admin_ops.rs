@@ -146,9 +146,19 @@ async fn modify_status_split_backup_and_restore_a_collection() {
         .await
         .expect("split completes");
     assert!(done.is_done());
-    let status = admin.status(Some(&coll)).await.expect("colstatus");
+    // The async command completes before every replica of the sub-shards has recovered:
+    // COLSTATUS may show them still coming up for a moment (at most `POLL * 120`).
+    let mut counts = None;
+    for _ in 0..120 {
+        let status = admin.status(Some(&coll)).await.expect("colstatus");
+        counts = status.shard_counts(&coll);
+        if counts == Some((2, 1)) {
+            break;
+        }
+        tokio::time::sleep(POLL).await;
+    }
     assert_eq!(
-        status.shard_counts(&coll),
+        counts,
         Some((2, 1)),
         "two sub-shards active, the parent inactive"
     );
