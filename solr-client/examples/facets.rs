@@ -84,7 +84,7 @@ async fn main() -> solr_client::Result<()> {
     check_eq(
         "pivot category,popularity (limit 2)",
         pivots,
-        vec![("\"search\"".to_string(), 4, 2)],
+        vec![("search".to_string(), 4, 2)],
     );
     Ok(())
 }
