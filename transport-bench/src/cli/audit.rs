@@ -238,6 +238,11 @@ pub struct Audit;
 
 impl super::registry::Scenario for Audit {
     const NAME: &'static str = "audit";
+    const ABOUT: &'static str =
+        "A quick audit of any Solr: each transport with and without gzip, a few searches, \
+        connection reuse proven by the witnesses, the phase breakdown and overhead over QTime. \
+        Without `--url` it audits the project's local Solr, through the WAN topology with \
+        `--rtt`/`--bandwidth` (emulation applies only to a Solr on this machine's loopback)";
     const SCHEMA: &'static str = "summary";
     type Args = AuditArgs;
     type Report = crate::scenario::study::StudyReport;
@@ -249,13 +254,13 @@ impl super::registry::Scenario for Audit {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{parse_command, Command};
+    use super::AuditArgs;
 
     #[test]
     fn audit_idle_options() {
-        let gaps = |extra: &[&str]| match parse_command("audit", extra) {
-            Command::Audit(a) => (a.idle_gaps, a.idle_searches, a.idle_warmer, a.no_idle),
-            other => panic!("{other:?}"),
+        let gaps = |extra: &[&str]| {
+            let a: AuditArgs = crate::args::try_parse("audit", extra).expect("parses");
+            (a.idle_gaps, a.idle_searches, a.idle_warmer, a.no_idle)
         };
         assert_eq!(gaps(&[]), (vec![0, 20, 100, 300], 15, 20, false));
         assert_eq!(

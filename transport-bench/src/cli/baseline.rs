@@ -111,6 +111,9 @@ pub struct Baseline;
 
 impl super::registry::Scenario for Baseline {
     const NAME: &'static str = "baseline";
+    const ABOUT: &'static str =
+        "The raw-hyper baseline: the same searches through a raw hyper keep-alive loop and \
+        every solr-client transport in interleaved rounds; p50/p99 ratios, CPU per request";
     type Args = BaselineArgs;
     type Report = crate::scenario::baseline::BaselineReport;
 

@@ -124,6 +124,7 @@ pub struct BulkFiles;
 
 impl super::registry::Scenario for BulkFiles {
     const NAME: &'static str = "bulk-files";
+    const ABOUT: &'static str = "Bulk indexing of update files with the page cache hot and cold";
     type Args = BulkArgs;
     type Report = crate::scenario::bulk_files::BulkReport;
 

@@ -120,6 +120,10 @@ pub struct BulkIndex;
 
 impl super::registry::Scenario for BulkIndex {
     const NAME: &'static str = "bulk-index";
+    const ABOUT: &'static str =
+        "Bulk indexing beside SolrJ: ConcurrentUpdateHttp2SolrClient (swept to its best \
+        setting), Http2SolrClient, solr-client sequential and concurrent, in interleaved \
+        rounds, with docs/s, client CPU and numFound checked exactly after every run";
     type Args = BulkIndexArgs;
     type Report = crate::scenario::bulk_index::BulkIndexReport;
 

@@ -129,6 +129,9 @@ pub struct Knn;
 
 impl super::registry::Scenario for Knn {
     const NAME: &'static str = "knn";
+    const ABOUT: &'static str =
+        "The kNN load test: a concurrency x topK sweep of vector searches on one \
+        or more Solr JVM settings, with /proc resource sampling and the reduction table";
     type Args = KnnArgs;
     type Report = crate::scenario::knn::KnnReport;
 

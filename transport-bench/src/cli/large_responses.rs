@@ -104,6 +104,9 @@ pub struct LargeResponses;
 
 impl super::registry::Scenario for LargeResponses {
     const NAME: &'static str = "large-responses";
+    const ABOUT: &'static str =
+        "Large responses: pages of 10..1000 rows with and without gzip across an \
+        emulated slow link (root): wire bytes, p50/p95, client CPU, where gzip starts to pay";
     type Args = LargeArgs;
     type Report = crate::scenario::large_responses::LargeReport;
 

@@ -121,6 +121,9 @@ pub struct Nrt;
 
 impl super::registry::Scenario for Nrt {
     const NAME: &'static str = "nrt";
+    const ABOUT: &'static str =
+        "Near-real-time indexing under search load: a commit loop, paced indexing, \
+        full-speed searches and a visibility-lag prober, hard and soft commits side by side";
     type Args = NrtArgs;
     type Report = crate::scenario::nrt::NrtReport;
 

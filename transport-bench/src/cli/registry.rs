@@ -1,20 +1,24 @@
 //! The ONE list of scenarios ([`SCENARIOS`]): each command that runs a measurement and saves a
-//! report is a [`Scenario`] (its name, its clap options, its report type, how it runs). The
-//! `schema` command's names, `report RUN`'s dispatch ([`rerender_any`]) and the kinds written
-//! into `run.json` all come from this list; [`super::Command`] is kept in step with it by a
-//! test. Commands that are not scenarios (report, compare, schema, watch) are not in it.
+//! report is a [`Scenario`] (its name, its help line, its clap options, its report type, how
+//! it runs). The clap subcommands ([`super::Command`]), the `schema` command's names,
+//! `report RUN`'s dispatch ([`rerender_any`]) and the kinds written into `run.json` all come
+//! from this list. Commands that are not scenarios (report, compare, schema, watch) are not
+//! in it.
 
 use std::future::Future;
 use std::io::Write;
 use std::path::Path;
+use std::pin::Pin;
 
 use anyhow::{Context, Result};
 use bench_report::run::{kind_of, RunReport};
 
 /// A scenario as the command line runs it.
-pub trait Scenario {
+pub trait Scenario: 'static {
     /// The subcommand's name (`bulk-files`).
     const NAME: &'static str;
+    /// The subcommand's line in `--help`.
+    const ABOUT: &'static str;
     /// The name `schema` publishes its report's JSON Schema under.
     const SCHEMA: &'static str = Self::NAME;
     /// The command's options.
@@ -24,6 +28,9 @@ pub trait Scenario {
     /// Runs the command: measures, prints and saves the report.
     fn run(args: Self::Args) -> impl Future<Output = Result<()>>;
 }
+
+/// A scenario's run, its options parsed, not yet started.
+pub type Running = Pin<Box<dyn Future<Output = Result<()>>>>;
 
 /// One scenario of the list, type-erased.
 #[derive(Debug)]
@@ -42,6 +49,10 @@ pub struct Entry {
     pub rerender: fn(&Path, &mut dyn Write) -> Result<()>,
     /// Whether a JSON document reads as this kind of report.
     pub reads_as: fn(&[u8]) -> bool,
+    /// Its clap subcommand: name, help line and options.
+    pub command: fn() -> clap::Command,
+    /// Parses its subcommand's matches into its options and returns the run.
+    pub start: fn(&clap::ArgMatches) -> Result<Running, clap::Error>,
 }
 
 impl Entry {
@@ -55,8 +66,20 @@ impl Entry {
             schema: <S::Report as RunReport>::schema,
             rerender: rerender::<S::Report>,
             reads_as: reads_as::<S::Report>,
+            command: command::<S>,
+            start: start::<S>,
         }
     }
+}
+
+fn command<S: Scenario>() -> clap::Command {
+    let cmd = clap::Command::new(S::NAME);
+    <S::Args as clap::Args>::augment_args(cmd).about(S::ABOUT)
+}
+
+fn start<S: Scenario>(m: &clap::ArgMatches) -> Result<Running, clap::Error> {
+    let args = <S::Args as clap::FromArgMatches>::from_arg_matches(m)?;
+    Ok(Box::pin(S::run(args)))
 }
 
 /// Every scenario, in the order an old run folder without `run.json` is tried against.

@@ -58,23 +58,24 @@ impl ResponseFormatArgs {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{parse_command, Command};
+    use super::super::audit::AuditArgs;
+    use super::super::study::StudyArgs;
     use solr_client::ResponseFormat::*;
 
     #[test]
     fn response_formats_default_to_json_and_take_lists_and_repeats() {
-        let study = |extra: &[&str]| match parse_command("study", extra) {
-            Command::Study(a) => a.formats.formats(),
-            other => panic!("{other:?}"),
+        let study = |extra: &[&str]| {
+            let a: StudyArgs = crate::args::try_parse("study", extra).expect("parses");
+            a.formats.formats()
         };
         assert_eq!(study(&[]), [Json]);
         assert_eq!(
             study(&["--response-format", "json,xml", "--response-format", "cbor"]),
             [Json, Xml, Cbor]
         );
-        let audit = |extra: &[&str]| match parse_command("audit", extra) {
-            Command::Audit(a) => a.formats.formats(),
-            other => panic!("{other:?}"),
+        let audit = |extra: &[&str]| {
+            let a: AuditArgs = crate::args::try_parse("audit", extra).expect("parses");
+            a.formats.formats()
         };
         assert_eq!(audit(&[]), [Json]);
         assert_eq!(

@@ -146,6 +146,10 @@ pub struct Routing;
 
 impl super::registry::Scenario for Routing {
     const NAME: &'static str = "routing";
+    const ABOUT: &'static str = "Read routing under write pressure: the same reads under \
+        each read preference of the leader/follower pair (or, `--topology cloud`, of a SolrCloud \
+        shard with NRT, TLOG and PULL replicas) while indexing pressure rises, with per-node \
+        (and per-replica) counts, QTime, visibility lag and per-JVM CPU";
     type Args = RoutingArgs;
     type Report = crate::scenario::routing::RoutingReport;
 

@@ -170,6 +170,9 @@ pub struct Study;
 
 impl super::registry::Scenario for Study {
     const NAME: &'static str = "study";
+    const ABOUT: &'static str =
+        "The transport study: indexing per update format, then the same searches \
+        through every transport with and without gzip, with connection witnesses";
     const SCHEMA: &'static str = "summary";
     type Args = StudyArgs;
     type Report = crate::scenario::study::StudyReport;

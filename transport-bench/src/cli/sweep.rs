@@ -103,6 +103,9 @@ pub struct Sweep;
 
 impl super::registry::Scenario for Sweep {
     const NAME: &'static str = "sweep";
+    const ABOUT: &'static str =
+        "The study's searches at several round-trip times through the WAN topology (root): \
+        one table (p50/p95, QTime, connections, fresh/pooled ratio vs theory) and one chart";
     type Args = SweepArgs;
     type Report = crate::scenario::sweep::SweepReport;
 
