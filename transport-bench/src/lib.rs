@@ -6,21 +6,17 @@
 //! - [`scenario`]: one folder per scenario (study with audit's idle probe, sweep, large
 //!   responses, nrt, routing, bulk files, bulk index, knn, baseline), each `mod.rs` (config
 //!   and run), `model.rs` (report types) and `render.rs` (text, CSV, SVG);
-//! - [`load`] drives closed and open loops; [`workload`] generates seeded documents and
-//!   queries; [`witness`] counts the client's connections independently of it;
+//! - [`engine`]: what the scenarios share: load loops, workloads, connection witnesses, run
+//!   folders, `/proc` sampling;
 //! - [`report`] loads and compares saved studies and draws line charts; [`schema`] publishes
-//!   the JSON Schemas; [`run_dir`] picks each run's folder; [`args`] holds the range-checked
-//!   option parsers.
+//!   the JSON Schemas; [`args`] holds the range-checked option parsers.
 //!
 //! The library crates are used by their own names: `solr_harness` (local Solr, seedkit,
 //! auth), `bench_report` (stats, tables, charts, run manifests), `wan_emu`, `solr_watch`.
 
 pub mod args;
 pub mod cli;
-pub mod load;
+pub mod engine;
 pub mod report;
-pub mod run_dir;
 pub mod scenario;
 pub mod schema;
-pub mod witness;
-pub mod workload;

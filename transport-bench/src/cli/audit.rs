@@ -97,7 +97,7 @@ impl AuditArgs {
             reps: 1,
             rows: self.rows,
             query: Some(self.query.clone()),
-            load: crate::load::Load::Closed { concurrency: 1 },
+            load: crate::engine::load::Load::Closed { concurrency: 1 },
             seed: 42,
             transports: TransportKind::ALL.to_vec(),
             gzip: vec![false, true],
@@ -154,7 +154,7 @@ pub async fn run(a: AuditArgs) -> Result<()> {
     target.finish(false);
     let paced = captures
         .as_deref()
-        .map(crate::witness::pacing::findings_in_dir)
+        .map(crate::engine::witness::pacing::findings_in_dir)
         .unwrap_or_default();
     if let Some(dir) = &captures {
         let _ = std::fs::remove_dir_all(dir);

@@ -92,7 +92,7 @@ pub async fn run(a: BaselineArgs) -> Result<BaselineReport> {
 /// and commits.
 async fn seed_docs(target: &Target, n: usize, seed: u64) -> Result<()> {
     let client = target.client(solr_client::UpdateFormat::Json)?;
-    let mut gen = crate::workload::Generator::new(seed, 0);
+    let mut gen = crate::engine::workload::Generator::new(seed, 0);
     let docs: Vec<serde_json::Value> = (0..n).map(|i| gen.doc("baseline-", i)).collect();
     let r = client
         .add_batched(&docs, 1000)

@@ -60,9 +60,9 @@ pub struct OutputArgs {
 
 impl OutputArgs {
     /// `--out`, or a new folder `{kind}-{unix time}` under the results folder
-    /// ([`crate::run_dir::out_dir`]).
+    /// ([`crate::engine::run_dir::out_dir`]).
     pub fn dir(&self, kind: &str) -> Result<PathBuf> {
-        crate::run_dir::out_dir(self.out.clone(), kind)
+        crate::engine::run_dir::out_dir(self.out.clone(), kind)
     }
 
     /// The end of a command: saves `report` into [`OutputArgs::dir`]`(kind)` with `save`,

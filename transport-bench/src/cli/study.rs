@@ -9,7 +9,7 @@ use super::groups::{
 };
 use super::response_format::ResponseFormatArgs;
 use super::wan::WanArgs;
-use crate::load::Load;
+use crate::engine::load::Load;
 use crate::scenario::{study, wan};
 
 /// Options of `study`.

@@ -146,7 +146,7 @@ pub async fn run(a: WatchArgs) -> Result<()> {
         }
     };
     let report = solr_watch::analyse(&captured, &source);
-    let out = crate::run_dir::out_dir(a.out.clone(), "watch")?;
+    let out = crate::engine::run_dir::out_dir(a.out.clone(), "watch")?;
     solr_watch::save(&out, &report, &captured)
         .with_context(|| format!("saving to {}", out.display()))?;
     let mut stdout = std::io::stdout().lock();
@@ -156,7 +156,7 @@ pub async fn run(a: WatchArgs) -> Result<()> {
     } else {
         solr_watch::print_text(&report, &mut stdout)?;
         if let Some(path) = a.read.as_ref().or(a.save.as_ref()) {
-            crate::witness::pacing::print_finding(path, a.port, &mut stdout)?;
+            crate::engine::witness::pacing::print_finding(path, a.port, &mut stdout)?;
         }
     }
     eprintln!("saved: {}", out.display());

@@ -8,12 +8,11 @@
 //! indexing under search load; [`routing`] is read routing under write pressure;
 //! [`bulk_files`] is bulk indexing of update files; [`bulk_index`] is bulk indexing
 //! beside SolrJ; [`knn`] is the kNN load test. [`baseline`] is the
-//! raw-hyper baseline. [`cpu`] reads the process's CPU time.
+//! raw-hyper baseline.
 
 pub mod baseline;
 pub mod bulk_files;
 pub mod bulk_index;
-pub mod cpu;
 pub mod knn;
 pub mod large_responses;
 pub mod nrt;

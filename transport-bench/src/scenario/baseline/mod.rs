@@ -22,8 +22,8 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use solr_client::{Select, SolrClient, TlsOptions, TransportKind};
 
-use super::cpu::process_cpu;
-use crate::workload::Generator;
+use crate::engine::cpu::process_cpu;
+use crate::engine::workload::Generator;
 use bench_report::stats::percentiles;
 
 mod model;

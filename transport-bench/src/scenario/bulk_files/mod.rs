@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use solr_client::response::decode_update_bytes;
 use solr_client::{Commit, RequestKind, SolrClient, UpdateFormat};
 
-use crate::workload::Generator;
+use crate::engine::workload::Generator;
 use bench_report::stats::percentiles;
 use solr_harness::seedkit::{self, Target};
 

@@ -23,8 +23,8 @@ use solr_client::{BatchReport, Commit, SolrClient, UpdateFormat};
 use solr_harness::seedkit::{self, Target};
 use solrj::{Solrj, SolrjMode};
 
-use super::cpu::process_cpu;
-use super::knn::procstat;
+use crate::engine::cpu::process_cpu;
+use crate::engine::procstat;
 
 /// A row of the comparison: who indexes.
 #[derive(

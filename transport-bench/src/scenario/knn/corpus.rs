@@ -1,6 +1,6 @@
 //! The kNN corpus: seeded vectors, indexed once per target, and the filter cache's hit count.
 
-use crate::workload::Generator;
+use crate::engine::workload::Generator;
 use anyhow::{bail, Context, Result};
 use solr_client::{Commit, SolrClient};
 use std::time::Instant;

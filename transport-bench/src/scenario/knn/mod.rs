@@ -10,15 +10,15 @@
 //! them alike (run one after the other, Java 17 came out 80 % slower in one run and the
 //! fastest in the next).
 //!
-//! [`run`] does the work; `render` prints, saves and charts; [`procstat`] samples `/proc`.
+//! [`run`] does the work; `render` prints, saves and charts; [`procstat`](crate::engine::procstat) samples `/proc`.
 
 mod corpus;
 mod jvm;
 mod model;
-pub mod procstat;
 mod render;
 mod shots;
 
+use crate::engine::procstat;
 use corpus::*;
 pub use jvm::*;
 pub use model::*;

@@ -226,7 +226,7 @@ pub fn charts(r: &LargeReport) -> (String, String) {
 /// Writes `records.jsonl` and everything [`save_report`] writes.
 pub fn save(dir: &Path, r: &LargeReport, records: &[LargeRecord]) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    crate::run_dir::write_jsonl(&dir.join("records.jsonl"), records)?;
+    crate::engine::run_dir::write_jsonl(&dir.join("records.jsonl"), records)?;
     save_report(dir, r)
 }
 

@@ -31,7 +31,7 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 use solr_client::{Commit, SolrClient, UpdateFormat};
 
-use crate::workload::Generator;
+use crate::engine::workload::Generator;
 use solr_harness::seedkit::{self, Target};
 
 /// Commit kind of the refresh loop.

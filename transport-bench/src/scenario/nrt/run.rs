@@ -14,7 +14,7 @@ use tokio::task::JoinHandle;
 
 use super::summary::{summarize, Counts, Measured, Prepared};
 use super::{lock, preload, CommitKind, Events, NrtConfig, NrtRun, Shared};
-use crate::workload::Generator;
+use crate::engine::workload::Generator;
 use solr_harness::seedkit;
 
 /// What the tasks of one run record into, shared between them.

@@ -1,6 +1,6 @@
 //! One routing cell: reads under one preference while indexing runs at one level, with counts, lag probes and CPU.
 
-use crate::workload::Generator;
+use crate::engine::workload::Generator;
 use anyhow::{bail, Context, Result};
 use solr_client::transport::{ReadPreference, Routing};
 use solr_client::{RequestKind, Select, SolrClient, TransportKind};

@@ -10,7 +10,7 @@ use super::cell::{search, with, CellRun, Collected};
 use super::cells::Ctx;
 use super::nodes::{key, lock};
 use super::{RoutingConfig, WriteLevel};
-use crate::workload::Generator;
+use crate::engine::workload::Generator;
 
 /// The indexer: batches through the leader at `level` (paced, or as fast as acknowledged).
 pub(super) fn spawn_indexer(

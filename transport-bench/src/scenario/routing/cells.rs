@@ -1,7 +1,7 @@
 //! The routing grid: every (write level, read preference) cell in turn over shared clients and load.
 
-use crate::scenario::knn::procstat::Sampler;
-use crate::workload::Generator;
+use crate::engine::procstat::Sampler;
+use crate::engine::workload::Generator;
 use anyhow::{bail, Context, Result};
 use solr_client::transport::Routing;
 use solr_client::{Commit, SolrClient, TlsOptions, TransportKind};

@@ -17,8 +17,8 @@ pub mod compare;
 pub mod formats;
 pub mod witnesses;
 pub use self::witnesses::Witnesses;
-use crate::load::{self, Load};
-use crate::workload::Generator;
+use crate::engine::load::{self, Load};
+use crate::engine::workload::Generator;
 use bench_report::stats::percentiles;
 use solr_watch::live::PcapWitness;
 
@@ -300,12 +300,12 @@ fn pcap_start(
     Ok(Some(PcapWitness::start(iface, port, save)?))
 }
 
-/// Runs the study with the client in its own namespace when [`crate::witness::isolation::why_not_isolated`] allows it
+/// Runs the study with the client in its own namespace when [`crate::engine::witness::isolation::why_not_isolated`] allows it
 /// (the pcap witness then captures on the namespace's veth), else as it is, with the
 /// kernel witness marked not isolated. The report's settings say which
 /// (`kernel_witness`).
 pub async fn run_isolated(mut cfg: StudyConfig) -> Result<(StudyReport, Vec<Record>)> {
-    use crate::witness::isolation::{why_not_isolated, ClientNamespace};
+    use crate::engine::witness::isolation::{why_not_isolated, ClientNamespace};
     let scope;
     let result = match why_not_isolated(&cfg.url) {
         None => {

@@ -217,7 +217,7 @@ fn print_phases<W: Write>(r: &StudyReport, name_width: usize, w: &mut W) -> Resu
 /// Saves `records.jsonl` and everything [`save_report`] writes into `dir`.
 pub fn save(dir: &Path, r: &StudyReport, records: &[Record]) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    crate::run_dir::write_jsonl(&dir.join("records.jsonl"), records)?;
+    crate::engine::run_dir::write_jsonl(&dir.join("records.jsonl"), records)?;
     save_report(dir, r)
 }
 

@@ -15,8 +15,8 @@ use super::{
     run_ops, self_test_connects, summarize, tls, verdict, warnings, IndexSummary, Op, Record,
     StudyConfig, StudyReport, TransportSummary, Witnesses,
 };
-use crate::load::{self, Load};
-use crate::witness::KernelTcp;
+use crate::engine::load::{self, Load};
+use crate::engine::witness::KernelTcp;
 use solr_watch::live::PcapCount;
 
 /// A (workload, run name) pair: what the per-transport figures are kept by.

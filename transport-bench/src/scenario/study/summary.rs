@@ -1,7 +1,7 @@
 //! The study's summaries: per-transport figures from the records, warnings, findings and the verdict.
 
 use self::witnesses::Witnesses;
-use crate::load::Load;
+use crate::engine::load::Load;
 use bench_report::stats::percentiles;
 use solr_client::{Timing, TransportKind};
 use std::time::Duration;

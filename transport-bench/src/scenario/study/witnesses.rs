@@ -16,7 +16,7 @@
 use serde::{Deserialize, Serialize};
 use solr_client::TransportKind;
 
-use crate::load::Load;
+use crate::engine::load::Load;
 
 /// How many witnesses there are.
 pub const WITNESSES: usize = 3;

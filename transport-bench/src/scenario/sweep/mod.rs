@@ -122,7 +122,7 @@ async fn index(url: &str, collection: &str, n: usize, seed: u64) -> Result<()> {
         .collection(collection)
         .transport(TransportKind::Pooled)
         .build()?;
-    let mut gen = crate::workload::Generator::new(seed, 0);
+    let mut gen = crate::engine::workload::Generator::new(seed, 0);
     let mut i = 0;
     while i < n {
         let k = 500.min(n - i);
@@ -198,7 +198,7 @@ pub async fn sweep(a: &SweepConfig, url: &str, out: &Path) -> Result<SweepReport
                 reps: a.reps,
                 rows: a.rows,
                 query: None,
-                load: crate::load::Load::Closed { concurrency: 1 },
+                load: crate::engine::load::Load::Closed { concurrency: 1 },
                 seed: a.seed,
                 transports: a.transports.clone(),
                 gzip: gzip.clone(),
@@ -444,7 +444,7 @@ mod tests {
             } else {
                 TransportKind::Pooled
             };
-            w.judge(kind, crate::load::Load::Closed { concurrency: 1 });
+            w.judge(kind, crate::engine::load::Load::Closed { concurrency: 1 });
             TransportSummary {
                 witnesses: w,
                 ..summary(t, if t == "fresh" { 4.0 } else { 2.0 })

@@ -1,0 +1,12 @@
+//! What the scenarios share: [`load`] drives closed and open loops; [`workload`] generates
+//! seeded documents and queries; [`witness`] counts the client's connections independently of
+//! it; [`run_dir`] picks each run's folder; [`procstat`] samples a process's CPU and memory
+//! from `/proc`; [`cpu`] reads this process's CPU time. Nothing here imports a scenario or the
+//! command line.
+
+pub mod cpu;
+pub mod load;
+pub mod procstat;
+pub mod run_dir;
+pub mod witness;
+pub mod workload;
