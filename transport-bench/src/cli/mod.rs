@@ -1,33 +1,19 @@
-//! The command line: [`Cli`] and [`Command`] (one file per command; the scenarios' subcommands
-//! are built from [`registry::SCENARIOS`]), the argument groups several commands share
-//! ([`groups`]), and [`run`], which dispatches. Everything here sits on
+//! The command line: [`Cli`] and [`Command`] (the scenarios' subcommands are built from
+//! [`registry::SCENARIOS`], their options live in their scenario's folder; the other commands
+//! are [`registry::Other`], one file each here), and [`run`], which dispatches. Everything here sits on
 //! top of the scenarios and the library crates; nothing below imports from it.
 
-pub mod audit;
-pub mod baseline;
-pub mod bulk_files;
-pub mod bulk_index;
-pub mod compare;
 #[cfg(test)]
 mod docs_pages;
-pub mod groups;
-pub mod knn;
-pub mod large_responses;
-pub mod nrt;
 pub mod registry;
 pub mod report;
-pub mod response_format;
-pub mod routing;
 pub mod schema;
-pub mod study;
-pub mod sweep;
-pub mod wan;
 pub mod watch;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
-use registry::{Entry, Running, SCENARIOS};
+use registry::{Entry, Other, Running, SCENARIOS};
 
 /// Command line.
 #[derive(Debug, Parser)]
@@ -49,23 +35,6 @@ pub enum Command {
     Scenario(&'static Entry, Running),
     /// A command that is not a scenario.
     Other(Other),
-}
-
-/// The commands that are not scenarios.
-#[derive(Debug, Subcommand)]
-pub enum Other {
-    /// Compares two saved studies (`summary.json`): differences and the noise margin.
-    Compare(compare::CompareArgs),
-    /// Watches any application's Solr traffic on the wire (or in a saved capture): connections,
-    /// reuse, requests, gzip, update formats, wall time vs QTime, findings with fixes.
-    Watch(Box<watch::WatchArgs>),
-    /// Prints the JSON Schema of a command's JSON output: `summary.json` of study/audit
-    /// (default), or that of sweep, large-responses, watch, nrt, bulk-files, knn or routing.
-    Schema(schema::SchemaArgs),
-    /// Re-renders the tables, CSV and charts of a saved run: a study or audit from its raw
-    /// `records.jsonl`; an `nrt`, `bulk-files`, `routing` or `knn` run from its JSON (which holds every
-    /// figure and timeline they are drawn from).
-    Report(report::ReportArgs),
 }
 
 /// The order `--help` lists the commands in; a scenario not named here follows them, in the
@@ -143,10 +112,7 @@ impl Subcommand for Command {
 pub async fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Scenario(_, running) => running.await,
-        Command::Other(Other::Compare(a)) => compare::run(a),
-        Command::Other(Other::Watch(a)) => watch::run(*a).await,
-        Command::Other(Other::Schema(a)) => schema::run(a),
-        Command::Other(Other::Report(a)) => report::run(a),
+        Command::Other(other) => other.run().await,
     }
 }
 

@@ -2,8 +2,8 @@
 //! report is a [`Scenario`] (its name, its help line, its clap options, its report type, how
 //! it runs). The clap subcommands ([`super::Command`]), the `schema` command's names,
 //! `report RUN`'s dispatch ([`rerender_any`]) and the kinds written into `run.json` all come
-//! from this list. Commands that are not scenarios (report, compare, schema, watch) are not
-//! in it.
+//! from this list. The commands that are not scenarios (compare, watch, schema, report) are
+//! [`Other`].
 
 use std::future::Future;
 use std::io::Write;
@@ -13,21 +13,7 @@ use std::pin::Pin;
 use anyhow::{Context, Result};
 use bench_report::run::{kind_of, RunReport};
 
-/// A scenario as the command line runs it.
-pub trait Scenario: 'static {
-    /// The subcommand's name (`bulk-files`).
-    const NAME: &'static str;
-    /// The subcommand's line in `--help`.
-    const ABOUT: &'static str;
-    /// The name `schema` publishes its report's JSON Schema under.
-    const SCHEMA: &'static str = Self::NAME;
-    /// The command's options.
-    type Args: clap::Args;
-    /// The report the run saves.
-    type Report: RunReport;
-    /// Runs the command: measures, prints and saves the report.
-    fn run(args: Self::Args) -> impl Future<Output = Result<()>>;
-}
+use crate::scenario::shape::Scenario;
 
 /// A scenario's run, its options parsed, not yet started.
 pub type Running = Pin<Box<dyn Future<Output = Result<()>>>>;
@@ -84,17 +70,46 @@ fn start<S: Scenario>(m: &clap::ArgMatches) -> Result<Running, clap::Error> {
 
 /// Every scenario, in the order an old run folder without `run.json` is tried against.
 pub const SCENARIOS: &[Entry] = &[
-    Entry::of::<super::study::Study>(),
-    Entry::of::<super::audit::Audit>(),
-    Entry::of::<super::nrt::Nrt>(),
-    Entry::of::<super::bulk_files::BulkFiles>(),
-    Entry::of::<super::routing::Routing>(),
-    Entry::of::<super::knn::Knn>(),
-    Entry::of::<super::sweep::Sweep>(),
-    Entry::of::<super::large_responses::LargeResponses>(),
-    Entry::of::<super::bulk_index::BulkIndex>(),
-    Entry::of::<super::baseline::Baseline>(),
+    Entry::of::<crate::scenario::study::cli::Study>(),
+    Entry::of::<crate::scenario::study::audit::Audit>(),
+    Entry::of::<crate::scenario::nrt::cli::Nrt>(),
+    Entry::of::<crate::scenario::bulk_files::cli::BulkFiles>(),
+    Entry::of::<crate::scenario::routing::cli::Routing>(),
+    Entry::of::<crate::scenario::knn::cli::Knn>(),
+    Entry::of::<crate::scenario::study::sweep::cli::Sweep>(),
+    Entry::of::<crate::scenario::large_responses::cli::LargeResponses>(),
+    Entry::of::<crate::scenario::bulk_index::cli::BulkIndex>(),
+    Entry::of::<crate::scenario::baseline::cli::Baseline>(),
 ];
+
+/// The commands that are not scenarios (`compare` is the study's).
+#[derive(Debug, clap::Subcommand)]
+pub enum Other {
+    /// Compares two saved studies (`summary.json`): differences and the noise margin.
+    Compare(crate::scenario::study::compare_command::CompareArgs),
+    /// Watches any application's Solr traffic on the wire (or in a saved capture): connections,
+    /// reuse, requests, gzip, update formats, wall time vs QTime, findings with fixes.
+    Watch(Box<super::watch::WatchArgs>),
+    /// Prints the JSON Schema of a command's JSON output: `summary.json` of study/audit
+    /// (default), or that of sweep, large-responses, watch, nrt, bulk-files, knn or routing.
+    Schema(super::schema::SchemaArgs),
+    /// Re-renders the tables, CSV and charts of a saved run: a study or audit from its raw
+    /// `records.jsonl`; an `nrt`, `bulk-files`, `routing` or `knn` run from its JSON (which holds every
+    /// figure and timeline they are drawn from).
+    Report(super::report::ReportArgs),
+}
+
+impl Other {
+    /// Runs the command.
+    pub async fn run(self) -> Result<()> {
+        match self {
+            Other::Compare(a) => crate::scenario::study::compare_command::run(a),
+            Other::Watch(a) => super::watch::run(*a).await,
+            Other::Schema(a) => super::schema::run(a),
+            Other::Report(a) => super::report::run(a),
+        }
+    }
+}
 
 /// The kinds a run folder's `run.json` may name, each once.
 pub fn kinds() -> Vec<&'static str> {
@@ -171,7 +186,7 @@ fn rerender_legacy(run: &Path, w: &mut dyn Write) -> Result<&'static str> {
 mod tests {
     use super::*;
     use crate::scenario::knn::KnnReport;
-    use crate::scenario::sweep::SweepReport;
+    use crate::scenario::study::sweep::SweepReport;
 
     fn temp(name: &str) -> std::path::PathBuf {
         let dir = std::env::temp_dir().join(format!("runs-{name}-{}", std::process::id()));

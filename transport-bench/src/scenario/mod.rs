@@ -1,9 +1,12 @@
 //! The scenarios: each takes its configuration, runs against Solr and returns a report value.
-//! None imports from the command line ([`crate::cli`]) or from the crate root.
+//! None imports from the command line ([`crate::cli`]), from another scenario or from the
+//! crate root; what they share is in [`crate::engine`] and [`crate::args`]. Each folder holds
+//! `mod.rs` (config and run), `model.rs`, `render.rs` and `cli.rs` (its options and its
+//! [`shape::Scenario`] impl).
 //!
-//! [`study`] is the transport study, [`idle`](study::idle) its idle-penalty probe and
-//! [`study::formats`] its response-format axis; [`wan`]
-//! runs a study through the emulated WAN link; [`sweep`] runs the study's searches at several
+//! [`study`] is the transport study, with `audit` ([`study::audit`]), its idle-penalty probe
+//! ([`study::idle`]), its response-format axis ([`study::formats`]), the study through the
+//! emulated WAN link ([`study::wan`]) and [`study::sweep`], the study's searches at several
 //! RTTs; [`large_responses`] is large responses across a slow link; [`nrt`] is near-real-time
 //! indexing under search load; [`routing`] is read routing under write pressure;
 //! [`bulk_files`] is bulk indexing of update files; [`bulk_index`] is bulk indexing
@@ -17,6 +20,5 @@ pub mod knn;
 pub mod large_responses;
 pub mod nrt;
 pub mod routing;
+pub mod shape;
 pub mod study;
-pub mod sweep;
-pub mod wan;

@@ -26,6 +26,7 @@ use crate::engine::cpu::process_cpu;
 use crate::engine::workload::Generator;
 use bench_report::stats::percentiles;
 
+pub mod cli;
 mod model;
 mod raw;
 mod render;

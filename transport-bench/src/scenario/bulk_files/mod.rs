@@ -8,6 +8,7 @@
 //! page-cache residency of the files is measured before every run (`fincore`) so a cold
 //! run that was not cold shows.
 
+pub mod cli;
 mod model;
 mod render;
 

@@ -5,6 +5,7 @@
 //! concurrently ([`concurrent_rows`]). Every run deletes its own id prefix, indexes, commits
 //! and checks that `numFound` of the prefix is exactly the number of documents.
 
+pub mod cli;
 pub mod docs;
 mod model;
 mod render;

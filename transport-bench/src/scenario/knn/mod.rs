@@ -12,6 +12,7 @@
 //!
 //! [`run`] does the work; `render` prints, saves and charts; [`procstat`](crate::engine::procstat) samples `/proc`.
 
+pub mod cli;
 mod corpus;
 mod jvm;
 mod model;

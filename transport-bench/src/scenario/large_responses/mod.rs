@@ -28,7 +28,7 @@ use rand::{Rng, SeedableRng};
 use serde_json::json;
 use solr_client::{Select, SolrClient, Timing, TlsOptions, TransportKind};
 
-use crate::scenario::wan::{header, interrupted, termination, tls_dir, upstream_of};
+use crate::engine::wan::{header, interrupted, termination, tls_dir, upstream_of};
 use bench_report::stats::percentiles;
 use wan_emu::{TlsVersion, Wan, WanConfig};
 
@@ -297,6 +297,7 @@ pub fn summarize(records: &[LargeRecord], rows: &[u64], gzip: &[bool]) -> LargeS
     }
 }
 
+pub mod cli;
 mod corpus;
 mod model;
 mod render;

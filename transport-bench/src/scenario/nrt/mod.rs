@@ -13,6 +13,7 @@
 //! acknowledged add (ack -> the first search that finds it), and after the run the exact
 //! count of indexed documents is checked against the acknowledged ones.
 
+pub mod cli;
 mod model;
 mod render;
 mod run;

@@ -33,6 +33,7 @@
 mod cell;
 mod cell_load;
 mod cells;
+pub mod cli;
 mod model;
 mod nodes;
 mod render;

@@ -13,8 +13,14 @@ use solr_client::{
     Commit, ResponseFormat, Select, SolrClient, TlsOptions, TransportKind, UpdateFormat,
 };
 
+pub mod audit;
+pub mod cli;
 pub mod compare;
+pub mod compare_command;
 pub mod formats;
+pub mod response_format;
+pub mod sweep;
+pub mod wan;
 pub mod witnesses;
 pub use self::witnesses::Witnesses;
 use crate::engine::load::{self, Load};

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 
-use crate::scenario::study::{compare, load_summary};
+use super::{compare, load_summary};
 
 /// Options of `compare`.
 #[derive(Debug, clap::Args)]

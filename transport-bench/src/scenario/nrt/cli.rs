@@ -4,7 +4,7 @@
 
 use anyhow::Result;
 
-use super::groups::{IdPrefixArgs, OutputArgs, RunArgs, SolrTargetArgs};
+use crate::args::groups::{IdPrefixArgs, OutputArgs, RunArgs, SolrTargetArgs};
 use crate::scenario::nrt::{self, CommitKind, NrtConfig, NrtReport};
 
 /// Options of `nrt`.
@@ -115,11 +115,11 @@ pub async fn run(a: NrtArgs) -> Result<()> {
     cmd(a).await.map(|_| ())
 }
 
-/// `nrt` in the scenario list ([`super::registry::SCENARIOS`]).
+/// `nrt` in the scenario list ([`crate::cli::registry::SCENARIOS`]).
 #[derive(Debug)]
 pub struct Nrt;
 
-impl super::registry::Scenario for Nrt {
+impl crate::scenario::shape::Scenario for Nrt {
     const NAME: &'static str = "nrt";
     const ABOUT: &'static str =
         "Near-real-time indexing under search load: a commit loop, paced indexing, \

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use solr_client::UpdateFormat;
 
-use super::groups::{IdPrefixArgs, OutputArgs, RunArgs, SolrTargetArgs};
+use crate::args::groups::{IdPrefixArgs, OutputArgs, RunArgs, SolrTargetArgs};
 use crate::scenario::bulk_files::{self, BulkConfig, BulkReport, ColdMode, CommitMode};
 
 /// Options of `bulk-files`.
@@ -118,11 +118,11 @@ pub async fn run(a: BulkArgs) -> Result<()> {
     cmd(a).await.map(|_| ())
 }
 
-/// `bulk-files` in the scenario list ([`super::registry::SCENARIOS`]).
+/// `bulk-files` in the scenario list ([`crate::cli::registry::SCENARIOS`]).
 #[derive(Debug)]
 pub struct BulkFiles;
 
-impl super::registry::Scenario for BulkFiles {
+impl crate::scenario::shape::Scenario for BulkFiles {
     const NAME: &'static str = "bulk-files";
     const ABOUT: &'static str = "Bulk indexing of update files with the page cache hot and cold";
     type Args = BulkArgs;

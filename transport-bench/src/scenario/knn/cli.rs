@@ -2,7 +2,7 @@
 
 use anyhow::{Context, Result};
 
-use super::groups::{OutputArgs, RunArgs, SolrTargetArgs};
+use crate::args::groups::{OutputArgs, RunArgs, SolrTargetArgs};
 use crate::scenario::knn;
 
 /// Options of `knn`.
@@ -123,11 +123,11 @@ pub async fn run(a: KnnArgs) -> Result<()> {
     Ok(())
 }
 
-/// `knn` in the scenario list ([`super::registry::SCENARIOS`]).
+/// `knn` in the scenario list ([`crate::cli::registry::SCENARIOS`]).
 #[derive(Debug)]
 pub struct Knn;
 
-impl super::registry::Scenario for Knn {
+impl crate::scenario::shape::Scenario for Knn {
     const NAME: &'static str = "knn";
     const ABOUT: &'static str =
         "The kNN load test: a concurrency x topK sweep of vector searches on one \

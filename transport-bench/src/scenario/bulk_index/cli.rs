@@ -6,7 +6,7 @@ use anyhow::{bail, Context, Result};
 use bench_report::RunReport;
 use solr_client::UpdateFormat;
 
-use super::groups::{KeepSolrArgs, OutputArgs, SolrTargetArgs};
+use crate::args::groups::{KeepSolrArgs, OutputArgs, SolrTargetArgs};
 use crate::scenario::bulk_index::{self, BulkIndexConfig, BulkIndexReport, IndexRow};
 use solr_harness::seedkit;
 
@@ -114,11 +114,11 @@ pub async fn run(a: BulkIndexArgs) -> Result<BulkIndexReport> {
     Ok(report)
 }
 
-/// `bulk-index` in the scenario list ([`super::registry::SCENARIOS`]).
+/// `bulk-index` in the scenario list ([`crate::cli::registry::SCENARIOS`]).
 #[derive(Debug)]
 pub struct BulkIndex;
 
-impl super::registry::Scenario for BulkIndex {
+impl crate::scenario::shape::Scenario for BulkIndex {
     const NAME: &'static str = "bulk-index";
     const ABOUT: &'static str =
         "Bulk indexing beside SolrJ: ConcurrentUpdateHttp2SolrClient (swept to its best \

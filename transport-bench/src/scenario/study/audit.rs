@@ -6,11 +6,11 @@ use anyhow::{Context, Result};
 use solr_client::transport::{Pooled, PooledConfig};
 use solr_client::TransportKind;
 
-use super::groups::{CaptureArgs, OutputArgs, SolrTargetArgs, WitnessSelfTestArgs};
 use super::response_format::ResponseFormatArgs;
-use super::wan::WanArgs;
+use crate::args::groups::{CaptureArgs, OutputArgs, SolrTargetArgs, WitnessSelfTestArgs};
+use crate::args::wan::WanArgs;
+use crate::scenario::study::wan;
 use crate::scenario::study::{self, idle};
-use crate::scenario::wan;
 use solr_harness::{auth, seedkit};
 
 /// Options of `audit`.
@@ -114,7 +114,7 @@ impl AuditArgs {
 pub async fn run(a: AuditArgs) -> Result<()> {
     let wan_setup = a.wan.setup()?;
     if let (Some(url), true) = (&a.target.url, wan_setup.is_some()) {
-        if let Err(e) = wan::upstream_of(url) {
+        if let Err(e) = crate::engine::wan::upstream_of(url) {
             anyhow::bail!(
                 "WAN emulation (--rtt/--bandwidth) applies only to the project's local Solr or \
                  another plain-http Solr on this machine's loopback, and {url} is not one ({e:#}). \
@@ -232,11 +232,11 @@ async fn idle_probe(
     p
 }
 
-/// `audit` in the scenario list ([`super::registry::SCENARIOS`]).
+/// `audit` in the scenario list ([`crate::cli::registry::SCENARIOS`]).
 #[derive(Debug)]
 pub struct Audit;
 
-impl super::registry::Scenario for Audit {
+impl crate::scenario::shape::Scenario for Audit {
     const NAME: &'static str = "audit";
     const ABOUT: &'static str =
         "A quick audit of any Solr: each transport with and without gzip, a few searches, \

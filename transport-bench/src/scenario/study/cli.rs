@@ -4,13 +4,13 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
-use super::groups::{
+use super::response_format::ResponseFormatArgs;
+use crate::args::groups::{
     CaptureArgs, OutputArgs, RunArgs, SolrTargetArgs, TransportMatrixArgs, WitnessSelfTestArgs,
 };
-use super::response_format::ResponseFormatArgs;
-use super::wan::WanArgs;
+use crate::args::wan::WanArgs;
 use crate::engine::load::Load;
-use crate::scenario::{study, wan};
+use crate::scenario::study::{self, wan};
 
 /// Options of `study`.
 #[derive(Debug, clap::Args)]
@@ -164,11 +164,11 @@ pub async fn run(a: StudyArgs) -> Result<()> {
     Ok(())
 }
 
-/// `study` in the scenario list ([`super::registry::SCENARIOS`]).
+/// `study` in the scenario list ([`crate::cli::registry::SCENARIOS`]).
 #[derive(Debug)]
 pub struct Study;
 
-impl super::registry::Scenario for Study {
+impl crate::scenario::shape::Scenario for Study {
     const NAME: &'static str = "study";
     const ABOUT: &'static str =
         "The transport study: indexing per update format, then the same searches \

@@ -6,7 +6,7 @@
 use anyhow::Result;
 use solr_client::TransportKind;
 
-use super::wan::WanCommandArgs;
+use crate::args::wan::WanCommandArgs;
 use crate::args::GzipChoice;
 use crate::scenario::large_responses::{self, LargeConfig};
 use wan_emu::TlsVersion;
@@ -98,11 +98,11 @@ pub async fn run(a: LargeArgs) -> Result<()> {
     )
 }
 
-/// `large-responses` in the scenario list ([`super::registry::SCENARIOS`]).
+/// `large-responses` in the scenario list ([`crate::cli::registry::SCENARIOS`]).
 #[derive(Debug)]
 pub struct LargeResponses;
 
-impl super::registry::Scenario for LargeResponses {
+impl crate::scenario::shape::Scenario for LargeResponses {
     const NAME: &'static str = "large-responses";
     const ABOUT: &'static str =
         "Large responses: pages of 10..1000 rows with and without gzip across an \

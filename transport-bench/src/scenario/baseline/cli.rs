@@ -5,7 +5,7 @@
 use anyhow::{bail, Context, Result};
 use bench_report::RunReport;
 
-use super::groups::{OutputArgs, RunArgs, SolrTargetArgs};
+use crate::args::groups::{OutputArgs, RunArgs, SolrTargetArgs};
 use crate::scenario::baseline::{self, BaselineConfig, BaselineReport, BaselineRow};
 use solr_harness::seedkit::Target;
 
@@ -105,11 +105,11 @@ async fn seed_docs(target: &Target, n: usize, seed: u64) -> Result<()> {
     Ok(())
 }
 
-/// `baseline` in the scenario list ([`super::registry::SCENARIOS`]).
+/// `baseline` in the scenario list ([`crate::cli::registry::SCENARIOS`]).
 #[derive(Debug)]
 pub struct Baseline;
 
-impl super::registry::Scenario for Baseline {
+impl crate::scenario::shape::Scenario for Baseline {
     const NAME: &'static str = "baseline";
     const ABOUT: &'static str =
         "The raw-hyper baseline: the same searches through a raw hyper keep-alive loop and \

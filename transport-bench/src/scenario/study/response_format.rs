@@ -59,7 +59,7 @@ impl ResponseFormatArgs {
 #[cfg(test)]
 mod tests {
     use super::super::audit::AuditArgs;
-    use super::super::study::StudyArgs;
+    use super::super::cli::StudyArgs;
     use solr_client::ResponseFormat::*;
 
     #[test]
@@ -82,12 +82,7 @@ mod tests {
             audit(&["--response-format", "javabin,json,javabin"]),
             [Javabin, Json]
         );
-        let bad = <super::super::Cli as clap::Parser>::try_parse_from([
-            "transport-bench",
-            "audit",
-            "--response-format",
-            "yaml",
-        ]);
+        let bad = crate::args::try_parse::<AuditArgs>("audit", &["--response-format", "yaml"]);
         assert!(bad.is_err());
     }
 }

@@ -237,10 +237,10 @@ impl bench_report::RunReport for SweepReport {
     const FILE: &'static str = "sweep.json";
 
     fn save(&self, dir: &std::path::Path) -> Result<()> {
-        crate::scenario::sweep::save(dir, self)
+        crate::scenario::study::sweep::save(dir, self)
     }
 
     fn print_text(&self, mut w: &mut dyn std::io::Write) -> Result<()> {
-        crate::scenario::sweep::print_text(self, &mut w)
+        crate::scenario::study::sweep::print_text(self, &mut w)
     }
 }

@@ -4,9 +4,9 @@
 
 use anyhow::Result;
 
-use super::groups::{TransportMatrixArgs, WitnessSelfTestArgs};
-use super::wan::WanCommandArgs;
-use crate::scenario::sweep::{self, SweepConfig, TlsChoice};
+use crate::args::groups::{TransportMatrixArgs, WitnessSelfTestArgs};
+use crate::args::wan::WanCommandArgs;
+use crate::scenario::study::sweep::{self, SweepConfig, TlsChoice};
 
 /// Options of `sweep`.
 #[derive(Debug, Clone, clap::Args)]
@@ -97,17 +97,17 @@ pub async fn run(a: SweepArgs) -> Result<()> {
     Ok(())
 }
 
-/// `sweep` in the scenario list ([`super::registry::SCENARIOS`]).
+/// `sweep` in the scenario list ([`crate::cli::registry::SCENARIOS`]).
 #[derive(Debug)]
 pub struct Sweep;
 
-impl super::registry::Scenario for Sweep {
+impl crate::scenario::shape::Scenario for Sweep {
     const NAME: &'static str = "sweep";
     const ABOUT: &'static str =
         "The study's searches at several round-trip times through the WAN topology (root): \
         one table (p50/p95, QTime, connections, fresh/pooled ratio vs theory) and one chart";
     type Args = SweepArgs;
-    type Report = crate::scenario::sweep::SweepReport;
+    type Report = crate::scenario::study::sweep::SweepReport;
 
     fn run(a: SweepArgs) -> impl std::future::Future<Output = Result<()>> {
         run(a)

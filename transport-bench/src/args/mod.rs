@@ -2,6 +2,12 @@
 //! is rejected with the range it must be in, never clamped; the arguments that use them also
 //! allow negative numbers, so `--rtt -5` gets this message rather than clap's "unexpected
 //! argument". [`SolrUrl`] checks every `--url` without printing it back.
+//!
+//! The argument groups several commands share live beside them: [`groups`] (target, output,
+//! run, capture, transports) and [`wan`] (the WAN options).
+
+pub mod groups;
+pub mod wan;
 
 /// A whole number in `MIN..=MAX`, as `T` (`usize`, `u64`, `u32`).
 pub fn count<T: TryFrom<u64>, const MIN: u64, const MAX: u64>(s: &str) -> Result<T, String> {

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use super::groups::{IdPrefixArgs, OutputArgs, RunArgs};
+use crate::args::groups::{IdPrefixArgs, OutputArgs, RunArgs};
 use crate::scenario::routing::{self, Pref, RoutingConfig, RoutingReport, Topology, WriteLevel};
 
 /// Options of `routing`.
@@ -140,11 +140,11 @@ pub async fn run(a: RoutingArgs) -> Result<()> {
     cmd(a).await.map(|_| ())
 }
 
-/// `routing` in the scenario list ([`super::registry::SCENARIOS`]).
+/// `routing` in the scenario list ([`crate::cli::registry::SCENARIOS`]).
 #[derive(Debug)]
 pub struct Routing;
 
-impl super::registry::Scenario for Routing {
+impl crate::scenario::shape::Scenario for Routing {
     const NAME: &'static str = "routing";
     const ABOUT: &'static str = "Read routing under write pressure: the same reads under \
         each read preference of the leader/follower pair (or, `--topology cloud`, of a SolrCloud \

@@ -2,7 +2,7 @@
 //! topology, as one table and one chart of p50 vs RTT per transport.
 //!
 //! Each point is an ordinary `study` run (searches only, no reindexing) through
-//! [`crate::scenario::wan::run_study`]: the topology is built for the point, calibrated, the
+//! [`crate::scenario::study::wan::run_study`]: the topology is built for the point, calibrated, the
 //! study runs in the `app` namespace with its three connection witnesses, and the topology is torn
 //! down. RTT 0 is always measured: its p50 is each transport's own time (server, proxy,
 //! client, TLS CPU) that the theory adds the round trips to:
@@ -24,8 +24,9 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use solr_client::{Commit, SolrClient, TransportKind};
 
+use crate::engine::wan::{upstream_of, WanSetup};
+use crate::scenario::study::wan::run_study;
 use crate::scenario::study::{StudyConfig, StudyReport};
-use crate::scenario::wan::{run_study, upstream_of, WanSetup};
 use wan_emu::TlsVersion;
 
 /// How far the measured fresh/pooled ratio may be from the theory before it is flagged.
@@ -108,6 +109,7 @@ pub fn rtt_list(v: &[f64]) -> Result<Vec<f64>> {
     Ok(out)
 }
 
+pub mod cli;
 mod model;
 mod render;
 mod theory;

@@ -7,7 +7,7 @@ use anyhow::{bail, Result};
 use std::time::Duration;
 
 use super::groups::{CaptureArgs, OutputArgs, RunArgs, SolrTargetArgs};
-use crate::scenario::wan::WanSetup;
+use crate::engine::wan::WanSetup;
 use wan_emu::{LinkParams, TlsVersion};
 
 /// WAN options of `study` (need root). Any of `--rtt`/`--bandwidth` switches the topology
