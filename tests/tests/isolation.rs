@@ -8,8 +8,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use transport_bench::engine::witness::KernelTcp;
 use transport_bench::scenario::study::load_summary;
-use transport_bench::witness::KernelTcp;
 
 use crate::support;
 

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use solr_client::transport::{Pooled, PooledConfig};
 use solr_client::{Select, SolrClient, TlsOptions, Transport};
-use transport_bench::witness::isolation::ClientNamespace;
-use transport_bench::witness::kernel::KernelTcp;
+use transport_bench::engine::witness::isolation::ClientNamespace;
+use transport_bench::engine::witness::kernel::KernelTcp;
 
 use crate::support;
 

@@ -5,9 +5,10 @@
 
 use std::path::Path;
 
-use clap::Parser;
 use solr_harness::local_solr::{LocalSolr, Mode};
-use transport_bench::cli::{bulk_files, nrt, Cli, Command};
+use transport_bench::scenario::bulk_files::cli::{self as bulk_files, BulkFiles};
+use transport_bench::scenario::nrt::cli::{self as nrt, Nrt};
+use transport_bench::scenario::shape::Scenario;
 
 use crate::support::{self, study::StudyRun};
 
@@ -22,8 +23,10 @@ impl Drop for Node {
     }
 }
 
-fn args(list: &[&str]) -> Cli {
-    Cli::parse_from(std::iter::once("transport-bench").chain(list.iter().copied()))
+/// The options of scenario `S` from the command line `transport-bench LIST...`.
+fn args<S: Scenario>(list: &[&str]) -> S::Args {
+    let argv = std::iter::once("transport-bench").chain(list.iter().copied());
+    transport_bench::cli::scenario_args::<S>(argv).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn validate(schema: &str, dir: &Path) {
@@ -49,7 +52,7 @@ async fn nrt_hard_and_soft_measure_every_probed_doc() {
         Node(LocalSolr::start(Mode::Standalone, "e2e-nrt", &[]).expect("dedicated Solr starts"));
     let url = node.0.url(None).expect("url").to_string();
     let run = StudyRun::new("nrt");
-    let command = run.command(&[
+    let a = run.args::<Nrt>(&[
         "nrt",
         "--url",
         &url,
@@ -64,11 +67,8 @@ async fn nrt_hard_and_soft_measure_every_probed_doc() {
         "--merge-wait",
         "20",
     ]);
-    let Command::Nrt(a) = command else {
-        panic!("parsed as nrt")
-    };
     let out = run.out;
-    let r = nrt::cmd(*a).await.expect("nrt runs");
+    let r = nrt::cmd(a).await.expect("nrt runs");
 
     assert_eq!(r.runs.len(), 2);
     assert_eq!(r.runs[0].commit, "hard");
@@ -153,7 +153,7 @@ async fn bulk(format: &str, cold: &str) {
     let out = std::env::temp_dir().join(&tag);
     let data = std::env::temp_dir().join(format!("{tag}-data"));
     let prefix = format!("{tag}-");
-    let cli = args(&[
+    let a = args::<BulkFiles>(&[
         "bulk-files",
         "--url",
         &url,
@@ -176,10 +176,7 @@ async fn bulk(format: &str, cold: &str) {
         "--out",
         out.to_str().expect("utf-8 path"),
     ]);
-    let Command::BulkFiles(a) = cli.command else {
-        panic!("parsed as bulk-files")
-    };
-    let r = bulk_files::cmd(*a).await.expect("bulk-files runs");
+    let r = bulk_files::cmd(a).await.expect("bulk-files runs");
 
     assert_eq!(r.files, 6);
     assert_eq!(r.docs, 1200);

@@ -8,7 +8,7 @@
 
 use std::path::PathBuf;
 
-use transport_bench::cli::{routing, Command};
+use transport_bench::scenario::routing::cli::{self as routing, Routing};
 use transport_bench::scenario::routing::RoutingReport;
 
 use crate::support::{self, study::StudyRun};
@@ -33,10 +33,8 @@ async fn run_routing(name: &str, args: &[&str]) -> (RoutingReport, PathBuf) {
         "--warmup",
         "5",
     ]);
-    let Command::Routing(a) = run.command(&argv) else {
-        panic!("parsed as routing")
-    };
-    let r = routing::cmd(*a).await.expect("routing runs");
+    let a = run.args::<Routing>(&argv);
+    let r = routing::cmd(a).await.expect("routing runs");
     (r, run.out)
 }
 

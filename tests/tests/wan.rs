@@ -225,7 +225,7 @@ async fn tls13_fresh_vs_pooled_follows_round_trips() {
             assert_eq!(m.fresh_reused, 0, "fresh never reuses");
             assert_eq!(m.pooled_reused, n, "pooled reuses after the warm-up");
             assert_eq!(
-                transport_bench::scenario::sweep::slow_start_rounds(m.answer_bytes as f64),
+                transport_bench::scenario::study::sweep::slow_start_rounds(m.answer_bytes as f64),
                 0,
                 "a {} B answer outgrows a new connection's initial window: fresh would pay \
                  slow-start round trips the theory does not count",
@@ -282,7 +282,7 @@ fn args(list: &[&str], out: &std::path::Path) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sweep_follows_round_trips_with_exact_witnesses() {
     use clap::Parser;
-    use transport_bench::scenario::sweep::SweepReport;
+    use transport_bench::scenario::study::sweep::SweepReport;
     let url = support::standalone().url(None).expect("url").to_string();
     let mut log = Vec::new();
     for attempt in 1..=3 {
@@ -353,7 +353,7 @@ async fn sweep_follows_round_trips_with_exact_witnesses() {
             }
             assert_eq!(
                 f.round_trips,
-                3 + transport_bench::scenario::sweep::slow_start_rounds(p.bytes_in_mean),
+                3 + transport_bench::scenario::study::sweep::slow_start_rounds(p.bytes_in_mean),
                 "TLS 1.3 fresh: TCP + handshake + request, + slow start for {} B answers",
                 p.bytes_in_mean
             );
@@ -398,7 +398,7 @@ async fn sweep_follows_round_trips_with_exact_witnesses() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sweep_names_witnesses_that_disagree() {
     use clap::Parser;
-    use transport_bench::scenario::sweep::SweepReport;
+    use transport_bench::scenario::study::sweep::SweepReport;
     let url = support::standalone().url(None).expect("url").to_string();
     let dir = std::env::temp_dir().join(support::tag("wan-sweep-disagree"));
     {

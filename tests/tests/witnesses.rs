@@ -13,8 +13,8 @@
 //! open loop (`--rate`) holds a pool to its in-flight cap.
 
 use solr_client::{Select, TransportKind};
-use transport_bench::witness::isolation::ClientNamespace;
-use transport_bench::witness::KernelTcp;
+use transport_bench::engine::witness::isolation::ClientNamespace;
+use transport_bench::engine::witness::KernelTcp;
 
 use crate::support::{self, client};
 

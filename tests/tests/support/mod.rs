@@ -151,7 +151,7 @@ pub fn tag(name: &str) -> String {
 
 /// `n` documents tagged `tag` (ids `{tag}-{i}`), with `dim`-dimensional vectors when > 0.
 pub fn docs(tag: &str, n: usize, dim: usize) -> Vec<Value> {
-    let mut gen = transport_bench::workload::Generator::new(7, dim);
+    let mut gen = transport_bench::engine::workload::Generator::new(7, dim);
     (0..n)
         .map(|i| {
             let mut d = gen.doc(&format!("{tag}-"), i);

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use clap::Parser;
-use transport_bench::cli::{Cli, Command};
+use transport_bench::scenario::shape::Scenario;
 
 /// Where a study run by a test writes, and the prefix of its document ids.
 pub struct StudyRun {
@@ -23,13 +23,14 @@ impl StudyRun {
         }
     }
 
-    /// Parses `transport-bench ARGS --id-prefix PREFIX --quiet --out OUT`.
-    pub fn command(&self, args: &[&str]) -> Command {
+    /// Parses `transport-bench ARGS --id-prefix PREFIX --quiet --out OUT` as the options of
+    /// scenario `S`.
+    pub fn args<S: Scenario>(&self, args: &[&str]) -> S::Args {
         let out = self.out.to_str().expect("utf-8 path");
         let tail = ["--id-prefix", &self.prefix, "--quiet", "--out", out];
         let argv = std::iter::once("transport-bench")
             .chain(args.iter().copied())
             .chain(tail);
-        Cli::parse_from(argv).command
+        transport_bench::cli::scenario_args::<S>(argv).unwrap_or_else(|e| panic!("{e}"))
     }
 }

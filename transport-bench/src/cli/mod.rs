@@ -13,6 +13,7 @@ pub mod watch;
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
+use crate::scenario::shape::Scenario;
 use registry::{Entry, Other, Running, SCENARIOS};
 
 /// Command line.
@@ -113,6 +114,25 @@ pub async fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Scenario(_, running) => running.await,
         Command::Other(other) => other.run().await,
+    }
+}
+
+/// Parses a whole command line `transport-bench NAME OPTIONS...` that names scenario `S` into
+/// `S`'s options, for a caller that wants the scenario's report value rather than the printed
+/// run (`nrt::cli::cmd`). Any other command line is clap's error.
+pub fn scenario_args<S: Scenario>(
+    argv: impl IntoIterator<Item = impl Into<std::ffi::OsString> + Clone>,
+) -> Result<S::Args, clap::Error> {
+    let mut cmd = <Cli as clap::CommandFactory>::command();
+    let matches = cmd.try_get_matches_from_mut(argv)?;
+    match matches.subcommand() {
+        Some((name, sub)) if name == S::NAME => {
+            <S::Args as clap::FromArgMatches>::from_arg_matches(sub)
+        }
+        _ => Err(cmd.error(
+            clap::error::ErrorKind::InvalidSubcommand,
+            format!("the command line names no {}", S::NAME),
+        )),
     }
 }
 

@@ -47,38 +47,37 @@ pub fn named(name: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+    use std::path::Path;
+
+    /// Every name of the list has its published file `schema/<name>.schema.json`, equal to
+    /// what `schema <name>` prints, and every published file has its name.
     #[test]
     fn published_schemas_are_current() {
-        let published = [
-            ("summary", include_str!("../../schema/summary.schema.json")),
-            ("sweep", include_str!("../../schema/sweep.schema.json")),
-            (
-                "large-responses",
-                include_str!("../../schema/large-responses.schema.json"),
-            ),
-            ("watch", include_str!("../../schema/watch.schema.json")),
-            ("nrt", include_str!("../../schema/nrt.schema.json")),
-            (
-                "bulk-files",
-                include_str!("../../schema/bulk-files.schema.json"),
-            ),
-            (
-                "bulk-index",
-                include_str!("../../schema/bulk-index.schema.json"),
-            ),
-            (
-                "baseline",
-                include_str!("../../schema/baseline.schema.json"),
-            ),
-            ("knn", include_str!("../../schema/knn.schema.json")),
-            ("routing", include_str!("../../schema/routing.schema.json")),
-        ];
-        for (name, text) in published {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("schema");
+        let names = super::names();
+        for name in &names {
+            let path = dir.join(format!("{name}.schema.json"));
+            let text = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             assert_eq!(
                 text.trim(),
                 super::named(name).expect("a known schema").trim(),
                 "run `transport-bench schema {name} > transport-bench/schema/{name}.schema.json`"
             );
+        }
+        let files: BTreeSet<String> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .map(|entry| entry.expect("a directory entry").file_name())
+            .filter_map(|f| {
+                let f = f.to_string_lossy();
+                f.strip_suffix(".schema.json").map(str::to_string)
+            })
+            .collect();
+        let listed: BTreeSet<String> = names.iter().map(|n| n.to_string()).collect();
+        assert_eq!(files, listed, "schema/ holds one file per published name");
+        for known in ["summary", "watch", "sweep", "knn"] {
+            assert!(files.contains(known), "{known} missing from {files:?}");
         }
         assert_eq!(super::named("nope"), None);
     }
