@@ -3,7 +3,6 @@
 
 use std::path::PathBuf;
 
-use clap::Parser;
 use transport_bench::scenario::shape::Scenario;
 
 /// Where a study run by a test writes, and the prefix of its document ids.

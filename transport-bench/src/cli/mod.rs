@@ -1,7 +1,7 @@
 //! The command line: [`Cli`] and [`Command`] (the scenarios' subcommands are built from
 //! [`registry::SCENARIOS`], their options live in their scenario's folder; the other commands
-//! are [`registry::Other`], one file each here), and [`run`], which dispatches. Everything here sits on
-//! top of the scenarios and the library crates; nothing below imports from it.
+//! are [`registry::Other`], one file each here), and [`run`], which dispatches. Everything
+//! here sits on top of the scenarios and the library crates; nothing below imports from it.
 
 #[cfg(test)]
 mod docs_pages;
@@ -40,7 +40,7 @@ pub enum Command {
 
 /// The order `--help` lists the commands in; a scenario not named here follows them, in the
 /// list's order.
-const HELP_ORDER: &[&str] = &[
+pub(crate) const HELP_ORDER: &[&str] = &[
     "study",
     "audit",
     "baseline",

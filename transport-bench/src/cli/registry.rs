@@ -16,7 +16,7 @@ use bench_report::run::{kind_of, RunReport};
 use crate::scenario::shape::Scenario;
 
 /// A scenario's run, its options parsed, not yet started.
-pub type Running = Pin<Box<dyn Future<Output = Result<()>>>>;
+pub type Running = Pin<Box<dyn Future<Output = Result<()>> + Send>>;
 
 /// One scenario of the list, type-erased.
 #[derive(Debug)]
@@ -300,5 +300,32 @@ mod list {
         );
         assert_eq!(super::schema("audit"), super::schema("summary"));
         assert_eq!(super::schema("nope"), None);
+    }
+
+    #[test]
+    fn help_lists_the_commands_in_their_order() {
+        let help = crate::cli::Cli::command().render_help().to_string();
+        let at = |name: &str| {
+            help.find(&format!("\n  {name} "))
+                .unwrap_or_else(|| panic!("{name} missing from {help}"))
+        };
+        let order = crate::cli::HELP_ORDER;
+        for pair in order.windows(2) {
+            assert!(at(pair[0]) < at(pair[1]), "{} before {}", pair[0], pair[1]);
+        }
+    }
+
+    #[test]
+    fn a_command_line_parses_into_one_scenarios_options() {
+        use crate::scenario::nrt::cli::Nrt;
+        let a = crate::cli::scenario_args::<Nrt>(["transport-bench", "nrt", "--preload", "7"])
+            .expect("parses");
+        assert_eq!(a.preload, 7);
+        let e = crate::cli::scenario_args::<Nrt>(["transport-bench", "knn"]).unwrap_err();
+        assert!(e.to_string().contains("names no nrt"), "{e}");
+        assert!(
+            crate::cli::scenario_args::<Nrt>(["transport-bench", "nrt", "--preload", "-1"])
+                .is_err()
+        );
     }
 }

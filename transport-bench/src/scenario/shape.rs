@@ -20,5 +20,5 @@ pub trait Scenario: 'static {
     /// The report the run saves.
     type Report: RunReport;
     /// Runs the command: measures, prints and saves the report.
-    fn run(args: Self::Args) -> impl Future<Output = Result<()>>;
+    fn run(args: Self::Args) -> impl Future<Output = Result<()>> + Send;
 }

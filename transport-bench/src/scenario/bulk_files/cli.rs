@@ -128,7 +128,7 @@ impl crate::scenario::shape::Scenario for BulkFiles {
     type Args = BulkArgs;
     type Report = crate::scenario::bulk_files::BulkReport;
 
-    fn run(a: BulkArgs) -> impl std::future::Future<Output = Result<()>> {
+    fn run(a: BulkArgs) -> impl std::future::Future<Output = Result<()>> + Send {
         run(a)
     }
 }

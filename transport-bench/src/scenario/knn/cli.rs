@@ -135,7 +135,7 @@ impl crate::scenario::shape::Scenario for Knn {
     type Args = KnnArgs;
     type Report = crate::scenario::knn::KnnReport;
 
-    fn run(a: KnnArgs) -> impl std::future::Future<Output = Result<()>> {
+    fn run(a: KnnArgs) -> impl std::future::Future<Output = Result<()>> + Send {
         run(a)
     }
 }

@@ -110,7 +110,7 @@ impl crate::scenario::shape::Scenario for LargeResponses {
     type Args = LargeArgs;
     type Report = crate::scenario::large_responses::LargeReport;
 
-    fn run(a: LargeArgs) -> impl std::future::Future<Output = Result<()>> {
+    fn run(a: LargeArgs) -> impl std::future::Future<Output = Result<()>> + Send {
         run(a)
     }
 }

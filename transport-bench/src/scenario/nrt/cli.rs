@@ -127,7 +127,7 @@ impl crate::scenario::shape::Scenario for Nrt {
     type Args = NrtArgs;
     type Report = crate::scenario::nrt::NrtReport;
 
-    fn run(a: NrtArgs) -> impl std::future::Future<Output = Result<()>> {
+    fn run(a: NrtArgs) -> impl std::future::Future<Output = Result<()>> + Send {
         run(a)
     }
 }

@@ -153,7 +153,7 @@ impl crate::scenario::shape::Scenario for Routing {
     type Args = RoutingArgs;
     type Report = crate::scenario::routing::RoutingReport;
 
-    fn run(a: RoutingArgs) -> impl std::future::Future<Output = Result<()>> {
+    fn run(a: RoutingArgs) -> impl std::future::Future<Output = Result<()>> + Send {
         run(a)
     }
 }

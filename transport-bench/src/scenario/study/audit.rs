@@ -247,7 +247,7 @@ impl crate::scenario::shape::Scenario for Audit {
     type Args = AuditArgs;
     type Report = crate::scenario::study::StudyReport;
 
-    fn run(a: AuditArgs) -> impl std::future::Future<Output = Result<()>> {
+    fn run(a: AuditArgs) -> impl std::future::Future<Output = Result<()>> + Send {
         run(a)
     }
 }

@@ -177,7 +177,7 @@ impl crate::scenario::shape::Scenario for Study {
     type Args = StudyArgs;
     type Report = crate::scenario::study::StudyReport;
 
-    fn run(a: StudyArgs) -> impl std::future::Future<Output = Result<()>> {
+    fn run(a: StudyArgs) -> impl std::future::Future<Output = Result<()>> + Send {
         run(a)
     }
 }

@@ -109,7 +109,7 @@ impl crate::scenario::shape::Scenario for Sweep {
     type Args = SweepArgs;
     type Report = crate::scenario::study::sweep::SweepReport;
 
-    fn run(a: SweepArgs) -> impl std::future::Future<Output = Result<()>> {
+    fn run(a: SweepArgs) -> impl std::future::Future<Output = Result<()>> + Send {
         run(a)
     }
 }
