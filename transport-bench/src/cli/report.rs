@@ -36,7 +36,7 @@ pub fn run(a: ReportArgs) -> Result<()> {
     Ok(())
 }
 
-/// Re-renders whatever run `run` holds (see [`super::Command::Report`]), prints its text
+/// Re-renders whatever run `run` holds (see [`super::registry::Other::Report`]), prints its text
 /// report to `w`, and says which kind it was ([`super::registry::rerender_any`]).
 pub fn rerender_any<W: Write>(run: &Path, w: &mut W) -> Result<&'static str> {
     super::registry::rerender_any(run, w)

@@ -10,7 +10,7 @@
 //! them alike (run one after the other, Java 17 came out 80 % slower in one run and the
 //! fastest in the next).
 //!
-//! [`run`] does the work; `render` prints, saves and charts; [`procstat`](crate::engine::procstat) samples `/proc`.
+//! [`run`] does the work; `render` prints, saves and charts; [`procstat`] samples `/proc`.
 
 pub mod cli;
 mod corpus;
