@@ -288,6 +288,11 @@ impl<'a, A: Activity + ?Sized> Watch<'a, A> {
         }
     }
 
+    /// The last activity the idle limit counts from now.
+    pub(crate) fn last(&self) -> Instant {
+        self.last
+    }
+
     /// A byte of the request arrived at `at` (seen by the caller, not by `activity`).
     #[cfg(feature = "http2")]
     pub(crate) fn restart(&mut self, at: Instant) {
@@ -375,6 +380,23 @@ pub(crate) fn exchange<'a>(
             }
         }
     }
+}
+
+/// Sends `http_req` on an HTTP/1.1 connection and waits for the response head only, under
+/// `watch`; the body is left to the caller (the streaming path, [`super::IncomingBody`]).
+pub(crate) async fn exchange_head(
+    node: &str,
+    req: &WireRequest,
+    mut watch: Watch<'_>,
+    sender: &mut SendRequest<Full<Bytes>>,
+    http_req: http::Request<Full<Bytes>>,
+) -> Result<(http::Response<hyper::body::Incoming>, Instant)> {
+    let mut head = Box::pin(sender.send_request(http_req));
+    let resp = std::future::poll_fn(|cx| watch.poll(cx, |cx| head.as_mut().poll(cx)))
+        .await
+        .map_err(|e| e.error(node, req))?
+        .map_err(|e| map_hyper(node, e))?;
+    Ok((resp, Instant::now()))
 }
 
 /// A response body being read: the size limit checked frame by frame; a body that comes in

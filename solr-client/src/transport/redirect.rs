@@ -28,7 +28,9 @@ use http::header::{AUTHORIZATION, LOCATION};
 use http::StatusCode;
 use url::Url;
 
-use super::{BoxFuture, Decorator, RequestKind, Transport, WireRequest, WireResponse};
+use super::{
+    BoxFuture, Decorator, RequestKind, StreamingResponse, Transport, WireRequest, WireResponse,
+};
 use crate::error::{Error, Result};
 
 /// The redirect decorator. See the module docs.
@@ -189,6 +191,21 @@ impl<T: Transport> Decorator for Redirects<T> {
             return Box::pin(self.send_unfollowed(req));
         }
         Box::pin(self.send_inner(req))
+    }
+
+    /// The body streams through when the answer is not a redirect; a 3xx is handled as
+    /// [`Decorator::call`] does (refused, or followed with the answer read whole).
+    fn call_streaming(&self, mut req: WireRequest) -> BoxFuture<'_, Result<StreamingResponse>> {
+        Box::pin(async move {
+            req.start_deadline();
+            let again = req.clone();
+            let resp = self.inner.send_streaming(req).await?;
+            if !is_redirect(resp.status) {
+                return Ok(resp);
+            }
+            drop(resp);
+            self.call(again).await.map(StreamingResponse::buffered)
+        })
     }
 }
 
