@@ -27,6 +27,9 @@ pub struct Tuples<T> {
     scanner: Scanner,
     status: u16,
     done: bool,
+    /// The tuples are over; the rest of the body (the envelope's closing brackets) is read
+    /// so that the connection can be reused.
+    draining: bool,
     _t: PhantomData<fn() -> T>,
 }
 
@@ -104,6 +107,7 @@ impl<T: DeserializeOwned> Tuples<T> {
             scanner: Scanner::new(usize::try_from(limit).unwrap_or(usize::MAX)),
             status,
             done: false,
+            draining: false,
             _t: PhantomData,
         }
     }
@@ -148,9 +152,26 @@ impl<T: DeserializeOwned> Stream for Tuples<T> {
             if this.done {
                 return Poll::Ready(None);
             }
+            if this.draining {
+                // Whatever follows the last tuple is not the caller's concern: an error there
+                // ends the stream as its end would.
+                match Pin::new(&mut this.body).poll_next(cx) {
+                    Poll::Pending => return Poll::Pending,
+                    Poll::Ready(Some(Ok(_))) => continue,
+                    Poll::Ready(_) => {
+                        this.done = true;
+                        return Poll::Ready(None);
+                    }
+                }
+            }
             if let Some(item) = this.next_from_scanner() {
-                if !matches!(item, Some(Ok(_))) {
-                    this.done = true;
+                match item {
+                    Some(Ok(_)) => {}
+                    None => {
+                        this.draining = true;
+                        continue;
+                    }
+                    Some(Err(_)) => this.done = true,
                 }
                 return Poll::Ready(item);
             }
@@ -232,6 +253,11 @@ mod tests {
     async fn eof_end_truncation_and_bad_tuples() {
         let eof = r#"{"result-set":{"docs":[{"id":"a"},{"EOF":true,"RESPONSE_TIME":1}]}}"#;
         assert_eq!(collect(eof, 7).await.len(), 1);
+        // After the last tuple the rest of the body is read: its connection can be reused.
+        let cut = eof.len() - 2;
+        let mut t = Tuples::<Row>::new(body(eof, cut), 200, 1 << 20);
+        while t.next().await.is_some() {}
+        assert!(t.body.is_ended(), "the body was read to its end");
         let export = r#"{"responseHeader":{"status":0},"response":{"numFound":2,"docs":[{"id":"a"},{"id":"b","n":2}]}}"#;
         let rows: Vec<Row> = collect(export, 50)
             .await

@@ -522,6 +522,30 @@ where
     }
 }
 
+/// HTTP/2, the streaming path: waits for the response head only, under the read-idle
+/// timeout as [`read_frames`] does; the body is left to the caller.
+#[cfg(feature = "http2")]
+pub(crate) async fn read_head<F>(
+    node: &str,
+    req: &WireRequest,
+    clock: &super::h2_clock::FrameClock,
+    fut: F,
+) -> Result<(http::Response<Incoming>, Instant)>
+where
+    F: std::future::Future<Output = std::result::Result<http::Response<Incoming>, hyper::Error>>,
+{
+    let start = Instant::now();
+    let far = tokio::time::Instant::from_std(super::far_or(start, req.timeouts.read_idle));
+    let timer = std::pin::pin!(tokio::time::sleep_until(far));
+    let mut watch = Watch::on(clock, timer, req.timeouts.read_idle, start, None);
+    let mut head = std::pin::pin!(fut);
+    let resp = std::future::poll_fn(|cx| watch.poll(cx, |cx| head.as_mut().poll(cx)))
+        .await
+        .map_err(|e| e.error(node, req))?
+        .map_err(|e| map_hyper(node, e))?;
+    Ok((resp, Instant::now()))
+}
+
 /// The exchange's byte counts and decoded size: the connection's counters less `before`
 /// (their values when the request started on a reused connection; zero on a new one).
 pub(crate) fn count_bytes(

@@ -1,0 +1,227 @@
+//! `/export` and streaming expressions as typed streams, against a real local SolrCloud of
+//! 2 shards (its own instance `e2e-streams`):
+//! - `/export` of a few thousand documents into a struct, every id exactly once and as many
+//!   as the core's numFound, through pooled, fresh, http2 and pooled+gzip (streamed bodies);
+//! - a sort on a field without docValues: `Error::Solr` with Solr's message;
+//! - `search(...)` with `qt=/export` across both shards: every document once;
+//! - an expression that yields tuples and then fails (`div` by zero on the sixth tuple): the
+//!   five tuples, then `Error::Solr` with Solr's message, then nothing;
+//! - `/sql` on a Solr without its `sql` module: a typed error naming the missing handler.
+
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+use futures::{StreamExt, TryStreamExt};
+use serde::Deserialize;
+use serde_json::json;
+use solr_client::{Error, Export, Select, SolrClient, TransportKind};
+use solr_harness::local_solr::{LocalSolr, Mode};
+use tokio::sync::Mutex;
+
+use crate::support;
+
+static LOCK: Mutex<()> = Mutex::const_new(());
+/// The documents this file indexes (once per test process).
+const DOCS: usize = 3_000;
+
+fn cloud() -> &'static LocalSolr {
+    static S: OnceLock<LocalSolr> = OnceLock::new();
+    S.get_or_init(|| {
+        LocalSolr::start(
+            Mode::Cloud,
+            "e2e-streams",
+            &["--shards", "2", "--replicas", "1"],
+        )
+        .unwrap_or_else(|e| panic!("cannot start e2e-streams: {e:#}"))
+    })
+}
+
+fn client(kind: TransportKind, gzip: bool) -> SolrClient {
+    support::client(cloud().url(Some("node1")).expect("node1"), kind, gzip)
+}
+
+#[derive(Debug, Deserialize)]
+struct Row {
+    id: String,
+    popularity: i64,
+}
+
+/// Indexes the tagged documents once; returns the tag.
+async fn data() -> String {
+    static TAG: tokio::sync::OnceCell<String> = tokio::sync::OnceCell::const_new();
+    TAG.get_or_init(|| async {
+        let tag = support::tag("streams");
+        let docs: Vec<_> = (0..DOCS)
+            .map(|i| json!({"id": format!("{tag}-{i:05}"), "category": tag, "popularity": i}))
+            .collect();
+        let c = client(TransportKind::Pooled, false);
+        c.add(&docs).await.expect("index");
+        c.commit(solr_client::Commit::default())
+            .await
+            .expect("commit");
+        tag
+    })
+    .await
+    .clone()
+}
+
+#[tokio::test]
+async fn export_yields_every_id_once_through_every_transport() {
+    let _g = LOCK.lock().await;
+    let tag = data().await;
+    let q = format!("category:{tag}");
+    let kinds = [
+        (TransportKind::Pooled, false),
+        (TransportKind::Fresh, false),
+        (TransportKind::Http2, false),
+        (TransportKind::Pooled, true),
+    ];
+    for (kind, gzip) in kinds {
+        let c = client(kind, gzip);
+        // /export answers from one core: numFound of the same core (distrib=false).
+        let local = Select::new(q.clone()).rows(0).param("distrib", "false");
+        let found = c.select(&local).await.expect("count").num_found();
+        assert!(
+            found > 0 && found < DOCS as u64,
+            "{kind}: one shard's share: {found}"
+        );
+        let export = Export::new(q.clone()).fl("id,popularity").sort("id asc");
+        let rows: Vec<Row> = c
+            .export_as::<Row>(&export)
+            .await
+            .expect("export")
+            .try_collect()
+            .await
+            .expect("rows");
+        let ids: HashSet<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids.len(), rows.len(), "{kind} gzip={gzip}: an id twice");
+        assert_eq!(rows.len() as u64, found, "{kind} gzip={gzip}");
+        for r in &rows {
+            let n: i64 =
+                r.id.rsplit('-')
+                    .next()
+                    .and_then(|s| s.parse().ok())
+                    .expect("n");
+            assert_eq!(r.popularity, n, "{}", r.id);
+        }
+        if kind == TransportKind::Pooled && !gzip {
+            // Read to its end, each export's connection went back to the pool: a second
+            // export (and the count before) reuse the one connection.
+            let again: Vec<Row> = c
+                .export_as::<Row>(&export)
+                .await
+                .expect("export again")
+                .try_collect()
+                .await
+                .expect("rows again");
+            assert_eq!(again.len(), rows.len());
+            assert_eq!(c.transport().stats().connections_opened, 1);
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_sort_without_docvalues_is_solrs_error() {
+    let _g = LOCK.lock().await;
+    let c = client(TransportKind::Pooled, false);
+    let export = Export::new("*:*").fl("id").sort("title asc");
+    let err = c.export_as::<Row>(&export).await.expect_err("refused");
+    match err {
+        Error::Solr { status, body, .. } => {
+            assert_eq!(status, 400);
+            assert!(body.msg.contains("docValues"), "{}", body.msg);
+            assert!(body.msg.contains("title"), "{}", body.msg);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn an_expression_runs_across_both_shards_and_an_exception_comes_after_its_tuples() {
+    let _g = LOCK.lock().await;
+    let tag = data().await;
+    let c = client(TransportKind::Pooled, false);
+    let search = format!(
+        r#"search(bench,q="category:{tag}",fl="id,popularity",sort="id asc",qt="/export")"#
+    );
+    let rows: Vec<Row> = c
+        .stream_as::<Row>(&search)
+        .await
+        .expect("stream")
+        .try_collect()
+        .await
+        .expect("rows");
+    let ids: HashSet<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(rows.len(), DOCS, "every document of both shards");
+    assert_eq!(ids.len(), DOCS, "each once");
+    assert!(
+        rows.windows(2).all(|w| w[0].id < w[1].id),
+        "merged in id order"
+    );
+
+    #[derive(Debug, Deserialize)]
+    struct Ratio {
+        id: String,
+        x: f64,
+    }
+    let failing = format!("select({search},id,div(100,sub(popularity,5)) as x)");
+    let out: Vec<_> = c
+        .stream_as::<Ratio>(failing)
+        .await
+        .expect("head")
+        .collect()
+        .await;
+    assert_eq!(out.len(), 6, "{out:?}");
+    for (i, r) in out[..5].iter().enumerate() {
+        let r = r.as_ref().expect("tuple before the exception");
+        assert_eq!(r.id, format!("{tag}-{i:05}"));
+        assert_eq!(r.x, 100.0 / (i as f64 - 5.0));
+    }
+    match &out[5] {
+        Err(Error::Solr { body, .. }) => {
+            assert!(body.msg.contains("0 denominator"), "{}", body.msg)
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn sql_without_solrs_sql_module_is_a_typed_error() {
+    let _g = LOCK.lock().await;
+    let c = client(TransportKind::Pooled, false);
+    let err = c
+        .sql_as::<Row>("SELECT id, popularity FROM bench LIMIT 3")
+        .await
+        .expect_err("this Solr has no sql module");
+    match err {
+        Error::Solr { status, body, .. } => {
+            assert_eq!(status, 500);
+            assert!(body.msg.contains("SQLHandler"), "{}", body.msg);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn the_blocking_export_is_an_iterator() {
+    let tag = std::thread::spawn(|| tokio::runtime::Runtime::new().expect("rt").block_on(data()))
+        .join()
+        .expect("data");
+    let c = solr_client::blocking::SolrClient::new(client(TransportKind::Pooled, false))
+        .expect("blocking");
+    let export = Export::new(format!("category:{tag}")).fl("id,popularity");
+    let n = c
+        .export_as::<Row>(&export)
+        .expect("export")
+        .map(|r| r.expect("row"))
+        .count();
+    let found = c
+        .select(
+            &Select::new(format!("category:{tag}"))
+                .rows(0)
+                .param("distrib", "false"),
+        )
+        .expect("count")
+        .num_found();
+    assert_eq!(n as u64, found);
+}
