@@ -23,7 +23,7 @@ use crate::client::SolrClient;
 use crate::error::{Error, Result};
 use crate::transport::{RequestKind, StreamingResponse, WireRequest};
 
-pub use tuples::Tuples;
+pub use tuples::{decode_tuple_chunks, Tuples};
 
 /// An `/export` request: every document matching `q` (and the filters), sorted, with the
 /// `fl` fields. `/export` reads docValues: every field of `fl` and `sort` needs them, else

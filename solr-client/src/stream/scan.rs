@@ -152,6 +152,9 @@ impl Scanner {
             let start = self.start.take().unwrap_or(0);
             self.carry(start, self.chunk.len())?;
         }
+        // Used up: asked again before the next chunk, the scanner finds nothing to carry.
+        self.chunk = Bytes::new();
+        self.pos = 0;
         Ok(Step::NeedMore)
     }
 
@@ -258,7 +261,11 @@ mod tests {
             loop {
                 match s.step()? {
                     Step::Tuple(t) => out.push(String::from_utf8_lossy(t).into_owned()),
-                    Step::NeedMore => break,
+                    Step::NeedMore => {
+                        // A reader whose body is not ready asks again before the next chunk.
+                        assert_eq!(s.step()?, Step::NeedMore);
+                        break;
+                    }
                     Step::End => return Ok(out),
                 }
             }

@@ -95,6 +95,51 @@ pub(crate) fn decode_tuple<T: DeserializeOwned>(
         })
 }
 
+/// Decodes a whole tuple stream given as `chunks` (in order) into its tuples, as [`Tuples`]
+/// would, stopping at the first error (returned after the tuples before it). For tests and
+/// fuzzing: the same body cut anywhere gives the same answer.
+///
+/// ```
+/// let body = br#"{"result-set":{"docs":[{"n":1},{"n":2},{"EOF":true}]}}"#;
+/// let (cut_a, cut_b) = body.split_at(17);
+/// let (rows, end) = solr_client::stream::decode_tuple_chunks::<serde_json::Value>(
+///     [cut_a.to_vec().into(), cut_b.to_vec().into()],
+///     1 << 20,
+/// );
+/// assert_eq!(rows.len(), 2);
+/// assert!(end.is_ok());
+/// ```
+pub fn decode_tuple_chunks<T: DeserializeOwned>(
+    chunks: impl IntoIterator<Item = bytes::Bytes>,
+    limit: usize,
+) -> (Vec<T>, Result<()>) {
+    let mut scanner = Scanner::new(limit);
+    let mut out = Vec::new();
+    let fail = |e: ScanError| Error::Decode {
+        node: "<bytes>".into(),
+        what: "tuple stream",
+        message: format!("{e:?}"),
+        snippet: String::new(),
+    };
+    for chunk in chunks {
+        scanner.push(chunk);
+        loop {
+            match scanner.step() {
+                Err(e) => return (out, Err(fail(e))),
+                Ok(Step::NeedMore) => break,
+                Ok(Step::End) => return (out, Ok(())),
+                Ok(Step::Tuple(bytes)) => match decode_tuple::<T>(bytes, "<bytes>", 200) {
+                    Ok(Tuple::Data(t)) => out.push(t),
+                    Ok(Tuple::Eof) => return (out, Ok(())),
+                    Err(e) => return (out, Err(e)),
+                },
+            }
+        }
+    }
+    let end = scanner.finish().map_err(fail);
+    (out, end)
+}
+
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
     hay.windows(needle.len()).any(|w| w == needle)
 }

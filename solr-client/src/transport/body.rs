@@ -137,7 +137,8 @@ impl BodyStream {
         }
     }
 
-    /// The timing record, changed by `f` (decorators add their fields).
+    /// The timing record, for a decorator to add its fields (the gzip decorator its
+    /// content encoding).
     pub fn timing_mut(&mut self) -> &mut Timing {
         &mut self.timing
     }
@@ -163,5 +164,70 @@ impl Stream for BodyStream {
             Poll::Pending => {}
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::{
+        BoxFuture, Redirects, RequestKind, Retry, RetryPolicy, Timeouts, Transport, TransportStats,
+        WireRequest,
+    };
+    use futures::StreamExt;
+
+    /// A custom transport with only the buffered `send`.
+    #[derive(Debug)]
+    struct Fixed;
+
+    impl Transport for Fixed {
+        fn send(&self, _req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
+            Box::pin(async {
+                Ok(WireResponse {
+                    status: StatusCode::OK,
+                    headers: HeaderMap::new(),
+                    body: Bytes::from_static(b"{\"docs\":[]}"),
+                    timing: Timing {
+                        node: "fixed".into(),
+                        decoded_bytes: 11,
+                        ..Timing::default()
+                    },
+                })
+            })
+        }
+        fn name(&self) -> String {
+            "fixed".into()
+        }
+        fn stats(&self) -> TransportStats {
+            TransportStats::default()
+        }
+    }
+
+    /// Through the retry and redirect decorators, a transport without a streaming path
+    /// answers `send_streaming` with its buffered body as one chunk; the timing counts the
+    /// body once, when it has been read.
+    #[tokio::test]
+    async fn a_buffered_transport_streams_its_whole_body_as_one_chunk() {
+        let t = Redirects::new(Retry::new(Fixed, RetryPolicy::default()), 0);
+        let req = WireRequest {
+            method: http::Method::GET,
+            node: url::Url::parse("http://127.0.0.1:1/solr").expect("url"),
+            path: "c/export".into(),
+            query: Vec::new(),
+            headers: HeaderMap::new(),
+            body: Bytes::new(),
+            kind: RequestKind::Read,
+            timeouts: Timeouts::default(),
+            max_response_bytes: 1 << 20,
+            deadline: None,
+            route: None,
+        };
+        let mut resp = t.send_streaming(req).await.expect("answer");
+        assert_eq!(resp.status, StatusCode::OK);
+        assert_eq!(resp.timing().decoded_bytes, 0, "not read yet");
+        let chunks: Vec<Bytes> = (&mut resp.body).map(|c| c.expect("chunk")).collect().await;
+        assert_eq!(chunks, vec![Bytes::from_static(b"{\"docs\":[]}")]);
+        assert!(resp.body.is_ended());
+        assert_eq!(resp.timing().decoded_bytes, 11);
     }
 }

@@ -193,8 +193,9 @@ impl<T: Transport> Decorator for Redirects<T> {
         Box::pin(self.send_inner(req))
     }
 
-    /// The body streams through when the answer is not a redirect; a 3xx is handled as
-    /// [`Decorator::call`] does (refused, or followed with the answer read whole).
+    /// The body streams through when the answer is not a redirect; a 3xx is refused as
+    /// [`Decorator::call`] refuses it, or (a read, following on) the read is sent again and
+    /// followed by `call`, its final answer read whole.
     fn call_streaming(&self, mut req: WireRequest) -> BoxFuture<'_, Result<StreamingResponse>> {
         Box::pin(async move {
             req.start_deadline();
@@ -203,7 +204,21 @@ impl<T: Transport> Decorator for Redirects<T> {
             if !is_redirect(resp.status) {
                 return Ok(resp);
             }
+            if self.max_hops == 0 || again.kind == RequestKind::Write {
+                // Refused as `call` refuses it, without sending the request again.
+                let whole = resp.into_buffered(again.max_response_bytes).await?;
+                let mut url = again.node.clone();
+                let base = url.path().trim_end_matches('/').to_string();
+                url.set_path(&format!("{base}/{}", again.path.trim_start_matches('/')));
+                let reason = if again.kind == RequestKind::Write {
+                    "a write is never redirected"
+                } else {
+                    "following redirects is off"
+                };
+                return Err(refusal(&again.node, &url, &whole, reason));
+            }
             drop(resp);
+            // A read that may be followed: sent again and followed, its answer read whole.
             self.call(again).await.map(StreamingResponse::buffered)
         })
     }
