@@ -9,6 +9,8 @@
 
 #[path = "common/check.rs"]
 mod check;
+// Only the client of the shared module is used here, not its catalogue.
+#[allow(dead_code)]
 #[path = "common/mod.rs"]
 mod common;
 
