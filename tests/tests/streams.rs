@@ -252,11 +252,14 @@ fn the_blocking_export_is_an_iterator() {
     let export = Export::new(q.clone())
         .fl("id,popularity")
         .collection(core.clone());
-    let n = c
+    let rows: Vec<Row> = c
         .export_as::<Row>(&export)
         .expect("export")
-        .map(|r| r.expect("row"))
-        .count();
+        .collect::<solr_client::Result<_>>()
+        .expect("rows");
+    let ids: HashSet<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(ids.len(), rows.len(), "an id twice");
+    let n = rows.len();
     let local = Select::new(q)
         .rows(0)
         .param("distrib", "false")
