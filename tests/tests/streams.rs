@@ -2,6 +2,7 @@
 //! 2 shards (its own instance `e2e-streams`):
 //! - `/export` of a few thousand documents into a struct, every id exactly once and as many
 //!   as the core's numFound, through pooled, fresh, http2 and pooled+gzip (streamed bodies);
+//!   a pooled connection is reused after a body read to its end, closed after one given up;
 //! - a sort on a field without docValues: `Error::Solr` with Solr's message;
 //! - `search(...)` with `qt=/export` across both shards: every document once;
 //! - an expression that yields tuples and then fails (`div` by zero on the sixth tuple): the
@@ -149,6 +150,18 @@ async fn export_yields_every_id_once_through_every_transport() {
                 1,
                 "the status, the count and both exports on one connection"
             );
+            // Given up after one row, an export's connection is closed, never reused with
+            // the rest of its body unread: the next request opens a new one.
+            let mut partial = c.export_as::<Row>(&export).await.expect("export");
+            partial
+                .try_next()
+                .await
+                .expect("a row")
+                .expect("one row at least");
+            drop(partial);
+            let again = c.select(&local).await.expect("count again").num_found();
+            assert_eq!(again, found);
+            assert_eq!(c.transport().stats().connections_opened, 2);
         }
     }
 }
