@@ -1,7 +1,7 @@
 //! `/export` and streaming expressions as typed streams, against a real local SolrCloud of
 //! 2 shards (its own instance `e2e-streams`):
 //! - `/export` of a few thousand documents into a struct, every id exactly once and as many
-//!   as the core's numFound, through pooled, fresh, http2 and pooled+gzip (streamed bodies);
+//!   as the core's numFound, through pooled, fresh, http2, reqwest, pooled+gzip and http2+gzip (streamed bodies);
 //!   a pooled connection is reused after a body read to its end, closed after one given up;
 //! - a sort on a field without docValues: `Error::Solr` with Solr's message;
 //! - `search(...)` with `qt=/export` across both shards: every document once;
@@ -97,7 +97,9 @@ async fn export_yields_every_id_once_through_every_transport() {
         (TransportKind::Pooled, false),
         (TransportKind::Fresh, false),
         (TransportKind::Http2, false),
+        (TransportKind::Reqwest, false),
         (TransportKind::Pooled, true),
+        (TransportKind::Http2, true),
     ];
     for (kind, gzip) in kinds {
         let c = client(kind, gzip);
@@ -116,13 +118,18 @@ async fn export_yields_every_id_once_through_every_transport() {
             .fl("id,popularity")
             .sort("id asc")
             .collection(core);
-        let rows: Vec<Row> = c
-            .export_as::<Row>(&export)
-            .await
-            .expect("export")
-            .try_collect()
-            .await
-            .expect("rows");
+        let mut tuples = c.export_as::<Row>(&export).await.expect("export");
+        let mut rows = Vec::new();
+        while let Some(row) = tuples.try_next().await.expect("row") {
+            rows.push(row);
+        }
+        let timing = tuples.timing();
+        assert!(
+            timing.decoded_bytes > 0,
+            "{kind}: the body's size once read"
+        );
+        let encoding = timing.content_encoding.as_deref();
+        assert_eq!(encoding, gzip.then_some("gzip"), "{kind} gzip={gzip}");
         let ids: HashSet<&str> = rows.iter().map(|r| r.id.as_str()).collect();
         assert_eq!(ids.len(), rows.len(), "{kind} gzip={gzip}: an id twice");
         assert_eq!(rows.len() as u64, found, "{kind} gzip={gzip}");

@@ -157,6 +157,12 @@ impl<T: DeserializeOwned> Tuples<T> {
         }
     }
 
+    /// The request's timing: the phases to the response head, and once the tuples are over
+    /// the body's `transfer` time and `decoded_bytes` (see [`BodyStream::timing`]).
+    pub fn timing(&self) -> &crate::timing::Timing {
+        self.body.timing()
+    }
+
     fn scan_error(&self, e: ScanError) -> Error {
         let message = match e {
             ScanError::NotJson => "the body is not a JSON tuple stream".to_string(),
