@@ -4,8 +4,9 @@
 # each example has the features it needs (the workspace turns every solr-client feature on)
 # and the build shares its dependencies with the benches' build in scripts/test.sh. An
 # example's output is shown only when it fails. Uses the e2e tests' Solr instances (a
-# standalone node `e2e`, a leader/follower pair `e2e-pair`), starting them when they are not
-# running. Called by scripts/test.sh.
+# standalone node `e2e`, a leader/follower pair `e2e-pair`, and for the examples that need
+# SolrCloud (streaming expressions, SQL: listed in `cloud_examples`) the two-node cloud
+# `e2e-cloud`), starting them when they are not running. Called by scripts/test.sh.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -15,6 +16,9 @@ cargo build -q --workspace --examples
 bin="${CARGO_TARGET_DIR:-target}/debug/examples"
 url=$(bash local-solr/solr.sh start standalone --name e2e | node_url node1)
 pair=$(bash local-solr/solr.sh start pair --name e2e-pair --poll-interval 1)
+cloud=$(bash local-solr/solr.sh start cloud --name e2e-cloud | node_url node1)
+# The examples that need SolrCloud: they run against a cloud node.
+cloud_examples=" stream sql "
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
@@ -37,6 +41,8 @@ for f in solr-client/examples/*.rs; do
   if [ "$ex" = replication_lag ]; then
     run "$ex" LEADER_URL="$(node_url leader <<<"$pair")" \
       FOLLOWER_URL="$(node_url follower <<<"$pair")" PROBES=3 POLL_SECS=1
+  elif [[ "$cloud_examples" == *" $ex "* ]]; then
+    run "$ex" SOLR_URL="$cloud"
   else
     run "$ex"
   fi

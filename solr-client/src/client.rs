@@ -1055,6 +1055,20 @@ impl SolrClient {
         out
     }
 
+    /// Sends `req` for an answer whose body is read as it arrives, signed when the client
+    /// has credentials (not re-sent after a 401: the body may not be replayable by then).
+    pub(crate) async fn send_streaming(
+        &self,
+        mut req: WireRequest,
+    ) -> Result<crate::transport::StreamingResponse> {
+        let Some(auth) = &self.auth else {
+            return self.transport.send_streaming(req).await;
+        };
+        req.start_deadline();
+        crate::auth::sign(auth.as_ref(), &mut req).await?;
+        crate::auth::with_signer(auth.clone(), self.transport.send_streaming(req)).await
+    }
+
     /// [`SolrClient::send_raw`]: sends `req` as it is, reporting the response to the hook.
     pub(crate) async fn exchange_raw(&self, req: WireRequest) -> Result<WireResponse> {
         let method = req.method.clone();

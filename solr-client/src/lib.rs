@@ -150,6 +150,7 @@ pub mod request;
 pub mod response;
 mod shard_split;
 mod snippet;
+pub mod stream;
 pub mod timing;
 pub mod transport;
 mod types;
@@ -176,6 +177,7 @@ pub use response::{
     DocList, Document, NamedList, PingResponse, ResponseHeader, SelectResponse, SolrErrorBody,
     UpdateResponse,
 };
+pub use stream::{Export, Tuples};
 pub use timing::{HttpVersion, Timing};
 pub use transport::{
     ClientCertProblem, Identity, NoProxy, Proxy, RequestKind, RouteKey, ShardGroup, Timeouts,

@@ -29,6 +29,8 @@
 use std::pin::Pin;
 
 pub mod admin;
+mod tuples;
+pub use tuples::TupleIter;
 
 use futures::{Stream, StreamExt};
 use serde::de::DeserializeOwned;

@@ -8,7 +8,9 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::{BoxFuture, ShardGroup, Transport, TransportStats, WireRequest, WireResponse};
+use super::{
+    BoxFuture, ShardGroup, StreamingResponse, Transport, TransportStats, WireRequest, WireResponse,
+};
 use crate::error::Result;
 
 /// A transport that wraps another ([`Decorator::Inner`]). Implementing it makes the type a
@@ -42,6 +44,15 @@ pub trait Decorator: Send + Sync + fmt::Debug {
         self.inner().send(req)
     }
 
+    /// Sends one request, its body read as it arrives ([`Transport::send_streaming`]).
+    /// Default: through [`Self::call`], the body read whole and handed out as one chunk, so
+    /// that a decorator that changes requests or answers in `call` keeps doing so; a
+    /// decorator that can pass a body through as it arrives says so here.
+    fn call_streaming(&self, req: WireRequest) -> BoxFuture<'_, Result<StreamingResponse>> {
+        let sent = self.call(req);
+        Box::pin(async move { sent.await.map(StreamingResponse::buffered) })
+    }
+
     /// The name for reports ([`Transport::name`]). Default: the inner transport's, for a
     /// decorator that adds nothing worth naming.
     fn label(&self) -> String {
@@ -52,6 +63,10 @@ pub trait Decorator: Send + Sync + fmt::Debug {
 impl<D: Decorator> Transport for D {
     fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
         self.call(req)
+    }
+
+    fn send_streaming(&self, req: WireRequest) -> BoxFuture<'_, Result<StreamingResponse>> {
+        self.call_streaming(req)
     }
 
     fn name(&self) -> String {
@@ -77,6 +92,10 @@ impl<T: Transport + ?Sized> Decorator for Arc<T> {
 
     fn inner(&self) -> &T {
         self
+    }
+
+    fn call_streaming(&self, req: WireRequest) -> BoxFuture<'_, Result<StreamingResponse>> {
+        (**self).send_streaming(req)
     }
 }
 

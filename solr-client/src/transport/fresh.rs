@@ -10,10 +10,15 @@ use std::time::Instant;
 use hyper_util::rt::TokioIo;
 
 use super::connector::Connector;
-use super::h1::{build_request, exchange, map_hyper, ConnTimer, Instants, Target, Watch};
+use super::h1::{
+    build_request, exchange, exchange_head, map_hyper, ConnTimer, Instants, Target, Watch,
+};
+use super::incoming::IncomingBody;
 use super::proxy::{self, Proxy};
 use super::tls::TlsOptions;
-use super::{BoxFuture, Transport, TransportStats, WireRequest, WireResponse};
+use super::{
+    BodyStream, BoxFuture, StreamingResponse, Transport, TransportStats, WireRequest, WireResponse,
+};
 use crate::error::Result;
 use crate::timing::HttpVersion;
 
@@ -97,7 +102,75 @@ impl Fresh {
     }
 }
 
+/// Aborts the task driving a fresh connection when dropped: the connection is closed once
+/// its body has been read, or given up.
+struct CloseOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for CloseOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+impl Fresh {
+    /// The streaming path: the exchange up to the response head; the connection is closed
+    /// when the body has been read or dropped.
+    async fn stream_inner(&self, req: WireRequest) -> Result<StreamingResponse> {
+        let node = crate::redact::node_label(&req.node);
+        let start = Instant::now();
+        let conn = self
+            .connector
+            .connect(&req.node, req.timeouts.connect)
+            .await?;
+        let (meter, setup) = (conn.meter.clone(), conn.setup);
+        let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(conn.io))
+            .await
+            .map_err(|e| map_hyper(&node, e))?;
+        let close = CloseOnDrop(tokio::spawn(async move {
+            let _ = connection.await;
+        }));
+        let conn_ready = Instant::now();
+        meter.requests.fetch_add(1, Ordering::Relaxed);
+        let mut http_req = build_request(&req, Target::Origin(None))?;
+        let forwarder = self.connector.forwarder(&req.node);
+        if let Some(p) = forwarder {
+            proxy::absolute_form(&mut http_req, &req, p)?;
+        }
+        let mut timer = ConnTimer::new();
+        let watch = Watch::new(&meter, &mut timer, req.timeouts.read_idle, conn_ready, None);
+        let (resp, headers_at) = exchange_head(&node, &req, watch, &mut sender, http_req).await?;
+        if let Some(p) = forwarder {
+            proxy::forwarded_status(resp.status(), &node, &req, p)?;
+        }
+        let marks = meter.marks();
+        let mut timing = Instants {
+            start,
+            conn_ready,
+            write_done: marks.last_write.unwrap_or(conn_ready),
+            first_byte: marks.first_read.unwrap_or(headers_at),
+            done: headers_at,
+        }
+        .into_timing(Some(setup), HttpVersion::Http11, &node);
+        timing.connection_id = meter.id;
+        let (parts, body) = resp.into_parts();
+        let body = IncomingBody::new(body, meter, timer, req.timeouts.read_idle, node)
+            .on_end(Box::new(move |_| drop((close, sender))));
+        Ok(StreamingResponse {
+            status: parts.status,
+            headers: parts.headers,
+            body: BodyStream::new(Box::pin(body), timing),
+        })
+    }
+}
+
 impl Transport for Fresh {
+    fn send_streaming(&self, req: WireRequest) -> BoxFuture<'_, Result<StreamingResponse>> {
+        use futures::FutureExt;
+        self.counted.send_streaming(req, |req| {
+            self.stream_inner(req).map(|r| self.connector.settle(r))
+        })
+    }
+
     fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
         use futures::FutureExt;
         // A combinator, not an async block: the block would hold the request twice.

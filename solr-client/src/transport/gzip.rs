@@ -13,7 +13,9 @@ use std::time::Instant;
 use bytes::Bytes;
 use http::header::{HeaderValue, ACCEPT_ENCODING, CONTENT_ENCODING};
 
-use super::{BoxFuture, Decorator, Transport, WireRequest, WireResponse};
+use super::{
+    BoxFuture, ChunkStream, Decorator, StreamingResponse, Transport, WireRequest, WireResponse,
+};
 use crate::error::{Error, Result};
 
 /// Wraps a transport with gzip content coding.
@@ -146,6 +148,40 @@ impl<T: Transport> Decorator for Gzip<T> {
         })
     }
 
+    /// Streamed bodies are gunzipped as they arrive: each wire chunk is inflated on its own
+    /// (in steps of 1 KiB of input, its output at most the request's
+    /// `max_response_bytes`), so no more than one chunk's output is held.
+    fn call_streaming(&self, mut req: WireRequest) -> BoxFuture<'_, Result<StreamingResponse>> {
+        Box::pin(async move {
+            req.headers
+                .insert(ACCEPT_ENCODING, HeaderValue::from_static("gzip"));
+            let limit = req.max_response_bytes;
+            let mut resp = self.inner.send_streaming(req).await?;
+            let encoding = resp
+                .headers
+                .get(CONTENT_ENCODING)
+                .and_then(|v| v.to_str().ok())
+                .map(|s| s.trim().to_ascii_lowercase());
+            match encoding.as_deref() {
+                None | Some("identity") => Ok(resp),
+                Some("gzip") | Some("x-gzip") => {
+                    resp.headers.remove(CONTENT_ENCODING);
+                    let node = resp.timing().node.clone();
+                    resp.body.timing_mut().content_encoding = Some("gzip".into());
+                    resp.body = resp
+                        .body
+                        .map_inner(|inner| Box::pin(gunzip_stream(inner, node, limit)));
+                    Ok(resp)
+                }
+                Some(other) => Err(Error::Decompress {
+                    node: resp.timing().node.clone(),
+                    encoding: other.to_string(),
+                    message: "unsupported content encoding".into(),
+                }),
+            }
+        })
+    }
+
     fn label(&self) -> String {
         if self.compress_requests {
             format!("{}+gzip(req)", self.inner.name())
@@ -153,6 +189,67 @@ impl<T: Transport> Decorator for Gzip<T> {
             format!("{}+gzip", self.inner.name())
         }
     }
+}
+
+/// Input bytes inflated per step of the streaming gunzip.
+const STREAM_STEP: usize = 1024;
+
+/// The chunks of `inner` (a gzip body, one or more members) gunzipped chunk by chunk; a
+/// chunk whose output passes `limit` is [`Error::TooLarge`], a body that ends inside a
+/// member is [`Error::Decompress`].
+fn gunzip_stream(
+    inner: ChunkStream,
+    node: String,
+    limit: u64,
+) -> impl futures::Stream<Item = Result<Bytes>> + Send {
+    use futures::StreamExt;
+    let decoder = flate2::write::MultiGzDecoder::new(Vec::new());
+    let state = (inner, Some(decoder), node);
+    futures::stream::unfold(state, move |(mut inner, mut dec, node)| async move {
+        let decoder = dec.as_mut()?;
+        let fail = |message: String| Error::Decompress {
+            node: node.clone(),
+            encoding: "gzip".into(),
+            message,
+        };
+        loop {
+            let out = match inner.next().await {
+                Some(Ok(chunk)) => inflate_chunk(decoder, &chunk, limit, &node, fail),
+                Some(Err(e)) => Err(e),
+                None => match decoder.try_finish() {
+                    Ok(()) if decoder.get_ref().is_empty() => return None,
+                    Ok(()) => Ok(Bytes::from(std::mem::take(decoder.get_mut()))),
+                    Err(e) => Err(fail(e.to_string())),
+                },
+            };
+            match out {
+                Ok(b) if b.is_empty() => continue,
+                Ok(b) => return Some((Ok(b), (inner, dec, node))),
+                Err(e) => return Some((Err(e), (inner, None, node))),
+            }
+        }
+    })
+}
+
+/// Feeds one wire chunk to `decoder` in steps, and takes what it inflated.
+fn inflate_chunk(
+    decoder: &mut flate2::write::MultiGzDecoder<Vec<u8>>,
+    chunk: &[u8],
+    limit: u64,
+    node: &str,
+    fail: impl Fn(String) -> Error,
+) -> Result<Bytes> {
+    use std::io::Write;
+    for step in chunk.chunks(STREAM_STEP) {
+        decoder.write_all(step).map_err(|e| fail(e.to_string()))?;
+        if decoder.get_ref().len() as u64 > limit {
+            return Err(Error::TooLarge {
+                node: node.to_string(),
+                limit,
+            });
+        }
+    }
+    Ok(Bytes::from(std::mem::take(decoder.get_mut())))
 }
 
 #[cfg(test)]
@@ -185,6 +282,32 @@ mod tests {
             Err(Error::Decompress { .. })
         ));
         assert_eq!(gunzip_bytes(&gzip_bytes(b""), 0).expect("empty"), b"");
+    }
+
+    /// A gzip body cut into chunks at every size from 1 byte up inflates, chunk by chunk,
+    /// to the original; cut short, it is a Decompress error after the bytes it had.
+    #[tokio::test]
+    async fn a_streamed_gzip_body_inflates_chunk_by_chunk() {
+        use futures::StreamExt;
+        let body: Vec<u8> = (0..20_000u32).flat_map(|i| i.to_le_bytes()).collect();
+        let z = gzip_bytes(&body);
+        for size in [1, 7, 512, 4096, z.len()] {
+            let chunks: Vec<Result<Bytes>> = z
+                .chunks(size)
+                .map(|c| Ok(Bytes::copy_from_slice(c)))
+                .collect();
+            let s = gunzip_stream(Box::pin(futures::stream::iter(chunks)), "n".into(), 1 << 30);
+            let out: Vec<Result<Bytes>> = s.collect().await;
+            let mut all = Vec::new();
+            for c in out {
+                all.extend_from_slice(&c.expect("chunk"));
+            }
+            assert_eq!(all, body, "chunk size {size}");
+        }
+        let cut = vec![Ok(Bytes::copy_from_slice(&z[..z.len() / 2]))];
+        let s = gunzip_stream(Box::pin(futures::stream::iter(cut)), "n".into(), 1 << 30);
+        let out: Vec<Result<Bytes>> = s.collect().await;
+        assert!(matches!(out.last(), Some(Err(Error::Decompress { .. }))));
     }
 
     #[test]

@@ -288,6 +288,11 @@ impl<'a, A: Activity + ?Sized> Watch<'a, A> {
         }
     }
 
+    /// The last activity the idle limit counts from now.
+    pub(crate) fn last(&self) -> Instant {
+        self.last
+    }
+
     /// A byte of the request arrived at `at` (seen by the caller, not by `activity`).
     #[cfg(feature = "http2")]
     pub(crate) fn restart(&mut self, at: Instant) {
@@ -375,6 +380,23 @@ pub(crate) fn exchange<'a>(
             }
         }
     }
+}
+
+/// Sends `http_req` on an HTTP/1.1 connection and waits for the response head only, under
+/// `watch`; the body is left to the caller (the streaming path, [`super::IncomingBody`]).
+pub(crate) async fn exchange_head(
+    node: &str,
+    req: &WireRequest,
+    mut watch: Watch<'_>,
+    sender: &mut SendRequest<Full<Bytes>>,
+    http_req: http::Request<Full<Bytes>>,
+) -> Result<(http::Response<hyper::body::Incoming>, Instant)> {
+    let mut head = Box::pin(sender.send_request(http_req));
+    let resp = std::future::poll_fn(|cx| watch.poll(cx, |cx| head.as_mut().poll(cx)))
+        .await
+        .map_err(|e| e.error(node, req))?
+        .map_err(|e| map_hyper(node, e))?;
+    Ok((resp, Instant::now()))
 }
 
 /// A response body being read: the size limit checked frame by frame; a body that comes in
@@ -498,6 +520,30 @@ where
             return Ok(buf.finish(parts, headers_at));
         }
     }
+}
+
+/// HTTP/2, the streaming path: waits for the response head only, under the read-idle
+/// timeout as [`read_frames`] does; the body is left to the caller.
+#[cfg(feature = "http2")]
+pub(crate) async fn read_head<F>(
+    node: &str,
+    req: &WireRequest,
+    clock: &super::h2_clock::FrameClock,
+    fut: F,
+) -> Result<(http::Response<Incoming>, Instant)>
+where
+    F: std::future::Future<Output = std::result::Result<http::Response<Incoming>, hyper::Error>>,
+{
+    let start = Instant::now();
+    let far = tokio::time::Instant::from_std(super::far_or(start, req.timeouts.read_idle));
+    let timer = std::pin::pin!(tokio::time::sleep_until(far));
+    let mut watch = Watch::on(clock, timer, req.timeouts.read_idle, start, None);
+    let mut head = std::pin::pin!(fut);
+    let resp = std::future::poll_fn(|cx| watch.poll(cx, |cx| head.as_mut().poll(cx)))
+        .await
+        .map_err(|e| e.error(node, req))?
+        .map_err(|e| map_hyper(node, e))?;
+    Ok((resp, Instant::now()))
 }
 
 /// The exchange's byte counts and decoded size: the connection's counters less `before`

@@ -35,11 +35,17 @@ use hyper::client::conn::http2::SendRequest;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 
 use super::connector::{ConnMeter, Connector, SetupTiming};
-use super::h1::{build_request, count_bytes, map_hyper, read_frames, Instants, Target};
+use super::h1::{
+    build_request, count_bytes, map_hyper, read_frames, read_head, ConnTimer, Instants, Target,
+};
 use super::h2_clock::{FrameClock, FrameEdges};
+use super::incoming::IncomingBody;
 use super::proxy::Proxy;
 use super::tls::TlsOptions;
-use super::{BoxFuture, RequestKind, Transport, TransportStats, WireRequest, WireResponse};
+use super::{
+    BodyStream, BoxFuture, RequestKind, StreamingResponse, Transport, TransportStats, WireRequest,
+    WireResponse,
+};
 use crate::error::{Error, Result};
 use crate::timing::{HttpVersion, Timing};
 
@@ -244,6 +250,71 @@ impl Http2 {
     }
 }
 
+/// Counts a stream in flight on its connection until dropped.
+struct InFlight(Arc<AtomicU64>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+impl Http2 {
+    /// The streaming path: the exchange up to the response head (resent once on a new
+    /// connection as [`Self::send_inner`] does); the stream counts as in flight on its
+    /// connection until its body has been read or dropped.
+    async fn stream_inner(&self, req: WireRequest) -> Result<StreamingResponse> {
+        let node = crate::redact::node_label(&req.node);
+        let start = Instant::now();
+        let mut attempt = 1;
+        loop {
+            let (mut conn, setup) = self.connection(&req, &node).await?;
+            let conn_ready = Instant::now();
+            conn.inflight.fetch_add(1, Ordering::SeqCst);
+            let inflight = InFlight(conn.inflight.clone());
+            conn.meter.requests.fetch_add(1, Ordering::Relaxed);
+            let http_req = build_request(&req, Target::Absolute)?;
+            let sent = conn.sender.send_request(http_req);
+            let (resp, headers_at) = match read_head(&node, &req, &conn.clock, sent).await {
+                Ok(r) => r,
+                Err(e) => {
+                    if matches!(e, Error::Io { .. }) {
+                        self.evict(&req, &conn).await;
+                    }
+                    let stale = setup.is_none() && matches!(e, Error::Io { .. });
+                    let retry_ok = req.kind != RequestKind::Write || e.is_not_sent();
+                    if stale && retry_ok && attempt == 1 {
+                        attempt += 1;
+                        continue;
+                    }
+                    return Err(e);
+                }
+            };
+            let stamps = Instants {
+                start,
+                conn_ready,
+                write_done: conn_ready,
+                first_byte: headers_at,
+                done: headers_at,
+            };
+            let mut timing = stamps.into_timing(setup, HttpVersion::Http2, &node);
+            timing.connection_id = conn.meter.id;
+            timing.bytes_exact = false;
+            timing.attempts = attempt;
+            let (parts, body) = resp.into_parts();
+            let idle = req.timeouts.read_idle;
+            let body = IncomingBody::new(body, conn.clock.clone(), ConnTimer::new(), idle, node)
+                .frames_restart()
+                .on_end(Box::new(move |_| drop(inflight)));
+            return Ok(StreamingResponse {
+                status: parts.status,
+                headers: parts.headers,
+                body: BodyStream::new(Box::pin(body), timing),
+            });
+        }
+    }
+}
+
 /// The byte counts of a request that shared its connection with other streams: the
 /// socket's counters are not its own, so the bodies' sizes stand in (`bytes_exact` false).
 fn estimate_bytes(timing: &mut Timing, connection_id: u64, body_in: usize, body_out: usize) {
@@ -255,6 +326,13 @@ fn estimate_bytes(timing: &mut Timing, connection_id: u64, body_in: usize, body_
 }
 
 impl Transport for Http2 {
+    fn send_streaming(&self, req: WireRequest) -> BoxFuture<'_, Result<StreamingResponse>> {
+        use futures::FutureExt;
+        self.counted.send_streaming(req, |req| {
+            self.stream_inner(req).map(|r| self.connector.settle(r))
+        })
+    }
+
     fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
         use futures::FutureExt;
         // A combinator, not an async block: the block would hold the request twice.

@@ -14,6 +14,7 @@
 //! Transports know nothing about Solr except whether a request is a read or a write
 //! ([`RequestKind`]). All of them measure the phases documented in [`crate::timing`].
 
+mod body;
 mod client_auth;
 mod cloud;
 mod connector;
@@ -27,6 +28,7 @@ mod h2_clock;
 #[cfg(feature = "http2")]
 mod http2;
 mod identity;
+mod incoming;
 mod no_proxy;
 mod pooled;
 mod proxy;
@@ -51,6 +53,7 @@ use bytes::Bytes;
 use http::{HeaderMap, Method, StatusCode};
 use url::Url;
 
+pub use body::{BodyStream, ChunkStream, StreamingResponse};
 pub use client_auth::ClientCertProblem;
 pub use cloud::{composite_id_hash, murmurhash3_x86_32, HashRange};
 pub use cloud::{CloudBuilder, CloudState, NodeHealth};
@@ -376,6 +379,16 @@ pub struct TransportStats {
 pub trait Transport: Send + Sync + fmt::Debug {
     /// Sends one request and reads the whole response.
     fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>>;
+    /// Sends one request and returns as soon as the response head has arrived, with the
+    /// body to be read as it arrives ([`StreamingResponse`]; see there for the limits that
+    /// apply to it). The default reads the whole body with [`Self::send`] and hands it out
+    /// as one chunk, so a custom transport keeps working; the built-in transports read
+    /// incrementally (a pooled connection goes back to its pool only once its body has been
+    /// read to the end).
+    fn send_streaming(&self, req: WireRequest) -> BoxFuture<'_, Result<StreamingResponse>> {
+        let sent = self.send(req);
+        Box::pin(async move { sent.await.map(StreamingResponse::buffered) })
+    }
     /// A short name for reports, e.g. `pooled+gzip`.
     fn name(&self) -> String;
     /// This transport's own counters.
@@ -473,6 +486,25 @@ impl Counted {
         Box::pin(
             attempt.run(inner(req).map(move |r| r.map_err(|e| crate::hint::scheme_hint(https, e)))),
         )
+    }
+
+    /// Like [`Self::send`], for the streaming path: the deadline bounds the call up to the
+    /// response head (the body is read at its reader's pace, see [`StreamingResponse`]).
+    pub(crate) fn send_streaming<'a, F>(
+        &self,
+        mut req: WireRequest,
+        inner: impl FnOnce(WireRequest) -> F + Send + 'a,
+    ) -> BoxFuture<'a, Result<StreamingResponse>>
+    where
+        F: Future<Output = Result<StreamingResponse>> + Send + 'a,
+    {
+        let (deadline, _attempt, https) = self.start(&mut req);
+        let timeout = req.request_timeout();
+        Box::pin(async move {
+            until_deadline(deadline, timeout, inner(req))
+                .await
+                .map_err(|e| crate::hint::scheme_hint(https, e))
+        })
     }
 
     /// `label`, or `label(insecure-tls)`.

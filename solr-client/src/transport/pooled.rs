@@ -31,11 +31,16 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError};
 
 use super::connector::{ConnMeter, Connector, SetupTiming};
 use super::h1::{
-    build_request, count_bytes, exchange, map_hyper, within, ConnTimer, Instants, Target, Watch,
+    build_request, count_bytes, exchange, exchange_head, map_hyper, within, ConnTimer, Instants,
+    Target, Watch,
 };
+use super::incoming::IncomingBody;
 use super::proxy::{self, Proxy};
 use super::tls::TlsOptions;
-use super::{BoxFuture, RequestKind, Transport, TransportStats, WireRequest, WireResponse};
+use super::{
+    BodyStream, BoxFuture, RequestKind, StreamingResponse, Transport, TransportStats, WireRequest,
+    WireResponse,
+};
 use crate::error::{Error, Result};
 use crate::timing::HttpVersion;
 
@@ -324,23 +329,103 @@ impl Pooled {
 
     /// Puts a connection back into `host`'s idle list, unless the server said it closes it
     /// (`Connection: close`), it is closed, or the list is full (then it is dropped: closed).
-    fn keep(&self, host: &HostPool, headers: &http::HeaderMap, (sender, meter, timer): Checked) {
-        let server_closes = headers
-            .get(CONNECTION)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|v| v.eq_ignore_ascii_case("close"));
-        if server_closes || sender.is_closed() {
-            return;
-        }
-        let mut idle = host.idle.lock().unwrap_or_else(|e| e.into_inner());
-        if idle.len() < self.config.max_idle_per_host {
-            idle.push(Idle {
-                sender,
-                meter,
-                timer,
-                since: Instant::now(),
+    fn keep(&self, host: &HostPool, headers: &http::HeaderMap, conn: Checked) {
+        keep(host, self.config.max_idle_per_host, headers, conn)
+    }
+
+    /// The streaming path: a slot, a connection and the exchange up to the response head
+    /// (once more on a new connection when a reused one turns out closed, as
+    /// [`Self::send_inner`]). The connection and its slot stay with the body, and go back to
+    /// the pool when it has been read to its end (dropped before: the connection is closed).
+    async fn stream_inner(&self, req: WireRequest) -> Result<StreamingResponse> {
+        let node = crate::redact::node_label(&req.node);
+        let start = Instant::now();
+        let deadline = req
+            .deadline
+            .unwrap_or_else(|| super::far_or(start, req.timeouts.request));
+        let host = self.host(&req);
+        let permit = slot(&host, &req, deadline).await?;
+        let mut attempt = 1;
+        loop {
+            let ((mut sender, meter, mut timer), setup) =
+                self.connection(&host, &req, &node, deadline).await?;
+            let conn_ready = Instant::now();
+            meter.reset_marks();
+            meter.requests.fetch_add(1, Ordering::Relaxed);
+            let mut http_req = build_request(&req, Target::Origin(host.host_header.as_ref()))?;
+            if let Some(p) = self.connector.forwarder(&req.node) {
+                proxy::absolute_form(&mut http_req, &req, p)?;
+            }
+            let idle = req.timeouts.read_idle;
+            let watch = Watch::new(&meter, &mut timer, idle, conn_ready, Some(deadline));
+            let (resp, headers_at) =
+                match exchange_head(&node, &req, watch, &mut sender, http_req).await {
+                    Ok(r) => r,
+                    Err(e) => {
+                        let stale = setup.is_none() && matches!(e, Error::Io { .. });
+                        let retry_ok = req.kind != RequestKind::Write || e.is_not_sent();
+                        if stale && retry_ok && attempt == 1 {
+                            attempt += 1;
+                            continue;
+                        }
+                        return Err(e);
+                    }
+                };
+            if let Some(p) = self.connector.forwarder(&req.node) {
+                proxy::forwarded_status(resp.status(), &node, &req, p)?;
+            }
+            let marks = meter.marks();
+            let at = Instants {
+                start,
+                conn_ready,
+                write_done: marks.last_write.unwrap_or(conn_ready),
+                first_byte: marks.first_read.unwrap_or(headers_at),
+                done: headers_at,
+            };
+            let mut timing = at.into_timing(setup, HttpVersion::Http11, &node);
+            timing.connection_id = meter.id;
+            timing.attempts = attempt;
+            let (parts, body) = resp.into_parts();
+            let (headers, max_idle) = (parts.headers.clone(), self.config.max_idle_per_host);
+            let back = meter.clone();
+            let body =
+                IncomingBody::new(body, meter, timer, idle, node).on_end(Box::new(move |timer| {
+                    keep(&host, max_idle, &headers, (sender, back, timer));
+                    drop(permit);
+                }));
+            return Ok(StreamingResponse {
+                status: parts.status,
+                headers: parts.headers,
+                body: BodyStream::new(Box::pin(body), timing),
             });
         }
+    }
+}
+
+/// Puts a connection back into `host`'s idle list, unless the server said it closes it
+/// (`Connection: close`), it is closed, or the list holds `max_idle` (then it is dropped:
+/// closed).
+fn keep(
+    host: &HostPool,
+    max_idle: usize,
+    headers: &http::HeaderMap,
+    (sender, meter, timer): Checked,
+) {
+    let server_closes = headers
+        .get(CONNECTION)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.eq_ignore_ascii_case("close"));
+    if server_closes || sender.is_closed() {
+        return;
+    }
+    let mut idle = host.idle.lock().unwrap_or_else(|e| e.into_inner());
+    if idle.len() < max_idle {
+        idle.push(Idle {
+            sender,
+            meter,
+            timer,
+            since: Instant::now(),
+        });
     }
 }
 
@@ -366,6 +451,13 @@ async fn slot(
 }
 
 impl Transport for Pooled {
+    fn send_streaming(&self, req: WireRequest) -> BoxFuture<'_, Result<StreamingResponse>> {
+        use futures::FutureExt;
+        self.counted.send_streaming(req, |req| {
+            self.stream_inner(req).map(|r| self.connector.settle(r))
+        })
+    }
+
     fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
         use futures::FutureExt;
         // A combinator, not an async block: the block would hold the exchange twice.

@@ -28,7 +28,9 @@ use http::header::{AUTHORIZATION, LOCATION};
 use http::StatusCode;
 use url::Url;
 
-use super::{BoxFuture, Decorator, RequestKind, Transport, WireRequest, WireResponse};
+use super::{
+    BoxFuture, Decorator, RequestKind, StreamingResponse, Transport, WireRequest, WireResponse,
+};
 use crate::error::{Error, Result};
 
 /// The redirect decorator. See the module docs.
@@ -189,6 +191,36 @@ impl<T: Transport> Decorator for Redirects<T> {
             return Box::pin(self.send_unfollowed(req));
         }
         Box::pin(self.send_inner(req))
+    }
+
+    /// The body streams through when the answer is not a redirect; a 3xx is refused as
+    /// [`Decorator::call`] refuses it, or (a read, following on) the read is sent again and
+    /// followed by `call`, its final answer read whole.
+    fn call_streaming(&self, mut req: WireRequest) -> BoxFuture<'_, Result<StreamingResponse>> {
+        Box::pin(async move {
+            req.start_deadline();
+            let again = req.clone();
+            let resp = self.inner.send_streaming(req).await?;
+            if !is_redirect(resp.status) {
+                return Ok(resp);
+            }
+            if self.max_hops == 0 || again.kind == RequestKind::Write {
+                // Refused as `call` refuses it, without sending the request again.
+                let whole = resp.into_buffered(again.max_response_bytes).await?;
+                let mut url = again.node.clone();
+                let base = url.path().trim_end_matches('/').to_string();
+                url.set_path(&format!("{base}/{}", again.path.trim_start_matches('/')));
+                let reason = if again.kind == RequestKind::Write {
+                    "a write is never redirected"
+                } else {
+                    "following redirects is off"
+                };
+                return Err(refusal(&again.node, &url, &whole, reason));
+            }
+            drop(resp);
+            // A read that may be followed: sent again and followed, its answer read whole.
+            self.call(again).await.map(StreamingResponse::buffered)
+        })
     }
 }
 

@@ -231,6 +231,41 @@ impl ReqwestDefault {
         })
     }
 
+    /// The streaming path: the head, then the body chunk by chunk as reqwest reads it.
+    async fn stream_inner(&self, req: WireRequest) -> Result<super::StreamingResponse> {
+        let node = crate::redact::node_label(&req.node);
+        let start = Instant::now();
+        let (resp, attempts) = self.answer(&req, &node).await?;
+        let version = if resp.version() == http::Version::HTTP_2 {
+            HttpVersion::Http2
+        } else {
+            HttpVersion::Http11
+        };
+        let (status, headers) = (resp.status(), resp.headers().clone());
+        let timing = Timing {
+            server_wait: start.elapsed(),
+            bytes_out: req.body.len() as u64,
+            bytes_exact: false,
+            http_version: version,
+            attempts,
+            node: node.clone(),
+            ..Timing::default()
+        };
+        let chunks = futures::stream::unfold(Some((resp, req, node)), |state| async move {
+            let (mut resp, req, node) = state?;
+            match resp.chunk().await {
+                Ok(Some(chunk)) => Some((Ok(chunk), Some((resp, req, node)))),
+                Ok(None) => None,
+                Err(e) => Some((Err(map_reqwest(&node, &req, e, false)), None)),
+            }
+        });
+        Ok(super::StreamingResponse {
+            status,
+            headers,
+            body: super::BodyStream::new(Box::pin(chunks), timing),
+        })
+    }
+
     /// The response head, with the number of attempts it took. The server closed the
     /// connection after reading the request, without answering (a pooled connection its idle
     /// timeout ended): an idempotent read is resent once, as `pooled` does; a write never
@@ -329,6 +364,11 @@ fn map_reqwest(node: &str, req: &WireRequest, e: reqwest::Error, has_identity: b
 }
 
 impl Transport for ReqwestDefault {
+    fn send_streaming(&self, req: WireRequest) -> BoxFuture<'_, Result<super::StreamingResponse>> {
+        self.counted
+            .send_streaming(req, |req| self.stream_inner(req))
+    }
+
     fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
         self.counted.send(req, |req| self.send_inner(req))
     }

@@ -35,7 +35,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use http::header::RETRY_AFTER;
 use http::{HeaderMap, StatusCode};
 
-use super::{BoxFuture, Decorator, RequestKind, Transport, WireRequest, WireResponse};
+use super::{
+    BoxFuture, Decorator, RequestKind, StreamingResponse, Transport, WireRequest, WireResponse,
+};
 use crate::error::{Error, Result};
 
 /// The retry budget of one request.
@@ -236,6 +238,42 @@ impl<T: Transport> Retry<T> {
     }
 }
 
+impl<T: Transport> Retry<T> {
+    async fn stream_attempts(
+        &self,
+        req: WireRequest,
+        deadline: Instant,
+    ) -> Result<StreamingResponse> {
+        let max = self.policy.max_attempts.max(1);
+        let mut waited = Duration::ZERO;
+        let mut attempt = 1u32;
+        loop {
+            let mut attempt_req = req.clone();
+            crate::auth::resign(&mut attempt_req).await?;
+            let resp = self.inner.send_streaming(attempt_req).await?;
+            let status = resp.status;
+            if !retries_status(req.kind, status) {
+                return Ok(resp);
+            }
+            let node = resp.timing().node.clone();
+            let delay = self.policy.wait(attempt, retry_after(&resp.headers));
+            drop(resp);
+            if attempt >= max || !self.policy.fits(waited, delay, deadline) {
+                return Err(Error::RetriesExhausted {
+                    node,
+                    status: status.as_u16(),
+                    attempts: attempt,
+                    waited,
+                });
+            }
+            crate::transport::span::retrying(&node, attempt, &status, delay);
+            tokio::time::sleep(delay).await;
+            waited += delay;
+            attempt += 1;
+        }
+    }
+}
+
 impl<T: Transport> Decorator for Retry<T> {
     type Inner = T;
 
@@ -245,6 +283,16 @@ impl<T: Transport> Decorator for Retry<T> {
 
     fn call(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
         Box::pin(self.send_inner(req))
+    }
+
+    /// Retries as [`Decorator::call`] does, on the response head only: once a body has
+    /// begun to stream, nothing is retried.
+    fn call_streaming(&self, mut req: WireRequest) -> BoxFuture<'_, Result<StreamingResponse>> {
+        Box::pin(async move {
+            let deadline = req.start_deadline();
+            let timeout = req.request_timeout();
+            super::until_deadline(deadline, timeout, self.stream_attempts(req, deadline)).await
+        })
     }
 
     fn label(&self) -> String {

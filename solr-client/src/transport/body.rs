@@ -1,0 +1,233 @@
+//! A response whose body is read as it arrives ([`StreamingResponse`], from
+//! [`Transport::send_streaming`](super::Transport::send_streaming)): the head at once, the
+//! body as a stream of byte chunks ([`BodyStream`]).
+//!
+//! The body of a streamed response is not bounded by
+//! [`WireRequest::max_response_bytes`](super::WireRequest::max_response_bytes) (an export may
+//! be many gigabytes; what reads it holds one chunk at a time) and not by the request
+//! timeout once the head has arrived (the reader sets the pace): only the read-idle timeout
+//! watches it, and it counts only while the reader waits for the next chunk.
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+use bytes::{Bytes, BytesMut};
+use futures::Stream;
+use http::{HeaderMap, StatusCode};
+
+use super::WireResponse;
+use crate::error::{Error, Result};
+use crate::timing::Timing;
+
+/// A boxed stream of body chunks, as a transport produces it.
+pub type ChunkStream = Pin<Box<dyn Stream<Item = Result<Bytes>> + Send>>;
+
+/// A response head and its body, still to be read.
+#[derive(Debug)]
+pub struct StreamingResponse {
+    /// HTTP status.
+    pub status: StatusCode,
+    /// Response headers.
+    pub headers: HeaderMap,
+    /// The body, read chunk by chunk; its [`BodyStream::timing`] is the request's timing.
+    pub body: BodyStream,
+}
+
+impl StreamingResponse {
+    /// A streaming response over a body that is already whole (the fallback of a transport
+    /// that only reads whole bodies).
+    pub fn buffered(resp: WireResponse) -> Self {
+        let body = BodyStream::whole(resp.body, resp.timing);
+        StreamingResponse {
+            status: resp.status,
+            headers: resp.headers,
+            body,
+        }
+    }
+
+    /// The timing record: the phases up to the response head, and the body's transfer time
+    /// once it has been read to its end.
+    pub fn timing(&self) -> &Timing {
+        &self.body.timing
+    }
+
+    /// Reads the rest of the body (at most `limit` bytes, else [`Error::TooLarge`]) into a
+    /// whole response.
+    pub async fn into_buffered(self, limit: u64) -> Result<WireResponse> {
+        use futures::StreamExt;
+        let mut body = self.body;
+        let mut buf = BytesMut::new();
+        while let Some(chunk) = body.next().await {
+            let chunk = chunk?;
+            if (buf.len() + chunk.len()) as u64 > limit {
+                return Err(Error::TooLarge {
+                    node: body.timing.node.clone(),
+                    limit,
+                });
+            }
+            buf.extend_from_slice(&chunk);
+        }
+        Ok(WireResponse {
+            status: self.status,
+            headers: self.headers,
+            body: buf.freeze(),
+            timing: body.timing,
+        })
+    }
+}
+
+/// The body of a [`StreamingResponse`]: a `Stream` of byte chunks. When it ends, its
+/// [`timing`](Self::timing) gets the body's transfer time and decoded size.
+pub struct BodyStream {
+    inner: ChunkStream,
+    timing: Timing,
+    headers_at: Instant,
+    bytes: u64,
+    ended: bool,
+}
+
+impl std::fmt::Debug for BodyStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BodyStream")
+            .field("bytes", &self.bytes)
+            .field("ended", &self.ended)
+            .finish()
+    }
+}
+
+impl BodyStream {
+    /// A body read from `inner`, whose head arrived now, with the timing of the exchange up
+    /// to the head.
+    pub fn new(inner: ChunkStream, timing: Timing) -> Self {
+        BodyStream {
+            inner,
+            timing,
+            headers_at: Instant::now(),
+            bytes: 0,
+            ended: false,
+        }
+    }
+
+    /// A body that is already whole: one chunk (none when empty).
+    pub fn whole(body: Bytes, timing: Timing) -> Self {
+        let chunks = (!body.is_empty()).then_some(Ok(body));
+        let mut s = BodyStream::new(Box::pin(futures::stream::iter(chunks)), timing);
+        s.timing.decoded_bytes = 0;
+        s
+    }
+
+    /// The request's timing: up to the head until the body ends, then with the body's
+    /// `transfer` time and `decoded_bytes`.
+    pub fn timing(&self) -> &Timing {
+        &self.timing
+    }
+
+    /// True once the body has been read to its end (or failed).
+    pub fn is_ended(&self) -> bool {
+        self.ended
+    }
+
+    /// This body with its chunks passed through `f` (a decoder: the gzip decorator's
+    /// inflater), keeping its timing.
+    pub fn map_inner(self, f: impl FnOnce(ChunkStream) -> ChunkStream) -> Self {
+        BodyStream {
+            inner: f(self.inner),
+            ..self
+        }
+    }
+
+    /// The timing record, for a decorator to add its fields (the gzip decorator its
+    /// content encoding).
+    pub fn timing_mut(&mut self) -> &mut Timing {
+        &mut self.timing
+    }
+}
+
+impl Stream for BodyStream {
+    type Item = Result<Bytes>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if self.ended {
+            return Poll::Ready(None);
+        }
+        let out = self.inner.as_mut().poll_next(cx);
+        match &out {
+            Poll::Ready(Some(Ok(chunk))) => self.bytes += chunk.len() as u64,
+            Poll::Ready(None) => {
+                self.ended = true;
+                let transfer = self.headers_at.elapsed();
+                self.timing.transfer += transfer;
+                self.timing.decoded_bytes += self.bytes;
+            }
+            Poll::Ready(Some(Err(_))) => self.ended = true,
+            Poll::Pending => {}
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::{
+        BoxFuture, Redirects, RequestKind, Retry, RetryPolicy, Timeouts, Transport, TransportStats,
+        WireRequest,
+    };
+    use futures::StreamExt;
+
+    /// A custom transport with only the buffered `send`.
+    #[derive(Debug)]
+    struct Fixed;
+
+    impl Transport for Fixed {
+        fn send(&self, _req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
+            Box::pin(async {
+                Ok(WireResponse {
+                    status: StatusCode::OK,
+                    headers: HeaderMap::new(),
+                    body: Bytes::from_static(b"{\"docs\":[]}"),
+                    timing: Timing {
+                        node: "fixed".into(),
+                        decoded_bytes: 11,
+                        ..Timing::default()
+                    },
+                })
+            })
+        }
+        fn name(&self) -> String {
+            "fixed".into()
+        }
+        fn stats(&self) -> TransportStats {
+            TransportStats::default()
+        }
+    }
+
+    /// Through the retry and redirect decorators, a transport without a streaming path
+    /// answers `send_streaming` with its buffered body as one chunk; the timing counts the
+    /// body once, when it has been read.
+    #[tokio::test]
+    async fn a_buffered_transport_streams_its_whole_body_as_one_chunk() {
+        let t = Redirects::new(Retry::new(Fixed, RetryPolicy::default()), 0);
+        let req = WireRequest {
+            method: http::Method::GET,
+            node: url::Url::parse("http://127.0.0.1:1/solr").expect("url"),
+            path: "c/export".into(),
+            query: Vec::new(),
+            headers: HeaderMap::new(),
+            body: Bytes::new(),
+            kind: RequestKind::Read,
+            timeouts: Timeouts::default(),
+            max_response_bytes: 1 << 20,
+            deadline: None,
+            route: None,
+        };
+        let mut resp = t.send_streaming(req).await.expect("answer");
+        assert_eq!(resp.status, StatusCode::OK);
+        assert_eq!(resp.timing().decoded_bytes, 0, "not read yet");
+        let chunks: Vec<Bytes> = (&mut resp.body).map(|c| c.expect("chunk")).collect().await;
+        assert_eq!(chunks, vec![Bytes::from_static(b"{\"docs\":[]}")]);
+        assert!(resp.body.is_ended());
+        assert_eq!(resp.timing().decoded_bytes, 11);
+    }
+}
