@@ -5,8 +5,9 @@
 //! [`unique`], [`merge`], [`inner_join`], [`hash_join`], [`select`], [`update`]) nest as
 //! [`Func`] values; [`Func::build`] (or a source's own `build`) checks every name and value
 //! and gives an [`Expr`], whose `Display` is the text Solr parses back into exactly those
-//! names and values. Free text (a query, a filter) is quoted and escaped: commas,
-//! parentheses, quotes and backslashes in it are safe. What Solr's parser cannot give back
+//! names and values. Free text (a query, a filter) is quoted, its own double quotes written
+//! as backticks (which Solr turns back into `"`): commas, parentheses, quotes and backslashes
+//! in it are safe. What Solr's parser cannot give back
 //! (a backtick, a line starting with `#`, ...) is an [`Error::InvalidInput`](crate::Error)
 //! from `build`, never a mangled expression.
 //!
@@ -26,7 +27,7 @@
 //! .build()?;
 //! assert_eq!(
 //!     e.to_string(),
-//!     r#"rollup(search(sales, q="region:\"north, east\"", fl="region_s,amount_i", sort="region_s asc", qt="/export"), over="region_s", sum(amount_i), count(*))"#
+//!     r#"rollup(search(sales, q="region:`north, east`", fl="region_s,amount_i", sort="region_s asc", qt="/export"), over="region_s", sum(amount_i), count(*))"#
 //! );
 //! # Ok::<(), solr_client::Error>(())
 //! ```

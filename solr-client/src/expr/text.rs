@@ -2,12 +2,15 @@
 //! `StreamExpressionParser` reads them back: names (collections, fields, parameter names),
 //! written bare, and free text (queries, filters), written between double quotes.
 //!
-//! Inside double quotes the parser looks only at `"` and `\`: a quote preceded by an odd run
-//! of backslashes does not end the value, and once the outer quotes are gone it turns `\"`
-//! into `"` and `\\\"` into `\"`. Commas, parentheses and single quotes between the quotes
-//! are plain text. What it cannot give back exactly is refused: a backtick (it becomes `"`),
-//! a quote after an even run of backslashes, an odd run of backslashes at the end, a line
-//! that starts with `#` (a comment, dropped), a carriage return, and blank text.
+//! Inside double quotes the parser looks only at `"` and `\`, and once the outer quotes are
+//! gone it turns every backtick into `"`. Its unescaping of `\"` does not give back every
+//! run of backslashes before a quote (Solr 9.10 reads `\\\"` as `\\"`), so a double
+//! quote of the value is written as a backtick, never escaped: a backslash then means what it
+//! means in the value, whatever follows it. Commas, parentheses and single quotes between the
+//! quotes are plain text. What the parser cannot give back exactly is refused: a backtick of
+//! the value (it would become `"`), an odd run of backslashes at the end (it would escape the
+//! closing quote), a line that starts with `#` (a comment, dropped), a carriage return, and
+//! blank text. Solr trims whitespace around a quoted value (harmless for a query).
 
 use std::fmt::{self, Write};
 
@@ -54,38 +57,19 @@ pub(crate) fn check_text(what: &str, text: &str) -> Result<()> {
     {
         return refuse("holds a line starting with '#', which Solr drops as a comment");
     }
-    let mut run = 0usize;
-    for c in text.chars() {
-        match c {
-            '\\' => run += 1,
-            '"' if run > 0 && run % 2 == 0 => {
-                return refuse("holds a double quote after an even run of backslashes");
-            }
-            _ => run = 0,
-        }
-    }
+    let run = text.chars().rev().take_while(|c| *c == '\\').count();
     if run % 2 == 1 {
         return refuse("ends with an odd run of backslashes");
     }
     Ok(())
 }
 
-/// Writes checked free text between double quotes, escaped so that Solr reads back `text`.
+/// Writes checked free text between double quotes, each `"` of it as a backtick, so that
+/// Solr reads back `text`.
 pub(crate) fn write_quoted(f: &mut fmt::Formatter<'_>, text: &str) -> fmt::Result {
     f.write_char('"')?;
-    let mut run = 0usize;
     for c in text.chars() {
-        match c {
-            '\\' => run += 1,
-            // After no backslash `\"`; after an odd run two more, which Solr takes off again.
-            '"' if run == 0 => f.write_char('\\')?,
-            '"' => f.write_str("\\\\")?,
-            _ => {}
-        }
-        if c != '\\' {
-            run = 0;
-        }
-        f.write_char(c)?;
+        f.write_char(if c == '"' { '`' } else { c })?;
     }
     f.write_char('"')
 }
