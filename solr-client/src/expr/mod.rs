@@ -5,10 +5,10 @@
 //! [`unique`], [`merge`], [`inner_join`], [`hash_join`], [`select`], [`update`]) nest as
 //! [`Func`] values; [`Func::build`] (or a source's own `build`) checks every name and value
 //! and gives an [`Expr`], whose `Display` is the text Solr parses back into exactly those
-//! names and values. Free text (a query, a filter) is quoted, its own double quotes written
-//! as backticks (which Solr turns back into `"`): commas, parentheses, quotes and backslashes
-//! in it are safe. What Solr's parser cannot give back
-//! (a backtick, a line starting with `#`, ...) is an [`Error::InvalidInput`](crate::Error)
+//! names and values. Free text (a query, a filter) is quoted and escaped: commas,
+//! parentheses and quotes in it are safe. An escaped quote (`\"`) is not: Solr's parser
+//! cannot pass one on, so `build` refuses it (query such a value with `{!term f=field}`). What Solr's parser cannot give back
+//! (an escaped quote, a backtick, a line starting with `#`, ...) is an [`Error::InvalidInput`](crate::Error)
 //! from `build`, never a mangled expression.
 //!
 //! ```
@@ -27,7 +27,7 @@
 //! .build()?;
 //! assert_eq!(
 //!     e.to_string(),
-//!     r#"rollup(search(sales, q="region:`north, east`", fl="region_s,amount_i", sort="region_s asc", qt="/export"), over="region_s", sum(amount_i), count(*))"#
+//!     r#"rollup(search(sales, q="region:\"north, east\"", fl="region_s,amount_i", sort="region_s asc", qt="/export"), over="region_s", sum(amount_i), count(*))"#
 //! );
 //! # Ok::<(), solr_client::Error>(())
 //! ```
