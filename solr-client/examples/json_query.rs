@@ -20,7 +20,11 @@ use solr_client::{Select, SelectResponse};
 
 /// What both answers must agree on: hits (id, price), numFound, and the facet's buckets
 /// (value, count, summed price).
-type Summary = (Vec<(String, Option<f64>)>, u64, Vec<(String, u64, Option<f64>)>);
+type Summary = (
+    Vec<(String, Option<f64>)>,
+    u64,
+    Vec<(String, u64, Option<f64>)>,
+);
 
 fn summary(r: &SelectResponse<Book>) -> Summary {
     let hits = r.docs().iter().map(|b| (b.id.clone(), b.price)).collect();
@@ -76,8 +80,16 @@ async fn main() -> solr_client::Result<()> {
         .collect();
     check_eq("hits", &json_sum.0, &want_hits);
     check_eq("numFound", json_sum.1, 10);
-    let mut counts: Vec<_> = json_sum.2.iter().map(|(v, c, _)| (v.as_str(), *c)).collect();
+    let mut counts: Vec<_> = json_sum
+        .2
+        .iter()
+        .map(|(v, c, _)| (v.as_str(), *c))
+        .collect();
     counts.sort();
-    check_eq("bucket counts", counts, vec![("jvm", 4), ("search", 3), ("systems", 3)]);
+    check_eq(
+        "bucket counts",
+        counts,
+        vec![("jvm", 4), ("search", 3), ("systems", 3)],
+    );
     Ok(())
 }
