@@ -1,8 +1,6 @@
 //! Deep paging with Solr's `cursorMark`: [`SolrClient::cursor_as`] streams every document
 //! matching a search, decoded into the caller's type, one page in memory at a time.
 
-use std::collections::VecDeque;
-
 use futures::Stream;
 use serde::de::DeserializeOwned;
 
@@ -11,11 +9,14 @@ use crate::request::Select;
 use crate::response::{Document, SelectResponse};
 use crate::SolrClient;
 
-/// Where a cursor is: the mark of the next page (none after the last) and the documents of
-/// the current page not yet yielded.
+/// Where a cursor is: the client and request it pages with, the mark of the next page (none
+/// after the last) and the documents of the current page not yet yielded. The stream moves
+/// it from one document to the next: nothing is cloned per document.
 struct Page<T> {
+    client: SolrClient,
+    base: Select,
     mark: Option<String>,
-    buf: VecDeque<T>,
+    buf: std::vec::IntoIter<T>,
 }
 
 impl SolrClient {
@@ -57,18 +58,16 @@ impl SolrClient {
         select: Select,
         page_rows: u64,
     ) -> impl Stream<Item = Result<T>> + Send + 'static {
-        let client = self.clone();
         let sort = with_tie_breaker(select.sort.as_deref(), self.unique_key());
         let mut base = select.sort(sort).rows(page_rows);
         base.start = None;
         let init = Page {
+            client: self.clone(),
+            base,
             mark: Some("*".to_string()),
-            buf: VecDeque::new(),
+            buf: Vec::new().into_iter(),
         };
-        futures::stream::try_unfold(init, move |page| {
-            let (base, client) = (base.clone(), client.clone());
-            async move { next_doc(&client, &base, page).await }
-        })
+        futures::stream::try_unfold(init, next_doc)
     }
 }
 
@@ -87,21 +86,16 @@ fn with_tie_breaker(sort: Option<&str>, key: &str) -> String {
 }
 
 /// The next document, fetching the next page when the current one is used up.
-async fn next_doc<T: DeserializeOwned>(
-    client: &SolrClient,
-    base: &Select,
-    mut page: Page<T>,
-) -> Result<Option<(T, Page<T>)>> {
+async fn next_doc<T: DeserializeOwned>(mut page: Page<T>) -> Result<Option<(T, Page<T>)>> {
     loop {
-        if let Some(doc) = page.buf.pop_front() {
+        if let Some(doc) = page.buf.next() {
             return Ok(Some((doc, page)));
         }
         let Some(mark) = page.mark.take() else {
             return Ok(None);
         };
-        let r: SelectResponse<T> = client
-            .select_as(&base.clone().param("cursorMark", mark.clone()))
-            .await?;
+        let request = page.base.clone().param("cursorMark", mark.as_str());
+        let r: SelectResponse<T> = page.client.select_as(&request).await?;
         let next = r.next_cursor_mark.clone().ok_or_else(|| Error::Decode {
             node: r.timing.node.clone(),
             what: "cursor response",
@@ -112,10 +106,10 @@ async fn next_doc<T: DeserializeOwned>(
         if next != mark && !docs.is_empty() {
             page.mark = Some(next);
         }
-        page.buf.extend(docs);
-        if page.buf.is_empty() {
+        if docs.is_empty() {
             return Ok(None);
         }
+        page.buf = docs.into_iter();
     }
 }
 

@@ -133,6 +133,7 @@ pub mod codec;
 mod codec_speed_tests;
 mod error;
 mod escape;
+pub mod expr;
 mod features;
 #[cfg(test)]
 mod features_tests;

@@ -43,6 +43,7 @@ mod routing_study;
 mod search_api;
 mod security;
 mod stale;
+mod stream_expr;
 mod streams;
 mod typed_api;
 mod update_chain;
