@@ -158,6 +158,126 @@ impl Table {
     }
 }
 
+/// One column of a table over records of type `T`, declared once: its title, width,
+/// alignment, and the cell a record prints in it. A table is then a `const` list of fields:
+///
+/// ```
+/// use bench_report::table::{Field, RecordTable};
+/// struct Row { name: &'static str, ms: f64 }
+/// const FIELDS: &[Field<Row>] = &[
+///     Field::left("name", 6, |r| r.name.to_string()),
+///     Field::right("ms", 6, |r| format!("{:.1}", r.ms)),
+/// ];
+/// let mut out = Vec::new();
+/// RecordTable::new(FIELDS).print(&mut out, &[Row { name: "a", ms: 1.25 }]).unwrap();
+/// assert_eq!(String::from_utf8(out).unwrap(), "name       ms\na         1.2\n");
+/// ```
+pub struct Field<T> {
+    /// Header text.
+    pub title: &'static str,
+    /// Minimum width in characters; wider cells are printed whole.
+    pub width: usize,
+    /// Alignment of the title and of every cell.
+    pub align: Align,
+    /// The cell text of one record.
+    pub cell: fn(&T) -> String,
+}
+
+impl<T> Field<T> {
+    /// A left-aligned field `width` characters wide.
+    pub const fn left(title: &'static str, width: usize, cell: fn(&T) -> String) -> Self {
+        Self {
+            title,
+            width,
+            align: Align::Left,
+            cell,
+        }
+    }
+
+    /// A right-aligned field `width` characters wide.
+    pub const fn right(title: &'static str, width: usize, cell: fn(&T) -> String) -> Self {
+        Self {
+            title,
+            width,
+            align: Align::Right,
+            cell,
+        }
+    }
+}
+
+impl<T> std::fmt::Debug for Field<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Field")
+            .field("title", &self.title)
+            .field("width", &self.width)
+            .field("align", &self.align)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A [`Table`] laid out from a list of [`Field`]s, printing a record per row.
+#[must_use]
+pub struct RecordTable<'a, T> {
+    table: Table,
+    fields: &'a [Field<T>],
+}
+
+impl<T> std::fmt::Debug for RecordTable<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RecordTable")
+            .field("table", &self.table)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a, T> RecordTable<'a, T> {
+    /// The table of `fields`, in order.
+    pub fn new(fields: &'a [Field<T>]) -> Self {
+        let table = fields
+            .iter()
+            .fold(Table::new(), |t, f| t.column(f.title, f.width, f.align));
+        Self { table, fields }
+    }
+
+    /// Sets the width of column `index` (a name column sized to the longest name, say).
+    pub fn width(mut self, index: usize, width: usize) -> Self {
+        if let Some(c) = self.table.columns.get_mut(index) {
+            c.width = width;
+        }
+        self
+    }
+
+    /// The layout, for a header or rule printed on its own.
+    pub fn table(&self) -> &Table {
+        &self.table
+    }
+
+    /// One record's row as a string, without the newline.
+    pub fn line(&self, record: &T) -> String {
+        let cells: Vec<String> = self.fields.iter().map(|f| (f.cell)(record)).collect();
+        let refs: Vec<&dyn Display> = cells.iter().map(|c| c as &dyn Display).collect();
+        self.table.line(&refs)
+    }
+
+    /// Prints one record's row.
+    pub fn row<W: Write>(&self, w: &mut W, record: &T) -> io::Result<()> {
+        writeln!(w, "{}", self.line(record))
+    }
+
+    /// Prints the header, then a row per record.
+    pub fn print<'r, W: Write>(
+        &self,
+        w: &mut W,
+        records: impl IntoIterator<Item = &'r T>,
+    ) -> io::Result<()>
+    where
+        T: 'r,
+    {
+        self.table.header(w)?;
+        records.into_iter().try_for_each(|r| self.row(w, r))
+    }
+}
+
 /// A table cell for an optional figure: `v` with `prec` decimals, or `-` when there is none.
 pub fn fixed(v: Option<f64>, prec: usize) -> String {
     v.map(|x| format!("{x:.prec$}"))
@@ -254,5 +374,23 @@ mod tests {
             printed(|w| print_ending(w, &warnings[..1], None, "v")),
             "warning: a failed\nv\n"
         );
+    }
+
+    #[test]
+    fn a_record_table_prints_as_the_same_columns_would() {
+        const FIELDS: &[Field<(u32, f64)>] = &[
+            Field::left("id", 2, |r| r.0.to_string()),
+            Field::right("ms", 7, |r| fixed(Some(r.1), 2)),
+        ];
+        let records = [(7, 1.5), (12345, 0.125)];
+        let by_hand = Table::new().left("id", 4).right("ms", 7);
+        let mut want = printed(|w| by_hand.header(w));
+        for (id, ms) in records {
+            want += &printed(|w| by_hand.row(w, &[&id, &fixed(Some(ms), 2)]));
+        }
+        let t = RecordTable::new(FIELDS).width(0, 4);
+        assert_eq!(printed(|w| t.print(w, &records)), want);
+        assert_eq!(t.line(&records[1]), "12345    0.12");
+        assert_eq!(t.table().columns()[0].width, 4);
     }
 }

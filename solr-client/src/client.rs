@@ -1,5 +1,7 @@
 //! [`SolrClient`]: the typed Solr API over any [`Transport`].
 
+mod auth_setters;
+
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -548,12 +550,23 @@ impl SolrClient {
     /// # Ok(()) }
     /// ```
     pub async fn select_as<T: DeserializeOwned>(&self, s: &Select) -> Result<SelectResponse<T>> {
-        let req = self.select_request(s);
+        self.search_as(self.select_request(s), "select response")
+            .await
+    }
+
+    /// Sends a search and decodes its answer into a [`SelectResponse`] of `T` (named `what`
+    /// in errors), its timing carrying Solr's QTime: [`Self::select_as`] and
+    /// [`Self::query_json`].
+    pub(crate) async fn search_as<T: DeserializeOwned>(
+        &self,
+        req: WireRequest,
+        what: &'static str,
+    ) -> Result<SelectResponse<T>> {
         let format = self.response_format;
         let (mut r, timing): (SelectResponse<T>, Timing) = self
             .exchange(
                 req,
-                |w| decode_as(w, "select response", format),
+                |w| decode_as(w, what, format),
                 |r: &SelectResponse<T>| r.header.qtime,
             )
             .await?;

@@ -100,7 +100,7 @@ pub enum Error {
         /// The node's base URL.
         node: String,
         /// What the server refused.
-        problem: crate::transport::ClientCertProblem,
+        problem: crate::client_cert::ClientCertProblem,
     },
     /// The HTTP proxy refused to open a tunnel to the node: its answer to `CONNECT` was not
     /// a 2xx (407, asking for credentials, is [`Error::ProxyAuth`]).
@@ -694,7 +694,7 @@ mod tests {
             Error::Auth(text()),
             Error::ClientCertificate {
                 node: node(),
-                problem: crate::transport::ClientCertProblem::NotConfigured {
+                problem: crate::client_cert::ClientCertProblem::NotConfigured {
                     alert: "CertificateRequired".into(),
                 },
             },

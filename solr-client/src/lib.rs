@@ -124,7 +124,9 @@ mod batch;
 #[cfg_attr(docsrs, doc(cfg(feature = "blocking")))]
 pub mod blocking;
 mod client;
+mod client_cert;
 mod cursor;
+mod failed_update;
 mod query_json;
 // The direct encoders and the typed javabin decoder against the Value path they replaced
 // (a module of its own: it uses the codec, the client and the responses).

@@ -83,6 +83,7 @@ use http::Method;
 
 use crate::error::Error;
 use crate::timing::Timing;
+pub(crate) use crate::transport::span::Outcome;
 
 /// One response, as the metrics hook sees it (see the [module docs](self)).
 #[derive(Debug)]
@@ -121,31 +122,6 @@ impl std::fmt::Debug for Observer {
         f.debug_struct("Observer")
             .field("hook", &self.hook.as_ref().map(|_| "Fn(&ResponseEvent)"))
             .finish()
-    }
-}
-
-/// How a call ended, for its span and the `solr.error` event: the request's method and
-/// path, the status and timing of the response (None when none came back), and the error
-/// the call returns, if any.
-#[cfg_attr(not(feature = "tracing"), allow(dead_code))]
-pub(crate) struct Outcome<'a> {
-    pub(crate) method: &'a Method,
-    pub(crate) path: &'a str,
-    pub(crate) status: Option<u16>,
-    pub(crate) timing: Option<&'a Timing>,
-    pub(crate) error: Option<&'a Error>,
-}
-
-impl<'a> Outcome<'a> {
-    /// A call that got no response: `error` is what the transport returned.
-    pub(crate) fn no_response(method: &'a Method, path: &'a str, error: &'a Error) -> Self {
-        Outcome {
-            method,
-            path,
-            status: None,
-            timing: None,
-            error: Some(error),
-        }
     }
 }
 

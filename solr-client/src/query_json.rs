@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 use crate::codec::ResponseFormat;
 use crate::error::Result;
 use crate::request::JsonQuery;
-use crate::response::{decode_as, SelectResponse};
+use crate::response::SelectResponse;
 use crate::transport::{RequestKind, WireRequest};
 use crate::SolrClient;
 
@@ -33,16 +33,8 @@ impl SolrClient {
         &self,
         q: &JsonQuery,
     ) -> Result<SelectResponse<T>> {
-        let format = self.response_format();
-        let (mut r, timing): (SelectResponse<T>, _) = self
-            .exchange(
-                self.query_json_request(q),
-                |w| decode_as(w, "query response", format),
-                |r: &SelectResponse<T>| r.header.qtime,
-            )
-            .await?;
-        r.timing = timing;
-        Ok(r)
+        self.search_as(self.query_json_request(q), "query response")
+            .await
     }
 
     /// The wire request [`Self::query_json`] sends: a POST of the JSON body to the

@@ -84,6 +84,77 @@ pub fn error_name(code: u32) -> String {
         .map_or_else(|| format!("0x{code:x}"), |n| (*n).to_string())
 }
 
+/// HTTP/2 control frames and flow-control stalls, of one connection or summed over many:
+/// the figures [`H2Facts`] and [`Http2Summary`] share (flattened into both).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct H2Control {
+    /// PUSH_PROMISE frames from the server.
+    pub push_promises: u64,
+    /// GOAWAY frames, counted by sender and error code (`server NO_ERROR`, ...).
+    pub goaway: BTreeMap<String, u64>,
+    /// RST_STREAM frames, counted by sender and error code (`client CANCEL`, ...).
+    pub rst_stream: BTreeMap<String, u64>,
+    /// Flow-control stalls of the server: times its send window (connection or stream)
+    /// reached zero with a response still open, until a WINDOW_UPDATE (or the end of the
+    /// capture).
+    pub server_stalls: u64,
+    /// Time the server spent stalled, ms.
+    pub server_stalled_ms: f64,
+    /// Flow-control stalls of the client (request bodies).
+    pub client_stalls: u64,
+    /// Time the client spent stalled, ms.
+    pub client_stalled_ms: f64,
+    /// Longest single stall, ms (either side).
+    pub max_stall_ms: Option<f64>,
+}
+
+impl H2Control {
+    /// Counts one stall of `ms` milliseconds, of the server or of the client.
+    pub fn stall(&mut self, server: bool, ms: f64) {
+        if server {
+            self.server_stalls += 1;
+            self.server_stalled_ms += ms;
+        } else {
+            self.client_stalls += 1;
+            self.client_stalled_ms += ms;
+        }
+        self.max_stall(ms);
+    }
+
+    /// Adds another connection's (or summary's) figures to these.
+    pub fn add(&mut self, other: &H2Control) {
+        self.push_promises += other.push_promises;
+        for (k, v) in &other.goaway {
+            *self.goaway.entry(k.clone()).or_default() += v;
+        }
+        for (k, v) in &other.rst_stream {
+            *self.rst_stream.entry(k.clone()).or_default() += v;
+        }
+        self.server_stalls += other.server_stalls;
+        self.server_stalled_ms += other.server_stalled_ms;
+        self.client_stalls += other.client_stalls;
+        self.client_stalled_ms += other.client_stalled_ms;
+        if let Some(m) = other.max_stall_ms {
+            self.max_stall(m);
+        }
+    }
+
+    fn max_stall(&mut self, ms: f64) {
+        self.max_stall_ms = Some(self.max_stall_ms.map_or(ms, |m| m.max(ms)));
+    }
+
+    /// RST_STREAM and GOAWAY frames carrying an error (not NO_ERROR or CANCEL).
+    pub fn errors(&self) -> u64 {
+        let bad = |k: &String| !(k.ends_with(" NO_ERROR") || k.ends_with(" CANCEL"));
+        self.goaway
+            .iter()
+            .chain(self.rst_stream.iter())
+            .filter(|(k, _)| bad(k))
+            .map(|(_, v)| v)
+            .sum()
+    }
+}
+
 /// HTTP/2 facts of one connection (beyond its requests).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct H2Facts {
@@ -93,23 +164,9 @@ pub struct H2Facts {
     pub frames: u64,
     /// Streams opened by a request HEADERS (the upgraded request counts as stream 1).
     pub streams: u64,
-    /// PUSH_PROMISE frames from the server.
-    pub push_promises: u64,
-    /// GOAWAY frames: `client CODE` or `server CODE` (sender, error code) to count.
-    pub goaway: BTreeMap<String, u64>,
-    /// RST_STREAM frames: `client CODE` or `server CODE` to count.
-    pub rst_stream: BTreeMap<String, u64>,
-    /// Times the server's send window (connection or stream) reached zero with a response
-    /// still open, until a WINDOW_UPDATE (or the end of the capture).
-    pub server_stalls: u64,
-    /// Time the server spent stalled so, ms.
-    pub server_stalled_ms: f64,
-    /// The same for the client (request bodies).
-    pub client_stalls: u64,
-    /// Time the client spent stalled, ms.
-    pub client_stalled_ms: f64,
-    /// Longest single stall, ms (either side).
-    pub max_stall_ms: Option<f64>,
+    /// Control frames and stalls.
+    #[serde(flatten)]
+    pub control: H2Control,
     /// Why decoding stopped in a direction, if it did.
     pub lost: Vec<String>,
 }
@@ -129,22 +186,9 @@ pub struct Http2Summary {
     pub streams: u64,
     /// Frames decoded.
     pub frames: u64,
-    /// PUSH_PROMISE frames.
-    pub push_promises: u64,
-    /// GOAWAY frames by sender and error code (`server NO_ERROR`, ...).
-    pub goaway: BTreeMap<String, u64>,
-    /// RST_STREAM frames by sender and error code (`client CANCEL`, ...).
-    pub rst_stream: BTreeMap<String, u64>,
-    /// Flow-control stalls of the server: its window at zero with a response open.
-    pub server_stalls: u64,
-    /// Time the server spent stalled, ms.
-    pub server_stalled_ms: f64,
-    /// Flow-control stalls of the client (request bodies).
-    pub client_stalls: u64,
-    /// Time the client spent stalled, ms.
-    pub client_stalled_ms: f64,
-    /// Longest single stall, ms.
-    pub max_stall_ms: Option<f64>,
+    /// Control frames and stalls, summed over the connections.
+    #[serde(flatten)]
+    pub control: H2Control,
     /// Connections on which HTTP/2 decoding stopped in a direction.
     pub connections_lost: u64,
 }
@@ -160,32 +204,13 @@ impl Http2Summary {
         }
         self.streams += f.streams;
         self.frames += f.frames;
-        self.push_promises += f.push_promises;
-        for (k, v) in &f.goaway {
-            *self.goaway.entry(k.clone()).or_default() += v;
-        }
-        for (k, v) in &f.rst_stream {
-            *self.rst_stream.entry(k.clone()).or_default() += v;
-        }
-        self.server_stalls += f.server_stalls;
-        self.server_stalled_ms += f.server_stalled_ms;
-        self.client_stalls += f.client_stalls;
-        self.client_stalled_ms += f.client_stalled_ms;
-        if let Some(m) = f.max_stall_ms {
-            self.max_stall_ms = Some(self.max_stall_ms.map_or(m, |x| x.max(m)));
-        }
+        self.control.add(&f.control);
         self.connections_lost += u64::from(!f.lost.is_empty());
     }
 
     /// RST_STREAM and GOAWAY frames carrying an error (not NO_ERROR or CANCEL).
     pub fn errors(&self) -> u64 {
-        let bad = |k: &String| !(k.ends_with(" NO_ERROR") || k.ends_with(" CANCEL"));
-        self.goaway
-            .iter()
-            .chain(self.rst_stream.iter())
-            .filter(|(k, _)| bad(k))
-            .map(|(_, v)| v)
-            .sum()
+        self.control.errors()
     }
 }
 
@@ -505,14 +530,7 @@ impl H2Conn {
 
     fn stalled(&mut self, d: usize, since: u64, until: u64) {
         let ms = until.saturating_sub(since) as f64 / 1000.0;
-        if d == SERVER {
-            self.facts.server_stalls += 1;
-            self.facts.server_stalled_ms += ms;
-        } else {
-            self.facts.client_stalls += 1;
-            self.facts.client_stalled_ms += ms;
-        }
-        self.facts.max_stall_ms = Some(self.facts.max_stall_ms.map_or(ms, |m| m.max(ms)));
+        self.facts.control.stall(d == SERVER, ms);
     }
 
     /// Moves stream `id` to `done`.
@@ -629,7 +647,7 @@ impl H2Conn {
         if b < a + 4 {
             return Err("PUSH_PROMISE too short".into());
         }
-        self.facts.push_promises += 1;
+        self.facts.control.push_promises += 1;
         let promised = u32_at(f.p, a) & 0x7fff_ffff;
         let block = f.block(Some(promised), false, &f.p[a + 4..b]);
         self.open_block(f, block)
@@ -666,7 +684,7 @@ impl H2Conn {
             return Err("RST_STREAM not 4 bytes".into());
         }
         let key = format!("{} {}", side_name(f.d), error_name(u32_at(f.p, 0)));
-        *self.facts.rst_stream.entry(key).or_default() += 1;
+        *self.facts.control.rst_stream.entry(key).or_default() += 1;
         for side in [CLIENT, SERVER] {
             if let Some(since) = self
                 .streams
@@ -686,7 +704,7 @@ impl H2Conn {
             return Err("GOAWAY shorter than 8 bytes".into());
         }
         let key = format!("{} {}", side_name(f.d), error_name(u32_at(f.p, 4)));
-        *self.facts.goaway.entry(key).or_default() += 1;
+        *self.facts.control.goaway.entry(key).or_default() += 1;
         Ok(())
     }
 
@@ -1001,7 +1019,7 @@ mod tests {
                 "the 100 and 200 HEADERS and both DATA frames"
             );
             assert_eq!(h.facts().streams, 2);
-            assert_eq!(h.facts().goaway.get("server NO_ERROR"), Some(&1));
+            assert_eq!(h.facts().control.goaway.get("server NO_ERROR"), Some(&1));
         }
     }
 
@@ -1021,8 +1039,11 @@ mod tests {
         h.feed(false, 3, &frame(3, 0, 5, &7u32.to_be_bytes()));
         assert_eq!(h.done.len(), 1);
         assert!(h.done[0].1.incomplete, "reset before the response ended");
-        assert_eq!(h.facts().rst_stream.get("client CANCEL"), Some(&1));
-        assert_eq!(h.facts().rst_stream.get("server REFUSED_STREAM"), Some(&1));
+        assert_eq!(h.facts().control.rst_stream.get("client CANCEL"), Some(&1));
+        assert_eq!(
+            h.facts().control.rst_stream.get("server REFUSED_STREAM"),
+            Some(&1)
+        );
         // A bad HPACK block and a non-preface both stop their direction, counted.
         h.feed(false, 4, &frame(1, 0x4, 7, &[0x80]));
         assert!(h.facts().lost[0].contains("HPACK"), "{:?}", h.facts().lost);
@@ -1117,10 +1138,10 @@ mod tests {
         h.feed(false, 9_000, &frame(0, 0x1, 1, &[b'y'; 10]));
         h.finish();
         let f = h.facts();
-        assert_eq!(f.server_stalls, 1);
-        assert_eq!(f.server_stalled_ms, 5.0);
-        assert_eq!(f.max_stall_ms, Some(5.0));
-        assert_eq!(f.client_stalls, 0);
+        assert_eq!(f.control.server_stalls, 1);
+        assert_eq!(f.control.server_stalled_ms, 5.0);
+        assert_eq!(f.control.max_stall_ms, Some(5.0));
+        assert_eq!(f.control.client_stalls, 0);
         assert_eq!(h.done[0].1.body_len, 20);
         assert_eq!(h.done[0].1.last_ts - h.done[0].0.first_ts, 8_000);
     }

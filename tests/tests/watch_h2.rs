@@ -39,7 +39,12 @@ fn assert_h2(r: &WatchReport, conns: u64, start: &str, what: &str) {
         "{what}: how HTTP/2 started"
     );
     assert_eq!(h.streams, N, "{what}: streams");
-    assert_eq!(h.errors(), 0, "{what}: RST_STREAM {:?}", h.rst_stream);
+    assert_eq!(
+        h.errors(),
+        0,
+        "{what}: RST_STREAM {:?}",
+        h.control.rst_stream
+    );
     assert_eq!(h.connections_lost, 0, "{what}: decoding lost");
     assert_eq!(r.connections.http2, conns, "{what}");
     let with_requests: Vec<_> = r
@@ -302,17 +307,17 @@ async fn java_small_window_makes_flow_control_stalls_visible() {
         match window {
             None => {
                 assert!(median < 65_535, "{what}: responses of {median} B");
-                assert_eq!(h.server_stalls, 0, "{what}");
+                assert_eq!(h.control.server_stalls, 0, "{what}");
                 assert!(!stalled, "{what}: {:?}", r.findings);
             }
             Some(w) => {
                 assert!(median > 2 * w, "{what}: responses of {median} B");
-                assert!(h.server_stalls >= 1, "{what}: {h:?}");
-                assert!(h.server_stalled_ms > 0.0, "{what}: {h:?}");
+                assert!(h.control.server_stalls >= 1, "{what}: {h:?}");
+                assert!(h.control.server_stalled_ms > 0.0, "{what}: {h:?}");
                 assert!(stalled, "{what}: {:?}", r.findings);
             }
         }
-        assert_eq!(h.client_stalls, 0, "{what}: GETs send no body");
+        assert_eq!(h.control.client_stalls, 0, "{what}: GETs send no body");
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

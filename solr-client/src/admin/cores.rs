@@ -89,24 +89,29 @@ impl<'a> Cores<'a> {
     /// `SWAP`: exchanges the names of two cores atomically: requests to `core` reach what
     /// was `other` and the reverse (a rebuilt index put live without a pause).
     pub async fn swap(&self, core: &str, other: &str) -> Result<AdminResponse> {
-        check_name("core", core)?;
-        check_name("core", other)?;
-        Call::get(PATH, "core swap")
-            .param("action", "SWAP")
-            .param("core", core)
-            .param("other", other)
-            .send(self.client)
-            .await
+        self.pair("SWAP", "core swap", core, other).await
     }
 
     /// `RENAME`: gives `core` the name `to`.
     pub async fn rename(&self, core: &str, to: &str) -> Result<AdminResponse> {
+        self.pair("RENAME", "core rename", core, to).await
+    }
+
+    /// An action on two core names, `core` and `other` (`SWAP`, `RENAME`): both checked, then
+    /// one GET, described as `what` in errors.
+    async fn pair(
+        &self,
+        action: &str,
+        what: &'static str,
+        core: &str,
+        other: &str,
+    ) -> Result<AdminResponse> {
         check_name("core", core)?;
-        check_name("core", to)?;
-        Call::get(PATH, "core rename")
-            .param("action", "RENAME")
+        check_name("core", other)?;
+        Call::get(PATH, what)
+            .param("action", action)
             .param("core", core)
-            .param("other", to)
+            .param("other", other)
             .send(self.client)
             .await
     }

@@ -41,7 +41,6 @@ mod bearer;
 pub(crate) mod headers;
 mod refreshing;
 pub(crate) mod send;
-mod setters;
 
 pub use basic::{Basic, Credentials};
 pub use bearer::Bearer;

@@ -7,41 +7,8 @@
 //! their error through [`refusal`], which turns such an alert into
 //! [`Error::ClientCertificate`].
 
+pub use crate::client_cert::ClientCertProblem;
 use crate::error::Error;
-
-/// Why the server refused the handshake over the client certificate.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ClientCertProblem {
-    /// The server asked for a client certificate and none is configured
-    /// ([`crate::TlsOptions::client_identity`]).
-    NotConfigured {
-        /// The TLS alert the server sent (`CertificateRequired`, `HandshakeFailure`, ...).
-        alert: String,
-    },
-    /// The server did not accept the certificate sent: another CA signed it, or it is
-    /// expired or unfit for client authentication.
-    Refused {
-        /// The TLS alert the server sent (`UnknownCA`, `BadCertificate`, `CertificateUnknown`, ...).
-        alert: String,
-    },
-}
-
-impl std::fmt::Display for ClientCertProblem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ClientCertProblem::NotConfigured { alert } => write!(
-                f,
-                "the server asked for a client certificate and none is configured \
-                 (server alert: {alert})"
-            ),
-            ClientCertProblem::Refused { alert } => write!(
-                f,
-                "the server refused the client certificate (server alert: {alert})"
-            ),
-        }
-    }
-}
 
 /// [`Error::ClientCertificate`] when `err` (or an error it wraps) is a TLS alert from the
 /// server about the client certificate. `has_identity` says whether one was sent, when the

@@ -567,3 +567,17 @@ async fn dial(addrs: &[SocketAddr], node_s: &str, via: Option<&Url>) -> Result<T
         source,
     })
 }
+
+/// Where a read watch (`h1::Watch`) learns when a byte of its request last moved.
+pub(crate) trait Activity {
+    /// The instant of the last byte (None: none yet).
+    fn last_activity(&self) -> Option<Instant>;
+}
+
+/// HTTP/1.1: the connection carries one request at a time, so every byte read from or
+/// written to its socket is a byte of that request.
+impl Activity for ConnMeter {
+    fn last_activity(&self) -> Option<Instant> {
+        ConnMeter::last_activity(self)
+    }
+}

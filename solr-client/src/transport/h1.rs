@@ -13,7 +13,7 @@ use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::client::conn::http1::SendRequest;
 
-use super::connector::{ConnMeter, SetupTiming};
+use super::connector::{Activity, ConnMeter, SetupTiming};
 use super::WireRequest;
 use crate::error::{Error, Result, TimeoutPhase};
 use crate::timing::{HttpVersion, Timing};
@@ -217,20 +217,6 @@ impl Expired {
             },
             Expired::Deadline => req.request_timeout(),
         }
-    }
-}
-
-/// Where a [`Watch`] learns when a byte of its request last moved.
-pub(crate) trait Activity {
-    /// The instant of the last byte (None: none yet).
-    fn last_activity(&self) -> Option<Instant>;
-}
-
-/// HTTP/1.1: the connection carries one request at a time, so every byte read from or
-/// written to its socket is a byte of that request.
-impl Activity for ConnMeter {
-    fn last_activity(&self) -> Option<Instant> {
-        ConnMeter::last_activity(self)
     }
 }
 

@@ -8,6 +8,35 @@ use http::Method;
 
 use super::{WireRequest, WireResponse};
 
+/// How a call ended, for its span and the `solr.error` event: the request's method and
+/// path, the status and timing of the response (None when none came back), and the error
+/// the call returns, if any.
+#[cfg_attr(not(feature = "tracing"), allow(dead_code))]
+pub(crate) struct Outcome<'a> {
+    pub(crate) method: &'a http::Method,
+    pub(crate) path: &'a str,
+    pub(crate) status: Option<u16>,
+    pub(crate) timing: Option<&'a crate::timing::Timing>,
+    pub(crate) error: Option<&'a crate::error::Error>,
+}
+
+impl<'a> Outcome<'a> {
+    /// A call that got no response: `error` is what the transport returned.
+    pub(crate) fn no_response(
+        method: &'a http::Method,
+        path: &'a str,
+        error: &'a crate::error::Error,
+    ) -> Self {
+        Outcome {
+            method,
+            path,
+            status: None,
+            timing: None,
+            error: Some(error),
+        }
+    }
+}
+
 /// Milliseconds, to the microsecond.
 #[cfg(feature = "tracing")]
 pub(crate) fn ms(d: std::time::Duration) -> f64 {
@@ -155,7 +184,7 @@ pub(crate) fn refused_by_server(e: &crate::error::Error) -> bool {
 /// Every text goes through the error's redaction: no user info, no header value. `text` is
 /// the error's `Display` on one line.
 #[cfg(feature = "tracing")]
-pub(crate) fn failed(o: &crate::observe::Outcome<'_>, e: &crate::error::Error, text: &str) {
+pub(crate) fn failed(o: &Outcome<'_>, e: &crate::error::Error, text: &str) {
     use crate::error::Error;
     use crate::redact::redact;
     let node = e.node().map(redact);

@@ -361,7 +361,7 @@ fn tls(tl: &TlsSummary) -> Vec<Finding> {
 /// HTTP/2 flow-control stalls and stream or connection errors.
 fn http2(h: &Http2Summary) -> Vec<Finding> {
     let mut f = Vec::new();
-    let stalls = h.server_stalls + h.client_stalls;
+    let stalls = h.control.server_stalls + h.control.client_stalls;
     if stalls > 0 {
         f.push(finding(
             Severity::Medium,
@@ -370,11 +370,11 @@ fn http2(h: &Http2Summary) -> Vec<Finding> {
                 "HTTP/2 flow control stalled senders {stalls} times: the server {} times \
                  ({:.1} ms), the client {} times ({:.1} ms), longest {:.1} ms, waiting for \
                  a WINDOW_UPDATE with a stream still open",
-                h.server_stalls,
-                h.server_stalled_ms,
-                h.client_stalls,
-                h.client_stalled_ms,
-                h.max_stall_ms.unwrap_or(0.0)
+                h.control.server_stalls,
+                h.control.server_stalled_ms,
+                h.control.client_stalls,
+                h.control.client_stalled_ms,
+                h.control.max_stall_ms.unwrap_or(0.0)
             ),
             "raise the receiving side's HTTP/2 windows (initial stream and connection \
              window, e.g. Jetty's initialStreamRecvWindow / the client's window settings) \
@@ -389,8 +389,8 @@ fn http2(h: &Http2Summary) -> Vec<Finding> {
                 "{} HTTP/2 streams or connections ended with an error: RST_STREAM {:?}, \
                  GOAWAY {:?}",
                 h.errors(),
-                h.rst_stream,
-                h.goaway
+                h.control.rst_stream,
+                h.control.goaway
             ),
             "a refused or reset stream loses its request: check the server's stream \
              limits (max concurrent streams) and the client's timeouts",

@@ -178,18 +178,18 @@ fn http2<W: Write>(h: &Http2Summary, w: &mut W) -> Result<()> {
         h.tls,
         h.streams,
         h.frames,
-        h.push_promises,
-        h.goaway,
-        h.rst_stream
+        h.control.push_promises,
+        h.control.goaway,
+        h.control.rst_stream
     )?;
     writeln!(
         w,
         "  flow-control stalls: server {} ({:.2} ms), client {} ({:.2} ms), longest {} ms",
-        h.server_stalls,
-        h.server_stalled_ms,
-        h.client_stalls,
-        h.client_stalled_ms,
-        opt(h.max_stall_ms)
+        h.control.server_stalls,
+        h.control.server_stalled_ms,
+        h.control.client_stalls,
+        h.control.client_stalled_ms,
+        opt(h.control.max_stall_ms)
     )?;
     Ok(())
 }

@@ -95,7 +95,7 @@ fn h2c_upgrade_accepted_request_is_stream_one_and_more_streams_follow() {
     );
     let h = r.http2.as_ref().expect("HTTP/2 summary");
     assert_eq!((h.upgraded, h.streams), (1, 2));
-    assert_eq!(h.goaway.get("server NO_ERROR"), Some(&1));
+    assert_eq!(h.control.goaway.get("server NO_ERROR"), Some(&1));
     assert_eq!(
         r.undecodable.http_bytes + r.undecodable.incomplete_messages,
         0,

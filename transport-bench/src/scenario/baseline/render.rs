@@ -1,6 +1,7 @@
 //! The baseline's text report, verdict and saved files (JSON, text, per-round CSV).
 
 use anyhow::Result;
+use bench_report::table::{fixed, Field, RecordTable};
 use serde::Serialize;
 
 use super::*;
@@ -64,9 +65,30 @@ pub(super) fn range(v: Option<(f64, f64)>) -> String {
         .unwrap_or_else(|| "-".into())
 }
 
+/// The table: one row per client row, medians over the rounds and ratios to the references.
+const ROW_FIELDS: &[Field<RowFigures>] = &[
+    Field::left("row", 15, |x| x.row.as_str().to_string()),
+    Field::right("n", 6, |x| x.latency.n.to_string()),
+    Field::right("p50 ms", 7, |x| fixed(x.latency.p50_ms, 3)),
+    Field::right("p99 ms", 7, |x| fixed(x.latency.p99_ms, 3)),
+    Field::right("CPU us/req", 10, |x| format!("{:.1}", x.cpu_us_per_req)),
+    Field::right("p50 vs raw", 10, |x| ratio(x.p50_vs_raw)),
+    Field::right("rounds", 10, |x| range(x.p50_vs_raw_rounds)),
+    Field::right("p99 vs raw", 10, |x| ratio(x.p99_vs_raw)),
+    Field::right("CPU vs raw", 10, |x| ratio(x.cpu_vs_raw)),
+    Field::right("rounds", 10, |x| range(x.cpu_vs_raw_rounds)),
+    Field::left("equal work", 15, |x| {
+        x.equal_work.map_or("-", BaselineRow::as_str).to_string()
+    }),
+    Field::right("p50 vs equal", 12, |x| ratio(x.p50_vs_equal)),
+    Field::right("rounds", 10, |x| range(x.p50_vs_equal_rounds)),
+    Field::right("CPU vs equal", 12, |x| ratio(x.cpu_vs_equal)),
+    Field::right("rounds", 10, |x| range(x.cpu_vs_equal_rounds)),
+    Field::right("errors", 6, |x| x.errors.to_string()),
+];
+
 /// Prints the table; the last line is the verdict.
 pub fn print_text<W: std::io::Write>(r: &BaselineReport, w: &mut W) -> Result<()> {
-    use bench_report::table::Table;
     writeln!(w, "Solr: {} (collection {})", r.url, r.collection)?;
     writeln!(
         w,
@@ -79,48 +101,7 @@ pub fn print_text<W: std::io::Write>(r: &BaselineReport, w: &mut W) -> Result<()
          decoding work (the targets' reference)"
     )?;
     writeln!(w)?;
-    let t = Table::new()
-        .left("row", 15)
-        .right("n", 6)
-        .right("p50 ms", 7)
-        .right("p99 ms", 7)
-        .right("CPU us/req", 10)
-        .right("p50 vs raw", 10)
-        .right("rounds", 10)
-        .right("p99 vs raw", 10)
-        .right("CPU vs raw", 10)
-        .right("rounds", 10)
-        .left("equal work", 15)
-        .right("p50 vs equal", 12)
-        .right("rounds", 10)
-        .right("CPU vs equal", 12)
-        .right("rounds", 10)
-        .right("errors", 6);
-    t.header(w)?;
-    let ms = |v: Option<f64>| v.map(|x| format!("{x:.3}")).unwrap_or_else(|| "-".into());
-    for x in &r.rows {
-        t.row(
-            w,
-            &[
-                &x.row.as_str(),
-                &x.latency.n,
-                &ms(x.latency.p50_ms),
-                &ms(x.latency.p99_ms),
-                &format!("{:.1}", x.cpu_us_per_req),
-                &ratio(x.p50_vs_raw),
-                &range(x.p50_vs_raw_rounds),
-                &ratio(x.p99_vs_raw),
-                &ratio(x.cpu_vs_raw),
-                &range(x.cpu_vs_raw_rounds),
-                &x.equal_work.map_or("-", BaselineRow::as_str),
-                &ratio(x.p50_vs_equal),
-                &range(x.p50_vs_equal_rounds),
-                &ratio(x.cpu_vs_equal),
-                &range(x.cpu_vs_equal_rounds),
-                &x.errors,
-            ],
-        )?;
-    }
+    RecordTable::new(ROW_FIELDS).print(w, &r.rows)?;
     writeln!(w)?;
     writeln!(w, "{}", r.verdict)?;
     Ok(())
@@ -163,5 +144,72 @@ impl bench_report::RunReport for BaselineReport {
     fn print_text(&self, w: &mut dyn std::io::Write) -> Result<()> {
         let mut w = w;
         print_text(self, &mut w)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bench_report::stats::Percentiles;
+
+    fn figures(row: BaselineRow, some: bool) -> RowFigures {
+        let v = |x: f64| some.then_some(x);
+        RowFigures {
+            row,
+            latency: Percentiles {
+                n: 500,
+                mean_ms: 1.0,
+                p50_ms: v(0.8765),
+                p90_ms: None,
+                p99_ms: v(2.5),
+                max_ms: None,
+            },
+            cpu_us_per_req: 45.67,
+            p50_vs_raw: v(1.234),
+            p99_vs_raw: v(1.5),
+            cpu_vs_raw: None,
+            p50_vs_raw_rounds: some.then_some((1.1, 1.3)),
+            cpu_vs_raw_rounds: None,
+            equal_work: some.then_some(BaselineRow::RawHyperJson),
+            p50_vs_equal: v(1.05),
+            cpu_vs_equal: v(0.98),
+            p50_vs_equal_rounds: None,
+            cpu_vs_equal_rounds: some.then_some((0.9, 1.0)),
+            errors: u64::from(!some),
+        }
+    }
+
+    /// The text of the table for a fixed model, kept byte for byte.
+    #[test]
+    fn table_prints_unchanged() {
+        let r = BaselineReport {
+            url: "http://solr".into(),
+            collection: "bench".into(),
+            queries: 1000,
+            rounds: 3,
+            rows: vec![
+                figures(BaselineRow::RawHyper, false),
+                figures(BaselineRow::RawHyperTyped, true),
+            ],
+            per_round: Vec::new(),
+            targets: Vec::new(),
+            verdict: "verdict: fixed".into(),
+        };
+        let mut out = Vec::new();
+        print_text(&r, &mut out).expect("print");
+        let text = String::from_utf8(out).expect("utf8");
+        assert_eq!(
+            text,
+            r#"Solr: http://solr (collection bench)
+Raw hyper baseline: 1000 searches per row per round, 3 rounds (order rotating), one process
+"vs raw": to raw-hyper (no decoding); "vs equal": to the raw loop doing the same decoding work (the targets' reference)
+
+row                  n  p50 ms  p99 ms CPU us/req p50 vs raw     rounds p99 vs raw CPU vs raw     rounds equal work      p50 vs equal     rounds CPU vs equal     rounds errors
+raw-hyper          500       -       -       45.7          -          -          -          -          - -                          -          -            -          -      1
+raw-hyper-typed    500   0.876   2.500       45.7      1.23x 1.10..1.30      1.50x          -          - raw-hyper-json         1.05x          -        0.98x 0.90..1.00      0
+
+verdict: fixed
+"#
+        );
     }
 }

@@ -6,9 +6,9 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use super::BulkReport;
+use super::{BulkReport, BulkRun};
 use bench_report::chart::{BarChart, BarRow, PALETTE};
-use bench_report::table::Table;
+use bench_report::table::{fixed, Field, RecordTable};
 use solr_harness::seedkit::opt_ms;
 
 /// The seed's published wall times (420 XML files, 2.68 MB and ~1.1K docs each, Solr 4.3.1,
@@ -25,6 +25,27 @@ pub const SEED_DOCS: f64 = 462_000.0;
 /// See [`SEED_DOCS`].
 pub const SEED_MB: f64 = 1_125.6;
 
+/// The table: one row per run (the published runs print in its first columns).
+const RUN_FIELDS: &[Field<BulkRun>] = &[
+    Field::left("rep", 4, |run| (run.rep + 1).to_string()),
+    Field::left("cache", 5, |run| run.cache.clone()),
+    Field::right("cached MB", 9, |run| fixed(run.resident_mb, 1)),
+    Field::right("wall s", 8, |run| format!("{:.2}", run.wall_s)),
+    Field::right("read s", 7, |run| format!("{:.2}", run.read_s)),
+    Field::right("post s", 7, |run| format!("{:.2}", run.post_s)),
+    Field::right("commit", 7, |run| format!("{:.2}", run.commit_s)),
+    Field::right("docs/s", 9, |run| format!("{:.0}", run.docs_per_s)),
+    Field::right("MB/s", 7, |run| format!("{:.1}", run.mb_per_s)),
+    Field::right("read p50", 9, |run| opt_ms(run.read_per_file.p50_ms)),
+    Field::right("post p50", 9, |run| opt_ms(run.post_per_file.p50_ms)),
+    Field::right("post p99", 9, |run| opt_ms(run.post_per_file.p99_ms)),
+    Field::right("indexed == sent", 16, |run| {
+        let ok = if run.ok { "yes" } else { "NO" };
+        format!("{ok} {}/{}", run.indexed, run.docs)
+    }),
+    Field::right("load", 5, |run| fixed(run.load_1m, 1)),
+];
+
 /// Writes the table; the last line is the verdict.
 pub fn print_text<W: Write>(r: &BulkReport, w: &mut W) -> Result<()> {
     writeln!(w, "Solr: {}", r.url)?;
@@ -39,49 +60,9 @@ pub fn print_text<W: Write>(r: &BulkReport, w: &mut W) -> Result<()> {
         r.dir
     )?;
     writeln!(w)?;
-    let table = Table::new()
-        .left("rep", 4)
-        .left("cache", 5)
-        .right("cached MB", 9)
-        .right("wall s", 8)
-        .right("read s", 7)
-        .right("post s", 7)
-        .right("commit", 7)
-        .right("docs/s", 9)
-        .right("MB/s", 7)
-        .right("read p50", 9)
-        .right("post p50", 9)
-        .right("post p99", 9)
-        .right("indexed == sent", 16)
-        .right("load", 5);
-    table.header(w)?;
-    let f1 = |v: Option<f64>| v.map(|m| format!("{m:.1}")).unwrap_or_else(|| "-".into());
-    for run in &r.runs {
-        table.row(
-            w,
-            &[
-                &(run.rep + 1),
-                &run.cache,
-                &f1(run.resident_mb),
-                &format!("{:.2}", run.wall_s),
-                &format!("{:.2}", run.read_s),
-                &format!("{:.2}", run.post_s),
-                &format!("{:.2}", run.commit_s),
-                &format!("{:.0}", run.docs_per_s),
-                &format!("{:.1}", run.mb_per_s),
-                &opt_ms(run.read_per_file.p50_ms),
-                &opt_ms(run.post_per_file.p50_ms),
-                &opt_ms(run.post_per_file.p99_ms),
-                &format!(
-                    "{} {}/{}",
-                    if run.ok { "yes" } else { "NO" },
-                    run.indexed,
-                    run.docs
-                ),
-                &f1(run.load_1m),
-            ],
-        )?;
-    }
+    let runs = RecordTable::new(RUN_FIELDS);
+    runs.print(w, &r.runs)?;
+    let table = runs.table();
     writeln!(
         w,
         "(read/post p50, p99: per file, ms; cached MB: the files in the page cache before the run, by fincore; load: host 1-minute load average at the start)"
@@ -297,5 +278,87 @@ impl bench_report::RunReport for BulkReport {
 
     fn print_text(&self, mut w: &mut dyn std::io::Write) -> Result<()> {
         crate::scenario::bulk_files::print_text(self, &mut w)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::BulkRun;
+    use super::*;
+    use bench_report::stats::Percentiles;
+
+    fn run(rep: usize, cache: &str, ok: bool) -> BulkRun {
+        let p = Percentiles {
+            n: 420,
+            mean_ms: 10.0,
+            p50_ms: ok.then_some(9.87),
+            p90_ms: None,
+            p99_ms: Some(30.25),
+            max_ms: None,
+        };
+        BulkRun {
+            rep,
+            cache: cache.into(),
+            resident_mb: ok.then_some(1125.64),
+            wall_s: 87.604,
+            read_s: 1.234,
+            post_s: 80.5,
+            commit_s: 0.126,
+            docs: 462000,
+            mb: 1125.6,
+            docs_per_s: 5273.7,
+            mb_per_s: 12.85,
+            read_per_file: p.clone(),
+            post_per_file: p,
+            indexed: 462000 - u64::from(!ok),
+            ok,
+            load_1m: ok.then_some(0.75),
+        }
+    }
+
+    /// The text of the table (measured and published rows) for a fixed model, kept byte for
+    /// byte.
+    #[test]
+    fn table_prints_unchanged() {
+        let r = BulkReport {
+            url: "http://solr".into(),
+            settings: serde_json::json!({"format": "xml"}),
+            dir: "/data".into(),
+            files: 420,
+            docs: 462000,
+            mb: 1125.6,
+            mean_file_mb: 2.68,
+            cold_skipped: None,
+            runs: vec![run(0, "hot", true), run(1, "cold", false)],
+            hot_wall: Percentiles::default(),
+            cold_wall: Percentiles::default(),
+            cold_minus_hot_s: Vec::new(),
+            cold_minus_hot_mean_s: None,
+            warnings: Vec::new(),
+            verdict: "verdict: fixed".into(),
+        };
+        let mut out = Vec::new();
+        print_text(&r, &mut out).expect("print");
+        let text = String::from_utf8(out).expect("utf8");
+        assert_eq!(
+            text,
+            r#"Solr: http://solr
+Bulk files: 420 xml files, 462000 docs, 1125.6 MB (2.68 MB/file), one post per file, soft commit; files in /data
+
+rep  cache cached MB   wall s  read s  post s  commit    docs/s    MB/s  read p50  post p50  post p99  indexed == sent  load
+1    hot      1125.6    87.60    1.23   80.50    0.13      5274    12.8       9.9       9.9      30.2 yes 462000/462000   0.8
+2    cold          -    87.60    1.23   80.50    0.13      5274    12.8         -         -      30.2 NO 461999/462000     -
+(read/post p50, p99: per file, ms; cached MB: the files in the page cache before the run, by fincore; load: host 1-minute load average at the start)
+
+Seed (Solr 4.3.1, 420 XML files, 462K docs, 1,126 MB):
+1    hot           -    87.60       -       -       -      5274    12.8
+1    cold          -    90.28       -       -       -      5117    12.5
+2    hot           -    87.92       -       -       -      5255    12.8
+2    cold          -    92.79       -       -       -      4979    12.1
+
+
+verdict: fixed
+"#
+        );
     }
 }

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use super::{JvmRun, KnnReport};
+use super::{Cell, JvmRun, KnnReport, Reduction};
 
 /// The published reference: SIMD on vs off (Java 21) cut response time by this much, %
 /// (min, max, mean).
@@ -21,6 +21,59 @@ pub const SEED_QPS_2VCPU: &[(&str, [f64; 4])] = &[
 pub const SEED_QPS_4VCPU: [f64; 4] = [140.0, 482.0, 506.0, 518.0];
 
 use bench_report::table::fixed as opt;
+
+/// The reduction table: one row per contender x cell.
+const REDUCTION_FIELDS: &[Field<Reduction>] = &[
+    Field::left("contender", 22, |x| x.contender.clone()),
+    Field::right("conc", 5, |x| x.concurrency.to_string()),
+    Field::right("topK", 5, |x| x.top_k.to_string()),
+    Field::right("base mean", 10, |x| format!("{:.2}", x.baseline_mean_ms)),
+    Field::right("cont mean", 10, |x| format!("{:.2}", x.contender_mean_ms)),
+    Field::right("red %", 8, |x| format!("{:.1}", x.mean_reduction_pct)),
+    Field::right("base p50", 8, |x| opt(x.baseline_p50_ms, 2)),
+    Field::right("cont p50", 8, |x| opt(x.contender_p50_ms, 2)),
+    Field::right("p50 red%", 8, |x| opt(x.p50_reduction_pct, 1)),
+    Field::right("base QPS", 9, |x| format!("{:.1}", x.baseline_qps)),
+    Field::right("cont QPS", 9, |x| format!("{:.1}", x.contender_qps)),
+    Field::right("QPS +%", 7, |x| format!("{:.1}", x.qps_gain_pct)),
+];
+
+/// A JVM's table: one row per concurrency x topK cell.
+const CELL_FIELDS: &[Field<Cell>] = &[
+    Field::right("conc", 5, |c| c.concurrency.to_string()),
+    Field::right("topK", 5, |c| c.top_k.to_string()),
+    Field::right("n", 6, |c| c.requests.to_string()),
+    Field::right("err", 4, |c| c.errors.to_string()),
+    Field::right("hits!=K", 7, |c| c.hits_mismatches.to_string()),
+    Field::right("QPS", 8, |c| format!("{:.1}", c.qps)),
+    Field::right("mean", 8, |c| format!("{:.2}", c.latency.mean_ms)),
+    Field::right("p50", 8, |c| opt(c.latency.p50_ms, 2)),
+    Field::right("p90", 8, |c| opt(c.latency.p90_ms, 2)),
+    Field::right("p99", 8, |c| opt(c.latency.p99_ms, 2)),
+    Field::right("QTime50", 7, |c| opt(c.qtime.p50_ms, 0)),
+    Field::right("Little", 6, |c| format!("{:.2}", c.little_ratio)),
+    Field::right("B out/q", 8, |c| format!("{:.0}", c.bytes_out_per_query)),
+    Field::right("B in/q", 8, |c| format!("{:.0}", c.bytes_in_per_query)),
+    Field::right("SolrCPU%m/x", 11, |c| {
+        format!(
+            "{}/{}",
+            opt(c.solr_cpu_mean_pct, 0),
+            opt(c.solr_cpu_max_pct, 0)
+        )
+    }),
+    Field::right("RSS MiB", 7, |c| opt(c.solr_rss_max_mib, 0)),
+    Field::right("HostCPU%m/x", 11, |c| {
+        format!(
+            "{}/{}",
+            opt(c.host_cpu_mean_pct, 0),
+            opt(c.host_cpu_max_pct, 0)
+        )
+    }),
+    Field::right("runq", 4, |c| opt(c.host_runnable_mean, 1)),
+    Field::right("cache", 5, |c| {
+        c.cache_hits.map_or_else(|| "-".into(), |h| h.to_string())
+    }),
+];
 
 /// Writes the human-readable report; its last line is the verdict.
 pub fn print_text<W: Write>(r: &KnnReport, w: &mut W) -> Result<()> {
@@ -57,39 +110,7 @@ pub fn print_text<W: Write>(r: &KnnReport, w: &mut W) -> Result<()> {
             "Response-time reduction, contender vs baseline (mean latency; positive = faster). Seed: SIMD on vs off {:.0}..{:.0} % (mean {:.0} %)",
             SEED_SIMD_REDUCTION_PCT.0, SEED_SIMD_REDUCTION_PCT.1, SEED_SIMD_REDUCTION_PCT.2
         )?;
-        let table = Table::new()
-            .left("contender", 22)
-            .right("conc", 5)
-            .right("topK", 5)
-            .right("base mean", 10)
-            .right("cont mean", 10)
-            .right("red %", 8)
-            .right("base p50", 8)
-            .right("cont p50", 8)
-            .right("p50 red%", 8)
-            .right("base QPS", 9)
-            .right("cont QPS", 9)
-            .right("QPS +%", 7);
-        table.header(w)?;
-        for x in &r.reductions {
-            table.row(
-                w,
-                &[
-                    &x.contender,
-                    &x.concurrency,
-                    &x.top_k,
-                    &format!("{:.2}", x.baseline_mean_ms),
-                    &format!("{:.2}", x.contender_mean_ms),
-                    &format!("{:.1}", x.mean_reduction_pct),
-                    &opt(x.baseline_p50_ms, 2),
-                    &opt(x.contender_p50_ms, 2),
-                    &opt(x.p50_reduction_pct, 1),
-                    &format!("{:.1}", x.baseline_qps),
-                    &format!("{:.1}", x.contender_qps),
-                    &format!("{:.1}", x.qps_gain_pct),
-                ],
-            )?;
-        }
+        RecordTable::new(REDUCTION_FIELDS).print(w, &r.reductions)?;
         for (cont, s) in reduction_summary(r) {
             writeln!(
                 w,
@@ -147,63 +168,7 @@ fn print_jvm<W: Write>(j: &JvmRun, w: &mut W) -> Result<()> {
             i.bytes_out as f64 / 1e6
         )?;
     }
-    let table = Table::new()
-        .right("conc", 5)
-        .right("topK", 5)
-        .right("n", 6)
-        .right("err", 4)
-        .right("hits!=K", 7)
-        .right("QPS", 8)
-        .right("mean", 8)
-        .right("p50", 8)
-        .right("p90", 8)
-        .right("p99", 8)
-        .right("QTime50", 7)
-        .right("Little", 6)
-        .right("B out/q", 8)
-        .right("B in/q", 8)
-        .right("SolrCPU%m/x", 11)
-        .right("RSS MiB", 7)
-        .right("HostCPU%m/x", 11)
-        .right("runq", 4)
-        .right("cache", 5);
-    table.header(w)?;
-    for c in &j.cells {
-        table.row(
-            w,
-            &[
-                &c.concurrency,
-                &c.top_k,
-                &c.requests,
-                &c.errors,
-                &c.hits_mismatches,
-                &format!("{:.1}", c.qps),
-                &format!("{:.2}", c.latency.mean_ms),
-                &opt(c.latency.p50_ms, 2),
-                &opt(c.latency.p90_ms, 2),
-                &opt(c.latency.p99_ms, 2),
-                &opt(c.qtime.p50_ms, 0),
-                &format!("{:.2}", c.little_ratio),
-                &format!("{:.0}", c.bytes_out_per_query),
-                &format!("{:.0}", c.bytes_in_per_query),
-                &format!(
-                    "{}/{}",
-                    opt(c.solr_cpu_mean_pct, 0),
-                    opt(c.solr_cpu_max_pct, 0)
-                ),
-                &opt(c.solr_rss_max_mib, 0),
-                &format!(
-                    "{}/{}",
-                    opt(c.host_cpu_mean_pct, 0),
-                    opt(c.host_cpu_max_pct, 0)
-                ),
-                &opt(c.host_runnable_mean, 1),
-                &c.cache_hits
-                    .map(|h| h.to_string())
-                    .unwrap_or_else(|| "-".into()),
-            ],
-        )?;
-    }
+    RecordTable::new(CELL_FIELDS).print(w, &j.cells)?;
     let n: u64 = j.cells.iter().map(|c| c.requests - c.errors).sum();
     let top1: u64 = j.cells.iter().map(|c| c.self_top1).sum();
     if n > 0 {
@@ -381,7 +346,7 @@ struct CellLine<'a> {
 }
 
 use bench_report::chart::{Figure, LineChart, Series, Style};
-use bench_report::table::Table;
+use bench_report::table::{Field, RecordTable};
 
 /// Two panels: mean latency vs concurrency and QPS vs concurrency; one line per JVM x topK
 /// (colour = topK, dash = JVM).
@@ -542,5 +507,93 @@ mod tests {
         assert!(text.contains("SKIPPED: not installed"));
         assert_eq!(csv(&r).lines().count(), 1 + 4);
         assert!(svg(&r).contains("<polyline"));
+    }
+
+    /// The text of both tables for a fixed model, kept byte for byte.
+    #[test]
+    fn tables_print_unchanged() {
+        let full = |c: usize, k: u32| Cell {
+            concurrency: c,
+            top_k: k,
+            requests: 1000 + c as u64,
+            errors: 2,
+            hits_mismatches: 1,
+            self_top1: 990,
+            qps: 123.456,
+            latency: Percentiles {
+                n: 998,
+                mean_ms: 7.891,
+                p50_ms: Some(6.5),
+                p90_ms: Some(12.345),
+                p99_ms: None,
+                max_ms: Some(40.0),
+            },
+            qtime: Percentiles {
+                p50_ms: Some(3.6),
+                ..Default::default()
+            },
+            little_ratio: 0.987,
+            bytes_out_per_query: 512.4,
+            bytes_in_per_query: 20480.6,
+            solr_cpu_mean_pct: Some(150.4),
+            solr_cpu_max_pct: Some(199.6),
+            solr_rss_max_mib: None,
+            host_cpu_mean_pct: Some(45.0),
+            host_cpu_max_pct: None,
+            host_runnable_mean: Some(2.25),
+            cache_hits: Some(17),
+            ..Default::default()
+        };
+        let j = JvmRun {
+            name: "java21".into(),
+            java_version: Some("21.0.2".into()),
+            cells: vec![full(1, 10), cell(20, 100, 9.0, 2222.0)],
+            ..Default::default()
+        };
+        let mut r = KnnReport {
+            jvms: vec![
+                j.clone(),
+                JvmRun {
+                    name: "java25+simd".into(),
+                    ..j
+                },
+            ],
+            ..Default::default()
+        };
+        r.reductions = reductions(&r.jvms);
+        r.reductions[0].p50_reduction_pct = None;
+        let mut out = Vec::new();
+        print_text(&r, &mut out).expect("print");
+        let text = String::from_utf8(out).expect("utf8");
+        assert_eq!(
+            text,
+            r#"kNN load test: 0 docs x 0 dims, dot_product, fl="", 0 requests per cell, heap 
+host: 0 CPUs,  []; CPU % sampled from /proc every 0 ms (Solr: 100 = one core; host: 100 = all cores)
+
+JVM java21: 21.0.2
+  Lucene vectorization: off (scalar)
+    log: (nothing: on this Java Lucene picks its scalar provider without a word)
+ conc  topK      n  err hits!=K      QPS     mean      p50      p90      p99 QTime50 Little  B out/q   B in/q SolrCPU%m/x RSS MiB HostCPU%m/x runq cache
+    1    10   1001    2       1    123.5     7.89     6.50    12.35        -       4   0.99      512    20481     150/200       -        45/-  2.2    17
+   20   100     10    0       0   2222.0     9.00     9.00        -        -       -   0.00        0        0         -/-       -         -/-    -     -
+  own document ranked first in 990 of 1009 answers (98.1 %); Little = QPS x mean latency / concurrency; runq = mean runnable threads on the host
+
+JVM java25+simd: 21.0.2
+  Lucene vectorization: off (scalar)
+    log: (nothing: on this Java Lucene picks its scalar provider without a word)
+ conc  topK      n  err hits!=K      QPS     mean      p50      p90      p99 QTime50 Little  B out/q   B in/q SolrCPU%m/x RSS MiB HostCPU%m/x runq cache
+    1    10   1001    2       1    123.5     7.89     6.50    12.35        -       4   0.99      512    20481     150/200       -        45/-  2.2    17
+   20   100     10    0       0   2222.0     9.00     9.00        -        -       -   0.00        0        0         -/-       -         -/-    -     -
+  own document ranked first in 990 of 1009 answers (98.1 %); Little = QPS x mean latency / concurrency; runq = mean runnable threads on the host
+
+Response-time reduction, contender vs baseline (mean latency; positive = faster). Seed: SIMD on vs off 10..30 % (mean 16 %)
+contender               conc  topK  base mean  cont mean    red % base p50 cont p50 p50 red%  base QPS  cont QPS  QPS +%
+java25+simd                1    10       7.89       7.89      0.0     6.50     6.50        -     123.5     123.5     0.0
+java25+simd               20   100       9.00       9.00      0.0     9.00     9.00      0.0    2222.0    2222.0     0.0
+java25+simd vs java21: mean reduction 0.0 % (min 0.0, max 0.0) over 2 cells
+
+
+"#
+        );
     }
 }

@@ -2,7 +2,7 @@
 
 use crate::report::lines::{self, Chart, Series};
 use anyhow::{Context, Result};
-use bench_report::table::fixed as opt;
+use bench_report::table::{fixed as opt, Field, RecordTable};
 use std::io::Write;
 use std::path::Path;
 
@@ -56,6 +56,40 @@ pub fn verdict(s: &LargeSummary, link: &str) -> String {
     format!("verdict: {}", parts.join("; "))
 }
 
+/// The cells table: one row per page size x gzip.
+const CELL_FIELDS: &[Field<LargeCell>] = &[
+    Field::right("rows", 5, |c| c.rows.to_string()),
+    Field::left("gzip", 4, |c| if c.gzip { "on" } else { "off" }.to_string()),
+    Field::right("n", 4, |c| c.n.to_string()),
+    Field::right("wire B", 11, |c| format!("{:.0}", c.wire_bytes_mean)),
+    Field::right("decoded B", 11, |c| format!("{:.0}", c.decoded_bytes_mean)),
+    Field::right("p50", 8, |c| opt(c.p50_ms, 2)),
+    Field::right("p95", 8, |c| opt(c.p95_ms, 2)),
+    Field::right("QTime", 6, |c| opt(c.qtime_p50_ms, 0)),
+    Field::right("transfer", 8, |c| format!("{:.2}", c.transfer_mean_ms)),
+    Field::right("gunzip", 8, |c| format!("{:.2}", c.decompress_mean_ms)),
+    Field::right("parse", 7, |c| format!("{:.2}", c.parse_mean_ms)),
+    Field::right("cpu", 7, |c| format!("{:.2}", c.cpu_mean_ms)),
+    Field::right("err", 4, |c| c.errors.to_string()),
+];
+
+/// The gzip-vs-none table: one row per page size.
+const COMPARISON_FIELDS: &[Field<LargeComparison>] = &[
+    Field::right("rows", 5, |c| c.rows.to_string()),
+    Field::right("wire", 10, |c| format!("{:+.1}%", c.wire_reduction_pct)),
+    Field::right("p50", 9, |c| pct(c.p50_reduction_pct)),
+    Field::right("p95", 9, |c| pct(c.p95_reduction_pct)),
+    Field::right("cpu ms", 10, |c| format!("{:+.2}", c.cpu_delta_ms)),
+    Field::right("same bodies", 16, |c| {
+        if c.decoded_identical { "yes" } else { "NO" }.to_string()
+    }),
+];
+
+/// A signed percentage with one decimal, or `-`.
+fn pct(v: Option<f64>) -> String {
+    v.map(|p| format!("{p:+.1}%")).unwrap_or_else(|| "-".into())
+}
+
 /// Prints the tables; the last line is the verdict.
 pub fn print_text<W: Write>(r: &LargeReport, w: &mut W) -> Result<()> {
     writeln!(
@@ -68,37 +102,10 @@ pub fn print_text<W: Write>(r: &LargeReport, w: &mut W) -> Result<()> {
     }
     writeln!(w)?;
     writeln!(w, "Per page size and gzip: bytes per response, wall ms, client CPU ms per response (thread CPU clock)")?;
-    let cells = bench_report::Table::new()
-        .right("rows", 5)
-        .left("gzip", 4)
-        .right("n", 4)
-        .right("wire B", 11)
-        .right("decoded B", 11)
-        .right("p50", 8)
-        .right("p95", 8)
-        .right("QTime", 6)
-        .right("transfer", 8)
-        .right("gunzip", 8)
-        .right("parse", 7)
-        .right("cpu", 7)
-        .right("err", 4);
-    cells.header(w)?;
+    let cells = RecordTable::new(CELL_FIELDS);
+    cells.table().header(w)?;
     for c in &r.cells {
-        let line = cells.line(&[
-            &c.rows,
-            &if c.gzip { "on" } else { "off" },
-            &c.n,
-            &format!("{:.0}", c.wire_bytes_mean),
-            &format!("{:.0}", c.decoded_bytes_mean),
-            &opt(c.p50_ms, 2),
-            &opt(c.p95_ms, 2),
-            &opt(c.qtime_p50_ms, 0),
-            &format!("{:.2}", c.transfer_mean_ms),
-            &format!("{:.2}", c.decompress_mean_ms),
-            &format!("{:.2}", c.parse_mean_ms),
-            &format!("{:.2}", c.cpu_mean_ms),
-            &c.errors,
-        ]);
+        let line = cells.line(c);
         let short = if c.docs_exact { "" } else { " (short pages!)" };
         writeln!(w, "{line}{short}")?;
     }
@@ -107,28 +114,7 @@ pub fn print_text<W: Write>(r: &LargeReport, w: &mut W) -> Result<()> {
         w,
         "Gzip vs none, per page size (reduction: positive = gzip smaller/faster)"
     )?;
-    let comparisons = bench_report::Table::new()
-        .right("rows", 5)
-        .right("wire", 10)
-        .right("p50", 9)
-        .right("p95", 9)
-        .right("cpu ms", 10)
-        .right("same bodies", 16);
-    comparisons.header(w)?;
-    for c in &r.comparisons {
-        let pct = |v: Option<f64>| v.map(|p| format!("{p:+.1}%")).unwrap_or_else(|| "-".into());
-        comparisons.row(
-            w,
-            &[
-                &c.rows,
-                &format!("{:+.1}%", c.wire_reduction_pct),
-                &pct(c.p50_reduction_pct),
-                &pct(c.p95_reduction_pct),
-                &format!("{:+.2}", c.cpu_delta_ms),
-                &if c.decoded_identical { "yes" } else { "NO" },
-            ],
-        )?;
-    }
+    RecordTable::new(COMPARISON_FIELDS).print(w, &r.comparisons)?;
     writeln!(w)?;
     let b = &r.bytes;
     writeln!(
@@ -259,5 +245,87 @@ impl bench_report::RunReport for LargeReport {
 
     fn print_text(&self, mut w: &mut dyn std::io::Write) -> Result<()> {
         crate::scenario::large_responses::print_text(self, &mut w)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(rows: u64, gzip: bool) -> LargeCell {
+        let v = |x: f64| gzip.then_some(x);
+        LargeCell {
+            rows,
+            gzip,
+            n: 30,
+            errors: u64::from(!gzip),
+            docs_exact: gzip,
+            wire_bytes_mean: 123456.7,
+            decoded_bytes_mean: 654321.2,
+            p50_ms: v(12.345),
+            p95_ms: v(20.0),
+            mean_ms: 13.0,
+            qtime_p50_ms: v(3.4),
+            qtime_missing: 0,
+            transfer_mean_ms: 1.111,
+            decompress_mean_ms: 2.226,
+            parse_mean_ms: 3.3,
+            cpu_mean_ms: 4.0,
+            cpu_p50_ms: 4.0,
+        }
+    }
+
+    /// The text of both tables for a fixed model, kept byte for byte.
+    #[test]
+    fn tables_print_unchanged() {
+        let comparison = |rows, some: bool| LargeComparison {
+            rows,
+            wire_reduction_pct: 74.56,
+            p50_reduction_pct: some.then_some(-3.21),
+            p95_reduction_pct: some.then_some(40.0),
+            cpu_delta_ms: 0.125,
+            decoded_identical: some,
+        };
+        let r = LargeReport {
+            schema_version: 1,
+            upstream: "http://solr".into(),
+            settings: serde_json::Value::Null,
+            cells: vec![cell(10, false), cell(1000, true)],
+            comparisons: vec![comparison(10, false), comparison(1000, true)],
+            bytes: ByteAccount {
+                client_bytes_in: 1,
+                pcap_payload_in: None,
+                pcap_payload_in_with_retransmits: Some(2),
+                pcap_dropped: None,
+                connections: 3,
+                pcap_syns: Some(3),
+            },
+            gzip_pays_from_rows: Some(1000),
+            warnings: Vec::new(),
+            duration_s: 1.5,
+            verdict: "verdict: fixed".into(),
+        };
+        let mut out = Vec::new();
+        print_text(&r, &mut out).expect("print");
+        let text = String::from_utf8(out).expect("utf8");
+        assert_eq!(
+            text,
+            r#"Large responses through the WAN topology, Solr http://solr
+
+Per page size and gzip: bytes per response, wall ms, client CPU ms per response (thread CPU clock)
+ rows gzip    n      wire B   decoded B      p50      p95  QTime transfer   gunzip   parse     cpu  err
+   10 off    30      123457      654321        -        -      -     1.11     2.23    3.30    4.00    1 (short pages!)
+ 1000 on     30      123457      654321    12.35    20.00      3     1.11     2.23    3.30    4.00    0
+
+Gzip vs none, per page size (reduction: positive = gzip smaller/faster)
+ rows       wire       p50       p95     cpu ms      same bodies
+   10     +74.6%         -         -      +0.12               NO
+ 1000     +74.6%     -3.2%    +40.0%      +0.12              yes
+
+Byte accounting: the transport read 1 bytes; the capture saw - TCP payload bytes from the server (2 with retransmissions; unknown packets dropped by the capture); 3 connections opened, 3 SYNs captured
+large-responses took 1.5 s
+verdict: fixed
+"#
+        );
     }
 }

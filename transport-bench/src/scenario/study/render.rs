@@ -9,7 +9,7 @@ use bench_report::chart::{
     BarChart, BarRow, Layout, LineChart, Scale, Series, Style, PALETTE as SERIES,
     PHASE_COLORS as COLORS,
 };
-use bench_report::table::Table;
+use bench_report::table::{Field, RecordTable, Table};
 
 use super::*;
 
@@ -46,6 +46,37 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
     Ok(())
 }
 
+/// The reindexing table: one row per update format.
+const INDEX_FIELDS: &[Field<IndexSummary>] = &[
+    Field::left("format", 6, |i| i.format.clone()),
+    Field::right("seconds", 9, |i| format!("{:.2}", i.seconds)),
+    Field::right("docs/s", 10, |i| format!("{:.0}", i.docs_per_sec)),
+    Field::right("body bytes", 12, |i| i.body_bytes.to_string()),
+    Field::right("gzipped", 12, |i| i.body_bytes_gzip.to_string()),
+    Field::right("QTime p50", 9, |i| opt(i.qtime_p50_ms)),
+];
+
+/// A workload's table: one row per transport (the name column is widened to the longest).
+const TRANSPORT_FIELDS: &[Field<TransportSummary>] = &[
+    Field::left("transport", 14, |t| t.transport.clone()),
+    Field::right("n", 6, |t| t.wall.n.to_string()),
+    Field::right("p50", 8, |t| opt(t.wall.p50_ms)),
+    Field::right("p90", 8, |t| opt(t.wall.p90_ms)),
+    Field::right("p99", 8, |t| opt(t.wall.p99_ms)),
+    Field::right("max", 8, |t| opt(t.wall.max_ms)),
+    Field::right("QTime50", 7, |t| opt(t.qtime.p50_ms)),
+    Field::right("overhd50", 9, |t| opt(t.overhead.p50_ms)),
+    Field::right("reuse", 7, |t| {
+        t.reuse_ratio
+            .map(|r| format!("{:.0}%", r * 100.0))
+            .unwrap_or_else(|| "n/a".into())
+    }),
+    Field::right("bytes_in", 9, |t| format!("{:.0}", t.bytes_in_mean)),
+    Field::right("decoded", 9, |t| format!("{:.0}", t.decoded_bytes_mean)),
+    Field::right("conns", 20, |t| conns(&t.witnesses)),
+    Field::right("err", 4, |t| t.errors.to_string()),
+];
+
 /// The reindexing table, one row per update format (nothing without indexing).
 fn print_indexing<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
     if r.indexing.is_empty() {
@@ -56,27 +87,7 @@ fn print_indexing<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
         "Reindex ({} docs per format, pooled transport)",
         r.indexing.first().map(|i| i.docs).unwrap_or(0)
     )?;
-    let table = Table::new()
-        .left("format", 6)
-        .right("seconds", 9)
-        .right("docs/s", 10)
-        .right("body bytes", 12)
-        .right("gzipped", 12)
-        .right("QTime p50", 9);
-    table.header(w)?;
-    for i in &r.indexing {
-        table.row(
-            w,
-            &[
-                &i.format,
-                &format!("{:.2}", i.seconds),
-                &format!("{:.0}", i.docs_per_sec),
-                &i.body_bytes,
-                &i.body_bytes_gzip,
-                &opt(i.qtime_p50_ms),
-            ],
-        )?;
-    }
+    RecordTable::new(INDEX_FIELDS).print(w, &r.indexing)?;
     writeln!(w)?;
     Ok(())
 }
@@ -97,21 +108,8 @@ fn print_workload<W: Write>(
         return Ok(());
     }
     writeln!(w, "Workload {scenario}: wall (client total) vs Solr QTime, ms; conns = connector / kernel ActiveOpens / pcap SYNs / expected (! = witnesses disagree or not as expected)")?;
-    let table = Table::new()
-        .left("transport", name_width)
-        .right("n", 6)
-        .right("p50", 8)
-        .right("p90", 8)
-        .right("p99", 8)
-        .right("max", 8)
-        .right("QTime50", 7)
-        .right("overhd50", 9)
-        .right("reuse", 7)
-        .right("bytes_in", 9)
-        .right("decoded", 9)
-        .right("conns", 20)
-        .right("err", 4);
-    table.header(w)?;
+    let table = RecordTable::new(TRANSPORT_FIELDS).width(0, name_width);
+    table.table().header(w)?;
     for t in ts {
         print_transport(&table, t, w)?;
     }
@@ -139,27 +137,12 @@ fn conns(wi: &Witnesses) -> String {
 }
 
 /// One transport's row, with its open-loop and missing-QTime lines.
-fn print_transport<W: Write>(table: &Table, t: &TransportSummary, w: &mut W) -> Result<()> {
-    table.row(
-        w,
-        &[
-            &t.transport,
-            &t.wall.n,
-            &opt(t.wall.p50_ms),
-            &opt(t.wall.p90_ms),
-            &opt(t.wall.p99_ms),
-            &opt(t.wall.max_ms),
-            &opt(t.qtime.p50_ms),
-            &opt(t.overhead.p50_ms),
-            &t.reuse_ratio
-                .map(|r| format!("{:.0}%", r * 100.0))
-                .unwrap_or_else(|| "n/a".into()),
-            &format!("{:.0}", t.bytes_in_mean),
-            &format!("{:.0}", t.decoded_bytes_mean),
-            &conns(&t.witnesses),
-            &t.errors,
-        ],
-    )?;
+fn print_transport<W: Write>(
+    table: &RecordTable<TransportSummary>,
+    t: &TransportSummary,
+    w: &mut W,
+) -> Result<()> {
+    table.row(w, t)?;
     if let Some(c) = &t.corrected {
         writeln!(
             w,
@@ -382,5 +365,113 @@ impl bench_report::RunReport for StudyReport {
     /// Every figure is rebuilt from `records.jsonl` ([`crate::scenario::study::rerender`]).
     fn rerender(dir: &std::path::Path) -> Result<Self> {
         crate::scenario::study::rerender(dir)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bench_report::stats::Percentiles;
+
+    fn transport(name: &str, scenario: &str, some: bool) -> TransportSummary {
+        let v = |x: f64| some.then_some(x);
+        let p = Percentiles {
+            n: 100,
+            mean_ms: 5.0,
+            p50_ms: v(4.567),
+            p90_ms: v(8.0),
+            p99_ms: None,
+            max_ms: v(20.125),
+        };
+        TransportSummary {
+            scenario: scenario.into(),
+            transport: name.into(),
+            wall: p.clone(),
+            curve_ms: Vec::new(),
+            corrected: some.then(|| p.clone()),
+            qtime: p.clone(),
+            qtime_missing: u64::from(!some),
+            overhead: p,
+            rep_p50_ms: Vec::new(),
+            phases_mean_ms: vec![("connect".into(), 1.5)],
+            bytes_in_mean: 2048.4,
+            decoded_bytes_mean: 4096.6,
+            errors: 1,
+            error_kinds: Vec::new(),
+            reuse_ratio: v(0.987),
+            witnesses: Witnesses {
+                connector: 2,
+                kernel_active_opens: 2,
+                pcap_syns: v(3.0).map(|_| 3),
+                expected: 2,
+                ..Default::default()
+            },
+            throughput_rps: 10.0,
+            late_starts: some.then_some(4),
+        }
+    }
+
+    /// The text of the reindex and workload tables for a fixed model, kept byte for byte.
+    #[test]
+    fn tables_print_unchanged() {
+        let index = |format: &str, q| IndexSummary {
+            format: format.into(),
+            docs: 5000,
+            seconds: 1.234,
+            docs_per_sec: 4051.9,
+            body_bytes: 123456,
+            body_bytes_gzip: 23456,
+            qtime_p50_ms: q,
+            qtime_missing: 0,
+        };
+        let r = StudyReport {
+            schema_version: 1,
+            url: "http://solr".into(),
+            settings: serde_json::Value::Null,
+            indexing: vec![index("json", Some(12.5)), index("javabin", None)],
+            transports: vec![
+                transport("pooled", "search", true),
+                transport("pooled+gzip+javabin", "search", false),
+                transport("fresh", "mixed", true),
+            ],
+            warnings: Vec::new(),
+            duration_s: 2.0,
+            verdict: "verdict: fixed".into(),
+            idle: None,
+            formats: Vec::new(),
+        };
+        let mut out = Vec::new();
+        print_text(&r, &mut out).expect("print");
+        let text = String::from_utf8(out).expect("utf8");
+        assert_eq!(
+            text,
+            r#"Solr: http://solr
+
+Reindex (5000 docs per format, pooled transport)
+format   seconds     docs/s   body bytes      gzipped QTime p50
+json        1.23       4052       123456        23456     12.50
+javabin      1.23       4052       123456        23456         -
+
+Workload search: wall (client total) vs Solr QTime, ms; conns = connector / kernel ActiveOpens / pcap SYNs / expected (! = witnesses disagree or not as expected)
+transport                n      p50      p90      p99      max QTime50  overhd50   reuse  bytes_in   decoded                conns  err
+pooled                 100     4.57     8.00        -    20.12    4.57      4.57     99%      2048      4097              2/2/3/2    1
+               open loop, from scheduled start: p50 4.57 p90 8.00 p99 - max 20.12; 4 late starts
+pooled+gzip+javabin    100        -        -        -        -       -         -     n/a      2048      4097              2/2/-/2    1
+               1 responses without QTime (left out of QTime50 and overhd50, not counted as 0)
+
+Workload mixed: wall (client total) vs Solr QTime, ms; conns = connector / kernel ActiveOpens / pcap SYNs / expected (! = witnesses disagree or not as expected)
+transport                n      p50      p90      p99      max QTime50  overhd50   reuse  bytes_in   decoded                conns  err
+fresh                  100     4.57     8.00        -    20.12    4.57      4.57     99%      2048      4097              2/2/3/2    1
+               open loop, from scheduled start: p50 4.57 p90 8.00 p99 - max 20.12; 4 late starts
+
+Mean phase breakdown, ms (search workload)
+transport               connect
+pooled                    1.500
+pooled+gzip+javabin       1.500
+
+study took 2.0 s
+verdict: fixed
+"#
+        );
     }
 }

@@ -3,7 +3,7 @@
 use crate::report::lines::{self, Chart, Series};
 use crate::scenario::study::Witnesses;
 use anyhow::{Context, Result};
-use bench_report::table::fixed as opt;
+use bench_report::table::{fixed as opt, Field, RecordTable};
 use std::io::Write;
 use std::path::Path;
 
@@ -77,6 +77,51 @@ pub fn verdict(rows: &[SweepRow], runs: &[(String, &Witnesses)]) -> String {
     format!("verdict: {}", parts.join("; "))
 }
 
+/// The searches table: one row per TLS version x RTT x transport.
+const ROW_FIELDS: &[Field<SweepRow>] = &[
+    Field::left("TLS", 4, |x| x.tls.clone()),
+    Field::right("RTT", 6, |x| x.rtt_ms.to_string()),
+    Field::left("transport", 13, |x| x.transport.clone()),
+    Field::right("n", 5, |x| x.n.to_string()),
+    Field::right("p50", 8, |x| opt(x.p50_ms, 2)),
+    Field::right("p95", 8, |x| opt(x.p95_ms, 2)),
+    Field::right("QTime", 6, |x| opt(x.qtime_p50_ms, 0)),
+    Field::right("conns", 18, conns),
+    Field::right("k", 2, |x| x.round_trips.to_string()),
+    Field::right("expect50", 9, |x| opt(x.expected_p50_ms, 2)),
+    Field::right("vs exp", 7, |x| signed(x.vs_expected_pct, 0, "")),
+    Field::right("f/p", 7, |x| opt(x.fresh_pooled_ratio, 2)),
+    Field::right("theory", 7, |x| opt(x.theory_ratio, 2)),
+    Field::right("off", 7, |x| {
+        signed(x.ratio_off_pct, 1, if x.flagged { "!" } else { "" })
+    }),
+];
+
+/// The `conns` cell: connector / kernel / pcap / expected, `!` when the witnesses disagree
+/// or are not as expected.
+fn conns(x: &SweepRow) -> String {
+    format!(
+        "{}/{}/{}/{}{}",
+        x.conns_connector,
+        x.conns_kernel,
+        x.conns_pcap
+            .map(|p| p.to_string())
+            .unwrap_or_else(|| "-".into()),
+        x.conns_expected,
+        if x.witnesses_agree == Some(false) || x.conns_within_expected == Some(false) {
+            "!"
+        } else {
+            ""
+        }
+    )
+}
+
+/// A signed percentage with `prec` decimals and `mark` after the `%`, or `-`.
+fn signed(v: Option<f64>, prec: usize, mark: &str) -> String {
+    v.map(|p| format!("{p:+.prec$}%{mark}"))
+        .unwrap_or_else(|| "-".into())
+}
+
 /// Prints the table, the calibration of each point, warnings and the verdict (last line).
 pub fn print_text<W: Write>(r: &SweepReport, w: &mut W) -> Result<()> {
     writeln!(w, "RTT sweep through the WAN topology, Solr {}", r.upstream)?;
@@ -98,60 +143,7 @@ pub fn print_text<W: Write>(r: &SweepReport, w: &mut W) -> Result<()> {
     }
     writeln!(w)?;
     writeln!(w, "Searches: wall p50/p95 and Solr QTime p50 (ms); conns = connector / kernel / pcap SYNs / expected; expected p50 = p50 at RTT 0 + k x RTT; fresh/pooled ratio vs theory (! = more than 10% off)")?;
-    let table = bench_report::Table::new()
-        .left("TLS", 4)
-        .right("RTT", 6)
-        .left("transport", 13)
-        .right("n", 5)
-        .right("p50", 8)
-        .right("p95", 8)
-        .right("QTime", 6)
-        .right("conns", 18)
-        .right("k", 2)
-        .right("expect50", 9)
-        .right("vs exp", 7)
-        .right("f/p", 7)
-        .right("theory", 7)
-        .right("off", 7);
-    table.header(w)?;
-    for x in &r.rows {
-        table.row(
-            w,
-            &[
-                &x.tls,
-                &x.rtt_ms,
-                &x.transport,
-                &x.n,
-                &opt(x.p50_ms, 2),
-                &opt(x.p95_ms, 2),
-                &opt(x.qtime_p50_ms, 0),
-                &format!(
-                    "{}/{}/{}/{}{}",
-                    x.conns_connector,
-                    x.conns_kernel,
-                    x.conns_pcap
-                        .map(|p| p.to_string())
-                        .unwrap_or_else(|| "-".into()),
-                    x.conns_expected,
-                    if x.witnesses_agree == Some(false) || x.conns_within_expected == Some(false) {
-                        "!"
-                    } else {
-                        ""
-                    }
-                ),
-                &x.round_trips,
-                &opt(x.expected_p50_ms, 2),
-                &x.vs_expected_pct
-                    .map(|p| format!("{p:+.0}%"))
-                    .unwrap_or_else(|| "-".into()),
-                &opt(x.fresh_pooled_ratio, 2),
-                &opt(x.theory_ratio, 2),
-                &x.ratio_off_pct
-                    .map(|p| format!("{p:+.1}%{}", if x.flagged { "!" } else { "" }))
-                    .unwrap_or_else(|| "-".into()),
-            ],
-        )?;
-    }
+    RecordTable::new(ROW_FIELDS).print(w, &r.rows)?;
     writeln!(w)?;
     let took = format!("sweep took {:.1} s", r.duration_s);
     bench_report::table::print_ending(w, &r.warnings, Some(&took), &r.verdict)?;
@@ -242,5 +234,72 @@ impl bench_report::RunReport for SweepReport {
 
     fn print_text(&self, mut w: &mut dyn std::io::Write) -> Result<()> {
         crate::scenario::study::sweep::print_text(self, &mut w)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(transport: &str, some: bool) -> SweepRow {
+        let v = |x: f64| some.then_some(x);
+        SweepRow {
+            tls: "1.3".into(),
+            rtt_ms: 50.0,
+            transport: transport.into(),
+            n: 200,
+            errors: 0,
+            p50_ms: v(51.234),
+            p95_ms: v(60.5),
+            qtime_p50_ms: v(1.6),
+            qtime_missing: 0,
+            bytes_in_mean: 2048.0,
+            conns_connector: 4,
+            conns_kernel: 4,
+            conns_pcap: some.then_some(4),
+            conns_expected: 4,
+            witnesses_counted: String::new(),
+            witnesses_agree: Some(some),
+            conns_within_expected: Some(true),
+            round_trips: 2,
+            expected_p50_ms: v(101.0),
+            vs_expected_pct: v(-49.3),
+            fresh_pooled_ratio: v(1.987),
+            theory_ratio: v(2.0),
+            ratio_off_pct: v(-0.65),
+            flagged: !some,
+        }
+    }
+
+    /// The text of the table for a fixed model, kept byte for byte.
+    #[test]
+    fn table_prints_unchanged() {
+        let r = SweepReport {
+            schema_version: 1,
+            upstream: "http://solr".into(),
+            settings: serde_json::Value::Null,
+            points: Vec::new(),
+            rows: vec![row("pooled", true), row("fresh-connection", false)],
+            warnings: vec!["w".into()],
+            duration_s: 12.34,
+            verdict: "verdict: fixed".into(),
+        };
+        let mut out = Vec::new();
+        print_text(&r, &mut out).expect("print");
+        let text = String::from_utf8(out).expect("utf8");
+        assert_eq!(
+            text,
+            r#"RTT sweep through the WAN topology, Solr http://solr
+
+Searches: wall p50/p95 and Solr QTime p50 (ms); conns = connector / kernel / pcap SYNs / expected; expected p50 = p50 at RTT 0 + k x RTT; fresh/pooled ratio vs theory (! = more than 10% off)
+TLS     RTT transport         n      p50      p95  QTime              conns  k  expect50  vs exp     f/p  theory     off
+1.3      50 pooled          200    51.23    60.50      2            4/4/4/4  2    101.00    -49%    1.99    2.00   -0.7%
+1.3      50 fresh-connection   200        -        -      -           4/4/-/4!  2         -       -       -       -       -
+
+warning: w
+sweep took 12.3 s
+verdict: fixed
+"#
+        );
     }
 }

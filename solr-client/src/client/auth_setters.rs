@@ -2,14 +2,14 @@
 
 use std::sync::Arc;
 
-use super::headers::CustomHeader;
-use super::AuthProvider;
-use crate::client::{SolrClient, SolrClientBuilder};
+use super::{SolrClient, SolrClientBuilder};
+use crate::auth::headers::CustomHeader;
+use crate::auth::AuthProvider;
 use crate::error::Result;
 
 impl SolrClientBuilder {
-    /// Where the `Authorization` header of every request comes from: [`super::Credentials`]
-    /// (Basic), [`super::Bearer`] (a static token), [`super::Refreshing`] (a token an async
+    /// Where the `Authorization` header of every request comes from: [`crate::auth::Credentials`]
+    /// (Basic), [`crate::auth::Bearer`] (a static token), [`crate::auth::Refreshing`] (a token an async
     /// callback fetches and renews) or any [`AuthProvider`]. Each attempt is signed when it
     /// is sent; see [`crate::auth`] for the rules after a 401. Default none (no
     /// `Authorization` header).
