@@ -22,6 +22,11 @@ pub mod study;
 pub mod sweep;
 pub mod wan;
 pub mod watch;
+#[cfg(feature = "ebpf")]
+pub mod watch_ebpf;
+#[cfg(not(feature = "ebpf"))]
+#[path = "watch_ebpf_off.rs"]
+pub mod watch_ebpf;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
