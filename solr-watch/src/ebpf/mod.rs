@@ -53,9 +53,14 @@ pub fn watch(opts: &EbpfOptions, stop: &AtomicBool) -> Result<EbpfReport> {
 pub struct Ready(());
 
 impl Ready {
-    /// Runs the preflight.
+    /// Runs the preflight (BTF at [`preflight::btf_path`]).
     pub fn check() -> Result<Self> {
-        let missing = preflight::missing(&preflight::btf_path());
+        Self::check_with(&preflight::btf_path())
+    }
+
+    /// Runs the preflight with the kernel's BTF expected at `btf`.
+    pub fn check_with(btf: &std::path::Path) -> Result<Self> {
+        let missing = preflight::missing(btf);
         if !missing.is_empty() {
             bail!(preflight::refusal(&missing));
         }

@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::process::ProcessInfo;
 use super::session::ProcessConns;
+use crate::conn::Proto;
 use crate::report::{self, Finding, WatchReport};
 
 /// One process's traffic to Solr.
@@ -43,6 +44,15 @@ pub struct EbpfReport {
     pub findings: Vec<Finding>,
 }
 
+/// TLS connections whose plaintext the OpenSSL probes read: the capture's "TLS hides
+/// requests" note and finding do not apply.
+fn read_at_the_library(r: &mut WatchReport) {
+    if let Some(t) = r.tls.as_mut() {
+        t.note = "plaintext read at the TLS library (SSL_write/SSL_read probes): requests, QTime and sizes as for http".into();
+    }
+    r.findings.retain(|f| f.kind != "tls-opaque");
+}
+
 fn median(v: &mut [u64]) -> Option<u64> {
     v.sort_unstable();
     v.get(v.len() / 2).copied()
@@ -60,7 +70,15 @@ pub fn build(
     let mut findings = Vec::new();
     for mut p in procs {
         let source = format!("{} {}", p.process.label(), p.process.cmdline);
-        let r = report::build(&p.tracker, &source, lost_events, None);
+        let mut r = report::build(&p.tracker, &source, lost_events, None);
+        let plain_tls = p
+            .tracker
+            .conns
+            .iter()
+            .any(|c| c.proto == Proto::Tls && !c.requests.is_empty());
+        if plain_tls {
+            read_at_the_library(&mut r);
+        }
         let label = p.process.label();
         for f in &r.findings {
             findings.push(Finding {
