@@ -78,31 +78,57 @@ fn qtimes(out: &str) -> Vec<Option<u64>> {
 struct Client {
     pid: u32,
     qtimes: Vec<Option<u64>>,
+    /// The connections strace saw it open.
+    connections: u64,
 }
 
-fn run(mut cmd: Command) -> Client {
-    let child = cmd
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn client");
-    let pid = child.id();
-    let out = child.wait_with_output().expect("client runs");
+/// Runs the client under `strace -f -e trace=connect`: the kernel-level witness of the
+/// connections it opened to `port` and of the pid that opened them.
+fn run(cmd: Command, port: u16) -> Client {
+    let trace = std::env::temp_dir().join(support::tag("ebpf-strace"));
+    let mut traced = Command::new("strace");
+    traced
+        .args(["-f", "-qq", "-e", "trace=connect", "-o"])
+        .arg(&trace)
+        .arg(cmd.get_program())
+        .args(cmd.get_args());
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => traced.env(k, v),
+            None => traced.env_remove(k),
+        };
+    }
+    let out = traced.output().expect("strace runs the client");
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
-        "{cmd:?}: {}",
+        "{traced:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // Python and Node print their own pid first (pyenv's shim may exec through a wrapper).
-    let pid = text
+    let strace = std::fs::read_to_string(&trace).expect("strace output");
+    let _ = std::fs::remove_file(&trace);
+    let needle = format!("sin_port=htons({port})");
+    let connects: Vec<u32> = strace
         .lines()
-        .next()
-        .and_then(|l| l.strip_prefix("pid "))
-        .map_or(pid, |p| p.trim().parse().expect("pid"));
+        .filter(|l| l.contains(&needle))
+        .map(|l| {
+            l.split_whitespace()
+                .next()
+                .and_then(|p| p.parse().ok())
+                .expect("strace -f: pid first")
+        })
+        .collect();
+    let pid = *connects
+        .first()
+        .unwrap_or_else(|| panic!("no connect to {port} in {strace}"));
+    assert!(
+        connects.iter().all(|&p| p == pid),
+        "one process connects: {connects:?}"
+    );
     Client {
         pid,
         qtimes: qtimes(&text),
+        connections: connects.len() as u64,
     }
 }
 
@@ -121,23 +147,25 @@ fn curl(ca: &str, urls: &[String]) -> Command {
 }
 
 const PY: &str = r#"
-import os, sys, requests
-print("pid", os.getpid(), flush=True)
+import sys, requests
 s = requests.Session()
+s.verify = sys.argv[1]
 for u in sys.argv[2:]:
-    print(s.get(u, verify=sys.argv[1]).text, flush=True)
+    print(s.get(u).text, flush=True)
 "#;
 
 fn python(ca: &str, urls: &[String]) -> Command {
     let mut c = Command::new("python3");
     c.args(["-c", PY, ca]).args(urls);
-    c.env_remove("SSLKEYLOGFILE");
+    // requests lets an environment bundle override the session's CA.
+    c.env_remove("SSLKEYLOGFILE")
+        .env_remove("REQUESTS_CA_BUNDLE")
+        .env_remove("CURL_CA_BUNDLE");
     c
 }
 
 const NODE: &str = r#"
 const https = require('https'); const fs = require('fs');
-console.log('pid ' + process.pid);
 const [ca, ...urls] = process.argv.slice(1);
 const agent = new https.Agent({ keepAlive: true, maxSockets: 1, ca: fs.readFileSync(ca) });
 (async () => {
@@ -171,7 +199,9 @@ fn process(r: &EbpfReport, pid: u32) -> &ProcessReport {
 }
 
 /// The client's requests, QTimes and connections exactly, under its own pid and name.
-fn assert_client(r: &EbpfReport, c: &Client, comm: &str, conns: u64) {
+fn assert_client(r: &EbpfReport, c: &Client, comm: &str) {
+    let conns = c.connections;
+
     let p = process(r, c.pid);
     assert!(
         p.process.comm.starts_with(comm),
@@ -208,14 +238,14 @@ fn https_clients_without_a_key_log_are_attributed_with_their_qtimes() {
     let (base, ca, port) = tls_solr();
     let urls = urls(&base);
     let w = Watch::start(port);
-    let curl_c = run(curl(&ca, &urls));
-    let py = run(python(&ca, &urls));
-    let nd = run(node(&ca, &urls));
+    let curl_c = run(curl(&ca, &urls), port);
+    let py = run(python(&ca, &urls), port);
+    let nd = run(node(&ca, &urls), port);
     let r = w.stop();
     assert_eq!(r.lost_events, 0);
-    assert_client(&r, &curl_c, "curl", 1);
-    assert_client(&r, &py, "python", 1);
-    assert_client(&r, &nd, "node", 1);
+    assert_client(&r, &curl_c, "curl");
+    assert_client(&r, &py, "python");
+    assert_client(&r, &nd, "node");
     let cmd = &process(&r, curl_c.pid).process.cmdline;
     assert!(cmd.starts_with("curl ") && cmd.contains(&urls[0]), "{cmd}");
 }
@@ -226,13 +256,13 @@ fn two_clients_at_once_are_kept_apart() {
     let urls = urls(&base);
     let w = Watch::start(port);
     let (a, b) = std::thread::scope(|s| {
-        let a = s.spawn(|| run(curl(&ca, &urls)));
-        let b = s.spawn(|| run(python(&ca, &urls)));
+        let a = s.spawn(|| run(curl(&ca, &urls), port));
+        let b = s.spawn(|| run(python(&ca, &urls), port));
         (a.join().expect("curl"), b.join().expect("python"))
     });
     let r = w.stop();
-    assert_client(&r, &a, "curl", 1);
-    assert_client(&r, &b, "python", 1);
+    assert_client(&r, &a, "curl");
+    assert_client(&r, &b, "python");
 }
 
 /// In the child: 10 searches with the `fresh` transport, then its connector count.

@@ -68,8 +68,10 @@ impl Session {
                 self.finish_conn(old);
             }
         }
-        if e.kind == Kind::Close && !self.live.contains_key(&e.sk) {
-            return; // a connection that carried nothing while watched
+        if matches!(e.kind, Kind::Close | Kind::Retransmit) && !self.live.contains_key(&e.sk) {
+            // Not opened nor used while watched; and these run in softirq context, where
+            // the current task is whichever process the CPU was running: no owner to take.
+            return;
         }
         let k = self.conn_for(&e);
         match e.kind {

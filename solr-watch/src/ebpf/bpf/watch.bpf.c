@@ -111,6 +111,15 @@ struct {
     __type(value, __u64);
 } ssl_socks SEC(".maps");
 
+/* The watched socket each thread last read or wrote: the SSL object's socket for libraries
+ * that run OpenSSL over memory BIOs (Node), where the socket I/O is outside the SSL call. */
+struct {
+    __uint(type, BPF_MAP_TYPE_LRU_HASH);
+    __uint(max_entries, 16384);
+    __type(key, __u64);
+    __type(value, __u64);
+} last_sk SEC(".maps");
+
 /* Events lost because the ring buffer was full (user space reports it). */
 struct {
     __uint(type, BPF_MAP_TYPE_ARRAY);
@@ -361,6 +370,8 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
         return 0;
     __u64 id = bpf_get_current_pid_tgid();
     note_ssl_socket(id, sk);
+    __u64 skv = (__u64)sk;
+    bpf_map_update_elem(&last_sk, &id, &skv, BPF_ANY);
     struct io io = {};
     io.sk = (__u64)sk;
     io.to_server = to_server;
@@ -430,8 +441,15 @@ static __always_inline int ssl_exit(long ret, __u8 ex)
     }
     struct ssl_key k = {.tgid = id >> 32, .pad = 0, .ssl = c.ssl};
     __u64 *skp = bpf_map_lookup_elem(&ssl_socks, &k);
-    if (!skp)
-        return 0; /* no socket seen for this SSL object: not a watched connection */
+    if (!skp) {
+        /* No socket call inside any SSL call on this object (memory BIOs): the watched
+         * socket this thread last used, if any; else not a watched connection. */
+        skp = bpf_map_lookup_elem(&last_sk, &id);
+        if (!skp)
+            return 0;
+        __u64 v = *skp;
+        bpf_map_update_elem(&ssl_socks, &k, &v, BPF_ANY);
+    }
     struct walk w = {.sk = *skp, .base = c.buf, .seg_left = n, .left = n,
                      .to_server = !c.read, .source = SRC_SSL, .vec = 0};
     emit_walk(&w);
