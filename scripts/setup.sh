@@ -4,7 +4,9 @@
 # iproute2 (`ip`) for the WAN emulation's network namespaces, util-linux-extra (`fincore`)
 # for the bulk-files page-cache residency, nginx for the auth-gateway e2e tests and tinyproxy
 # (a real HTTP proxy) for the proxy e2e tests (the tests start their own unprivileged
-# instances; the packages' services are not used); then what the optional checks need
+# instances; the packages' services are not used), clang, libbpf-dev, libelf-dev, zlib1g-dev
+# and make for `watch --ebpf` (strace: its e2e witness of connects) (clang compiles the BPF program, libbpf-dev gives its helper
+# headers, libbpf-sys builds libbpf's C source against libelf and zlib); then what the optional checks need
 # (scripts/setup-optional.sh: nightly Rust for fuzzing, BBR); then builds the Solr launcher
 # (Maven Central) and makes the TLS CA. Run as root (or with sudo).
 set -euo pipefail
@@ -12,7 +14,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 need=()
 for pkg in openjdk-17-jdk-headless maven openssl curl libpcap-dev pkg-config ca-certificates iproute2 \
-  util-linux-extra nginx tinyproxy; do
+  util-linux-extra nginx tinyproxy strace clang libbpf-dev libelf-dev zlib1g-dev make; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

@@ -340,6 +340,62 @@ impl Conn {
     }
 }
 
+/// Connections known from the kernel (`watch --ebpf`) rather than from packets: the bytes
+/// come in order from the socket calls, and TLS plaintext from the TLS library.
+impl Conn {
+    /// A connection first seen at `ts` (µs); `syn_ts` when its connect was seen.
+    pub fn from_kernel(id: usize, client: String, ts: u64, syn_ts: Option<u64>) -> Self {
+        let mut c = Conn::new(id, client, ts);
+        c.syn_ts = syn_ts;
+        c
+    }
+
+    /// In-order bytes one direction carried through the socket (TLS records stay opaque
+    /// here but their handshake is classified).
+    pub fn socket_bytes(&mut self, from_client: bool, ts: u64, bytes: &[u8]) {
+        self.last_ts = self.last_ts.max(ts);
+        if from_client {
+            self.wire_to_server += bytes.len() as u64;
+        } else {
+            self.wire_from_server += bytes.len() as u64;
+        }
+        self.data(from_client, ts, bytes);
+    }
+
+    /// `n` bytes of one direction the probes could not copy.
+    pub fn socket_gap(&mut self, from_client: bool, n: u64) {
+        self.gap(from_client, n);
+    }
+
+    /// Plaintext read at the TLS library's boundary (`SSL_write`/`SSL_read`), in order: into
+    /// the HTTP/1.1 parsers, or the HTTP/2 decoder when the client starts with its preface.
+    pub fn tls_plaintext(&mut self, from_client: bool, ts: u64, bytes: &[u8]) {
+        self.last_ts = self.last_ts.max(ts);
+        if self.h2.is_none()
+            && from_client
+            && self.requests.is_empty()
+            && bytes.starts_with(b"PRI * HTTP/2")
+        {
+            self.h2 = Some(Box::new(H2Conn::new(Start::Alpn)));
+        }
+        let h2 = self.h2.is_some();
+        let p = Plain {
+            from_client,
+            ts,
+            data: bytes.to_vec(),
+        };
+        self.decrypted(vec![p], h2);
+    }
+
+    /// The kernel closed the socket at `ts`: `how` the state it left says.
+    pub fn closed(&mut self, how: Option<Close>, ts: u64) {
+        self.last_ts = self.last_ts.max(ts);
+        if self.close.is_none() {
+            self.close = how.map(|h| (h, ts));
+        }
+    }
+}
+
 /// HTTP/2: the h2c upgrade and the hand-off of bytes to the decoder.
 impl Conn {
     /// Feeds application bytes of an HTTP/2 connection (in order, one direction) to its

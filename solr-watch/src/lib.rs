@@ -43,6 +43,8 @@
 pub mod capture;
 pub mod conn;
 mod csv;
+#[cfg(feature = "ebpf")]
+pub mod ebpf;
 pub mod facts;
 pub mod hpack;
 pub mod http;

@@ -50,6 +50,7 @@ mod update_chain;
 mod updates;
 mod wan;
 mod watch;
+mod watch_ebpf;
 mod watch_h2;
 mod watch_solrj;
 mod watch_tls;

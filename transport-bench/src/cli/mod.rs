@@ -9,6 +9,11 @@ pub mod registry;
 pub mod report;
 pub mod schema;
 pub mod watch;
+#[cfg(feature = "ebpf")]
+pub mod watch_ebpf;
+#[cfg(not(feature = "ebpf"))]
+#[path = "watch_ebpf_off.rs"]
+pub mod watch_ebpf;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};

@@ -42,6 +42,15 @@ pub struct WatchArgs {
     /// Print the JSON Schema of `watch.json` and exit.
     #[arg(long)]
     pub schema: bool,
+    /// Watch from the kernel (eBPF) instead of packets: every connection and request
+    /// attributed to its process, HTTPS of OpenSSL clients read without a key log. Needs
+    /// root and a kernel with BTF; `--port` defaults to 8983 here.
+    #[arg(long, conflicts_with_all = ["read", "save", "keylog"])]
+    pub ebpf: bool,
+    /// With --ebpf: another binary that links OpenSSL statically with its symbols (the
+    /// system libssl and `node` are probed anyway). Repeatable.
+    #[arg(long, value_name = "PATH", requires = "ebpf")]
+    pub tls_binary: Vec<PathBuf>,
 }
 
 /// Parses `60s`, `2m`, `500ms`, `1h` or a bare number of seconds.
@@ -71,6 +80,9 @@ pub async fn run(a: WatchArgs) -> Result<()> {
     if a.schema {
         println!("{}", solr_watch::watch_schema());
         return Ok(());
+    }
+    if a.ebpf {
+        return super::watch_ebpf::run(a).await;
     }
     let keylog = match &a.keylog {
         // A live capture may start before the client creates the file; a saved one may not.

@@ -1,0 +1,172 @@
+//! Loading the kernel side, attaching it (BTF tracepoints for connections and syscalls,
+//! uprobes on OpenSSL) and draining its ring buffer into a [`Session`].
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, Context, Result};
+use libbpf_rs::{Link, MapCore, MapFlags, Object, ObjectBuilder, UprobeOpts};
+
+use super::session::Session;
+
+/// The compiled kernel side (build.rs).
+const OBJECT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/watch.bpf.o"));
+
+/// The OpenSSL functions probed: (symbol, entry program, return program).
+const SSL_PROBES: [(&str, &str, &str); 4] = [
+    ("SSL_write", "ssl_write_enter", "ssl_write_exit"),
+    ("SSL_read", "ssl_read_enter", "ssl_read_exit"),
+    ("SSL_write_ex", "ssl_write_ex_enter", "ssl_write_ex_exit"),
+    ("SSL_read_ex", "ssl_read_ex_enter", "ssl_read_ex_exit"),
+];
+
+/// Where the system's OpenSSL may be.
+const LIBSSL_PATHS: [&str; 3] = [
+    "/usr/lib/x86_64-linux-gnu/libssl.so.3",
+    "/lib/x86_64-linux-gnu/libssl.so.3",
+    "/usr/lib64/libssl.so.3",
+];
+
+/// The loaded probes, attached.
+#[derive(Debug)]
+pub struct Probes {
+    obj: Object,
+    _links: Vec<Link>,
+    /// The files whose OpenSSL functions are probed.
+    pub tls_libraries: Vec<PathBuf>,
+}
+
+/// Does `path` (an ELF file) define `SSL_write` as a symbol? A cheap byte search that the
+/// uprobe attach then confirms.
+fn defines_ssl_write(path: &Path) -> bool {
+    std::fs::read(path).is_ok_and(|b| b.windows(10).any(|w| w == b"SSL_write\0"))
+}
+
+/// The system libssl plus `node` from PATH (which links OpenSSL statically, symbols
+/// exported) plus the files the user named.
+pub fn tls_targets(extra: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut add = |p: PathBuf| {
+        if let Ok(c) = std::fs::canonicalize(&p) {
+            if seen.insert(c.clone()) {
+                out.push(c);
+            }
+        }
+    };
+    for p in LIBSSL_PATHS {
+        add(PathBuf::from(p));
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&path) {
+            let node = dir.join("node");
+            if node.exists() && defines_ssl_write(&node) {
+                add(node);
+                break;
+            }
+        }
+    }
+    for p in extra {
+        add(p.clone());
+    }
+    out
+}
+
+impl Probes {
+    /// Loads the object, watches `ports`, attaches everything.
+    pub fn attach(ports: &[u16], tls: &[PathBuf]) -> Result<Self> {
+        let open = ObjectBuilder::default()
+            .open_memory(OBJECT)
+            .context("opening the BPF object")?;
+        let obj = open
+            .load()
+            .context("loading the BPF programs into the kernel")?;
+        let map = obj
+            .maps()
+            .find(|m| m.name() == "ports")
+            .ok_or_else(|| anyhow!("the BPF object has no ports map"))?;
+        for p in ports {
+            map.update(&p.to_ne_bytes(), &[1u8], MapFlags::ANY)?;
+        }
+        let mut links = Vec::new();
+        for prog in obj.progs_mut() {
+            let name = prog.name().to_string_lossy().into_owned();
+            if name.starts_with("ssl_") {
+                continue;
+            }
+            links.push(prog.attach().with_context(|| format!("attaching {name}"))?);
+        }
+        let mut tls_libraries = Vec::new();
+        for lib in tls {
+            let mut ok = false;
+            for (sym, enter, exit) in SSL_PROBES {
+                for (prog_name, retprobe) in [(enter, false), (exit, true)] {
+                    let Some(prog) = obj.progs_mut().find(|p| p.name() == prog_name) else {
+                        continue;
+                    };
+                    let opts = UprobeOpts {
+                        func_name: Some(sym.to_string()),
+                        retprobe,
+                        ..Default::default()
+                    };
+                    if let Ok(l) = prog.attach_uprobe_with_opts(-1, lib, 0, opts) {
+                        links.push(l);
+                        ok = true;
+                    }
+                }
+            }
+            if ok {
+                tls_libraries.push(lib.clone());
+            }
+        }
+        Ok(Probes {
+            obj,
+            _links: links,
+            tls_libraries,
+        })
+    }
+
+    /// Drains events into `session` until `duration` passes or `stop` is set.
+    pub fn run(
+        &self,
+        session: Rc<RefCell<Session>>,
+        duration: Option<Duration>,
+        stop: &AtomicBool,
+    ) -> Result<()> {
+        let events = self
+            .obj
+            .maps()
+            .find(|m| m.name() == "events")
+            .ok_or_else(|| anyhow!("the BPF object has no events map"))?;
+        let mut b = libbpf_rs::RingBufferBuilder::new();
+        let s = session.clone();
+        b.add(&events, move |data: &[u8]| {
+            s.borrow_mut().record(data);
+            0
+        })?;
+        let rb = b.build()?;
+        let start = Instant::now();
+        while !stop.load(Ordering::Relaxed) && duration.is_none_or(|d| start.elapsed() < d) {
+            rb.poll(Duration::from_millis(100))?;
+        }
+        rb.consume()?;
+        Ok(())
+    }
+
+    /// Events the kernel side could not queue (ring buffer full).
+    pub fn lost_events(&self) -> u64 {
+        let Some(map) = self.obj.maps().find(|m| m.name() == "lost") else {
+            return 0;
+        };
+        map.lookup(&0u32.to_ne_bytes(), MapFlags::ANY)
+            .ok()
+            .flatten()
+            .map_or(0, |v| {
+                v.get(..8)
+                    .map_or(0, |b| u64::from_ne_bytes(b.try_into().unwrap_or([0; 8])))
+            })
+    }
+}

@@ -1,0 +1,68 @@
+//! What user space adds to a pid: its command line and its cgroup (container) path, read
+//! from /proc while the process lives.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+/// A process that talked to Solr.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct ProcessInfo {
+    /// Process id.
+    pub pid: u32,
+    /// Command name (the kernel's `comm`).
+    pub comm: String,
+    /// Command line, arguments joined by spaces (empty when the process was gone).
+    pub cmdline: String,
+    /// cgroup v2 id.
+    pub cgroup_id: u64,
+    /// cgroup v2 path (a container's cgroup names it), when readable.
+    pub cgroup: Option<String>,
+}
+
+impl ProcessInfo {
+    /// Reads /proc/PID for the command line and cgroup path.
+    pub fn read(pid: u32, comm: &str, cgroup_id: u64) -> Self {
+        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline"))
+            .map(|b| {
+                b.split(|&c| c == 0)
+                    .filter(|a| !a.is_empty())
+                    .map(|a| String::from_utf8_lossy(a).into_owned())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .unwrap_or_default();
+        let cgroup = std::fs::read_to_string(format!("/proc/{pid}/cgroup"))
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find_map(|l| l.strip_prefix("0::").map(str::to_string))
+            });
+        ProcessInfo {
+            pid,
+            comm: comm.to_string(),
+            cmdline,
+            cgroup_id,
+            cgroup,
+        }
+    }
+
+    /// `pid 4242 (php-fpm)`.
+    pub fn label(&self) -> String {
+        format!("pid {} ({})", self.pid, self.comm)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn this_process_reads_its_own_command_line_and_cgroup() {
+        let me = std::process::id();
+        let p = ProcessInfo::read(me, "self", 0);
+        let exe = std::env::args().next().expect("argv[0]");
+        assert!(p.cmdline.starts_with(&exe), "{} vs {exe}", p.cmdline);
+        assert!(p.cgroup.is_some());
+        assert_eq!(p.label(), format!("pid {me} (self)"));
+    }
+}

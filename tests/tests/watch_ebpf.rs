@@ -1,0 +1,368 @@
+//! `watch --ebpf` as root against the real local Solr, without any key log: curl, Python
+//! `requests` and Node's `https` over HTTPS (plaintext read at OpenSSL's SSL_write/SSL_read),
+//! each reported with its request count and the QTimes the client itself printed, attributed
+//! to the client's pid; two clients at once kept apart; the project's own `fresh` transport
+//! over plain http (in a child process, so its pid carries only its own connections) with
+//! as many connections as its connector counted; and the refusal, unprivileged and without
+//! BTF.
+
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+use std::thread::JoinHandle;
+
+use solr_watch::ebpf::{self, report::ProcessReport, EbpfOptions, EbpfReport};
+
+use crate::support;
+
+/// Requests per client.
+const R: usize = 3;
+/// Set in a child process of this test binary: what the child is for.
+const CHILD: &str = "WATCH_EBPF_CHILD";
+
+/// The probes, attached and draining in a thread until [`Watch::stop`].
+struct Watch {
+    stop: Arc<AtomicBool>,
+    handle: JoinHandle<EbpfReport>,
+}
+
+impl Watch {
+    fn start(port: u16) -> Watch {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (tx, rx) = mpsc::channel();
+        let s = stop.clone();
+        let handle = std::thread::spawn(move || {
+            let opts = EbpfOptions {
+                ports: vec![port],
+                duration: None,
+                tls_binaries: Vec::new(),
+            };
+            let ready = ebpf::Ready::check().unwrap_or_else(|e| panic!("{e:#}"));
+            let probes = ready
+                .attach(&opts)
+                .unwrap_or_else(|e| panic!("attach: {e:#}"));
+            tx.send(probes.tls_libraries.len()).expect("send");
+            ebpf::watch_attached(&probes, &opts, &s).unwrap_or_else(|e| panic!("watch: {e:#}"))
+        });
+        let libs = rx.recv().expect("the probes attached");
+        assert!(libs >= 2, "libssl and node probed: {libs}");
+        Watch { stop, handle }
+    }
+
+    fn stop(self) -> EbpfReport {
+        // Let the last events reach the ring buffer.
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        self.stop.store(true, Ordering::Relaxed);
+        let r = self.handle.join().expect("watch thread");
+        let mut text = Vec::new();
+        ebpf::print_text(&r, &mut text).expect("print");
+        eprintln!("{}", String::from_utf8_lossy(&text));
+        r
+    }
+}
+
+/// Every `"QTime":N` in `out`, in order.
+fn qtimes(out: &str) -> Vec<Option<u64>> {
+    out.match_indices("\"QTime\":")
+        .map(|(i, k)| {
+            let digits: String = out[i + k.len()..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            Some(digits.parse().expect("QTime digits"))
+        })
+        .collect()
+}
+
+/// What a client process printed and its pid.
+struct Client {
+    pid: u32,
+    qtimes: Vec<Option<u64>>,
+    /// The connections strace saw it open.
+    connections: u64,
+}
+
+/// Runs the client under `strace -f -e trace=connect`: the kernel-level witness of the
+/// connections it opened to `port` and of the pid that opened them.
+fn run(cmd: Command, port: u16) -> Client {
+    let trace = std::env::temp_dir().join(support::tag("ebpf-strace"));
+    let mut traced = Command::new("strace");
+    traced
+        .args(["-f", "-qq", "-e", "trace=connect", "-o"])
+        .arg(&trace)
+        .arg(cmd.get_program())
+        .args(cmd.get_args());
+    for (k, v) in cmd.get_envs() {
+        match v {
+            Some(v) => traced.env(k, v),
+            None => traced.env_remove(k),
+        };
+    }
+    let out = traced.output().expect("strace runs the client");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{traced:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let strace = std::fs::read_to_string(&trace).expect("strace output");
+    let _ = std::fs::remove_file(&trace);
+    let needle = format!("sin_port=htons({port})");
+    let connects: Vec<u32> = strace
+        .lines()
+        .filter(|l| l.contains(&needle))
+        .map(|l| {
+            l.split_whitespace()
+                .next()
+                .and_then(|p| p.parse().ok())
+                .expect("strace -f: pid first")
+        })
+        .collect();
+    let pid = *connects
+        .first()
+        .unwrap_or_else(|| panic!("no connect to {port} in {strace}"));
+    assert!(
+        connects.iter().all(|&p| p == pid),
+        "one process connects: {connects:?}"
+    );
+    Client {
+        pid,
+        qtimes: qtimes(&text),
+        connections: connects.len() as u64,
+    }
+}
+
+fn urls(base: &str) -> Vec<String> {
+    (0..R)
+        .map(|i| format!("{base}/bench/select?q=*:*&rows={i}&wt=json"))
+        .collect()
+}
+
+fn curl(ca: &str, urls: &[String]) -> Command {
+    let mut c = Command::new("curl");
+    c.args(["-sS", "--fail", "--http1.1", "--cacert", ca])
+        .args(urls);
+    c.env_remove("SSLKEYLOGFILE");
+    c
+}
+
+const PY: &str = r#"
+import sys, requests
+s = requests.Session()
+s.verify = sys.argv[1]
+for u in sys.argv[2:]:
+    print(s.get(u).text, flush=True)
+"#;
+
+fn python(ca: &str, urls: &[String]) -> Command {
+    let mut c = Command::new("python3");
+    c.args(["-c", PY, ca]).args(urls);
+    // requests lets an environment bundle override the session's CA.
+    c.env_remove("SSLKEYLOGFILE")
+        .env_remove("REQUESTS_CA_BUNDLE")
+        .env_remove("CURL_CA_BUNDLE");
+    c
+}
+
+const NODE: &str = r#"
+const https = require('https'); const fs = require('fs');
+const [ca, ...urls] = process.argv.slice(1);
+const agent = new https.Agent({ keepAlive: true, maxSockets: 1, ca: fs.readFileSync(ca) });
+(async () => {
+  for (const u of urls) {
+    const body = await new Promise((ok, ko) => https.get(u, { agent }, (res) => {
+      let b = ''; res.on('data', (d) => b += d); res.on('end', () => ok(b));
+    }).on('error', ko));
+    console.log(body);
+  }
+  agent.destroy();
+})();
+"#;
+
+fn node(ca: &str, urls: &[String]) -> Command {
+    let mut c = Command::new("node");
+    c.args(["-e", NODE, ca]).args(urls);
+    c.env_remove("SSLKEYLOGFILE");
+    c
+}
+
+fn process(r: &EbpfReport, pid: u32) -> &ProcessReport {
+    r.processes
+        .iter()
+        .find(|p| p.process.pid == pid)
+        .unwrap_or_else(|| {
+            panic!(
+                "pid {pid} in {:?}",
+                r.processes.iter().map(|p| &p.process).collect::<Vec<_>>()
+            )
+        })
+}
+
+/// The client's requests, QTimes and connections exactly, under its own pid and name.
+fn assert_client(r: &EbpfReport, c: &Client, comm: &str) {
+    let conns = c.connections;
+
+    let p = process(r, c.pid);
+    assert!(
+        p.process.comm.starts_with(comm),
+        "{} for {comm}",
+        p.process.comm
+    );
+    assert_eq!(c.qtimes.len(), R, "{comm} printed {R} responses");
+    let requests = p.report.requests.as_ref().map_or(0, |x| x.requests);
+    assert_eq!(requests, R as u64, "{comm}: requests");
+    assert_eq!(
+        p.qtimes, c.qtimes,
+        "{comm}: QTimes as the client printed them"
+    );
+    assert_eq!(
+        p.report.connections.opened, conns,
+        "{comm}: connections opened"
+    );
+    assert_eq!(p.report.connections.tls, conns, "{comm}: TLS connections");
+}
+
+fn tls_solr() -> (String, String, u16) {
+    let s = support::standalone_tls();
+    let base = s.url(None).expect("url").to_string();
+    let ca = s.ca.as_ref().expect("CA").display().to_string();
+    let port = url::Url::parse(&base)
+        .ok()
+        .and_then(|u| u.port())
+        .expect("port");
+    (base, ca, port)
+}
+
+#[test]
+fn https_clients_without_a_key_log_are_attributed_with_their_qtimes() {
+    let (base, ca, port) = tls_solr();
+    let urls = urls(&base);
+    let w = Watch::start(port);
+    let curl_c = run(curl(&ca, &urls), port);
+    let py = run(python(&ca, &urls), port);
+    let nd = run(node(&ca, &urls), port);
+    let r = w.stop();
+    assert_eq!(r.lost_events, 0);
+    assert_client(&r, &curl_c, "curl");
+    assert_client(&r, &py, "python");
+    assert_client(&r, &nd, "node");
+    let cmd = &process(&r, curl_c.pid).process.cmdline;
+    assert!(cmd.starts_with("curl ") && cmd.contains(&urls[0]), "{cmd}");
+}
+
+#[test]
+fn two_clients_at_once_are_kept_apart() {
+    let (base, ca, port) = tls_solr();
+    let urls = urls(&base);
+    let w = Watch::start(port);
+    let (a, b) = std::thread::scope(|s| {
+        let a = s.spawn(|| run(curl(&ca, &urls), port));
+        let b = s.spawn(|| run(python(&ca, &urls), port));
+        (a.join().expect("curl"), b.join().expect("python"))
+    });
+    let r = w.stop();
+    assert_client(&r, &a, "curl");
+    assert_client(&r, &b, "python");
+}
+
+/// In the child: 10 searches with the `fresh` transport, then its connector count.
+async fn fresh_child(base: &str) {
+    let c = support::client(base, solr_client::TransportKind::Fresh, false);
+    for _ in 0..10 {
+        c.select(&solr_client::Select::new("*:*").rows(1))
+            .await
+            .expect("search");
+    }
+    println!("connector {}", c.transport().stats().connections_opened);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fresh_transport_over_http_matches_its_connector_count() {
+    let s = support::standalone();
+    let base = s.url(None).expect("url").to_string();
+    if std::env::var_os(CHILD).is_some() {
+        return fresh_child(&base).await;
+    }
+    let port = url::Url::parse(&base)
+        .ok()
+        .and_then(|u| u.port())
+        .expect("port");
+    let w = Watch::start(port);
+    let out = Command::new(std::env::current_exe().expect("exe"))
+        .args([
+            "--exact",
+            "watch_ebpf::fresh_transport_over_http_matches_its_connector_count",
+            "--nocapture",
+        ])
+        .env(CHILD, "fresh")
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("child");
+    let pid = out.id();
+    let out = out.wait_with_output().expect("child runs");
+    let r = w.stop();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let connector: u64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("connector "))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or_else(|| panic!("connector count in {text}"));
+    let p = process(&r, pid);
+    assert_eq!(
+        p.report.connections.opened, connector,
+        "connections = the connector witness"
+    );
+    assert_eq!(connector, 10, "fresh: one connection per search");
+    assert_eq!(p.report.requests.as_ref().map_or(0, |x| x.requests), 10);
+    assert_eq!(p.report.connections.http1, 10);
+}
+
+#[test]
+fn refuses_unprivileged_and_without_btf_with_one_message() {
+    if std::env::var_os(CHILD).is_some() {
+        let e = ebpf::Ready::check().expect_err("unprivileged: refused");
+        println!("refusal: {e}");
+        return;
+    }
+    let out = Command::new("setpriv")
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            "--inh-caps=-all",
+        ])
+        .arg(std::env::current_exe().expect("exe"))
+        .args([
+            "--exact",
+            "watch_ebpf::refuses_unprivileged_and_without_btf_with_one_message",
+            "--nocapture",
+        ])
+        .env(CHILD, "refusal")
+        .output()
+        .expect("setpriv runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("refusal: "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert_eq!(
+        line,
+        "refusal: watch --ebpf cannot run here: it needs root (or the capabilities CAP_BPF and CAP_PERFMON). \
+         Nothing was loaded. The pcap path still works: `transport-bench watch --port N` (live, libpcap) \
+         or `--read FILE` (a saved capture)."
+    );
+    let e = ebpf::Ready::check_with(std::path::Path::new("/nonexistent/vmlinux"))
+        .expect_err("no BTF: refused");
+    assert_eq!(
+        e.to_string(),
+        "watch --ebpf cannot run here: it needs the kernel's BTF type information (/nonexistent/vmlinux is absent). \
+         Nothing was loaded. The pcap path still works: `transport-bench watch --port N` (live, libpcap) \
+         or `--read FILE` (a saved capture)."
+    );
+}

@@ -1,0 +1,55 @@
+//! `transport-bench watch --ebpf`: the kernel-side watch (solr-watch's `ebpf` module), until
+//! `--duration` passes or Ctrl-C.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use solr_watch::ebpf::{self, EbpfOptions};
+
+use super::watch::WatchArgs;
+
+/// Runs `watch --ebpf`.
+pub async fn run(a: WatchArgs) -> Result<()> {
+    let opts = EbpfOptions {
+        ports: vec![a.port.unwrap_or(8983)],
+        duration: a.duration,
+        tls_binaries: a.tls_binary.clone(),
+    };
+    let ready = ebpf::Ready::check()?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let s = stop.clone();
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            s.store(true, Ordering::Relaxed);
+        }
+    });
+    let what = match a.duration {
+        Some(d) => format!("for {:.1} s", d.as_secs_f64()),
+        None => "until Ctrl-C".into(),
+    };
+    let report = tokio::task::spawn_blocking(move || -> Result<ebpf::EbpfReport> {
+        let probes = ready.attach(&opts)?;
+        eprintln!(
+            "watching connections to port {:?} from the kernel {what} (ready)...",
+            opts.ports
+        );
+        ebpf::watch_attached(&probes, &opts, &stop)
+    })
+    .await??;
+    let out = crate::run_dir::out_dir(a.out.clone(), "watch-ebpf")?;
+    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    std::fs::write(
+        out.join("watch-ebpf.json"),
+        serde_json::to_string_pretty(&report)?,
+    )?;
+    let mut stdout = std::io::stdout().lock();
+    if a.json {
+        use std::io::Write;
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&report)?)?;
+    } else {
+        ebpf::print_text(&report, &mut stdout)?;
+    }
+    eprintln!("saved: {}", out.display());
+    Ok(())
+}
