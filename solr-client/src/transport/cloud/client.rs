@@ -9,7 +9,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::auth::Credentials;
+use crate::auth::{AuthProvider, Credentials};
 use crate::client::{SolrClient, SolrClientBuilder};
 use crate::error::{Error, Result};
 use crate::transport::{
@@ -140,6 +140,15 @@ impl CloudBuilder {
         self
     }
 
+    /// Where the `Authorization` header of every request comes from, as
+    /// [`SolrClientBuilder::auth_shared`]: the client's calls and the router's own
+    /// requests (liveness checks, cluster-state refreshes, in the background too) are
+    /// signed by this provider. Default none.
+    pub fn auth(mut self, provider: Arc<dyn AuthProvider>) -> Self {
+        self.client = self.client.auth_shared(provider);
+        self
+    }
+
     /// Any other client setting (formats, uniqueKey, update chain, hooks):
     /// `.client(|b| b.update_format(UpdateFormat::Cbor))`. Its transport settings (kind,
     /// pool, gzip, TLS) build the transport under the router; `custom_transport` and
@@ -170,6 +179,10 @@ impl CloudBuilder {
         }
         if let Some(c) = &self.collection {
             router = router.collection(c.as_str());
+        }
+        // The router's own requests are signed as the client's.
+        if let Some(p) = &self.client.auth {
+            router = router.auth(p.clone());
         }
         let router = router.build_shared()?;
         let client = self
