@@ -4,6 +4,7 @@
 #
 #   solr.sh setup [--solr-version V]
 #   solr.sh start standalone|pair|cloud [--name NAME] [--solr-version V] [--tls [--client-auth]]
+#           [--basic-auth]
 #           [--heap 512m] [--jvm-opts "..."]
 #           [--java-home DIR] [--poll-interval SECS] [--idle-timeout-ms MS]
 #           [--auto-commit-ms MS] [--auto-soft-commit-ms MS] [--vector-dim N]
@@ -22,6 +23,10 @@
 # and security.json turns on Solr's CertAuthPlugin. Client certificates made at set-up, in
 # run/tls/: client-{rsa,ec,pkcs8}.{pem,key} (keys PKCS#1 RSA, SEC1 EC, PKCS#8), and
 # wrong-ca-client.{pem,key} from a second CA the node does not trust.
+# --basic-auth (standalone or cloud): Solr's BasicAuthPlugin with blockUnknown=true, so every
+# request needs HTTP Basic credentials: user `solr`, password `SolrRocks` (Solr's documented
+# example; a test fixture, never a real secret). security.json goes to the node's home
+# (standalone) or to ZooKeeper's /security.json (cloud, uploaded when ZooKeeper starts).
 # Everything else goes to stderr. State, data and logs: local-solr/run/NAME/
 #   nodes.tsv  tab-separated, no header: node port pid base_url
 #   zk.port    (cloud) ZooKeeper port; ZK itself is the pseudo node "zk" for stop/kill/start-node.
@@ -303,7 +308,7 @@ cmd_setup() {
 # ---------------------------------------------------------------- instance config
 
 # Instance settings (saved to run/NAME/instance.env, reused by start-node).
-MODE=""; TLS=0; CLIENT_AUTH=0; HEAP=512m; JVM_OPTS=""; JAVA_HOME_OPT=""; POLL=5; IDLE_MS=120000
+MODE=""; TLS=0; CLIENT_AUTH=0; BASIC_AUTH=0; HEAP=512m; JVM_OPTS=""; JAVA_HOME_OPT=""; POLL=5; IDLE_MS=120000
 AUTO_COMMIT=-1; AUTO_SOFT_COMMIT=-1; VDIM=768; GZIP_INFLATE=0; START_TIMEOUT="${SOLR_SH_START_TIMEOUT:-120}"
 PORT_BASE=0   # 0: ports picked by the kernel; else node i gets PORT_BASE+i-1, ZooKeeper PORT_BASE+10
 SHARDS=1; REPLICAS=2   # cloud: collection bench has SHARDS shards x REPLICAS replicas
@@ -314,7 +319,7 @@ REPLICA_TYPES=""
 save_env() {
   local f="$RUN/$1/instance.env"
   {
-    for v in MODE TLS CLIENT_AUTH HEAP JVM_OPTS JAVA_HOME_OPT POLL IDLE_MS AUTO_COMMIT AUTO_SOFT_COMMIT VDIM GZIP_INFLATE START_TIMEOUT PORT_BASE SHARDS REPLICAS REPLICA_TYPES SOLR_VERSION; do
+    for v in MODE TLS CLIENT_AUTH BASIC_AUTH HEAP JVM_OPTS JAVA_HOME_OPT POLL IDLE_MS AUTO_COMMIT AUTO_SOFT_COMMIT VDIM GZIP_INFLATE START_TIMEOUT PORT_BASE SHARDS REPLICAS REPLICA_TYPES SOLR_VERSION; do
       printf '%s=%q\n' "$v" "${!v}"
     done
   } >"$f"
@@ -322,6 +327,7 @@ save_env() {
 load_env() {
   local f="$RUN/$1/instance.env"
   [[ -f "$f" ]] || die "no instance '$1' (no $f)"
+  BASIC_AUTH=0   # absent from instances saved before --basic-auth
   # shellcheck disable=SC1090
   source "$f"
 }
@@ -332,6 +338,7 @@ signature() {
   [[ -z "${REPLICA_TYPES:-}" ]] || sig+="|${REPLICA_TYPES}"
   # The pom's release keeps the signature instances had before --solr-version.
   [[ "$SOLR_VERSION" == "$DEFAULT_SOLR_VERSION" ]] || sig+="|solr-$SOLR_VERSION"
+  [[ "${BASIC_AUTH:-0}" == 0 ]] || sig+="|basic-auth"
   echo "$sig"
 }
 
@@ -354,6 +361,7 @@ scurl() {
   local args=(-sS --max-time "${CURL_MAX_TIME:-10}")
   [[ "$TLS" == 1 ]] && args+=(--cacert "$TLS_DIR/ca.pem")
   [[ "$CLIENT_AUTH" == 1 ]] && args+=(--cert "$TLS_DIR/client-pkcs8.pem" --key "$TLS_DIR/client-pkcs8.key")
+  [[ "${BASIC_AUTH:-0}" == 1 ]] && args+=(-u "$BASIC_USER:$BASIC_PASSWORD")
   curl "${args[@]}" "$@" 2>/dev/null || true
 }
 
@@ -372,6 +380,13 @@ node_answers() {
 
 # ---------------------------------------------------------------- launching JVMs
 
+# --basic-auth: the user every request authenticates as, and security.json's line for it
+# (base64 sha256(sha256(salt + password)), base64 salt: Solr's format for SolrRocks).
+BASIC_USER=solr; BASIC_PASSWORD=SolrRocks
+basic_security_json() {
+  printf '%s\n' '{"authentication":{"class":"solr.BasicAuthPlugin","blockUnknown":true,"credentials":{"solr":"IV0EHq1OnNrj6gvRCwvFwTrZ1+z1oBbnQdiVC3otuq0= Ndd7LKvVBAaZIF0QAVi1ekCfAJXr1GGfLtRUXhgrF8c="}}}'
+}
+
 write_node_home() {
   local name="$1" node="$2" leader_port="${3:-}"
   local nd; nd="$(node_dir "$name" "$node")"
@@ -379,6 +394,7 @@ write_node_home() {
   cp "$ROOT/conf/solr.xml" "$nd/home/solr.xml"
   [[ "$CLIENT_AUTH" == 1 ]] && echo '{"authentication":{"class":"solr.CertAuthPlugin"}}' >"$nd/home/security.json"
   [[ "$MODE" == cloud ]] && return 0
+  [[ "$BASIC_AUTH" == 1 ]] && basic_security_json >"$nd/home/security.json"
   mkdir -p "$nd/home/bench"
   {
     echo "name=bench"
@@ -457,8 +473,14 @@ spawn_zk() {
   local name="$1" port="${2:-0}"
   local nd; nd="$(node_dir "$name" zk)"
   mkdir -p "$nd/data" "$nd/logs"
+  local security=()
+  if [[ "$BASIC_AUTH" == 1 ]]; then
+    basic_security_json >"$nd/security.json"
+    security=(--security-json "$nd/security.json")
+  fi
   spawn_jvm "$name" zk dev.solrbench.Zk --data-dir "$nd/data" --confdir "$CONFDIR" \
-    --port "$port" --port-file "$nd/port.new" --tls "$([[ "$TLS" == 1 ]] && echo true || echo false)"
+    --port "$port" --port-file "$nd/port.new" --tls "$([[ "$TLS" == 1 ]] && echo true || echo false)" \
+    "${security[@]}"
 }
 
 # node_failed NAME NODE REASON: one error line naming node + log, then the last 20 log lines.
@@ -649,6 +671,7 @@ cmd_start() {
       --solr-version) SOLR_VERSION="${2:?--solr-version needs a value}"; shift 2 ;;
       --tls) TLS=1; shift ;;
       --client-auth) CLIENT_AUTH=1; shift ;;
+      --basic-auth) BASIC_AUTH=1; shift ;;
       --heap) HEAP="${2:?}"; shift 2 ;;
       --jvm-opts) JVM_OPTS="${2?}"; shift 2 ;;
       --java-home) JAVA_HOME_OPT="${2:?}"; shift 2 ;;
@@ -669,6 +692,8 @@ cmd_start() {
   [[ "$name" =~ ^[A-Za-z0-9_.-]+$ && "$name" != tls ]] || die "bad instance name '$name'"
   [[ "$CLIENT_AUTH" == 0 || ( "$TLS" == 1 && "$MODE" == standalone ) ]] \
     || die "--client-auth needs --tls and standalone mode"
+  [[ "$BASIC_AUTH" == 0 || ( "$MODE" != pair && "$CLIENT_AUTH" == 0 ) ]] \
+    || die "--basic-auth is for standalone or cloud mode, without --client-auth"
   local n
   for n in POLL IDLE_MS VDIM START_TIMEOUT PORT_BASE; do [[ "${!n}" =~ ^[0-9]+$ ]] || die "--${n,,} must be a non-negative integer"; done
   for n in AUTO_COMMIT AUTO_SOFT_COMMIT; do [[ "${!n}" =~ ^-?[0-9]+$ ]] || die "commit intervals must be integers (ms, -1 = off)"; done
@@ -871,7 +896,7 @@ cmd_urls() {
   print_urls "$1"
 }
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 [[ $# -ge 1 ]] || usage
 cmd="$1"; shift

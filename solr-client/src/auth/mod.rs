@@ -9,7 +9,10 @@
 //! [`Retry`](crate::transport::Retry), the redirects of
 //! [`Redirects`](crate::transport::Redirects), every node
 //! [`Routing`](crate::transport::Routing) tries and the cluster-state requests it makes) ask
-//! again before each attempt. So a token that expires while a request waits for its next
+//! again before each attempt. A SolrCloud router's own background requests (its liveness
+//! checks of down nodes and its timed cluster-state refresh, which run outside any client
+//! call) are signed by the same provider, asked at each request and renewed once after a
+//! 401 as a client call's are ([`RoutingBuilder::auth`](crate::transport::RoutingBuilder::auth)). So a token that expires while a request waits for its next
 //! attempt, or between two [`Indexer`](crate::Indexer) batches, is renewed before it is
 //! sent. A decorator that dropped the header (a redirect to another origin) never gets it
 //! back.
@@ -90,6 +93,12 @@ pub(crate) async fn with_signer<T>(
     fut: impl std::future::Future<Output = T>,
 ) -> T {
     SIGNER.scope(provider, fut).await
+}
+
+/// The provider of the client call this task is running, if any (outside a client call,
+/// e.g. in a router's background task: none).
+pub(crate) fn current_signer() -> Option<Arc<dyn AuthProvider>> {
+    SIGNER.try_with(Arc::clone).ok()
 }
 
 /// Sets the `Authorization` header of `req` from `provider`, now.

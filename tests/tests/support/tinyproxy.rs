@@ -10,6 +10,10 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The addresses of transport-bench's client namespaces (`198.19.X.2`, see
+/// `transport_bench::witness::isolation`): a study run as root reaches the proxy from there.
+pub const CLIENT_NAMESPACES: &str = "198.19.0.0/16";
+
 /// What the proxy allows.
 pub struct ProxyRules {
     /// The only port `CONNECT` may open (tinyproxy's `ConnectPort`; another port is 403).
@@ -45,7 +49,7 @@ impl TinyProxy {
         let log = dir.join("tinyproxy.log");
         let mut conf = format!(
             "Port {port}\nListen 127.0.0.1\nTimeout 600\nMaxClients 100\nLogLevel Connect\n\
-             LogFile \"{}\"\nAllow 127.0.0.1\nConnectPort {}\n",
+             LogFile \"{}\"\nAllow 127.0.0.1\nAllow {CLIENT_NAMESPACES}\nConnectPort {}\n",
             log.display(),
             rules.connect_port
         );
@@ -101,6 +105,18 @@ impl TinyProxy {
     /// Client connections the proxy accepted so far (its own log).
     pub fn accepted(&self) -> usize {
         self.log_lines("]: Connect (file descriptor").len()
+    }
+
+    /// Client connections the proxy accepted so far from addresses starting with `prefix`
+    /// (`198.19.`: a client namespace; `127.`: the root namespace).
+    pub fn accepted_from(&self, prefix: &str) -> usize {
+        self.log_lines("]: Connect (file descriptor")
+            .iter()
+            .filter(|l| {
+                l.rsplit_once("): ")
+                    .is_some_and(|(_, from)| from.trim().starts_with(prefix))
+            })
+            .count()
     }
 
     /// The request lines the proxy read so far (`CONNECT 127.0.0.1:8984 HTTP/1.1`, ...).

@@ -97,6 +97,48 @@ pub fn check_solr_url(raw: &str) -> std::result::Result<String, String> {
     Ok(raw.to_string())
 }
 
+/// The parser of `--proxy`: [`check_proxy_url`], with an error that does not repeat the value
+/// (a proxy URL with `user:password@` would be printed back by clap's own message).
+#[derive(Debug, Clone, Copy)]
+pub struct ProxyUrl;
+
+impl clap::builder::TypedValueParser for ProxyUrl {
+    type Value = String;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        _arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> std::result::Result<String, clap::Error> {
+        let fail = |m: String| {
+            clap::Error::raw(
+                clap::error::ErrorKind::ValueValidation,
+                format!("--proxy: {m}\n"),
+            )
+            .with_cmd(cmd)
+        };
+        let raw = value.to_str().ok_or_else(|| fail("not UTF-8".into()))?;
+        check_proxy_url(raw).map_err(fail)
+    }
+}
+
+/// Checks a `--proxy` value as [`solr_client::Proxy::new`] does (an `http://` proxy, no
+/// credentials in the URL) and returns it as `http://host:port`, the port written out: the
+/// pcap witness watches that port, and the report names the proxy so.
+pub fn check_proxy_url(raw: &str) -> std::result::Result<String, String> {
+    let proxy = solr_client::Proxy::new(raw).map_err(|e| e.to_string())?;
+    let any_http_node = url::Url::parse("http://solr.invalid/").map_err(|e| e.to_string())?;
+    let url = proxy
+        .for_node(&any_http_node)
+        .ok_or_else(|| "no proxy for http nodes".to_string())?;
+    let port = url
+        .port_or_known_default()
+        .ok_or_else(|| "no port".to_string())?;
+    let host = url.host_str().ok_or_else(|| "no host".to_string())?;
+    Ok(format!("http://{host}:{port}"))
+}
+
 /// Parses `extra` as the options of one command whose options are `A` (for tests of option
 /// handling in the modules that own `A`, without the whole command line).
 #[cfg(test)]
@@ -143,6 +185,22 @@ impl GzipChoice {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn proxy_urls_are_normalized_and_credentials_refused_unshown() {
+        assert_eq!(
+            check_proxy_url("127.0.0.1:3128"),
+            Ok("http://127.0.0.1:3128".into())
+        );
+        assert_eq!(
+            check_proxy_url("http://proxy.example/"),
+            Ok("http://proxy.example:80".into())
+        );
+        let e = check_proxy_url("http://me:pr0xy-pw@127.0.0.1:3128").expect_err("userinfo");
+        assert!(e.contains("credentials") && !e.contains("pr0xy-pw"), "{e}");
+        let e = check_proxy_url("https://127.0.0.1:3128").expect_err("https proxy");
+        assert!(e.contains("http://"), "{e}");
+    }
 
     #[test]
     fn counts_and_reals_are_range_checked_not_clamped() {

@@ -9,7 +9,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::auth::Credentials;
+use crate::auth::{AuthProvider, Credentials};
 use crate::client::{SolrClient, SolrClientBuilder};
 use crate::error::{Error, Result};
 use crate::transport::{
@@ -140,6 +140,15 @@ impl CloudBuilder {
         self
     }
 
+    /// Where the `Authorization` header of every request comes from, as
+    /// [`SolrClientBuilder::auth_shared`]: the client's calls and the router's own
+    /// requests (liveness checks, cluster-state refreshes, in the background too) are
+    /// signed by this provider. Default none.
+    pub fn auth(mut self, provider: Arc<dyn AuthProvider>) -> Self {
+        self.client = self.client.auth_shared(provider);
+        self
+    }
+
     /// Any other client setting (formats, uniqueKey, update chain, hooks):
     /// `.client(|b| b.update_format(UpdateFormat::Cbor))`. Its transport settings (kind,
     /// pool, gzip, TLS) build the transport under the router; `custom_transport` and
@@ -171,6 +180,10 @@ impl CloudBuilder {
         if let Some(c) = &self.collection {
             router = router.collection(c.as_str());
         }
+        // The router's own requests are signed as the client's.
+        if let Some(p) = &self.client.auth {
+            router = router.auth(p.clone());
+        }
         let router = router.build_shared()?;
         let client = self
             .client
@@ -188,6 +201,44 @@ impl CloudBuilder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// No hidden default collection: outside tests and doc comments, no source file of
+    /// the crate names the project's `"bench"` collection.
+    #[test]
+    fn no_source_file_defaults_to_the_bench_collection() {
+        fn files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for e in std::fs::read_dir(dir).expect("src readable").flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    files(&p, out);
+                } else if p.extension().is_some_and(|x| x == "rs") {
+                    out.push(p);
+                }
+            }
+        }
+        let mut all = Vec::new();
+        files(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+            &mut all,
+        );
+        assert!(all.len() > 50, "{} files", all.len());
+        let mut found = Vec::new();
+        for f in &all {
+            let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if name.ends_with("_tests.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(f).expect("readable");
+            let code = text.split("#[cfg(test)]").next().unwrap_or("");
+            for (i, line) in code.lines().enumerate() {
+                let l = line.trim_start();
+                if l.contains("\"bench\"") && !l.starts_with("//") {
+                    found.push(format!("{}:{}: {l}", f.display(), i + 1));
+                }
+            }
+        }
+        assert!(found.is_empty(), "{found:#?}");
+    }
 
     #[test]
     fn no_seed_or_a_bad_seed_is_a_config_error() {

@@ -10,8 +10,6 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use http::HeaderMap;
-
 use super::nodes::{node_key, Availability};
 use super::plan::Target;
 use super::Routing;
@@ -64,7 +62,7 @@ impl Routing {
     }
 
     pub(super) async fn route(&self, mut req: WireRequest) -> Result<WireResponse> {
-        self.remember_auth(&req.headers);
+        self.signer.observe(&req.headers);
         self.start_ticker();
         self.refuse_without_collection(&req)?;
         let deadline = req.start_deadline();
@@ -88,7 +86,7 @@ impl Routing {
     }
 
     async fn route_until(&self, req: WireRequest, deadline: Instant) -> Result<WireResponse> {
-        self.refresh_if_stale(&req.headers).await?;
+        self.refresh_if_stale().await?;
         let mut call = Call {
             req,
             deadline,
@@ -123,7 +121,7 @@ impl Routing {
 
     /// Before the first attempt: reload the view when it is old or marked stale. Failing to
     /// load it is an error only when there is no view at all.
-    async fn refresh_if_stale(&self, headers: &HeaderMap) -> Result<()> {
+    async fn refresh_if_stale(&self) -> Result<()> {
         if !self.cloud {
             return Ok(());
         }
@@ -132,7 +130,7 @@ impl Routing {
         }
         if self.stale.load(Ordering::Acquire) {
             let seen = self.refreshes();
-            if let Err(e) = self.refresh_with(headers, seen).await {
+            if let Err(e) = self.refresh_with(seen).await {
                 let view = self.view();
                 if view.shards.is_empty() && view.live_urls.is_empty() {
                     return Err(e);
@@ -144,10 +142,10 @@ impl Routing {
 
     /// Refreshes the view now (marked stale first, so a failed refresh is retried by the
     /// next request).
-    async fn force_refresh(&self, headers: &HeaderMap) {
+    async fn force_refresh(&self) {
         let seen = self.refreshes();
         self.stale.store(true, Ordering::Release);
-        let _ = self.refresh_with(headers, seen).await;
+        let _ = self.refresh_with(seen).await;
     }
 
     /// No node for the request: nothing was sent. Wait, refresh, and let the loop plan
@@ -163,7 +161,7 @@ impl Routing {
         }
         tokio::time::sleep(wait).await;
         call.waited += wait;
-        self.force_refresh(&call.req.headers).await;
+        self.force_refresh().await;
         Ok(())
     }
 
@@ -201,7 +199,7 @@ impl Routing {
         let status = resp.status.as_u16();
         if self.cloud && !call.refreshed && is_stale_answer(status, &resp.body) {
             call.refreshed = true;
-            self.force_refresh(&call.req.headers).await;
+            self.force_refresh().await;
             // A write answered 404 was refused before any update processor ran.
             let safe = call.req.kind != RequestKind::Write || status == 404;
             if safe && call.may_retry() {
@@ -273,7 +271,7 @@ impl Routing {
             // The node is gone: the leader may have moved. Cheap (one CLUSTERSTATUS), and
             // needed on every retry while an election runs. The new plan puts the node
             // that just failed last.
-            self.force_refresh(&call.req.headers).await;
+            self.force_refresh().await;
             call.plan = self.plan(&call.req).unwrap_or_default();
             call.pos = 0;
         } else {

@@ -8,8 +8,6 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
-use http::HeaderMap;
-
 use super::nodes::{Availability, NodeState};
 use super::Routing;
 use crate::transport::RequestKind;
@@ -40,9 +38,9 @@ impl Routing {
             (Some(core), false) => format!("{core}/admin/ping"),
             _ => "admin/info/health".to_string(),
         };
-        let req = self.admin_request(&node.url, &path, &HeaderMap::new());
+        let req = self.admin_request(&node.url, &path);
         let flight = node.begin(RequestKind::Admin);
-        let res = self.inner.send(req).await;
+        let res = self.send_own(req).await;
         let took = flight.elapsed();
         drop(flight);
         match res {
@@ -50,7 +48,8 @@ impl Routing {
                 node.answered(took);
                 true
             }
-            // Not healthy yet (e.g. 503 "not in live nodes"), or not reachable.
+            // Not healthy yet (e.g. 503 "not in live nodes"), not reachable, or the
+            // credentials were refused.
             Ok(_) | Err(_) => {
                 node.failed(true, &self.health);
                 false
@@ -92,7 +91,7 @@ impl Routing {
         }
         if self.cloud && (self.view_too_old() || self.stale.load(Ordering::Acquire)) {
             let seen = self.refreshes();
-            let _ = self.refresh_with(&HeaderMap::new(), seen).await;
+            let _ = self.refresh_with(seen).await;
         }
     }
 }

@@ -105,7 +105,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::{Duration, Instant};
 
-use http::HeaderValue;
 use url::Url;
 
 mod attempt;
@@ -114,6 +113,7 @@ mod nodes;
 mod plan;
 mod preference;
 mod refresh;
+mod signer;
 
 pub(crate) use nodes::node_key;
 pub use nodes::{HealthPolicy, NodeStats, Policy};
@@ -125,8 +125,10 @@ use super::retry::RetryPolicy;
 use super::{
     BoxFuture, ShardGroup, Timeouts, Transport, TransportStats, WireRequest, WireResponse,
 };
+use crate::auth::AuthProvider;
 use crate::error::{Error, Result};
 use nodes::NodePool;
+use signer::Signer;
 
 /// Builder of a [`Routing`] decorator.
 #[derive(Debug)]
@@ -145,6 +147,7 @@ pub struct RoutingBuilder {
     view_max_age: Duration,
     liveness_interval: Option<Duration>,
     max_redirects: u32,
+    auth: Option<Arc<dyn AuthProvider>>,
 }
 
 impl RoutingBuilder {
@@ -216,6 +219,18 @@ impl RoutingBuilder {
         self.health = HealthPolicy::default()
             .initial_backoff(every)
             .max_backoff(every);
+        self
+    }
+
+    /// Signs the router's own requests (`CLUSTERSTATUS`, the liveness checks of down
+    /// nodes), those of its background task included, with `provider`: asked at each
+    /// request, renewed once after a 401, as for a client call. Give it the client's
+    /// provider when the server wants credentials;
+    /// [`SolrClient::cloud`](crate::SolrClient::cloud) does. Default: inside a client call
+    /// that call's provider, outside one the provider of the latest client call through the
+    /// router (none before the first).
+    pub fn auth(mut self, provider: Arc<dyn AuthProvider>) -> Self {
+        self.auth = Some(provider);
         self
     }
 
@@ -338,7 +353,7 @@ impl RoutingBuilder {
             retry: self.retry,
             health: self.health,
             timeouts: self.timeouts,
-            auth: Mutex::new(None),
+            signer: Signer::new(self.auth),
             me: Weak::new(),
             ticking: AtomicBool::new(false),
         }
@@ -370,9 +385,8 @@ pub struct Routing {
     retry: RetryPolicy,
     health: HealthPolicy,
     timeouts: Timeouts,
-    /// The `Authorization` of the latest request (marked sensitive: Debug hides it), for
-    /// the router's own background requests.
-    auth: Mutex<Option<HeaderValue>>,
+    /// Who signs the router's own requests.
+    signer: Signer,
     /// Itself, when built by [`RoutingBuilder::build_shared`] (for the background task).
     me: Weak<Routing>,
     ticking: AtomicBool,
@@ -395,6 +409,7 @@ impl Routing {
             view_max_age: Duration::from_secs(30),
             liveness_interval: None,
             max_redirects: 0,
+            auth: None,
         }
     }
 
@@ -457,10 +472,10 @@ impl Transport for Routing {
 
     fn shard_groups<'a>(
         &'a self,
-        req: &'a WireRequest,
+        _req: &'a WireRequest,
         ids: &'a [String],
     ) -> BoxFuture<'a, Result<Option<Vec<ShardGroup>>>> {
-        Box::pin(async move { Ok(self.group_ids(req, ids).await) })
+        Box::pin(async move { Ok(self.group_ids(ids).await) })
     }
 }
 

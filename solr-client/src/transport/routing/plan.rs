@@ -80,17 +80,13 @@ impl Routing {
     /// when the ids do not decide the shard (standalone, implicit router, `router.field`,
     /// a hash no active shard serves) or the view cannot be loaded: the request then goes
     /// as one, and Solr forwards what is not the receiving leader's.
-    pub(super) async fn group_ids(
-        &self,
-        req: &WireRequest,
-        ids: &[String],
-    ) -> Option<Vec<ShardGroup>> {
+    pub(super) async fn group_ids(&self, ids: &[String]) -> Option<Vec<ShardGroup>> {
         if !self.cloud || ids.is_empty() {
             return None;
         }
         if self.view_too_old() || self.stale.load(Ordering::Acquire) {
             let seen = self.refreshes();
-            let _ = self.refresh_with(&req.headers, seen).await;
+            let _ = self.refresh_with(seen).await;
         }
         let view = self.view();
         if !hashes_ids(&view) {

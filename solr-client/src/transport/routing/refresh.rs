@@ -1,13 +1,12 @@
 //! Loading the SolrCloud view: `CLUSTERSTATUS` from the first node that answers (known nodes
 //! that are up first, then the seeds), one refresh at a time; a node the new view does not
-//! list as live is marked down. Also the router's own admin requests and the credentials
-//! they carry.
+//! list as live is marked down. Also the router's own admin requests (signed by
+//! [`super::signer`]).
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Instant;
 
-use http::header::AUTHORIZATION;
 use http::{HeaderMap, Method};
 use url::Url;
 
@@ -21,12 +20,12 @@ impl Routing {
     /// Reloads the SolrCloud view with CLUSTERSTATUS from the first node that answers
     /// (known nodes that are up first, then the seeds). A no-op for a standalone set.
     pub async fn refresh(&self) -> Result<()> {
-        self.refresh_with(&HeaderMap::new(), self.refreshes()).await
+        self.refresh_with(self.refreshes()).await
     }
 
     /// Reloads the view unless another refresh happened since `seen` (a request that waited
     /// for the lock gets the view the other one loaded).
-    pub(super) async fn refresh_with(&self, headers: &HeaderMap, seen: u64) -> Result<()> {
+    pub(super) async fn refresh_with(&self, seen: u64) -> Result<()> {
         if !self.cloud {
             return Ok(());
         }
@@ -43,7 +42,7 @@ impl Routing {
         let nodes = candidates.iter().map(|u| self.pool.get(u)).collect();
         let mut last = Error::NoNode("no node to ask for the cluster state".into());
         for node in self.pool.order(nodes, Policy::RoundRobin) {
-            match self.cluster_status(&node, headers).await {
+            match self.cluster_status(&node).await {
                 Ok(view) => {
                     self.install(view);
                     return Ok(());
@@ -55,20 +54,15 @@ impl Routing {
     }
 
     /// One CLUSTERSTATUS request to `node`, parsed.
-    async fn cluster_status(
-        &self,
-        node: &Arc<NodeState>,
-        headers: &HeaderMap,
-    ) -> Result<ClusterView> {
-        let mut req = self.admin_request(&node.url, "admin/collections", headers);
+    async fn cluster_status(&self, node: &Arc<NodeState>) -> Result<ClusterView> {
+        let mut req = self.admin_request(&node.url, "admin/collections");
         req.query = vec![("action".into(), "CLUSTERSTATUS".into())];
         if let Some(c) = &self.collection {
             req.query.push(("collection".into(), c.clone()));
         }
         req.query.push(("wt".into(), "json".into()));
-        crate::auth::resign(&mut req).await?;
         let flight = node.begin(RequestKind::Admin);
-        let res = self.inner.send(req).await;
+        let res = self.send_own(req).await;
         let took = flight.elapsed();
         drop(flight);
         let resp = res.inspect_err(|e| node.failed(e.is_connect(), &self.health))?;
@@ -100,23 +94,14 @@ impl Routing {
         self.refreshes.fetch_add(1, Ordering::AcqRel);
     }
 
-    /// A GET of `path` on `node` by the router itself, with the caller's credentials (or
-    /// those of the latest request).
-    pub(super) fn admin_request(&self, node: &Url, path: &str, headers: &HeaderMap) -> WireRequest {
-        let mut h = HeaderMap::new();
-        let auth = headers
-            .get(AUTHORIZATION)
-            .cloned()
-            .or_else(|| self.latest_auth());
-        if let Some(a) = auth {
-            h.insert(AUTHORIZATION, a);
-        }
+    /// A GET of `path` on `node` by the router itself, unsigned (see [`Routing::send_own`]).
+    pub(super) fn admin_request(&self, node: &Url, path: &str) -> WireRequest {
         WireRequest {
             method: Method::GET,
             node: node.clone(),
             path: path.to_string(),
             query: vec![("wt".into(), "json".into())],
-            headers: h,
+            headers: HeaderMap::new(),
             body: bytes::Bytes::new(),
             kind: RequestKind::Admin,
             timeouts: self.timeouts,
@@ -124,18 +109,5 @@ impl Routing {
             deadline: None,
             route: None,
         }
-    }
-
-    /// Keeps the `Authorization` of a request for the router's own background requests.
-    pub(super) fn remember_auth(&self, headers: &HeaderMap) {
-        if let Some(a) = headers.get(AUTHORIZATION) {
-            let mut a = a.clone();
-            a.set_sensitive(true);
-            *self.auth.lock().unwrap_or_else(|e| e.into_inner()) = Some(a);
-        }
-    }
-
-    fn latest_auth(&self) -> Option<http::HeaderValue> {
-        self.auth.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 }

@@ -47,8 +47,8 @@ pub const PREFIX: &str = "stbc-";
 use wan_emu::owned::register_owned;
 use wan_emu::owned::{forget_owned, ns_id};
 
-/// Why the client cannot be isolated for `url`, or None when it can: root is needed, and a
-/// Solr at an IPv4 loopback address (a remote Solr's connections cross the machine's own
+/// Why the client cannot be isolated for `url` (the Solr, or the proxy the client connects
+/// to), or None when it can: root is needed, and a host at an IPv4 loopback address (a remote Solr's connections cross the machine's own
 /// network stack; `localhost` may resolve to `::1` first, which cannot be routed).
 pub fn why_not_isolated(url: &str) -> Option<String> {
     let host = url::Url::parse(url)
@@ -59,7 +59,7 @@ pub fn why_not_isolated(url: &str) -> Option<String> {
         Ok(IpAddr::V4(a)) if a.is_loopback() => {}
         _ => {
             return Some(format!(
-                "the Solr host {host:?} is not an IPv4 loopback address: other processes' \
+                "the host the client connects to, {host:?}, is not an IPv4 loopback address: other processes' \
                  connects in this network namespace are counted too"
             ))
         }

@@ -3,8 +3,8 @@
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use solr_client::transport::{Pooled, PooledConfig};
-use solr_client::TransportKind;
+use solr_client::transport::{PooledConfig, Transport};
+use solr_client::{Proxy, TransportKind};
 
 use super::response_format::ResponseFormatArgs;
 use crate::args::groups::{CaptureArgs, OutputArgs, SolrTargetArgs, WitnessSelfTestArgs};
@@ -29,8 +29,10 @@ pub struct AuditArgs {
     #[arg(long)]
     pub tls: bool,
     /// HTTP proxy (`http://host:port`) every measured transport goes through: `CONNECT`
-    /// tunnels for https, absolute-form requests for http. Default: direct.
-    #[arg(long, value_name = "URL")]
+    /// tunnels for https, absolute-form requests for http (`host:port` means
+    /// `http://host:port`; no credentials in the URL). The witnesses then count connections
+    /// to the proxy. Not with WAN emulation. Default: direct.
+    #[arg(long, value_name = "URL", value_parser = crate::args::ProxyUrl)]
     pub proxy: Option<String>,
     /// The query each search sends (any Solr answers `*:*`).
     #[arg(long, default_value = "*:*")]
@@ -83,7 +85,10 @@ impl AuditArgs {
         docs: usize,
     ) -> study::StudyConfig {
         study::StudyConfig {
-            pcap_interface: self.capture.interface_for(&url),
+            // Every connection goes to the proxy when there is one.
+            pcap_interface: self
+                .capture
+                .interface_for(self.proxy.as_deref().unwrap_or(&url)),
             url,
             collection: self.target.collection.clone(),
             ca,
@@ -113,6 +118,12 @@ impl AuditArgs {
 /// Runs `audit`: prints the findings and the text report and saves the run folder.
 pub async fn run(a: AuditArgs) -> Result<()> {
     let wan_setup = a.wan.setup()?;
+    if a.proxy.is_some() && wan_setup.is_some() {
+        anyhow::bail!(
+            "--proxy does not combine with WAN emulation (--rtt/--bandwidth): the emulated \
+             link has its own front proxy"
+        );
+    }
     if let (Some(url), true) = (&a.target.url, wan_setup.is_some()) {
         if let Err(e) = crate::engine::wan::upstream_of(url) {
             anyhow::bail!(
@@ -172,7 +183,10 @@ pub async fn run(a: AuditArgs) -> Result<()> {
             w["rtt_ms"],
             w["proxy"].as_str().unwrap_or("-")
         ),
-        None => String::new(),
+        None => match &a.proxy {
+            Some(p) => format!(" through the HTTP proxy {p}"),
+            None => String::new(),
+        },
     };
     writeln!(
         stdout,
@@ -189,7 +203,7 @@ pub async fn run(a: AuditArgs) -> Result<()> {
 }
 
 /// The idle-penalty probe of `audit` ([`idle::probe`]) on a new pooled client, with a warmer
-/// on a second one every `warmer_ms` (0: none).
+/// on a second one every `warmer_ms` (0: none); both through the run's `--proxy`, if any.
 async fn idle_probe(
     cfg: &study::StudyConfig,
     gaps: &[u64],
@@ -200,9 +214,12 @@ async fn idle_probe(
     if let Some(ca) = &cfg.ca {
         tls = tls.add_ca_pem_file(ca)?;
     }
-    let pooled = Arc::new(Pooled::new(&tls, PooledConfig::default())?);
+    let proxy = cfg.proxy.as_deref().map(Proxy::new).transpose()?;
+    let pooled_via =
+        || TransportKind::Pooled.build_via(&tls, false, PooledConfig::default(), proxy.as_ref());
+    let pooled = pooled_via()?;
     let auth = auth::from_env()?;
-    let client = |transport: Arc<Pooled>| {
+    let client = |transport: Arc<dyn Transport>| {
         let b = solr_client::SolrClient::builder(&cfg.url)
             .collection(&cfg.collection)
             .custom_transport(transport);
@@ -213,7 +230,7 @@ async fn idle_probe(
         .build()
     };
     let measured = client(pooled.clone())?;
-    let warm_client = client(Arc::new(Pooled::new(&tls, PooledConfig::default())?))?;
+    let warm_client = client(pooled_via()?)?;
     let select =
         solr_client::Select::new(cfg.query.clone().unwrap_or_else(|| "*:*".into())).rows(cfg.rows);
     let warmer = (warmer_ms > 0).then(|| idle::Warmer {
@@ -225,7 +242,7 @@ async fn idle_probe(
     let pb = seedkit::progress(cfg.quiet, steps as u64, "idle-penalty probe");
     let opened = {
         let pooled = pooled.clone();
-        move || solr_client::Transport::stats(&*pooled).connections_opened
+        move || pooled.stats().connections_opened
     };
     let p = idle::probe(&measured, &opened, &select, gaps, n, warmer, &pb).await;
     pb.finish_and_clear();

@@ -26,8 +26,10 @@ pub struct StudyArgs {
     #[arg(long)]
     pub tls: bool,
     /// HTTP proxy (`http://host:port`) every measured transport goes through: `CONNECT`
-    /// tunnels for https, absolute-form requests for http. Default: direct.
-    #[arg(long, value_name = "URL")]
+    /// tunnels for https, absolute-form requests for http (`host:port` means
+    /// `http://host:port`; no credentials in the URL). The witnesses then count connections
+    /// to the proxy. Not with WAN emulation. Default: direct.
+    #[arg(long, value_name = "URL", value_parser = crate::args::ProxyUrl)]
     pub proxy: Option<String>,
     /// Documents reindexed per update format (the full study: 50K); 0 skips reindexing.
     #[arg(value_parser = crate::args::count::<usize, 0, 100_000_000>, allow_negative_numbers = true, long, default_value_t = 50_000)]
@@ -113,7 +115,10 @@ impl StudyArgs {
     /// The study's configuration against the Solr at `url` (trusting `ca`).
     pub fn config(&self, url: String, ca: Option<PathBuf>) -> Result<study::StudyConfig> {
         Ok(study::StudyConfig {
-            pcap_interface: self.capture.interface_for(&url),
+            // Every connection goes to the proxy when there is one.
+            pcap_interface: self
+                .capture
+                .interface_for(self.proxy.as_deref().unwrap_or(&url)),
             url,
             collection: self.target.collection.clone(),
             ca,
@@ -144,6 +149,12 @@ impl StudyArgs {
 pub async fn run(a: StudyArgs) -> Result<()> {
     a.load()?;
     let wan_setup = a.wan.setup()?;
+    if a.proxy.is_some() && wan_setup.is_some() {
+        anyhow::bail!(
+            "--proxy does not combine with WAN emulation (--rtt/--bandwidth): the emulated \
+             link has its own front proxy"
+        );
+    }
     // Through the WAN topology the proxy terminates TLS; Solr itself stays plain http.
     let solr_tls = a.tls && wan_setup.is_none();
     let target = a.target.open("study", solr_tls)?;

@@ -313,7 +313,9 @@ fn pcap_start(
 pub async fn run_isolated(mut cfg: StudyConfig) -> Result<(StudyReport, Vec<Record>)> {
     use crate::engine::witness::isolation::{why_not_isolated, ClientNamespace};
     let scope;
-    let result = match why_not_isolated(&cfg.url) {
+    // The client's connections go to the proxy when there is one.
+    let dialed = cfg.proxy.clone().unwrap_or_else(|| cfg.url.clone());
+    let result = match why_not_isolated(&dialed) {
         None => {
             let ns = ClientNamespace::create().context("isolating the client")?;
             if cfg.pcap_interface.is_some() {

@@ -27,7 +27,10 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
         .max()
         .unwrap_or(0)
         .max(14);
-    writeln!(w, "Solr: {}", r.url)?;
+    match r.settings.get("proxy").and_then(|p| p.as_str()) {
+        Some(p) => writeln!(w, "Solr: {} through the HTTP proxy {p}", r.url)?,
+        None => writeln!(w, "Solr: {}", r.url)?,
+    }
     writeln!(w)?;
     print_indexing(r, w)?;
     for scenario in ["search", "mixed"] {

@@ -314,6 +314,9 @@ fn report(
         "load": format!("{:?}", cfg.load), "seed": cfg.seed,
         "pcap_interface": cfg.pcap_interface,
     });
+    if let Some(p) = &cfg.proxy {
+        settings["proxy"] = serde_json::json!(p);
+    }
     if formats::studied(response_formats) {
         settings["response_formats"] = serde_json::json!(response_formats
             .iter()

@@ -4,6 +4,7 @@ import java.io.File;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -15,11 +16,13 @@ import org.apache.zookeeper.server.ZooKeeperServer;
 
 /**
  * Starts a standalone ZooKeeper server in this JVM on 127.0.0.1, uploads the configset as
- * "bench", optionally sets clusterprops urlScheme=https, writes the port and blocks until SIGTERM.
+ * "bench", optionally sets clusterprops urlScheme=https and /security.json (the file given with
+ * --security-json: how SolrCloud turns on an authentication plugin, as `bin/solr zk cp` does),
+ * writes the port and blocks until SIGTERM.
  *
  * <pre>
  * java -cp ... dev.solrbench.Zk --data-dir DIR --confdir configsets/bench/conf --port-file FILE
- *     [--port 0] [--tls true] [--tick-ms 1000]
+ *     [--port 0] [--tls true] [--tick-ms 1000] [--security-json FILE]
  * </pre>
  *
  * The data dir persists, so the ZK JVM can be restarted on the same port with its state.
@@ -42,6 +45,7 @@ public final class Zk {
     int port = a.getInt("port", 0);
     boolean tls = Boolean.parseBoolean(a.get("tls", "false"));
     int tick = a.getInt("tick-ms", 1000);
+    String securityJson = a.get("security-json", null);
 
     ZooKeeperServer zks =
         new ZooKeeperServer(new File(dataDir, "snap"), new File(dataDir, "log"), tick);
@@ -60,12 +64,10 @@ public final class Zk {
         new SolrZkClient.Builder().withUrl(zkHost).withTimeout(30, TimeUnit.SECONDS).build()) {
       ZkMaintenanceUtils.uploadToZK(zk, confDir, "/configs/bench", null);
       if (tls) {
-        byte[] props = "{\"urlScheme\":\"https\"}".getBytes(StandardCharsets.UTF_8);
-        if (zk.exists("/clusterprops.json", true)) {
-          zk.setData("/clusterprops.json", props, true);
-        } else {
-          zk.create("/clusterprops.json", props, CreateMode.PERSISTENT, true);
-        }
+        put(zk, "/clusterprops.json", "{\"urlScheme\":\"https\"}".getBytes(StandardCharsets.UTF_8));
+      }
+      if (securityJson != null) {
+        put(zk, "/security.json", Files.readAllBytes(Path.of(securityJson)));
       }
     } catch (Exception e) {
       Args.die(2, "ZooKeeper configset upload failed: " + e);
@@ -88,5 +90,14 @@ public final class Zk {
     Args.writePortFile(portFile, bound);
     System.err.println("started zookeeper " + zkHost);
     stopped.await();
+  }
+
+  /** Creates or replaces the znode {@code path} with {@code data}. */
+  private static void put(SolrZkClient zk, String path, byte[] data) throws Exception {
+    if (zk.exists(path, true)) {
+      zk.setData(path, data, true);
+    } else {
+      zk.create(path, data, CreateMode.PERSISTENT, true);
+    }
   }
 }
