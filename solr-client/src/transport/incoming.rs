@@ -13,7 +13,8 @@ use bytes::Bytes;
 use futures::Stream;
 use hyper::body::Incoming;
 
-use super::h1::{map_hyper, Activity, ConnTimer, Watch};
+use super::connector::Activity;
+use super::h1::{map_hyper, ConnTimer, Watch};
 use crate::error::{Error, Result, TimeoutPhase};
 
 /// What runs when the body has been read to its end, given the connection's timer back.

@@ -37,7 +37,7 @@ pub async fn run(a: WatchArgs) -> Result<()> {
         ebpf::watch_attached(&probes, &opts, &stop)
     })
     .await??;
-    let out = crate::run_dir::out_dir(a.out.clone(), "watch-ebpf")?;
+    let out = crate::engine::run_dir::out_dir(a.out.clone(), "watch-ebpf")?;
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     std::fs::write(
         out.join("watch-ebpf.json"),
