@@ -199,8 +199,8 @@ build_launcher() {
 }
 
 # compile_launcher DIR: the node and ZooKeeper mains must compile; the SolrJ mains
-# (BulkIndex, SearchQtimes: transport-bench's SolrJ side) use SolrJ API of recent releases and
-# are left out, with a note, where another release than the pom's lacks it.
+# (BulkIndex, SearchQtimes: transport-bench's SolrJ side; ExportStream: scripts/export-bench.sh's)
+# use SolrJ API of recent releases and are left out, with a note, where another release than the pom's lacks it.
 compile_launcher() {
   local t="$1" src="$LAUNCHER/src/main/java/dev/solrbench" javac
   javac="$(dirname "$(readlink -f "$(java_bin)")")/javac"
@@ -210,7 +210,7 @@ compile_launcher() {
     "$src/Args.java" "$src/Node.java" "$src/Zk.java" >&2 \
     || die "the launcher (Node, Zk) does not compile against Solr $SOLR_VERSION"
   local main
-  for main in BulkIndex SearchQtimes; do
+  for main in BulkIndex SearchQtimes ExportStream; do
     "$javac" --release 17 -nowarn -encoding UTF-8 -d "$t/classes" -cp "$cp" "$src/$main.java" \
       >"$t/$main.javac.txt" 2>&1 \
       || { [[ "$SOLR_VERSION" != "$DEFAULT_SOLR_VERSION" ]] || { cat "$t/$main.javac.txt" >&2; die "dev.solrbench.$main does not compile"; }
