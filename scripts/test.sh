@@ -70,6 +70,8 @@ step "compat: the e2e smoke set against the oldest checked Solr release (${COMPA
 bash scripts/compat.sh "${COMPAT_OLDEST:-9.4.1}"
 step "examples against the local Solr (each checks its answer)"
 bash scripts/examples.sh
+step "export benchmark, tiny: 2,000 documents through solr-client and SolrJ, counts exact (figures: docs/findings/export.md)"
+EXPORT_BENCH_PROFILE=test bash scripts/export-bench.sh 2000
 step "fuzz: every target ${FUZZ_SECS:-20} s (FUZZ_SECS=0 skips; needs nightly + cargo-fuzz)"
 if [ "${FUZZ_SECS:-20}" = 0 ]; then
   skip_record "fuzz" "FUZZ_SECS=0" no
