@@ -90,6 +90,7 @@ async fn data() -> String {
 
 #[tokio::test]
 async fn export_yields_every_id_once_through_every_transport() {
+    let _net = support::shared().await;
     let _g = LOCK.lock().await;
     let tag = data().await;
     let q = format!("category:{tag}");
@@ -175,6 +176,7 @@ async fn export_yields_every_id_once_through_every_transport() {
 
 #[tokio::test]
 async fn a_sort_without_docvalues_is_solrs_error() {
+    let _net = support::shared().await;
     let _g = LOCK.lock().await;
     let c = client(TransportKind::Pooled, false);
     let export = Export::new("*:*").fl("id").sort("title asc");
@@ -191,6 +193,7 @@ async fn a_sort_without_docvalues_is_solrs_error() {
 
 #[tokio::test]
 async fn an_expression_runs_across_both_shards_and_an_exception_comes_after_its_tuples() {
+    let _net = support::shared().await;
     let _g = LOCK.lock().await;
     let tag = data().await;
     let c = client(TransportKind::Pooled, false);
@@ -242,6 +245,7 @@ async fn an_expression_runs_across_both_shards_and_an_exception_comes_after_its_
 
 #[tokio::test]
 async fn sql_without_solrs_sql_module_is_a_typed_error() {
+    let _net = support::shared().await;
     let _g = LOCK.lock().await;
     let c = client(TransportKind::Pooled, false);
     let err = c
@@ -259,6 +263,7 @@ async fn sql_without_solrs_sql_module_is_a_typed_error() {
 
 #[test]
 fn the_blocking_export_is_an_iterator() {
+    let _net = support::shared_blocking();
     let async_client = client(TransportKind::Pooled, false);
     let for_setup = async_client.clone();
     let (tag, core) = std::thread::spawn(move || {

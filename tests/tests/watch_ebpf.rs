@@ -235,6 +235,8 @@ fn tls_solr() -> (String, String, u16) {
 
 #[test]
 fn https_clients_without_a_key_log_are_attributed_with_their_qtimes() {
+    // Counts connections to the port: no other test may open one meanwhile.
+    let _g = support::exclusive_blocking();
     let (base, ca, port) = tls_solr();
     let urls = urls(&base);
     let w = Watch::start(port);
@@ -252,6 +254,8 @@ fn https_clients_without_a_key_log_are_attributed_with_their_qtimes() {
 
 #[test]
 fn two_clients_at_once_are_kept_apart() {
+    // Counts connections to the port: no other test may open one meanwhile.
+    let _g = support::exclusive_blocking();
     let (base, ca, port) = tls_solr();
     let urls = urls(&base);
     let w = Watch::start(port);
@@ -283,6 +287,7 @@ async fn fresh_transport_over_http_matches_its_connector_count() {
     if std::env::var_os(CHILD).is_some() {
         return fresh_child(&base).await;
     }
+    let _g = support::exclusive().await;
     let port = url::Url::parse(&base)
         .ok()
         .and_then(|u| u.port())

@@ -56,6 +56,35 @@ struct H2Conn {
     /// The frame boundaries of what the server sent, for the streams' read-idle clocks.
     clock: Arc<FrameClock>,
     inflight: Arc<AtomicU64>,
+    /// How the connection's task ended, once it has: the error that closed it, if any.
+    ended: tokio::sync::watch::Receiver<Option<Arc<hyper::Error>>>,
+}
+
+impl H2Conn {
+    /// `e` as the connection's own end explains it. A request on a connection that a TLS
+    /// alert closed (a TLS 1.3 server refuses a missing client certificate after the
+    /// handshake) sees only "connection closed": the alert is in the connection task's
+    /// error, which is read once the task has ended.
+    async fn explain(&self, node: &str, e: Error) -> Error {
+        if !matches!(e, Error::Io { .. }) || !self.sender.is_closed() {
+            return e;
+        }
+        let mut ended = self.ended.clone();
+        // The sender is closed, so the task is ending: this waits for its last word only,
+        // and not long (a connection going away may still finish other streams first).
+        let wait = ended.wait_for(Option::is_some);
+        let _ = tokio::time::timeout(std::time::Duration::from_millis(250), wait).await;
+        let cause = ended.borrow().clone();
+        #[cfg(feature = "rustls-base")]
+        if let Some(refused) = cause
+            .as_deref()
+            .and_then(|c| super::client_auth::refusal(node, c, None))
+        {
+            return refused;
+        }
+        let _ = (node, cause);
+        e
+    }
 }
 
 /// One node's connection slot. Each node has its own lock, held across that node's connect
@@ -133,14 +162,18 @@ impl Http2 {
         let (sender, connection) = hyper::client::conn::http2::handshake(TokioExecutor::new(), io)
             .await
             .map_err(|e| map_hyper(node, e))?;
+        let (ended_tx, ended) = tokio::sync::watch::channel(None);
         tokio::spawn(async move {
-            let _ = connection.await;
+            if let Err(e) = connection.await {
+                let _ = ended_tx.send(Some(Arc::new(e)));
+            }
         });
         let c = H2Conn {
             sender,
             meter: conn.meter,
             clock,
             inflight: Arc::new(AtomicU64::new(0)),
+            ended,
         };
         *current = Some(c.clone());
         Ok((c, Some(conn.setup)))
@@ -223,7 +256,10 @@ impl Http2 {
         conn.inflight.fetch_sub(1, Ordering::SeqCst);
         let resp = match result {
             Ok(r) => r,
-            Err(e) => return Err((e, Some(conn), setup.is_none())),
+            Err(e) => {
+                let e = conn.explain(node, e).await;
+                return Err((e, Some(conn), setup.is_none()));
+            }
         };
         // Stream-level stamps: on an HTTP/2 socket the client also writes control frames
         // (SETTINGS ACK, WINDOW_UPDATE, PING ACK) while a response is pending, so socket
@@ -278,6 +314,7 @@ impl Http2 {
             let (resp, headers_at) = match read_head(&node, &req, &conn.clock, sent).await {
                 Ok(r) => r,
                 Err(e) => {
+                    let e = conn.explain(&node, e).await;
                     if matches!(e, Error::Io { .. }) {
                         self.evict(&req, &conn).await;
                     }

@@ -37,6 +37,16 @@ pub async fn exclusive() -> RwLockWriteGuard<'static, ()> {
     NET.write().await
 }
 
+/// [`shared`] for a test that runs outside any async runtime.
+pub fn shared_blocking() -> RwLockReadGuard<'static, ()> {
+    NET.blocking_read()
+}
+
+/// [`exclusive`] for a test that runs outside any async runtime.
+pub fn exclusive_blocking() -> RwLockWriteGuard<'static, ()> {
+    NET.blocking_write()
+}
+
 fn instance(
     cell: &'static OnceLock<LocalSolr>,
     mode: Mode,
