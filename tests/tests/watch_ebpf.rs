@@ -1,10 +1,10 @@
 //! `watch --ebpf` as root against the real local Solr, without any key log: curl, Python
 //! `requests` and Node's `https` over HTTPS (plaintext read at OpenSSL's SSL_write/SSL_read),
 //! each reported with its request count and the QTimes the client itself printed, attributed
-//! to the client's pid; two clients at once kept apart; the project's own `fresh` transport
-//! over plain http (in a child process, so its pid carries only its own connections) with
-//! as many connections as its connector counted; and the refusal, unprivileged and without
-//! BTF.
+//! to the client's pid; HTTP/2 over TLS (curl, ALPN `h2`) read the same way; two clients
+//! at once kept apart; the project's own `fresh` transport over plain http (in a child
+//! process, so its pid carries only its own connections) with as many connections as its
+//! connector counted; and the refusal, unprivileged and without BTF.
 
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -138,12 +138,16 @@ fn urls(base: &str) -> Vec<String> {
         .collect()
 }
 
-fn curl(ca: &str, urls: &[String]) -> Command {
+/// curl over `http` ("--http1.1" or "--http2": HTTP/2 by ALPN on one connection).
+fn curl_with(http: &str, ca: &str, urls: &[String]) -> Command {
     let mut c = Command::new("curl");
-    c.args(["-sS", "--fail", "--http1.1", "--cacert", ca])
-        .args(urls);
+    c.args(["-sS", "--fail", http, "--cacert", ca]).args(urls);
     c.env_remove("SSLKEYLOGFILE");
     c
+}
+
+fn curl(ca: &str, urls: &[String]) -> Command {
+    curl_with("--http1.1", ca, urls)
 }
 
 const PY: &str = r#"
@@ -267,6 +271,30 @@ fn two_clients_at_once_are_kept_apart() {
     let r = w.stop();
     assert_client(&r, &a, "curl");
     assert_client(&r, &b, "python");
+}
+
+#[test]
+fn http2_over_tls_is_read_from_the_plaintext() {
+    // Counts connections to the port: no other test may open one meanwhile.
+    let _g = support::exclusive_blocking();
+    let (base, ca, port) = tls_solr();
+    let urls = urls(&base);
+    let w = Watch::start(port);
+    let c = run(curl_with("--http2", &ca, &urls), port);
+    let r = w.stop();
+    assert_eq!(r.lost_events, 0);
+    assert_client(&r, &c, "curl");
+    let h2 = process(&r, c.pid)
+        .report
+        .http2
+        .as_ref()
+        .expect("an HTTP/2 summary");
+    assert_eq!(
+        (h2.connections, h2.tls, h2.streams),
+        (c.connections, c.connections, R as u64),
+        "every connection spoke HTTP/2 inside TLS, one stream per request"
+    );
+    assert_eq!(h2.connections_lost, 0);
 }
 
 /// In the child: 10 searches with the `fresh` transport, then its connector count.

@@ -150,7 +150,10 @@ impl Probes {
         let rb = b.build()?;
         let start = Instant::now();
         while !stop.load(Ordering::Relaxed) && duration.is_none_or(|d| start.elapsed() < d) {
+            // The kernel side wakes this poll only for a large batch: every pass also
+            // drains what arrived without a wake-up.
             rb.poll(Duration::from_millis(100))?;
+            rb.consume()?;
         }
         rb.consume()?;
         Ok(())

@@ -128,6 +128,18 @@ struct {
     __type(value, __u64);
 } lost SEC(".maps");
 
+/* Unread bytes in the ring buffer at which a submit wakes the reader. Below it no event
+ * wakes anyone: user space drains the buffer every 100 ms anyway, and a wake-up per event
+ * would cost each watched call a cross-CPU wake-up of the reader. */
+#define WAKE_AT (1 << 20)
+
+static __always_inline void submit(void *e)
+{
+    __u64 flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= WAKE_AT ? BPF_RB_FORCE_WAKEUP
+                                                                           : BPF_RB_NO_WAKEUP;
+    bpf_ringbuf_submit(e, flags);
+}
+
 static __always_inline void count_lost(void)
 {
     __u32 zero = 0;
@@ -189,7 +201,7 @@ static __always_inline void conn_event(const struct sock *sk, __u8 kind, __u64 e
     h->extra = extra;
     h->extra2 = extra2;
     h->to_server = state;
-    bpf_ringbuf_submit(h, 0);
+    submit(h);
 }
 
 SEC("tp_btf/inet_sock_set_state")
@@ -266,7 +278,7 @@ static long walk_step(__u32 i, void *ctx)
         e->h.extra = len;
         e->h.len = 0;
     }
-    bpf_ringbuf_submit(e, 0);
+    submit(e);
     w->base += len;
     w->seg_left -= len;
     w->left -= len;
@@ -295,7 +307,7 @@ static __always_inline void emit_gap(const struct sock *sk, __u64 n, __u8 to_ser
     h->to_server = to_server;
     h->source = source;
     h->extra = n;
-    bpf_ringbuf_submit(h, 0);
+    submit(h);
 }
 
 /* Within an SSL call on this thread: remember which socket that SSL object uses. */
@@ -396,6 +408,11 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
+    /* Every syscall of every process comes here: leave the others before any map look-up. */
+    long nr = regs->orig_ax;
+    if (nr != NR_READ && nr != NR_WRITE && nr != NR_READV && nr != NR_WRITEV && nr != NR_SENDTO &&
+        nr != NR_RECVFROM && nr != NR_SENDMSG && nr != NR_RECVMSG)
+        return 0;
     __u64 id = bpf_get_current_pid_tgid();
     struct io *io = bpf_map_lookup_elem(&io_calls, &id);
     if (!io)
