@@ -202,11 +202,25 @@ fn process(r: &EbpfReport, pid: u32) -> &ProcessReport {
         })
 }
 
-/// The client's requests, QTimes and connections exactly, under its own pid and name.
+/// Connections the servers on this host (the local Solr) accepted from the client `label`.
+fn accepted_from(r: &EbpfReport, label: &str) -> u64 {
+    r.servers
+        .iter()
+        .filter_map(|s| s.from_clients_seen.get(label))
+        .sum()
+}
+
+/// The client's requests, QTimes and connections exactly, under its own pid and name, and
+/// the same connections accepted by the local Solr.
 fn assert_client(r: &EbpfReport, c: &Client, comm: &str) {
     let conns = c.connections;
 
     let p = process(r, c.pid);
+    assert_eq!(
+        accepted_from(r, &p.process.label()),
+        conns,
+        "{comm}: accepted by Solr"
+    );
     assert!(
         p.process.comm.starts_with(comm),
         "{} for {comm}",
@@ -347,6 +361,16 @@ async fn fresh_transport_over_http_matches_its_connector_count() {
         "connections = the connector witness"
     );
     assert_eq!(connector, 10, "fresh: one connection per search");
+    assert_eq!(
+        accepted_from(&r, &p.process.label()),
+        connector,
+        "Solr accepted each of them"
+    );
+    assert!(
+        r.servers.iter().any(|s| s.process.comm == "java"),
+        "the accepting process is Solr's JVM: {:?}",
+        r.servers.iter().map(|s| &s.process).collect::<Vec<_>>()
+    );
     assert_eq!(p.report.requests.as_ref().map_or(0, |x| x.requests), 10);
     assert_eq!(p.report.connections.http1, 10);
 }

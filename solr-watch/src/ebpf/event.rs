@@ -20,6 +20,9 @@ pub enum Kind {
     Data,
     /// Bytes of a send or receive that could not be copied.
     Gap,
+    /// A server on this host accepted a connection on a watched port (local: the server's
+    /// address, remote: the client's).
+    Accept,
 }
 
 /// One event.
@@ -73,7 +76,10 @@ fn addr(b: &[u8], family: u8) -> IpAddr {
     if family == AF_INET6 {
         let mut a = [0u8; 16];
         a.copy_from_slice(&b[..16]);
-        IpAddr::V6(Ipv6Addr::from(a))
+        // A dual-stack server's socket shows an IPv4 client as ::ffff:a.b.c.d: the same
+        // address its client's own socket has.
+        let v6 = Ipv6Addr::from(a);
+        v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4)
     } else {
         IpAddr::V4(Ipv4Addr::new(b[0], b[1], b[2], b[3]))
     }
@@ -90,6 +96,7 @@ pub fn parse(b: &[u8]) -> Option<Event> {
         3 => Kind::Retransmit,
         4 => Kind::Data,
         5 => Kind::Gap,
+        6 => Kind::Accept,
         _ => return None,
     };
     let family = b[3];

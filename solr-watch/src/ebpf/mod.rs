@@ -86,7 +86,7 @@ pub fn watch_attached(
         .span
         .map_or(0.0, |(a, b)| b.saturating_sub(a) as f64 / 1e6);
     let port = opts.ports.first().copied().unwrap_or(0);
-    let procs = s.finish(port);
+    let seen = s.finish(port);
     let libs = probes
         .tls_libraries
         .iter()
@@ -97,6 +97,6 @@ pub fn watch_attached(
         span_s,
         libs,
         probes.lost_events(),
-        procs,
+        seen,
     ))
 }

@@ -20,8 +20,15 @@ pub struct ProcessInfo {
 }
 
 impl ProcessInfo {
-    /// Reads /proc/PID for the command line and cgroup path.
+    /// Reads /proc/PID for the command name, command line and cgroup path. `comm`, the name
+    /// of the thread that made the call (a JVM names its threads: `qtp…-acceptor`), is kept
+    /// only when the process is gone.
     pub fn read(pid: u32, comm: &str, cgroup_id: u64) -> Self {
+        let comm = std::fs::read_to_string(format!("/proc/{pid}/comm"))
+            .ok()
+            .map(|c| c.trim_end().to_string())
+            .filter(|c| !c.is_empty())
+            .unwrap_or_else(|| comm.to_string());
         let cmdline = std::fs::read(format!("/proc/{pid}/cmdline"))
             .map(|b| {
                 b.split(|&c| c == 0)
@@ -39,7 +46,7 @@ impl ProcessInfo {
             });
         ProcessInfo {
             pid,
-            comm: comm.to_string(),
+            comm,
             cmdline,
             cgroup_id,
             cgroup,
@@ -63,6 +70,20 @@ mod tests {
         let exe = std::env::args().next().expect("argv[0]");
         assert!(p.cmdline.starts_with(&exe), "{} vs {exe}", p.cmdline);
         assert!(p.cgroup.is_some());
-        assert_eq!(p.label(), format!("pid {me} (self)"));
+        let main_thread = std::fs::read_to_string("/proc/self/comm").expect("comm");
+        assert_eq!(p.label(), format!("pid {me} ({})", main_thread.trim_end()));
+        assert_ne!(
+            main_thread.trim_end(),
+            "self",
+            "the process's name, not the caller's"
+        );
+    }
+
+    #[test]
+    fn a_process_that_is_gone_keeps_the_callers_name() {
+        // Pids are at most 2^22 on Linux: this one cannot exist.
+        let p = ProcessInfo::read(u32::MAX, "curl", 7);
+        assert_eq!((p.comm.as_str(), p.cmdline.as_str()), ("curl", ""));
+        assert_eq!((p.cgroup_id, p.cgroup), (7, None));
     }
 }

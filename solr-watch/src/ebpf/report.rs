@@ -1,6 +1,7 @@
 //! The `watch --ebpf` report: the pcap path's report per process, plus what only the kernel
 //! knows (RTT, retransmits), and findings that name the process.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 
 use anyhow::Result;
@@ -8,7 +9,7 @@ use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::process::ProcessInfo;
-use super::session::ProcessConns;
+use super::session::{Finished, ProcessConns, ServerConns};
 use crate::conn::Proto;
 use crate::report::{self, Finding, WatchReport};
 
@@ -27,6 +28,20 @@ pub struct ProcessReport {
     pub report: WatchReport,
 }
 
+/// A server process on this host (Solr) and the connections it accepted on a watched port.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ServerReport {
+    /// The accepting process.
+    pub process: ProcessInfo,
+    /// Connections it accepted while watched.
+    pub accepted: u64,
+    /// Of those, the ones a client process of this report opened, by that process's label.
+    pub from_clients_seen: BTreeMap<String, u64>,
+    /// The others (clients on other hosts, or connected before the watch began), by the
+    /// client's address.
+    pub from_elsewhere: BTreeMap<String, u64>,
+}
+
 /// The whole `watch --ebpf` report.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct EbpfReport {
@@ -38,10 +53,14 @@ pub struct EbpfReport {
     pub tls_libraries: Vec<String>,
     /// Events the kernel could not queue (ring buffer full): requests may be missing.
     pub lost_events: u64,
-    /// Per process, by pid.
+    /// Client processes, by pid.
     pub processes: Vec<ProcessReport>,
+    /// Server processes on this host that accepted connections on a watched port, by pid.
+    pub servers: Vec<ServerReport>,
     /// Findings of every process, each naming its process.
     pub findings: Vec<Finding>,
+    /// The one-line conclusion.
+    pub verdict: String,
 }
 
 /// TLS connections whose plaintext the OpenSSL probes read: the capture's "TLS hides
@@ -58,72 +77,149 @@ fn median(v: &mut [u64]) -> Option<u64> {
     v.get(v.len() / 2).copied()
 }
 
-/// Builds the report from the session's per-process connections.
+/// Builds the report from what the session saw.
 pub fn build(
     ports: &[u16],
     span_s: f64,
     tls_libraries: Vec<String>,
     lost_events: u64,
-    procs: Vec<ProcessConns>,
+    seen: Finished,
 ) -> EbpfReport {
+    let mut endpoints = BTreeMap::new();
+    for p in &seen.clients {
+        for c in &p.tracker.conns {
+            endpoints.insert(c.client.clone(), p.process.label());
+        }
+    }
     let mut processes = Vec::new();
     let mut findings = Vec::new();
-    for mut p in procs {
-        let source = format!("{} {}", p.process.label(), p.process.cmdline);
-        let mut r = report::build(&p.tracker, &source, lost_events, None);
-        let plain_tls = p
-            .tracker
-            .conns
-            .iter()
-            .any(|c| c.proto == Proto::Tls && !c.requests.is_empty());
-        if plain_tls {
-            read_at_the_library(&mut r);
-        }
-        let label = p.process.label();
-        for f in &r.findings {
-            findings.push(Finding {
-                what: format!("{label}: {}", f.what),
-                ..f.clone()
-            });
-        }
-        let qtimes = p
-            .tracker
-            .conns
-            .iter()
-            .flat_map(|c| {
-                c.requests
-                    .iter()
-                    .enumerate()
-                    .map(move |(i, _)| c.responses.get(i).and_then(|r| r.facts.qtime))
-            })
-            .collect();
-        let opened = r.connections.opened;
-        if let Some(rs) = r.requests.as_ref() {
-            if opened > 1 && opened >= rs.requests {
-                findings.push(Finding {
-                    severity: report::Severity::High,
-                    kind: "no-reuse-process".into(),
-                    what: format!("{label} opened {opened} connections for {} requests", rs.requests),
-                    fix: "reuse connections: one HTTP client (keep-alive pool) per process, not one per request".into(),
-                });
-            }
-        }
-        processes.push(ProcessReport {
-            srtt_us_median: median(&mut p.srtt_us),
-            retransmits: p.retransmits,
-            process: p.process,
-            qtimes,
-            report: r,
-        });
+    for p in seen.clients {
+        let (r, f) = process_report(p, lost_events);
+        processes.push(r);
+        findings.extend(f);
     }
+    let servers: Vec<_> = seen
+        .servers
+        .into_iter()
+        .map(|s| server_report(s, &endpoints))
+        .collect();
+    let verdict = verdict(&processes, &servers, &findings, lost_events);
     EbpfReport {
         ports: ports.to_vec(),
         span_s,
         tls_libraries,
         lost_events,
         processes,
+        servers,
         findings,
+        verdict,
     }
+}
+
+/// One client process's report and its findings, each naming the process.
+fn process_report(mut p: ProcessConns, lost_events: u64) -> (ProcessReport, Vec<Finding>) {
+    let source = format!("{} {}", p.process.label(), p.process.cmdline);
+    let mut r = report::build(&p.tracker, &source, lost_events, None);
+    let plain_tls = p
+        .tracker
+        .conns
+        .iter()
+        .any(|c| c.proto == Proto::Tls && !c.requests.is_empty());
+    if plain_tls {
+        read_at_the_library(&mut r);
+    }
+    let label = p.process.label();
+    let mut findings: Vec<Finding> = r
+        .findings
+        .iter()
+        .map(|f| Finding {
+            what: format!("{label}: {}", f.what),
+            ..f.clone()
+        })
+        .collect();
+    let qtimes = p
+        .tracker
+        .conns
+        .iter()
+        .flat_map(|c| {
+            c.requests
+                .iter()
+                .enumerate()
+                .map(move |(i, _)| c.responses.get(i).and_then(|r| r.facts.qtime))
+        })
+        .collect();
+    let opened = r.connections.opened;
+    if let Some(rs) = r.requests.as_ref() {
+        if opened > 1 && opened >= rs.requests {
+            findings.push(Finding {
+                severity: report::Severity::High,
+                kind: "no-reuse-process".into(),
+                what: format!("{label} opened {opened} connections for {} requests", rs.requests),
+                fix: "reuse connections: one HTTP client (keep-alive pool) per process, not one per request".into(),
+            });
+        }
+    }
+    let out = ProcessReport {
+        srtt_us_median: median(&mut p.srtt_us),
+        retransmits: p.retransmits,
+        process: p.process,
+        qtimes,
+        report: r,
+    };
+    (out, findings)
+}
+
+/// A server's accepted connections, each matched to the client process that opened it
+/// when that client was seen (`endpoints`: client address:port to process label).
+fn server_report(s: ServerConns, endpoints: &BTreeMap<String, String>) -> ServerReport {
+    let mut from_clients_seen = BTreeMap::new();
+    let mut from_elsewhere = BTreeMap::new();
+    for a in &s.accepted {
+        let (ip, port) = a.peer;
+        match endpoints.get(&format!("{ip}:{port}")) {
+            Some(label) => *from_clients_seen.entry(label.clone()).or_insert(0) += 1,
+            None => *from_elsewhere.entry(ip.to_string()).or_insert(0) += 1,
+        }
+    }
+    ServerReport {
+        process: s.process,
+        accepted: s.accepted.len() as u64,
+        from_clients_seen,
+        from_elsewhere,
+    }
+}
+
+/// The one line: what was seen, and the most severe finding or that none was found.
+fn verdict(
+    processes: &[ProcessReport],
+    servers: &[ServerReport],
+    findings: &[Finding],
+    lost_events: u64,
+) -> String {
+    let conns: u64 = processes.iter().map(|p| p.report.connections.opened).sum();
+    let requests: u64 = processes
+        .iter()
+        .map(|p| p.report.requests.as_ref().map_or(0, |x| x.requests))
+        .sum();
+    let accepted: u64 = servers.iter().map(|s| s.accepted).sum();
+    let mut v = format!(
+        "verdict: {} client processes, {conns} connections opened, {requests} requests; {accepted} connections accepted by {} servers on this host",
+        processes.len(),
+        servers.len()
+    );
+    if lost_events > 0 {
+        v.push_str(&format!(
+            "; {lost_events} events lost, figures may be short"
+        ));
+    }
+    // Severity orders the most important first.
+    match findings.iter().min_by_key(|f| f.severity) {
+        Some(f) if f.severity <= report::Severity::Medium => {
+            v.push_str(&format!("; worst: {} (fix: {})", f.what, f.fix))
+        }
+        _ => v.push_str("; no problem found"),
+    }
+    v
 }
 
 /// The report as text: per process, its header line then the capture report's text.
@@ -161,11 +257,108 @@ pub fn print_text<W: Write>(r: &EbpfReport, w: &mut W) -> Result<()> {
         )?;
         report::print_text(&p.report, w)?;
     }
+    for s in &r.servers {
+        print_server(s, w)?;
+    }
     if !r.findings.is_empty() {
         writeln!(w, "\nfindings:")?;
         for f in &r.findings {
             writeln!(w, "  [{}] {} (fix: {})", f.severity, f.what, f.fix)?;
         }
     }
+    writeln!(w, "\n{}", r.verdict)?;
     Ok(())
+}
+
+fn print_server<W: Write>(s: &ServerReport, w: &mut W) -> Result<()> {
+    writeln!(
+        w,
+        "\n== server {} {}: accepted {} connections",
+        s.process.label(),
+        s.process.cmdline,
+        s.accepted
+    )?;
+    for (label, n) in &s.from_clients_seen {
+        writeln!(w, "  {n} from {label}")?;
+    }
+    for (addr, n) in &s.from_elsewhere {
+        writeln!(w, "  {n} from {addr} (a client not seen here: another host, or connected before the watch)")?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::{IpAddr, Ipv4Addr};
+
+    use super::*;
+    use crate::ebpf::event::{Event, Kind};
+    use crate::ebpf::session::Session;
+
+    /// Pids above Linux's limit (2^22): no /proc entry, the event's name stays.
+    const CLIENT: u32 = u32::MAX - 1;
+    const SOLR: u32 = u32::MAX - 2;
+
+    fn event(kind: Kind, pid: u32, comm: &str, local: (u8, u16), remote: (u8, u16)) -> Event {
+        let ip = |last| IpAddr::V4(Ipv4Addr::new(127, 0, 0, last));
+        Event {
+            kind,
+            to_server: false,
+            old_state: 0,
+            tls_plaintext: false,
+            pid,
+            ts_us: 1_000,
+            sk: u64::from(local.1),
+            cgroup: 0,
+            extra: 0,
+            retransmits: 0,
+            local: (ip(local.0), local.1),
+            remote: (ip(remote.0), remote.1),
+            comm: comm.into(),
+            data: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn accepted_connections_are_matched_to_the_client_that_opened_them() {
+        let mut s = Session::default();
+        for port in [40_000, 40_001] {
+            // The connect event precedes the choice of the source port: the next names it.
+            let mut open = event(Kind::Open, CLIENT, "php-fpm", (1, 0), (2, 8983));
+            open.sk = u64::from(port);
+            s.event(open);
+            s.event(event(Kind::Close, CLIENT, "php-fpm", (1, port), (2, 8983)));
+            s.event(event(Kind::Accept, SOLR, "java", (2, 8983), (1, port)));
+        }
+        // A client this watch never saw (another host, or connected before it began).
+        s.event(event(Kind::Accept, SOLR, "java", (2, 8983), (9, 50_000)));
+        let r = build(&[8983], 1.0, Vec::new(), 0, s.finish(8983));
+        assert_eq!(r.processes.len(), 1);
+        assert_eq!(r.processes[0].report.connections.opened, 2);
+        let solr = &r.servers[..];
+        assert_eq!(solr.len(), 1);
+        assert_eq!((solr[0].process.pid, solr[0].accepted), (SOLR, 3));
+        let client = format!("pid {CLIENT} (php-fpm)");
+        assert_eq!(solr[0].from_clients_seen, BTreeMap::from([(client, 2)]));
+        assert_eq!(
+            solr[0].from_elsewhere,
+            BTreeMap::from([("127.0.0.9".to_string(), 1)])
+        );
+        assert!(
+            r.verdict.starts_with(
+                "verdict: 1 client processes, 2 connections opened, 0 requests; \
+                 3 connections accepted by 1 servers on this host"
+            ),
+            "{}",
+            r.verdict
+        );
+        let mut text = Vec::new();
+        print_text(&r, &mut text).expect("text");
+        let text = String::from_utf8(text).expect("utf-8");
+        assert!(
+            text.contains(&format!("== server pid {SOLR} (java)")),
+            "{text}"
+        );
+        assert_eq!(text.lines().last(), Some(r.verdict.as_str()));
+    }
 }

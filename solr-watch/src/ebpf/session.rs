@@ -2,6 +2,7 @@
 //! connection open before the watch began, the first process seen using it).
 
 use std::collections::{BTreeMap, HashMap};
+use std::net::IpAddr;
 
 use super::event::{Event, Kind};
 use super::process::ProcessInfo;
@@ -12,6 +13,8 @@ use crate::conn::{Close, Conn, Tracker};
 pub struct KernelConn {
     /// Owner.
     pub pid: u32,
+    /// The client's port (0 until known: the connect event precedes its choice).
+    pub local_port: u16,
     /// Parsed like a captured connection.
     pub conn: Conn,
     /// Smoothed RTT at close (µs), from the socket.
@@ -20,11 +23,20 @@ pub struct KernelConn {
     pub retransmits: u64,
 }
 
+/// A connection a server on this host accepted on a watched port.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Accepted {
+    /// The client's address and port (the accepted socket's remote end).
+    pub peer: (IpAddr, u16),
+}
+
 /// Everything seen so far.
 #[derive(Debug, Default)]
 pub struct Session {
     live: HashMap<u64, KernelConn>,
     done: Vec<KernelConn>,
+    /// Accepted connections, by the accepting pid.
+    accepted: BTreeMap<u32, Vec<Accepted>>,
     /// Processes, by pid.
     pub processes: BTreeMap<u32, ProcessInfo>,
     next_id: usize,
@@ -63,6 +75,14 @@ impl Session {
             None => (e.ts_us, e.ts_us),
             Some((a, b)) => (a.min(e.ts_us), b.max(e.ts_us)),
         });
+        if e.kind == Kind::Accept {
+            self.processes
+                .entry(e.pid)
+                .or_insert_with(|| ProcessInfo::read(e.pid, &e.comm, e.cgroup));
+            let a = Accepted { peer: e.remote };
+            self.accepted.entry(e.pid).or_default().push(a);
+            return;
+        }
         if e.kind == Kind::Open {
             if let Some(old) = self.live.remove(&e.sk) {
                 self.finish_conn(old);
@@ -74,8 +94,14 @@ impl Session {
             return;
         }
         let k = self.conn_for(&e);
+        if k.local_port == 0 && e.local.1 != 0 {
+            // The connect event comes before the kernel picks the source port: the
+            // connection's first later event names it.
+            k.local_port = e.local.1;
+            k.conn.client = format!("{}:{}", e.local.0, e.local.1);
+        }
         match e.kind {
-            Kind::Open | Kind::Close => {}
+            Kind::Open | Kind::Close | Kind::Accept => {}
             Kind::Retransmit => k.retransmits += 1,
             Kind::Data if e.tls_plaintext => k.conn.tls_plaintext(e.to_server, e.ts_us, &e.data),
             Kind::Data => k.conn.socket_bytes(e.to_server, e.ts_us, &e.data),
@@ -102,6 +128,7 @@ impl Session {
                 .entry(e.pid)
                 .or_insert_with(|| ProcessInfo::read(e.pid, &e.comm, e.cgroup));
             let k = KernelConn {
+                local_port: e.local.1,
                 pid: e.pid,
                 conn,
                 srtt_us: None,
@@ -117,8 +144,9 @@ impl Session {
         self.done.push(k);
     }
 
-    /// Ends every connection still open; then the connections, by owning pid.
-    pub fn finish(mut self, port: u16) -> Vec<ProcessConns> {
+    /// Ends every connection still open; then the connections, by owning pid, and the
+    /// accepted connections, by accepting pid.
+    pub fn finish(mut self, port: u16) -> Finished {
         let live: Vec<_> = self.live.drain().map(|(_, k)| k).collect();
         for k in live {
             self.finish_conn(k);
@@ -150,8 +178,40 @@ impl Session {
             }
             out.push(p);
         }
-        out
+        let servers = std::mem::take(&mut self.accepted)
+            .into_iter()
+            .map(|(pid, accepted)| ServerConns {
+                process: self
+                    .processes
+                    .get(&pid)
+                    .cloned()
+                    .unwrap_or_else(|| ProcessInfo::read(pid, "?", 0)),
+                accepted,
+            })
+            .collect();
+        Finished {
+            clients: out,
+            servers,
+        }
     }
+}
+
+/// What a watch saw, at its end.
+#[derive(Debug)]
+pub struct Finished {
+    /// Client processes and their connections, by pid.
+    pub clients: Vec<ProcessConns>,
+    /// Server processes on this host (Solr) and the connections they accepted, by pid.
+    pub servers: Vec<ServerConns>,
+}
+
+/// A server process on this host and the connections it accepted on a watched port.
+#[derive(Debug)]
+pub struct ServerConns {
+    /// The accepting process.
+    pub process: ProcessInfo,
+    /// Its accepted connections, in order.
+    pub accepted: Vec<Accepted>,
 }
 
 /// One process's connections at the end of the watch.

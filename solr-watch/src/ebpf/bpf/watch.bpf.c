@@ -1,5 +1,6 @@
 /* The kernel side of `watch --ebpf`: connection events (open, close with RTT and
- * retransmits, retransmit) from BTF tracepoints, the payload of every read/write/send/recv
+ * retransmits, retransmit) from BTF tracepoints, accepts on a watched port (a Solr on this
+ * host) at the accept syscalls' exit, the payload of every read/write/send/recv
  * (and their vector and msg forms) on a TCP socket to a watched port from the raw syscall
  * tracepoints (the fd resolved to its socket through the task's file table), and the
  * plaintext at OpenSSL's SSL_write/SSL_read (and _ex) boundary, tied to its socket by the
@@ -24,7 +25,7 @@ char LICENSE[] SEC("license") = "GPL";
 #define TCP_CLOSE 7
 #define MSG_PEEK 2
 
-enum kind { EV_OPEN = 1, EV_CLOSE = 2, EV_RETRANSMIT = 3, EV_DATA = 4, EV_GAP = 5 };
+enum kind { EV_OPEN = 1, EV_CLOSE = 2, EV_RETRANSMIT = 3, EV_DATA = 4, EV_GAP = 5, EV_ACCEPT = 6 };
 enum source { SRC_SOCKET = 0, SRC_SSL = 1 };
 
 struct hdr {
@@ -128,15 +129,17 @@ struct {
     __type(value, __u64);
 } lost SEC(".maps");
 
-/* Unread bytes in the ring buffer at which a submit wakes the reader. Below it no event
- * wakes anyone: user space drains the buffer every 100 ms anyway, and a wake-up per event
- * would cost each watched call a cross-CPU wake-up of the reader. */
+/* Unread bytes in the ring buffer at which a submit wakes the reader. Below it a data event
+ * wakes no one: user space drains the buffer every 100 ms anyway, and a wake-up per event
+ * would cost each watched call a cross-CPU wake-up of the reader. A new connection wakes
+ * it at once (`wake`), so it reads the process's /proc entry while the process lives. */
 #define WAKE_AT (1 << 20)
 
-static __always_inline void submit(void *e)
+static __always_inline void submit(void *e, int wake)
 {
-    __u64 flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= WAKE_AT ? BPF_RB_FORCE_WAKEUP
-                                                                           : BPF_RB_NO_WAKEUP;
+    __u64 flags = wake || bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= WAKE_AT
+                      ? BPF_RB_FORCE_WAKEUP
+                      : BPF_RB_NO_WAKEUP;
     bpf_ringbuf_submit(e, flags);
 }
 
@@ -201,7 +204,7 @@ static __always_inline void conn_event(const struct sock *sk, __u8 kind, __u64 e
     h->extra = extra;
     h->extra2 = extra2;
     h->to_server = state;
-    submit(h);
+    submit(h, kind == EV_OPEN || kind == EV_ACCEPT);
 }
 
 SEC("tp_btf/inet_sock_set_state")
@@ -278,7 +281,7 @@ static long walk_step(__u32 i, void *ctx)
         e->h.extra = len;
         e->h.len = 0;
     }
-    submit(e);
+    submit(e, 0);
     w->base += len;
     w->seg_left -= len;
     w->left -= len;
@@ -307,7 +310,7 @@ static __always_inline void emit_gap(const struct sock *sk, __u64 n, __u8 to_ser
     h->to_server = to_server;
     h->source = source;
     h->extra = n;
-    submit(h);
+    submit(h, 0);
 }
 
 /* Within an SSL call on this thread: remember which socket that SSL object uses. */
@@ -341,6 +344,8 @@ static __always_inline const struct sock *fd_sock(__u64 fd)
     return sk;
 }
 
+#define NR_ACCEPT 43
+#define NR_ACCEPT4 288
 #define NR_READ 0
 #define NR_WRITE 1
 #define NR_READV 19
@@ -405,11 +410,27 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
     return 0;
 }
 
+/* A connection a server on this host accepted on a watched port: the accepting process
+ * (Solr) owns it; its remote end is the client. */
+static __always_inline void on_accept(long fd)
+{
+    const struct sock *sk = fd_sock(fd);
+    if (!sk)
+        return;
+    __u16 lport = BPF_CORE_READ(sk, __sk_common.skc_num);
+    if (bpf_map_lookup_elem(&ports, &lport))
+        conn_event(sk, EV_ACCEPT, 0, 0, 0);
+}
+
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
     /* Every syscall of every process comes here: leave the others before any map look-up. */
     long nr = regs->orig_ax;
+    if ((nr == NR_ACCEPT || nr == NR_ACCEPT4) && ret >= 0) {
+        on_accept(ret);
+        return 0;
+    }
     if (nr != NR_READ && nr != NR_WRITE && nr != NR_READV && nr != NR_WRITEV && nr != NR_SENDTO &&
         nr != NR_RECVFROM && nr != NR_SENDMSG && nr != NR_RECVMSG)
         return 0;
