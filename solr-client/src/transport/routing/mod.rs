@@ -107,6 +107,7 @@ use std::time::{Duration, Instant};
 
 use url::Url;
 
+mod answer;
 mod attempt;
 mod liveness;
 mod nodes;
@@ -123,7 +124,8 @@ use super::cloud::ClusterView;
 use super::redirect::Redirects;
 use super::retry::RetryPolicy;
 use super::{
-    BoxFuture, ShardGroup, Timeouts, Transport, TransportStats, WireRequest, WireResponse,
+    BoxFuture, ShardGroup, StreamingResponse, Timeouts, Transport, TransportStats, WireRequest,
+    WireResponse,
 };
 use crate::auth::AuthProvider;
 use crate::error::{Error, Result};
@@ -459,6 +461,14 @@ impl Routing {
 
 impl Transport for Routing {
     fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
+        Box::pin(self.route(req))
+    }
+
+    /// Chooses the node as [`Transport::send`] does (the same plan, liveness, failover and
+    /// 429/503 backoff, judged on the response head, and the same counters) and returns at
+    /// the head, with the body streamed from the inner transport. Once the head has been
+    /// accepted nothing is retried: an error in the body is the reader's.
+    fn send_streaming(&self, req: WireRequest) -> BoxFuture<'_, Result<StreamingResponse>> {
         Box::pin(self.route(req))
     }
 
