@@ -5,16 +5,25 @@
 //!
 //! [`Routing::route_until`] is the loop; each step is its own function: plan, send one
 //! attempt, judge an answer ([`Routing::on_answer`]) or an error ([`Routing::on_error`]).
+//! The loop is written once for both ways of reading an answer ([`Answer`]): whole
+//! ([`Transport::send`](crate::transport::Transport::send)) or streamed
+//! ([`Transport::send_streaming`](crate::transport::Transport::send_streaming)). A streamed
+//! call is judged on its head, as a whole one is on its answer: once the head has been
+//! accepted, the body is the caller's to read, and an error in it is the caller's (no
+//! failover, no retry).
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use http::StatusCode;
+
+use super::answer::Answer;
 use super::nodes::{node_key, Availability};
 use super::plan::Target;
 use super::Routing;
 use crate::error::{Error, Result};
-use crate::transport::{retries_status, retry_after, RequestKind, WireRequest, WireResponse};
+use crate::transport::{retries_status, retry_after, RequestKind, WireRequest};
 
 /// The state of one call across its attempts.
 struct Call {
@@ -41,7 +50,7 @@ impl Call {
 }
 
 /// What a step decided: the call's result, or another attempt.
-type Step = Result<Option<WireResponse>>;
+type Step<A> = Result<Option<A>>;
 
 impl Routing {
     fn prepare(&self, req: &WireRequest, target: &Target) -> WireRequest {
@@ -61,7 +70,10 @@ impl Routing {
         r
     }
 
-    pub(super) async fn route(&self, mut req: WireRequest) -> Result<WireResponse> {
+    /// Sends `req` to the node (and core) its plan gives, failing over and retrying by the
+    /// rules of the module docs, until the request deadline: the answer read as `A` says
+    /// (the deadline bounds a streamed call up to its response head).
+    pub(super) async fn route<A: Answer>(&self, mut req: WireRequest) -> Result<A> {
         self.signer.observe(&req.headers);
         self.start_ticker();
         self.refuse_without_collection(&req)?;
@@ -85,7 +97,7 @@ impl Routing {
         Ok(())
     }
 
-    async fn route_until(&self, req: WireRequest, deadline: Instant) -> Result<WireResponse> {
+    async fn route_until<A: Answer>(&self, req: WireRequest, deadline: Instant) -> Result<A> {
         self.refresh_if_stale().await?;
         let mut call = Call {
             req,
@@ -165,8 +177,10 @@ impl Routing {
         Ok(())
     }
 
-    /// Sends one attempt to `target`, counted on its node.
-    async fn attempt(&self, call: &mut Call, target: &Target) -> (Result<WireResponse>, Duration) {
+    /// Sends one attempt to `target`, counted on its node (outstanding there until its
+    /// answer has been read: [`Answer::hold`]). The duration is the service time up to the
+    /// answer: the whole body, or (streamed) the head.
+    async fn attempt<A: Answer>(&self, call: &mut Call, target: &Target) -> (Result<A>, Duration) {
         if target.node.availability(Instant::now()) == Availability::Probe {
             // Claim the probe; when another request holds it, this one still goes (it is
             // the first candidate left), which is harmless.
@@ -179,25 +193,38 @@ impl Routing {
             return (Err(e), Duration::ZERO);
         }
         let flight = target.node.begin(call.req.kind);
-        let res = self.inner.send(attempt).await;
-        (res, flight.elapsed())
+        let res = A::send(self.inner.as_ref(), attempt).await;
+        let took = flight.elapsed();
+        let res = res.map(|mut answer| {
+            answer.hold(flight);
+            answer
+        });
+        (res, took)
     }
 
     /// An HTTP answer: refresh once and retry when it says the view is stale, back off on
-    /// 429/503, otherwise the result.
-    async fn on_answer(
+    /// 429/503, otherwise the result. The body is read only where a rule looks into it (a
+    /// SolrCloud 503, a SolrCloud write); an error reading it is the call's error.
+    async fn on_answer<A: Answer>(
         &self,
         call: &mut Call,
         target: &Target,
         took: Duration,
-        mut resp: WireResponse,
-    ) -> Step {
+        mut resp: A,
+    ) -> Step<A> {
         if target.node.answered(took) && self.cloud {
             // A node came back: it restarted, and leadership may have moved.
             self.stale.store(true, Ordering::Release);
         }
-        let status = resp.status.as_u16();
-        if self.cloud && !call.refreshed && is_stale_answer(status, &resp.body) {
+        let limit = call.req.max_response_bytes;
+        let status = resp.status().as_u16();
+        let stale = self.cloud
+            && !call.refreshed
+            && match status {
+                503 => is_stale_answer(status, &resp.whole_body(limit).await?),
+                _ => is_stale_answer(status, &[]),
+            };
+        if stale {
             call.refreshed = true;
             self.force_refresh().await;
             // A write answered 404 was refused before any update processor ran.
@@ -207,15 +234,23 @@ impl Routing {
                 return Ok(None);
             }
         }
-        if retries_status(call.req.kind, resp.status) {
-            self.back_off_status(call, target, &resp).await?;
+        let code = resp.status();
+        if retries_status(call.req.kind, code) {
+            let after = retry_after(resp.headers());
+            // Not held (nor its connection) through the wait.
+            drop(resp);
+            self.back_off_status(call, target, code, after).await?;
             return Ok(None);
         }
-        if self.cloud && call.req.kind == RequestKind::Write && has_rf_sentinel(&resp.body) {
+        if self.cloud
+            && call.req.kind == RequestKind::Write
+            && has_rf_sentinel(&resp.whole_body(limit).await?)
+        {
             self.stale.store(true, Ordering::Release);
         }
-        resp.timing.attempts = call.attempts;
-        resp.timing.node = node_key(&target.node.url);
+        let timing = resp.timing_mut();
+        timing.attempts = call.attempts;
+        timing.node = node_key(&target.node.url);
         Ok(Some(resp))
     }
 
@@ -225,23 +260,24 @@ impl Routing {
         &self,
         call: &mut Call,
         target: &Target,
-        resp: &WireResponse,
+        status: StatusCode,
+        retry_after: Option<Duration>,
     ) -> Result<()> {
         let node = node_key(&target.node.url);
         let exhausted = |waited| Error::RetriesExhausted {
             node: node.clone(),
-            status: resp.status.as_u16(),
+            status: status.as_u16(),
             attempts: call.attempts,
             waited,
         };
         if call.attempts >= call.max {
             return Err(exhausted(call.waited));
         }
-        let wait = self.retry.wait(call.attempts, retry_after(&resp.headers));
+        let wait = self.retry.wait(call.attempts, retry_after);
         if !self.retry.fits(call.waited, wait, call.deadline) {
             return Err(exhausted(call.waited));
         }
-        crate::transport::span::retrying(&node, call.attempts, &resp.status, wait);
+        crate::transport::span::retrying(&node, call.attempts, &status, wait);
         tokio::time::sleep(wait).await;
         call.waited += wait;
         call.pos += 1;
@@ -251,7 +287,13 @@ impl Routing {
     /// A transport error: the node is marked (down after a failed connect); a read or an
     /// unsent write fails over (refreshing the view after a failed connect in SolrCloud),
     /// anything else is the result.
-    async fn on_error(&self, call: &mut Call, target: &Target, took: Duration, e: Error) -> Step {
+    async fn on_error<A>(
+        &self,
+        call: &mut Call,
+        target: &Target,
+        took: Duration,
+        e: Error,
+    ) -> Step<A> {
         if let Error::Redirect { .. } = e {
             // The node answered, with a redirect that is not followed: it is up, and
             // another node would not change the answer.

@@ -72,6 +72,17 @@
 //! ends with a [`TimeoutPhase::Request`](crate::TimeoutPhase::Request) timeout naming the
 //! configured value.
 //!
+//! # Streamed answers ([`Transport::send_streaming`])
+//! `export_as`, `stream_as` and `sql_as` through a router go the same way as a whole
+//! request: one attempt loop serves both (`attempt`, over the `answer` module's `Answer`),
+//! so the plan, liveness, failover, the 429/503 backoff, the view refreshes and the counters
+//! are the same. A streamed attempt is judged on its head; its body is read by the router
+//! only where a rule looks into it (a SolrCloud 503, a SolrCloud write) and otherwise
+//! streams from the chosen node as it arrives. Once the head is accepted nothing is retried:
+//! an error in the body is the reader's. The request deadline bounds the call up to the
+//! head, the attempt stays outstanding on its node until the body ends (or is dropped), and
+//! its service time (the EWMA) is the time to the head.
+//!
 //! # Writes: exactly when they are retried
 //! A write is retried only when Solr cannot have processed it: [`Error::is_not_sent`] is
 //! true (Solr cannot have seen it), or Solr refused it before processing:
@@ -107,6 +118,7 @@ use std::time::{Duration, Instant};
 
 use url::Url;
 
+mod answer;
 mod attempt;
 mod liveness;
 mod nodes;
@@ -123,7 +135,8 @@ use super::cloud::ClusterView;
 use super::redirect::Redirects;
 use super::retry::RetryPolicy;
 use super::{
-    BoxFuture, ShardGroup, Timeouts, Transport, TransportStats, WireRequest, WireResponse,
+    BoxFuture, ShardGroup, StreamingResponse, Timeouts, Transport, TransportStats, WireRequest,
+    WireResponse,
 };
 use crate::auth::AuthProvider;
 use crate::error::{Error, Result};
@@ -459,6 +472,14 @@ impl Routing {
 
 impl Transport for Routing {
     fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
+        Box::pin(self.route(req))
+    }
+
+    /// Chooses the node as [`Transport::send`] does (the same plan, liveness, failover and
+    /// 429/503 backoff, judged on the response head, and the same counters) and returns at
+    /// the head, with the body streamed from the inner transport. Once the head has been
+    /// accepted nothing is retried: an error in the body is the reader's.
+    fn send_streaming(&self, req: WireRequest) -> BoxFuture<'_, Result<StreamingResponse>> {
         Box::pin(self.route(req))
     }
 
