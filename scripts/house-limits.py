@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Checks the house's size limits on production code.
+"""Checks the house's size limits on production code, and that no tracked file cites a seed or
+an issue by number outside docs/findings/.
 
     scripts/house-limits.py [--list N] [--report-only]
 
@@ -13,16 +14,24 @@ Limits (exit 1 when one is broken):
   - no `transport-bench` source file longer than 700 lines.
 
 A function's length runs from its `fn` line to its closing brace, both included.
+
+Citations (exit 1 when one is found): code, tests, scripts and user-facing text (README,
+CHANGELOG, docs/ apart from docs/findings/) name a behaviour by its own name, never as
+`seed 0NN` or `issue #N` (either case); only the findings in docs/findings/ say where a
+figure or a question came from. Every file git tracks is read, as it is in the working tree.
 """
 import argparse
 import os
 import re
+import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CRATES = ["solr-client", "transport-bench", "solr-watch", "bench-report", "solr-harness", "wan-emu"]
 FN = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:default\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?(?:extern\s+\"[^\"]*\"\s+)?fn\s+([A-Za-z_][A-Za-z0-9_]*)")
 MAX_FN, LONG_FN, LONG_SHARE, MAX_FILE = 120, 60, 0.03, 700
+CITATION = re.compile(r"\bseed 0\d\d|\bissue #\d+", re.IGNORECASE)
+CITATIONS_ALLOWED = ("docs/findings/",)
 
 
 def code_only(line, state):
@@ -124,6 +133,25 @@ def production_files():
                     yield os.path.join(base, name)
 
 
+def citations():
+    """`path:line: text` of each line of a tracked file outside docs/findings/ that cites a seed
+    or an issue by number."""
+    listed = subprocess.run(["git", "-C", ROOT, "ls-files", "-z"], capture_output=True,
+                            check=True).stdout.decode("utf-8").split("\0")
+    found = []
+    for rel in listed:
+        path = os.path.join(ROOT, rel)
+        if not rel or rel.startswith(CITATIONS_ALLOWED) or not os.path.isfile(path):
+            continue  # deleted in the working tree, or allowed
+        try:
+            text = open(path, encoding="utf-8").read()
+        except UnicodeDecodeError:
+            continue  # not text (a capture, an image)
+        found += [f"{rel}:{no}: {line.strip()}" for no, line in enumerate(text.splitlines(), 1)
+                  if CITATION.search(line)]
+    return found
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--list", type=int, default=0, help="print the N longest functions")
@@ -150,10 +178,14 @@ def main():
         print(f"file over {MAX_FILE} lines: {rel} ({nlines})")
     for n, rel, first, length in over_max:
         print(f"function over {MAX_FN} lines: {rel}:{first} {n} ({length})")
-    ok = not over_max and share <= LONG_SHARE and not long_files
+    cited = citations()
+    for line in cited:
+        print(f"cites a seed or an issue outside docs/findings/: {line}")
+    ok = not over_max and share <= LONG_SHARE and not long_files and not cited
     print(f"{len(all_fns)} functions, {len(over_long)} over {LONG_FN} lines ({share:.1%}, limit "
           f"{LONG_SHARE:.0%}), {len(over_max)} over {MAX_FN}; {len(long_files)} transport-bench "
-          f"files over {MAX_FILE} lines: {'ok' if ok else 'LIMITS BROKEN'}")
+          f"files over {MAX_FILE} lines; {len(cited)} citations outside docs/findings/: "
+          f"{'ok' if ok else 'LIMITS BROKEN'}")
     return 0 if ok or args.report_only else 1
 
 

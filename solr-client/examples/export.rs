@@ -9,15 +9,13 @@
 
 #[path = "common/check.rs"]
 mod check;
-// Only the client of the shared module is used here, not its catalogue.
-#[allow(dead_code)]
 #[path = "common/mod.rs"]
 mod common;
 
 use check::{check, check_eq};
 use futures::TryStreamExt;
 use serde::Deserialize;
-use solr_client::{Commit, Error, Export};
+use solr_client::{Error, Export};
 
 #[derive(Debug, Deserialize)]
 struct Row {
@@ -29,11 +27,7 @@ struct Row {
 async fn main() -> solr_client::Result<()> {
     let client = common::client().await;
     let tag = "example-export";
-    let docs: Vec<_> = (0..2_000)
-        .map(|i| serde_json::json!({"id": format!("{tag}-{i:04}"), "tag_s": tag, "popularity": i}))
-        .collect();
-    client.add(&docs).await?;
-    client.commit(Commit::default()).await?;
+    common::numbered(&client, tag, 2_000, 4).await?;
 
     let export = Export::new(format!("tag_s:{tag}"))
         .fl("id,popularity")

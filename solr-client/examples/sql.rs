@@ -10,15 +10,13 @@
 
 #[path = "common/check.rs"]
 mod check;
-// Only the client of the shared module is used here, not its catalogue.
-#[allow(dead_code)]
 #[path = "common/mod.rs"]
 mod common;
 
 use check::{check, check_eq};
 use futures::TryStreamExt;
 use serde::Deserialize;
-use solr_client::{Commit, Error, Select};
+use solr_client::{Error, Select};
 
 #[derive(Debug, Deserialize, PartialEq)]
 struct Row {
@@ -30,11 +28,7 @@ struct Row {
 async fn main() -> solr_client::Result<()> {
     let client = common::client().await;
     let tag = "example-sql";
-    let docs: Vec<_> = (0..10)
-        .map(|i| serde_json::json!({"id": format!("{tag}-{i}"), "tag_s": tag, "popularity": i}))
-        .collect();
-    client.add(&docs).await?;
-    client.commit(Commit::default()).await?;
+    common::numbered(&client, tag, 10, 0).await?;
 
     let stmt = format!(
         "SELECT id, popularity FROM bench WHERE tag_s = '{tag}' AND popularity < 4 \

@@ -10,15 +10,13 @@
 
 #[path = "common/check.rs"]
 mod check;
-// Only the client of the shared module is used here, not its catalogue.
-#[allow(dead_code)]
 #[path = "common/mod.rs"]
 mod common;
 
 use check::{check, check_eq};
 use futures::StreamExt;
 use serde::Deserialize;
-use solr_client::{Commit, Error};
+use solr_client::Error;
 
 #[derive(Debug, Deserialize)]
 struct Ratio {
@@ -30,11 +28,7 @@ struct Ratio {
 async fn main() -> solr_client::Result<()> {
     let client = common::client().await;
     let tag = "example-stream";
-    let docs: Vec<_> = (0..20)
-        .map(|i| serde_json::json!({"id": format!("{tag}-{i:02}"), "tag_s": tag, "popularity": i}))
-        .collect();
-    client.add(&docs).await?;
-    client.commit(Commit::default()).await?;
+    common::numbered(&client, tag, 20, 2).await?;
 
     let search =
         format!(r#"search(bench,q="tag_s:{tag}",fl="id,popularity",sort="id asc",qt="/export")"#);

@@ -20,8 +20,9 @@ use http::{HeaderMap, HeaderValue, Method};
 use solr_client::auth::AuthProvider;
 use solr_client::transport::BoxFuture;
 use solr_client::{Credentials, Error, RequestKind, Select, SolrClient};
-use solr_harness::local_solr::{project_root, LocalSolr, Mode};
+use solr_harness::local_solr::LocalSolr;
 
+use crate::support::cloud_nodes::{self, node_url, wait_for};
 use crate::support::{self, tag};
 
 /// The instance's administrator (`solr.sh --basic-auth`: Solr's documented example user).
@@ -29,17 +30,7 @@ const ADMIN: (&str, &str) = ("solr", "SolrRocks");
 
 fn cloud() -> &'static LocalSolr {
     static S: OnceLock<LocalSolr> = OnceLock::new();
-    S.get_or_init(|| {
-        LocalSolr::start(Mode::Cloud, "e2e-cloud-basic", &["--basic-auth"])
-            .unwrap_or_else(|e| panic!("cannot start e2e-cloud-basic: {e:#}"))
-    })
-}
-
-fn node(s: &LocalSolr, n: &str) -> String {
-    s.url(Some(n))
-        .expect("node")
-        .trim_end_matches('/')
-        .to_string()
+    cloud_nodes::instance(&S, "e2e-cloud-basic", &["--basic-auth"])
 }
 
 /// Basic credentials the test can change (a rotated password).
@@ -96,7 +87,7 @@ async fn edit_users(url: &str, body: serde_json::Value) {
 async fn wait_accepted(s: &LocalSolr, user: &str, password: &str) {
     let deadline = Instant::now() + Duration::from_secs(60);
     for n in ["node1", "node2"] {
-        let c = plain(&node(s, n), user, password);
+        let c = plain(&node_url(s, n), user, password);
         while let Err(e) = c.ping().await {
             assert!(matches!(e, Error::Unauthorized { .. }), "{n}: {e}");
             assert!(Instant::now() < deadline, "{n} never accepted {user}: {e}");
@@ -105,43 +96,11 @@ async fn wait_accepted(s: &LocalSolr, user: &str, password: &str) {
     }
 }
 
-/// Runs `solr.sh ARGS` off the runtime.
-async fn solr_sh(args: &[&str]) {
-    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-    let out = tokio::task::spawn_blocking(move || {
-        std::process::Command::new("bash")
-            .arg(project_root().join("local-solr/solr.sh"))
-            .args(&args)
-            .output()
-    })
-    .await
-    .expect("joins")
-    .expect("solr.sh runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// Waits (up to 120 s, sending nothing through the client) until `done` holds.
-async fn wait_for(client: &SolrClient, what: &str, done: impl Fn(&SolrClient) -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while !done(client) {
-        assert!(
-            Instant::now() < deadline,
-            "{what}: {:?}",
-            client.cloud_state()
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn background_checks_and_refreshes_are_signed_by_the_clients_provider() {
     let _net = support::shared().await;
     let s = cloud();
-    let (n1, n2) = (node(s, "node1"), node(s, "node2"));
+    let (n1, n2) = (node_url(s, "node1"), node_url(s, "node2"));
     // Without credentials Solr refuses even the health check the liveness checks use.
     let anonymous = SolrClient::builder(n1.as_str())
         .collection("bench")
@@ -186,7 +145,7 @@ async fn background_checks_and_refreshes_are_signed_by_the_clients_provider() {
     let old = plain(&n1, &user, first).ping().await;
     assert!(matches!(old, Err(Error::Unauthorized { .. })), "{old:?}");
 
-    solr_sh(&["stop-node", "e2e-cloud-basic", "node2"]).await;
+    cloud_nodes::stop_node(s, "node2").await;
     wait_for(&client, "node2 marked down by the timed refresh", |c| {
         health(c).is_some_and(|h| !h.up && !h.live)
     })
@@ -208,7 +167,7 @@ async fn background_checks_and_refreshes_are_signed_by_the_clients_provider() {
     })
     .await;
 
-    solr_sh(&["start-node", "e2e-cloud-basic", "node2"]).await;
+    cloud_nodes::start_node(s, "node2").await;
     wait_for(&client, "node2 back up after a liveness check", |c| {
         health(c).is_some_and(|h| h.up && h.live)
     })

@@ -21,27 +21,21 @@ use serde_json::json;
 use solr_client::admin::CreateCollection;
 use solr_client::transport::RetryPolicy;
 use solr_client::{Commit, Error, Indexer, Select, SolrClient};
-use solr_harness::local_solr::{project_root, LocalSolr, Mode};
+use solr_harness::local_solr::LocalSolr;
 use tokio::sync::Mutex;
 
 use crate::support;
+use crate::support::cloud_nodes::{self, node_url, seeds, wait_for};
 
 static LOCK: Mutex<()> = Mutex::const_new(());
 
 fn cloud() -> &'static LocalSolr {
     static S: OnceLock<LocalSolr> = OnceLock::new();
-    S.get_or_init(|| {
-        let args = ["--shards", "2", "--replicas", "2"];
-        LocalSolr::start(Mode::Cloud, "e2e-cloud-client", &args)
-            .unwrap_or_else(|e| panic!("cannot start e2e-cloud-client: {e:#}"))
-    })
-}
-
-fn seeds(s: &LocalSolr) -> Vec<String> {
-    ["node1", "node2"]
-        .iter()
-        .map(|n| s.url(Some(n)).expect("node").to_string())
-        .collect()
+    cloud_nodes::instance(
+        &S,
+        "e2e-cloud-client",
+        &["--shards", "2", "--replicas", "2"],
+    )
 }
 
 fn key(u: &str) -> String {
@@ -61,25 +55,6 @@ fn quick_client(s: &LocalSolr, collection: &str) -> SolrClient {
         )
         .build()
         .expect("cloud client builds")
-}
-
-/// Runs `solr.sh ARGS` off the runtime (stop-node has no harness method).
-async fn solr_sh(args: &[&str]) {
-    let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
-    let out = tokio::task::spawn_blocking(move || {
-        std::process::Command::new("bash")
-            .arg(project_root().join("local-solr/solr.sh"))
-            .args(&args)
-            .output()
-    })
-    .await
-    .expect("joins")
-    .expect("solr.sh runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 /// Waits (up to 120 s) until every shard has a leader and every replica is usable, as
@@ -245,13 +220,7 @@ async fn leader_killed_mid_indexer_run_every_document_indexed_once_or_reported()
     let acked_ids = r.acknowledged_ids(&ids);
     assert_eq!(acked_ids.len(), r.acknowledged);
 
-    tokio::task::spawn_blocking({
-        let s = s.clone();
-        move || s.start_node(&victim)
-    })
-    .await
-    .expect("joins")
-    .expect("node restarted");
+    cloud_nodes::start_node(s, &victim).await;
     wait_healthy(&client).await;
     check_held(&client, &tag, &acked_ids, &r).await;
 
@@ -536,12 +505,12 @@ async fn node_stopped_and_started_is_marked_down_then_back_without_a_new_client(
     let s = cloud();
     let client = quick_client(s, "bench");
     wait_healthy(&client).await;
-    let node2 = key(s.url(Some("node2")).expect("node2"));
+    let node2 = node_url(s, "node2");
     let health = |c: &SolrClient| c.cloud_state().and_then(|st| st.node(&node2).cloned());
     let before = health(&client).expect("node2 known");
     assert!(before.up && before.live, "{before:?}");
 
-    solr_sh(&["stop-node", "e2e-cloud-client", "node2"]).await;
+    cloud_nodes::stop_node(s, "node2").await;
     read_until(&client, "node2 marked down", |c| {
         health(c).is_some_and(|h| !h.up)
     })
@@ -549,17 +518,12 @@ async fn node_stopped_and_started_is_marked_down_then_back_without_a_new_client(
     let down = health(&client).expect("known");
     assert_eq!(down.marked_down, before.marked_down + 1, "{down:?}");
 
-    solr_sh(&["start-node", "e2e-cloud-client", "node2"]).await;
+    cloud_nodes::start_node(s, "node2").await;
     // No request needed: the liveness check brings it back.
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while !health(&client).is_some_and(|h| h.up && h.live) {
-        assert!(
-            Instant::now() < deadline,
-            "node2 never came back: {:?}",
-            client.cloud_state()
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    wait_for(&client, "node2 back up after a liveness check", |c| {
+        health(c).is_some_and(|h| h.up && h.live)
+    })
+    .await;
     wait_healthy(&client).await;
     let mut served = Vec::new();
     for _ in 0..20 {

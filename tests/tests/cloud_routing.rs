@@ -1,4 +1,4 @@
-//! SolrCloud routing by route key (issue #12, item 9) on a real cloud of 2 shards x 2
+//! SolrCloud write routing by route key on a real cloud of 2 shards x 2
 //! replicas (`support::cloud2x2`, shard leaders spread over the nodes when Solr lets it): for every update format
 //! (JSON, XML, CBOR) the client groups each batch by shard from the document ids it knows
 //! before encoding, and the routing decorator sends each group straight to its shard

@@ -213,9 +213,9 @@ async fn busy_port_fails_with_one_clear_line() {
     c.ping().await.expect("the running node still answers");
 }
 
-/// `solr.sh start cloud --replica-types nrt,tlog,pull` (issue #17): collection `bench` has one
-/// active replica of each type, a TLOG or NRT one leading; a bad list or a non-cloud mode is
-/// refused before any JVM starts.
+/// `solr.sh start cloud --replica-types nrt,tlog,pull` (for read routing by replica type):
+/// collection `bench` has one active replica of each type, a TLOG or NRT one leading; a bad
+/// list or a non-cloud mode is refused before any JVM starts.
 #[tokio::test]
 async fn cloud_replica_types_make_one_replica_of_each_type() {
     use solr_harness::local_solr::{LocalSolr, Mode};

@@ -1,9 +1,10 @@
-//! S2, the kNN load test of seed 000, at a small scale through the CLI: 300 docs x 32 dims on
-//! a Solr node of its own (the vector dimension is a node setting), concurrency {1, 2} x topK
-//! {10, 50}, on Java 17 and, when installed, Java 25 with Lucene's Panama vectorization.
-//! Checked exactly: every query answered, hits == topK in every answer, the queryResultCache
-//! never answered (each vector once per topK stream), the node stopped afterwards; Little's
-//! ratio finite and positive; outputs written and the JSON valid against the published schema.
+//! The `knn` scenario (a vector-search load test of Solr's SIMD acceleration) at a small scale
+//! through the CLI: 300 docs x 32 dims on a Solr node of its own (the vector dimension is a node
+//! setting), concurrency {1, 2} x topK {10, 50}, on Java 17 and, when installed, Java 25 with
+//! Lucene's Panama vectorization. Checked exactly: every query answered, hits == topK in every
+//! answer, the queryResultCache never answered (each vector once per topK stream), the node stopped
+//! afterwards; Little's ratio finite and positive; outputs written and the JSON valid against the
+//! published schema.
 
 use clap::Parser;
 use transport_bench::cli::{run, Cli};

@@ -24,7 +24,8 @@ use crate::support;
 static PAIR_LOCK: Mutex<()> = Mutex::const_new(());
 static CLOUD_LOCK: Mutex<()> = Mutex::const_new(());
 
-/// Leader + follower polling every 5 s (the default poll interval of seed 003's set-up).
+/// Leader + follower polling every 5 s (the default poll interval of the hosted leader/follower
+/// set-up the read-routing headers come from).
 fn pair() -> &'static LocalSolr {
     static S: OnceLock<LocalSolr> = OnceLock::new();
     S.get_or_init(|| {

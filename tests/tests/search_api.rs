@@ -1,4 +1,4 @@
-//! The typed search API (issue #14, search half) against the real Solr: for every query
+//! The typed search API (the query side of `select`) against the real Solr: for every query
 //! component, a small deterministic corpus (its own tag, every query filtered on it), the
 //! typed request, and the typed answer compared field by field with what Solr returned in
 //! raw JSON for the very same request (`SolrClient::select_request` sent with `send_raw`),

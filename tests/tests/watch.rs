@@ -247,7 +247,7 @@ async fn python_requests_with_and_without_session() {
     });
     assert_counts(&r, N as u64, N as u64, "requests.get");
     assert_eq!(r.findings[0].kind, "no-reuse", "{:?}", r.findings);
-    // Seed 003's trap: every request says `Connection: keep-alive`, none is reused.
+    // The keep-alive trap: every request says `Connection: keep-alive`, none is reused.
     assert_eq!(figures(&r).keep_alive_header, N as u64);
     assert!(
         r.findings[0].what.contains("keep-alive"),

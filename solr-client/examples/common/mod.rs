@@ -1,6 +1,9 @@
 //! Shared by the component examples: the client from `SOLR_URL` (default
-//! `http://127.0.0.1:8983/solr`, collection `bench`), a clear exit when Solr is absent, and
-//! a small catalogue indexed under a tag of its own.
+//! `http://127.0.0.1:8983/solr`, collection `bench`), a clear exit when Solr is absent, a
+//! small catalogue indexed under a tag of its own, and numbered documents for the examples
+//! that sort or compute on a number.
+
+#![allow(dead_code)] // each example uses only some of these
 
 use serde::{Deserialize, Serialize};
 use solr_client::{Commit, SolrClient};
@@ -67,4 +70,20 @@ pub async fn catalogue(client: &SolrClient, tag: &str) -> solr_client::Result<St
     client.add(&books).await?;
     client.commit(Commit::default()).await?;
     Ok(format!("tag_s:{tag}"))
+}
+
+/// Indexes `n` documents `{tag}-{i}` (`i` zero-padded to `width` digits, so ids sort as
+/// numbers) with `tag_s` = `tag` and `popularity` = `i`, and commits.
+pub async fn numbered(
+    client: &SolrClient,
+    tag: &str,
+    n: usize,
+    width: usize,
+) -> solr_client::Result<()> {
+    let docs: Vec<_> = (0..n)
+        .map(|i| serde_json::json!({"id": format!("{tag}-{i:0width$}"), "tag_s": tag, "popularity": i}))
+        .collect();
+    client.add(&docs).await?;
+    client.commit(Commit::default()).await?;
+    Ok(())
 }

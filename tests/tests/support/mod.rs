@@ -2,6 +2,7 @@
 //! across runs by `solr.sh`'s idempotent start), unique tags for test data, and the lock
 //! that keeps connection-counting tests alone.
 
+pub mod cloud_nodes;
 pub mod doc_counts;
 pub mod fault_server;
 pub mod h2_fault;

@@ -65,16 +65,26 @@ impl clap::builder::TypedValueParser for SolrUrl {
         _arg: Option<&clap::Arg>,
         value: &std::ffi::OsStr,
     ) -> std::result::Result<String, clap::Error> {
-        let fail = |m: String| {
-            clap::Error::raw(
-                clap::error::ErrorKind::ValueValidation,
-                format!("--url: {m}\n"),
-            )
-            .with_cmd(cmd)
-        };
-        let raw = value.to_str().ok_or_else(|| fail("not UTF-8".into()))?;
-        check_solr_url(raw).map_err(fail)
+        checked(cmd, "--url", value, check_solr_url)
     }
+}
+
+/// `check(value)`, its error a clap error that names `flag` and not the value.
+fn checked(
+    cmd: &clap::Command,
+    flag: &str,
+    value: &std::ffi::OsStr,
+    check: fn(&str) -> std::result::Result<String, String>,
+) -> std::result::Result<String, clap::Error> {
+    let fail = |m: String| {
+        clap::Error::raw(
+            clap::error::ErrorKind::ValueValidation,
+            format!("{flag}: {m}\n"),
+        )
+        .with_cmd(cmd)
+    };
+    let raw = value.to_str().ok_or_else(|| fail("not UTF-8".into()))?;
+    check(raw).map_err(fail)
 }
 
 /// Checks a `--url` value: an http(s) URL without user info. Credentials in the URL would be
@@ -111,15 +121,7 @@ impl clap::builder::TypedValueParser for ProxyUrl {
         _arg: Option<&clap::Arg>,
         value: &std::ffi::OsStr,
     ) -> std::result::Result<String, clap::Error> {
-        let fail = |m: String| {
-            clap::Error::raw(
-                clap::error::ErrorKind::ValueValidation,
-                format!("--proxy: {m}\n"),
-            )
-            .with_cmd(cmd)
-        };
-        let raw = value.to_str().ok_or_else(|| fail("not UTF-8".into()))?;
-        check_proxy_url(raw).map_err(fail)
+        checked(cmd, "--proxy", value, check_proxy_url)
     }
 }
 

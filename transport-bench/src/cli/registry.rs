@@ -90,8 +90,9 @@ pub enum Other {
     /// Watches any application's Solr traffic on the wire (or in a saved capture): connections,
     /// reuse, requests, gzip, update formats, wall time vs QTime, findings with fixes.
     Watch(Box<super::watch::WatchArgs>),
-    /// Prints the JSON Schema of a command's JSON output: `summary.json` of study/audit
-    /// (default), or that of sweep, large-responses, watch, nrt, bulk-files, knn or routing.
+    /// Prints the JSON Schema of a command's JSON output (the help line names them:
+    /// [`super::schema::about`]).
+    #[command(about = super::schema::about())]
     Schema(super::schema::SchemaArgs),
     /// Re-renders the tables, CSV and charts of a saved run: a study or audit from its raw
     /// `records.jsonl`; an `nrt`, `bulk-files`, `routing` or `knn` run from its JSON (which holds every
