@@ -201,7 +201,7 @@ async fn audit_measures_the_idle_penalty_on_one_connection() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Issue 12: a count of 0 (or a negative delay) is rejected by the parser with the range it
+/// A count of 0 (or a negative delay) is rejected by the parser with the range it
 /// must be in, never clamped; `--rtt -5` reaches that check instead of clap's "unexpected
 /// argument".
 #[test]
@@ -235,7 +235,7 @@ fn out_of_range_options_are_rejected_with_the_range() {
         .expect("in range");
 }
 
-/// Issue 12: an audit (and a study) in which every request failed is an error whose first
+/// An audit (and a study) in which every request failed is an error whose first
 /// line says so and why, not a report with exit 0; no run folder is written.
 #[tokio::test]
 async fn a_run_where_every_request_failed_is_an_error_with_the_reason_first() {

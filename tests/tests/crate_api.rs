@@ -1,4 +1,4 @@
-//! Issue 15, crate hygiene, against the real local Solr: a cursor stream moved into a task,
+//! Crate hygiene, against the real local Solr: a cursor stream moved into a task,
 //! the blocking wrapper's whole API (cursor as an iterator, typed select, get, batched adds,
 //! deletes), and an error's `source()` chain from a real failure.
 

@@ -1,4 +1,4 @@
-//! Issue 8, faults 2-9: what the client does when the server (or a proxy in front of it)
+//! What the client does when the server (or a proxy in front of it)
 //! misbehaves in ways real Solr cannot be made to on demand. Each case runs through the
 //! real `SolrClient` over every HTTP/1.1 transport the fault server can speak (fresh,
 //! pooled, reqwest; the h2 transport is tested against real Solr elsewhere), asserts the

@@ -1,13 +1,13 @@
-//! Issue 12, items 1, 5 and 8 over HTTP/2, against the h2c fault server
-//! (`support::h2_fault`) and real Solr:
+//! Redirects, refused streams, slow nodes and read-idle over HTTP/2, against the h2c fault
+//! server (`support::h2_fault`) and real Solr:
 //!
-//! - item 1: a redirected write is an error and reaches no other host; a read follows only
+//! - redirects: a redirected write is an error and reaches no other host; a read follows only
 //!   on opt-in;
-//! - item 5: a GOAWAY whose last-stream-id is below the request's stream, or a
+//! - refused streams: a GOAWAY whose last-stream-id is below the request's stream, or a
 //!   `REFUSED_STREAM`, is "not sent" (`Error::Io { not_sent: true }`), so even a write is
 //!   resent once on a new connection; a read lost on a reused connection the server closed
 //!   is resent once; such a write is not;
-//! - item 8: a node that is slow to connect does not hold up requests to other nodes;
+//! - slow nodes: a node that is slow to connect does not hold up requests to other nodes;
 //! - read-idle on a shared connection: a stream that gets no byte is cut at read-idle while
 //!   the complete frames of other streams keep arriving on the same connection.
 

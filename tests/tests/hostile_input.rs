@@ -1,5 +1,5 @@
-//! Issue 8, fault 10: control characters in XML updates. XML 1.0 cannot carry most C0
-//! control characters, so the XML encoder refuses the batch with an error naming the
+//! Control characters in XML updates. XML 1.0 cannot carry most C0
+//! Control characters, so the XML encoder refuses the batch with an error naming the
 //! document and field, before anything is sent; JSON escapes them (`\u0007`) and Solr
 //! stores them as they are. Invalid UTF-8 cannot reach either encoder: documents are Rust
 //! strings (`serde_json::Value`), so it is rejected where bytes become text, in the caller.
@@ -78,7 +78,7 @@ async fn xml_update_escapes_markup_and_solr_stores_it_verbatim() {
     assert_eq!(stored.replace("\r\n", "\n"), nasty.replace("\r\n", "\n"));
 }
 
-/// Issue 12, item 11: every hostile text, escaped with `escape_query`, is one literal term.
+/// Every hostile text, escaped with `escape_query`, is one literal term.
 /// Each value is indexed verbatim in a string field; querying that field with the escaped
 /// value answers 200 and finds exactly its own document (never a 400, never another doc).
 #[tokio::test]

@@ -1,4 +1,4 @@
-//! Issue 8, fault 1: the server (Jetty's idle timeout, set to 1 s) closes an idle pooled
+//! The server (Jetty's idle timeout, set to 1 s) closes an idle pooled
 //! connection. The client keeps its own idle timeout *above* the server's (10 s) on
 //! purpose, so the server is the one closing.
 //!

@@ -1,4 +1,4 @@
-//! Issue 15: the concurrent [`Indexer`] and truthful update reports.
+//! The concurrent [`Indexer`] and truthful update reports.
 //!
 //! - the exact report under per-document failures, on the project's tolerant chain (in
 //!   every update format) and on Solr's default chain (`update.chain=strict`, the same

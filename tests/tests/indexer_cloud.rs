@@ -1,4 +1,4 @@
-//! Issue 15: the [`Indexer`] in SolrCloud batches by shard as documents are pushed. On the
+//! The [`Indexer`] in SolrCloud batches by shard as documents are pushed. On the
 //! local cloud of 2 shards x 2 replicas (`support::cloud2x2`), N documents go through an
 //! indexer over the routing transport, with a recorder under the router that sees every
 //! request as it leaves (node, core, documents). Exact, three ways:

@@ -1,4 +1,4 @@
-//! Issue 16: the kernel witness counts only the client, also on a busy machine. A thread
+//! The kernel witness counts only the client, also on a busy machine. A thread
 //! opens and closes connections to another local port throughout a study; the study's
 //! client runs in its own network namespace (`stbc-PID`), so connector, kernel and pcap
 //! still agree exactly: fresh 20, pooled 1.

@@ -1,4 +1,4 @@
-//! Issue 8, load: 1,000 concurrent searches through `pooled` with a cap of N connections
+//! Load: 1,000 concurrent searches through `pooled` with a cap of N connections
 //! per host never open more than N connections (the transport's own count, the distinct
 //! connection ids on the responses, and the kernel's `ActiveOpens` all say so), leave no
 //! socket behind once the client is dropped, and keep memory bounded.

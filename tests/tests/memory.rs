@@ -1,4 +1,4 @@
-//! Issue 12, item 7: a decompression bomb costs at most the response limit plus a small
+//! A decompression bomb costs at most the response limit plus a small
 //! constant. The measurement runs in a child process (this test binary re-executed for one
 //! test, with `E2E_BOMB_LIMIT` set) so that its peak resident size (`VmHWM`) is the bomb's
 //! alone: the child resets the high-water mark (`/proc/self/clear_refs`), records `VmRSS`,

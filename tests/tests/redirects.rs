@@ -1,4 +1,4 @@
-//! Issue 12, item 1: redirects. No transport follows a 3xx itself; the client's redirect
+//! Redirects. No transport follows a 3xx itself; the client's redirect
 //! decorator decides, the same way over every transport: a write is never redirected (an
 //! error naming status and Location, nothing reaches the other host, the batch is reported
 //! lost), a read follows only on opt-in (`follow_redirects(max_hops)`): within max hops,

@@ -457,8 +457,8 @@ async fn cloud_leader_killed_mid_indexing_loses_no_acknowledged_doc() {
     println!("leader before the kill: {leader_node} {leader_url}");
     let client = client_over(&router);
     let tag = support::tag("route_c");
-    // 50,000 docs in 200 batches of 250: issue 4 asks for 10,000, the reliability issue for
-    // 50,000; the same 200 requests cover both.
+    // 50,000 docs in 200 batches of 250: the routing study asks for 10,000, the
+    // reliability study for 50,000; the same 200 requests cover both.
     let docs = support::docs(&tag, TOTAL, 0);
     let mut acked: Vec<String> = Vec::new();
     let mut reported: Vec<String> = Vec::new();

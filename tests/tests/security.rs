@@ -1,4 +1,4 @@
-//! Issue 8, security: TLS verification names the host, credentials never show in Debug
+//! Security: TLS verification names the host, credentials never show in Debug
 //! output or error messages, and escaped user text is a literal term.
 //! (A server whose CA the client does not trust is refused: `foundation::tls_select_needs_the_generated_ca`.)
 
@@ -157,7 +157,7 @@ async fn escaped_user_text_matches_only_itself() {
     }
 }
 
-/// Issue 12, item 3: one policy for URLs with user info, everywhere a URL is accepted: the
+/// One policy for URLs with user info, everywhere a URL is accepted: the
 /// client builder, every `Routing` node, and every `--url` of `transport-bench` refuse it,
 /// and no message repeats the password.
 #[tokio::test]
@@ -308,7 +308,7 @@ async fn recording_relay(
     (addr, sent)
 }
 
-/// Issue 12, item 3: a whole `transport-bench audit` run with basic auth (from
+/// A whole `transport-bench audit` run with basic auth (from
 /// `SOLR_BASIC_AUTH`, the only way the bench takes credentials) against the real local Solr,
 /// through a relay that records what the client sent: the `Authorization: Basic` value is on
 /// the wire (so the run really used the credentials), and neither the password nor that value

@@ -1,4 +1,4 @@
-//! Issue 15, the last client gaps: Solr's `update.chain` chosen by the client (builder, per
+//! Solr's `update.chain` chosen by the client (builder, per
 //! call, inherited by the indexer) and proven to reach Solr by what Solr then does; the
 //! blocking twins of the admin handles, against the real standalone node.
 

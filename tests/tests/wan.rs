@@ -734,7 +734,7 @@ async fn compare_measures_a_known_rtt_shift_between_two_runs() {
     eprintln!("{}", log.join("\n"));
 }
 
-/// Issue 16: `audit --rtt 40` names the paced responses. With this machine's default
+/// `audit --rtt 40` names the paced responses. With this machine's default
 /// congestion control, BBR (inherited by the WAN namespaces), the proxy's TCP paces each
 /// 4-5 segment answer of `pooled` into pairs 1.4-2.8 ms apart: the finding names the stall,
 /// its share of the round trip and the fixes. A gzipped answer is one segment and never

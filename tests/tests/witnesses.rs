@@ -23,7 +23,7 @@ async fn twenty_searches_connection_counts() {
     let s = support::standalone();
     let url = s.url(None).unwrap().to_string();
     let _g = support::exclusive().await;
-    // The client runs in its own network namespace (issue 16): the kernel's count is its
+    // The client runs in its own network namespace: the kernel's count is its
     // alone, whatever else this machine connects meanwhile.
     let ns = ClientNamespace::create().expect("a client namespace (run the tests as root)");
     ns.spawn(move || async move {

@@ -84,7 +84,7 @@ pub fn standalone_mtls() -> &'static LocalSolr {
     )
 }
 
-/// A standalone node whose Jetty closes connections idle for more than 1 s (issue 8, fault 1).
+/// A standalone node whose Jetty closes connections idle for more than 1 s.
 pub fn standalone_idle() -> &'static LocalSolr {
     static S: OnceLock<LocalSolr> = OnceLock::new();
     instance(
