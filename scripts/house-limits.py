@@ -17,7 +17,7 @@ A function's length runs from its `fn` line to its closing brace, both included.
 
 Citations (exit 1 when one is found): code, tests, scripts and user-facing text (README,
 CHANGELOG, docs/ apart from docs/findings/) name a behaviour by its own name, never as
-`seed 0NN` or `issue #N` (either case); only the findings in docs/findings/ say where a
+`seed 0NN`, `issue #N` or `issue N` (either case); only the findings in docs/findings/ say where a
 figure or a question came from. Every file git tracks is read, as it is in the working tree.
 """
 import argparse
@@ -30,7 +30,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CRATES = ["solr-client", "transport-bench", "solr-watch", "bench-report", "solr-harness", "wan-emu"]
 FN = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:default\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?(?:extern\s+\"[^\"]*\"\s+)?fn\s+([A-Za-z_][A-Za-z0-9_]*)")
 MAX_FN, LONG_FN, LONG_SHARE, MAX_FILE = 120, 60, 0.03, 700
-CITATION = re.compile(r"\bseed 0\d\d|\bissue #\d+", re.IGNORECASE)
+CITATION = re.compile(r"\bseed 0\d\d|\bissues? #?\d+", re.IGNORECASE)
 CITATIONS_ALLOWED = ("docs/findings/",)
 
 
