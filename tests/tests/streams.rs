@@ -136,7 +136,10 @@ async fn export_yields_every_id_once_through_every_transport() {
         // others' socket bytes (the head and chunk framing on top of it).
         let (wire, decoded) = (timing.bytes_in, timing.decoded_bytes);
         if gzip {
-            assert!(wire > 0 && wire < decoded, "{kind}+gzip: {wire} < {decoded}");
+            assert!(
+                wire > 0 && wire < decoded,
+                "{kind}+gzip: {wire} < {decoded}"
+            );
         } else if kind == TransportKind::Reqwest {
             assert_eq!(wire, decoded, "{kind}: the payload");
         } else {
