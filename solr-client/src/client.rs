@@ -1069,17 +1069,22 @@ impl SolrClient {
     }
 
     /// Sends `req` for an answer whose body is read as it arrives, signed when the client
-    /// has credentials (not re-sent after a 401: the body may not be replayable by then).
+    /// has credentials. After a 401 head the request (whole until then) is re-sent once when
+    /// the provider has a new credential, as a buffered call is
+    /// ([`crate::auth::send::send_signed_streaming`]); a 401 that stands is
+    /// [`Error::Unauthorized`].
     pub(crate) async fn send_streaming(
         &self,
-        mut req: WireRequest,
+        req: WireRequest,
     ) -> Result<crate::transport::StreamingResponse> {
-        let Some(auth) = &self.auth else {
-            return self.transport.send_streaming(req).await;
-        };
-        req.start_deadline();
-        crate::auth::sign(auth.as_ref(), &mut req).await?;
-        crate::auth::with_signer(auth.clone(), self.transport.send_streaming(req)).await
+        let resp =
+            crate::auth::send::send_signed_streaming(&self.transport, self.auth.as_ref(), req)
+                .await?;
+        if resp.status == http::StatusCode::UNAUTHORIZED {
+            let scheme = self.auth.as_ref().map(|a| a.scheme());
+            return Err(crate::auth::send::unauthorized(&resp, scheme, false));
+        }
+        Ok(resp)
     }
 
     /// [`SolrClient::send_raw`]: sends `req` as it is, reporting the response to the hook.

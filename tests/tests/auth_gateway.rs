@@ -8,6 +8,8 @@
 //!   concurrent requests share one renewal (callback calls counted exactly);
 //! - a token revoked at the gateway: one renewal, the request re-sent once and answered; a
 //!   provider whose new token is refused too: a typed error after exactly two attempts;
+//! - the same for a streamed answer (`export_as`): the request re-sent once after its 401
+//!   head, over the connection the 401 came on; refused twice, a typed error;
 //! - a token revoked in the middle of an `Indexer` run: every document accounted for, Solr
 //!   holds exactly the acknowledged ones;
 //! - custom headers (per client and per request) reach the gateway.
@@ -17,8 +19,11 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use futures::TryStreamExt;
 use solr_client::auth::{Bearer, Refreshing, Token};
-use solr_client::{Commit, Error, Indexer, Select, SolrClient, SolrClientBuilder, TransportKind};
+use solr_client::{
+    Commit, Error, Export, Indexer, Select, SolrClient, SolrClientBuilder, TransportKind,
+};
 
 use crate::support::nginx_gateway::Gateway;
 use crate::support::{self, tag};
@@ -228,6 +233,78 @@ async fn a_revoked_token_is_renewed_once_and_the_request_succeeds() {
     let err = c.ping().await.expect_err("refused twice");
     assert!(
         matches!(&err, Error::Unauthorized { hint, .. } if hint.contains("renewed once")),
+        "{err:?}"
+    );
+    let issued = issued.lock().unwrap().clone();
+    assert_eq!(
+        issued.len(),
+        2,
+        "the first token and one renewal: {issued:?}"
+    );
+    let lines = logged(&gw, &t2, 2).await;
+    assert_eq!(statuses(&lines), ["status=401", "status=401"], "{lines:?}");
+    for token in &issued {
+        assert_no_secret(&[err.to_string(), format!("{err:?}")], token);
+    }
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct Row {
+    id: String,
+}
+
+#[tokio::test]
+async fn a_streamed_export_is_resent_once_after_a_401_with_a_renewed_token() {
+    let _g = support::shared().await;
+    let Some((gw, t)) =
+        gateway("a_streamed_export_is_resent_once_after_a_401_with_a_renewed_token")
+    else {
+        return;
+    };
+    support::index_tagged(&direct(), &t, 3).await;
+    let export = Export::new(format!("tag_s:{t}")).fl("id").sort("id asc");
+    let (provider, issued) = issuer(&gw, &t, hour, true);
+    let c = through(&gw).auth(provider).build().expect("client");
+    c.ping().await.expect("ping");
+    let first = issued.lock().unwrap()[0].clone();
+    gw.revoke(&first);
+    let tag = format!("{t}-export");
+    let tagged = c.with_header("X-Request-Tag", &tag).expect("header");
+    let rows: Vec<Row> = tagged
+        .export_as::<Row>(&export)
+        .await
+        .expect("renewed after the 401 head and re-sent")
+        .try_collect()
+        .await
+        .expect("rows");
+    let mut ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+    ids.sort_unstable();
+    let want: Vec<String> = (0..3).map(|i| format!("{t}-{i}")).collect();
+    assert_eq!(ids, want, "every tagged document once");
+    assert_eq!(issued.lock().unwrap().len(), 2, "exactly one renewal");
+    let lines = logged(&gw, &tag, 2).await;
+    assert_eq!(statuses(&lines), ["status=401", "status=200"], "{lines:?}");
+    assert_eq!(
+        c.transport().stats().connections_opened,
+        1,
+        "the ping, the 401 (its body read) and the re-sent export on one connection"
+    );
+
+    // A provider whose new tokens are refused as well: a typed error after two attempts.
+    let t2 = format!("{t}-never");
+    let (provider, issued) = issuer(&gw, &t2, hour, false);
+    let c = through(&gw)
+        .auth(provider)
+        .header("X-Request-Tag", &t2)
+        .build()
+        .expect("client");
+    let err = c
+        .export_as::<Row>(&export)
+        .await
+        .expect_err("refused twice");
+    assert!(
+        matches!(&err, Error::Unauthorized { scheme: Some(s), hint, .. }
+            if s == "Bearer" && hint.contains("renewed once")),
         "{err:?}"
     );
     let issued = issued.lock().unwrap().clone();

@@ -138,6 +138,20 @@ async fn export_yields_every_id_once_through_every_transport() {
         );
         let encoding = timing.content_encoding.as_deref();
         assert_eq!(encoding, gzip.then_some("gzip"), "{kind} gzip={gzip}");
+        // The wire bytes, counted as the body was read: the compressed size with gzip;
+        // reqwest's are the payload as it came (the body's exact size without gzip), the
+        // others' socket bytes (the head and chunk framing on top of it).
+        let (wire, decoded) = (timing.bytes_in, timing.decoded_bytes);
+        if gzip {
+            assert!(
+                wire > 0 && wire < decoded,
+                "{kind}+gzip: {wire} < {decoded}"
+            );
+        } else if kind == TransportKind::Reqwest {
+            assert_eq!(wire, decoded, "{kind}: the payload");
+        } else {
+            assert!(wire > decoded, "{kind}: {wire} socket bytes > {decoded}");
+        }
         let ids: HashSet<&str> = rows.iter().map(|r| r.id.as_str()).collect();
         assert_eq!(ids.len(), rows.len(), "{kind} gzip={gzip}: an id twice");
         assert_eq!(rows.len() as u64, found, "{kind} gzip={gzip}");

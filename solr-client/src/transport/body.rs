@@ -7,8 +7,19 @@
 //! be many gigabytes; what reads it holds one chunk at a time) and not by the request
 //! timeout once the head has arrived (the reader sets the pace): only the read-idle timeout
 //! watches it, and it counts only while the reader waits for the next chunk.
+//!
+//! # Byte counts
+//! The timing's `bytes_in` and `bytes_out` of a streamed response are those of the buffered
+//! path for the same transport (socket bytes of the exchange for `fresh` and `pooled`; for
+//! `http2`, socket bytes when the stream was alone on its connection throughout, else the
+//! payload; for `reqwest`, the payload), counted as the body is read from the wire (before
+//! any decoder: with gzip, `bytes_in` is the compressed size, `decoded_bytes` what the reader
+//! got). They are final, and set, at one moment: when the [`BodyStream`] has returned its
+//! last item, `None` ([`BodyStream::is_ended`] is true and no item was an error). Until then
+//! both are zero, and they stay zero for a body given up (dropped) or failed before its end.
 
 use std::pin::Pin;
+use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 use std::time::Instant;
 
@@ -19,6 +30,32 @@ use http::{HeaderMap, StatusCode};
 use super::WireResponse;
 use crate::error::{Error, Result};
 use crate::timing::Timing;
+
+/// The wire byte counts of a streamed exchange, set by the transport when it has read the
+/// body from the connection to its end, and taken into the [`BodyStream`]'s timing when the
+/// stream ends (after any decoder between the two has ended too).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct WireCount(Arc<OnceLock<WireBytes>>);
+
+/// What [`WireCount`] carries: the counts and whether they are socket counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct WireBytes {
+    pub bytes_in: u64,
+    pub bytes_out: u64,
+    /// As [`Timing::bytes_exact`].
+    pub exact: bool,
+}
+
+impl WireCount {
+    /// Records the counts (the first call wins: a body ends once).
+    pub(crate) fn set(&self, bytes: WireBytes) {
+        let _ = self.0.set(bytes);
+    }
+
+    fn get(&self) -> Option<WireBytes> {
+        self.0.get().copied()
+    }
+}
 
 /// A boxed stream of body chunks, as a transport produces it.
 pub type ChunkStream = Pin<Box<dyn Stream<Item = Result<Bytes>> + Send>>;
@@ -47,7 +84,8 @@ impl StreamingResponse {
     }
 
     /// The timing record: the phases up to the response head, and the body's transfer time
-    /// once it has been read to its end.
+    /// and byte counts once it has been read to its end (see the module docs for when
+    /// `bytes_in` is final).
     pub fn timing(&self) -> &Timing {
         &self.body.timing
     }
@@ -85,6 +123,7 @@ pub struct BodyStream {
     headers_at: Instant,
     bytes: u64,
     ended: bool,
+    wire: Option<WireCount>,
 }
 
 impl std::fmt::Debug for BodyStream {
@@ -106,7 +145,17 @@ impl BodyStream {
             headers_at: Instant::now(),
             bytes: 0,
             ended: false,
+            wire: None,
         }
+    }
+
+    /// This body, whose wire byte counts the transport sets in `wire` when it has read the
+    /// body to its end; they go into the timing when this stream ends (see the module docs).
+    pub(crate) fn counted(mut self, wire: WireCount) -> Self {
+        self.timing.bytes_in = 0;
+        self.timing.bytes_out = 0;
+        self.wire = Some(wire);
+        self
     }
 
     /// A body that is already whole: one chunk (none when empty).
@@ -118,7 +167,9 @@ impl BodyStream {
     }
 
     /// The request's timing: up to the head until the body ends, then with the body's
-    /// `transfer` time and `decoded_bytes`.
+    /// `transfer` time, `decoded_bytes`, and the wire byte counts of the built-in
+    /// transports (`bytes_in`, `bytes_out`: final at the end, zero before; see the module
+    /// docs).
     pub fn timing(&self) -> &Timing {
         &self.timing
     }
@@ -159,6 +210,11 @@ impl Stream for BodyStream {
                 let transfer = self.headers_at.elapsed();
                 self.timing.transfer += transfer;
                 self.timing.decoded_bytes += self.bytes;
+                if let Some(w) = self.wire.as_ref().and_then(WireCount::get) {
+                    self.timing.bytes_in = w.bytes_in;
+                    self.timing.bytes_out = w.bytes_out;
+                    self.timing.bytes_exact = w.exact;
+                }
             }
             Poll::Ready(Some(Err(_))) => self.ended = true,
             Poll::Pending => {}

@@ -5,19 +5,24 @@
 //! TIME_WAIT socket behind. It is the baseline of every comparison.
 
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::Instant;
 
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
 
-use super::connector::Connector;
+use super::connector::{ConnMeter, Connector, SetupTiming};
 use super::h1::{
-    build_request, exchange, exchange_head, map_hyper, ConnTimer, Instants, Target, Watch,
+    build_request, exchange_head, map_hyper, read_body, ConnTimer, Head, Instants, Target, Watch,
 };
 use super::incoming::IncomingBody;
 use super::proxy::{self, Proxy};
 use super::tls::TlsOptions;
 use super::{
-    BodyStream, BoxFuture, StreamingResponse, Transport, TransportStats, WireRequest, WireResponse,
+    BodyStream, BoxFuture, StreamingResponse, Transport, TransportStats, WireBytes, WireCount,
+    WireRequest, WireResponse,
 };
 use crate::error::Result;
 use crate::timing::HttpVersion;
@@ -46,48 +51,22 @@ impl Fresh {
 
     async fn send_inner(&self, req: WireRequest) -> Result<WireResponse> {
         let node = crate::redact::node_label(&req.node);
-        let start = Instant::now();
-        let conn = self
-            .connector
-            .connect(&req.node, req.timeouts.connect)
-            .await?;
-        let meter = conn.meter.clone();
-        let setup = conn.setup;
-        let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(conn.io))
-            .await
-            .map_err(|e| map_hyper(&node, e))?;
-        let driver = tokio::spawn(async move {
-            let _ = connection.await;
-        });
-        let conn_ready = Instant::now();
-        meter.requests.fetch_add(1, Ordering::Relaxed);
-        let mut http_req = build_request(&req, Target::Origin(None))?;
-        let forwarder = self.connector.forwarder(&req.node);
-        if let Some(p) = forwarder {
-            proxy::absolute_form(&mut http_req, &req, p)?;
-        }
-        let mut timer = ConnTimer::new();
-        // The call's deadline is the `Counted` wrapper's: a new connection per request makes
-        // one more timer per request nothing to save.
-        let watch = Watch::new(&meter, &mut timer, req.timeouts.read_idle, conn_ready, None);
-        let result = exchange(&node, &req, watch, &mut sender, http_req).await;
-        let done = Instant::now();
-        drop(sender);
-        driver.abort(); // closes the socket: the client sends FIN, as Net::HTTP does
+        let head = self.head(&req, &node).await?;
+        let Headed {
+            resp,
+            close,
+            meter,
+            mut timer,
+            setup,
+            mut at,
+        } = head;
+        let watch = Watch::new(&meter, &mut timer, req.timeouts.read_idle, at.done, None);
+        let result = read_body(&node, &req, watch, resp.0, false).await;
+        at.done = Instant::now();
+        drop(close); // closes the socket: the client sends FIN, as Net::HTTP does
         let resp = result?;
-        if let Some(p) = forwarder {
-            proxy::forwarded_status(resp.status, &node, &req, p)?;
-        }
-        let marks = meter.marks();
         let (bin, bout) = meter.bytes();
-        let mut timing = Instants {
-            start,
-            conn_ready,
-            write_done: marks.last_write.unwrap_or(conn_ready),
-            first_byte: marks.first_read.unwrap_or(resp.headers_at),
-            done,
-        }
-        .into_timing(Some(setup), HttpVersion::Http11, &node);
+        let mut timing = at.into_timing(Some(setup), HttpVersion::Http11, &node);
         timing.connection_id = meter.id;
         // A fresh connection carries one request: its bytes include the TLS handshake.
         timing.bytes_in = bin;
@@ -100,66 +79,116 @@ impl Fresh {
             timing,
         })
     }
-}
 
-/// Aborts the task driving a fresh connection when dropped: the connection is closed once
-/// its body has been read, or given up.
-struct CloseOnDrop(tokio::task::JoinHandle<()>);
-
-impl Drop for CloseOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
-impl Fresh {
-    /// The streaming path: the exchange up to the response head; the connection is closed
-    /// when the body has been read or dropped.
-    async fn stream_inner(&self, req: WireRequest) -> Result<StreamingResponse> {
-        let node = crate::redact::node_label(&req.node);
+    /// The exchange up to the response head, what the buffered and the streaming path
+    /// share: a new connection, the request written, the head read (its timing stamps with
+    /// `done` at the head). The connection is closed when the returned [`Headed`]'s `close`
+    /// is dropped (with it, on any error).
+    async fn head(&self, req: &WireRequest, node: &str) -> Result<Headed> {
         let start = Instant::now();
         let conn = self
             .connector
             .connect(&req.node, req.timeouts.connect)
             .await?;
-        let (meter, setup) = (conn.meter.clone(), conn.setup);
-        let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(conn.io))
+        let (meter, setup) = (conn.meter, conn.setup);
+        let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(conn.io))
             .await
-            .map_err(|e| map_hyper(&node, e))?;
-        let close = CloseOnDrop(tokio::spawn(async move {
+            .map_err(|e| map_hyper(node, e))?;
+        let driver = tokio::spawn(async move {
             let _ = connection.await;
-        }));
+        });
+        let mut close = CloseOnDrop(driver, sender);
         let conn_ready = Instant::now();
         meter.requests.fetch_add(1, Ordering::Relaxed);
-        let mut http_req = build_request(&req, Target::Origin(None))?;
+        let mut http_req = build_request(req, Target::Origin(None))?;
         let forwarder = self.connector.forwarder(&req.node);
         if let Some(p) = forwarder {
-            proxy::absolute_form(&mut http_req, &req, p)?;
+            proxy::absolute_form(&mut http_req, req, p)?;
         }
         let mut timer = ConnTimer::new();
+        // The call's deadline is the `Counted` wrapper's: a new connection per request makes
+        // one more timer per request nothing to save.
         let watch = Watch::new(&meter, &mut timer, req.timeouts.read_idle, conn_ready, None);
-        let (resp, headers_at) = exchange_head(&node, &req, watch, &mut sender, http_req).await?;
+        let resp = exchange_head(node, req, watch, &mut close.1, http_req).await?;
         if let Some(p) = forwarder {
-            proxy::forwarded_status(resp.status(), &node, &req, p)?;
+            proxy::forwarded_status(resp.0.status(), node, req, p)?;
         }
         let marks = meter.marks();
-        let mut timing = Instants {
+        let at = Instants {
             start,
             conn_ready,
             write_done: marks.last_write.unwrap_or(conn_ready),
-            first_byte: marks.first_read.unwrap_or(headers_at),
-            done: headers_at,
-        }
-        .into_timing(Some(setup), HttpVersion::Http11, &node);
+            first_byte: marks.first_read.unwrap_or(resp.1),
+            done: resp.1,
+        };
+        Ok(Headed {
+            resp,
+            close,
+            meter,
+            timer,
+            setup,
+            at,
+        })
+    }
+
+    /// The streaming path: the exchange up to the response head ([`Self::head`]); the
+    /// connection is closed when the body has been read (its byte counts taken first) or
+    /// dropped.
+    async fn stream_inner(&self, req: WireRequest) -> Result<StreamingResponse> {
+        let node = crate::redact::node_label(&req.node);
+        let head = self.head(&req, &node).await?;
+        let Headed {
+            resp,
+            close,
+            meter,
+            timer,
+            setup,
+            at,
+        } = head;
+        let mut timing = at.into_timing(Some(setup), HttpVersion::Http11, &node);
         timing.connection_id = meter.id;
-        let (parts, body) = resp.into_parts();
-        let body = IncomingBody::new(body, meter, timer, req.timeouts.read_idle, node)
-            .on_end(Box::new(move |_| drop((close, sender))));
+        let (parts, body) = resp.0.into_parts();
+        let wire = WireCount::default();
+        let (count, back) = (wire.clone(), meter.clone());
+        let body = IncomingBody::new(body, meter, timer, req.timeouts.read_idle, node).on_end(
+            Box::new(move |_, _| {
+                // A fresh connection carries one request: its bytes include the handshake.
+                let (bytes_in, bytes_out) = back.bytes();
+                count.set(WireBytes {
+                    bytes_in,
+                    bytes_out,
+                    exact: true,
+                });
+                drop(close);
+            }),
+        );
         Ok(StreamingResponse {
             status: parts.status,
             headers: parts.headers,
-            body: BodyStream::new(Box::pin(body), timing),
+            body: BodyStream::new(Box::pin(body), timing).counted(wire),
         })
+    }
+}
+
+/// A request's exchange up to the response head ([`Fresh::head`]).
+struct Headed {
+    resp: Head,
+    /// The connection: closed when dropped.
+    close: CloseOnDrop,
+    meter: Arc<ConnMeter>,
+    timer: ConnTimer,
+    setup: SetupTiming,
+    /// The exchange's instants, `done` at the head.
+    at: Instants,
+}
+
+/// A fresh connection's sender and the task driving it, which is aborted when this is
+/// dropped: the connection is closed once its body has been read, or given up.
+struct CloseOnDrop(tokio::task::JoinHandle<()>, SendRequest<Full<Bytes>>);
+
+impl Drop for CloseOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 

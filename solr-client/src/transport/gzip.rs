@@ -102,6 +102,38 @@ pub(crate) fn gunzip_limited(node: &str, data: &[u8], limit: u64) -> Result<Vec<
     }
 }
 
+impl<T> Gzip<T> {
+    /// What every request gets, buffered or streamed: `Accept-Encoding: gzip`, and its body
+    /// gzipped when [`Gzip::compress_requests`] is on.
+    fn prepare(&self, req: &mut WireRequest) {
+        req.headers
+            .insert(ACCEPT_ENCODING, HeaderValue::from_static("gzip"));
+        if self.compress_requests && !req.body.is_empty() {
+            req.body = Bytes::from(gzip_bytes(&req.body));
+            req.headers
+                .insert(CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+        }
+    }
+}
+
+/// Whether a response with `headers` from `node` is gzipped (true) or not encoded (false);
+/// any other content coding is [`Error::Decompress`].
+fn gzipped(headers: &http::HeaderMap, node: &str) -> Result<bool> {
+    let encoding = headers
+        .get(CONTENT_ENCODING)
+        .and_then(|v| v.to_str().ok())
+        .map(|s| s.trim().to_ascii_lowercase());
+    match encoding.as_deref() {
+        None | Some("identity") => Ok(false),
+        Some("gzip") | Some("x-gzip") => Ok(true),
+        Some(other) => Err(Error::Decompress {
+            node: node.to_string(),
+            encoding: other.to_string(),
+            message: "unsupported content encoding".into(),
+        }),
+    }
+}
+
 impl<T: Transport> Decorator for Gzip<T> {
     type Inner = T;
 
@@ -111,38 +143,17 @@ impl<T: Transport> Decorator for Gzip<T> {
 
     fn call(&self, mut req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
         Box::pin(async move {
-            req.headers
-                .insert(ACCEPT_ENCODING, HeaderValue::from_static("gzip"));
-            if self.compress_requests && !req.body.is_empty() {
-                req.body = Bytes::from(gzip_bytes(&req.body));
-                req.headers
-                    .insert(CONTENT_ENCODING, HeaderValue::from_static("gzip"));
-            }
+            self.prepare(&mut req);
             let limit = req.max_response_bytes;
             let mut resp = self.inner.send(req).await?;
-            let encoding = resp
-                .headers
-                .get(CONTENT_ENCODING)
-                .and_then(|v| v.to_str().ok())
-                .map(|s| s.trim().to_ascii_lowercase());
-            match encoding.as_deref() {
-                None | Some("identity") => {}
-                Some("gzip") | Some("x-gzip") => {
-                    let t0 = Instant::now();
-                    let out = gunzip_limited(&resp.timing.node, &resp.body, limit)?;
-                    resp.timing.decompress = Some(t0.elapsed());
-                    resp.timing.decoded_bytes = out.len() as u64;
-                    resp.timing.content_encoding = Some("gzip".into());
-                    resp.body = Bytes::from(out);
-                    resp.headers.remove(CONTENT_ENCODING);
-                }
-                Some(other) => {
-                    return Err(Error::Decompress {
-                        node: resp.timing.node.clone(),
-                        encoding: other.to_string(),
-                        message: "unsupported content encoding".into(),
-                    })
-                }
+            if gzipped(&resp.headers, &resp.timing.node)? {
+                let t0 = Instant::now();
+                let out = gunzip_limited(&resp.timing.node, &resp.body, limit)?;
+                resp.timing.decompress = Some(t0.elapsed());
+                resp.timing.decoded_bytes = out.len() as u64;
+                resp.timing.content_encoding = Some("gzip".into());
+                resp.body = Bytes::from(out);
+                resp.headers.remove(CONTENT_ENCODING);
             }
             Ok(resp)
         })
@@ -153,32 +164,18 @@ impl<T: Transport> Decorator for Gzip<T> {
     /// `max_response_bytes`), so no more than one chunk's output is held.
     fn call_streaming(&self, mut req: WireRequest) -> BoxFuture<'_, Result<StreamingResponse>> {
         Box::pin(async move {
-            req.headers
-                .insert(ACCEPT_ENCODING, HeaderValue::from_static("gzip"));
+            self.prepare(&mut req);
             let limit = req.max_response_bytes;
             let mut resp = self.inner.send_streaming(req).await?;
-            let encoding = resp
-                .headers
-                .get(CONTENT_ENCODING)
-                .and_then(|v| v.to_str().ok())
-                .map(|s| s.trim().to_ascii_lowercase());
-            match encoding.as_deref() {
-                None | Some("identity") => Ok(resp),
-                Some("gzip") | Some("x-gzip") => {
-                    resp.headers.remove(CONTENT_ENCODING);
-                    let node = resp.timing().node.clone();
-                    resp.body.timing_mut().content_encoding = Some("gzip".into());
-                    resp.body = resp
-                        .body
-                        .map_inner(|inner| Box::pin(gunzip_stream(inner, node, limit)));
-                    Ok(resp)
-                }
-                Some(other) => Err(Error::Decompress {
-                    node: resp.timing().node.clone(),
-                    encoding: other.to_string(),
-                    message: "unsupported content encoding".into(),
-                }),
+            if gzipped(&resp.headers, &resp.timing().node)? {
+                resp.headers.remove(CONTENT_ENCODING);
+                let node = resp.timing().node.clone();
+                resp.body.timing_mut().content_encoding = Some("gzip".into());
+                resp.body = resp
+                    .body
+                    .map_inner(|inner| Box::pin(gunzip_stream(inner, node, limit)));
             }
+            Ok(resp)
         })
     }
 

@@ -9,7 +9,6 @@ use bytes::{Bytes, BytesMut};
 use http::header::{HeaderValue, CONTENT_LENGTH, HOST, USER_AGENT};
 use http::{HeaderMap, StatusCode};
 use http_body_util::Full;
-#[cfg(feature = "http2")]
 use hyper::body::Incoming;
 use hyper::client::conn::http1::SendRequest;
 
@@ -136,8 +135,6 @@ pub(crate) struct ReadResponse {
     pub status: StatusCode,
     pub headers: HeaderMap,
     pub body: Bytes,
-    /// When the response headers were decoded.
-    pub headers_at: Instant,
 }
 
 /// The timer of one HTTP/1.1 connection, kept with the connection and re-armed for each of
@@ -280,7 +277,6 @@ impl<'a, A: Activity + ?Sized> Watch<'a, A> {
     }
 
     /// A byte of the request arrived at `at` (seen by the caller, not by `activity`).
-    #[cfg(feature = "http2")]
     pub(crate) fn restart(&mut self, at: Instant) {
         self.last = self.last.max(at);
     }
@@ -331,27 +327,59 @@ impl<'a, A: Activity + ?Sized> Watch<'a, A> {
     }
 }
 
-/// Sends `http_req` on an HTTP/1.1 connection and reads the whole response (the body
-/// bounded by the request's size limit), every wait bounded by `watch`.
+/// The response head of an HTTP/1.1 exchange, and when it was decoded.
+pub(crate) type Head = (http::Response<Incoming>, Instant);
+
+/// Sends `http_req` on an HTTP/1.1 connection and waits for the response head, under
+/// `watch`: the step the buffered path ([`read_body`] next) and the streaming path
+/// ([`super::IncomingBody`] next) share.
 ///
 /// Kept small, because a transport boxes it (inside its request future) per request: the
 /// response future is boxed on its own and the rest is one flat state machine whose
 /// captures are not copied into locals (an `async fn` holds each argument twice).
-pub(crate) fn exchange<'a>(
+pub(crate) fn exchange_head<'a>(
     node: &'a str,
     req: &'a WireRequest,
     mut watch: Watch<'a>,
     sender: &mut SendRequest<Full<Bytes>>,
     http_req: http::Request<Full<Bytes>>,
+) -> impl Future<Output = Result<Head>> + 'a {
+    let head = Box::pin(sender.send_request(http_req));
+    async move { head_under(node, req, &mut watch, head).await }
+}
+
+/// Waits for the response head `head` under `watch` (HTTP/1.1 and HTTP/2 alike).
+async fn head_under<A, F>(
+    node: &str,
+    req: &WireRequest,
+    watch: &mut Watch<'_, A>,
+    head: F,
+) -> Result<Head>
+where
+    A: Activity + ?Sized,
+    F: Future<Output = std::result::Result<http::Response<Incoming>, hyper::Error>>,
+{
+    let mut head = std::pin::pin!(head);
+    let resp = std::future::poll_fn(|cx| watch.poll(cx, |cx| head.as_mut().poll(cx)))
+        .await
+        .map_err(|e| e.error(node, req))?
+        .map_err(|e| map_hyper(node, e))?;
+    Ok((resp, Instant::now()))
+}
+
+/// Reads the whole body of `resp` (bounded by the request's size limit), every wait bounded
+/// by `watch`; with `frames_restart` (HTTP/2) each frame of the stream restarts its idle
+/// clock.
+pub(crate) fn read_body<'a, A: Activity + ?Sized>(
+    node: &'a str,
+    req: &'a WireRequest,
+    mut watch: Watch<'a, A>,
+    resp: http::Response<Incoming>,
+    frames_restart: bool,
 ) -> impl Future<Output = Result<ReadResponse>> + 'a {
-    let mut head = Box::pin(sender.send_request(http_req));
+    // Split here, not in the future: it holds the parts once, not the response too.
+    let (parts, mut body) = resp.into_parts();
     async move {
-        let resp = std::future::poll_fn(|cx| watch.poll(cx, |cx| head.as_mut().poll(cx)))
-            .await
-            .map_err(|e| e.error(node, req))?
-            .map_err(|e| map_hyper(node, e))?;
-        let headers_at = Instant::now();
-        let (parts, mut body) = resp.into_parts();
         let mut buf = BodyBuf::new(node, req.max_response_bytes, &parts.headers)?;
         loop {
             let frame = std::future::poll_fn(|cx| {
@@ -361,28 +389,14 @@ pub(crate) fn exchange<'a>(
             })
             .await
             .map_err(|e| e.error(node, req))?;
+            if frames_restart {
+                watch.restart(Instant::now());
+            }
             if buf.take(node, frame)? {
-                return Ok(buf.finish(parts, headers_at));
+                return Ok(buf.finish(parts));
             }
         }
     }
-}
-
-/// Sends `http_req` on an HTTP/1.1 connection and waits for the response head only, under
-/// `watch`; the body is left to the caller (the streaming path, [`super::IncomingBody`]).
-pub(crate) async fn exchange_head(
-    node: &str,
-    req: &WireRequest,
-    mut watch: Watch<'_>,
-    sender: &mut SendRequest<Full<Bytes>>,
-    http_req: http::Request<Full<Bytes>>,
-) -> Result<(http::Response<hyper::body::Incoming>, Instant)> {
-    let mut head = Box::pin(sender.send_request(http_req));
-    let resp = std::future::poll_fn(|cx| watch.poll(cx, |cx| head.as_mut().poll(cx)))
-        .await
-        .map_err(|e| e.error(node, req))?
-        .map_err(|e| map_hyper(node, e))?;
-    Ok((resp, Instant::now()))
 }
 
 /// A response body being read: the size limit checked frame by frame; a body that comes in
@@ -445,13 +459,12 @@ impl BodyBuf {
         Ok(())
     }
 
-    /// The whole response: `parts` (its head, decoded at `headers_at`) and this body.
-    fn finish(self, parts: http::response::Parts, headers_at: Instant) -> ReadResponse {
+    /// The whole response: `parts` (its head) and this body.
+    fn finish(self, parts: http::response::Parts) -> ReadResponse {
         ReadResponse {
             status: parts.status,
             headers: parts.headers,
             body: self.first.unwrap_or_else(|| self.rest.freeze()),
-            headers_at,
         }
     }
 }
@@ -463,73 +476,28 @@ fn too_large(node: &str, limit: u64) -> Error {
     }
 }
 
-/// HTTP/2: waits for the response head, then reads the body, every wait bounded by the
-/// read-idle timeout, counted from the stream's last byte: its last frame, or the last wire
-/// byte of a frame still arriving on the connection (`clock`, see [`super::h2_clock`]). The
-/// bytes of other streams' complete frames do not keep a stalled stream alive.
+/// HTTP/2: waits for the response head `fut` under the read-idle timeout, counted from the
+/// stream's last byte: its last frame, or the last wire byte of a frame still arriving on
+/// the connection (`clock`, see [`super::h2_clock`]). The bytes of other streams' complete
+/// frames do not keep a stalled stream alive. The body is the caller's: [`read_body`] with
+/// `frames_restart`, or the streaming path's reader.
 ///
-/// The timer is this request's own (streams share the connection), made once per request
-/// in the request's future and re-armed only when the idle limit moves.
+/// `timer` is this request's own (streams share the connection), made once per request by
+/// the caller (and used again for the body) and re-armed only when the idle limit moves.
 #[cfg(feature = "http2")]
-pub(crate) async fn read_frames<F>(
+pub(crate) async fn h2_head<F>(
     node: &str,
     req: &WireRequest,
     clock: &super::h2_clock::FrameClock,
+    timer: std::pin::Pin<&mut tokio::time::Sleep>,
     fut: F,
-) -> Result<ReadResponse>
+) -> Result<Head>
 where
-    F: std::future::Future<Output = std::result::Result<http::Response<Incoming>, hyper::Error>>,
+    F: Future<Output = std::result::Result<http::Response<Incoming>, hyper::Error>>,
 {
     let start = Instant::now();
-    let far = tokio::time::Instant::from_std(super::far_or(start, req.timeouts.read_idle));
-    let timer = std::pin::pin!(tokio::time::sleep_until(far));
     let mut watch = Watch::on(clock, timer, req.timeouts.read_idle, start, None);
-    let mut head = std::pin::pin!(fut);
-    let resp = std::future::poll_fn(|cx| watch.poll(cx, |cx| head.as_mut().poll(cx)))
-        .await
-        .map_err(|e| e.error(node, req))?
-        .map_err(|e| map_hyper(node, e))?;
-    let headers_at = Instant::now();
-    watch.restart(headers_at);
-    let (parts, mut body) = resp.into_parts();
-    let mut buf = BodyBuf::new(node, req.max_response_bytes, &parts.headers)?;
-    loop {
-        let frame = std::future::poll_fn(|cx| {
-            watch.poll(cx, |cx| {
-                hyper::body::Body::poll_frame(std::pin::Pin::new(&mut body), cx)
-            })
-        })
-        .await
-        .map_err(|e| e.error(node, req))?;
-        watch.restart(Instant::now());
-        if buf.take(node, frame)? {
-            return Ok(buf.finish(parts, headers_at));
-        }
-    }
-}
-
-/// HTTP/2, the streaming path: waits for the response head only, under the read-idle
-/// timeout as [`read_frames`] does; the body is left to the caller.
-#[cfg(feature = "http2")]
-pub(crate) async fn read_head<F>(
-    node: &str,
-    req: &WireRequest,
-    clock: &super::h2_clock::FrameClock,
-    fut: F,
-) -> Result<(http::Response<Incoming>, Instant)>
-where
-    F: std::future::Future<Output = std::result::Result<http::Response<Incoming>, hyper::Error>>,
-{
-    let start = Instant::now();
-    let far = tokio::time::Instant::from_std(super::far_or(start, req.timeouts.read_idle));
-    let timer = std::pin::pin!(tokio::time::sleep_until(far));
-    let mut watch = Watch::on(clock, timer, req.timeouts.read_idle, start, None);
-    let mut head = std::pin::pin!(fut);
-    let resp = std::future::poll_fn(|cx| watch.poll(cx, |cx| head.as_mut().poll(cx)))
-        .await
-        .map_err(|e| e.error(node, req))?
-        .map_err(|e| map_hyper(node, e))?;
-    Ok((resp, Instant::now()))
+    head_under(node, req, &mut watch, fut).await
 }
 
 /// The exchange's byte counts and decoded size: the connection's counters less `before`

@@ -36,15 +36,16 @@ use hyper_util::rt::{TokioExecutor, TokioIo};
 
 use super::connector::{ConnMeter, Connector, SetupTiming};
 use super::h1::{
-    build_request, count_bytes, map_hyper, read_frames, read_head, ConnTimer, Instants, Target,
+    build_request, count_bytes, h2_head, map_hyper, read_body, ConnTimer, Head, Instants, Target,
+    Watch,
 };
 use super::h2_clock::{FrameClock, FrameEdges};
 use super::incoming::IncomingBody;
 use super::proxy::Proxy;
 use super::tls::TlsOptions;
 use super::{
-    BodyStream, BoxFuture, RequestKind, StreamingResponse, Transport, TransportStats, WireRequest,
-    WireResponse,
+    BodyStream, BoxFuture, RequestKind, StreamingResponse, Transport, TransportStats, WireBytes,
+    WireCount, WireRequest, WireResponse,
 };
 use crate::error::{Error, Result};
 use crate::timing::{HttpVersion, Timing};
@@ -192,91 +193,42 @@ impl Http2 {
         }
     }
 
+    /// The buffered path: the exchange up to the head ([`Self::head`]), then the body, on
+    /// one timer of the request's own.
     async fn send_inner(&self, req: WireRequest) -> Result<WireResponse> {
         let node = crate::redact::node_label(&req.node);
         let start = Instant::now();
-        let mut attempt = 1;
-        loop {
-            match self.send_once(&req, &node, start).await {
-                Ok(mut resp) => {
-                    resp.timing.attempts = attempt;
-                    return Ok(resp);
-                }
-                Err((e, conn, reused)) => {
-                    if let Some(conn) = &conn {
-                        if matches!(e, Error::Io { .. }) {
-                            self.evict(&req, conn).await;
-                        }
-                    }
-                    // As `pooled`: a request lost on a reused connection the server closed
-                    // (or refused by GOAWAY/REFUSED_STREAM, `not_sent`) is resent once on a
-                    // new connection if it is a read, or a write that certainly was not sent.
-                    let stale = reused && matches!(e, Error::Io { .. });
-                    let retry_ok = req.kind != RequestKind::Write || e.is_not_sent();
-                    if stale && retry_ok && attempt == 1 {
-                        attempt += 1;
-                        continue;
-                    }
-                    return Err(e);
-                }
-            }
-        }
-    }
-
-    /// One attempt. On failure also returns the connection it used (if any) and whether it
-    /// had been reused.
-    async fn send_once(
-        &self,
-        req: &WireRequest,
-        node: &str,
-        start: Instant,
-    ) -> std::result::Result<WireResponse, (Error, Option<H2Conn>, bool)> {
-        let (mut conn, setup) = self
-            .connection(req, node)
-            .await
-            .map_err(|e| (e, None, false))?;
-        let conn_ready = Instant::now();
-        let alone_at_start = conn.inflight.fetch_add(1, Ordering::SeqCst) == 0;
-        let before = if setup.is_some() {
-            (0, 0)
-        } else {
-            conn.meter.bytes()
-        };
-        conn.meter.requests.fetch_add(1, Ordering::Relaxed);
-        let http_req = match build_request(req, Target::Absolute) {
-            Ok(r) => r,
-            Err(e) => {
-                conn.inflight.fetch_sub(1, Ordering::SeqCst);
-                return Err((e, None, false));
-            }
-        };
-        let result = read_frames(node, req, &conn.clock, conn.sender.send_request(http_req)).await;
+        let idle = req.timeouts.read_idle;
+        let far = tokio::time::Instant::from_std(super::far_or(start, idle));
+        let mut timer = std::pin::pin!(tokio::time::sleep_until(far));
+        let head = self.head(&req, &node, timer.as_mut()).await?;
+        let (conn, headers_at) = (&head.conn, head.resp.1);
+        let watch = Watch::on(&*conn.clock, timer, idle, headers_at, None);
+        let result = read_body(&node, &req, watch, head.resp.0, true).await;
         let done = Instant::now();
-        let alone = alone_at_start && conn.inflight.load(Ordering::SeqCst) == 1;
-        conn.inflight.fetch_sub(1, Ordering::SeqCst);
+        let alone = head.alone_at_start && conn.inflight.load(Ordering::SeqCst) == 1;
+        drop(head.inflight);
         let resp = match result {
             Ok(r) => r,
-            Err(e) => {
-                let e = conn.explain(node, e).await;
-                return Err((e, Some(conn), setup.is_none()));
-            }
+            Err(e) => return Err(self.failed(&req, conn, &node, e).await),
         };
         // Stream-level stamps: on an HTTP/2 socket the client also writes control frames
         // (SETTINGS ACK, WINDOW_UPDATE, PING ACK) while a response is pending, so socket
         // stamps cannot tell when this request's last byte left.
         let stamps = Instants {
             start,
-            conn_ready,
-            write_done: conn_ready,
-            first_byte: resp.headers_at,
+            conn_ready: head.conn_ready,
+            write_done: head.conn_ready,
+            first_byte: headers_at,
             done,
         };
-        let mut timing = stamps.into_timing(setup, HttpVersion::Http2, node);
+        let mut timing = stamps.into_timing(head.setup, HttpVersion::Http2, &node);
         if alone {
-            count_bytes(&mut timing, &conn.meter, before, resp.body.len());
+            count_bytes(&mut timing, &conn.meter, head.before, resp.body.len());
         } else {
             estimate_bytes(&mut timing, conn.meter.id, resp.body.len(), req.body.len());
         }
+        timing.attempts = head.attempt;
         Ok(WireResponse {
             status: resp.status,
             headers: resp.headers,
@@ -284,40 +236,38 @@ impl Http2 {
             timing,
         })
     }
-}
 
-/// Counts a stream in flight on its connection until dropped.
-struct InFlight(Arc<AtomicU64>);
-
-impl Drop for InFlight {
-    fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
-    }
-}
-
-impl Http2 {
-    /// The streaming path: the exchange up to the response head (resent once on a new
-    /// connection as [`Self::send_inner`] does); the stream counts as in flight on its
-    /// connection until its body has been read or dropped.
-    async fn stream_inner(&self, req: WireRequest) -> Result<StreamingResponse> {
-        let node = crate::redact::node_label(&req.node);
-        let start = Instant::now();
+    /// The exchange up to the response head, what the buffered and the streaming path
+    /// share: the node's connection (opened if needed), the stream counted in flight, the
+    /// request sent, the head read under `timer`. A request lost on a reused connection the
+    /// server closed (or refused by GOAWAY/REFUSED_STREAM, `not_sent`) before the head came
+    /// is resent once on a new connection if it is a read, or a write that certainly was
+    /// not sent (as `pooled` does).
+    async fn head(
+        &self,
+        req: &WireRequest,
+        node: &str,
+        mut timer: std::pin::Pin<&mut tokio::time::Sleep>,
+    ) -> Result<Headed> {
         let mut attempt = 1;
         loop {
-            let (mut conn, setup) = self.connection(&req, &node).await?;
+            let (mut conn, setup) = self.connection(req, node).await?;
             let conn_ready = Instant::now();
-            conn.inflight.fetch_add(1, Ordering::SeqCst);
+            let alone_at_start = conn.inflight.fetch_add(1, Ordering::SeqCst) == 0;
             let inflight = InFlight(conn.inflight.clone());
+            let before = if setup.is_some() {
+                (0, 0)
+            } else {
+                conn.meter.bytes()
+            };
             conn.meter.requests.fetch_add(1, Ordering::Relaxed);
-            let http_req = build_request(&req, Target::Absolute)?;
+            let http_req = build_request(req, Target::Absolute)?;
             let sent = conn.sender.send_request(http_req);
-            let (resp, headers_at) = match read_head(&node, &req, &conn.clock, sent).await {
+            let resp = match h2_head(node, req, &conn.clock, timer.as_mut(), sent).await {
                 Ok(r) => r,
                 Err(e) => {
-                    let e = conn.explain(&node, e).await;
-                    if matches!(e, Error::Io { .. }) {
-                        self.evict(&req, &conn).await;
-                    }
+                    drop(inflight);
+                    let e = self.failed(req, &conn, node, e).await;
                     let stale = setup.is_none() && matches!(e, Error::Io { .. });
                     let retry_ok = req.kind != RequestKind::Write || e.is_not_sent();
                     if stale && retry_ok && attempt == 1 {
@@ -327,28 +277,108 @@ impl Http2 {
                     return Err(e);
                 }
             };
-            let stamps = Instants {
-                start,
+            return Ok(Headed {
+                resp,
+                conn,
+                setup,
                 conn_ready,
-                write_done: conn_ready,
-                first_byte: headers_at,
-                done: headers_at,
-            };
-            let mut timing = stamps.into_timing(setup, HttpVersion::Http2, &node);
-            timing.connection_id = conn.meter.id;
-            timing.bytes_exact = false;
-            timing.attempts = attempt;
-            let (parts, body) = resp.into_parts();
-            let idle = req.timeouts.read_idle;
-            let body = IncomingBody::new(body, conn.clock.clone(), ConnTimer::new(), idle, node)
-                .frames_restart()
-                .on_end(Box::new(move |_| drop(inflight)));
-            return Ok(StreamingResponse {
-                status: parts.status,
-                headers: parts.headers,
-                body: BodyStream::new(Box::pin(body), timing),
+                inflight,
+                alone_at_start,
+                before,
+                attempt,
             });
         }
+    }
+
+    /// `e`, an exchange on `conn` failed, as the connection's end explains it
+    /// ([`H2Conn::explain`]); a broken connection is forgotten, so the next request opens a
+    /// new one.
+    async fn failed(&self, req: &WireRequest, conn: &H2Conn, node: &str, e: Error) -> Error {
+        let e = conn.explain(node, e).await;
+        if matches!(e, Error::Io { .. }) {
+            self.evict(req, conn).await;
+        }
+        e
+    }
+
+    /// The streaming path: the exchange up to the response head ([`Self::head`]), on the
+    /// timer the body's reader keeps; the stream counts as in flight on its connection
+    /// until its body has been read (its byte counts taken then) or dropped.
+    async fn stream_inner(&self, req: WireRequest) -> Result<StreamingResponse> {
+        let node = crate::redact::node_label(&req.node);
+        let start = Instant::now();
+        let mut timer = ConnTimer::new();
+        let head = self.head(&req, &node, timer.here()).await?;
+        let (resp, headers_at) = head.resp;
+        let stamps = Instants {
+            start,
+            conn_ready: head.conn_ready,
+            write_done: head.conn_ready,
+            first_byte: headers_at,
+            done: headers_at,
+        };
+        let mut timing = stamps.into_timing(head.setup, HttpVersion::Http2, &node);
+        timing.connection_id = head.conn.meter.id;
+        timing.bytes_exact = false;
+        timing.attempts = head.attempt;
+        let (parts, body) = resp.into_parts();
+        let idle = req.timeouts.read_idle;
+        let wire = WireCount::default();
+        let count = wire.clone();
+        let (meter, inflight, before) = (head.conn.meter.clone(), head.inflight, head.before);
+        let (alone_at_start, sent) = (head.alone_at_start, req.body.len() as u64);
+        let body = IncomingBody::new(body, head.conn.clock.clone(), timer, idle, node)
+            .frames_restart()
+            .on_end(Box::new(move |_, payload| {
+                // As the buffered path: socket counts when the stream was alone throughout,
+                // else its payload.
+                let alone = alone_at_start && inflight.0.load(Ordering::SeqCst) == 1;
+                count.set(if alone {
+                    let (bytes_in, bytes_out) = meter.bytes();
+                    WireBytes {
+                        bytes_in: bytes_in - before.0,
+                        bytes_out: bytes_out - before.1,
+                        exact: true,
+                    }
+                } else {
+                    WireBytes {
+                        bytes_in: payload,
+                        bytes_out: sent,
+                        exact: false,
+                    }
+                });
+                drop(inflight);
+            }));
+        Ok(StreamingResponse {
+            status: parts.status,
+            headers: parts.headers,
+            body: BodyStream::new(Box::pin(body), timing).counted(wire),
+        })
+    }
+}
+
+/// A request's exchange up to the response head ([`Http2::head`]).
+struct Headed {
+    resp: Head,
+    conn: H2Conn,
+    /// The new connection's set-up, None on a reused one.
+    setup: Option<SetupTiming>,
+    conn_ready: Instant,
+    /// The stream, counted in flight until this is dropped.
+    inflight: InFlight,
+    /// No other stream was in flight when this one started.
+    alone_at_start: bool,
+    /// The connection's byte counters when the request started (zero on a new one).
+    before: (u64, u64),
+    attempt: u32,
+}
+
+/// Counts a stream in flight on its connection until dropped.
+struct InFlight(Arc<AtomicU64>);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
     }
 }
 

@@ -54,6 +54,7 @@ use http::{HeaderMap, Method, StatusCode};
 use url::Url;
 
 pub use body::{BodyStream, ChunkStream, StreamingResponse};
+pub(crate) use body::{WireBytes, WireCount};
 pub use client_auth::ClientCertProblem;
 pub use cloud::{composite_id_hash, murmurhash3_x86_32, HashRange};
 pub use cloud::{CloudBuilder, CloudState, NodeHealth};

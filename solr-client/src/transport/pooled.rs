@@ -31,15 +31,15 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError};
 
 use super::connector::{ConnMeter, Connector, SetupTiming};
 use super::h1::{
-    build_request, count_bytes, exchange, exchange_head, map_hyper, within, ConnTimer, Instants,
-    Target, Watch,
+    build_request, count_bytes, exchange_head, map_hyper, read_body, within, ConnTimer, Head,
+    Instants, Target, Watch,
 };
 use super::incoming::IncomingBody;
 use super::proxy::{self, Proxy};
 use super::tls::TlsOptions;
 use super::{
-    BodyStream, BoxFuture, RequestKind, StreamingResponse, Transport, TransportStats, WireRequest,
-    WireResponse,
+    BodyStream, BoxFuture, RequestKind, StreamingResponse, Transport, TransportStats, WireBytes,
+    WireCount, WireRequest, WireResponse,
 };
 use crate::error::{Error, Result};
 use crate::timing::HttpVersion;
@@ -231,11 +231,9 @@ impl Pooled {
         Ok(((sender, conn.meter, ConnTimer::new()), conn.setup))
     }
 
-    /// One call: a slot under the per-host cap, a pooled or new connection, the exchange;
-    /// once more on a new connection when a reused one turns out closed. The call's
-    /// deadline (set by [`super::Counted::send_own_deadline`]) bounds every wait: the wait
-    /// for a slot and the connect on a timer of their own (only a full pool or a new
-    /// connection needs one), the exchange on the connection's timer.
+    /// One call: the exchange up to the head ([`Self::head`]), then the body, on the
+    /// connection's timer and under the call's deadline (set by
+    /// [`super::Counted::send_own_deadline`]).
     ///
     /// The request comes boxed: the future of this call is boxed per request, and a future
     /// of more than 1,032 bytes is a large allocation for glibc (not served from its
@@ -243,17 +241,57 @@ impl Pooled {
     /// after a decoded response is thousands of instructions). Boxed, the request is 8 bytes
     /// of it (an `async fn` holds an argument twice) and its own allocation is a small one.
     async fn send_inner(&self, req: Box<WireRequest>) -> Result<WireResponse> {
+        // Taken apart at once: a `Headed` kept whole would be held beside the body's state.
+        let Headed {
+            resp,
+            conn: (sender, meter, mut timer),
+            setup,
+            mut at,
+            before,
+            attempt,
+            node,
+            host,
+            permit: _permit,
+            deadline,
+        } = self.head(&req).await?;
+        let idle = req.timeouts.read_idle;
+        let watch = Watch::new(&meter, &mut timer, idle, at.done, Some(deadline));
+        let resp = read_body(&node, &req, watch, resp.0, false).await?;
+        at.done = Instant::now();
+        let mut timing = at.into_timing(setup, HttpVersion::Http11, &node);
+        count_bytes(&mut timing, &meter, before, resp.body.len());
+        timing.attempts = attempt;
+        self.keep(&host, &resp.headers, (sender, meter, timer));
+        Ok(WireResponse {
+            status: resp.status,
+            headers: resp.headers,
+            body: resp.body,
+            timing,
+        })
+    }
+
+    /// The call up to the response head, what the buffered and the streaming path share: a
+    /// slot under the per-host cap, a pooled or new connection, the request written, the
+    /// head read (its timing stamps with `done` at the head); once more on a new connection
+    /// when a reused one turns out closed before the head came (a read, or a write that
+    /// certainly was not sent). The call's deadline bounds every wait: the wait for a slot
+    /// and the connect on a timer of their own (only a full pool or a new connection needs
+    /// one), the exchange on the connection's timer.
+    ///
+    /// One flat state machine for all of it (the caller's future holds little beside it):
+    /// what the call needs later (node label, slot, deadline) comes back in [`Headed`].
+    async fn head(&self, req: &WireRequest) -> Result<Headed> {
         let node = crate::redact::node_label(&req.node);
         let start = Instant::now();
         let deadline = req
             .deadline
             .unwrap_or_else(|| super::far_or(start, req.timeouts.request));
-        let host = self.host(&req);
-        let _permit = slot(&host, &req, deadline).await?;
+        let host = self.host(req);
+        let permit = slot(&host, req, deadline).await?;
         let mut attempt = 1;
         loop {
             let ((mut sender, meter, mut timer), setup) =
-                self.connection(&host, &req, &node, deadline).await?;
+                self.connection(&host, req, &node, deadline).await?;
             let conn_ready = Instant::now();
             meter.reset_marks();
             let before = if setup.is_some() {
@@ -262,15 +300,14 @@ impl Pooled {
                 meter.bytes()
             };
             meter.requests.fetch_add(1, Ordering::Relaxed);
-            let mut http_req = build_request(&req, Target::Origin(host.host_header.as_ref()))?;
-            if let Some(p) = self.connector.forwarder(&req.node) {
-                proxy::absolute_form(&mut http_req, &req, p)?;
+            let mut http_req = build_request(req, Target::Origin(host.host_header.as_ref()))?;
+            let forwarder = self.connector.forwarder(&req.node);
+            if let Some(p) = forwarder {
+                proxy::absolute_form(&mut http_req, req, p)?;
             }
             let idle = req.timeouts.read_idle;
             let watch = Watch::new(&meter, &mut timer, idle, conn_ready, Some(deadline));
-            let result = exchange(&node, &req, watch, &mut sender, http_req).await;
-            let done = Instant::now();
-            let resp = match result {
+            let resp = match exchange_head(&node, req, watch, &mut sender, http_req).await {
                 Ok(r) => r,
                 Err(e) => {
                     let stale = setup.is_none() && matches!(e, Error::Io { .. });
@@ -282,26 +319,28 @@ impl Pooled {
                     return Err(e);
                 }
             };
-            if let Some(p) = self.connector.forwarder(&req.node) {
-                proxy::forwarded_status(resp.status, &node, &req, p)?;
+            if let Some(p) = forwarder {
+                proxy::forwarded_status(resp.0.status(), &node, req, p)?;
             }
             let marks = meter.marks();
             let at = Instants {
                 start,
                 conn_ready,
                 write_done: marks.last_write.unwrap_or(conn_ready),
-                first_byte: marks.first_read.unwrap_or(resp.headers_at),
-                done,
+                first_byte: marks.first_read.unwrap_or(resp.1),
+                done: resp.1,
             };
-            let mut timing = at.into_timing(setup, HttpVersion::Http11, &node);
-            count_bytes(&mut timing, &meter, before, resp.body.len());
-            timing.attempts = attempt;
-            self.keep(&host, &resp.headers, (sender, meter, timer));
-            return Ok(WireResponse {
-                status: resp.status,
-                headers: resp.headers,
-                body: resp.body,
-                timing,
+            return Ok(Headed {
+                resp,
+                conn: (sender, meter, timer),
+                setup,
+                at,
+                before,
+                attempt,
+                node,
+                host,
+                permit,
+                deadline,
             });
         }
     }
@@ -333,72 +372,64 @@ impl Pooled {
         keep(host, self.config.max_idle_per_host, headers, conn)
     }
 
-    /// The streaming path: a slot, a connection and the exchange up to the response head
-    /// (once more on a new connection when a reused one turns out closed, as
-    /// [`Self::send_inner`]). The connection and its slot stay with the body, and go back to
-    /// the pool when it has been read to its end (dropped before: the connection is closed).
+    /// The streaming path: a slot and the exchange up to the response head
+    /// ([`Self::head`]). The connection and its slot stay with the body, and go back to the
+    /// pool when it has been read to its end (dropped before: the connection is closed);
+    /// then the body's byte counts are taken (before the connection can serve another
+    /// request).
     async fn stream_inner(&self, req: WireRequest) -> Result<StreamingResponse> {
-        let node = crate::redact::node_label(&req.node);
-        let start = Instant::now();
-        let deadline = req
-            .deadline
-            .unwrap_or_else(|| super::far_or(start, req.timeouts.request));
-        let host = self.host(&req);
-        let permit = slot(&host, &req, deadline).await?;
-        let mut attempt = 1;
-        loop {
-            let ((mut sender, meter, mut timer), setup) =
-                self.connection(&host, &req, &node, deadline).await?;
-            let conn_ready = Instant::now();
-            meter.reset_marks();
-            meter.requests.fetch_add(1, Ordering::Relaxed);
-            let mut http_req = build_request(&req, Target::Origin(host.host_header.as_ref()))?;
-            if let Some(p) = self.connector.forwarder(&req.node) {
-                proxy::absolute_form(&mut http_req, &req, p)?;
-            }
-            let idle = req.timeouts.read_idle;
-            let watch = Watch::new(&meter, &mut timer, idle, conn_ready, Some(deadline));
-            let (resp, headers_at) =
-                match exchange_head(&node, &req, watch, &mut sender, http_req).await {
-                    Ok(r) => r,
-                    Err(e) => {
-                        let stale = setup.is_none() && matches!(e, Error::Io { .. });
-                        let retry_ok = req.kind != RequestKind::Write || e.is_not_sent();
-                        if stale && retry_ok && attempt == 1 {
-                            attempt += 1;
-                            continue;
-                        }
-                        return Err(e);
-                    }
-                };
-            if let Some(p) = self.connector.forwarder(&req.node) {
-                proxy::forwarded_status(resp.status(), &node, &req, p)?;
-            }
-            let marks = meter.marks();
-            let at = Instants {
-                start,
-                conn_ready,
-                write_done: marks.last_write.unwrap_or(conn_ready),
-                first_byte: marks.first_read.unwrap_or(headers_at),
-                done: headers_at,
-            };
-            let mut timing = at.into_timing(setup, HttpVersion::Http11, &node);
-            timing.connection_id = meter.id;
-            timing.attempts = attempt;
-            let (parts, body) = resp.into_parts();
-            let (headers, max_idle) = (parts.headers.clone(), self.config.max_idle_per_host);
-            let back = meter.clone();
-            let body =
-                IncomingBody::new(body, meter, timer, idle, node).on_end(Box::new(move |timer| {
-                    keep(&host, max_idle, &headers, (sender, back, timer));
-                    drop(permit);
-                }));
-            return Ok(StreamingResponse {
-                status: parts.status,
-                headers: parts.headers,
-                body: BodyStream::new(Box::pin(body), timing),
-            });
-        }
+        let head = self.head(&req).await?;
+        let (sender, meter, timer) = head.conn;
+        let (node, host, permit) = (head.node, head.host, head.permit);
+        let mut timing = head.at.into_timing(head.setup, HttpVersion::Http11, &node);
+        timing.connection_id = meter.id;
+        timing.attempts = head.attempt;
+        let (parts, body) = head.resp.0.into_parts();
+        let (headers, max_idle) = (parts.headers.clone(), self.config.max_idle_per_host);
+        let (back, before, wire) = (meter.clone(), head.before, WireCount::default());
+        let count = wire.clone();
+        let idle = req.timeouts.read_idle;
+        let body =
+            IncomingBody::new(body, meter, timer, idle, node).on_end(Box::new(move |timer, _| {
+                count.set(wire_bytes(&back, before));
+                keep(&host, max_idle, &headers, (sender, back, timer));
+                drop(permit);
+            }));
+        Ok(StreamingResponse {
+            status: parts.status,
+            headers: parts.headers,
+            body: BodyStream::new(Box::pin(body), timing).counted(wire),
+        })
+    }
+}
+
+/// A request's exchange up to the response head ([`Pooled::head`]).
+struct Headed {
+    resp: Head,
+    conn: Checked,
+    /// The new connection's set-up, None on a reused one.
+    setup: Option<SetupTiming>,
+    /// The exchange's instants, `done` at the head.
+    at: Instants,
+    /// The connection's byte counters when the request started (zero on a new one).
+    before: (u64, u64),
+    attempt: u32,
+    /// The node's label.
+    node: String,
+    host: Arc<HostPool>,
+    /// The call's slot under the host's connection cap.
+    permit: OwnedSemaphorePermit,
+    /// When the call must be over.
+    deadline: Instant,
+}
+
+/// The socket bytes of an exchange on `meter` since its counters stood at `before`.
+fn wire_bytes(meter: &ConnMeter, before: (u64, u64)) -> WireBytes {
+    let (bytes_in, bytes_out) = meter.bytes();
+    WireBytes {
+        bytes_in: bytes_in - before.0,
+        bytes_out: bytes_out - before.1,
+        exact: true,
     }
 }
 

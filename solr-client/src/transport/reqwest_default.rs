@@ -35,7 +35,10 @@ use bytes::{Bytes, BytesMut};
 
 use super::h1::{closed_unanswered, proves_unprocessed, USER_AGENT_VALUE};
 use super::tls::TlsOptions;
-use super::{BoxFuture, RequestKind, Transport, TransportStats, WireRequest, WireResponse};
+use super::{
+    BoxFuture, RequestKind, Transport, TransportStats, WireBytes, WireCount, WireRequest,
+    WireResponse,
+};
 use crate::error::{Error, Result, TimeoutPhase};
 use crate::timing::{HttpVersion, Timing};
 
@@ -203,11 +206,7 @@ impl ReqwestDefault {
         let (mut resp, attempts) = self.answer(&req, &node).await?;
         let headers_at = Instant::now();
         let status = resp.status();
-        let version = if resp.version() == http::Version::HTTP_2 {
-            HttpVersion::Http2
-        } else {
-            HttpVersion::Http11
-        };
+        let version = http_version(&resp);
         let headers = resp.headers().clone();
         let body = read_body(&mut resp, &req, &node).await?;
         let done = Instant::now();
@@ -236,11 +235,7 @@ impl ReqwestDefault {
         let node = crate::redact::node_label(&req.node);
         let start = Instant::now();
         let (resp, attempts) = self.answer(&req, &node).await?;
-        let version = if resp.version() == http::Version::HTTP_2 {
-            HttpVersion::Http2
-        } else {
-            HttpVersion::Http11
-        };
+        let version = http_version(&resp);
         let (status, headers) = (resp.status(), resp.headers().clone());
         let timing = Timing {
             server_wait: start.elapsed(),
@@ -251,18 +246,31 @@ impl ReqwestDefault {
             node: node.clone(),
             ..Timing::default()
         };
-        let chunks = futures::stream::unfold(Some((resp, req, node)), |state| async move {
-            let (mut resp, req, node) = state?;
+        // The byte counts are the buffered path's: the payload as reqwest hands it over.
+        let wire = WireCount::default();
+        let state = Some((resp, req, node, wire.clone(), 0u64));
+        let chunks = futures::stream::unfold(state, |state| async move {
+            let (mut resp, req, node, count, payload) = state?;
             match resp.chunk().await {
-                Ok(Some(chunk)) => Some((Ok(chunk), Some((resp, req, node)))),
-                Ok(None) => None,
+                Ok(Some(chunk)) => {
+                    let payload = payload + chunk.len() as u64;
+                    Some((Ok(chunk), Some((resp, req, node, count, payload))))
+                }
+                Ok(None) => {
+                    count.set(WireBytes {
+                        bytes_in: payload,
+                        bytes_out: req.body.len() as u64,
+                        exact: false,
+                    });
+                    None
+                }
                 Err(e) => Some((Err(map_reqwest(&node, &req, e, false)), None)),
             }
         });
         Ok(super::StreamingResponse {
             status,
             headers,
-            body: super::BodyStream::new(Box::pin(chunks), timing),
+            body: super::BodyStream::new(Box::pin(chunks), timing).counted(wire),
         })
     }
 
@@ -291,6 +299,15 @@ impl ReqwestDefault {
                 Err(e) => return Err(map_reqwest(node, req, e, self.has_identity)),
             }
         }
+    }
+}
+
+/// The HTTP version `resp` came over.
+fn http_version(resp: &reqwest::Response) -> HttpVersion {
+    if resp.version() == http::Version::HTTP_2 {
+        HttpVersion::Http2
+    } else {
+        HttpVersion::Http11
     }
 }
 
