@@ -17,6 +17,19 @@ pub struct ProcessInfo {
     pub cgroup_id: u64,
     /// cgroup v2 path (a container's cgroup names it), when readable.
     pub cgroup: Option<String>,
+    /// The container's id, when the cgroup path names one (Docker, containerd, CRI-O and
+    /// Podman put the 64-hex-digit id in it).
+    pub container_id: Option<String>,
+}
+
+/// The container id in a cgroup path: the last run of exactly 64 hex digits in it
+/// (`/system.slice/docker-<id>.scope`, `/docker/<id>`,
+/// `/kubepods.slice/…/cri-containerd-<id>.scope`, `/machine.slice/libpod-<id>.scope`).
+pub fn container_id(cgroup: &str) -> Option<String> {
+    cgroup
+        .split(|c: char| !c.is_ascii_hexdigit())
+        .rfind(|run| run.len() == 64)
+        .map(str::to_string)
 }
 
 impl ProcessInfo {
@@ -49,6 +62,7 @@ impl ProcessInfo {
             comm,
             cmdline,
             cgroup_id,
+            container_id: cgroup.as_deref().and_then(container_id),
             cgroup,
         }
     }
@@ -77,6 +91,26 @@ mod tests {
             "self",
             "the process's name, not the caller's"
         );
+    }
+
+    #[test]
+    fn container_ids_are_read_from_the_runtimes_cgroup_paths() {
+        let id = "3f4e9c2a7b1d08e6f5a4c3b2a1908f7e6d5c4b3a29180f7e6d5c4b3a2918abcd";
+        for path in [
+            format!("/system.slice/docker-{id}.scope"),
+            format!("/docker/{id}"),
+            format!("/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod1a2b.slice/cri-containerd-{id}.scope"),
+            format!("/machine.slice/libpod-{id}.scope/container"),
+        ] {
+            assert_eq!(container_id(&path).as_deref(), Some(id), "{path}");
+        }
+        for path in [
+            "/",
+            "/user.slice/user-0.slice/session-3.scope",
+            &format!("/x-{id}0"),
+        ] {
+            assert_eq!(container_id(path), None, "{path}");
+        }
     }
 
     #[test]

@@ -245,10 +245,11 @@ pub fn print_text<W: Write>(r: &EbpfReport, w: &mut W) -> Result<()> {
         let requests = p.report.requests.as_ref().map_or(0, |x| x.requests);
         writeln!(
             w,
-            "\n== {} {} (cgroup {}): {} connections opened, {} requests, QTimes {:?}, srtt {} µs, {} retransmits",
+            "\n== {} {} (cgroup {}{}): {} connections opened, {} requests, QTimes {:?}, srtt {} µs, {} retransmits",
             p.process.label(),
             p.process.cmdline,
             p.process.cgroup.as_deref().unwrap_or("?"),
+            p.process.container_id.as_deref().map_or(String::new(), |id| format!(", container {}", id.get(..12).unwrap_or(id))),
             p.report.connections.opened,
             requests,
             p.qtimes.iter().map(|q| q.map_or("-".to_string(), |v| v.to_string())).collect::<Vec<_>>(),
