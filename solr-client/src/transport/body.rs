@@ -72,6 +72,22 @@ pub struct StreamingResponse {
 }
 
 impl StreamingResponse {
+    /// A response whose body a transport reads as it arrives: `wire` gets the body's wire
+    /// byte counts once the transport has read it to its end ([`BodyStream::counted`]).
+    pub(crate) fn counted(
+        status: StatusCode,
+        headers: HeaderMap,
+        body: ChunkStream,
+        timing: Timing,
+        wire: WireCount,
+    ) -> Self {
+        StreamingResponse {
+            status,
+            headers,
+            body: BodyStream::new(body, timing).counted(wire),
+        }
+    }
+
     /// A streaming response over a body that is already whole (the fallback of a transport
     /// that only reads whole bodies).
     pub fn buffered(resp: WireResponse) -> Self {
@@ -227,8 +243,7 @@ impl Stream for BodyStream {
 mod tests {
     use super::*;
     use crate::transport::{
-        BoxFuture, Redirects, RequestKind, Retry, RetryPolicy, Timeouts, Transport, TransportStats,
-        WireRequest,
+        BoxFuture, Redirects, Retry, RetryPolicy, Transport, TransportStats, WireRequest,
     };
     use futures::StreamExt;
 
@@ -265,19 +280,7 @@ mod tests {
     #[tokio::test]
     async fn a_buffered_transport_streams_its_whole_body_as_one_chunk() {
         let t = Redirects::new(Retry::new(Fixed, RetryPolicy::default()), 0);
-        let req = WireRequest {
-            method: http::Method::GET,
-            node: url::Url::parse("http://127.0.0.1:1/solr").expect("url"),
-            path: "c/export".into(),
-            query: Vec::new(),
-            headers: HeaderMap::new(),
-            body: Bytes::new(),
-            kind: RequestKind::Read,
-            timeouts: Timeouts::default(),
-            max_response_bytes: 1 << 20,
-            deadline: None,
-            route: None,
-        };
+        let req = WireRequest::test_get("http://127.0.0.1:1/solr", "c/export");
         let mut resp = t.send_streaming(req).await.expect("answer");
         assert_eq!(resp.status, StatusCode::OK);
         assert_eq!(resp.timing().decoded_bytes, 0, "not read yet");

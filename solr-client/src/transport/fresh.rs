@@ -21,8 +21,8 @@ use super::incoming::IncomingBody;
 use super::proxy::{self, Proxy};
 use super::tls::TlsOptions;
 use super::{
-    BodyStream, BoxFuture, StreamingResponse, Transport, TransportStats, WireBytes, WireCount,
-    WireRequest, WireResponse,
+    BoxFuture, StreamingResponse, Transport, TransportStats, WireBytes, WireCount, WireRequest,
+    WireResponse,
 };
 use crate::error::Result;
 use crate::timing::HttpVersion;
@@ -162,11 +162,13 @@ impl Fresh {
                 drop(close);
             }),
         );
-        Ok(StreamingResponse {
-            status: parts.status,
-            headers: parts.headers,
-            body: BodyStream::new(Box::pin(body), timing).counted(wire),
-        })
+        Ok(StreamingResponse::counted(
+            parts.status,
+            parts.headers,
+            Box::pin(body),
+            timing,
+            wire,
+        ))
     }
 }
 

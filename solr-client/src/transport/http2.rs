@@ -44,8 +44,8 @@ use super::incoming::IncomingBody;
 use super::proxy::Proxy;
 use super::tls::TlsOptions;
 use super::{
-    BodyStream, BoxFuture, RequestKind, StreamingResponse, Transport, TransportStats, WireBytes,
-    WireCount, WireRequest, WireResponse,
+    BoxFuture, RequestKind, StreamingResponse, Transport, TransportStats, WireBytes, WireCount,
+    WireRequest, WireResponse,
 };
 use crate::error::{Error, Result};
 use crate::timing::{HttpVersion, Timing};
@@ -349,11 +349,13 @@ impl Http2 {
                 });
                 drop(inflight);
             }));
-        Ok(StreamingResponse {
-            status: parts.status,
-            headers: parts.headers,
-            body: BodyStream::new(Box::pin(body), timing).counted(wire),
-        })
+        Ok(StreamingResponse::counted(
+            parts.status,
+            parts.headers,
+            Box::pin(body),
+            timing,
+            wire,
+        ))
     }
 }
 

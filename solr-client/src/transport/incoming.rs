@@ -151,13 +151,11 @@ mod tests {
     use std::net::SocketAddr;
     use std::sync::atomic::{AtomicU64, Ordering};
 
-    use bytes::Bytes;
     use futures::StreamExt;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     use crate::transport::{
-        Fresh, Pooled, PooledConfig, RequestKind, StreamingResponse, Timeouts, TlsOptions,
-        Transport, WireRequest,
+        Fresh, Pooled, PooledConfig, StreamingResponse, TlsOptions, Transport, WireRequest,
     };
 
     /// A chunked answer of 11 payload bytes (`hello world`).
@@ -199,19 +197,9 @@ mod tests {
     }
 
     fn get(addr: SocketAddr) -> WireRequest {
-        WireRequest {
-            method: http::Method::GET,
-            node: url::Url::parse(&format!("http://{addr}/solr")).expect("url"),
-            path: "c/export".into(),
-            query: vec![("q".into(), "*:*".into())],
-            headers: http::HeaderMap::new(),
-            body: Bytes::new(),
-            kind: RequestKind::Read,
-            timeouts: Timeouts::default(),
-            max_response_bytes: 1 << 20,
-            deadline: None,
-            route: None,
-        }
+        let mut r = WireRequest::test_get(&format!("http://{addr}/solr"), "c/export");
+        r.query = vec![("q".into(), "*:*".into())];
+        r
     }
 
     /// Reads `resp`'s body to its end, checking the byte counts are zero until the end;

@@ -660,18 +660,14 @@ impl std::str::FromStr for TransportKind {
 }
 
 #[cfg(test)]
-mod path_and_query_tests {
-    use super::*;
-
-    fn req(node: &str, path: &str, query: &[(&str, &str)]) -> WireRequest {
+impl WireRequest {
+    /// A read: GET `path` on `node`, default timeouts, a 1 MiB response limit.
+    pub(crate) fn test_get(node: &str, path: &str) -> WireRequest {
         WireRequest {
             method: Method::GET,
             node: Url::parse(node).expect("node"),
             path: path.into(),
-            query: query
-                .iter()
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect(),
+            query: Vec::new(),
             headers: HeaderMap::new(),
             body: Bytes::new(),
             kind: RequestKind::Read,
@@ -680,6 +676,20 @@ mod path_and_query_tests {
             deadline: None,
             route: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod path_and_query_tests {
+    use super::*;
+
+    fn req(node: &str, path: &str, query: &[(&str, &str)]) -> WireRequest {
+        let mut r = WireRequest::test_get(node, path);
+        r.query = query
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        r
     }
 
     /// The direct writer gives exactly the path and query of `url()`, for plain paths and

@@ -38,8 +38,8 @@ use super::incoming::IncomingBody;
 use super::proxy::{self, Proxy};
 use super::tls::TlsOptions;
 use super::{
-    BodyStream, BoxFuture, RequestKind, StreamingResponse, Transport, TransportStats, WireBytes,
-    WireCount, WireRequest, WireResponse,
+    BoxFuture, RequestKind, StreamingResponse, Transport, TransportStats, WireBytes, WireCount,
+    WireRequest, WireResponse,
 };
 use crate::error::{Error, Result};
 use crate::timing::HttpVersion;
@@ -395,11 +395,13 @@ impl Pooled {
                 keep(&host, max_idle, &headers, (sender, back, timer));
                 drop(permit);
             }));
-        Ok(StreamingResponse {
-            status: parts.status,
-            headers: parts.headers,
-            body: BodyStream::new(Box::pin(body), timing).counted(wire),
-        })
+        Ok(StreamingResponse::counted(
+            parts.status,
+            parts.headers,
+            Box::pin(body),
+            timing,
+            wire,
+        ))
     }
 }
 

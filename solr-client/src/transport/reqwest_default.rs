@@ -267,11 +267,13 @@ impl ReqwestDefault {
                 Err(e) => Some((Err(map_reqwest(&node, &req, e, false)), None)),
             }
         });
-        Ok(super::StreamingResponse {
+        Ok(super::StreamingResponse::counted(
             status,
             headers,
-            body: super::BodyStream::new(Box::pin(chunks), timing).counted(wire),
-        })
+            Box::pin(chunks),
+            timing,
+            wire,
+        ))
     }
 
     /// The response head, with the number of attempts it took. The server closed the

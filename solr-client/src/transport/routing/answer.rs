@@ -152,14 +152,10 @@ mod tests {
     use std::time::Duration;
 
     use futures::StreamExt;
-    use http::Method;
     use tokio::sync::mpsc;
-    use url::Url;
 
     use super::*;
-    use crate::transport::{
-        Redirects, RequestKind, Retry, RetryPolicy, Routing, Timeouts, TransportStats,
-    };
+    use crate::transport::{Redirects, Retry, RetryPolicy, Routing, TransportStats};
 
     const LEADER: &str = "http://127.0.0.1:1/solr";
     const REPLICA: &str = "http://127.0.0.1:2/solr";
@@ -291,19 +287,7 @@ mod tests {
     }
 
     fn export() -> WireRequest {
-        WireRequest {
-            method: Method::GET,
-            node: Url::parse(LEADER).expect("url"),
-            path: "c/export".into(),
-            query: Vec::new(),
-            headers: HeaderMap::new(),
-            body: Bytes::new(),
-            kind: RequestKind::Read,
-            timeouts: Timeouts::default(),
-            max_response_bytes: 1 << 20,
-            deadline: None,
-            route: None,
-        }
+        WireRequest::test_get(LEADER, "c/export")
     }
 
     /// The counters of every node, without the service-time EWMA (a measured time).
