@@ -111,6 +111,27 @@ fn assert_no_secret(texts: &[String], secret: &str) {
     }
 }
 
+/// A call with tag `t` refused again after one renewal: exactly two tokens were issued, the
+/// gateway logged two 401s, and neither token shows in the error.
+async fn refused_after_one_renewal(
+    gw: &Gateway,
+    t: &str,
+    issued: &Mutex<Vec<String>>,
+    err: &Error,
+) {
+    let issued = issued.lock().unwrap().clone();
+    assert_eq!(
+        issued.len(),
+        2,
+        "the first token and one renewal: {issued:?}"
+    );
+    let lines = logged(gw, t, 2).await;
+    assert_eq!(statuses(&lines), ["status=401", "status=401"], "{lines:?}");
+    for token in &issued {
+        assert_no_secret(&[err.to_string(), format!("{err:?}")], token);
+    }
+}
+
 #[tokio::test]
 async fn bearer_token_passes_and_a_wrong_one_is_a_typed_401() {
     let _g = support::shared().await;
@@ -235,17 +256,7 @@ async fn a_revoked_token_is_renewed_once_and_the_request_succeeds() {
         matches!(&err, Error::Unauthorized { hint, .. } if hint.contains("renewed once")),
         "{err:?}"
     );
-    let issued = issued.lock().unwrap().clone();
-    assert_eq!(
-        issued.len(),
-        2,
-        "the first token and one renewal: {issued:?}"
-    );
-    let lines = logged(&gw, &t2, 2).await;
-    assert_eq!(statuses(&lines), ["status=401", "status=401"], "{lines:?}");
-    for token in &issued {
-        assert_no_secret(&[err.to_string(), format!("{err:?}")], token);
-    }
+    refused_after_one_renewal(&gw, &t2, &issued, &err).await;
 }
 
 #[derive(Debug, serde::Deserialize)]
@@ -307,17 +318,7 @@ async fn a_streamed_export_is_resent_once_after_a_401_with_a_renewed_token() {
             if s == "Bearer" && hint.contains("renewed once")),
         "{err:?}"
     );
-    let issued = issued.lock().unwrap().clone();
-    assert_eq!(
-        issued.len(),
-        2,
-        "the first token and one renewal: {issued:?}"
-    );
-    let lines = logged(&gw, &t2, 2).await;
-    assert_eq!(statuses(&lines), ["status=401", "status=401"], "{lines:?}");
-    for token in &issued {
-        assert_no_secret(&[err.to_string(), format!("{err:?}")], token);
-    }
+    refused_after_one_renewal(&gw, &t2, &issued, &err).await;
 }
 
 #[tokio::test]
