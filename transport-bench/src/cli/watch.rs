@@ -78,7 +78,9 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 /// Runs `watch`.
 pub async fn run(a: WatchArgs) -> Result<()> {
     if a.schema {
-        println!("{}", solr_watch::watch_schema());
+        // Not println!: a closed stdout (`watch --schema | head`) is an error, not a panic.
+        use std::io::Write;
+        writeln!(std::io::stdout().lock(), "{}", solr_watch::watch_schema())?;
         return Ok(());
     }
     if a.ebpf {
