@@ -189,6 +189,11 @@ fn server_report(s: ServerConns, endpoints: &BTreeMap<String, String>) -> Server
     }
 }
 
+/// `1 request`, `2 requests`.
+fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// The one line: what was seen, and the most severe finding or that none was found.
 fn verdict(
     processes: &[ProcessReport],
@@ -203,9 +208,12 @@ fn verdict(
         .sum();
     let accepted: u64 = servers.iter().map(|s| s.accepted).sum();
     let mut v = format!(
-        "verdict: {} client processes, {conns} connections opened, {requests} requests; {accepted} connections accepted by {} servers on this host",
-        processes.len(),
-        servers.len()
+        "verdict: {}, {} opened, {}; {} accepted by {} on this host",
+        count(processes.len() as u64, "client process", "client processes"),
+        count(conns, "connection", "connections"),
+        count(requests, "request", "requests"),
+        count(accepted, "connection", "connections"),
+        count(servers.len() as u64, "server", "servers"),
     );
     if lost_events > 0 {
         v.push_str(&format!(
@@ -347,8 +355,8 @@ mod tests {
         );
         assert!(
             r.verdict.starts_with(
-                "verdict: 1 client processes, 2 connections opened, 0 requests; \
-                 3 connections accepted by 1 servers on this host"
+                "verdict: 1 client process, 2 connections opened, 0 requests; \
+                 3 connections accepted by 1 server on this host"
             ),
             "{}",
             r.verdict
