@@ -37,6 +37,76 @@ pub(crate) fn refusal(
     })
 }
 
+/// The name of the client-certificate alert in `err` (or an error it wraps), if any.
+#[cfg(feature = "rustls-base")]
+pub(crate) fn certificate_alert(err: &(dyn std::error::Error + 'static)) -> Option<String> {
+    let alert = received_alert(err)?;
+    CERTIFICATE_ALERTS
+        .contains(&alert)
+        .then(|| format!("{alert:?}"))
+}
+
+/// [`Error::ClientCertificate`] for `alert`, a certificate alert's name: refused unless
+/// the alert says none was sent (`settle` corrects it where the transport knows).
+#[cfg(feature = "http2")]
+pub(crate) fn refusal_named(node: &str, alert: &str) -> Error {
+    let problem = if alert == "CertificateRequired" {
+        ClientCertProblem::NotConfigured {
+            alert: alert.to_string(),
+        }
+    } else {
+        ClientCertProblem::Refused {
+            alert: alert.to_string(),
+        }
+    };
+    Error::ClientCertificate {
+        node: node.to_string(),
+        problem,
+    }
+}
+
+/// `e`, a write on a TLS connection that failed because the server closed it, replaced by
+/// the certificate alert the server sent before closing, when it is already in the socket.
+/// A server that refuses a client certificate under TLS 1.3 sends its alert and closes
+/// while the client may already be writing its request; the write then fails (broken
+/// pipe, reset) before anything has read the alert. The kernel still holds it (queued data
+/// is read before a reset is reported), but the runtime may not know yet that the socket is
+/// readable, so the socket is read here directly, without waiting, and what it holds is
+/// given to rustls. Application data read here is dropped: the connection is dead anyway.
+#[cfg(feature = "rustls-base")]
+pub(crate) fn alert_behind(
+    socket: &tokio::net::TcpStream,
+    tls: &mut rustls::ClientConnection,
+    e: std::io::Error,
+) -> std::io::Error {
+    use std::io::{ErrorKind, Read};
+    if !matches!(e.kind(), ErrorKind::BrokenPipe | ErrorKind::ConnectionReset) {
+        return e;
+    }
+    let sock = socket2::SockRef::from(socket);
+    let mut scratch = [0u8; 4096];
+    for _ in 0..16 {
+        let n = match (&*sock).read(&mut scratch) {
+            Ok(n) if n > 0 => n,
+            _ => break,
+        };
+        let mut queued = &scratch[..n];
+        while !queued.is_empty() {
+            if tls.read_tls(&mut queued).is_err() {
+                return e;
+            }
+            match tls.process_new_packets() {
+                Err(err @ rustls::Error::AlertReceived(a)) if CERTIFICATE_ALERTS.contains(&a) => {
+                    return std::io::Error::new(ErrorKind::InvalidData, err);
+                }
+                Err(_) => return e,
+                Ok(_) => {}
+            }
+        }
+    }
+    e
+}
+
 /// The alerts a server sends about a client certificate.
 #[cfg(feature = "rustls-base")]
 const CERTIFICATE_ALERTS: [rustls::AlertDescription; 10] = {
@@ -176,6 +246,35 @@ mod tests {
         );
         let other = std::io::Error::other("received fatal alert: ProtocolVersion");
         assert!(refusal("https://n", &other, Some(false)).is_none());
+    }
+
+    #[test]
+    fn a_noted_alert_is_named_and_typed_by_its_name() {
+        let io = alert_io(rustls::AlertDescription::CertificateRequired);
+        assert_eq!(
+            certificate_alert(&io).as_deref(),
+            Some("CertificateRequired")
+        );
+        let other = alert_io(rustls::AlertDescription::ProtocolVersion);
+        assert_eq!(certificate_alert(&other), None);
+        #[cfg(feature = "http2")]
+        {
+            let none = refusal_named("https://n", "CertificateRequired");
+            assert!(none.to_string().contains("none is configured"), "{none}");
+            let refused = refusal_named("https://n", "BadCertificate");
+            assert!(
+                refused
+                    .to_string()
+                    .contains("(server alert: BadCertificate)"),
+                "{refused}"
+            );
+            // What the transport knows wins: no identity configured, so not configured.
+            let settled = settle(refused, false);
+            assert!(
+                settled.to_string().contains("none is configured"),
+                "{settled}"
+            );
+        }
     }
 
     #[test]

@@ -51,6 +51,11 @@ pub(crate) struct ConnMeter {
     /// Requests started on this connection.
     pub requests: AtomicU64,
     marks: Mutex<IoMarks>,
+    /// The client-certificate alert the server closed the connection with, once seen. HTTP/2
+    /// loses it when the connection fails before a stream could carry it (hyper logs a
+    /// connection's error and drops it), so the socket keeps it for the transport to read.
+    #[cfg(feature = "rustls-base")]
+    cert_alert: std::sync::OnceLock<String>,
 }
 
 impl ConnMeter {
@@ -61,7 +66,18 @@ impl ConnMeter {
             bytes_out: AtomicU64::new(0),
             requests: AtomicU64::new(0),
             marks: Mutex::new(IoMarks::default()),
+            #[cfg(feature = "rustls-base")]
+            cert_alert: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The client-certificate alert the server closed this connection with, if one was read.
+    #[cfg(feature = "http2")]
+    pub fn cert_alert(&self) -> Option<&str> {
+        #[cfg(feature = "rustls-base")]
+        return self.cert_alert.get().map(String::as_str);
+        #[cfg(not(feature = "rustls-base"))]
+        None
     }
 
     /// (bytes_in, bytes_out) so far.
@@ -198,7 +214,9 @@ impl AsyncRead for MaybeTls {
         match self.get_mut() {
             MaybeTls::Plain(s) => Pin::new(s).poll_read(cx, buf),
             #[cfg(feature = "rustls-base")]
-            MaybeTls::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
+            MaybeTls::Tls(s) => Pin::new(s.as_mut())
+                .poll_read(cx, buf)
+                .map_err(|e| noted(s, e)),
         }
     }
 }
@@ -212,7 +230,9 @@ impl AsyncWrite for MaybeTls {
         match self.get_mut() {
             MaybeTls::Plain(s) => Pin::new(s).poll_write(cx, buf),
             #[cfg(feature = "rustls-base")]
-            MaybeTls::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, buf),
+            MaybeTls::Tls(s) => Pin::new(s.as_mut())
+                .poll_write(cx, buf)
+                .map_err(|e| alert_behind(s, e)),
         }
     }
 
@@ -224,7 +244,9 @@ impl AsyncWrite for MaybeTls {
         match self.get_mut() {
             MaybeTls::Plain(s) => Pin::new(s).poll_write_vectored(cx, bufs),
             #[cfg(feature = "rustls-base")]
-            MaybeTls::Tls(s) => Pin::new(s.as_mut()).poll_write_vectored(cx, bufs),
+            MaybeTls::Tls(s) => Pin::new(s.as_mut())
+                .poll_write_vectored(cx, bufs)
+                .map_err(|e| alert_behind(s, e)),
         }
     }
 
@@ -240,7 +262,9 @@ impl AsyncWrite for MaybeTls {
         match self.get_mut() {
             MaybeTls::Plain(s) => Pin::new(s).poll_flush(cx),
             #[cfg(feature = "rustls-base")]
-            MaybeTls::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
+            MaybeTls::Tls(s) => Pin::new(s.as_mut())
+                .poll_flush(cx)
+                .map_err(|e| alert_behind(s, e)),
         }
     }
 
@@ -248,9 +272,30 @@ impl AsyncWrite for MaybeTls {
         match self.get_mut() {
             MaybeTls::Plain(s) => Pin::new(s).poll_shutdown(cx),
             #[cfg(feature = "rustls-base")]
-            MaybeTls::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
+            MaybeTls::Tls(s) => Pin::new(s.as_mut())
+                .poll_shutdown(cx)
+                .map_err(|e| alert_behind(s, e)),
         }
     }
+}
+
+/// `e`, a failed write on `tls`, or the certificate alert the server sent before closing
+/// (see `client_auth::alert_behind`), noted on the connection's meter.
+#[cfg(feature = "rustls-base")]
+fn alert_behind(tls: &mut TlsStream<Metered<TcpStream>>, e: io::Error) -> io::Error {
+    let (io, conn) = tls.get_mut();
+    let e = super::client_auth::alert_behind(&io.inner, conn, e);
+    noted(tls, e)
+}
+
+/// `e`, a failed read or write on `tls`; a client-certificate alert in it is noted on the
+/// connection's meter ([`ConnMeter::cert_alert`]).
+#[cfg(feature = "rustls-base")]
+fn noted(tls: &TlsStream<Metered<TcpStream>>, e: io::Error) -> io::Error {
+    if let Some(alert) = super::client_auth::certificate_alert(&e) {
+        let _ = tls.get_ref().0.meter.cert_alert.set(alert);
+    }
+    e
 }
 
 /// How long each step of setting a connection up took. Behind a proxy, `dns` and

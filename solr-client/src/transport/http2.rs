@@ -65,7 +65,8 @@ impl H2Conn {
     /// `e` as the connection's own end explains it. A request on a connection that a TLS
     /// alert closed (a TLS 1.3 server refuses a missing client certificate after the
     /// handshake) sees only "connection closed": the alert is in the connection task's
-    /// error, which is read once the task has ended.
+    /// error, read once the task has ended, or, when the connection failed before any
+    /// stream could carry it, on the socket's meter.
     async fn explain(&self, node: &str, e: Error) -> Error {
         if !matches!(e, Error::Io { .. }) || !self.sender.is_closed() {
             return e;
@@ -83,8 +84,11 @@ impl H2Conn {
         {
             return refused;
         }
-        let _ = (node, cause);
-        e
+        let _ = cause;
+        match self.meter.cert_alert() {
+            Some(alert) => super::client_auth::refusal_named(node, alert),
+            None => e,
+        }
     }
 }
 
