@@ -6,6 +6,9 @@
 # own CPU time per request (user + system, which includes the probes run in its context and
 # its uprobe traps), the kernel's count of time spent in the watch's BPF programs per request
 # (kernel.bpf_stats_enabled, on only in one extra round) and the watcher's own CPU per request.
+# Then the direct cost, which wall time on a shared machine cannot show apart from noise: the
+# CPU one probe run costs (an OpenSSL write/read pair over memory BIOs, no socket, timed
+# without and with the probes), times the probe runs per request the kernel counted.
 # Not a test: figures for docs/watch.md. Run as root from the repository after a build
 # (TB=path to transport-bench, default target/release or debug).
 #   bash scripts/ebpf-overhead.sh [--seconds 5] [--rounds 9]
@@ -41,16 +44,69 @@ print(f"{n} {n / wall:.1f} {cpu / n * 1e6:.0f}")
 PY
 }
 
-# Nanoseconds spent so far in the watch's BPF programs (bpftool's run_time_ns, by program
-# name; no other watch runs meanwhile).
-bpf_ns() {
+# CPU µs per OpenSSL call pair (SSL_write_ex on a client object, SSL_read_ex on a server
+# object) over memory BIOs for $1 seconds: "pairs µs-per-pair". No socket is involved, so the
+# probes report nothing and only their own cost shows: per pair, two uprobes and two
+# uretprobes with their programs.
+ssl_pairs() {
+  python3 - "$ROOT/local-solr/run/tls" "$1" <<'PY'
+import os, ssl, sys, time
+tls, secs = sys.argv[1], float(sys.argv[2])
+server = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+server.load_cert_chain(f"{tls}/server.pem", f"{tls}/server.key")
+client = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+client.load_verify_locations(f"{tls}/ca.pem")
+ci, co, si, so = ssl.MemoryBIO(), ssl.MemoryBIO(), ssl.MemoryBIO(), ssl.MemoryBIO()
+c = client.wrap_bio(ci, co, server_hostname="localhost")
+s = server.wrap_bio(si, so, server_side=True)
+for _ in range(10):
+    for side in (c, s):
+        try:
+            side.do_handshake()
+        except ssl.SSLWantReadError:
+            pass
+    si.write(co.read())
+    ci.write(so.read())
+msg = b"x" * 200
+n, t0, c0 = 0, time.monotonic(), os.times()
+while time.monotonic() - t0 < secs:
+    for _ in range(100):
+        c.write(msg)
+        si.write(co.read())
+        s.read(4096)
+    n += 100
+c1 = os.times()
+print(f"{n} {((c1.user - c0.user) + (c1.system - c0.system)) / n * 1e6:.2f}")
+PY
+}
+
+# The watch's BPF programs so far (bpftool, by program name; no other watch runs meanwhile):
+# "run_time_ns of all, runs of the OpenSSL ones".
+bpf_counts() {
   bpftool -j prog show 2>/dev/null | python3 -c '
 import json, sys
 ours = {"on_state", "on_retransmit", "sys_enter", "sys_exit"}
 progs = json.load(sys.stdin)
-print(sum(p.get("run_time_ns", 0) for p in progs if p.get("name") in ours or p.get("name", "").startswith("ssl_")))
+mine = [p for p in progs if p.get("name") in ours or p.get("name", "").startswith("ssl_")]
+ssl_runs = sum(p.get("run_cnt", 0) for p in mine if p["name"].startswith("ssl_"))
+print(sum(p.get("run_time_ns", 0) for p in mine), ssl_runs)
 '
 }
+
+# Starts `watch --ebpf` on port $1 in the background and waits until it is attached; sets
+# WATCH_PID.
+start_watch() {
+  local log; log="$(mktemp)"
+  "$TB" watch --ebpf --port "$1" --duration "$2s" --out "$(mktemp -d)" >/dev/null 2>"$log" &
+  WATCH_PID=$!
+  until grep -q "(ready)" "$log"; do
+    kill -0 "$WATCH_PID" 2>/dev/null || { cat "$log" >&2; exit 1; }
+    sleep 0.2
+  done
+  rm -f "$log"
+}
+
+stop_watch() { kill -INT "$WATCH_PID"; wait "$WATCH_PID" || true; }
 
 # CPU time (µs) process $1 has used so far.
 cpu_us() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) * 1e6 / hz}' "/proc/$1/stat"; }
@@ -68,26 +124,22 @@ bench() { # name url ca port
       read -r n r c <<<"$(rate "$url" "$ca")"
       off+=("$r") cpu_off+=("$c")
     fi
-    local log; log="$(mktemp)"
-    "$TB" watch --ebpf --port "$port" --duration "$((SECS + 30))s" --out "$(mktemp -d)" >/dev/null 2>"$log" &
-    local pid=$!
-    until grep -q "(ready)" "$log"; do
-      kill -0 "$pid" 2>/dev/null || { cat "$log" >&2; exit 1; }
-      sleep 0.2
-    done
+    start_watch "$port" "$((SECS + 30))"
     sysctl -qw kernel.bpf_stats_enabled="$stats"
-    local ns0 w0
-    ns0="$(bpf_ns)" w0="$(cpu_us "$pid")"
+    local ns0 runs0 ns1 runs1 w0
+    read -r ns0 runs0 <<<"$(bpf_counts)"
+    w0="$(cpu_us "$WATCH_PID")"
     read -r n r c <<<"$(rate "$url" "$ca")"
     if [ "$stats" = 1 ]; then
-      bpf_per_req="$(( ($(bpf_ns) - ns0) / n ))"
+      read -r ns1 runs1 <<<"$(bpf_counts)"
+      bpf_per_req="$(( (ns1 - ns0) / n ))"
+      SSL_RUNS_PER_REQ="$(awk -v a="$runs0" -v b="$runs1" -v n="$n" 'BEGIN {printf "%.1f", (b - a) / n}')"
       sysctl -qw kernel.bpf_stats_enabled=0
     else
       on+=("$r") cpu_on+=("$c")
-      watcher+=("$(awk -v a="$w0" -v b="$(cpu_us "$pid")" -v n="$n" 'BEGIN {printf "%.0f", (b - a) / n}')")
+      watcher+=("$(awk -v a="$w0" -v b="$(cpu_us "$WATCH_PID")" -v n="$n" 'BEGIN {printf "%.0f", (b - a) / n}')")
     fi
-    kill -INT "$pid"; wait "$pid" || true
-    rm -f "$log"
+    stop_watch
   done
   local a b ca_ cb
   a="$(printf '%s\n' "${off[@]}" | median)" b="$(printf '%s\n' "${on[@]}" | median)"
@@ -96,8 +148,36 @@ bench() { # name url ca port
     "$name" "$a" "$b" "$(paired "${#off[@]}" "${off[@]}" "${on[@]}" | median)" "${off[*]}" "${on[*]}"
   printf '%-6s client CPU per request: without %s µs, with %s µs; change, median of pairs: %s%%   (rounds: %s | %s)\n' \
     "$name" "$ca_" "$cb" "$(paired "${#cpu_off[@]}" "${cpu_off[@]}" "${cpu_on[@]}" | median)" "${cpu_off[*]}" "${cpu_on[*]}"
-  printf '%-6s BPF programs, all processes: %s ns per request; the watcher itself: %s µs CPU per request\n' \
-    "$name" "$bpf_per_req" "$(printf '%s\n' "${watcher[@]}" | median)"
+  printf '%-6s BPF programs, all processes: %s ns per request; OpenSSL probe runs per request: %s; the watcher itself: %s µs CPU per request\n' \
+    "$name" "$bpf_per_req" "$SSL_RUNS_PER_REQ" "$(printf '%s\n' "${watcher[@]}" | median)"
+  CPU_OFF="$ca_"
+}
+
+# The CPU one OpenSSL probe run costs the calling process (its trap and its program), from
+# `ssl_pairs` rounds of 2 s alternating without and with the probes: sets RUN_US.
+probe_run_cost() {
+  local off=() on=() n c i
+  for i in $(seq "$ROUNDS"); do
+    read -r n c <<<"$(ssl_pairs 2)"
+    off+=("$c")
+    start_watch 1 30
+    read -r n c <<<"$(ssl_pairs 2)"
+    on+=("$c")
+    stop_watch
+  done
+  local a b
+  a="$(printf '%s\n' "${off[@]}" | median)" b="$(printf '%s\n' "${on[@]}" | median)"
+  RUN_US="$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.2f", (b - a) / 4}')"
+  printf 'probe   an OpenSSL write/read pair over memory BIOs: %s µs CPU without probes, %s µs with (4 probe runs): %s µs per probe run   (rounds: %s | %s)\n' \
+    "$a" "$b" "$RUN_US" "${off[*]}" "${on[*]}"
+}
+
+# The direct cost of the probes to the https client, from counts rather than wall time.
+direct_cost() {
+  awk -v runs="$SSL_RUNS_PER_REQ" -v us="$RUN_US" -v cpu="$CPU_OFF" 'BEGIN {
+    d = runs * us
+    printf "https  direct cost of the OpenSSL probes: %.1f runs x %.2f µs = %.1f µs per request, %.1f%% of the client'"'"'s %.0f µs CPU per request without probes\n", runs, us, d, d / cpu * 100, cpu
+  }'
 }
 
 # Given N, then N values A (without probes) and N values B (with): for each round i, the
@@ -118,5 +198,7 @@ trap 'sysctl -qw kernel.bpf_stats_enabled="$stats_was"' EXIT
 echo "ebpf-overhead: load $(cut -d" " -f1-3 /proc/loadavg), $ROUNDS rounds of ${SECS}s each side, python requests.Session, one connection"
 bench http "$plain/bench/select?q=*:*&rows=1&wt=json" "" "$(port_of "$plain")"
 bench https "$tls/bench/select?q=*:*&rows=1&wt=json" "$ca" "$(port_of "$tls")"
+probe_run_cost
+direct_cost
 bash "$ROOT/local-solr/solr.sh" stop ebpf-overhead >/dev/null
 bash "$ROOT/local-solr/solr.sh" stop ebpf-overhead-tls >/dev/null
