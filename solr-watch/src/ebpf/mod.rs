@@ -18,6 +18,7 @@ pub mod probes;
 pub mod process;
 pub mod report;
 pub mod session;
+pub mod ssl_sites;
 
 use std::cell::RefCell;
 use std::path::PathBuf;

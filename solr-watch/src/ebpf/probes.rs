@@ -11,17 +11,10 @@ use anyhow::{anyhow, Context, Result};
 use libbpf_rs::{Link, MapCore, MapFlags, Object, ObjectBuilder, UprobeOpts};
 
 use super::session::Session;
+use super::ssl_sites;
 
 /// The compiled kernel side (build.rs).
 const OBJECT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/watch.bpf.o"));
-
-/// The OpenSSL functions probed: (symbol, entry program, return program).
-const SSL_PROBES: [(&str, &str, &str); 4] = [
-    ("SSL_write", "ssl_write_enter", "ssl_write_exit"),
-    ("SSL_read", "ssl_read_enter", "ssl_read_exit"),
-    ("SSL_write_ex", "ssl_write_ex_enter", "ssl_write_ex_exit"),
-    ("SSL_read_ex", "ssl_read_ex_enter", "ssl_read_ex_exit"),
-];
 
 /// Where the system's OpenSSL may be.
 const LIBSSL_PATHS: [&str; 3] = [
@@ -75,6 +68,38 @@ pub fn tls_targets(extra: &[PathBuf]) -> Vec<PathBuf> {
     out
 }
 
+/// Attaches the OpenSSL probes to `lib` at the sites [`ssl_sites`] chooses; says whether
+/// any attached (a file that is not ELF or defines no OpenSSL function is passed over).
+fn attach_tls(obj: &Object, lib: &Path, links: &mut Vec<Link>) -> bool {
+    let Ok(sites) = std::fs::read(lib)
+        .map_err(anyhow::Error::from)
+        .and_then(|d| ssl_sites::sites(&d))
+    else {
+        return false;
+    };
+    let mut ok = false;
+    for placed in sites {
+        let site = &placed.site;
+        for (prog_name, retprobe) in [(site.enter, false), (site.exit, true)] {
+            let Some(prog) = obj.progs_mut().find(|p| p.name() == prog_name) else {
+                continue;
+            };
+            let opts = UprobeOpts {
+                retprobe,
+                ..Default::default()
+            };
+            let Ok(offset) = usize::try_from(placed.offset) else {
+                continue;
+            };
+            if let Ok(l) = prog.attach_uprobe_with_opts(-1, lib, offset, opts) {
+                links.push(l);
+                ok = true;
+            }
+        }
+    }
+    ok
+}
+
 impl Probes {
     /// Loads the object, watches `ports`, attaches everything.
     pub fn attach(ports: &[u16], tls: &[PathBuf]) -> Result<Self> {
@@ -101,24 +126,7 @@ impl Probes {
         }
         let mut tls_libraries = Vec::new();
         for lib in tls {
-            let mut ok = false;
-            for (sym, enter, exit) in SSL_PROBES {
-                for (prog_name, retprobe) in [(enter, false), (exit, true)] {
-                    let Some(prog) = obj.progs_mut().find(|p| p.name() == prog_name) else {
-                        continue;
-                    };
-                    let opts = UprobeOpts {
-                        func_name: Some(sym.to_string()),
-                        retprobe,
-                        ..Default::default()
-                    };
-                    if let Ok(l) = prog.attach_uprobe_with_opts(-1, lib, 0, opts) {
-                        links.push(l);
-                        ok = true;
-                    }
-                }
-            }
-            if ok {
+            if attach_tls(&obj, lib, &mut links) {
                 tls_libraries.push(lib.clone());
             }
         }
