@@ -8,7 +8,8 @@
 //!   events from the BTF tracepoints `inet_sock_set_state` and `tcp_retransmit_skb` (with
 //!   srtt and retransmits at close), payload of socket reads and writes from the raw syscall
 //!   tracepoints, OpenSSL plaintext from uprobes.
-//! - [`probes`]: loading, attaching, draining the ring buffer; [`event`]: the record layout;
+//! - [`probes`]: loading, attaching, draining the ring buffer; [`ssl_sites`]: where in each
+//!   file the OpenSSL uprobes go; [`event`]: the record layout;
 //!   [`session`]: events into connections per process; [`process`]: /proc facts;
 //!   [`report`]: the pcap report per process, findings naming the process.
 
