@@ -80,13 +80,14 @@ pub fn thin_call(f: Func) -> Option<u64> {
     if f.code.get(at..)?.starts_with(&SUB_RSP_IMM8) {
         at += SUB_RSP_IMM8.len() + 1;
     }
-    call_target(f.code.get(at..)?, f.vaddr + at as u64)
+    call_target(f.code.get(at..)?, f.vaddr.wrapping_add(at as u64))
 }
 
 /// Does `f` contain a `call` to `target`? (A byte scan: five bytes that decode as that
 /// exact call and are not one are not a practical risk.)
 pub fn calls(f: Func, target: u64) -> bool {
-    (0..f.code.len()).any(|i| call_target(&f.code[i..], f.vaddr + i as u64) == Some(target))
+    (0..f.code.len())
+        .any(|i| call_target(&f.code[i..], f.vaddr.wrapping_add(i as u64)) == Some(target))
 }
 
 /// The sites of one family, given the exported functions the file defines.
@@ -150,7 +151,9 @@ pub fn sites(data: &[u8]) -> Result<Vec<Placed>> {
     let locate = |vaddr: u64| {
         segments.iter().find_map(|&(at, offset, bytes)| {
             let i = usize::try_from(vaddr.checked_sub(at)?).ok()?;
-            bytes.get(i..).map(|code| (offset + i as u64, code))
+            bytes
+                .get(i..)
+                .map(|code| (offset.saturating_add(i as u64), code))
         })
     };
     let symbols: Vec<_> = file.dynamic_symbols().chain(file.symbols()).collect();
@@ -238,6 +241,17 @@ mod tests {
             }),
             None
         );
+    }
+
+    #[test]
+    fn code_at_the_top_of_the_address_space_is_read_without_overflow() {
+        let code = [0x48, 0x83, 0xec, 0x08, CALL_REL32, 0, 0, 0, 0];
+        let f = Func {
+            vaddr: u64::MAX - 2,
+            code: &code,
+        };
+        assert_eq!(thin_call(f), Some(6));
+        assert!(calls(f, 6));
     }
 
     #[test]
