@@ -21,6 +21,7 @@ cleanup() {
 trap cleanup EXIT
 
 step "setup"
+echo "disk: $(df -h --output=avail . | tail -1 | tr -d ' ') free where the target directory lives"
 bash scripts/setup.sh
 step "cargo fmt --check"
 cargo fmt --all --check
@@ -86,5 +87,6 @@ fi
 # mode (~7 min of a ~34 min run) to prove only that the bench targets compile.
 step "benches compile (test profile)"
 cargo test --workspace --benches --no-run -q
+echo "target directory: $(du -sh target 2>/dev/null | cut -f1)"
 step "finished in $(( $(date +%s) - t0 )) s"
 skip_summary "$SKIP_LEDGER"
