@@ -1,13 +1,16 @@
 //! The kernel witness counts only the client, also on a busy machine. A thread
 //! opens and closes connections to another local port throughout a study; the study's
-//! client runs in its own network namespace (`stbc-PID`), so connector, kernel and pcap
-//! still agree exactly: fresh 20, pooled 1.
+//! client runs in its own network namespace (`stbc-PID-N`), so connector, kernel and pcap
+//! still agree exactly: fresh 20, pooled 1. Two namespaces of one process, made at once, are
+//! two: their own names, devices and subnets, each counting its own connects.
 
 use std::net::{TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
+use solr_client::{Select, TransportKind};
+use transport_bench::engine::witness::isolation::ClientNamespace;
 use transport_bench::engine::witness::KernelTcp;
 use transport_bench::scenario::study::load_summary;
 
@@ -133,4 +136,58 @@ async fn witnesses_agree_exactly_beside_connection_churn() {
     assert!(!r.verdict.contains("DISAGREE"), "{}", r.verdict);
     assert!(!r.verdict.contains("not isolated"), "{}", r.verdict);
     let _ = std::fs::remove_dir_all(&out);
+}
+
+/// `fresh` connects `n` times from inside `ns`; the namespace's kernel count of connects.
+async fn opens_in(ns: &ClientNamespace, url: String, n: usize) -> u64 {
+    ns.spawn(move || async move {
+        let c = support::client(&url, TransportKind::Fresh, false);
+        let before = KernelTcp::read()?;
+        for _ in 0..n {
+            c.select(&Select::new("*:*").rows(0)).await?;
+        }
+        Ok(KernelTcp::read()?.since(&before).active_opens)
+    })
+    .await
+    .expect("the namespace thread ends")
+    .expect("searches from the namespace")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_namespaces_of_one_process_at_once_are_separate() {
+    let url = support::standalone().url(None).expect("url").to_string();
+    let _g = support::shared().await;
+    let made: Vec<ClientNamespace> = std::thread::scope(|s| {
+        let a = s.spawn(ClientNamespace::create);
+        let b = s.spawn(ClientNamespace::create);
+        [a, b]
+            .map(|t| {
+                t.join()
+                    .expect("thread")
+                    .expect("a client namespace (run as root)")
+            })
+            .into()
+    });
+    let (a, b) = (&made[0], &made[1]);
+    assert_ne!(a.name(), b.name());
+    assert_ne!(a.device(), b.device());
+    assert!(
+        a.device().len() <= 15,
+        "{}: longer than IFNAMSIZ",
+        a.device()
+    );
+    let (on_a, on_b) = tokio::join!(opens_in(a, url.clone(), 3), opens_in(b, url, 5));
+    assert_eq!(
+        (on_a, on_b),
+        (3, 5),
+        "each namespace counts its own connects"
+    );
+    let names: Vec<String> = made.iter().map(|ns| ns.name().to_string()).collect();
+    drop(made);
+    for name in names {
+        assert!(
+            !std::path::Path::new("/run/netns").join(&name).exists(),
+            "{name} deleted"
+        );
+    }
 }

@@ -4,14 +4,17 @@
 //! `/proc/net/snmp` counts per network namespace. On a shared machine, other processes'
 //! connects land in the root namespace's counter (+0 to +6 per window were seen), so a
 //! client measured there cannot be told apart from them. Loopback runs therefore put the
-//! client's sockets in a project-owned namespace, `stbc-PID`, joined to the root namespace
+//! client's sockets in a project-owned namespace, `stbc-PID-N`, joined to the root namespace
 //! by a veth pair, with kernel routing only (no proxy, no extra hop in user space):
 //!
 //! ```text
-//! namespace stbc-PID   device stbcPIDc  198.19.X.2/30   route 127.0.0.0/8 dev stbcPIDc
+//! namespace stbc-PID-N  device stbcPID-Nc  198.19.X.2/30  route 127.0.0.0/8 dev stbcPID-Nc
 //!     | veth (MTU 65535, like loopback's 65536)
-//! root namespace       device stbcPIDr  198.19.X.1/30   Solr listening on 127.0.0.1
+//! root namespace        device stbcPID-Nr  198.19.X.1/30  Solr listening on 127.0.0.1
 //! ```
+//!
+//! N counts the namespaces this process created (modulo 100), so that runs at once in one
+//! process (tests, a library user) each have their own names, devices and subnet.
 //!
 //! The client keeps its URL (`http://127.0.0.1:PORT/solr`): in its namespace, 127.0.0.0/8
 //! is not local (the address is removed from `lo`) but routed through the veth, and both
@@ -35,14 +38,23 @@
 
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 
 use wan_emu::namespaces::{ip, run_in};
 
-/// Name prefix of the client namespaces (`stbc-PID`).
+/// Name prefix of the client namespaces (`stbc-PID-N`).
 pub const PREFIX: &str = "stbc-";
+
+/// N of the next namespace this process creates.
+static NEXT: AtomicU32 = AtomicU32::new(0);
+
+/// Held while a namespace is set up: the free-subnet check and the address it finds are one
+/// step for the threads of this process.
+static SETTING_UP: Mutex<()> = Mutex::new(());
 
 use wan_emu::owned::register_owned;
 use wan_emu::owned::{forget_owned, ns_id};
@@ -91,17 +103,20 @@ fn pid_alive(pid: i32) -> bool {
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok()
 }
 
-/// Deletes `stbc-PID` namespaces whose process is gone (a crashed run's).
+/// The pid in a client namespace's name (`stbc-PID-N`, or `stbc-PID` from older runs).
+fn owner_pid(name: &str) -> Option<i32> {
+    let rest = name.strip_prefix(PREFIX)?;
+    rest.split('-').next()?.parse().ok()
+}
+
+/// Deletes `stbc-PID-N` namespaces whose process is gone (a crashed run's).
 fn remove_stale() {
     let Ok(dir) = std::fs::read_dir("/run/netns") else {
         return;
     };
     for e in dir.flatten() {
         let name = e.file_name().to_string_lossy().to_string();
-        if let Some(pid) = name
-            .strip_prefix(PREFIX)
-            .and_then(|p| p.parse::<i32>().ok())
-        {
+        if let Some(pid) = owner_pid(&name) {
             if !pid_alive(pid) {
                 let _ = ip(&["netns", "del", &name]);
             }
@@ -122,16 +137,16 @@ fn device_sysctl(ns: Option<&str>, dev: &str, key: &str, value: &str) -> Result<
     }
 }
 
-/// The /30 subnet `198.19.X.0/30` for this process (root side `.1`, client side `.2`),
-/// chosen by pid and skipped past any address already in use in the root namespace.
-fn subnet(pid: u32) -> Result<(Ipv4Addr, Ipv4Addr)> {
+/// The /30 subnet `198.19.X.0/30` for a namespace (root side `.1`, client side `.2`),
+/// chosen by `seed` and skipped past any address already in use in the root namespace.
+fn subnet(seed: u32) -> Result<(Ipv4Addr, Ipv4Addr)> {
     let out = std::process::Command::new("ip")
         .args(["-4", "-o", "addr", "show"])
         .output()
         .context("cannot run `ip`")?;
     let used = String::from_utf8_lossy(&out.stdout).to_string();
     for k in 0..16_384u32 {
-        let idx = (pid + k) % 16_384;
+        let idx = seed.wrapping_add(k) % 16_384;
         let base = u32::from(Ipv4Addr::new(198, 19, 0, 0)) + idx * 4;
         let (root, client) = (Ipv4Addr::from(base + 1), Ipv4Addr::from(base + 2));
         if !used.contains(&format!(" {root}/")) && !used.contains(&format!(" {client}/")) {
@@ -142,13 +157,16 @@ fn subnet(pid: u32) -> Result<(Ipv4Addr, Ipv4Addr)> {
 }
 
 impl ClientNamespace {
-    /// Creates `stbc-PID` with its veth pair and routes (see the module docs); deletes a
+    /// Creates `stbc-PID-N` with its veth pair and routes (see the module docs); deletes a
     /// crashed run's namespaces first. Needs root.
     pub fn create() -> Result<ClientNamespace> {
+        let _one_at_a_time = SETTING_UP.lock().unwrap_or_else(|e| e.into_inner());
         remove_stale();
         let pid = std::process::id();
-        let name = format!("{PREFIX}{pid}");
-        let (root_dev, device) = (format!("stbc{pid}r"), format!("stbc{pid}c"));
+        let n = NEXT.fetch_add(1, Ordering::Relaxed) % 100;
+        let name = format!("{PREFIX}{pid}-{n}");
+        // At most 15 bytes (IFNAMSIZ): "stbc" + a pid of up to 7 digits + "-" + N + side.
+        let (root_dev, device) = (format!("stbc{pid}-{n}r"), format!("stbc{pid}-{n}c"));
         if Path::new("/run/netns").join(&name).exists() {
             ip(&["netns", "del", &name])?;
         }
@@ -160,16 +178,22 @@ impl ClientNamespace {
             device,
             removed: false,
         };
-        ns.set_up(&root_dev).inspect_err(|_| {
-            let _ = ns.remove();
-        })?;
+        ns.set_up(&root_dev, pid.wrapping_mul(100).wrapping_add(n))
+            .inspect_err(|_| {
+                let _ = ns.remove();
+            })?;
         register_owned(&path)?;
         Ok(ns)
     }
 
-    fn set_up(&mut self, root_dev: &str) -> Result<()> {
+    fn set_up(&mut self, root_dev: &str, seed: u32) -> Result<()> {
         let (name, dev) = (self.name.as_str(), self.device.as_str());
-        let (root_addr, client_addr) = subnet(std::process::id())?;
+        let (root_addr, client_addr) = subnet(seed)?;
+        if ip(&["link", "show", root_dev]).is_ok() {
+            // A namespace of the same name deleted earlier whose veth lingers while the
+            // kernel frees it: deleting one end deletes the pair.
+            let _ = ip(&["link", "del", root_dev]);
+        }
         ip(&[
             "link", "add", root_dev, "type", "veth", "peer", "name", dev, "netns", name,
         ])?;
@@ -203,7 +227,7 @@ impl ClientNamespace {
         Ok(())
     }
 
-    /// The namespace's name (`stbc-PID`).
+    /// The namespace's name (`stbc-PID-N`).
     pub fn name(&self) -> &str {
         &self.name
     }
@@ -277,6 +301,14 @@ mod tests {
             let why = why_not_isolated(url).expect("not isolatable");
             assert!(why.contains("not an IPv4 loopback address"), "{url}: {why}");
         }
+    }
+
+    #[test]
+    fn the_owner_is_read_from_both_name_forms() {
+        assert_eq!(owner_pid("stbc-4194304-99"), Some(4_194_304));
+        assert_eq!(owner_pid("stbc-812"), Some(812));
+        assert_eq!(owner_pid("stbc-x-1"), None);
+        assert_eq!(owner_pid("wan-812"), None);
     }
 
     #[test]
