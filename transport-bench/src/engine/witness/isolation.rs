@@ -189,11 +189,9 @@ impl ClientNamespace {
     fn set_up(&mut self, root_dev: &str, seed: u32) -> Result<()> {
         let (name, dev) = (self.name.as_str(), self.device.as_str());
         let (root_addr, client_addr) = subnet(seed)?;
-        if ip(&["link", "show", root_dev]).is_ok() {
-            // A namespace of the same name deleted earlier whose veth lingers while the
-            // kernel frees it: deleting one end deletes the pair.
-            let _ = ip(&["link", "del", root_dev]);
-        }
+        // A veth of a same-named namespace deleted earlier may linger while the kernel frees
+        // it; deleting one end deletes the pair (no such device: nothing to do).
+        let _ = ip(&["link", "del", root_dev]);
         ip(&[
             "link", "add", root_dev, "type", "veth", "peer", "name", dev, "netns", name,
         ])?;
