@@ -23,8 +23,8 @@ use crate::response::{decode, decode_as, Document, PingResponse, SelectResponse,
 use crate::shard_split;
 use crate::timing::Timing;
 use crate::transport::{
-    Identity, PooledConfig, Proxy, Redirects, RequestKind, RouteKey, Timeouts, TlsOptions,
-    Transport, TransportKind, WireRequest, WireResponse,
+    Identity, PooledConfig, Proxy, Redirects, RequestKind, RetryPolicy, RouteKey, Timeouts,
+    TlsOptions, Transport, TransportKind, WireRequest, WireResponse,
 };
 
 /// Default response size limit: 64 MiB, applied to the body as it arrives and again to the
@@ -96,6 +96,8 @@ pub struct SolrClientBuilder {
     /// Headers of every request ([`Self::header`]).
     pub(crate) headers: Vec<CustomHeader>,
     max_redirects: u32,
+    /// The 429/503 retry policy of a standalone client ([`Self::retry`]).
+    pub(crate) retry: Option<RetryPolicy>,
     pooled: PooledConfig,
     observer: crate::observe::Observer,
     update_params: Vec<(String, String)>,
@@ -205,6 +207,19 @@ impl SolrClientBuilder {
         self
     }
 
+    /// Retries a request Solr (or a proxy) answered with 429 or 503, honouring
+    /// `Retry-After`, within `policy`'s budget and the request timeout: the rule and the
+    /// policy of a SolrCloud client's router ([`crate::transport::Retry`]), for a
+    /// standalone client. Writes are retried too (both statuses mean the request was
+    /// refused before it was processed); nothing else is. When the budget runs out the call
+    /// is [`Error::RetriesExhausted`], keeping the last answer's status. Default none: a 429
+    /// or 503 is the call's answer. On a cloud client ([`SolrClient::cloud`]) this policy
+    /// replaces the router's ([`crate::CloudBuilder::retry`]).
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = Some(policy);
+        self
+    }
+
     /// A metrics hook, called once per response a call receives, after decoding, with the
     /// path, node, status, QTime and phases ([`crate::ResponseEvent`]): the final attempt
     /// of each call, not each retried one (see [`crate::observe`] for the exact rule).
@@ -260,7 +275,10 @@ impl SolrClientBuilder {
     /// Builds the client.
     pub fn build(self) -> Result<SolrClient> {
         let node = crate::url_input::parse_node_url(&self.node.0)?;
-        let inner = self.build_transport()?;
+        let mut inner = self.build_transport()?;
+        if let Some(policy) = self.retry {
+            inner = Arc::new(crate::transport::Retry::new(inner, policy));
+        }
         let collection = check_collection(self.collection, &node)?;
         check_update_params(&self.update_params)?;
         // Transports hand a 3xx back as it is; this decorator is the one place that decides.
@@ -371,6 +389,7 @@ impl SolrClient {
             auth: None,
             headers: Vec::new(),
             max_redirects: 0,
+            retry: None,
             pooled: PooledConfig::default(),
             observer: Default::default(),
             update_params: Vec::new(),

@@ -291,6 +291,44 @@ async fn batched_add_accounts_for_every_document_and_blocking_client_works() {
     assert_eq!(found, 93);
 }
 
+/// The blocking Indexer, from a plain thread: 250 documents in batches of 40, two of them
+/// refused by Solr's schema, each counted once, and the 248 others found after a commit.
+#[tokio::test]
+async fn the_blocking_indexer_reports_every_document() {
+    let _g = support::shared().await;
+    let url = support::standalone().url(None).unwrap().to_string();
+    let t = tag("blkidx");
+    let mut batch = docs(&t, 250, 0);
+    batch[7]["popularity"] = Value::String("x".into());
+    batch[201]["price"] = Value::String("y".into());
+    let q = format!("tag_s:{t}");
+    let (report, found) = std::thread::spawn(move || {
+        let b = solr_client::blocking::SolrClient::new(client(&url, TransportKind::Pooled, false))
+            .expect("blocking client");
+        let builder = solr_client::Indexer::builder(b.inner().clone())
+            .batch_docs(40)
+            .in_flight(2);
+        let mut indexer = b.indexer(builder).expect("indexer");
+        indexer.index_iter(batch).expect("pushed");
+        assert_eq!(indexer.pushed(), 250);
+        let report = indexer.finish().expect("report");
+        b.commit(Commit::default()).expect("commit");
+        let found = b
+            .select(&Select::new(q).rows(0))
+            .expect("select")
+            .num_found();
+        (report, found)
+    })
+    .join()
+    .expect("thread");
+    assert!(report.is_balanced(), "{report:?}");
+    assert_eq!((report.sent, report.acknowledged), (250, 248), "{report:?}");
+    let mut failed: Vec<&str> = report.failed.iter().map(|f| f.id.as_str()).collect();
+    failed.sort();
+    assert_eq!(failed, vec![format!("{t}-201"), format!("{t}-7")]);
+    assert_eq!(found, 248);
+}
+
 #[tokio::test]
 async fn gzip_request_bodies_need_an_inflating_jetty() {
     use solr_client::transport::{Gzip, Pooled, PooledConfig};

@@ -274,6 +274,72 @@ async fn a_refused_connection_is_a_warn_event_and_the_spans_carry_the_errors() {
     assert_no_secret(&log);
 }
 
+/// Admin calls fail through the same exchange as searches: one `solr.error` event each,
+/// with the kind and Solr's status, and the hook sees them; a call refused before it is sent
+/// (a bad name) sends nothing and logs nothing.
+#[tokio::test]
+async fn failed_admin_calls_are_one_event_each_with_the_kind() {
+    let _g = support::shared().await;
+    let url = support::standalone().url(None).expect("url");
+    let (client, tap, seen) = tapped(url, ResponseFormat::Json);
+    let mut kinds = Vec::new();
+    let log = logged(Level::INFO, async {
+        client
+            .cores()
+            .status(None)
+            .await
+            .expect("a good admin call");
+        // Standalone Solr refuses the Collections API (not in SolrCloud mode).
+        let e = client.collections().list().await.expect_err("not cloud");
+        kinds.push((e.kind(), e.status()));
+        let e = client
+            .cores()
+            .reload("no_such_core_a7")
+            .await
+            .expect_err("no such core");
+        kinds.push((e.kind(), e.status()));
+        let e = client.schema().fields().await;
+        assert!(e.is_ok(), "the schema of the core: {e:?}");
+        let e = client
+            .collections()
+            .delete("a/b")
+            .await
+            .expect_err("bad name");
+        assert_eq!(e.kind(), "InvalidInput", "{e}");
+    })
+    .await;
+    eprintln!("{log}");
+    let lines = error_lines(&log);
+    assert_eq!(
+        lines.len(),
+        2,
+        "one event per failed call that was sent: {lines:?}"
+    );
+    assert_eq!(log.lines().count(), 2, "nothing else at INFO");
+    for (line, (kind, status)) in lines.iter().zip(&kinds) {
+        assert_eq!(*kind, "Solr", "{line}");
+        let status = status.expect("Solr answered with a status");
+        assert!(line.contains("kind=\"Solr\""), "{line}");
+        assert!(line.contains(&format!("status={status}")), "{line}");
+        assert!(line.contains("path=admin/"), "{line}");
+    }
+    let seen = seen.lock().expect("lock").clone();
+    assert_eq!(
+        seen.len(),
+        4,
+        "the hook: every response that came back: {seen:?}"
+    );
+    assert_eq!(
+        tap.bodies.lock().expect("lock").len(),
+        4,
+        "nothing sent for the bad name"
+    );
+    assert_eq!(seen[0].2, None, "the good call has no error");
+    assert!(seen[0].1.is_some(), "the hook sees the admin call's QTime");
+    assert_eq!((seen[1].2, seen[2].2), (Some("Solr"), Some("Solr")));
+    assert_no_secret(&log);
+}
+
 /// Neither the password nor its Basic token appears.
 fn assert_no_secret(log: &str) {
     use base64::Engine;

@@ -244,6 +244,64 @@ fn retrying(kind: TransportKind, policy: RetryPolicy) -> Arc<dyn Transport> {
     Arc::new(Retry::new(transport(kind, false), policy))
 }
 
+/// The builder's `retry` gives a standalone client the 429/503 rule on every HTTP/1.1
+/// transport (this server speaks HTTP/1.1 only):
+/// an update refused twice with 503 is sent three times in all and acknowledged; a search
+/// answered 503 every time ends after the budget with `RetriesExhausted`; without `retry`,
+/// one 503 is the call's answer and nothing is re-sent.
+#[tokio::test]
+async fn the_builders_retry_resends_after_503_on_every_transport() {
+    let _g = support::shared().await;
+    let policy = RetryPolicy::default()
+        .max_attempts(3)
+        .base_backoff(Duration::from_millis(5))
+        .max_wait(Duration::from_secs(5));
+    for kind in H1 {
+        let build = |url: String, retry: bool| {
+            let b = SolrClient::builder(url).collection("bench").transport(kind);
+            let b = if retry { b.retry(policy) } else { b };
+            b.build().expect("client")
+        };
+        let doc = [json!({"id": "retry-1"})];
+        let srv = FaultServer::start(vec![
+            Fault::Status(503, Some(0)),
+            Fault::Status(503, None),
+            Fault::Ok(UPDATE_OK),
+        ])
+        .await;
+        let r = bounded(kind.as_str(), build(srv.url(), true).add(&doc))
+            .await
+            .unwrap_or_else(|e| panic!("{kind}: {e}"));
+        assert_eq!((r.timing.attempts, srv.seen().len()), (3, 3), "{kind}");
+        let srv = FaultServer::start(vec![Fault::Status(503, None)]).await;
+        let e = bounded(kind.as_str(), build(srv.url(), true).select(&q()))
+            .await
+            .expect_err("stays 503");
+        assert!(
+            matches!(
+                e,
+                Error::RetriesExhausted {
+                    status: 503,
+                    attempts: 3,
+                    ..
+                }
+            ),
+            "{kind}: {e:?}"
+        );
+        assert_eq!(srv.seen().len(), 3, "{kind}: the budget, exactly");
+        let srv = FaultServer::start(vec![Fault::Status(503, None)]).await;
+        let e = bounded(kind.as_str(), build(srv.url(), false).select(&q()))
+            .await
+            .expect_err("503");
+        assert_eq!(e.status(), Some(503), "{kind}: {e:?}");
+        assert!(
+            !matches!(e, Error::RetriesExhausted { .. }),
+            "{kind}: {e:?}"
+        );
+        assert_eq!(srv.seen().len(), 1, "{kind}: no retry by default");
+    }
+}
+
 #[tokio::test]
 async fn retry_honours_retry_after_then_succeeds() {
     let _g = support::shared().await;

@@ -39,7 +39,7 @@ use crate::client::SolrClient;
 use crate::error::{Error, Result};
 use crate::snippet::snippet;
 use crate::timing::Timing;
-use crate::transport::RequestKind;
+use crate::transport::{RequestKind, WireResponse};
 use crate::types::{ResponseHeader, SolrErrorBody};
 
 mod collections;
@@ -93,12 +93,17 @@ pub struct AdminResponse {
 
 /// Response types that carry a header and a timing record.
 pub(crate) trait Timed {
+    /// Solr's QTime from the header.
+    fn qtime(&self) -> Option<u32>;
     fn set_timing(&mut self, t: Timing);
 }
 
 macro_rules! timed {
     ($($t:ty),* $(,)?) => {
         $(impl crate::admin::Timed for $t {
+            fn qtime(&self) -> Option<u32> {
+                self.header.qtime
+            }
             fn set_timing(&mut self, mut t: crate::timing::Timing) {
                 t.qtime_ms = self.header.qtime;
                 self.timing = t;
@@ -150,6 +155,9 @@ impl<'a> Call<'a> {
     }
 
     /// Sends it and decodes the answer into `T`, turning a reported `failure` into an error.
+    /// It goes through the client's one exchange, as every data call does: the response
+    /// hook, the call span and, for a failed call, the `solr.error` event
+    /// ([`crate::observe`]).
     pub(crate) async fn send<T: DeserializeOwned + Timed>(self, client: &SolrClient) -> Result<T> {
         let mut params = self.params;
         params.push(("wt".into(), "json".into()));
@@ -162,21 +170,32 @@ impl<'a> Call<'a> {
                 .insert(CONTENT_TYPE, HeaderValue::from_static(ct));
             req.body = body;
         }
-        let resp = client.send_raw(req).await?;
-        let (value, timing): (Value, Timing) = crate::codec::decode(resp, self.what)?;
-        if let Some(e) = reported_failure(&value, &timing.node) {
-            return Err(e);
-        }
-        let body_snippet = || snippet(value.to_string().as_bytes(), 200);
-        let mut out: T = T::deserialize(&value).map_err(|e| Error::Decode {
-            node: timing.node.clone(),
-            what: self.what,
-            message: e.to_string(),
-            snippet: body_snippet(),
-        })?;
+        let what = self.what;
+        let (mut out, timing) = client
+            .exchange(req, |resp| decode_admin::<T>(resp, what), T::qtime)
+            .await?;
         out.set_timing(timing);
         Ok(out)
     }
+}
+
+/// Decodes an admin answer into `T`: Solr's error status and a reported `failure` are
+/// errors.
+fn decode_admin<T: DeserializeOwned>(
+    resp: WireResponse,
+    what: &'static str,
+) -> Result<(T, Timing)> {
+    let (value, timing): (Value, Timing) = crate::codec::decode(resp, what)?;
+    if let Some(e) = reported_failure(&value, &timing.node) {
+        return Err(e);
+    }
+    let out: T = T::deserialize(&value).map_err(|e| Error::Decode {
+        node: timing.node.clone(),
+        what,
+        message: e.to_string(),
+        snippet: snippet(value.to_string().as_bytes(), 200),
+    })?;
+    Ok((out, timing))
 }
 
 /// A Collections API answer with a success status that still reports a failure

@@ -17,14 +17,15 @@
 //! ```
 
 use std::path::Path;
+use std::time::Duration;
 
 use bytes::Bytes;
 
 use super::SolrClient;
 use crate::admin::{
-    self, AdminResponse, Aliases, ClusterStatus, CollectionList, ConfigsetList, CopyFieldList,
-    CoreStatusResponse, CreateCollection, CreateCore, FieldList, FieldTypeList, Metrics,
-    MetricsQuery, ReplicaSpec, RequestStatus, SchemaCommand, SystemInfo, UniqueKey,
+    self, AdminResponse, Aliases, ClusterStatus, CollectionList, CollectionStatus, ConfigsetList,
+    CopyFieldList, CoreStatusResponse, CreateCollection, CreateCore, FieldList, FieldTypeList,
+    Metrics, MetricsQuery, ReplicaSpec, RequestStatus, SchemaCommand, SystemInfo, UniqueKey,
 };
 use crate::error::Result;
 
@@ -85,6 +86,18 @@ blocking_handle! {
     fn request_status(id: &str) -> RequestStatus;
     /// See [`admin::Collections::delete_status`].
     fn delete_status(id: &str) -> AdminResponse;
+    /// See [`admin::Collections::wait_for`].
+    fn wait_for(id: &str, every: Duration, timeout: Duration) -> RequestStatus;
+    /// See [`admin::Collections::modify`].
+    fn modify(name: &str, attributes: &[(&str, &str)]) -> AdminResponse;
+    /// See [`admin::Collections::status`].
+    fn status(collection: Option<&str>) -> CollectionStatus;
+    /// See [`admin::Collections::split_shard`].
+    fn split_shard(collection: &str, shard: &str) -> AdminResponse;
+    /// See [`admin::Collections::backup`].
+    fn backup(collection: &str, name: &str, location: &str) -> AdminResponse;
+    /// See [`admin::Collections::restore`].
+    fn restore(name: &str, location: &str, collection: &str) -> AdminResponse;
 }
 
 impl Collections<'_> {
@@ -148,6 +161,10 @@ blocking_handle! {
     fn create(c: &CreateCore) -> AdminResponse;
     /// See [`admin::Cores::unload`].
     fn unload(core: &str, delete_files: bool) -> AdminResponse;
+    /// See [`admin::Cores::swap`].
+    fn swap(core: &str, other: &str) -> AdminResponse;
+    /// See [`admin::Cores::rename`].
+    fn rename(core: &str, to: &str) -> AdminResponse;
 }
 
 blocking_handle! {

@@ -6,7 +6,10 @@
 //! (`wire`, `select_request`, `encode_add`, `node`, `collection`...) are on the async client,
 //! reachable through [`SolrClient::inner`]. The admin API handles have blocking twins too
 //! ([`SolrClient::collections`], [`SolrClient::configsets`], [`SolrClient::schema`],
-//! [`SolrClient::cores`], [`SolrClient::system`]; module [`admin`]).
+//! [`SolrClient::cores`], [`SolrClient::system`]; module [`admin`]), and so has the bulk
+//! [`crate::Indexer`] ([`Indexer`]). A unit test lists every `pub async fn` of the crate
+//! and fails when one has no blocking twin (or is not on its short list of exceptions,
+//! each with its reason).
 //!
 //! A blocking call from a thread inside a Tokio runtime (an `async fn`, a task) would stall
 //! that runtime's thread, and Tokio would panic on it: every method checks first and returns
@@ -29,7 +32,11 @@
 use std::pin::Pin;
 
 pub mod admin;
+mod indexer;
+#[cfg(test)]
+mod parity_tests;
 mod tuples;
+pub use indexer::Indexer;
 pub use tuples::TupleIter;
 
 use futures::{Stream, StreamExt};
@@ -39,7 +46,7 @@ use serde::Serialize;
 use crate::batch::BatchReport;
 use crate::client::{Commit, SolrClient as AsyncClient};
 use crate::error::{Error, Result};
-use crate::request::{Get, GetResponse, Knn, Select};
+use crate::request::{Get, GetResponse, JsonQuery, Knn, Select};
 use crate::response::{Document, PingResponse, SelectResponse, UpdateResponse};
 use crate::transport::{WireRequest, WireResponse};
 
@@ -198,6 +205,22 @@ impl SolrClient {
     /// See [`crate::SolrClient::send_raw`].
     pub fn send_raw(&self, req: WireRequest) -> Result<WireResponse> {
         self.run("send_raw", self.inner.send_raw(req))?
+    }
+
+    /// See [`crate::SolrClient::query_json`]: a JSON Request API query, hits decoded into
+    /// `T`.
+    pub fn query_json<T: DeserializeOwned>(&self, q: &JsonQuery) -> Result<SelectResponse<T>> {
+        self.run("query_json", self.inner.query_json::<T>(q))?
+    }
+
+    /// See [`crate::SolrClient::with_schema_unique_key`]: a new blocking client (with its
+    /// own runtime) whose uniqueKey field is the one the schema declares.
+    pub fn with_schema_unique_key(&self) -> Result<SolrClient> {
+        let inner = self.run(
+            "with_schema_unique_key",
+            self.inner.with_schema_unique_key(),
+        )??;
+        SolrClient::new(inner)
     }
 }
 

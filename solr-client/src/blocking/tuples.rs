@@ -59,7 +59,16 @@ impl SolrClient {
 
     /// [`crate::SolrClient::sql_as`], as an iterator.
     pub fn sql_as<T: DeserializeOwned>(&self, statement: &str) -> Result<TupleIter<'_, T>> {
-        let tuples = self.run("sql", self.inner.sql_as::<T>(statement))??;
+        self.sql_as_with(statement, &[])
+    }
+
+    /// [`crate::SolrClient::sql_as_with`], as an iterator.
+    pub fn sql_as_with<T: DeserializeOwned>(
+        &self,
+        statement: &str,
+        extra: &[(&str, &str)],
+    ) -> Result<TupleIter<'_, T>> {
+        let tuples = self.run("sql", self.inner.sql_as_with::<T>(statement, extra))??;
         Ok(TupleIter {
             client: self,
             tuples,

@@ -101,7 +101,8 @@ impl CloudBuilder {
         self
     }
 
-    /// Retry budget of the router. Default [`RetryPolicy::default`].
+    /// Retry budget of the router (429 and 503 answers, and failover to another node; the
+    /// rule of [`SolrClientBuilder::retry`]). Default [`RetryPolicy::default`].
     pub fn retry(mut self, r: RetryPolicy) -> Self {
         self.retry = r;
         self
@@ -160,17 +161,19 @@ impl CloudBuilder {
 
     /// Builds the client. No seed, a bad seed URL or a bad collection name is
     /// [`Error::Config`]. Nothing is sent until the first request.
-    pub fn build(self) -> Result<SolrClient> {
+    pub fn build(mut self) -> Result<SolrClient> {
         if self.seeds.is_empty() {
             return Err(Error::Config(
                 "SolrClient::cloud: give at least one seed node URL".into(),
             ));
         }
         let inner = self.client.build_transport()?;
+        // A policy set on the client builder is the router's: one retry layer, never two.
+        let retry = self.client.retry.take().unwrap_or(self.retry);
         let mut router = Routing::builder(inner)
             .replica_preference(self.preference)
             .policy(self.policy)
-            .retry(self.retry)
+            .retry(retry)
             .timeouts(self.timeouts)
             .liveness_interval(self.liveness)
             .view_max_age(self.refresh);
