@@ -49,6 +49,7 @@ cell() {
     END { print n + 0 }' "$log")
   skipped=$(skip_count "$ledger")
   if [ -z "$passed" ]; then echo "FAILED (no result)"; return; fi
+  if [ "$((passed + failed))" -eq 0 ]; then echo "FAILED (0 tests: the filter matches none)"; return; fi
   if [ "$failed" != 0 ]; then echo "FAILED $failed of $((passed + failed))"; return; fi
   if [ "$skipped" -gt 0 ]; then echo "passed $passed, skipped $skipped"; else echo "passed $passed"; fi
 }

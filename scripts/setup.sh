@@ -17,6 +17,9 @@ for pkg in openjdk-17-jdk-headless maven openssl curl libpcap-dev pkg-config ca-
   util-linux-extra nginx tinyproxy strace clang libbpf-dev libelf-dev zlib1g-dev make; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
+# Node.js: a real client no one here wrote, for the `watch --ebpf` e2e tests (any node on
+# the PATH will do; Debian's package otherwise).
+command -v node >/dev/null 2>&1 || need+=(nodejs)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
     echo "setup: missing Debian packages: ${need[*]} (run as root, or: sudo apt-get install -y ${need[*]})" >&2
