@@ -13,6 +13,7 @@
 //!   [`session`]: events into connections per process; [`process`]: /proc facts;
 //!   [`report`]: the pcap report per process, findings naming the process.
 
+pub mod cmdline;
 pub mod event;
 pub mod preflight;
 pub mod probes;

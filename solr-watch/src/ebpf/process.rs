@@ -11,7 +11,9 @@ pub struct ProcessInfo {
     pub pid: u32,
     /// Command name (the kernel's `comm`).
     pub comm: String,
-    /// Command line, arguments joined by spaces (empty when the process was gone).
+    /// Command line, arguments joined by spaces, secrets (passwords, tokens, a URL's user
+    /// info) replaced by `***` ([`super::cmdline::redacted`]); empty when the process was
+    /// gone.
     pub cmdline: String,
     /// cgroup v2 id.
     pub cgroup_id: u64,
@@ -44,11 +46,12 @@ impl ProcessInfo {
             .unwrap_or_else(|| comm.to_string());
         let cmdline = std::fs::read(format!("/proc/{pid}/cmdline"))
             .map(|b| {
-                b.split(|&c| c == 0)
+                let args: Vec<String> = b
+                    .split(|&c| c == 0)
                     .filter(|a| !a.is_empty())
                     .map(|a| String::from_utf8_lossy(a).into_owned())
-                    .collect::<Vec<_>>()
-                    .join(" ")
+                    .collect();
+                super::cmdline::redacted(&args)
             })
             .unwrap_or_default();
         let cgroup = std::fs::read_to_string(format!("/proc/{pid}/cgroup"))
