@@ -68,14 +68,38 @@ impl Routing {
         let resp = res.inspect_err(|e| node.failed(e.is_connect(), &self.health))?;
         let _ = node.answered(took);
         if !resp.status.is_success() {
-            return Err(Error::UnexpectedResponse {
-                node: node_key(&node.url),
-                status: resp.status.as_u16(),
-                content_type: None,
-                snippet: crate::snippet::snippet(&resp.body, 200),
-            });
+            return Err(self.cluster_status_refused(&node.url, resp.status.as_u16(), &resp.body));
         }
         ClusterView::from_cluster_status(self.collection.as_deref(), &resp.body, &node.url)
+    }
+
+    /// The error for a CLUSTERSTATUS answer of `status` that is not 2xx: when Solr says the
+    /// collection (or alias) the router serves does not exist (400, `Collection: NAME not
+    /// found`), [`Error::NotFound`], as a standalone node's 404 for a missing core is, so a
+    /// missing collection is one kind of error on every path; else what came, unexpected.
+    fn cluster_status_refused(&self, node: &Url, status: u16, body: &[u8]) -> Error {
+        let msg = serde_json::from_slice::<crate::types::ErrorEnvelope>(body)
+            .map(|e| e.into_body().msg)
+            .unwrap_or_default();
+        match self.collection.as_deref() {
+            Some(c) if status == 400 && msg == format!("Collection: {c} not found") => {
+                Error::NotFound {
+                    node: node_key(node),
+                    path: format!("{}/admin/collections", node.path().trim_end_matches('/')),
+                    hint: format!(
+                        "SolrCloud has no collection or alias named \"{c}\" (CLUSTERSTATUS: \
+                         {msg}): check .collection(...) against the cluster's collections \
+                         (admin/collections?action=LIST) and aliases (LISTALIASES)"
+                    ),
+                }
+            }
+            _ => Error::UnexpectedResponse {
+                node: node_key(node),
+                status,
+                content_type: None,
+                snippet: crate::snippet::snippet(body, 200),
+            },
+        }
     }
 
     /// Makes `view` current; a node holding a replica that the view does not list as live
@@ -109,5 +133,57 @@ impl Routing {
             deadline: None,
             route: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::TransportKind;
+
+    fn router(collection: &str) -> Routing {
+        let inner = TransportKind::Pooled
+            .build(&crate::TlsOptions::default(), false)
+            .expect("builds");
+        Routing::builder(inner)
+            .cloud_seed("http://127.0.0.1:1/solr")
+            .collection(collection)
+            .build()
+            .expect("builds")
+    }
+
+    fn refused(collection: &str, status: u16, msg: &str) -> Error {
+        let body = serde_json::json!({
+            "responseHeader": {"status": status, "QTime": 3},
+            "error": {"metadata": ["CLUSTERSTATUS", "NOT_FOUND"], "msg": msg, "code": status},
+        });
+        let node = Url::parse("http://127.0.0.1:1/solr").expect("url");
+        router(collection).cluster_status_refused(&node, status, body.to_string().as_bytes())
+    }
+
+    #[test]
+    fn a_missing_collection_is_not_found_like_a_missing_core() {
+        let e = refused("gone", 400, "Collection: gone not found");
+        let Error::NotFound { node, path, hint } = &e else {
+            panic!("{e:?}");
+        };
+        assert_eq!(node, "http://127.0.0.1:1/solr");
+        assert_eq!(path, "/solr/admin/collections");
+        assert!(
+            hint.contains("no collection or alias named \"gone\""),
+            "{hint}"
+        );
+        assert_eq!(e.status(), Some(404));
+        // Another collection's absence, or another refusal, stays as it came.
+        let other = refused("gone", 400, "Collection: other not found");
+        assert!(
+            matches!(other, Error::UnexpectedResponse { status: 400, .. }),
+            "{other:?}"
+        );
+        let failed = refused("gone", 500, "Collection: gone not found");
+        assert!(
+            matches!(failed, Error::UnexpectedResponse { status: 500, .. }),
+            "{failed:?}"
+        );
     }
 }
