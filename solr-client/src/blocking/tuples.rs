@@ -57,6 +57,19 @@ impl SolrClient {
         })
     }
 
+    /// [`crate::SolrClient::stream_as_with`], as an iterator.
+    pub fn stream_as_with<T: DeserializeOwned>(
+        &self,
+        expr: impl std::fmt::Display,
+        extra: &[(&str, &str)],
+    ) -> Result<TupleIter<'_, T>> {
+        let tuples = self.run("stream", self.inner.stream_as_with::<T>(expr, extra))??;
+        Ok(TupleIter {
+            client: self,
+            tuples,
+        })
+    }
+
     /// [`crate::SolrClient::sql_as`], as an iterator.
     pub fn sql_as<T: DeserializeOwned>(&self, statement: &str) -> Result<TupleIter<'_, T>> {
         self.sql_as_with(statement, &[])

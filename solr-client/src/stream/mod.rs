@@ -106,7 +106,20 @@ impl SolrClient {
     /// builder) on `/stream` of the client's collection; each tuple decoded into `T`. An
     /// `EXCEPTION` tuple is an [`Error::Solr`] after the tuples before it.
     pub async fn stream_as<T: DeserializeOwned>(&self, expr: impl Display) -> Result<Tuples<T>> {
-        let params = vec![("expr".to_string(), expr.to_string())];
+        self.stream_as_with(expr, &[]).await
+    }
+
+    /// [`Self::stream_as`] with extra parameters. On a standalone Solr (no ZooKeeper) a
+    /// `search` names the cores it reads with `{collection}.shards`, e.g.
+    /// `[("bench.shards", "http://127.0.0.1:8983/solr/bench")]`; without it Solr answers
+    /// `zkHost not found for collection`.
+    pub async fn stream_as_with<T: DeserializeOwned>(
+        &self,
+        expr: impl Display,
+        extra: &[(&str, &str)],
+    ) -> Result<Tuples<T>> {
+        let mut params = vec![("expr".to_string(), expr.to_string())];
+        params.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
         self.tuples(self.form_post("stream", params)).await
     }
 
