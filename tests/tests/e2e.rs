@@ -15,6 +15,7 @@ mod client;
 mod cloud_basic_auth;
 mod cloud_client;
 mod cloud_routing;
+mod conformance;
 mod crate_api;
 mod document_truth;
 mod failed_calls;
