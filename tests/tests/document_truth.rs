@@ -407,7 +407,7 @@ async fn add_once(c: &SolrClient, d: &Docs, given: &[String]) -> (Account, Vec<u
         }
         Err(Error::VersionConflict { id, .. }) if kept.len() == 1 => {
             // One document: its conflict is the whole call's error (checked: not applied).
-            assert_eq!([id.clone()], given, "the conflict names the document");
+            assert_eq!(given, std::slice::from_ref(&id), "the conflict names it");
             Account {
                 sent: 1,
                 refused: Vec::new(),
