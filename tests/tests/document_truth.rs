@@ -491,6 +491,80 @@ async fn random_batches_are_accounted_exactly_on_the_cloud_stock_chain() {
     random_runs(Target::Cloud, Some("strict")).await;
 }
 
+/// Three ids tagged `t`: the first on one shard of the 2-shard collection, the other two on
+/// the other.
+async fn ids_across_shards(t: &str) -> [String; 3] {
+    let s = support::cloud2x2();
+    let nodes = [
+        s.url(Some("node1")).expect("node1"),
+        s.url(Some("node2")).expect("node2"),
+    ];
+    let view = crate::cloud_routing::healthy_router(&nodes).await.view();
+    let shard = |id: &String| crate::cloud_routing::shard_of(&view, id);
+    let a = format!("{t}-a");
+    let others: Vec<String> = (0..64)
+        .map(|k| format!("{t}-{k}"))
+        .filter(|id| shard(id) != shard(&a))
+        .take(2)
+        .collect();
+    [a, others[0].clone(), others[1].clone()]
+}
+
+/// The reported case: a batch of atomic `inc` updates spanning both shards, one with a stale
+/// `_version_`. Its shard refuses it; the other shard's documents are indexed, and the report
+/// says exactly that (a whole-call conflict, or every document failed, made an application
+/// that re-sends failed `inc` updates apply them twice).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_conflict_on_one_shard_leaves_the_other_shards_documents_acknowledged() {
+    let _g = support::shared().await;
+    let _one = crate::cloud_routing::LOCK.lock().await;
+    let base = client_for(Target::Cloud, None).await;
+    for chain in [None, Some("strict")] {
+        let c = chain.map_or(base.clone(), |ch| base.with_update_chain(ch));
+        let t = tag("xshard");
+        let ids = ids_across_shards(&t).await;
+        let seed: Vec<Value> = ids
+            .iter()
+            .map(|id| json!({"id": id, "tag_s": t, "n_i": 0}))
+            .collect();
+        c.add(&seed).await.expect("stored");
+        let stale = stored_versions(&c, &ids[..1]).await[&ids[0]];
+        c.add(&seed)
+            .await
+            .expect("stored again: the first version is stale");
+        let inc = |id: &String| json!({"id": id, "n_i": {"inc": 1}});
+        let conflict = json!({"id": ids[0], "n_i": {"inc": 1}, "_version_": stale});
+        let all = [conflict.clone(), inc(&ids[1]), inc(&ids[2])];
+        let report = match c.add(&all).await {
+            Err(Error::Update { report, .. }) => report,
+            other => panic!("{chain:?}: {other:?}"),
+        };
+        assert_eq!(
+            (report.sent, report.acknowledged),
+            (3, 2),
+            "{chain:?}: {report}"
+        );
+        assert_eq!(report.failed.len(), 1, "{chain:?}: {report}");
+        assert_eq!(report.failed[0].id, ids[0]);
+        assert!(report.failed[0].is_version_conflict(), "{report}");
+        assert!(report.unknown.is_empty() && report.not_attempted.is_empty());
+        assert_eq!(report.requests, 1, "one call");
+        let r = c
+            .add_batched(&[conflict, inc(&ids[1])], 10)
+            .await
+            .expect("a report");
+        assert_eq!((r.sent, r.acknowledged, r.failed.len()), (2, 1, 1), "{r}");
+        assert!(r.failed[0].is_version_conflict() && r.failed[0].id == ids[0]);
+        c.commit(Commit::default()).await.expect("commit");
+        let held = counters(&c, &t).await;
+        let want: HashMap<String, i64> = [(&ids[0], 0), (&ids[1], 2), (&ids[2], 1)]
+            .into_iter()
+            .map(|(id, n)| (id.clone(), n))
+            .collect();
+        assert_eq!(held, want, "{chain:?}: each acknowledged inc applied once");
+    }
+}
+
 /// Ids `{t}-{i}` for each `i` of `at`.
 fn ids(t: &str, at: &[usize]) -> HashSet<String> {
     at.iter().map(|i| format!("{t}-{i}")).collect()
