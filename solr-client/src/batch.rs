@@ -9,6 +9,34 @@
 //! through them, so for every report
 //! `acknowledged + failed.len() + unknown.len() + not_attempted.len() == sent`, exactly.
 //!
+//! # The rule: what `sent` counts, and refused documents
+//! `sent` is every document the caller offered to the call: all of `docs` for
+//! [`add`](crate::SolrClient::add) and [`add_batched`](crate::SolrClient::add_batched),
+//! every [`push`](crate::Indexer::push) for the [`Indexer`](crate::Indexer). Each of them is
+//! in exactly one class:
+//! - `acknowledged`: Solr indexed it (its request was answered, and Solr did not name it);
+//! - `failed`: certainly not indexed, with the reason ([`FailedDoc::is_version_conflict`]
+//!   for a `_version_` check that failed);
+//! - `unknown`: Solr's answer cannot say whether it was indexed (never counted failed);
+//! - `not_attempted`: certainly not indexed and not refused: never sent, or after the
+//!   document that stopped its batch on the stock chain.
+//!
+//! A document the client refuses before sending
+//! ([`Error::InvalidDocument`](crate::Error::InvalidDocument): no uniqueKey, NaN or an
+//! infinity; for the Indexer also one its format cannot carry) is never sent. Where the call
+//! makes a report (`add_batched`, the Indexer) it is `failed`, with its position among the
+//! documents offered in [`FailedDoc::index`], and the others go without it; the Indexer's
+//! `push` also returns the error at once. `add`, which returns a report only inside
+//! [`Error::Update`](crate::Error::Update), refuses the whole call instead, before sending
+//! anything: a whole-call error, and nothing was indexed.
+//!
+//! A whole-call error other than [`Error::Update`](crate::Error::Update) comes only when
+//! nothing was indexed: a version conflict is
+//! [`Error::VersionConflict`](crate::Error::VersionConflict) only for a call of one document.
+//! In SolrCloud a call spanning shards goes as one request per shard leader (the router knows
+//! the hash ranges); a shard whose request fails leaves the others' documents acknowledged, and
+//! its own documents classed as above from Solr's answer for that shard.
+//!
 //! # The tolerant chain and Solr's default chain
 //! With `TolerantUpdateProcessorFactory` (this project's configset), Solr indexes every good
 //! document of a batch and lists the bad ones in `responseHeader.errors`

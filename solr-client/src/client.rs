@@ -639,11 +639,14 @@ impl SolrClient {
     /// returns a response with `docs_sent` 0.
     ///
     /// On success every document was acknowledged. Otherwise the error is
-    /// [`Error::Update`], whose [`BatchReport`] accounts for every document: the ones Solr
-    /// rejected (reported per document by the project's tolerant update chain) are `failed`;
-    /// when the whole request failed, all of them are `failed` if nothing can have been
+    /// [`Error::Update`], whose [`BatchReport`] accounts for every document (the rule is in
+    /// [`crate::batch`]): the ones Solr rejected (reported per document by the project's
+    /// tolerant update chain, or named by the stock chain's refusal) are `failed`; when a
+    /// request failed as a whole, its documents are `failed` if nothing can have been
     /// indexed (not sent, or a 4xx answer) and `unknown` otherwise (sent, then the
-    /// connection broke, a timeout fired or Solr answered 5xx).
+    /// connection broke, a timeout fired or Solr answered 5xx). A call of one document whose
+    /// `_version_` check failed is [`Error::VersionConflict`]; in a larger call that document
+    /// is a failed one ([`FailedDoc::is_version_conflict`](crate::FailedDoc::is_version_conflict)).
     ///
     /// A document without a value for the uniqueKey field
     /// ([`SolrClientBuilder::unique_key`]), or with NaN or an infinity in a field, fails the
@@ -660,15 +663,19 @@ impl SolrClient {
         commit_within_ms: Option<u64>,
     ) -> Result<UpdateResponse> {
         let ids = doc_ids(docs, &self.unique_key)?;
-        self.add_ids(docs, ids, commit_within_ms).await
+        let alone = ids.len() == 1;
+        self.add_ids(docs, ids, commit_within_ms, alone).await
     }
 
-    /// [`Self::add_with`] of `docs` whose ids are `ids`.
+    /// [`Self::add_with`] of `docs` whose ids are `ids`. `alone`: the call is one document
+    /// (a version conflict is then [`Error::VersionConflict`]; in any other case it is a
+    /// failed document of [`Error::Update`], whatever the size of its shard's part).
     async fn add_ids<T: Serialize>(
         &self,
         docs: &[T],
         ids: Vec<String>,
         commit_within_ms: Option<u64>,
+        alone: bool,
     ) -> Result<UpdateResponse> {
         if ids.is_empty() {
             // Nothing to index: nothing is sent (Solr would answer an empty batch anyway).
@@ -693,15 +700,16 @@ impl SolrClient {
                 self.update_format.encode_docs_with_ids(&sub, &sub_ids)?
             });
         }
+        let alone = alone && parts.len() == 1;
         let sends = parts.into_iter().zip(bodies).map(|(part, body)| {
-            let part_ids = part.members.iter().map(|&i| ids[i].clone()).collect();
-            self.update(
-                body,
-                self.update_format.content_type(),
-                query.clone(),
-                part_ids,
-                part.route,
-            )
+            let part_ids: Vec<String> = part.members.iter().map(|&i| ids[i].clone()).collect();
+            let req = self.update_wire(body, self.update_format.content_type(), &query, part.route);
+            async move {
+                (
+                    part_ids.clone(),
+                    self.update_request(req, part_ids, alone).await,
+                )
+            }
         });
         shard_split::combine(futures::future::join_all(sends).await)
     }
@@ -714,7 +722,8 @@ impl SolrClient {
     /// docs.len()` always holds; an empty `docs` sends nothing.
     ///
     /// A document the client refuses ([`Error::InvalidDocument`]: no uniqueKey, NaN or an
-    /// infinity) is never sent: it is `failed`, with its position in `docs` in
+    /// infinity) is never sent: as everywhere ([`crate::batch`]), it is `failed`, with its
+    /// position in `docs` in
     /// [`FailedDoc::index`](crate::FailedDoc::index), and the rest of its batch goes
     /// without it. A batch that cannot be sent at all (it cannot be encoded, no node for
     /// it) is `failed` as a whole with the reason, and the next batches still go.
@@ -732,7 +741,7 @@ impl SolrClient {
             if kept.is_empty() {
                 continue;
             }
-            match self.add_ids(&kept, ids.clone(), None).await {
+            match self.add_ids(&kept, ids.clone(), None, false).await {
                 Ok(r) => report.merge(BatchReport::all_acknowledged(r.docs_sent)),
                 Err(Error::Update { report: r, .. }) => report.merge(*r),
                 Err(e) => report.merge(BatchReport::all_failed(ids, &e.to_string())),
@@ -796,13 +805,13 @@ impl SolrClient {
             bodies.push(Bytes::from(body));
         }
         let sends = parts.into_iter().zip(bodies).map(|(part, body)| {
-            self.update(
-                body,
-                "application/json",
-                query.clone(),
-                Vec::new(),
-                part.route,
-            )
+            let req = self.update_wire(body, "application/json", &query, part.route);
+            async move {
+                (
+                    Vec::new(),
+                    self.update_request(req, Vec::new(), false).await,
+                )
+            }
         });
         shard_split::combine(futures::future::join_all(sends).await)
     }
@@ -821,14 +830,8 @@ impl SolrClient {
         let body = serde_json::to_vec(&serde_json::json!({ "delete": { "query": query } }))
             .map_err(|e| Error::InvalidInput(e.to_string()))?;
         let params = self.update_query(commit_within_ms);
-        self.update(
-            Bytes::from(body),
-            "application/json",
-            params,
-            Vec::new(),
-            None,
-        )
-        .await
+        let req = self.update_wire(Bytes::from(body), "application/json", &params, None);
+        self.update_request(req, Vec::new(), false).await
     }
 
     /// Commits (hard or soft). Only ever sent when asked.
@@ -854,28 +857,33 @@ impl SolrClient {
         Ok(r)
     }
 
-    async fn update(
+    /// The update request carrying `body` to `route`.
+    fn update_wire(
         &self,
         body: Bytes,
         content_type: &'static str,
-        query: Vec<(String, String)>,
-        ids: Vec<String>,
+        query: &[(String, String)],
         route: Option<RouteKey>,
-    ) -> Result<UpdateResponse> {
-        let mut req = self.wire(Method::POST, "update", query, RequestKind::Write);
+    ) -> WireRequest {
+        let mut req = self.wire(Method::POST, "update", query.to_vec(), RequestKind::Write);
         req.route = route;
         req.headers
             .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
         req.body = body;
-        self.update_request(req, ids).await
+        req
     }
 
     /// Sends an update request whose body carries the documents `ids` (in order) and
-    /// accounts for them (see [`Self::add`]).
+    /// accounts for them (see [`crate::batch`]): any failure of a request with documents is
+    /// [`Error::Update`], except a version conflict of a call that is one document in all
+    /// (`alone`), which is [`Error::VersionConflict`]. A one-document request that is a
+    /// part of a larger call (its shard's share, an [`Indexer`](crate::Indexer) batch) is
+    /// never `alone`: the other documents of the call may have been indexed.
     pub(crate) async fn update_request(
         &self,
         req: WireRequest,
         ids: Vec<String>,
+        alone: bool,
     ) -> Result<UpdateResponse> {
         let outcome = self
             .exchange(
@@ -898,9 +906,10 @@ impl SolrClient {
                 } else {
                     BatchReport::account(&ids, r.header.errors.as_deref().unwrap_or_default())
                 };
+                let conflict = || crate::request::single_conflict(&report, &r.timing.node);
                 if report.is_clean() {
                     Ok(r)
-                } else if let Some(c) = crate::request::single_conflict(&report, &r.timing.node) {
+                } else if let Some(c) = conflict().filter(|_| alone) {
                     Err(c)
                 } else {
                     Err(Error::Update {
@@ -909,7 +918,7 @@ impl SolrClient {
                     })
                 }
             }
-            Err(e @ Error::Solr { status: 409, .. }) if ids.len() == 1 => {
+            Err(e @ Error::Solr { status: 409, .. }) if alone && ids.len() == 1 => {
                 Err(crate::request::conflict_error(e))
             }
             Err(e) if !ids.is_empty() => Err(Error::Update {

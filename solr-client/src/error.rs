@@ -324,10 +324,11 @@ pub enum Error {
         /// How long the caller waited, when the wait ended before the command did.
         waited: Option<Duration>,
     },
-    /// Optimistic concurrency: the `_version_` sent with a one-document update did not match
-    /// the stored document's (Solr's 409 "version conflict"; also a document that must
-    /// exist, `_version_` > 1, and does not). Nothing was indexed. In a batch, the document
-    /// is a failed one of [`Error::Update`] with Solr's message instead (see
+    /// Optimistic concurrency: the `_version_` sent with a call of one document did not
+    /// match the stored document's (Solr's 409 "version conflict"; also a document that
+    /// must exist, `_version_` 1 or more, and does not). Nothing was indexed. In a call of more
+    /// documents (even when its shard's part is one document), the document is a failed
+    /// one of [`Error::Update`] with Solr's message instead (see
     /// [`FailedDoc::is_version_conflict`]).
     #[error(
         "{}: version conflict for {}: expected _version_ {}, found {}",

@@ -23,7 +23,8 @@
 //! [`Indexer::finish`] sends what is left, waits for every batch and returns one
 //! [`BatchReport`] in which every pushed document is counted exactly once:
 //! `acknowledged + failed.len() + unknown.len() + not_attempted.len() == sent`, where
-//! `sent` is the number of documents pushed.
+//! `sent` is the number of documents pushed, the ones [`Indexer::push`] refused included
+//! (they are `failed`): the rule of every update API, in [`crate::batch`].
 //!
 //! Retries: a batch is sent again only when its request certainly did not reach Solr
 //! ([`Error::is_not_sent`]) or Solr refused it before processing it (429, 503), at most
@@ -333,12 +334,41 @@ impl Indexer {
     }
 
     /// Adds one document: encodes it into its batch (its shard's batch in SolrCloud) and
-    /// hands a full batch to the queue, waiting while the queue is full. A document that
-    /// does not serialize to an object, or that the update format cannot carry (see
-    /// [`UpdateFormat::encode_docs`]), is refused ([`Error::InvalidInput`], naming it) and
-    /// not counted; the documents pushed before it are kept.
+    /// hands a full batch to the queue, waiting while the queue is full.
+    ///
+    /// A document the indexer cannot take is refused with the error, and is also in the
+    /// final report as a failed document whose [`FailedDoc::index`](crate::FailedDoc::index)
+    /// is its position among the pushes (the rule of [`crate::batch`]: `sent` counts every
+    /// document offered). Refused are: a document the client refuses
+    /// ([`Error::InvalidDocument`]: no uniqueKey, NaN or an infinity), one that does not
+    /// serialize to an object or that the update format cannot carry
+    /// ([`Error::InvalidInput`], see [`UpdateFormat::encode_docs`]), and any document pushed
+    /// after the sending task stopped. The documents pushed before it are kept.
     pub async fn push<T: Serialize>(&mut self, doc: T) -> Result<()> {
-        let id = doc_id_at(&doc, self.pushed(), &self.ctx.client.unique_key)?;
+        let index = self.ctx.pushed.fetch_add(1, Ordering::Relaxed);
+        let slot = match self.take_doc(&doc, index).await {
+            Ok(slot) => slot,
+            Err(e) => {
+                let mut refused = BatchReport::refused(index, &e);
+                if let Some(f) = refused.failed.iter_mut().find(|f| f.id.is_empty()) {
+                    // Refused by the format, not for its id: name it when it has one.
+                    f.id = doc_id_at(&doc, index, &self.ctx.client.unique_key).unwrap_or_default();
+                }
+                let mut s = self.ctx.state.lock().unwrap_or_else(|p| p.into_inner());
+                s.0.merge(refused);
+                return Err(e);
+            }
+        };
+        let open = &self.open[slot];
+        if open.ids.len() >= self.batch_docs || open.body.len() >= self.batch_bytes {
+            self.flush(slot).await?;
+        }
+        Ok(())
+    }
+
+    /// Puts document number `index` of the pushes into its batch; the batch's slot.
+    async fn take_doc<T: Serialize>(&mut self, doc: &T, index: usize) -> Result<usize> {
+        let id = doc_id_at(doc, index, &self.ctx.client.unique_key)?;
         let shard = self.shard_of(&id).await;
         let slot = match self.open.iter().position(|o| o.shard == shard) {
             Some(i) => i,
@@ -354,21 +384,16 @@ impl Indexer {
         if self.open[slot].body.is_sealed() {
             self.flush(slot).await?;
         }
-        self.open[slot].body.push(&doc, &id)?;
+        self.open[slot].body.push(doc, &id)?;
         if self.open[slot].body.docs() > 1 && self.open[slot].body.len() > self.batch_bytes {
             // Too large with this document: the batch goes without it, and it starts the
             // next one.
             self.open[slot].body.pop_last();
             self.flush(slot).await?;
-            self.open[slot].body.push(&doc, &id)?;
+            self.open[slot].body.push(doc, &id)?;
         }
-        let open = &mut self.open[slot];
-        open.ids.push(id);
-        self.ctx.pushed.fetch_add(1, Ordering::Relaxed);
-        if open.ids.len() >= self.batch_docs || open.body.len() >= self.batch_bytes {
-            self.flush(slot).await?;
-        }
-        Ok(())
+        self.open[slot].ids.push(id);
+        Ok(slot)
     }
 
     /// The shard the transport puts the document whose id is `id` in; `None` when it has
@@ -414,7 +439,7 @@ impl Indexer {
         Ok(())
     }
 
-    /// Documents pushed so far.
+    /// Documents pushed so far, refused ones included (the report's `sent`).
     pub fn pushed(&self) -> usize {
         self.ctx.pushed.load(Ordering::Relaxed)
     }
@@ -464,8 +489,9 @@ impl Indexer {
     }
 
     /// Sends the last batch, waits for every batch and returns the report of every pushed
-    /// document: `sent` is the number pushed, and `acknowledged + failed.len() +
-    /// unknown.len() + not_attempted.len() == sent`.
+    /// document: `sent` is the number pushed (refused ones included, as `failed`), and
+    /// `acknowledged + failed.len() + unknown.len() + not_attempted.len() == sent` (see
+    /// [`crate::batch`]).
     pub async fn finish(mut self) -> BatchReport {
         for slot in 0..self.open.len() {
             let _ = self.flush(slot).await;
@@ -555,7 +581,7 @@ impl Ctx {
                     .insert(CONTENT_ENCODING, HeaderValue::from_static("gzip"));
             }
             req.body = body.clone();
-            match self.client.update_request(req, ids.clone()).await {
+            match self.client.update_request(req, ids.clone(), false).await {
                 Ok(r) => return BatchReport::all_acknowledged(r.docs_sent),
                 Err(Error::Update { report, cause }) => {
                     let again = cause.as_deref().is_some_and(resendable);
@@ -565,9 +591,6 @@ impl Ctx {
                         continue;
                     }
                     return *report;
-                }
-                Err(e @ Error::VersionConflict { .. }) => {
-                    return BatchReport::all_failed(ids, &e.to_string())
                 }
                 Err(e) => return BatchReport::lost(ids, &e),
             }
@@ -715,12 +738,15 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_non_object_is_refused_and_not_counted() {
+    async fn a_non_object_is_refused_and_counted_failed() {
         let mut indexer = Indexer::builder(client()).build().expect("builds");
         let e = indexer.push(5).await.expect_err("not an object");
         assert!(e.to_string().contains("not an object"), "{e}");
-        assert_eq!(indexer.pushed(), 0);
-        assert!(indexer.finish().await.is_balanced());
+        assert_eq!(indexer.pushed(), 1);
+        let r = indexer.finish().await;
+        assert_eq!((r.sent, r.failed.len(), r.requests), (1, 1, 0), "{r:?}");
+        assert_eq!(r.failed[0].index, Some(0));
+        assert!(r.is_balanced());
     }
 
     #[tokio::test]
@@ -905,9 +931,14 @@ mod tests {
             .push(serde_json::json!({"id": "d4"}))
             .await
             .expect("pushed");
-        assert_eq!(indexer.pushed(), 2);
+        assert_eq!(indexer.pushed(), 3);
         let r = indexer.finish().await;
-        assert_eq!((r.sent, r.acknowledged, r.requests), (2, 2, 1));
+        assert_eq!((r.sent, r.acknowledged, r.requests), (3, 2, 1));
+        assert_eq!(r.failed.len(), 1, "{r:?}");
+        assert_eq!(
+            (r.failed[0].id.as_str(), r.failed[0].index),
+            ("d2", Some(1))
+        );
         let seen = t.seen.lock().expect("lock").clone();
         assert_eq!(seen[0].1, ["d0", "d4"]);
     }
@@ -929,7 +960,11 @@ mod tests {
             .collect();
         indexer.index_iter(&good).await.expect("pushed");
         let r = indexer.finish().await;
-        assert_eq!((r.sent, r.acknowledged, r.requests), (3, 3, 1));
+        assert_eq!((r.sent, r.acknowledged, r.requests), (4, 3, 1));
+        assert_eq!(
+            (r.failed[0].id.as_str(), r.failed[0].index),
+            ("d0", Some(0))
+        );
         let seen = t.seen.lock().expect("lock").len();
         assert_eq!(seen, 1);
     }

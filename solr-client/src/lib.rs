@@ -119,7 +119,7 @@ pub mod admin;
 #[cfg(all(test, feature = "cbor", feature = "javabin"))]
 mod atomic_tests;
 pub mod auth;
-mod batch;
+pub mod batch;
 #[cfg(feature = "blocking")]
 #[cfg_attr(docsrs, doc(cfg(feature = "blocking")))]
 pub mod blocking;

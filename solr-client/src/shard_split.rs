@@ -73,48 +73,54 @@ fn parts_of(groups: Option<Vec<ShardGroup>>, ids: &[String]) -> Vec<Part> {
         .collect()
 }
 
-/// Combines the results of an update's parts. All acknowledged: one response whose
-/// `docs_sent` is the sum, QTime the largest, `rf` the smallest, tolerant errors all of
-/// them, and timing that of the slowest part. Any [`Error::Update`]: one `Error::Update`
-/// whose [`BatchReport`] accounts for every document of the whole update (the documents of
-/// acknowledged parts count as acknowledged), with the first cause. Any other error (only
-/// for parts without documents, e.g. deletes by id): the first one.
-pub(crate) fn combine(results: Vec<Result<UpdateResponse>>) -> Result<UpdateResponse> {
+/// Combines the results of an update's parts, each with the ids of its documents. All
+/// acknowledged: one response whose `docs_sent` is the sum, QTime the largest, `rf` the
+/// smallest, tolerant errors all of them, and timing that of the slowest part. Any part
+/// with documents failed: one [`Error::Update`] whose [`BatchReport`] accounts for every
+/// document of the whole update (the documents of acknowledged parts count as
+/// acknowledged; a part that failed with another error than `Error::Update` is read by
+/// [`BatchReport::lost`]), with the first cause. So an update spanning shards is never one
+/// whole-call error while another shard indexed its documents. Any other error (only for
+/// parts without documents, e.g. deletes by id): the first one. A single part's result is
+/// returned as it is.
+pub(crate) fn combine(
+    results: Vec<(Vec<String>, Result<UpdateResponse>)>,
+) -> Result<UpdateResponse> {
     if results.len() == 1 {
-        return results
-            .into_iter()
-            .next()
-            .unwrap_or_else(|| Err(Error::InvalidInput("an update of no part".into())));
+        return results.into_iter().next().map_or_else(
+            || Err(Error::InvalidInput("an update of no part".into())),
+            |r| r.1,
+        );
     }
     let mut merged: Option<UpdateResponse> = None;
     let mut report = BatchReport::default();
     let mut cause = None;
     let mut update_failed = false;
     let mut other = None;
-    for r in results {
-        match r {
+    for (ids, r) in results {
+        let (part, c) = match r {
             Ok(r) => {
                 report.merge(BatchReport::all_acknowledged(r.docs_sent));
                 merged = Some(match merged {
                     None => r,
                     Some(m) => merge(m, r),
                 });
+                continue;
             }
             Err(Error::Update {
                 report: part,
                 cause: c,
-            }) => {
-                update_failed = true;
-                report.merge(*part);
-                if cause.is_none() {
-                    cause = c;
-                }
-            }
+            }) => (*part, c),
+            Err(e) if !ids.is_empty() => (BatchReport::lost(ids, &e), Some(Box::new(e))),
             Err(e) => {
-                if other.is_none() {
-                    other = Some(e);
-                }
+                other.get_or_insert(e);
+                continue;
             }
+        };
+        update_failed = true;
+        report.merge(part);
+        if cause.is_none() {
+            cause = c;
         }
     }
     if let Some(e) = other {
@@ -213,20 +219,23 @@ mod tests {
 
     #[test]
     fn results_combine_into_one_account() {
-        let r = combine(vec![ok(3, 5), ok(2, 9)]).expect("all acknowledged");
+        let r = combine(vec![(ids(3), ok(3, 5)), (ids(2), ok(2, 9))]).expect("all acknowledged");
         assert_eq!(
             (r.docs_sent, r.header.qtime, r.header.rf),
             (5, Some(9), Some(2))
         );
         let e = combine(vec![
-            ok(3, 5),
-            Err(Error::Update {
-                report: Box::new(BatchReport::all_failed(
-                    vec!["a".into(), "b".into()],
-                    "lost",
-                )),
-                cause: Some(Box::new(Error::NoNode("x".into()))),
-            }),
+            (ids(3), ok(3, 5)),
+            (
+                vec!["a".into(), "b".into()],
+                Err(Error::Update {
+                    report: Box::new(BatchReport::all_failed(
+                        vec!["a".into(), "b".into()],
+                        "lost",
+                    )),
+                    cause: Some(Box::new(Error::NoNode("x".into()))),
+                }),
+            ),
         ])
         .expect_err("one part failed");
         match e {
@@ -239,5 +248,41 @@ mod tests {
             }
             other => panic!("not an update error: {other:?}"),
         }
+    }
+
+    #[test]
+    fn a_part_refused_as_a_whole_is_accounted_per_document_beside_the_others() {
+        // The stock chain's 409 for one shard's part, while the other shard indexed its two.
+        let conflict = Error::Solr {
+            node: "http://h/solr".into(),
+            status: 409,
+            body: crate::types::SolrErrorBody {
+                msg: "version conflict for x expected=5 actual=6".into(),
+                code: 409,
+                metadata: None,
+                qtime_ms: None,
+            },
+        };
+        let e = combine(vec![(vec!["x".into()], Err(conflict)), (ids(2), ok(2, 1))])
+            .expect_err("one part failed");
+        let Error::Update { report, cause } = e else {
+            panic!("not an update error: {e:?}")
+        };
+        assert_eq!(
+            (report.sent, report.acknowledged, report.requests),
+            (3, 2, 1)
+        );
+        assert_eq!(report.failed.len(), 1);
+        assert_eq!(report.failed[0].id, "x");
+        assert!(report.failed[0].is_version_conflict(), "{report:?}");
+        assert!(report.is_balanced());
+        assert_eq!(cause.and_then(|c| c.status()), Some(409));
+        // Parts without documents (deletes by id): the first error as it is.
+        let e = combine(vec![
+            (Vec::new(), Err(Error::NoNode("y".into()))),
+            (Vec::new(), ok(0, 1)),
+        ])
+        .expect_err("a delete part failed");
+        assert!(matches!(e, Error::NoNode(_)), "{e:?}");
     }
 }

@@ -99,9 +99,10 @@ pub struct FailedDoc {
     /// Why it was not indexed (Solr's message, the transport error for a lost batch, or
     /// the client's refusal).
     pub message: String,
-    /// The document's position in the call's input, for a document the client refused
-    /// before sending it ([`Error::InvalidDocument`](crate::Error::InvalidDocument)); `None`
-    /// for a document Solr refused or a lost batch.
+    /// The document's position in the call's input (for the
+    /// [`Indexer`](crate::Indexer), among its pushes), for a document the client refused
+    /// before sending it ([`Error::InvalidDocument`](crate::Error::InvalidDocument), or a
+    /// push the Indexer refused); `None` for a document Solr refused or a lost batch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub index: Option<usize>,
 }

@@ -1,49 +1,324 @@
-//! Every document in the right class, against the real Solr, on the project's tolerant chain
-//! and on Solr's stock chain (`strict`): random batches of good documents, documents without
-//! an id and documents Solr's schema refuses (a string in the int field `popularity`), sent
-//! through `add`, `add_batched` and the `Indexer`. After a commit, every acknowledged id is in
-//! Solr, no failed or not-attempted id is, and the classes add up to what was given. The
-//! client's own refusals (no uniqueKey, NaN) are named tests here too.
+//! Every document in the right class, against the real Solr, standalone and on the 2-shard
+//! SolrCloud collection (through the cloud client), on the project's tolerant chain and on
+//! Solr's stock chain (`strict`). Random batches mix new documents, documents without an id,
+//! documents Solr's schema refuses (a string in the int field `popularity`), atomic `inc`
+//! updates of stored documents, and optimistic concurrency (a stale `_version_`, the stored
+//! one, `1` must exist, `-1` must not exist, each met and failed), sent through `add`,
+//! `add_batched` and the `Indexer`. After a commit:
+//! - every acknowledged document is in Solr and was applied exactly once (its `n_i` counter
+//!   is 1: an `inc` applied twice would make it 2), every failed or not attempted one was
+//!   not applied (its counter is 0, or it is absent);
+//! - each failed document says whether it was a version conflict, and only conflicts do;
+//! - Solr named every document it refused, so nothing is `unknown`;
+//! - the classes add up to what was offered (`sent`), refused documents counted `failed`
+//!   with their position;
+//! - a whole-call error of `add` comes only when nothing was applied.
+//!
+//! The seed is printed (`TRUTH_SEED=N` replays it); `TRUTH_RUNS` (default 2) and
+//! `TRUTH_DOCS` (most documents per call, default 60) make longer runs.
+//! The client's own refusals (no uniqueKey, NaN) are named tests here too.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde_json::{json, Value};
 use solr_client::{
-    BatchReport, Commit, DocumentProblem, Error, Indexer, SolrClient, TransportKind,
+    BatchReport, Commit, DocumentProblem, Error, Get, Indexer, Select, SolrClient, TransportKind,
 };
 
 use crate::indexer::ids_in_solr;
 use crate::support::{self, tag};
 
-/// What a generated document is.
+/// What a generated document is. Every document has its own id `{t}-{i}`; the ones that
+/// update a stored document find it stored with `n_i` 0 before the call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
+    /// A new document, `n_i` 1.
     Good,
+    /// No id: the client refuses it.
     NoId,
+    /// A new document Solr's schema refuses.
     BadType,
+    /// `inc` of a stored document, no version check.
+    Inc,
+    /// `inc` with the stored `_version_`.
+    IncCurrent,
+    /// `inc` with a `_version_` the document had before its last update: a conflict.
+    IncStale,
+    /// `inc` with `_version_` 1 (must exist) of a stored document.
+    MustExist,
+    /// `inc` with `_version_` 1 of a document that is not stored: a conflict.
+    MustExistMissing,
+    /// A new document with `_version_` -1 (must not exist).
+    MustNotExist,
+    /// `inc` with `_version_` -1 of a stored document: a conflict.
+    MustNotExistStored,
 }
 
-/// `n` random documents tagged `t`: the document at `i` has id `{t}-{i}` unless it has none.
-fn random_docs(rng: &mut StdRng, t: &str, n: usize) -> (Vec<Value>, Vec<Kind>) {
+const KINDS: [Kind; 10] = [
+    Kind::Good,
+    Kind::NoId,
+    Kind::BadType,
+    Kind::Inc,
+    Kind::IncCurrent,
+    Kind::IncStale,
+    Kind::MustExist,
+    Kind::MustExistMissing,
+    Kind::MustNotExist,
+    Kind::MustNotExistStored,
+];
+
+impl Kind {
+    /// Solr refuses it for its `_version_`.
+    fn conflict(self) -> bool {
+        matches!(
+            self,
+            Kind::IncStale | Kind::MustExistMissing | Kind::MustNotExistStored
+        )
+    }
+    /// It updates a document stored before the call.
+    fn stored(self) -> bool {
+        matches!(
+            self,
+            Kind::Inc
+                | Kind::IncCurrent
+                | Kind::IncStale
+                | Kind::MustExist
+                | Kind::MustNotExistStored
+        )
+    }
+    /// Solr indexes it when it is sent (and reached, on the stock chain).
+    fn applies(self) -> bool {
+        !self.conflict() && !matches!(self, Kind::NoId | Kind::BadType)
+    }
+}
+
+/// A run's documents: what each is, and the documents themselves.
+struct Docs {
+    t: String,
+    kinds: Vec<Kind>,
+    docs: Vec<Value>,
+}
+
+impl Docs {
+    fn id(&self, i: usize) -> String {
+        format!("{}-{i}", self.t)
+    }
+}
+
+/// `n` random documents tagged `t`; the documents they update are stored first (twice, so
+/// that each has a stale `_version_`), with `n_i` 0.
+async fn random_docs(c: &SolrClient, rng: &mut StdRng, t: &str, n: usize) -> Docs {
     let kinds: Vec<Kind> = (0..n)
-        .map(|_| match rng.random_range(0..10) {
-            0 | 1 => Kind::NoId,
-            2 | 3 => Kind::BadType,
-            _ => Kind::Good,
-        })
+        .map(|_| KINDS[rng.random_range(0..KINDS.len())])
         .collect();
+    let stored: Vec<String> = (0..n)
+        .filter(|&i| kinds[i].stored())
+        .map(|i| format!("{t}-{i}"))
+        .collect();
+    let mut stale = HashMap::new();
+    let mut current = HashMap::new();
+    for versions in [&mut stale, &mut current] {
+        let seed: Vec<Value> = stored
+            .iter()
+            .map(|id| json!({"id": id, "tag_s": t, "n_i": 0}))
+            .collect();
+        if !seed.is_empty() {
+            c.add(&seed).await.expect("stored documents");
+        }
+        *versions = stored_versions(c, &stored).await;
+    }
     let docs = kinds
         .iter()
         .enumerate()
-        .map(|(i, k)| match k {
-            Kind::Good => json!({"id": format!("{t}-{i}"), "tag_s": t, "popularity": i}),
-            Kind::NoId => json!({"tag_s": t, "popularity": i}),
-            Kind::BadType => json!({"id": format!("{t}-{i}"), "tag_s": t, "popularity": "x"}),
+        .map(|(i, k)| {
+            let id = format!("{t}-{i}");
+            let inc = |v: Option<i64>| match v {
+                Some(v) => json!({"id": id, "n_i": {"inc": 1}, "_version_": v}),
+                None => json!({"id": id, "n_i": {"inc": 1}}),
+            };
+            match k {
+                Kind::Good => json!({"id": id, "tag_s": t, "n_i": 1}),
+                Kind::NoId => json!({"tag_s": t, "n_i": 1}),
+                Kind::BadType => json!({"id": id, "tag_s": t, "popularity": "x"}),
+                Kind::Inc => inc(None),
+                Kind::IncCurrent => inc(Some(current[&id])),
+                Kind::IncStale => inc(Some(stale[&id])),
+                Kind::MustExist | Kind::MustExistMissing => inc(Some(1)),
+                Kind::MustNotExist => json!({"id": id, "tag_s": t, "n_i": 1, "_version_": -1}),
+                Kind::MustNotExistStored => inc(Some(-1)),
+            }
         })
         .collect();
-    (docs, kinds)
+    Docs {
+        t: t.to_string(),
+        kinds,
+        docs,
+    }
+}
+
+/// The `_version_` of each of `ids` (real-time get: no commit needed).
+async fn stored_versions(c: &SolrClient, ids: &[String]) -> HashMap<String, i64> {
+    if ids.is_empty() {
+        return HashMap::new();
+    }
+    let got = c
+        .get::<Value>(&Get::new(ids.iter().cloned()).fl("id,_version_"))
+        .await
+        .expect("real-time get");
+    let v: HashMap<String, i64> = got
+        .docs
+        .iter()
+        .map(|d| {
+            let id = d["id"].as_str().expect("id").to_string();
+            (id, d["_version_"].as_i64().expect("_version_"))
+        })
+        .collect();
+    assert_eq!(v.len(), ids.len(), "every stored document found");
+    v
+}
+
+/// The `n_i` of every document tagged `t` (after a commit), by id.
+async fn counters(c: &SolrClient, t: &str) -> HashMap<String, i64> {
+    let r = c
+        .select(
+            &Select::new("*:*")
+                .fq(format!("tag_s:\"{t}\""))
+                .fl("id,n_i")
+                .rows(100_000),
+        )
+        .await
+        .expect("select");
+    assert_eq!(r.num_found() as usize, r.docs().len(), "every hit returned");
+    r.docs()
+        .iter()
+        .map(|d| {
+            let id = d["id"].as_str().expect("id").to_string();
+            (id, d["n_i"].as_i64().unwrap_or(-1))
+        })
+        .collect()
+}
+
+/// The class of a document in a report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Class {
+    Acknowledged,
+    /// Failed; `true` when the report calls it a version conflict.
+    Failed(bool),
+    NotAttempted,
+}
+
+/// What a call said about the documents it was offered: how many it counted, the positions
+/// of the ones the client refused, and the class of every other one by id.
+#[derive(Debug, Default)]
+struct Account {
+    sent: usize,
+    refused: Vec<usize>,
+    class: HashMap<String, Class>,
+}
+
+impl Account {
+    /// The account in `r`, the report of a call offered the documents of `d` that have an
+    /// id (`given`, in order) and maybe the id-less ones.
+    fn of(r: &BatchReport, given: &[String]) -> Account {
+        assert!(r.is_balanced(), "{r:?}");
+        assert!(r.unknown.is_empty(), "Solr named every document: {r}");
+        let mut a = Account {
+            sent: r.sent,
+            refused: r.failed.iter().filter_map(|f| f.index).collect(),
+            class: HashMap::new(),
+        };
+        let named = r.failed.iter().filter(|f| f.index.is_none());
+        let failed = named.map(|f| (f.id.clone(), Class::Failed(f.is_version_conflict())));
+        let not_attempted = r
+            .not_attempted
+            .iter()
+            .map(|id| (id.clone(), Class::NotAttempted));
+        let acked = r.acknowledged_ids(given);
+        assert_eq!(acked.len(), r.acknowledged, "{r:?}");
+        let acked = acked.into_iter().map(|id| (id, Class::Acknowledged));
+        for (id, c) in failed.chain(not_attempted).chain(acked) {
+            assert!(
+                a.class.insert(id.clone(), c).is_none(),
+                "{id} counted twice: {r:?}"
+            );
+        }
+        a
+    }
+}
+
+/// Checks `a`, what the call offered `offered` of `d`'s documents said, against `d.kinds`
+/// and against what Solr holds after a commit.
+async fn check_against_solr(c: &SolrClient, d: &Docs, a: &Account, offered: &[usize]) {
+    let n = d.kinds.len();
+    assert_eq!(a.sent, offered.len(), "sent is what was offered: {a:?}");
+    let no_id: Vec<usize> = offered
+        .iter()
+        .copied()
+        .filter(|&i| d.kinds[i] == Kind::NoId)
+        .collect();
+    assert_eq!(
+        a.refused, no_id,
+        "each id-less document refused, by position"
+    );
+    c.commit(Commit::default()).await.expect("commit");
+    let held = counters(c, &d.t).await;
+    let mut want_held = HashSet::new();
+    for i in (0..n).filter(|&i| d.kinds[i] != Kind::NoId) {
+        let (id, kind) = (d.id(i), d.kinds[i]);
+        let n_i = held.get(&id).copied();
+        let before = kind.stored().then_some(0);
+        match a.class.get(&id).copied() {
+            Some(Class::Acknowledged) => {
+                assert!(kind.applies(), "{id} ({kind:?}) acknowledged: {a:?}");
+                assert_eq!(n_i, Some(1), "{id} ({kind:?}) applied exactly once");
+            }
+            Some(Class::Failed(conflict)) => {
+                assert_eq!(conflict, kind.conflict(), "{id} ({kind:?}) typed: {a:?}");
+                assert!(!kind.applies(), "{id} ({kind:?}) failed: {a:?}");
+                assert_eq!(n_i, before, "{id} ({kind:?}) failed, not applied");
+            }
+            Some(Class::NotAttempted) => {
+                assert_eq!(n_i, before, "{id} ({kind:?}) not attempted, not applied")
+            }
+            None => panic!("{id} ({kind:?}) in no class: {a:?}"),
+        }
+        if n_i.is_some() {
+            want_held.insert(id);
+        }
+    }
+    let held: HashSet<String> = held.into_keys().collect();
+    assert_eq!(held, want_held, "Solr holds nothing else tagged {}", d.t);
+}
+
+/// Where the random runs go: standalone or the 2-shard cloud, and the update chain.
+#[derive(Clone, Copy, Debug)]
+enum Target {
+    Standalone,
+    Cloud,
+}
+
+async fn client_for(target: Target, chain: Option<&str>) -> SolrClient {
+    let c = match target {
+        Target::Standalone => client(None),
+        Target::Cloud => {
+            let s = support::cloud2x2();
+            let nodes = [
+                s.url(Some("node1")).expect("node1"),
+                s.url(Some("node2")).expect("node2"),
+            ];
+            crate::cloud_routing::healthy_router(&nodes).await;
+            SolrClient::cloud(nodes)
+                .collection("bench")
+                .build()
+                .expect("cloud client")
+        }
+    };
+    match chain {
+        Some(ch) => c.with_update_chain(ch),
+        None => c,
+    }
 }
 
 fn client(chain: Option<&str>) -> SolrClient {
@@ -59,79 +334,47 @@ fn client(chain: Option<&str>) -> SolrClient {
     .expect("client")
 }
 
-/// Checks `r` against what Solr holds for `t` after a commit, and against `kinds`: the
-/// client refused exactly the id-less documents (`refused`, their positions), Solr holds
-/// exactly the acknowledged ones, and only good documents.
-async fn check_against_solr(
-    c: &SolrClient,
-    t: &str,
-    kinds: &[Kind],
-    r: &BatchReport,
-    refused: &[usize],
-) {
-    assert!(r.is_balanced(), "{r:?}");
-    assert!(
-        r.unknown.is_empty(),
-        "Solr named every document it refused: {r:?}"
-    );
-    let no_id: Vec<usize> = (0..kinds.len())
-        .filter(|&i| kinds[i] == Kind::NoId)
-        .collect();
-    assert_eq!(refused, no_id, "each id-less document refused, by position");
-    c.commit(Commit::default()).await.expect("commit");
-    let held = ids_in_solr(c, t).await;
-    let given: Vec<String> = (0..kinds.len())
-        .filter(|&i| kinds[i] != Kind::NoId)
-        .map(|i| format!("{t}-{i}"))
-        .collect();
-    let acked = r.acknowledged_ids(&given);
-    assert_eq!(acked.len(), r.acknowledged, "{r:?}");
-    let acked: HashSet<String> = acked.into_iter().collect();
-    assert_eq!(held, acked, "Solr holds exactly the acknowledged documents");
-    for f in &r.failed {
-        assert!(!held.contains(&f.id), "failed {} is in Solr", f.id);
-    }
-    for id in &r.not_attempted {
-        assert!(!held.contains(id), "not attempted {id} is in Solr");
-    }
-    for id in &held {
-        let i: usize = id.rsplit('-').next().unwrap().parse().unwrap();
-        assert_eq!(kinds[i], Kind::Good, "{id} is good");
-    }
-}
-/// Random documents through `add`, `add_batched` and the `Indexer` on `chain`.
-async fn random_run(seed: u64, chain: Option<&str>) {
+/// Random documents through `add`, `add_batched` and the `Indexer` on `c`.
+async fn random_run(c: &SolrClient, seed: u64, what: &str) {
     let mut rng = StdRng::seed_from_u64(seed);
-    let c = client(chain);
+    let most = env_or("TRUTH_DOCS", 60).max(2) as usize;
     for api in ["add", "add_batched", "indexer"] {
         let t = tag(&format!("truth-{api}"));
-        let n = rng.random_range(20..60);
+        let n = rng.random_range(1..=most);
         let batch = rng.random_range(1..9);
-        let (docs, kinds) = random_docs(&mut rng, &t, n);
-        let (report, refused) = match api {
-            "add" => add_once(&c, &t, &docs).await,
+        let d = random_docs(c, &mut rng, &t, n).await;
+        let all: Vec<usize> = (0..n).collect();
+        let given: Vec<String> = all
+            .iter()
+            .filter(|&&i| d.kinds[i] != Kind::NoId)
+            .map(|&i| d.id(i))
+            .collect();
+        let (account, offered) = match api {
+            "add" => add_once(c, &d, &given).await,
             "add_batched" => {
-                let r = c.add_batched(&docs, batch).await.expect("a report");
-                let refused = r.failed.iter().filter_map(|f| f.index).collect();
-                assert_eq!(r.sent, n, "every document given is accounted");
-                (r, refused)
+                let r = c.add_batched(&d.docs, batch).await.expect("a report");
+                eprintln!("TRUTH_SEED={seed} {what} {api} batch {batch}: {r}");
+                (Account::of(&r, &given), all)
             }
-            _ => index_all(&c, &docs, batch).await,
+            _ => {
+                let r = index_all(c, &d.docs, batch).await;
+                eprintln!("TRUTH_SEED={seed} {what} {api} batch {batch}: {r}");
+                (Account::of(&r, &given), all)
+            }
         };
-        eprintln!("seed {seed} chain {chain:?} {api} batch {batch}: {report:?}");
-        check_against_solr(&c, &t, &kinds, &report, &refused).await;
+        check_against_solr(c, &d, &account, &offered).await;
     }
 }
 
 /// `add` of every document: refused as a whole when one has no id (the error names the
-/// first), then `add` of the ones with an id. The report and the refused positions.
-async fn add_once(c: &SolrClient, t: &str, docs: &[Value]) -> (BatchReport, Vec<usize>) {
-    let refused: Vec<usize> = (0..docs.len())
-        .filter(|&i| docs[i].get("id").is_none())
-        .collect();
-    let kept: Vec<&Value> = docs.iter().filter(|d| d.get("id").is_some()).collect();
+/// first, and nothing is applied), then `add` of the ones with an id. The account of the
+/// second call and the positions of the documents it was offered. A whole-call error other
+/// than [`Error::Update`] must be a one-document call's version conflict.
+async fn add_once(c: &SolrClient, d: &Docs, given: &[String]) -> (Account, Vec<usize>) {
+    let n = d.docs.len();
+    let refused: Vec<usize> = (0..n).filter(|&i| d.kinds[i] == Kind::NoId).collect();
     if let Some(&first) = refused.first() {
-        match c.add(docs).await {
+        match c.add(&d.docs).await {
             Err(Error::InvalidDocument {
                 index,
                 problem: DocumentProblem::MissingUniqueKey,
@@ -141,74 +384,184 @@ async fn add_once(c: &SolrClient, t: &str, docs: &[Value]) -> (BatchReport, Vec<
             other => panic!("expected the refusal of #{first}, got {other:?}"),
         }
         c.commit(Commit::default()).await.expect("commit");
-        assert!(ids_in_solr(c, t).await.is_empty(), "nothing was sent");
+        let held = counters(c, &d.t).await;
+        let stored = d.kinds.iter().filter(|k| k.stored()).count();
+        assert_eq!(held.len(), stored, "nothing new was sent");
+        assert!(held.values().all(|&v| v == 0), "nothing applied: {held:?}");
     }
-    let report = match c.add(&kept).await {
+    let offered: Vec<usize> = (0..n).filter(|&i| d.kinds[i] != Kind::NoId).collect();
+    let kept: Vec<&Value> = offered.iter().map(|&i| &d.docs[i]).collect();
+    let account = match c.add(&kept).await {
         Ok(r) => {
-            let mut all = BatchReport::default();
-            all.sent = r.docs_sent;
-            all.acknowledged = r.docs_sent;
-            all
+            assert_eq!(r.docs_sent, kept.len());
+            let class = given.iter().map(|id| (id.clone(), Class::Acknowledged));
+            Account {
+                sent: r.docs_sent,
+                refused: Vec::new(),
+                class: class.collect(),
+            }
         }
-        Err(Error::Update { report, .. }) => *report,
-        Err(e) => panic!("add: {e:?}"),
+        Err(Error::Update { report, .. }) => {
+            eprintln!("add: {report}");
+            Account::of(&report, given)
+        }
+        Err(Error::VersionConflict { id, .. }) if kept.len() == 1 => {
+            // One document: its conflict is the whole call's error (checked: not applied).
+            assert_eq!(given, std::slice::from_ref(&id), "the conflict names it");
+            Account {
+                sent: 1,
+                refused: Vec::new(),
+                class: [(id, Class::Failed(true))].into_iter().collect(),
+            }
+        }
+        Err(e) => panic!("add of {}: a whole-call error {e:?}", kept.len()),
     };
-    assert_eq!(report.sent, kept.len());
-    (report, refused)
+    (account, offered)
 }
 
 /// Pushes every document into an indexer of `batch` documents per batch. A push of an
-/// id-less document is refused (its position returned); the report holds the others.
-async fn index_all(c: &SolrClient, docs: &[Value], batch: usize) -> (BatchReport, Vec<usize>) {
+/// id-less document is refused at once, and also counted in the report.
+async fn index_all(c: &SolrClient, docs: &[Value], batch: usize) -> BatchReport {
     let mut ix = Indexer::builder(c.clone())
         .batch_docs(batch)
         .build()
         .expect("indexer");
-    let mut refused = Vec::new();
     for (i, d) in docs.iter().enumerate() {
         match ix.push(d).await {
             Ok(()) => {}
             Err(Error::InvalidDocument {
                 problem: DocumentProblem::MissingUniqueKey,
+                index,
                 ..
-            }) => refused.push(i),
+            }) => assert_eq!(index, i, "the refusal names the push"),
             Err(other) => panic!("push {i}: {other:?}"),
         }
     }
-    let r = ix.finish().await;
-    assert_eq!(r.sent, docs.len() - refused.len(), "{r:?}");
-    (r, refused)
+    ix.finish().await
+}
+
+fn env_or(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
 }
 
 fn seed() -> u64 {
-    std::env::var("TRUTH_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| {
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos() as u64)
-                .unwrap_or(1)
-        })
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(1);
+    let s = env_or("TRUTH_SEED", now);
+    eprintln!("TRUTH_SEED={s}");
+    s
+}
+
+async fn random_runs(target: Target, chain: Option<&str>) {
+    let c = client_for(target, chain).await;
+    let s = seed();
+    for k in 0..env_or("TRUTH_RUNS", 2) {
+        random_run(&c, s.wrapping_add(k), &format!("{target:?} {chain:?}")).await;
+    }
 }
 
 #[tokio::test]
 async fn random_batches_are_accounted_exactly_on_the_tolerant_chain() {
     let _g = support::shared().await;
-    let s = seed();
-    eprintln!("TRUTH_SEED={s}");
-    for k in 0..3 {
-        random_run(s.wrapping_add(k), None).await;
-    }
+    random_runs(Target::Standalone, None).await;
 }
 
 #[tokio::test]
 async fn random_batches_are_accounted_exactly_on_the_stock_chain() {
     let _g = support::shared().await;
-    let s = seed();
-    eprintln!("TRUTH_SEED={s}");
-    for k in 0..3 {
-        random_run(s.wrapping_add(k), Some("strict")).await;
+    random_runs(Target::Standalone, Some("strict")).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn random_batches_are_accounted_exactly_on_the_cloud_tolerant_chain() {
+    let _g = support::shared().await;
+    let _one = crate::cloud_routing::LOCK.lock().await;
+    random_runs(Target::Cloud, None).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn random_batches_are_accounted_exactly_on_the_cloud_stock_chain() {
+    let _g = support::shared().await;
+    let _one = crate::cloud_routing::LOCK.lock().await;
+    random_runs(Target::Cloud, Some("strict")).await;
+}
+
+/// Three ids tagged `t`: the first on one shard of the 2-shard collection, the other two on
+/// the other.
+async fn ids_across_shards(t: &str) -> [String; 3] {
+    let s = support::cloud2x2();
+    let nodes = [
+        s.url(Some("node1")).expect("node1"),
+        s.url(Some("node2")).expect("node2"),
+    ];
+    let view = crate::cloud_routing::healthy_router(&nodes).await.view();
+    let shard = |id: &String| crate::cloud_routing::shard_of(&view, id);
+    let a = format!("{t}-a");
+    let others: Vec<String> = (0..64)
+        .map(|k| format!("{t}-{k}"))
+        .filter(|id| shard(id) != shard(&a))
+        .take(2)
+        .collect();
+    [a, others[0].clone(), others[1].clone()]
+}
+
+/// The reported case: a batch of atomic `inc` updates spanning both shards, one with a stale
+/// `_version_`. Its shard refuses it; the other shard's documents are indexed, and the report
+/// says exactly that (a whole-call conflict, or every document failed, made an application
+/// that re-sends failed `inc` updates apply them twice).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_conflict_on_one_shard_leaves_the_other_shards_documents_acknowledged() {
+    let _g = support::shared().await;
+    let _one = crate::cloud_routing::LOCK.lock().await;
+    let base = client_for(Target::Cloud, None).await;
+    for chain in [None, Some("strict")] {
+        let c = chain.map_or(base.clone(), |ch| base.with_update_chain(ch));
+        let t = tag("xshard");
+        let ids = ids_across_shards(&t).await;
+        let seed: Vec<Value> = ids
+            .iter()
+            .map(|id| json!({"id": id, "tag_s": t, "n_i": 0}))
+            .collect();
+        c.add(&seed).await.expect("stored");
+        let stale = stored_versions(&c, &ids[..1]).await[&ids[0]];
+        c.add(&seed)
+            .await
+            .expect("stored again: the first version is stale");
+        let inc = |id: &String| json!({"id": id, "n_i": {"inc": 1}});
+        let conflict = json!({"id": ids[0], "n_i": {"inc": 1}, "_version_": stale});
+        let all = [conflict.clone(), inc(&ids[1]), inc(&ids[2])];
+        let report = match c.add(&all).await {
+            Err(Error::Update { report, .. }) => report,
+            other => panic!("{chain:?}: {other:?}"),
+        };
+        assert_eq!(
+            (report.sent, report.acknowledged),
+            (3, 2),
+            "{chain:?}: {report}"
+        );
+        assert_eq!(report.failed.len(), 1, "{chain:?}: {report}");
+        assert_eq!(report.failed[0].id, ids[0]);
+        assert!(report.failed[0].is_version_conflict(), "{report}");
+        assert!(report.unknown.is_empty() && report.not_attempted.is_empty());
+        assert_eq!(report.requests, 1, "one call");
+        let r = c
+            .add_batched(&[conflict, inc(&ids[1])], 10)
+            .await
+            .expect("a report");
+        assert_eq!((r.sent, r.acknowledged, r.failed.len()), (2, 1, 1), "{r}");
+        assert!(r.failed[0].is_version_conflict() && r.failed[0].id == ids[0]);
+        c.commit(Commit::default()).await.expect("commit");
+        let held = counters(&c, &t).await;
+        let want: HashMap<String, i64> = [(&ids[0], 0), (&ids[1], 2), (&ids[2], 1)]
+            .into_iter()
+            .map(|(id, n)| (id.clone(), n))
+            .collect();
+        assert_eq!(held, want, "{chain:?}: each acknowledged inc applied once");
     }
 }
 
@@ -259,7 +612,9 @@ async fn an_id_less_document_is_refused_before_sending_by_every_update_api() {
         "{e:?}"
     );
     let r = ix.finish().await;
-    assert_eq!((r.sent, r.acknowledged), (1, 1));
+    // Counted as add_batched counts it: offered, failed at its position, never sent.
+    assert_eq!((r.sent, r.acknowledged, r.failed.len()), (2, 1, 1), "{r:?}");
+    assert_eq!((r.failed[0].index, r.requests), (Some(1), 1));
 }
 
 #[tokio::test]
@@ -366,7 +721,12 @@ async fn nan_and_infinity_are_refused_naming_document_and_field() {
                 ),
                 "{e:?}"
             );
-            assert_eq!(ix.finish().await.sent, 0);
+            let r = ix.finish().await;
+            assert_eq!((r.sent, r.failed.len(), r.requests), (1, 1, 0), "{r:?}");
+            assert_eq!(
+                (r.failed[0].id.clone(), r.failed[0].index),
+                (format!("{t}-1"), Some(0))
+            );
         }
     }
     base.commit(Commit::default()).await.expect("commit");

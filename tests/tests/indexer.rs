@@ -172,8 +172,14 @@ async fn byte_limited_batches_in_every_format_reach_solr_whole() {
             }
         }
         let r = indexer.finish().await;
-        assert_sums(&r, 30);
+        // The refused one is offered too: failed at its push position, never sent.
+        assert_sums(&r, 31);
         assert_eq!(r.acknowledged, 30, "{format}: {r:?}");
+        assert_eq!(r.failed.len(), 1, "{format}: {r:?}");
+        assert_eq!(
+            (r.failed[0].id.clone(), r.failed[0].index),
+            (format!("{t}-bad"), Some(13))
+        );
         // The greedy cut the indexer makes, from the encoder's own sizes.
         let mut batches = 0;
         let mut open: Vec<&Value> = Vec::new();
