@@ -10,7 +10,10 @@
 //!
 //! [`Transport::send_streaming`]: crate::transport::Transport::send_streaming
 
+mod cloud_export;
 mod scan;
+mod shard_merge;
+mod sort_key;
 mod tuples;
 
 use std::fmt::Display;
@@ -95,6 +98,11 @@ impl SolrClient {
     /// # Ok(()) }
     /// ```
     pub async fn export_as<T: DeserializeOwned>(&self, export: &Export) -> Result<Tuples<T>> {
+        if let Some(router) = self.cloud_router() {
+            if let Some(merged) = self.export_cloud(router, export).await? {
+                return Ok(merged);
+            }
+        }
         let mut req = self.wire(Method::GET, "export", export.params(), RequestKind::Read);
         if let Some(c) = &export.collection {
             req.path = format!("{c}/export");
