@@ -20,8 +20,8 @@ use super::sort_key::SortSpec;
 use super::{Export, Tuples};
 use crate::client::SolrClient;
 use crate::error::{Error, Result};
-use crate::transport::ShardInfo;
 use crate::transport::{routing_key as node_key, ReplicaAddr, RequestKind, RouteKey, Routing};
+use crate::transport::{ReplicaInfo, ShardInfo};
 
 /// One shard to export: its name and its active replicas, most preferred first.
 struct ShardPlan {
@@ -46,7 +46,10 @@ impl SolrClient {
         if router.refreshed_at().is_none() {
             router.refresh().await?;
         }
-        let plans = shard_plans(&router.view().shards, &router.view().alias_shards, name)?;
+        let view = router.view();
+        let tiers = router.replica_preference().tiers();
+        let tier = |r: &ReplicaInfo| tiers.iter().position(|t| t(r)).unwrap_or(usize::MAX);
+        let plans = shard_plans(&view.shards, &view.alias_shards, name, &tier)?;
         let opened =
             futures::future::try_join_all(plans.iter().map(|p| self.open_shard(p, export, &spec)))
                 .await?;
@@ -122,17 +125,19 @@ fn no_replica(shard: &str) -> Error {
 }
 
 /// Every active shard of the collection (and of the alias's other collections) with its
-/// usable replicas, non-leaders first. A shard without one is [`Error::NoNode`]: an export
-/// without it would be incomplete.
+/// usable replicas, ordered by `tier` (the client's read preference: by default non-leaders
+/// first). A shard without one is [`Error::NoNode`]: an export without it would be
+/// incomplete.
 fn shard_plans(
     shards: &[ShardInfo],
     alias_shards: &[ShardInfo],
     name: &str,
+    tier: &dyn Fn(&ReplicaInfo) -> usize,
 ) -> Result<Vec<ShardPlan>> {
     let mut plans = Vec::new();
     for s in shards.iter().chain(alias_shards).filter(|s| s.active) {
         let mut usable: Vec<_> = s.replicas.iter().filter(|r| r.usable).collect();
-        usable.sort_by_key(|r| r.leader);
+        usable.sort_by_key(|r| tier(r));
         if usable.is_empty() {
             return Err(no_replica(&s.name));
         }
