@@ -43,7 +43,7 @@ struct Row {
 }
 
 fn popularity(i: usize) -> Option<i64> {
-    (i % 7 != 0).then_some((i % 1000) as i64 - 500)
+    (!i.is_multiple_of(7)).then_some((i % 1000) as i64 - 500)
 }
 
 /// `a` comes before (or with) `b` in `popularity desc, id asc`, a missing number being 0.

@@ -383,4 +383,22 @@ async fn export_through_a_cloud_client_yields_both_shards() {
     let ids: HashSet<&str> = rows.iter().map(|r| r.id.as_str()).collect();
     assert_eq!((rows.len(), ids.len()), (DOCS, DOCS), "every document once");
     assert!(rows.windows(2).all(|w| w[0].id < w[1].id), "id asc");
+    // A streaming expression is distributed by Solr itself (its search() reads every
+    // shard): through the cloud client it is one request, as through a plain one.
+    let search = format!(
+        r#"search(bench,q="category:{tag}",fl="id,popularity",sort="id asc",qt="/export")"#
+    );
+    let streamed: Vec<Row> = c
+        .stream_as::<Row>(&search)
+        .await
+        .expect("stream")
+        .try_collect()
+        .await
+        .expect("tuples");
+    let ids: HashSet<&str> = streamed.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(
+        (streamed.len(), ids.len()),
+        (DOCS, DOCS),
+        "every document once"
+    );
 }
