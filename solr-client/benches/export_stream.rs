@@ -13,7 +13,9 @@
 //! `0..numFound`), `wall_s`, `docs_per_s`, `cpu_s` (user+sys of this process, from
 //! `/proc/self/stat`), `rss_growth_kib` (`VmHWM` at the end minus `VmRSS` just before the
 //! export, after a peak reset through `/proc/self/clear_refs`). Without `SOLR_URL` it says
-//! so and does nothing. A failed export exits with status 1.
+//! so and does nothing. A failed export exits with status 1. With `CLOUD=1`, `SOLR_URL` is
+//! the seed of a SolrCloud client (`client` is then `solr-client-cloud`): one `/export` per
+//! shard, merged by the sort; its cluster view is loaded before the clock starts.
 
 use std::time::Instant;
 
@@ -78,10 +80,25 @@ async fn main() {
         return;
     };
     let collection = std::env::var("COLLECTION").unwrap_or_else(|_| "bench".into());
-    let client = SolrClient::builder(&url)
-        .collection(collection)
-        .build()
-        .expect("client");
+    // CLOUD=1: a SolrCloud client with SOLR_URL as its seed (one export per shard, merged).
+    let cloud = std::env::var("CLOUD").is_ok_and(|v| v == "1");
+    let client = if cloud {
+        SolrClient::cloud([url.as_str()])
+            .collection(collection)
+            .build()
+    } else {
+        SolrClient::builder(&url).collection(collection).build()
+    }
+    .expect("client");
+    if let Some(router) = client.cloud_router() {
+        // The cluster view is loaded before the clock starts (a one-time cost).
+        router.refresh().await.expect("cluster view");
+    }
+    let label = if cloud {
+        "solr-client-cloud"
+    } else {
+        "solr-client"
+    };
     let export = Export::new("*:*")
         .fl("id,category,price,popularity")
         .sort("id asc");
@@ -96,7 +113,7 @@ async fn main() {
     let cpu = cpu_s() - c0;
     let growth = status_kib("VmHWM:").saturating_sub(rss0);
     println!(
-        "EXPORTJSON {{\"client\":\"solr-client\",\"docs\":{docs},\"id_sum\":{id_sum},\"id_xor\":{id_xor},\"wall_s\":{wall_s:.4},\"docs_per_s\":{:.0},\"cpu_s\":{cpu:.3},\"rss_growth_kib\":{growth}}}",
+        "EXPORTJSON {{\"client\":\"{label}\",\"docs\":{docs},\"id_sum\":{id_sum},\"id_xor\":{id_xor},\"wall_s\":{wall_s:.4},\"docs_per_s\":{:.0},\"cpu_s\":{cpu:.3},\"rss_growth_kib\":{growth}}}",
         docs as f64 / wall_s.max(1e-9)
     );
 }

@@ -359,6 +359,27 @@ pub enum Error {
         #[source]
         cause: Option<Box<Error>>,
     },
+    /// A cloud export ([`SolrClient::export_as`](crate::SolrClient::export_as) through a
+    /// SolrCloud client) lost one shard's stream after tuples had been handed out: the
+    /// stream ends here, incomplete. It cannot go on from another replica without repeating
+    /// or skipping tuples; run the export again.
+    #[error(
+        "export incomplete: shard {shard} ({}) failed after {handed_out} tuples were handed out ({from_shard} read from it); the export stopped there: {cause}",
+        redact(node)
+    )]
+    ExportIncomplete {
+        /// The shard whose stream failed.
+        shard: String,
+        /// The base URL of the node that served it.
+        node: String,
+        /// Tuples handed out by the whole export before the failure.
+        handed_out: u64,
+        /// Tuples read from the failed shard before the failure.
+        from_shard: u64,
+        /// What ended the shard's stream; also its [`source`](std::error::Error::source).
+        #[source]
+        cause: Box<Error>,
+    },
 }
 
 impl Error {
@@ -389,6 +410,7 @@ impl Error {
             Error::InvalidDocument { .. } => "InvalidDocument",
             Error::VersionConflict { .. } => "VersionConflict",
             Error::Update { .. } => "Update",
+            Error::ExportIncomplete { .. } => "ExportIncomplete",
             Error::NotFound { .. } => "NotFound",
             Error::Unauthorized { .. } => "Unauthorized",
             Error::Auth(_) => "Auth",
@@ -457,7 +479,8 @@ impl Error {
             | Error::Redirect { node, .. }
             | Error::VersionConflict { node, .. }
             | Error::NotFound { node, .. }
-            | Error::Unauthorized { node, .. } => Some(node),
+            | Error::Unauthorized { node, .. }
+            | Error::ExportIncomplete { node, .. } => Some(node),
             Error::Update { cause: Some(c), .. } => c.node(),
             _ => None,
         }
@@ -597,6 +620,11 @@ impl Error {
                 ("node", node), ("id", id), ("expected", expected), ("actual", actual),
             ],
             Error::Update { report, cause } => vec![("report", report), ("cause", cause)],
+            #[rustfmt::skip]
+            Error::ExportIncomplete { shard, node, handed_out, from_shard, cause } => vec![
+                ("shard", shard), ("node", node), ("handed_out", handed_out),
+                ("from_shard", from_shard), ("cause", cause),
+            ],
         }
     }
 }

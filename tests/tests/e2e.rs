@@ -14,6 +14,7 @@ mod cli;
 mod client;
 mod cloud_basic_auth;
 mod cloud_client;
+mod cloud_export;
 mod cloud_routing;
 mod conformance;
 mod crate_api;

@@ -8,22 +8,20 @@
 //! - an expression that yields tuples and then fails (`div` by zero on the sixth tuple): the
 //!   five tuples, then `Error::Solr` with Solr's message, then nothing;
 //! - `/sql` on a Solr without its `sql` module: a typed error naming the missing handler;
-//! - `/export` through a cloud client (`SolrClient::cloud`, its routing transport): every id
-//!   of the serving core's shard exactly once, as many as that core's numFound, and streamed:
-//!   the first tuple is handed out while the attempt is still outstanding on its node (the
-//!   body being read), and the router hands the body out in more than one chunk;
-//! - the same with one node stopped before the call: the other node serves it, exact counts.
+//! - `/export` through a cloud client (`SolrClient::cloud`): both shards merged, every
+//!   document once in order (`cloud_export.rs` has the 2x2 cloud, failover and failures);
+//!   the router hands a streamed body out in more than one chunk.
 
 use std::collections::HashSet;
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use futures::{StreamExt, TryStreamExt};
 use serde::Deserialize;
 use serde_json::json;
 use solr_client::transport::{RequestKind, Timeouts, Transport, WireRequest};
 use solr_client::{Error, Export, Select, SolrClient, TransportKind};
-use solr_harness::local_solr::{project_root, LocalSolr, Mode};
+use solr_harness::local_solr::{LocalSolr, Mode};
 use tokio::sync::Mutex;
 
 use crate::support;
@@ -330,106 +328,12 @@ fn cloud_client() -> SolrClient {
         .expect("cloud client builds")
 }
 
-fn key(u: &str) -> String {
-    u.trim_end_matches('/').to_string()
-}
-
-/// One core of `bench`: its node, the tagged ids its shard holds by the view's hash ranges,
-/// and Solr's count of the tagged documents in that core (`distrib=false`).
-#[derive(Debug)]
-struct CoreShare {
-    core: String,
-    node: String,
-    ids: HashSet<String>,
-    found: u64,
-}
-
-/// Every core of `bench` with its share of the tagged documents; Solr's count of each
-/// core is its shard's share by the hash ranges, and the shares add up to all documents.
-async fn shares(c: &SolrClient, tag: &str) -> Vec<CoreShare> {
-    let router = c.cloud_router().expect("a cloud client");
-    router.refresh().await.expect("cluster view");
-    let view = router.view();
-    let all: Vec<String> = (0..DOCS).map(|i| format!("{tag}-{i:05}")).collect();
-    let mut out = Vec::new();
-    let mut per_shard = 0;
-    for shard in &view.shards {
-        let ids: HashSet<String> = all
-            .iter()
-            .filter(|id| view.shard_for_key(id).expect("hashed").name == shard.name)
-            .cloned()
-            .collect();
-        per_shard += ids.len();
-        for r in &shard.replicas {
-            let plain = support::client(r.base_url.as_str(), TransportKind::Pooled, false);
-            let count = Select::new(format!("category:{tag}"))
-                .rows(0)
-                .param("distrib", "false")
-                .collection(r.core.clone());
-            let found = plain.select(&count).await.expect("count").num_found();
-            assert_eq!(found, ids.len() as u64, "{}: its shard's share", r.core);
-            out.push(CoreShare {
-                core: r.core.clone(),
-                node: key(r.base_url.as_str()),
-                ids: ids.clone(),
-                found,
-            });
-        }
-    }
-    assert_eq!(per_shard, DOCS, "every document in one shard");
-    out
-}
-
-/// Exports the tagged documents through the cloud client `c`. The first tuple is handed
-/// out while its attempt is still outstanding on the serving node (the router holds it
-/// until the body ends: the body is still being read); read to the end, nothing is
-/// outstanding. Returns the serving node and the ids in the order read.
-async fn export_through_cloud(c: &SolrClient, tag: &str) -> (String, Vec<String>) {
-    let router = c.cloud_router().expect("a cloud client");
-    let export = Export::new(format!("category:{tag}"))
-        .fl("id,popularity")
-        .sort("id asc");
-    let mut tuples = c.export_as::<Row>(&export).await.expect("export");
-    let first = tuples.try_next().await.expect("row").expect("a first row");
-    let node = key(&tuples.timing().node);
-    let outstanding = |n: &str| router.stats_of(n).expect("a known node").outstanding;
-    assert_eq!(outstanding(&node), 1, "the body is being read");
-    assert_eq!(tuples.timing().decoded_bytes, 0, "the body has not ended");
-    let mut ids = vec![first.id];
-    while let Some(row) = tuples.try_next().await.expect("row") {
-        ids.push(row.id);
-    }
-    assert!(
-        tuples.timing().decoded_bytes > 0,
-        "the body's size once read"
-    );
-    assert_eq!(outstanding(&node), 0, "read to its end");
-    (node, ids)
-}
-
-/// `ids` are, exactly once each, the share of a core on `node`; their count is that core's
-/// numFound.
-fn assert_one_cores_share(shares: &[CoreShare], node: &str, ids: &[String]) {
-    let set: HashSet<String> = ids.iter().cloned().collect();
-    assert_eq!(set.len(), ids.len(), "an id twice");
-    let share = shares
-        .iter()
-        .find(|s| s.node == node && s.ids == set)
-        .unwrap_or_else(|| panic!("{} ids from {node}: no core's share; {shares:?}", ids.len()));
-    assert_eq!(ids.len() as u64, share.found, "{}", share.core);
-    assert!(ids.windows(2).all(|w| w[0] < w[1]), "sorted by id");
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn export_through_a_cloud_client_streams_one_cores_share_exactly() {
+async fn the_router_streams_an_export_body_in_chunks() {
     let _net = support::shared().await;
     let _g = LOCK.lock().await;
     let tag = data().await;
     let c = cloud_client();
-    let shares = shares(&c, &tag).await;
-    let (node, ids) = export_through_cloud(&c, &tag).await;
-    assert_one_cores_share(&shares, &node, &ids);
-
     // The router's own streaming path, below the client: the body comes in as it arrives,
     // several chunks (a body read whole first is handed out as one).
     let router = c.cloud_router().expect("a cloud client");
@@ -460,86 +364,41 @@ async fn export_through_a_cloud_client_streams_one_cores_share_exactly() {
     assert_eq!(resp.timing().decoded_bytes, bytes);
 }
 
-/// Runs `solr.sh ARGS` (stop-node has no harness method); panics with its stderr when it
-/// fails.
-fn solr_sh(args: &[&str]) {
-    let out = std::process::Command::new("bash")
-        .arg(project_root().join("local-solr/solr.sh"))
-        .args(args)
-        .output()
-        .expect("solr.sh runs");
-    assert!(
-        out.status.success(),
-        "solr.sh {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// Starts node2 again when dropped, so that a failing test leaves the instance whole (a
-/// failed start shows in the wait for the whole cluster that follows).
-struct Node2Back;
-
-impl Drop for Node2Back {
-    fn drop(&mut self) {
-        if let Err(e) = cloud().start_node("node2") {
-            eprintln!("node2 did not start again: {e:#}");
-        }
-    }
-}
-
-/// Waits (up to 180 s) until the client's refreshed view has both nodes live and every
-/// replica usable.
-async fn wait_whole(c: &SolrClient) {
-    let router = c.cloud_router().expect("a cloud client");
-    let deadline = Instant::now() + Duration::from_secs(180);
-    loop {
-        if router.refresh().await.is_ok() {
-            let v = router.view();
-            if v.live_urls.len() == 2 && !v.shards.is_empty() && v.read_replicas().all(|r| r.usable)
-            {
-                return;
-            }
-        }
-        assert!(
-            Instant::now() < deadline,
-            "never whole again: {:?}",
-            router.view()
-        );
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn export_through_a_cloud_client_with_a_node_stopped_is_served_by_the_other() {
+#[tokio::test]
+async fn export_through_a_cloud_client_yields_both_shards() {
     let _net = support::shared().await;
     let _g = LOCK.lock().await;
     let tag = data().await;
     let c = cloud_client();
-    wait_whole(&c).await;
-    let shares = shares(&c, &tag).await;
-    let node1 = key(cloud().url(Some("node1")).expect("node1"));
-    let node2 = key(cloud().url(Some("node2")).expect("node2"));
-    let router = c.cloud_router().expect("a cloud client").clone();
-    let before = router.stats_of(&node2).expect("node2 known");
-    assert!(before.up, "{before:?}");
-
-    // Stopped after the client's view was loaded with both nodes live: a call either tries
-    // node2 first (refused: marked down, the next node) or skips it once marked down.
-    tokio::task::spawn_blocking(|| solr_sh(&["stop-node", "e2e-streams", "node2"]))
+    let export = Export::new(format!("category:{tag}"))
+        .fl("id,popularity")
+        .sort("id asc");
+    let rows: Vec<Row> = c
+        .export_as::<Row>(&export)
         .await
-        .expect("joins");
-    let back = Node2Back;
-    for _ in 0..2 {
-        let (node, ids) = export_through_cloud(&c, &tag).await;
-        assert_eq!(node, node1, "served by the node still running");
-        assert_one_cores_share(&shares, &node, &ids);
-    }
-    let down = router.stats_of(&node2).expect("node2 known");
-    assert!(!down.up, "{down:?}");
-    assert_eq!(down.marked_down, before.marked_down + 1, "{down:?}");
-
-    tokio::task::spawn_blocking(move || drop(back))
+        .expect("export")
+        .try_collect()
         .await
-        .expect("node2 started again");
-    wait_whole(&c).await;
+        .expect("rows");
+    let ids: HashSet<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!((rows.len(), ids.len()), (DOCS, DOCS), "every document once");
+    assert!(rows.windows(2).all(|w| w[0].id < w[1].id), "id asc");
+    // A streaming expression is distributed by Solr itself (its search() reads every
+    // shard): through the cloud client it is one request, as through a plain one.
+    let search = format!(
+        r#"search(bench,q="category:{tag}",fl="id,popularity",sort="id asc",qt="/export")"#
+    );
+    let streamed: Vec<Row> = c
+        .stream_as::<Row>(&search)
+        .await
+        .expect("stream")
+        .try_collect()
+        .await
+        .expect("tuples");
+    let ids: HashSet<&str> = streamed.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(
+        (streamed.len(), ids.len()),
+        (DOCS, DOCS),
+        "every document once"
+    );
 }

@@ -1,6 +1,8 @@
 //! Solr's streaming endpoints as typed streams at constant memory: `/export`
 //! ([`SolrClient::export_as`]), streaming expressions on `/stream`
 //! ([`SolrClient::stream_as`]) and Parallel SQL on `/sql` ([`SolrClient::sql_as`]).
+//! Through a SolrCloud client `/export` is read shard by shard and merged by its sort
+//! (the private modules `cloud_export`, `shard_merge`, `sort_key`).
 //!
 //! The response body is read as it arrives ([`Transport::send_streaming`]) and each tuple
 //! decoded into `T` as soon as it is whole ([`Tuples`]): memory is one read buffer and one
@@ -10,7 +12,10 @@
 //!
 //! [`Transport::send_streaming`]: crate::transport::Transport::send_streaming
 
+mod cloud_export;
 mod scan;
+mod shard_merge;
+mod sort_key;
 mod tuples;
 
 use std::fmt::Display;
@@ -28,6 +33,11 @@ pub use tuples::{decode_tuple_chunks, Tuples};
 /// An `/export` request: every document matching `q` (and the filters), sorted, with the
 /// `fl` fields. `/export` reads docValues: every field of `fl` and `sort` needs them, else
 /// Solr refuses the request ([`Error::Solr`] with its message).
+///
+/// `/export` answers from the one core it reaches. Through a SolrCloud client
+/// ([`SolrClient::cloud`]) [`SolrClient::export_as`] sends one per shard and merges them by
+/// the `sort`, so the whole collection comes out; the sort must then be `field asc|desc`
+/// pairs separated by commas.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Export {
     q: String,
@@ -63,7 +73,9 @@ impl Export {
         self.sort = sort.into();
         self
     }
-    /// Exports from this collection (or core) instead of the client's.
+    /// Exports from this collection (or core) instead of the client's. Through a SolrCloud
+    /// client, only the client's own collection (or alias) is merged from its shards; any
+    /// other name (a core) is one request, answered by that one core.
     pub fn collection(mut self, name: impl Into<String>) -> Self {
         self.collection = Some(name.into());
         self
@@ -82,6 +94,17 @@ impl Export {
 impl SolrClient {
     /// Exports every document `export` selects, each decoded into `T` as it arrives.
     ///
+    /// A standalone client sends one `/export` request. A SolrCloud client
+    /// ([`SolrClient::cloud`]) exporting its collection sends one `/export` per shard, each
+    /// with `distrib=false` to one active replica of it, and merges the shards' tuples by the
+    /// sort (as SolrJ's `CloudSolrStream` does), holding one tuple per shard: every document
+    /// once, in order, at constant memory. The first tuple of each shard is read before this
+    /// returns; a replica failing until then is replaced by another replica of its shard.
+    /// A shard failing after tuples were handed out ends the stream with
+    /// [`Error::ExportIncomplete`] naming it. A sort the merge cannot read (not `field
+    /// asc|desc` pairs) is [`Error::InvalidInput`]; a shard without an active replica is
+    /// [`Error::NoNode`].
+    ///
     /// ```no_run
     /// # async fn run(client: solr_client::SolrClient) -> solr_client::Result<()> {
     /// use futures::TryStreamExt;
@@ -95,6 +118,11 @@ impl SolrClient {
     /// # Ok(()) }
     /// ```
     pub async fn export_as<T: DeserializeOwned>(&self, export: &Export) -> Result<Tuples<T>> {
+        if let Some(router) = self.cloud_router() {
+            if let Some(merged) = self.export_cloud(router, export).await? {
+                return Ok(merged);
+            }
+        }
         let mut req = self.wire(Method::GET, "export", export.params(), RequestKind::Read);
         if let Some(c) = &export.collection {
             req.path = format!("{c}/export");

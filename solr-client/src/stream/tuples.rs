@@ -23,6 +23,8 @@ use crate::types::SolrErrorBody;
 /// it; a body cut short, or one that is not a tuple stream, is an [`Error::Decode`]. After an
 /// error the stream ends.
 pub struct Tuples<T> {
+    /// A cloud export: the shards' tuples merged (then `body` is an empty placeholder).
+    merge: Option<Box<super::shard_merge::ShardMerge>>,
     body: BodyStream,
     scanner: Scanner,
     status: u16,
@@ -140,14 +142,15 @@ pub fn decode_tuple_chunks<T: DeserializeOwned>(
     (out, end)
 }
 
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
+pub(super) fn contains(hay: &[u8], needle: &[u8]) -> bool {
     hay.windows(needle.len()).any(|w| w == needle)
 }
 
-impl<T: DeserializeOwned> Tuples<T> {
+impl<T> Tuples<T> {
     /// Tuples read from `body` (an answer with HTTP `status`), each at most `limit` bytes.
     pub fn new(body: BodyStream, status: u16, limit: u64) -> Self {
         Tuples {
+            merge: None,
             body,
             scanner: Scanner::new(usize::try_from(limit).unwrap_or(usize::MAX)),
             status,
@@ -157,10 +160,28 @@ impl<T: DeserializeOwned> Tuples<T> {
         }
     }
 
+    /// The tuples of a cloud export: the shards' tuples merged by `merge`.
+    pub(crate) fn merged(merge: super::shard_merge::ShardMerge) -> Self {
+        let timing = merge.timing().clone();
+        let mut t = Tuples::new(BodyStream::whole(bytes::Bytes::new(), timing), 200, 0);
+        t.merge = Some(Box::new(merge));
+        t
+    }
+
     /// The request's timing: the phases to the response head, and once the tuples are over
-    /// the body's `transfer` time and `decoded_bytes` (see [`BodyStream::timing`]).
+    /// the body's `transfer` time and `decoded_bytes` (see [`BodyStream::timing`]). For a
+    /// cloud export merged from its shards, the timing of the first shard's request.
     pub fn timing(&self) -> &crate::timing::Timing {
-        self.body.timing()
+        match &self.merge {
+            Some(m) => m.timing(),
+            None => self.body.timing(),
+        }
+    }
+
+    /// For a cloud export merged from its shards: each shard's name and the base URL of
+    /// the node that served it; empty for a single request.
+    pub fn shards(&self) -> Vec<(String, String)> {
+        self.merge.as_ref().map(|m| m.served()).unwrap_or_default()
     }
 
     fn scan_error(&self, e: ScanError) -> Error {
@@ -178,14 +199,14 @@ impl<T: DeserializeOwned> Tuples<T> {
     }
 
     /// The next item, or None when the scanner needs more input.
-    fn next_from_scanner(&mut self) -> Option<Option<Result<T>>> {
+    fn next_from_scanner<U>(&mut self, decode: &Decoder<'_, U>) -> Option<Option<Result<U>>> {
         let node = self.body.timing().node.clone();
         let status = self.status;
         match self.scanner.step() {
             Err(e) => Some(Some(Err(self.scan_error(e)))),
             Ok(Step::NeedMore) => None,
             Ok(Step::End) => Some(None),
-            Ok(Step::Tuple(bytes)) => match decode_tuple::<T>(bytes, &node, status) {
+            Ok(Step::Tuple(bytes)) => match decode(bytes, &node, status) {
                 Ok(Tuple::Data(t)) => Some(Some(Ok(t))),
                 Ok(Tuple::Eof) => Some(None),
                 Err(e) => Some(Some(Err(e))),
@@ -194,11 +215,29 @@ impl<T: DeserializeOwned> Tuples<T> {
     }
 }
 
+/// Turns one tuple's bytes (with the node and the status of its answer) into an item.
+pub(crate) type Decoder<'a, U> = dyn Fn(&[u8], &str, u16) -> Result<Tuple<U>> + 'a;
+
 impl<T: DeserializeOwned> Stream for Tuples<T> {
     type Item = Result<T>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<T>>> {
         let this = self.get_mut();
+        if let Some(m) = &mut this.merge {
+            return m.poll_next_as::<T>(cx);
+        }
+        this.poll_decoded(cx, &decode_tuple::<T>)
+    }
+}
+
+impl<T> Tuples<T> {
+    /// The next tuple of the body, each decoded by `decode`.
+    pub(crate) fn poll_decoded<U>(
+        &mut self,
+        cx: &mut Context<'_>,
+        decode: &Decoder<'_, U>,
+    ) -> Poll<Option<Result<U>>> {
+        let this = self;
         loop {
             if this.done {
                 return Poll::Ready(None);
@@ -215,7 +254,7 @@ impl<T: DeserializeOwned> Stream for Tuples<T> {
                     }
                 }
             }
-            if let Some(item) = this.next_from_scanner() {
+            if let Some(item) = this.next_from_scanner(decode) {
                 match item {
                     Some(Ok(_)) => {}
                     None => {

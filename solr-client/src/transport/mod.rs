@@ -186,7 +186,8 @@ pub struct WireRequest {
     pub deadline: Option<Instant>,
     /// Which shard an update belongs to, set by the client from the document ids it knew
     /// before encoding the body (any format). Routing decorators read this, never the body.
-    /// None for requests Solr distributes itself (reads, commits, delete-by-query).
+    /// None for requests Solr distributes itself (reads, commits, delete-by-query); a
+    /// per-shard read names its replicas ([`RouteKey::Replicas`]).
     pub route: Option<RouteKey>,
 }
 
@@ -236,6 +237,21 @@ pub enum RouteKey {
     /// A shard by name, as grouped by [`Transport::shard_groups`]: every document of the
     /// request belongs to it.
     Shard(String),
+    /// A read pinned to these replicas of one shard (a per-shard `distrib=false` read such
+    /// as one part of a cloud `/export`): a router tries them in this order (those of nodes
+    /// marked down last), each on its node with its core in place of the path's first
+    /// segment, failing over to the next as for any read. A transport without a router
+    /// ignores it.
+    Replicas(Vec<ReplicaAddr>),
+}
+
+/// One replica a [`RouteKey::Replicas`] read may go to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplicaAddr {
+    /// The base URL of the node holding it (`http://host:8983/solr`).
+    pub base_url: url::Url,
+    /// Its core name (`bench_shard1_replica_n1`).
+    pub core: String,
 }
 
 /// The documents of one update that belong to one shard (see [`Transport::shard_groups`]).

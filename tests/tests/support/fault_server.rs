@@ -55,6 +55,9 @@ pub enum Fault {
     /// Sends the headers (Content-Length 10000) and 100 bytes of body, then resets the
     /// connection (SO_LINGER 0 + close sends RST).
     ResetMidBody,
+    /// 200 announcing 10 times the length of `body`, then `body` and a reset (a node that
+    /// dies in the middle of a streamed answer, e.g. an `/export` cut after some tuples).
+    PartialThenReset(&'static str),
     /// `status` with a Solr-like JSON error body and, when given, `Retry-After: seconds`.
     Status(u16, Option<u64>),
     /// 200 `Content-Encoding: gzip` whose body is the first half of a valid gzip stream.
@@ -219,6 +222,11 @@ async fn serve(mut sock: TcpStream, conn: usize, st: Arc<Script<Fault, Seen>>) {
             Fault::ResetMidBody => {
                 let mut out = head("200 OK", json, &[], Some(10_000));
                 out.extend_from_slice(&[b' '; 100]);
+                (out, After::Reset)
+            }
+            Fault::PartialThenReset(body) => {
+                let mut out = head("200 OK", json, &[], Some(body.len() * 10));
+                out.extend_from_slice(body.as_bytes());
                 (out, After::Reset)
             }
             Fault::Status(code, retry_after) => {

@@ -23,7 +23,7 @@ use super::nodes::{node_key, Availability};
 use super::plan::Target;
 use super::Routing;
 use crate::error::{Error, Result};
-use crate::transport::{retries_status, retry_after, RequestKind, WireRequest};
+use crate::transport::{retries_status, retry_after, RequestKind, RouteKey, WireRequest};
 
 /// The state of one call across its attempts.
 struct Call {
@@ -58,7 +58,11 @@ impl Routing {
         r.node = target.node.url.clone();
         let collection = &self.view().collection;
         if let Some(core) = &target.core {
-            if let Some(rest) = r.path.strip_prefix(&format!("{collection}/")) {
+            if matches!(req.route, Some(RouteKey::Replicas(_))) {
+                // A pinned read: the core replaces whatever collection the path names.
+                let rest = r.path.split_once('/').map_or("", |(_, rest)| rest);
+                r.path = format!("{core}/{rest}");
+            } else if let Some(rest) = r.path.strip_prefix(&format!("{collection}/")) {
                 r.path = format!("{core}/{rest}");
             }
         }

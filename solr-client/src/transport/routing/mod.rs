@@ -464,6 +464,11 @@ impl Routing {
         self.policy
     }
 
+    /// The read preference (replica order of per-shard reads such as a cloud export).
+    pub(crate) fn replica_preference(&self) -> &ReplicaPreference {
+        &self.preference
+    }
+
     fn view_too_old(&self) -> bool {
         self.refreshed_at()
             .is_none_or(|t| t.elapsed() > self.view_max_age)

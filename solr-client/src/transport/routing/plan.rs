@@ -11,11 +11,11 @@ use std::sync::Arc;
 
 use url::Url;
 
-use super::nodes::NodeState;
+use super::nodes::{Availability, NodeState};
 use super::Routing;
 use crate::error::{Error, Result};
 use crate::transport::cloud::{ClusterView, ReplicaInfo, ShardInfo};
-use crate::transport::{RequestKind, RouteKey, ShardGroup, WireRequest};
+use crate::transport::{ReplicaAddr, RequestKind, RouteKey, ShardGroup, WireRequest};
 use crate::types::Document;
 
 /// Where one attempt goes.
@@ -107,6 +107,9 @@ impl Routing {
         if req.kind == RequestKind::Write {
             return self.plan_write(&view, req);
         }
+        if let Some(RouteKey::Replicas(replicas)) = &req.route {
+            return self.plan_replicas(replicas);
+        }
         let node_level = !req.path.starts_with(&format!("{}/", view.collection));
         if req.kind == RequestKind::Admin && (node_level || view.shards.is_empty()) {
             // Node-level admin (Collections API, system info): any node, up ones first.
@@ -149,6 +152,24 @@ impl Routing {
             node: self.pool.get(&leader.base_url),
             core: view.cloud.then(|| leader.core.clone()),
         }])
+    }
+
+    /// A read pinned to replicas: each in the order given, those on nodes that are not
+    /// marked down first; none is [`Error::NoNode`].
+    fn plan_replicas(&self, replicas: &[ReplicaAddr]) -> Result<Vec<Target>> {
+        let now = std::time::Instant::now();
+        let mut targets: Vec<Target> = replicas
+            .iter()
+            .map(|r| Target {
+                node: self.pool.get(&r.base_url),
+                core: Some(r.core.clone()),
+            })
+            .collect();
+        targets.sort_by_key(|t| t.node.availability(now) == Availability::Down);
+        if targets.is_empty() {
+            return Err(Error::NoNode("a pinned read names no replica".into()));
+        }
+        Ok(targets)
     }
 
     /// Targets tier by tier, each node once (in its first tier), each tier ordered by the
