@@ -134,6 +134,26 @@ pub(crate) fn error_qtime(e: &Error) -> Option<u32> {
     }
 }
 
+/// A streamed call (`/export`, `/stream`, `/sql`) that failed, before it handed out a tuple
+/// or in the stream: the same `solr.error` event a buffered call emits (a no-op without the
+/// `tracing` feature).
+pub(crate) fn stream_failed(method: &Method, path: &str, e: &Error) {
+    #[cfg(feature = "tracing")]
+    {
+        let text = e.to_string().replace(['\n', '\r'], " ");
+        let o = Outcome {
+            method,
+            path,
+            status: e.status(),
+            timing: None,
+            error: Some(e),
+        };
+        crate::transport::span::failed(&o, e, &text);
+    }
+    #[cfg(not(feature = "tracing"))]
+    let _ = (method, path, e);
+}
+
 impl CallTrace {
     /// The response, with the trace to finish once it is decoded; or the transport's error
     /// (no response came back), recorded as the call's outcome.

@@ -340,6 +340,47 @@ async fn failed_admin_calls_are_one_event_each_with_the_kind() {
     assert_no_secret(&log);
 }
 
+/// Failed streamed calls are one `solr.error` event each too: an `/export` sorted on a field
+/// without docValues (refused before any tuple), and a streaming expression Solr cannot
+/// parse (an EXCEPTION tuple in a 200 answer).
+#[tokio::test]
+async fn failed_streams_are_one_event_each_with_the_kind() {
+    let _g = support::shared().await;
+    let url = support::standalone().url(None).expect("url");
+    let (client, _, _) = tapped(url, ResponseFormat::Json);
+    let mut statuses = Vec::new();
+    let log = logged(Level::INFO, async {
+        let export = solr_client::Export::new("*:*").fl("id").sort("title asc");
+        let e = client
+            .export_as::<serde_json::Value>(&export)
+            .await
+            .expect_err("title has no docValues");
+        statuses.push((e.kind(), "bench/export"));
+        // Solr answers 200 and an EXCEPTION tuple: the error comes from the stream.
+        let mut tuples = client
+            .stream_as::<serde_json::Value>("search(")
+            .await
+            .expect("the head is 200");
+        let e = futures::TryStreamExt::try_next(&mut tuples)
+            .await
+            .expect_err("not an expression");
+        statuses.push((e.kind(), "bench/stream"));
+        assert!(
+            futures::StreamExt::next(&mut tuples).await.is_none(),
+            "ended"
+        );
+    })
+    .await;
+    eprintln!("{log}");
+    let lines = error_lines(&log);
+    assert_eq!(lines.len(), 2, "one event per failed call: {lines:?}");
+    for (line, (kind, path)) in lines.iter().zip(&statuses) {
+        assert!(line.contains(&format!("kind=\"{kind}\"")), "{line}");
+        assert!(line.contains(&format!("path={path}")), "{line}");
+    }
+    assert_no_secret(&log);
+}
+
 /// Neither the password nor its Basic token appears.
 fn assert_no_secret(log: &str) {
     use base64::Engine;

@@ -118,6 +118,12 @@ impl SolrClient {
     /// # Ok(()) }
     /// ```
     pub async fn export_as<T: DeserializeOwned>(&self, export: &Export) -> Result<Tuples<T>> {
+        let r = self.export_inner(export).await;
+        self.observed(Method::GET, "export", r)
+    }
+
+    /// [`Self::export_as`] without its failure event.
+    async fn export_inner<T: DeserializeOwned>(&self, export: &Export) -> Result<Tuples<T>> {
         if let Some(router) = self.cloud_router() {
             if let Some(merged) = self.export_cloud(router, export).await? {
                 return Ok(merged);
@@ -148,7 +154,8 @@ impl SolrClient {
     ) -> Result<Tuples<T>> {
         let mut params = vec![("expr".to_string(), expr.to_string())];
         params.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-        self.tuples(self.form_post("stream", params)).await
+        let r = self.tuples(self.form_post("stream", params)).await;
+        self.observed(Method::POST, "stream", r)
     }
 
     /// Runs the SQL `statement` on `/sql` (SolrCloud, with Solr's `sql` module), rows
@@ -166,7 +173,28 @@ impl SolrClient {
     ) -> Result<Tuples<T>> {
         let mut params = vec![("stmt".to_string(), statement.to_string())];
         params.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-        self.tuples(self.form_post("sql", params)).await
+        let r = self.tuples(self.form_post("sql", params)).await;
+        self.observed(Method::POST, "sql", r)
+    }
+
+    /// A streamed call's result, with the one `solr.error` event of a call that fails
+    /// ([`crate::observe`]): before handing out a tuple, or at the first error its tuples
+    /// yield (an `EXCEPTION` tuple, a body cut short). A shard's replica replaced by another
+    /// before its first tuple is not a failed call.
+    fn observed<T>(
+        &self,
+        method: Method,
+        handler: &str,
+        r: Result<Tuples<T>>,
+    ) -> Result<Tuples<T>> {
+        let path = format!("{}/{handler}", self.collection());
+        match r {
+            Ok(t) => Ok(t.of_call(method, path)),
+            Err(e) => {
+                crate::observe::stream_failed(&method, &path, &e);
+                Err(e)
+            }
+        }
     }
 
     /// A form POST to `handler` of the client's collection (expressions and statements can

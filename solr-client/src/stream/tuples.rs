@@ -32,6 +32,9 @@ pub struct Tuples<T> {
     /// The tuples are over; the rest of the body (the envelope's closing brackets) is read
     /// so that the connection can be reused.
     draining: bool,
+    /// The call's method and path, for the `solr.error` event of the first error the stream
+    /// yields (taken then: one event per call).
+    call: Option<Box<(http::Method, String)>>,
     _t: PhantomData<fn() -> T>,
 }
 
@@ -156,8 +159,16 @@ impl<T> Tuples<T> {
             status,
             done: false,
             draining: false,
+            call: None,
             _t: PhantomData,
         }
+    }
+
+    /// These tuples as the answer of the call `method path`: an error they yield is that
+    /// call's `solr.error` event ([`crate::observe`]).
+    pub(crate) fn of_call(mut self, method: http::Method, path: String) -> Self {
+        self.call = Some(Box::new((method, path)));
+        self
     }
 
     /// The tuples of a cloud export: the shards' tuples merged by `merge`.
@@ -223,10 +234,16 @@ impl<T: DeserializeOwned> Stream for Tuples<T> {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Result<T>>> {
         let this = self.get_mut();
-        if let Some(m) = &mut this.merge {
-            return m.poll_next_as::<T>(cx);
+        let next = match &mut this.merge {
+            Some(m) => m.poll_next_as::<T>(cx),
+            None => this.poll_decoded(cx, &decode_tuple::<T>),
+        };
+        if let Poll::Ready(Some(Err(e))) = &next {
+            if let Some(call) = this.call.take() {
+                crate::observe::stream_failed(&call.0, &call.1, e);
+            }
         }
-        this.poll_decoded(cx, &decode_tuple::<T>)
+        next
     }
 }
 
