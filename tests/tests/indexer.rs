@@ -402,9 +402,19 @@ async fn a_node_killed_mid_run_leaves_an_exact_report() {
     );
     assert_sums(&r, TOTAL);
     assert!((400..=1000).contains(&r.acknowledged), "{}", r.acknowledged);
-    // Pushed after the kill: certainly not sent, so failed (after the retries), never unknown.
+    // Pushed after the kill: never acknowledged. A batch sent on a new connection is
+    // certainly not sent (refused), so failed after the retries. A pooled connection opened
+    // before the kill can still take a write (the dead node's FIN may not have been read
+    // yet) and then reads nothing: that batch is unknown. At most one batch per connection
+    // in flight (3) can go that way.
     let failed_ids: HashSet<&str> = r.failed.iter().map(|f| f.id.as_str()).collect();
-    assert!((1000..TOTAL).all(|i| failed_ids.contains(id(&t, i).as_str())));
+    let unknown_ids: HashSet<&str> = r.unknown.iter().map(String::as_str).collect();
+    let after: Vec<String> = (1000..TOTAL).map(|i| id(&t, i)).collect();
+    assert!(after
+        .iter()
+        .all(|i| failed_ids.contains(i.as_str()) || unknown_ids.contains(i.as_str())));
+    let unknown_after = after.iter().filter(|i| unknown_ids.contains(i.as_str())).count();
+    assert!(unknown_after <= 3 * 40, "{unknown_after} unknown after the kill");
     assert!(r.not_attempted.is_empty());
     let s3 = s.clone();
     tokio::task::spawn_blocking(move || s3.start_node(&node))
