@@ -27,7 +27,7 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CRATES = ["solr-client", "transport-bench", "solr-watch", "bench-report", "solr-harness", "wan-emu"]
+CRATES = ["solr-client", "solr-client-py", "transport-bench", "solr-watch", "bench-report", "solr-harness", "wan-emu"]
 FN = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:default\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?(?:extern\s+\"[^\"]*\"\s+)?fn\s+([A-Za-z_][A-Za-z0-9_]*)")
 MAX_FN, LONG_FN, LONG_SHARE, MAX_FILE = 120, 60, 0.03, 700
 CITATION = re.compile(r"\bseed 0\d\d|\bissues? #?\d+", re.IGNORECASE)

@@ -45,4 +45,6 @@ if ! python3 -c 'import requests' >/dev/null 2>&1; then
     || { echo "setup: could not install Python requests (pip and apt both failed)" >&2; exit 1; }
 fi
 bash "$ROOT/scripts/setup-optional.sh"
+# The solr_client Python package (wheel) in .venv-py/, with pysolr and solrstice beside it.
+bash "$ROOT/scripts/py-setup.sh"
 bash "$ROOT/local-solr/solr.sh" setup

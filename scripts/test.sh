@@ -88,6 +88,8 @@ filtered_test "e2e (all but wan::)" -p e2e-tests -- --skip wan::
 # routing, admin; a few minutes). scripts/compat.sh with no argument runs the whole matrix.
 step "compat: the e2e smoke set against the oldest checked Solr release (${COMPAT_OLDEST:-9.4.1})"
 bash scripts/compat.sh "${COMPAT_OLDEST:-9.4.1}"
+step "Python package solr_client: mypy --strict on its examples, pytest against real Solr (pysolr side by side), watch on it"
+bash scripts/py-test.sh
 step "examples against the local Solr (each checks its answer)"
 bash scripts/examples.sh
 step "export benchmark, tiny: 2,000 documents through solr-client and SolrJ, counts exact (figures: docs/findings/export.md)"

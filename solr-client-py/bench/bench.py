@@ -1,0 +1,161 @@
+"""Interleaved benchmark of Python Solr clients on one local Solr (not a test): pysolr,
+solr_client.Solr (the drop-in), solr_client.Client (pooled and http2) and solrstice.
+
+    python bench.py NODE_URL [--rounds 5] [--searches 400] [--bulk 5000] [--json OUT]
+
+Search: the same query (10 rows, 2 fields) from each client in turn, round after round
+(each round runs every client once, the order rotating), so drift hits every client alike.
+Per client and round: p50 and p99 of the wall time of one search (perf_counter), and the
+process CPU time per search (process_time: Python and every Rust thread; Solr is another
+process). Bulk: each client indexes `--bulk` documents in batches of 500, then a commit; the
+rate counts only documents Solr then reports (numFound checked exactly, else the run fails).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+import uuid
+from typing import Any, Callable, Dict, List, Tuple
+
+import pysolr
+import solrstice
+
+import solr_client
+
+Search = Callable[[], int]
+Bulk = Callable[[List[Dict[str, Any]]], None]
+
+
+def searchers(node: str) -> Dict[str, Tuple[Search, Bulk]]:
+    """Each client's one search (returning numFound) and its bulk add of one list."""
+    core = node + "/bench"
+    ps, ours = pysolr.Solr(core), solr_client.Solr(core)
+    pooled = solr_client.Client(node, "bench", transport="pooled")
+    h2 = solr_client.Client(node, "bench", transport="http2")
+    ctx = solrstice.SolrServerContext(solrstice.SolrSingleServerHost(node.rsplit("/solr", 1)[0]))
+    q = {"q": "title:solr", "rows": 10, "fl": "id,title"}
+    sq = solrstice.SelectQuery(q="title:solr", rows=10, fl=["id", "title"])
+    upd = solrstice.UpdateQuery(commit_type=None)
+
+    def chunks(add: Callable[[List[Dict[str, Any]]], Any]) -> Bulk:
+        return lambda docs: [add(docs[i:i + 500]) for i in range(0, len(docs), 500)] and None
+
+    def indexer(c: solr_client.Client) -> Bulk:
+        def run(docs: List[Dict[str, Any]]) -> None:
+            ix = c.indexer(batch_docs=500, in_flight=4)
+            ix.push_many(docs)
+            assert ix.finish().acknowledged == len(docs)
+        return run
+
+    return {
+        "pysolr": (lambda: ps.search(**q).hits, chunks(ps.add)),
+        "solr_client.Solr": (lambda: ours.search(**q).hits, chunks(ours.add)),
+        "Client pooled": (lambda: pooled.search(**q).num_found, indexer(pooled)),
+        "Client http2": (lambda: h2.search(**q).num_found, indexer(h2)),
+        "solrstice": (lambda: sq.execute_blocking(ctx, "bench").get_docs_response().get_num_found(),
+                      chunks(lambda d: upd.execute_blocking(ctx, "bench", d))),
+    }
+
+
+def one_search_round(search: Search, n: int) -> Dict[str, float]:
+    walls: List[float] = []
+    cpu0 = time.process_time()
+    for _ in range(n):
+        t0 = time.perf_counter()
+        search()
+        walls.append((time.perf_counter() - t0) * 1000)
+    cpu = (time.process_time() - cpu0) * 1e6 / n
+    walls.sort()
+    return {"p50": walls[n // 2], "p99": walls[min(n - 1, int(n * 0.99))], "cpu_us": cpu}
+
+
+def docs(prefix: str, n: int) -> List[Dict[str, Any]]:
+    return [{"id": f"{prefix}-{i}", "tag_s": prefix, "title": f"solr bulk {i}",
+             "body": "python client benchmark " * 8, "popularity": i % 100} for i in range(n)]
+
+
+def one_bulk_round(name: str, bulk: Bulk, n: int, count: Callable[[str], int]) -> float:
+    prefix = "pybench" + uuid.uuid4().hex[:8]
+    batch = docs(prefix, n)
+    t0 = time.perf_counter()
+    bulk(batch)
+    took = time.perf_counter() - t0
+    found = count(prefix)
+    if found != n:
+        sys.exit(f"{name}: bulk sent {n} documents, Solr has {found}")
+    return n / took
+
+
+def seed(node: str) -> None:
+    c = solr_client.Client(node, "bench")
+    assert c.add(docs("pybench-seed", 2000)).acknowledged == 2000
+    c.commit()
+
+
+def spread(values: List[float]) -> Dict[str, float]:
+    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("node")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--searches", type=int, default=400)
+    ap.add_argument("--bulk", type=int, default=5000)
+    ap.add_argument("--json")
+    a = ap.parse_args()
+    seed(a.node)
+    clients = searchers(a.node)
+    names = list(clients)
+    counter = solr_client.Client(a.node, "bench")
+
+    def count(prefix: str) -> int:
+        counter.commit()
+        return counter.search(f"tag_s:{prefix}", rows=0).num_found
+
+    hits = {name: clients[name][0]() for name in names}
+    if len(set(hits.values())) != 1 or 0 in hits.values():
+        sys.exit(f"the clients disagree on numFound: {hits}")
+    for name in names:  # warm-up: connections, JIT of Solr's query path
+        one_search_round(clients[name][0], 50)
+    rows: Dict[str, Dict[str, List[float]]] = {n: {"p50": [], "p99": [], "cpu_us": [],
+                                                   "bulk": []} for n in names}
+    for r in range(a.rounds):
+        order = names[r % len(names):] + names[:r % len(names)]
+        for name in order:
+            s = one_search_round(clients[name][0], a.searches)
+            for k in ("p50", "p99", "cpu_us"):
+                rows[name][k].append(s[k])
+        for name in order:
+            rows[name]["bulk"].append(one_bulk_round(name, clients[name][1], a.bulk, count))
+        counter.delete(q="tag_s:pybench*")
+        counter.commit()
+    report(rows, a)
+
+
+def report(rows: Dict[str, Dict[str, List[float]]], a: argparse.Namespace) -> None:
+    out = {n: {k: spread(v) for k, v in m.items()} for n, m in rows.items()}
+    print(f"{a.rounds} interleaved rounds, {a.searches} searches and {a.bulk} bulk documents "
+          "per client and round; median [min-max] over rounds")
+    print("| client | search p50 ms | search p99 ms | CPU us/search | bulk docs/s |")
+    print("|---|---|---|---|---|")
+    for n, m in out.items():
+        cells = [f"{m[k]['median']:.{p}f} [{m[k]['min']:.{p}f}-{m[k]['max']:.{p}f}]"
+                 for k, p in (("p50", 3), ("p99", 3), ("cpu_us", 0), ("bulk", 0))]
+        print(f"| {n} | " + " | ".join(cells) + " |")
+    base = out["pysolr"]
+    for n in ("solr_client.Solr", "Client pooled", "Client http2", "solrstice"):
+        print(f"{n} / pysolr: p50 {out[n]['p50']['median'] / base['p50']['median']:.2f}x, "
+              f"CPU {out[n]['cpu_us']['median'] / base['cpu_us']['median']:.2f}x, "
+              f"bulk {out[n]['bulk']['median'] / base['bulk']['median']:.2f}x")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(out, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,46 @@
+"""solr_client.AsyncClient in asyncio, against the real standalone Solr."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+import solr_client
+from conftest import docs
+
+
+def test_async_calls(node: str, tag: str) -> None:
+    async def main() -> None:
+        c = solr_client.AsyncClient(node, "bench")
+        report = await c.add(docs(tag, 12) + [{"title": "no id"}])
+        assert (report.sent, report.acknowledged, len(report.failed)) == (13, 12, 1)
+        await c.commit()
+        answers = await asyncio.gather(*[c.search(f"tag_s:{tag}", rows=0) for _ in range(10)])
+        assert [a.num_found for a in answers] == [12] * 10
+        assert (await c.ping()).raw["status"] == "OK"
+        ids = [d["id"] async for d in c.cursor(f"tag_s:{tag}", rows=5, fl="id")]
+        assert ids == [f"{tag}-{i:04d}" for i in range(12)]
+        with pytest.raises(solr_client.HttpStatusError):
+            await c.search("title:(")
+        await c.delete(q=f"tag_s:{tag}")
+        await c.commit()
+        assert (await c.search(f"tag_s:{tag}", rows=0)).num_found == 0
+        c.close()
+
+    asyncio.run(main())
+
+
+def test_cancelled_call_leaves_the_loop_sound(node: str) -> None:
+    async def main() -> int:
+        c = solr_client.AsyncClient(node, "bench")
+        t = asyncio.ensure_future(c.search(rows=0))
+        t.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await t
+        r = await c.search(rows=0)
+        await asyncio.sleep(0.05)  # the cancelled call's answer arrives and is dropped
+        c.close()
+        return r.status
+
+    assert asyncio.run(main()) == 200
