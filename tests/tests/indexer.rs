@@ -413,8 +413,14 @@ async fn a_node_killed_mid_run_leaves_an_exact_report() {
     assert!(after
         .iter()
         .all(|i| failed_ids.contains(i.as_str()) || unknown_ids.contains(i.as_str())));
-    let unknown_after = after.iter().filter(|i| unknown_ids.contains(i.as_str())).count();
-    assert!(unknown_after <= 3 * 40, "{unknown_after} unknown after the kill");
+    let unknown_after = after
+        .iter()
+        .filter(|i| unknown_ids.contains(i.as_str()))
+        .count();
+    assert!(
+        unknown_after <= 3 * 40,
+        "{unknown_after} unknown after the kill"
+    );
     assert!(r.not_attempted.is_empty());
     let s3 = s.clone();
     tokio::task::spawn_blocking(move || s3.start_node(&node))
