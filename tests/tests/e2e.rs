@@ -18,6 +18,7 @@ mod cloud_routing;
 mod crate_api;
 mod document_truth;
 mod failed_calls;
+mod fault_parity;
 mod fault_table;
 mod faults;
 mod formats;

@@ -48,7 +48,6 @@ pub(crate) fn certificate_alert(err: &(dyn std::error::Error + 'static)) -> Opti
 
 /// [`Error::ClientCertificate`] for `alert`, a certificate alert's name: refused unless
 /// the alert says none was sent (`settle` corrects it where the transport knows).
-#[cfg(feature = "http2")]
 pub(crate) fn refusal_named(node: &str, alert: &str) -> Error {
     let problem = if alert == "CertificateRequired" {
         ClientCertProblem::NotConfigured {
@@ -62,6 +61,38 @@ pub(crate) fn refusal_named(node: &str, alert: &str) -> Error {
     Error::ClientCertificate {
         node: node.to_string(),
         problem,
+    }
+}
+
+/// `e`, an HTTP/1.1 exchange that broke on a TLS connection (`tls`), as the certificate
+/// alert the server closed the connection with explains it.
+///
+/// Under TLS 1.3 the server checks the client certificate after the client's side of the
+/// handshake is over, so its alert comes while (or after) the request is written. Which
+/// part of the client meets the alert first is a race: the request's read (the alert is
+/// then in its error), or the connection's task, which reads the socket on its own and
+/// ends with the alert before the request is dispatched (hyper then cancels the request:
+/// "connection was not ready"), or a write that finds the socket reset. The socket notes
+/// the alert on the connection's meter whichever reads it (see `connector::noted`); this
+/// reads that note, after waiting briefly for the connection's task to end (it is ending:
+/// the exchange broke) when nothing is noted yet.
+pub(crate) async fn h1_explained(
+    node: &str,
+    tls: bool,
+    meter: &super::connector::ConnMeter,
+    sender: &mut hyper::client::conn::http1::SendRequest<http_body_util::Full<bytes::Bytes>>,
+    e: Error,
+) -> Error {
+    if !tls || !matches!(e, Error::Io { .. }) {
+        return e;
+    }
+    if meter.cert_alert().is_none() {
+        let wait = std::time::Duration::from_millis(250);
+        let _ = tokio::time::timeout(wait, sender.ready()).await;
+    }
+    match meter.cert_alert() {
+        Some(alert) => refusal_named(node, alert),
+        None => e,
     }
 }
 
@@ -257,7 +288,6 @@ mod tests {
         );
         let other = alert_io(rustls::AlertDescription::ProtocolVersion);
         assert_eq!(certificate_alert(&other), None);
-        #[cfg(feature = "http2")]
         {
             let none = refusal_named("https://n", "CertificateRequired");
             assert!(none.to_string().contains("none is configured"), "{none}");

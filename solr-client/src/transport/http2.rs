@@ -59,6 +59,8 @@ struct H2Conn {
     inflight: Arc<AtomicU64>,
     /// How the connection's task ended, once it has: the error that closed it, if any.
     ended: tokio::sync::watch::Receiver<Option<Arc<hyper::Error>>>,
+    /// h2c: HTTP/2 over plain `http://` (prior knowledge).
+    plain: bool,
 }
 
 impl H2Conn {
@@ -67,7 +69,16 @@ impl H2Conn {
     /// handshake) sees only "connection closed": the alert is in the connection task's
     /// error, read once the task has ended, or, when the connection failed before any
     /// stream could carry it, on the socket's meter.
+    ///
+    /// A node that answered the HTTP/2 preface with something other than HTTP/2 (an
+    /// HTTP/1.x server that does not speak h2c, a TLS server behind an `http://` URL) is
+    /// told by the first bytes it sent ([`crate::hint::not_h2`]).
     async fn explain(&self, node: &str, e: Error) -> Error {
+        let e = if self.plain {
+            crate::hint::h2_answer(e, self.meter.first_bytes())
+        } else {
+            e
+        };
         if !matches!(e, Error::Io { .. }) || !self.sender.is_closed() {
             return e;
         }
@@ -179,6 +190,7 @@ impl Http2 {
             clock,
             inflight: Arc::new(AtomicU64::new(0)),
             ended,
+            plain: req.node.scheme() == "http",
         };
         *current = Some(c.clone());
         Ok((c, Some(conn.setup)))
