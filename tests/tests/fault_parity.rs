@@ -7,6 +7,10 @@
 //!   forwarded request, and one that refuses `CONNECT`: 30 tries each, 30 typed;
 //! - a real Solr 503 that stays 503 (a shard without a replica): Solr's message is kept;
 //! - a plain HTTP/1.1 server behind an `http2` client: the hint says it does not speak h2c.
+//!
+//! The certificate and proxy tests run on a multi-threaded runtime, as applications do:
+//! there a connection's task runs beside the request and may meet the server's alert
+//! before the request is dispatched (on one thread the request is always queued first).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -95,7 +99,7 @@ fn not_configured(e: &Error) -> bool {
 /// certificate are typed refusals on every transport, 30 of 30, under TLS 1.3 and 1.2; a
 /// certificate of the local CA is let in (the path works). The plain HTTP/1.1 frontend
 /// serves HTTP/1.1 transports and tells the `http2` client that it does not speak h2c.
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn client_certificate_refusals_are_typed_alike_on_every_transport() {
     let _g = support::shared().await;
     let s = support::standalone();
@@ -118,6 +122,24 @@ async fn client_certificate_refusals_are_typed_alike_on_every_transport() {
         }
     }
     h2c_refused_with_a_right_hint(&hx).await;
+}
+
+/// The same against Solr's own Jetty requiring a client certificate (TLS 1.3, the
+/// default): a certificate of another CA and none are typed refusals, 30 of 30 per
+/// transport.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn client_certificate_refusals_by_jetty_are_typed_alike_on_every_transport() {
+    let _g = support::shared().await;
+    let s = support::standalone_mtls();
+    let url = s.url(None).expect("url");
+    for kind in TransportKind::ALL {
+        let c = client(&url, kind, Some("wrong-ca-client"), None);
+        let (typed, other) = tries(&c, refused).await;
+        assert_eq!(typed, TRIES, "{kind} wrong CA: {other:?}");
+        let c = client(&url, kind, None, None);
+        let (typed, other) = tries(&c, not_configured).await;
+        assert_eq!(typed, TRIES, "{kind} no certificate: {other:?}");
+    }
 }
 
 /// An HTTP/1.1-only server (HAProxy's plain frontend, h2c off) answers the HTTP/2 preface
@@ -166,7 +188,7 @@ const WRONG: &str = "not-1t";
 /// the h2c tunnel of `http2`) and to a forwarded request (an http node on the HTTP/1.1
 /// transports), 30 of 30, never showing a password; the right ones pass. A `CONNECT` to a
 /// port squid does not allow is [`Error::ProxyRefused`] with its 403 on every transport.
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn proxy_refusals_are_typed_alike_on_every_transport() {
     let _g = support::shared().await;
     let (plain, tls) = (support::standalone(), support::standalone_tls());
@@ -191,7 +213,10 @@ async fn proxy_refusals_are_typed_alike_on_every_transport() {
                 assert_eq!(typed, TRIES, "{kind} {url} sent {sent}: {other:?}");
             }
             let c = client(url, kind, None, Some(with(Some(PASSWORD))));
-            let p = c.ping().await.unwrap_or_else(|e| panic!("{kind} {url}: {e}"));
+            let p = c
+                .ping()
+                .await
+                .unwrap_or_else(|e| panic!("{kind} {url}: {e}"));
             assert_eq!(p.status, "OK", "{kind} {url}");
         }
     }
@@ -215,7 +240,12 @@ fn collections_api(base: &str, query: &str) {
         .output()
         .expect("curl runs");
     let code = String::from_utf8_lossy(&out.stdout).to_string();
-    assert_eq!(code, "200", "{query}: {}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        code,
+        "200",
+        "{query}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// A real Solr 503 that stays 503: a collection whose `shard2` has no replica (made with
@@ -229,18 +259,26 @@ async fn a_503_that_stays_503_keeps_solrs_message_on_every_transport() {
     let name = support::tag("no_replica");
     let create = format!("action=CREATE&name={name}&numShards=2&createNodeSet=EMPTY");
     collections_api(&base, &create);
-    collections_api(&base, &format!("action=ADDREPLICA&collection={name}&shard=shard1"));
+    collections_api(
+        &base,
+        &format!("action=ADDREPLICA&collection={name}&shard=shard1"),
+    );
     let policy = RetryPolicy::default()
         .max_attempts(3)
         .base_backoff(Duration::from_millis(10));
     for kind in TransportKind::ALL {
-        let inner = kind.build(&TlsOptions::default(), false).expect("transport");
+        let inner = kind
+            .build(&TlsOptions::default(), false)
+            .expect("transport");
         let c = SolrClient::builder(&base[..])
             .collection(&name)
             .custom_transport(std::sync::Arc::new(Retry::new(inner, policy)))
             .build()
             .expect("client builds");
-        let err = c.select(&Select::new("*:*").rows(0)).await.expect_err("503");
+        let err = c
+            .select(&Select::new("*:*").rows(0))
+            .await
+            .expect_err("503");
         let Error::RetriesExhausted {
             status: 503,
             attempts: 3,
@@ -252,7 +290,10 @@ async fn a_503_that_stays_503_keeps_solrs_message_on_every_transport() {
         };
         assert!(body.msg.contains("hosting shard: shard2"), "{kind}: {err}");
         assert_eq!(body.code, 503, "{kind}");
-        assert!(err.to_string().contains("hosting shard: shard2"), "{kind}: {err}");
+        assert!(
+            err.to_string().contains("hosting shard: shard2"),
+            "{kind}: {err}"
+        );
     }
     collections_api(&base, &format!("action=DELETE&name={name}"));
 }

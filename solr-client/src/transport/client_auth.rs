@@ -70,25 +70,20 @@ pub(crate) fn refusal_named(node: &str, alert: &str) -> Error {
 /// Under TLS 1.3 the server checks the client certificate after the client's side of the
 /// handshake is over, so its alert comes while (or after) the request is written. Which
 /// part of the client meets the alert first is a race: the request's read (the alert is
-/// then in its error), or the connection's task, which reads the socket on its own and
-/// ends with the alert before the request is dispatched (hyper then cancels the request:
-/// "connection was not ready"), or a write that finds the socket reset. The socket notes
-/// the alert on the connection's meter whichever reads it (see `connector::noted`); this
-/// reads that note, after waiting briefly for the connection's task to end (it is ending:
-/// the exchange broke) when nothing is noted yet.
-pub(crate) async fn h1_explained(
+/// then in its error), a write that finds the socket reset (`alert_behind` reads the alert
+/// still queued), or the connection's task, which reads the socket on its own and ends
+/// with the alert before the request is dispatched: hyper then cancels the request with
+/// "connection was not ready", which names no cause. Whichever reads the alert notes it
+/// on the connection's meter (`connector::noted`) before the error reaches the request,
+/// so the note is there when this reads it.
+pub(crate) fn h1_explained(
     node: &str,
     tls: bool,
     meter: &super::connector::ConnMeter,
-    sender: &mut hyper::client::conn::http1::SendRequest<http_body_util::Full<bytes::Bytes>>,
     e: Error,
 ) -> Error {
     if !tls || !matches!(e, Error::Io { .. }) {
         return e;
-    }
-    if meter.cert_alert().is_none() {
-        let wait = std::time::Duration::from_millis(250);
-        let _ = tokio::time::timeout(wait, sender.ready()).await;
     }
     match meter.cert_alert() {
         Some(alert) => refusal_named(node, alert),

@@ -112,12 +112,7 @@ impl Fresh {
         let watch = Watch::new(&meter, &mut timer, req.timeouts.read_idle, conn_ready, None);
         let resp = match exchange_head(node, req, watch, &mut close.1, http_req).await {
             Ok(resp) => resp,
-            Err(e) => {
-                // Boxed: the error path's wait stays out of the request's future.
-                let tls = req.node.scheme() == "https";
-                let explained = h1_explained(node, tls, &meter, &mut close.1, e);
-                return Err(Box::pin(explained).await);
-            }
+            Err(e) => return Err(h1_explained(node, req.node.scheme() == "https", &meter, e)),
         };
         if let Some(p) = forwarder {
             proxy::forwarded_status(resp.0.status(), node, req, p)?;

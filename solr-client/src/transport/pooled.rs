@@ -311,9 +311,8 @@ impl Pooled {
             let resp = match exchange_head(&node, req, watch, &mut sender, http_req).await {
                 Ok(r) => r,
                 Err(e) => {
-                    // Boxed: the error path's wait stays out of the request's future.
                     let tls = req.node.scheme() == "https";
-                    let e = Box::pin(h1_explained(&node, tls, &meter, &mut sender, e)).await;
+                    let e = h1_explained(&node, tls, &meter, e);
                     let stale = setup.is_none() && matches!(e, Error::Io { .. });
                     let retry_ok = req.kind != RequestKind::Write || e.is_not_sent();
                     if stale && retry_ok && attempt == 1 {

@@ -214,9 +214,7 @@ impl ReqwestDefault {
                 super::TlsVersion::Tls12 => builder
                     .tls_version_min(reqwest::tls::Version::TLS_1_2)
                     .tls_version_max(reqwest::tls::Version::TLS_1_2),
-                super::TlsVersion::Tls13 => {
-                    builder.tls_version_min(reqwest::tls::Version::TLS_1_3)
-                }
+                super::TlsVersion::Tls13 => builder.tls_version_min(reqwest::tls::Version::TLS_1_3),
                 _ => builder,
             };
             if let Some(id) = &identity {

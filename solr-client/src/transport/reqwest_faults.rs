@@ -50,7 +50,12 @@ impl Faults {
 
     /// [`Error::ProxyAuth`] when a proxy forwarding `req` (an `http://` node) answered 407
     /// itself; Ok otherwise.
-    pub(crate) fn answered(&self, status: http::StatusCode, node: &str, req: &WireRequest) -> Result<()> {
+    pub(crate) fn answered(
+        &self,
+        status: http::StatusCode,
+        node: &str,
+        req: &WireRequest,
+    ) -> Result<()> {
         let Some(p) = self.proxy.as_ref() else {
             return Ok(());
         };

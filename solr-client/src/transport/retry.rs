@@ -442,7 +442,10 @@ mod tests {
     fn the_last_answers_solr_error_is_kept() {
         let with = |ct: &str| {
             let mut h = HeaderMap::new();
-            h.insert(http::header::CONTENT_TYPE, HeaderValue::from_str(ct).unwrap());
+            h.insert(
+                http::header::CONTENT_TYPE,
+                HeaderValue::from_str(ct).unwrap(),
+            );
             h
         };
         let json = br#"{"responseHeader":{"status":503,"QTime":1},
@@ -456,7 +459,10 @@ mod tests {
         assert!(solr_error(&with("text/html"), b"<html>503</html>").is_none());
         assert!(solr_error(&with("application/json"), b"").is_none());
         let mut gz = with("application/json");
-        gz.insert(http::header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+        gz.insert(
+            http::header::CONTENT_ENCODING,
+            HeaderValue::from_static("gzip"),
+        );
         assert!(solr_error(&gz, json).is_none());
     }
 

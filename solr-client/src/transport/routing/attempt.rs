@@ -16,7 +16,6 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-
 use super::answer::Answer;
 use super::nodes::{node_key, Availability};
 use super::plan::Target;
