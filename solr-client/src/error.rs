@@ -261,8 +261,8 @@ pub enum Error {
         /// Total time spent waiting between attempts.
         waited: Duration,
         /// Solr's error body of the last answer, when it had one (a proxy's 503 page has
-        /// none).
-        solr: Option<SolrErrorBody>,
+        /// none). Boxed: it would make every `Result` of this crate larger.
+        solr: Option<Box<SolrErrorBody>>,
     },
     /// The server answered with a redirect (3xx) that the client did not follow: every
     /// write (a redirected write is never re-sent, so nothing reached the other host), a read
@@ -684,12 +684,12 @@ mod tests {
                 status: 503,
                 attempts: 3,
                 waited: Duration::from_secs(1),
-                solr: Some(SolrErrorBody {
+                solr: Some(Box::new(SolrErrorBody {
                     msg: text(),
                     code: 503,
                     metadata: None,
                     qtime_ms: None,
-                }),
+                })),
             },
             Error::Redirect {
                 node: node(),

@@ -104,7 +104,7 @@ async fn client_certificate_refusals_are_typed_alike_on_every_transport() {
     let _g = support::shared().await;
     let s = support::standalone();
     let name = "fault_parity::client_certificate_refusals";
-    let Some(hx) = Haproxy::start(&s.url(None).expect("url"), &tls_dir(), name) else {
+    let Some(hx) = Haproxy::start(s.url(None).expect("url"), &tls_dir(), name) else {
         return;
     };
     for (port, version) in [(hx.tls13, "TLS 1.3"), (hx.tls12, "TLS 1.2")] {
@@ -133,10 +133,10 @@ async fn client_certificate_refusals_by_jetty_are_typed_alike_on_every_transport
     let s = support::standalone_mtls();
     let url = s.url(None).expect("url");
     for kind in TransportKind::ALL {
-        let c = client(&url, kind, Some("wrong-ca-client"), None);
+        let c = client(url, kind, Some("wrong-ca-client"), None);
         let (typed, other) = tries(&c, refused).await;
         assert_eq!(typed, TRIES, "{kind} wrong CA: {other:?}");
-        let c = client(&url, kind, None, None);
+        let c = client(url, kind, None, None);
         let (typed, other) = tries(&c, not_configured).await;
         assert_eq!(typed, TRIES, "{kind} no certificate: {other:?}");
     }
@@ -193,7 +193,7 @@ async fn proxy_refusals_are_typed_alike_on_every_transport() {
     let _g = support::shared().await;
     let (plain, tls) = (support::standalone(), support::standalone_tls());
     let (plain, tls) = (plain.url(None).expect("url"), tls.url(None).expect("url"));
-    let allowed = [port_of(&plain), port_of(&tls)];
+    let allowed = [port_of(plain), port_of(tls)];
     let name = "fault_parity::proxy_refusals";
     let Some(sq) = Squid::start(&allowed, "bench", PASSWORD, name) else {
         return;
@@ -205,7 +205,7 @@ async fn proxy_refusals_are_typed_alike_on_every_transport() {
             None => p,
         }
     };
-    for url in [&tls, &plain] {
+    for url in [tls, plain] {
         for kind in TransportKind::ALL {
             for (password, sent) in [(None, false), (Some(WRONG), true)] {
                 let c = client(url, kind, None, Some(with(password)));
@@ -258,11 +258,25 @@ async fn a_503_that_stays_503_keeps_solrs_message_on_every_transport() {
     let base = s.url(None).expect("url");
     let name = support::tag("no_replica");
     let create = format!("action=CREATE&name={name}&numShards=2&createNodeSet=EMPTY");
-    collections_api(&base, &create);
+    collections_api(base, &create);
     collections_api(
-        &base,
+        base,
         &format!("action=ADDREPLICA&collection={name}&shard=shard1"),
     );
+    // The node learns of the new collection from ZooKeeper: wait until it answers 503.
+    let plain = SolrClient::builder(base)
+        .collection(&name)
+        .build()
+        .expect("client");
+    let until = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let status = plain.select(&Select::new("*:*").rows(0)).await.err();
+        if status.as_ref().and_then(Error::status) == Some(503) {
+            break;
+        }
+        assert!(std::time::Instant::now() < until, "never 503: {status:?}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
     let policy = RetryPolicy::default()
         .max_attempts(3)
         .base_backoff(Duration::from_millis(10));
@@ -270,7 +284,7 @@ async fn a_503_that_stays_503_keeps_solrs_message_on_every_transport() {
         let inner = kind
             .build(&TlsOptions::default(), false)
             .expect("transport");
-        let c = SolrClient::builder(&base[..])
+        let c = SolrClient::builder(base)
             .collection(&name)
             .custom_transport(std::sync::Arc::new(Retry::new(inner, policy)))
             .build()
@@ -295,5 +309,5 @@ async fn a_503_that_stays_503_keeps_solrs_message_on_every_transport() {
             "{kind}: {err}"
         );
     }
-    collections_api(&base, &format!("action=DELETE&name={name}"));
+    collections_api(base, &format!("action=DELETE&name={name}"));
 }

@@ -249,7 +249,7 @@ impl<T: Transport> Retry<T> {
             let delay = self.policy.wait(attempt, retry_after(&resp.headers));
             if attempt >= max || !self.policy.fits(waited, delay, deadline) {
                 return Err(Error::RetriesExhausted {
-                    solr: solr_error(&resp.headers, &resp.body),
+                    solr: solr_error(&resp.headers, &resp.body).map(Box::new),
                     node: resp.timing.node,
                     status: status.as_u16(),
                     attempts: attempt,
@@ -288,7 +288,10 @@ impl<T: Transport> Retry<T> {
                 // it only loses the message).
                 let last = resp.into_buffered(req.max_response_bytes).await;
                 return Err(Error::RetriesExhausted {
-                    solr: last.ok().and_then(|r| solr_error(&r.headers, &r.body)),
+                    solr: last
+                        .ok()
+                        .and_then(|r| solr_error(&r.headers, &r.body))
+                        .map(Box::new),
                     node,
                     status: status.as_u16(),
                     attempts: attempt,

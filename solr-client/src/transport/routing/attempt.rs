@@ -265,7 +265,10 @@ impl Routing {
             // An error in reading the body only loses Solr's message.
             let body = resp.whole_body(call.req.max_response_bytes).await;
             return Err(Error::RetriesExhausted {
-                solr: body.ok().and_then(|b| solr_error(resp.headers(), &b)),
+                solr: body
+                    .ok()
+                    .and_then(|b| solr_error(resp.headers(), &b))
+                    .map(Box::new),
                 node,
                 status: status.as_u16(),
                 attempts: call.attempts,
