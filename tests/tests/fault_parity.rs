@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use solr_client::transport::{Retry, RetryPolicy, TlsVersion};
+use solr_client::transport::{Retry, RetryPolicy, Timeouts, TlsVersion};
 use solr_client::{
     ClientCertProblem, Credentials, Error, Identity, Proxy, Select, SolrClient, TlsOptions,
     TransportKind,
@@ -49,9 +49,12 @@ fn client(url: &str, kind: TransportKind, id: Option<&str>, proxy: Option<Proxy>
         .version(TlsVersion::Any)
         .add_ca_pem_file(tls_dir().join("ca.pem"))
         .expect("CA readable");
+    // A short read-idle limit: an HTTP/2 stream was seen waiting on a connection the
+    // alert had closed until this limit (then typed by the noted alert).
     let mut b = SolrClient::builder(url)
         .collection("bench")
         .transport(kind)
+        .timeouts(Timeouts::default().read_idle(Duration::from_secs(5)))
         .tls(tls);
     if let Some(id) = id {
         b = b.client_identity(identity(id));

@@ -82,7 +82,17 @@ pub(crate) fn h1_explained(
     meter: &super::connector::ConnMeter,
     e: Error,
 ) -> Error {
-    if !tls || !matches!(e, Error::Io { .. }) {
+    // A read-idle timeout too: a request was seen (rarely, on a multi-threaded runtime)
+    // waiting for its answer on a connection the alert had ended.
+    let broken = matches!(
+        e,
+        Error::Io { .. }
+            | Error::Timeout {
+                phase: crate::error::TimeoutPhase::ReadIdle,
+                ..
+            }
+    );
+    if !tls || !broken {
         return e;
     }
     match meter.cert_alert() {

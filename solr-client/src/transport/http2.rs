@@ -79,14 +79,33 @@ impl H2Conn {
         } else {
             e
         };
-        if !matches!(e, Error::Io { .. }) || !self.sender.is_closed() {
+        // A stream was seen (once in 30 tries, on a multi-threaded runtime) waiting on a
+        // connection the server's alert had closed until its read-idle timeout: the alert
+        // noted on the connection explains that timeout too.
+        let idle = matches!(
+            e,
+            Error::Timeout {
+                phase: crate::error::TimeoutPhase::ReadIdle,
+                ..
+            }
+        );
+        if !matches!(e, Error::Io { .. }) && !idle {
+            return e;
+        }
+        if let Some(alert) = self.meter.cert_alert() {
+            return super::client_auth::refusal_named(node, alert);
+        }
+        if idle {
             return e;
         }
         let mut ended = self.ended.clone();
-        // The sender is closed, so the task is ending: this waits for its last word only,
-        // and not long (a connection going away may still finish other streams first).
+        // A closed sender: the task is ending, and this waits for its last word only, not
+        // long (a connection going away may still finish other streams first). An open
+        // one: on a multi-threaded runtime the stream's error can come before the task
+        // has closed the connection (and read the alert), so it is given a moment.
+        let ms = if self.sender.is_closed() { 250 } else { 50 };
         let wait = ended.wait_for(Option::is_some);
-        let _ = tokio::time::timeout(std::time::Duration::from_millis(250), wait).await;
+        let _ = tokio::time::timeout(std::time::Duration::from_millis(ms), wait).await;
         let cause = ended.borrow().clone();
         #[cfg(feature = "rustls-base")]
         if let Some(refused) = cause
@@ -311,7 +330,7 @@ impl Http2 {
     /// new one.
     async fn failed(&self, req: &WireRequest, conn: &H2Conn, node: &str, e: Error) -> Error {
         let e = conn.explain(node, e).await;
-        if matches!(e, Error::Io { .. }) {
+        if matches!(e, Error::Io { .. } | Error::ClientCertificate { .. }) {
             self.evict(req, conn).await;
         }
         e
