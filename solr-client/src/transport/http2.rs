@@ -73,9 +73,27 @@ impl H2Conn {
     /// A node that answered the HTTP/2 preface with something other than HTTP/2 (an
     /// HTTP/1.x server that does not speak h2c, a TLS server behind an `http://` URL) is
     /// told by the first bytes it sent ([`crate::hint::not_h2`]).
+    /// `e`, a read-idle timeout of a stream on an h2c connection whose server answered
+    /// something other than HTTP/2 (and closed), as the broken connection it is: a stream
+    /// was seen (rarely) waiting on such a connection until its read-idle limit.
+    fn never_h2(&self, e: Error) -> Error {
+        match e {
+            Error::Timeout {
+                node,
+                phase: crate::error::TimeoutPhase::ReadIdle,
+                after,
+            } if crate::hint::not_h2(self.meter.first_bytes()).is_some() => Error::Io {
+                node,
+                message: format!("no HTTP/2 answer within the read-idle limit ({after:?})"),
+                not_sent: false,
+            },
+            e => e,
+        }
+    }
+
     async fn explain(&self, node: &str, e: Error) -> Error {
         let e = if self.plain {
-            crate::hint::h2_answer(e, self.meter.first_bytes())
+            crate::hint::h2_answer(self.never_h2(e), self.meter.first_bytes())
         } else {
             e
         };
