@@ -2,8 +2,10 @@
 # Installs what the project needs on a fresh Debian machine (idempotent): Java 17 and Maven
 # for the local Solr, openssl for its TLS material, libpcap for the pcap witness, curl,
 # iproute2 (`ip`) for the WAN emulation's network namespaces, util-linux-extra (`fincore`)
-# for the bulk-files page-cache residency, nginx for the auth-gateway e2e tests and tinyproxy
-# (a real HTTP proxy) for the proxy e2e tests (the tests start their own unprivileged
+# for the bulk-files page-cache residency, nginx for the auth-gateway e2e tests, tinyproxy
+# (a real HTTP proxy) for the proxy e2e tests, haproxy (TLS with a required client
+# certificate) and squid (a proxy with basic auth) for the fault-parity e2e tests (the tests
+# start their own unprivileged
 # instances; the packages' services are not used), clang, libbpf-dev, libelf-dev, zlib1g-dev
 # and make for `watch --ebpf` (strace: its e2e witness of connects) (clang compiles the BPF program, libbpf-dev gives its helper
 # headers, libbpf-sys builds libbpf's C source against libelf and zlib); then what the optional checks need
@@ -14,7 +16,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 need=()
 for pkg in openjdk-17-jdk-headless maven openssl curl libpcap-dev pkg-config ca-certificates iproute2 \
-  util-linux-extra nginx tinyproxy strace clang libbpf-dev libelf-dev zlib1g-dev make; do
+  util-linux-extra nginx tinyproxy haproxy squid strace clang libbpf-dev libelf-dev zlib1g-dev make; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 # Node.js: a real client no one here wrote, for the `watch --ebpf` e2e tests (any node on
@@ -28,6 +30,18 @@ if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}" >&2
   apt-get update -qq >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >&2
+fi
+# The tests start their own haproxy and squid: the packages' services (started by apt where
+# an init system runs) are stopped and disabled, so they hold no port and no log.
+if [ "$(id -u)" -eq 0 ]; then
+  for svc in haproxy squid; do
+    if [ -d /run/systemd/system ]; then
+      systemctl disable --now "$svc" >/dev/null 2>&1 || true
+    elif [ -x "/etc/init.d/$svc" ]; then
+      "/etc/init.d/$svc" stop >/dev/null 2>&1 || true
+      update-rc.d "$svc" disable >/dev/null 2>&1 || true
+    fi
+  done
 fi
 if ! command -v cargo >/dev/null 2>&1; then
   echo "setup: cargo not found: install the Rust toolchain (rustup, Rust >= 1.88) first" >&2

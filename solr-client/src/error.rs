@@ -243,10 +243,13 @@ pub enum Error {
         /// The configured limit in bytes.
         limit: u64,
     },
-    /// The server kept answering 429/503 until the retry budget was spent.
+    /// The server kept answering 429/503 until the retry budget was spent. `solr` is
+    /// Solr's own error of the last answer (`no active servers hosting shard: shard2`),
+    /// when it carried one.
     #[error(
-        "{}: still {status} after {attempts} attempts (waited {waited:?} in total)",
-        redact(node)
+        "{}: still {status} after {attempts} attempts (waited {waited:?} in total){}",
+        redact(node),
+        solr.as_ref().map_or(String::new(), |b| format!("; Solr said (code {}): {}", b.code, redact(&b.msg)))
     )]
     RetriesExhausted {
         /// The last node tried.
@@ -257,6 +260,9 @@ pub enum Error {
         attempts: u32,
         /// Total time spent waiting between attempts.
         waited: Duration,
+        /// Solr's error body of the last answer, when it had one (a proxy's 503 page has
+        /// none). Boxed: it would make every `Result` of this crate larger.
+        solr: Option<Box<SolrErrorBody>>,
     },
     /// The server answered with a redirect (3xx) that the client did not follow: every
     /// write (a redirected write is never re-sent, so nothing reached the other host), a read
@@ -608,8 +614,9 @@ impl Error {
             }
             Error::TooLarge { node, limit } => vec![("node", node), ("limit", limit)],
             #[rustfmt::skip]
-            Error::RetriesExhausted { node, status, attempts, waited } => vec![
+            Error::RetriesExhausted { node, status, attempts, waited, solr } => vec![
                 ("node", node), ("status", status), ("attempts", attempts), ("waited", waited),
+                ("solr", solr),
             ],
             #[rustfmt::skip]
             Error::Redirect { node, status, location, reason } => vec![
@@ -706,6 +713,12 @@ mod tests {
                 status: 503,
                 attempts: 3,
                 waited: Duration::from_secs(1),
+                solr: Some(Box::new(SolrErrorBody {
+                    msg: text(),
+                    code: 503,
+                    metadata: None,
+                    qtime_ms: None,
+                })),
             },
             Error::Redirect {
                 node: node(),

@@ -22,9 +22,9 @@ pub(crate) fn scheme_hint(https: bool, e: Error) -> Error {
             node,
             message,
             not_sent,
-        } if !https && tls_seen(&message) => {
+        } if !https && tls_seen(&message) && !message.contains(HINTED) => {
             let message = format!(
-                "{message} (wrong scheme? the node answered with TLS: use https:// for {})",
+                "{message} {HINTED} the node answered with TLS: use https:// for {})",
                 redact(&node)
             );
             Error::Io {
@@ -34,6 +34,70 @@ pub(crate) fn scheme_hint(https: bool, e: Error) -> Error {
             }
         }
         e => e,
+    }
+}
+
+/// What a server that is not an HTTP/2 server answers to the HTTP/2 connection preface.
+#[cfg(feature = "http2")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NotH2 {
+    /// A TLS record (`0x14..=0x17 0x03`: a handshake or an alert): the node speaks https.
+    Tls,
+    /// `HTTP/1.`: an HTTP/1.x server that does not speak h2c (prior knowledge).
+    Http1,
+}
+
+/// What the first bytes a server sent to an HTTP/2 client say it is, when they are not
+/// HTTP/2 (an HTTP/2 server's first bytes are a SETTINGS frame: `00 00 xx 04`).
+#[cfg(feature = "http2")]
+pub(crate) fn not_h2(first: &[u8]) -> Option<NotH2> {
+    match first {
+        [0x14..=0x17, 0x03, ..] => Some(NotH2::Tls),
+        _ if first.starts_with(b"HTTP/1.") => Some(NotH2::Http1),
+        _ => None,
+    }
+}
+
+/// What the hints this module writes start with; a message that has one gets no other.
+const HINTED: &str = "(wrong scheme?";
+
+/// `e`, an HTTP/2 exchange that broke, with a hint when the node's first bytes (`first`)
+/// were not HTTP/2: the node speaks TLS (use https://), or HTTP/1.x without h2c (use a
+/// transport that speaks HTTP/1.1, or enable h2c on the server). Both fail alike in the
+/// HTTP/2 layer (the bytes read as a frame header announce a frame far over the size
+/// limit), so only the bytes tell them apart.
+#[cfg(feature = "http2")]
+pub(crate) fn h2_answer(e: Error, first: &[u8]) -> Error {
+    let Error::Io {
+        node,
+        message,
+        not_sent,
+    } = e
+    else {
+        return e;
+    };
+    let hint = match not_h2(first) {
+        _ if message.contains(HINTED) => None,
+        Some(NotH2::Tls) => Some(format!(
+            "{HINTED} the node answered with TLS: use https:// for {})",
+            redact(&node)
+        )),
+        Some(NotH2::Http1) => Some(format!(
+            "{HINTED} the node answered HTTP/1.x to the HTTP/2 preface: it does not speak \
+             h2c, HTTP/2 over http:// with prior knowledge: use the pooled or fresh \
+             transport for {}, or enable h2c on the server)",
+            redact(&node)
+        )),
+        None => None,
+    };
+    let message = match hint {
+        Some(h) => format!("{message} {h}"),
+        None => message,
+    };
+    Error::Io {
+        node,
+        message,
+        not_sent,
     }
 }
 
@@ -129,6 +193,38 @@ pub(crate) fn not_found(e: Error, base: &url::Url, path: &str) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An HTTP/2 client's first read tells an HTTP/1.x server from a TLS one (and from an
+    /// HTTP/2 one: a SETTINGS frame), and the hint says what to do for each; the scheme
+    /// hint adds nothing to a message that has one.
+    #[cfg(feature = "http2")]
+    #[test]
+    fn an_h2c_answer_tells_http1_from_tls() {
+        assert_eq!(not_h2(b"HTTP/1.1 400 Bad Request"), Some(NotH2::Http1));
+        assert_eq!(not_h2(b"HTTP/1.0 505"), Some(NotH2::Http1));
+        assert_eq!(not_h2(&[0x15, 0x03, 0x03, 0x00, 0x02]), Some(NotH2::Tls));
+        assert_eq!(not_h2(&[0x16, 0x03, 0x01, 0x00]), Some(NotH2::Tls));
+        assert_eq!(not_h2(&[0x00, 0x00, 0x12, 0x04, 0x00]), None, "SETTINGS");
+        assert_eq!(not_h2(b""), None);
+        assert_eq!(not_h2(b"HTTP/2"), None);
+        let io = |m: &str| Error::Io {
+            node: "http://n:1/solr".into(),
+            message: m.into(),
+            not_sent: false,
+        };
+        let broken = "http2 error: connection error detected: frame with invalid size";
+        let h1 = h2_answer(io(broken), b"HTTP/1.1 400 Bad Request").to_string();
+        assert!(h1.contains("does not speak h2c"), "{h1}");
+        assert!(!h1.contains("answered with TLS"), "{h1}");
+        let h1 = scheme_hint(false, h2_answer(io(broken), b"HTTP/1.1 400")).to_string();
+        assert!(!h1.contains("answered with TLS"), "{h1}");
+        let tls = h2_answer(io("connection closed"), &[0x15, 0x03, 0x03]).to_string();
+        assert!(tls.contains("answered with TLS: use https://"), "{tls}");
+        let once = scheme_hint(false, h2_answer(io(broken), &[0x15, 0x03, 0x03])).to_string();
+        assert_eq!(once.matches("wrong scheme?").count(), 1, "{once}");
+        let plain = h2_answer(io(broken), &[0, 0, 0, 4]).to_string();
+        assert!(!plain.contains("wrong scheme?"), "{plain}");
+    }
 
     fn html_404(body: &str) -> Error {
         Error::UnexpectedResponse {

@@ -20,6 +20,7 @@ mod conformance;
 mod crate_api;
 mod document_truth;
 mod failed_calls;
+mod fault_parity;
 mod fault_table;
 mod faults;
 mod formats;

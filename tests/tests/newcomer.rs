@@ -100,14 +100,10 @@ async fn https_to_the_plain_node_and_http_to_the_tls_node_hint_the_scheme() {
         assert!(shown.contains("wrong scheme?"), "{kind}: {shown}");
         assert!(shown.contains("use http://"), "{kind}: {shown}");
     }
-    // http to the TLS port: the answer is a TLS alert, not HTTP/1.1. (HTTP/2 with prior
-    // knowledge may instead find its connection closed before it reads the alert: no
-    // hint can be promised there, so it is not asserted.)
-    for kind in [
-        TransportKind::Fresh,
-        TransportKind::Pooled,
-        TransportKind::Reqwest,
-    ] {
+    // http to the TLS port: the answer is a TLS alert, not HTTP/1.1 (HTTP/2 with prior
+    // knowledge tells it by the first bytes the node sent, even when its connection is
+    // found closed before the HTTP/2 layer read them).
+    for kind in TransportKind::ALL {
         let err = on(&http_on_tls, "bench", kind)
             .ping()
             .await

@@ -48,7 +48,6 @@ pub(crate) fn certificate_alert(err: &(dyn std::error::Error + 'static)) -> Opti
 
 /// [`Error::ClientCertificate`] for `alert`, a certificate alert's name: refused unless
 /// the alert says none was sent (`settle` corrects it where the transport knows).
-#[cfg(feature = "http2")]
 pub(crate) fn refusal_named(node: &str, alert: &str) -> Error {
     let problem = if alert == "CertificateRequired" {
         ClientCertProblem::NotConfigured {
@@ -62,6 +61,43 @@ pub(crate) fn refusal_named(node: &str, alert: &str) -> Error {
     Error::ClientCertificate {
         node: node.to_string(),
         problem,
+    }
+}
+
+/// `e`, an HTTP/1.1 exchange that broke on a TLS connection (`tls`), as the certificate
+/// alert the server closed the connection with explains it.
+///
+/// Under TLS 1.3 the server checks the client certificate after the client's side of the
+/// handshake is over, so its alert comes while (or after) the request is written. Which
+/// part of the client meets the alert first is a race: the request's read (the alert is
+/// then in its error), a write that finds the socket reset (`alert_behind` reads the alert
+/// still queued), or the connection's task, which reads the socket on its own and ends
+/// with the alert before the request is dispatched: hyper then cancels the request with
+/// "connection was not ready", which names no cause. Whichever reads the alert notes it
+/// on the connection's meter (`connector::noted`) before the error reaches the request,
+/// so the note is there when this reads it.
+pub(crate) fn h1_explained(
+    node: &str,
+    tls: bool,
+    meter: &super::connector::ConnMeter,
+    e: Error,
+) -> Error {
+    // A read-idle timeout too: a request was seen (rarely, on a multi-threaded runtime)
+    // waiting for its answer on a connection the alert had ended.
+    let broken = matches!(
+        e,
+        Error::Io { .. }
+            | Error::Timeout {
+                phase: crate::error::TimeoutPhase::ReadIdle,
+                ..
+            }
+    );
+    if !tls || !broken {
+        return e;
+    }
+    match meter.cert_alert() {
+        Some(alert) => refusal_named(node, alert),
+        None => e,
     }
 }
 
@@ -257,7 +293,6 @@ mod tests {
         );
         let other = alert_io(rustls::AlertDescription::ProtocolVersion);
         assert_eq!(certificate_alert(&other), None);
-        #[cfg(feature = "http2")]
         {
             let none = refusal_named("https://n", "CertificateRequired");
             assert!(none.to_string().contains("none is configured"), "{none}");

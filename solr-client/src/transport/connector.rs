@@ -56,6 +56,9 @@ pub(crate) struct ConnMeter {
     /// connection's error and drops it), so the socket keeps it for the transport to read.
     #[cfg(feature = "rustls-base")]
     cert_alert: std::sync::OnceLock<String>,
+    /// The first bytes read from the socket (up to 8, as they came: under TLS, the first
+    /// record's header), which tell what kind of server answered ([`ConnMeter::first_bytes`]).
+    first: std::sync::OnceLock<([u8; 8], u8)>,
 }
 
 impl ConnMeter {
@@ -68,16 +71,22 @@ impl ConnMeter {
             marks: Mutex::new(IoMarks::default()),
             #[cfg(feature = "rustls-base")]
             cert_alert: std::sync::OnceLock::new(),
+            first: std::sync::OnceLock::new(),
         }
     }
 
     /// The client-certificate alert the server closed this connection with, if one was read.
-    #[cfg(feature = "http2")]
     pub fn cert_alert(&self) -> Option<&str> {
         #[cfg(feature = "rustls-base")]
         return self.cert_alert.get().map(String::as_str);
         #[cfg(not(feature = "rustls-base"))]
         None
+    }
+
+    /// The first bytes the server sent on this connection (at most 8; empty before any).
+    #[cfg_attr(not(feature = "http2"), allow(dead_code))]
+    pub fn first_bytes(&self) -> &[u8] {
+        self.first.get().map_or(&[], |(b, n)| &b[..usize::from(*n)])
     }
 
     /// (bytes_in, bytes_out) so far.
@@ -151,7 +160,14 @@ impl<S: AsyncRead> AsyncRead for Metered<S> {
         let before = buf.filled().len();
         let res = this.inner.poll_read(cx, buf);
         if let Poll::Ready(Ok(())) = res {
-            this.meter.on_read(buf.filled().len() - before);
+            let read = &buf.filled()[before..];
+            if !read.is_empty() && this.meter.first.get().is_none() {
+                let mut first = [0u8; 8];
+                let n = read.len().min(8);
+                first[..n].copy_from_slice(&read[..n]);
+                let _ = this.meter.first.set((first, n as u8));
+            }
+            this.meter.on_read(read.len());
         }
         res
     }
@@ -228,7 +244,9 @@ impl AsyncWrite for MaybeTls {
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         match self.get_mut() {
-            MaybeTls::Plain(s) => Pin::new(s).poll_write(cx, buf),
+            MaybeTls::Plain(s) => Pin::new(&mut *s)
+                .poll_write(cx, buf)
+                .map_err(|e| first_behind(s, e)),
             #[cfg(feature = "rustls-base")]
             MaybeTls::Tls(s) => Pin::new(s.as_mut())
                 .poll_write(cx, buf)
@@ -242,7 +260,9 @@ impl AsyncWrite for MaybeTls {
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
         match self.get_mut() {
-            MaybeTls::Plain(s) => Pin::new(s).poll_write_vectored(cx, bufs),
+            MaybeTls::Plain(s) => Pin::new(&mut *s)
+                .poll_write_vectored(cx, bufs)
+                .map_err(|e| first_behind(s, e)),
             #[cfg(feature = "rustls-base")]
             MaybeTls::Tls(s) => Pin::new(s.as_mut())
                 .poll_write_vectored(cx, bufs)
@@ -277,6 +297,32 @@ impl AsyncWrite for MaybeTls {
                 .map_err(|e| alert_behind(s, e)),
         }
     }
+}
+
+/// `e`, a failed write on a plain socket, after the first bytes the server sent before it
+/// closed are noted ([`ConnMeter::first_bytes`]) when nothing read them yet: a server that
+/// answers an HTTP/2 preface with HTTP/1.1 (and closes) may reset the connection while the
+/// preface or the request is being written, and what it answered still tells what it is.
+/// The kernel still holds it (queued data is read before a reset is reported), but the
+/// runtime may not know yet that the socket is readable, so the socket is read directly,
+/// without waiting. What is read is dropped: the connection is dead anyway.
+fn first_behind(s: &Metered<TcpStream>, e: io::Error) -> io::Error {
+    use io::ErrorKind::{BrokenPipe, ConnectionReset};
+    if !matches!(e.kind(), BrokenPipe | ConnectionReset) || s.meter.first.get().is_some() {
+        return e;
+    }
+    #[cfg(feature = "http2")]
+    {
+        use std::io::Read;
+        let mut read = [0u8; 8];
+        let sock = socket2::SockRef::from(&s.inner);
+        if let Ok(n) = (&*sock).read(&mut read) {
+            if n > 0 {
+                let _ = s.meter.first.set((read, n as u8));
+            }
+        }
+    }
+    e
 }
 
 /// `e`, a failed write on `tls`, or the certificate alert the server sent before closing

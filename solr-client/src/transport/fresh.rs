@@ -13,6 +13,7 @@ use http_body_util::Full;
 use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
 
+use super::client_auth::h1_explained;
 use super::connector::{ConnMeter, Connector, SetupTiming};
 use super::h1::{
     build_request, exchange_head, map_hyper, read_body, ConnTimer, Head, Instants, Target, Watch,
@@ -109,7 +110,10 @@ impl Fresh {
         // The call's deadline is the `Counted` wrapper's: a new connection per request makes
         // one more timer per request nothing to save.
         let watch = Watch::new(&meter, &mut timer, req.timeouts.read_idle, conn_ready, None);
-        let resp = exchange_head(node, req, watch, &mut close.1, http_req).await?;
+        let resp = match exchange_head(node, req, watch, &mut close.1, http_req).await {
+            Ok(resp) => resp,
+            Err(e) => return Err(h1_explained(node, req.node.scheme() == "https", &meter, e)),
+        };
         if let Some(p) = forwarder {
             proxy::forwarded_status(resp.0.status(), node, req, p)?;
         }

@@ -59,6 +59,8 @@ struct H2Conn {
     inflight: Arc<AtomicU64>,
     /// How the connection's task ended, once it has: the error that closed it, if any.
     ended: tokio::sync::watch::Receiver<Option<Arc<hyper::Error>>>,
+    /// h2c: HTTP/2 over plain `http://` (prior knowledge).
+    plain: bool,
 }
 
 impl H2Conn {
@@ -67,15 +69,61 @@ impl H2Conn {
     /// handshake) sees only "connection closed": the alert is in the connection task's
     /// error, read once the task has ended, or, when the connection failed before any
     /// stream could carry it, on the socket's meter.
+    ///
+    /// A node that answered the HTTP/2 preface with something other than HTTP/2 (an
+    /// HTTP/1.x server that does not speak h2c, a TLS server behind an `http://` URL) is
+    /// told by the first bytes it sent ([`crate::hint::not_h2`]).
+    /// `e`, a read-idle timeout of a stream on an h2c connection whose server answered
+    /// something other than HTTP/2 (and closed), as the broken connection it is: a stream
+    /// was seen (rarely) waiting on such a connection until its read-idle limit.
+    fn never_h2(&self, e: Error) -> Error {
+        match e {
+            Error::Timeout {
+                node,
+                phase: crate::error::TimeoutPhase::ReadIdle,
+                after,
+            } if crate::hint::not_h2(self.meter.first_bytes()).is_some() => Error::Io {
+                node,
+                message: format!("no HTTP/2 answer within the read-idle limit ({after:?})"),
+                not_sent: false,
+            },
+            e => e,
+        }
+    }
+
     async fn explain(&self, node: &str, e: Error) -> Error {
-        if !matches!(e, Error::Io { .. }) || !self.sender.is_closed() {
+        let e = if self.plain {
+            crate::hint::h2_answer(self.never_h2(e), self.meter.first_bytes())
+        } else {
+            e
+        };
+        // A stream was seen (once in 30 tries, on a multi-threaded runtime) waiting on a
+        // connection the server's alert had closed until its read-idle timeout: the alert
+        // noted on the connection explains that timeout too.
+        let idle = matches!(
+            e,
+            Error::Timeout {
+                phase: crate::error::TimeoutPhase::ReadIdle,
+                ..
+            }
+        );
+        if !matches!(e, Error::Io { .. }) && !idle {
+            return e;
+        }
+        if let Some(alert) = self.meter.cert_alert() {
+            return super::client_auth::refusal_named(node, alert);
+        }
+        if idle {
             return e;
         }
         let mut ended = self.ended.clone();
-        // The sender is closed, so the task is ending: this waits for its last word only,
-        // and not long (a connection going away may still finish other streams first).
+        // A closed sender: the task is ending, and this waits for its last word only, not
+        // long (a connection going away may still finish other streams first). An open
+        // one: on a multi-threaded runtime the stream's error can come before the task
+        // has closed the connection (and read the alert), so it is given a moment.
+        let ms = if self.sender.is_closed() { 250 } else { 50 };
         let wait = ended.wait_for(Option::is_some);
-        let _ = tokio::time::timeout(std::time::Duration::from_millis(250), wait).await;
+        let _ = tokio::time::timeout(std::time::Duration::from_millis(ms), wait).await;
         let cause = ended.borrow().clone();
         #[cfg(feature = "rustls-base")]
         if let Some(refused) = cause
@@ -179,6 +227,7 @@ impl Http2 {
             clock,
             inflight: Arc::new(AtomicU64::new(0)),
             ended,
+            plain: req.node.scheme() == "http",
         };
         *current = Some(c.clone());
         Ok((c, Some(conn.setup)))
@@ -299,7 +348,7 @@ impl Http2 {
     /// new one.
     async fn failed(&self, req: &WireRequest, conn: &H2Conn, node: &str, e: Error) -> Error {
         let e = conn.explain(node, e).await;
-        if matches!(e, Error::Io { .. }) {
+        if matches!(e, Error::Io { .. } | Error::ClientCertificate { .. }) {
             self.evict(req, conn).await;
         }
         e

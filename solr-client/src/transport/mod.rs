@@ -35,6 +35,8 @@ mod proxy;
 mod redirect;
 #[cfg(feature = "reqwest")]
 mod reqwest_default;
+#[cfg(feature = "reqwest")]
+mod reqwest_faults;
 mod retry;
 mod routing;
 pub(crate) mod span;

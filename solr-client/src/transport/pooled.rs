@@ -29,6 +29,7 @@ use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError};
 
+use super::client_auth::h1_explained;
 use super::connector::{ConnMeter, Connector, SetupTiming};
 use super::h1::{
     build_request, count_bytes, exchange_head, map_hyper, read_body, within, ConnTimer, Head,
@@ -310,6 +311,8 @@ impl Pooled {
             let resp = match exchange_head(&node, req, watch, &mut sender, http_req).await {
                 Ok(r) => r,
                 Err(e) => {
+                    let tls = req.node.scheme() == "https";
+                    let e = h1_explained(&node, tls, &meter, e);
                     let stale = setup.is_none() && matches!(e, Error::Io { .. });
                     let retry_ok = req.kind != RequestKind::Write || e.is_not_sent();
                     if stale && retry_ok && attempt == 1 {

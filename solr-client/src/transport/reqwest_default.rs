@@ -22,6 +22,18 @@
 //! read timer, a node that never answers would only be cut by the request timeout. (Over
 //! HTTP/2, which reqwest negotiates by ALPN, its body timer restarts per DATA frame.)
 //!
+//! `Timing::reused` comes from the local address of the connection that carried the
+//! response (hyper's `HttpInfo`, which reqwest puts in the response's extensions): the first
+//! response on an address is on a new connection, a later one on a reused connection.
+//! reqwest does not expose its pool's own reuse flag; the address stands in for it, and
+//! would take a new connection for a reused one only if the kernel gave a later connection
+//! the local port of an earlier, closed one while this transport still remembers it (it
+//! remembers the last 4,096 addresses). The connection phases stay None: reqwest does not
+//! time them.
+//!
+//! Proxy errors and a client certificate refused under TLS 1.3 are typed as on the other
+//! transports, though reqwest does not type them ([`super::reqwest_faults`]).
+//!
 //! Redirects are not followed here (`redirect::Policy::none()`; see [`super::Redirects`]). A
 //! read lost because the server closed a pooled connection after reading the request is
 //! resent once, as `pooled` does; a write never is.
@@ -112,6 +124,37 @@ pub struct ReqwestDefault {
     counted: super::Counted,
     /// Whether a client certificate is configured (for [`Error::ClientCertificate`]).
     has_identity: bool,
+    /// What reqwest hides about proxy and client-certificate failures, found out.
+    faults: super::reqwest_faults::Faults,
+    /// The local addresses of the connections seen so far, for [`Timing::reused`].
+    seen: Mutex<Seen>,
+}
+
+/// The local addresses of the last connections that carried a response, oldest first.
+#[derive(Default)]
+struct Seen {
+    set: std::collections::HashSet<std::net::SocketAddr>,
+    order: std::collections::VecDeque<std::net::SocketAddr>,
+}
+
+impl Seen {
+    /// How many addresses are remembered.
+    const KEEP: usize = 4096;
+
+    /// Whether `addr` carried a response before; remembers it.
+    fn reused(&mut self, addr: std::net::SocketAddr) -> bool {
+        if self.set.contains(&addr) {
+            return true;
+        }
+        if self.order.len() >= Self::KEEP {
+            if let Some(old) = self.order.pop_front() {
+                self.set.remove(&old);
+            }
+        }
+        self.order.push_back(addr);
+        self.set.insert(addr);
+        false
+    }
 }
 
 impl std::fmt::Debug for ReqwestDefault {
@@ -142,7 +185,9 @@ impl ReqwestDefault {
             .transpose()
             .map_err(|_| Error::Config("client certificate: reqwest cannot load it".into()))?;
         let has_identity = identity.is_some();
+        let faults = super::reqwest_faults::Faults::new(tls, proxy)?;
         let proxy = proxy.map(super::proxy::for_reqwest);
+        let version = tls.tls_version();
         let mut roots = Vec::new();
         for pem in tls.extra_roots_pem() {
             roots.push(
@@ -165,6 +210,13 @@ impl ReqwestDefault {
             if insecure {
                 builder = builder.tls_danger_accept_invalid_certs(true);
             }
+            builder = match version {
+                super::TlsVersion::Tls12 => builder
+                    .tls_version_min(reqwest::tls::Version::TLS_1_2)
+                    .tls_version_max(reqwest::tls::Version::TLS_1_2),
+                super::TlsVersion::Tls13 => builder.tls_version_min(reqwest::tls::Version::TLS_1_3),
+                _ => builder,
+            };
             if let Some(id) = &identity {
                 builder = builder.identity(id.clone());
             }
@@ -179,6 +231,8 @@ impl ReqwestDefault {
             opened,
             counted: super::Counted::new("reqwest", insecure),
             has_identity,
+            faults,
+            seen: Mutex::new(Seen::default()),
         };
         transport.client(super::Timeouts::default())?;
         Ok(transport)
@@ -207,6 +261,7 @@ impl ReqwestDefault {
         let headers_at = Instant::now();
         let status = resp.status();
         let version = http_version(&resp);
+        let reused = self.reused(&resp);
         let headers = resp.headers().clone();
         let body = read_body(&mut resp, &req, &node).await?;
         let done = Instant::now();
@@ -220,6 +275,7 @@ impl ReqwestDefault {
             http_version: version,
             attempts,
             node,
+            reused,
             ..Timing::default()
         };
         Ok(WireResponse {
@@ -238,6 +294,7 @@ impl ReqwestDefault {
         let version = http_version(&resp);
         let (status, headers) = (resp.status(), resp.headers().clone());
         let timing = Timing {
+            reused: self.reused(&resp),
             server_wait: start.elapsed(),
             bytes_out: req.body.len() as u64,
             bytes_exact: false,
@@ -289,7 +346,10 @@ impl ReqwestDefault {
                 .headers(req.headers.clone())
                 .body(req.body.clone());
             match builder.send().await {
-                Ok(resp) => return Ok((resp, attempt)),
+                Ok(resp) => {
+                    self.faults.answered(resp.status(), node, req)?;
+                    return Ok((resp, attempt));
+                }
                 Err(e)
                     if attempt == 1
                         && req.kind != RequestKind::Write
@@ -298,9 +358,24 @@ impl ReqwestDefault {
                 {
                     attempt += 1;
                 }
-                Err(e) => return Err(map_reqwest(node, req, e, self.has_identity)),
+                Err(e) => {
+                    let e = map_reqwest(node, req, e, self.has_identity);
+                    // Boxed: the probe's state stays out of the request's future.
+                    return Err(Box::pin(self.faults.explain(node, req, e)).await);
+                }
             }
         }
+    }
+
+    /// Whether `resp` came over a connection that carried a response before (see the
+    /// module docs); false when reqwest does not say which connection it was.
+    fn reused(&self, resp: &reqwest::Response) -> bool {
+        use hyper_util::client::legacy::connect::HttpInfo;
+        let Some(info) = resp.extensions().get::<HttpInfo>() else {
+            return false;
+        };
+        let mut seen = self.seen.lock().unwrap_or_else(|e| e.into_inner());
+        seen.reused(info.local_addr())
     }
 }
 

@@ -38,7 +38,9 @@ use http::{HeaderMap, StatusCode};
 use super::{
     BoxFuture, Decorator, RequestKind, StreamingResponse, Transport, WireRequest, WireResponse,
 };
+use crate::codec::ResponseFormat;
 use crate::error::{Error, Result};
+use crate::types::{ErrorEnvelope, SolrErrorBody};
 
 /// The retry budget of one request.
 ///
@@ -156,6 +158,29 @@ pub fn retries_status(kind: RequestKind, status: http::StatusCode) -> bool {
     status == StatusCode::TOO_MANY_REQUESTS || status == StatusCode::SERVICE_UNAVAILABLE
 }
 
+/// Solr's error body in an answer it refused (`headers`, `body`: a 503 naming the shard
+/// without a live replica), in whichever response format it came; None when the body holds
+/// none (a proxy's page, an empty body) or is still content-encoded.
+pub(crate) fn solr_error(headers: &HeaderMap, body: &[u8]) -> Option<SolrErrorBody> {
+    use http::header::{CONTENT_ENCODING, CONTENT_TYPE};
+    let encoded = headers
+        .get(CONTENT_ENCODING)
+        .is_some_and(|v| !v.as_bytes().eq_ignore_ascii_case(b"identity"));
+    if encoded || body.is_empty() {
+        return None;
+    }
+    let content_type = headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("application/json");
+    ResponseFormat::ALL
+        .into_iter()
+        .filter(|f| f.accepts_content_type(content_type))
+        .filter_map(|f| f.decode_value(body).ok())
+        .find_map(|v| serde_json::from_value::<ErrorEnvelope>(v).ok())
+        .map(ErrorEnvelope::into_body)
+}
+
 /// A uniform random number in [0, 1) from the standard library's per-process random keys.
 fn random_unit() -> f64 {
     let mut h = RandomState::new().build_hasher();
@@ -224,6 +249,7 @@ impl<T: Transport> Retry<T> {
             let delay = self.policy.wait(attempt, retry_after(&resp.headers));
             if attempt >= max || !self.policy.fits(waited, delay, deadline) {
                 return Err(Error::RetriesExhausted {
+                    solr: solr_error(&resp.headers, &resp.body).map(Box::new),
                     node: resp.timing.node,
                     status: status.as_u16(),
                     attempts: attempt,
@@ -257,15 +283,22 @@ impl<T: Transport> Retry<T> {
             }
             let node = resp.timing().node.clone();
             let delay = self.policy.wait(attempt, retry_after(&resp.headers));
-            drop(resp);
             if attempt >= max || !self.policy.fits(waited, delay, deadline) {
+                // The last answer's body is read for Solr's message (an error in reading
+                // it only loses the message).
+                let last = resp.into_buffered(req.max_response_bytes).await;
                 return Err(Error::RetriesExhausted {
+                    solr: last
+                        .ok()
+                        .and_then(|r| solr_error(&r.headers, &r.body))
+                        .map(Box::new),
                     node,
                     status: status.as_u16(),
                     attempts: attempt,
                     waited,
                 });
             }
+            drop(resp);
             crate::transport::span::retrying(&node, attempt, &status, delay);
             tokio::time::sleep(delay).await;
             waited += delay;
@@ -404,6 +437,36 @@ mod tests {
                 assert!(!retries_status(kind, s), "{kind:?} {code}");
             }
         }
+    }
+
+    /// Solr's error is found in a 503's body in JSON and XML; a proxy's HTML page, an
+    /// empty body and a gzip-encoded one have none.
+    #[test]
+    fn the_last_answers_solr_error_is_kept() {
+        let with = |ct: &str| {
+            let mut h = HeaderMap::new();
+            h.insert(
+                http::header::CONTENT_TYPE,
+                HeaderValue::from_str(ct).unwrap(),
+            );
+            h
+        };
+        let json = br#"{"responseHeader":{"status":503,"QTime":1},
+            "error":{"msg":"no active servers hosting shard: shard2","code":503}}"#;
+        let body = solr_error(&with("application/json;charset=utf-8"), json).expect("json");
+        assert_eq!(body.msg, "no active servers hosting shard: shard2");
+        assert_eq!((body.code, body.qtime_ms), (503, Some(1)));
+        let xml = br#"<response><lst name="error"><str name="msg">no servers</str><int name="code">503</int></lst></response>"#;
+        let body = solr_error(&with("application/xml"), xml).expect("xml");
+        assert_eq!((body.msg.as_str(), body.code), ("no servers", 503));
+        assert!(solr_error(&with("text/html"), b"<html>503</html>").is_none());
+        assert!(solr_error(&with("application/json"), b"").is_none());
+        let mut gz = with("application/json");
+        gz.insert(
+            http::header::CONTENT_ENCODING,
+            HeaderValue::from_static("gzip"),
+        );
+        assert!(solr_error(&gz, json).is_none());
     }
 
     #[test]

@@ -126,6 +126,12 @@ impl TlsOptions {
         self.identity.as_ref()
     }
 
+    /// The TLS protocol versions offered.
+    #[cfg(feature = "reqwest")]
+    pub(crate) fn tls_version(&self) -> TlsVersion {
+        self.version
+    }
+
     /// Whether certificate verification is disabled.
     pub fn is_insecure(&self) -> bool {
         self.accept_invalid

@@ -16,13 +16,12 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use http::StatusCode;
-
 use super::answer::Answer;
 use super::nodes::{node_key, Availability};
 use super::plan::Target;
 use super::Routing;
 use crate::error::{Error, Result};
+use crate::transport::retry::solr_error;
 use crate::transport::{retries_status, retry_after, RequestKind, RouteKey, WireRequest};
 
 /// The state of one call across its attempts.
@@ -238,12 +237,8 @@ impl Routing {
                 return Ok(None);
             }
         }
-        let code = resp.status();
-        if retries_status(call.req.kind, code) {
-            let after = retry_after(resp.headers());
-            // Not held (nor its connection) through the wait.
-            drop(resp);
-            self.back_off_status(call, target, code, after).await?;
+        if retries_status(call.req.kind, resp.status()) {
+            self.back_off_status(call, target, resp).await?;
             return Ok(None);
         }
         if self.cloud
@@ -260,27 +255,32 @@ impl Routing {
 
     /// A 429 or 503 to retry: wait (Retry-After or backoff) and move to the next
     /// candidate, or [`Error::RetriesExhausted`] when the budget or deadline is spent.
-    async fn back_off_status(
+    /// The error keeps Solr's message from the last answer's body.
+    async fn back_off_status<A: Answer>(
         &self,
         call: &mut Call,
         target: &Target,
-        status: StatusCode,
-        retry_after: Option<Duration>,
+        mut resp: A,
     ) -> Result<()> {
         let node = node_key(&target.node.url);
-        let exhausted = |waited| Error::RetriesExhausted {
-            node: node.clone(),
-            status: status.as_u16(),
-            attempts: call.attempts,
-            waited,
-        };
-        if call.attempts >= call.max {
-            return Err(exhausted(call.waited));
+        let status = resp.status();
+        let wait = self.retry.wait(call.attempts, retry_after(resp.headers()));
+        if call.attempts >= call.max || !self.retry.fits(call.waited, wait, call.deadline) {
+            // An error in reading the body only loses Solr's message.
+            let body = resp.whole_body(call.req.max_response_bytes).await;
+            return Err(Error::RetriesExhausted {
+                solr: body
+                    .ok()
+                    .and_then(|b| solr_error(resp.headers(), &b))
+                    .map(Box::new),
+                node,
+                status: status.as_u16(),
+                attempts: call.attempts,
+                waited: call.waited,
+            });
         }
-        let wait = self.retry.wait(call.attempts, retry_after);
-        if !self.retry.fits(call.waited, wait, call.deadline) {
-            return Err(exhausted(call.waited));
-        }
+        // Not held (nor its connection) through the wait.
+        drop(resp);
         crate::transport::span::retrying(&node, call.attempts, &status, wait);
         tokio::time::sleep(wait).await;
         call.waited += wait;
