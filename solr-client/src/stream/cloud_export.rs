@@ -46,10 +46,15 @@ impl SolrClient {
         if router.refreshed_at().is_none() {
             router.refresh().await?;
         }
-        let view = router.view();
-        let tiers = router.replica_preference().tiers();
-        let tier = |r: &ReplicaInfo| tiers.iter().position(|t| t(r)).unwrap_or(usize::MAX);
-        let plans = shard_plans(&view.shards, &view.alias_shards, name, &tier)?;
+        // The view and the preference's tiers (closures that are not `Send`) are dropped
+        // before the first await below: the future stays `Send`, so an application can
+        // spawn it.
+        let plans = {
+            let view = router.view();
+            let tiers = router.replica_preference().tiers();
+            let tier = |r: &ReplicaInfo| tiers.iter().position(|t| t(r)).unwrap_or(usize::MAX);
+            shard_plans(&view.shards, &view.alias_shards, name, &tier)?
+        };
         let opened =
             futures::future::try_join_all(plans.iter().map(|p| self.open_shard(p, export, &spec)))
                 .await?;
@@ -156,4 +161,26 @@ fn shard_plans(
         return Err(Error::NoNode(format!("{name} has no active shard")));
     }
     Ok(plans)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Export, SolrClient};
+
+    fn is_send<T: Send>(_: &T) {}
+
+    /// An application spawns its calls (`tokio::spawn` needs `Send` futures): the streamed
+    /// calls of a cloud client stay `Send`, the shard merge included.
+    #[test]
+    fn the_streamed_calls_of_a_cloud_client_are_send() {
+        let c = SolrClient::cloud(["http://127.0.0.1:1/solr"])
+            .collection("c")
+            .build()
+            .expect("builds");
+        let export = Export::new("*:*");
+        is_send(&c.export_as::<serde_json::Value>(&export));
+        is_send(&c.stream_as::<serde_json::Value>("search(c)"));
+        is_send(&c.sql_as::<serde_json::Value>("SELECT id FROM c"));
+        is_send(&c.select(&crate::Select::new("*:*")));
+    }
 }
