@@ -75,13 +75,9 @@ pub(crate) fn refusal_named(node: &str, alert: &str) -> Error {
 /// with the alert before the request is dispatched: hyper then cancels the request with
 /// "connection was not ready", which names no cause. Whichever reads the alert notes it
 /// on the connection's meter (`connector::noted`) before the error reaches the request,
-/// so the note is there when this reads it.
-pub(crate) fn h1_explained(
-    node: &str,
-    tls: bool,
-    meter: &super::connector::ConnMeter,
-    e: Error,
-) -> Error {
+/// so the note is there when the caller reads it (`ConnMeter::cert_alert`) and passes it
+/// here as `noted`.
+pub(crate) fn h1_explained(node: &str, tls: bool, noted: Option<&str>, e: Error) -> Error {
     // A read-idle timeout too: a request was seen (rarely, on a multi-threaded runtime)
     // waiting for its answer on a connection the alert had ended.
     let broken = matches!(
@@ -95,7 +91,7 @@ pub(crate) fn h1_explained(
     if !tls || !broken {
         return e;
     }
-    match meter.cert_alert() {
+    match noted {
         Some(alert) => refusal_named(node, alert),
         None => e,
     }

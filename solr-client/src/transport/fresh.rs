@@ -112,7 +112,14 @@ impl Fresh {
         let watch = Watch::new(&meter, &mut timer, req.timeouts.read_idle, conn_ready, None);
         let resp = match exchange_head(node, req, watch, &mut close.1, http_req).await {
             Ok(resp) => resp,
-            Err(e) => return Err(h1_explained(node, req.node.scheme() == "https", &meter, e)),
+            Err(e) => {
+                return Err(h1_explained(
+                    node,
+                    req.node.scheme() == "https",
+                    meter.cert_alert(),
+                    e,
+                ))
+            }
         };
         if let Some(p) = forwarder {
             proxy::forwarded_status(resp.0.status(), node, req, p)?;

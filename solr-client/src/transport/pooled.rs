@@ -312,7 +312,7 @@ impl Pooled {
                 Ok(r) => r,
                 Err(e) => {
                     let tls = req.node.scheme() == "https";
-                    let e = h1_explained(&node, tls, &meter, e);
+                    let e = h1_explained(&node, tls, meter.cert_alert(), e);
                     let stale = setup.is_none() && matches!(e, Error::Io { .. });
                     let retry_ok = req.kind != RequestKind::Write || e.is_not_sent();
                     if stale && retry_ok && attempt == 1 {
