@@ -270,7 +270,9 @@ async fn num_found(client: &SolrClient, tag: &str) -> u64 {
 }
 
 async fn routes_every_write_to_its_shard_leader(format: UpdateFormat) {
-    let _net = support::shared().await;
+    // Exclusive: Solr's per-core /update counters below count every writer of the shared
+    // 2x2 collection, and other tests write to it.
+    let _net = support::exclusive().await;
     let _one = LOCK.lock().await;
     let s = support::cloud2x2();
     let nodes = [

@@ -66,7 +66,9 @@ impl Transport for Recorder {
 async fn cloud2x2_indexer_sends_full_batches_of_one_shard_to_its_leader() {
     const N: usize = 500;
     const BATCH: usize = 40;
-    let _net = support::shared().await;
+    // Exclusive: Solr's per-core /update counters count every writer of the shared 2x2
+    // collection, and other tests write to it.
+    let _net = support::exclusive().await;
     let _one = LOCK.lock().await;
     let s = support::cloud2x2();
     let nodes = [

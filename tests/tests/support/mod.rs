@@ -25,9 +25,10 @@ use serde_json::{json, Value};
 use solr_client::{SolrClient, TlsOptions, TransportKind};
 use solr_harness::local_solr::{LocalSolr, Mode};
 
-/// Tests that count connections (kernel counters are per namespace) take this lock for
-/// writing; every other test takes it for reading, so nothing else opens a connection
-/// while they count.
+/// Tests that count connections (kernel counters are per namespace), or Solr's request
+/// counters of an instance other tests use too, take this lock for writing; every other
+/// test takes it for reading, so nothing else opens a connection or sends a request while
+/// they count.
 static NET: RwLock<()> = RwLock::const_new(());
 
 /// Shared access: for tests that do not count connections.
@@ -35,7 +36,7 @@ pub async fn shared() -> RwLockReadGuard<'static, ()> {
     NET.read().await
 }
 
-/// Exclusive access: for tests that count connections.
+/// Exclusive access: for tests that count connections or a shared Solr's requests.
 pub async fn exclusive() -> RwLockWriteGuard<'static, ()> {
     NET.write().await
 }
