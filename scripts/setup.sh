@@ -4,7 +4,8 @@
 # iproute2 (`ip`) for the WAN emulation's network namespaces, util-linux-extra (`fincore`)
 # for the bulk-files page-cache residency, nginx for the auth-gateway e2e tests, tinyproxy
 # (a real HTTP proxy) for the proxy e2e tests, haproxy (TLS with a required client
-# certificate) and squid (a proxy with basic auth) for the fault-parity e2e tests (the tests
+# certificate) and squid (a proxy with basic auth) for the fault-parity e2e tests, prometheus
+# (and its promtool) for the fleet e2e test and the alert-rule check (the tests
 # start their own unprivileged
 # instances; the packages' services are not used), clang, libbpf-dev, libelf-dev, zlib1g-dev
 # and make for `watch --ebpf` (strace: its e2e witness of connects) (clang compiles the BPF program, libbpf-dev gives its helper
@@ -16,7 +17,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 need=()
 for pkg in openjdk-17-jdk-headless maven openssl curl libpcap-dev pkg-config ca-certificates iproute2 \
-  util-linux-extra nginx tinyproxy haproxy squid strace clang libbpf-dev libelf-dev zlib1g-dev make; do
+  util-linux-extra nginx tinyproxy haproxy squid prometheus strace clang libbpf-dev libelf-dev zlib1g-dev make; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 # Node.js: a real client no one here wrote, for the `watch --ebpf` e2e tests (any node on
@@ -31,10 +32,10 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >&2
 fi
-# The tests start their own haproxy and squid: the packages' services (started by apt where
+# The tests start their own haproxy, squid and prometheus: the packages' services (started by apt where
 # an init system runs) are stopped and disabled, so they hold no port and no log.
 if [ "$(id -u)" -eq 0 ]; then
-  for svc in haproxy squid; do
+  for svc in haproxy squid prometheus prometheus-node-exporter; do
     if [ -d /run/systemd/system ]; then
       systemctl disable --now "$svc" >/dev/null 2>&1 || true
     elif [ -x "/etc/init.d/$svc" ]; then
