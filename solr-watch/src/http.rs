@@ -1,8 +1,9 @@
-//! An incremental HTTP/1.1 message parser for one direction of a reassembled connection:
+//! An incremental HTTP/1.1 message reader for one direction of a reassembled connection:
 //! requests (client to server) or responses (server to client), pipelined or split across
 //! any number of segments, bodies by `Content-Length`, `chunked` or (responses) until close.
 //! Anything that is not HTTP/1.x puts the parser out of sync; from then on its bytes are only
-//! counted, with the reason kept.
+//! counted, with the reason kept. Message heads are parsed by `httparse`; the body, chunk and
+//! pipelining state machine is this file's.
 
 /// Longest message head accepted.
 const MAX_HEAD: usize = 64 * 1024;
@@ -104,6 +105,75 @@ pub struct Parser {
 
 fn find(h: &[u8], n: &[u8]) -> Option<usize> {
     h.windows(n.len()).position(|w| w == n)
+}
+
+/// Headers read per message head; a head with more loses sync.
+const MAX_HEADERS: usize = 256;
+
+/// A message head as `httparse` read it.
+struct Head {
+    /// Bytes of the head, its blank line included.
+    len: usize,
+    method: String,
+    target: String,
+    status: u16,
+    version: String,
+    /// Names lower-cased, values trimmed.
+    headers: Vec<(String, String)>,
+}
+
+/// Reads the head at the start of `hay` with `httparse`: `Ok(None)` until its blank line has
+/// come, an error (with the reason) when it is not an HTTP/1.x head. Lenient where servers
+/// and proxies are (obsolete folded header lines, a space before a header's colon, an
+/// invalid header line skipped), strict on the start line.
+fn parse_head(side: Side, hay: &[u8]) -> Result<Option<Head>, String> {
+    let mut slots = [httparse::EMPTY_HEADER; MAX_HEADERS];
+    let mut config = httparse::ParserConfig::default();
+    config
+        .allow_spaces_after_header_name_in_responses(true)
+        .allow_obsolete_multiline_headers_in_responses(true)
+        .ignore_invalid_headers_in_responses(true)
+        .ignore_invalid_headers_in_requests(true);
+    let (len, method, target, status, version, headers) = match side {
+        Side::Request => {
+            let mut req = httparse::Request::new(&mut slots);
+            let parsed = config.parse_request(&mut req, hay);
+            let httparse::Status::Complete(len) =
+                parsed.map_err(|e| format!("bad request head ({e}): {:?}", preview(hay)))?
+            else {
+                return Ok(None);
+            };
+            let (method, target) = (req.method.unwrap_or(""), req.path.unwrap_or(""));
+            (len, method, target, 0, req.version, req.headers)
+        }
+        Side::Response => {
+            let mut resp = httparse::Response::new(&mut slots);
+            let parsed = config.parse_response(&mut resp, hay);
+            let httparse::Status::Complete(len) =
+                parsed.map_err(|e| format!("bad response head ({e}): {:?}", preview(hay)))?
+            else {
+                return Ok(None);
+            };
+            let status = resp.code.filter(|c| (100..600).contains(c));
+            let status = status.ok_or_else(|| format!("bad status line {:?}", preview(hay)))?;
+            (len, "", "", status, resp.version, resp.headers)
+        }
+    };
+    let headers = headers
+        .iter()
+        .map(|h| {
+            let value = String::from_utf8_lossy(h.value).trim().to_string();
+            (h.name.to_ascii_lowercase(), value)
+        })
+        .collect();
+    Ok(Some(Head {
+        len,
+        method: method.to_string(),
+        target: target.to_string(),
+        status,
+        version: format!("HTTP/1.{}", version.unwrap_or(1)),
+        headers,
+    }))
 }
 
 impl Parser {
@@ -307,22 +377,23 @@ impl Parser {
         out: &mut Vec<Message>,
     ) -> Step {
         let hay = &self.buf[pos..];
-        if let Err(e) = self.sanity(hay) {
-            self.cur.incomplete = true;
-            self.started = false;
-            return self.stop(pos, e);
-        }
-        let Some(end) = find(hay, b"\r\n\r\n") else {
-            if hay.len() > MAX_HEAD {
+        let parsed = self.sanity(hay).and_then(|()| parse_head(self.side, hay));
+        let head = match parsed {
+            Ok(Some(head)) => head,
+            Ok(None) if hay.len() <= MAX_HEAD => return Step::Wait(pos),
+            Ok(None) => {
                 self.started = false;
                 return self.stop(pos, format!("message head over {MAX_HEAD} bytes"));
             }
-            return Step::Wait(pos);
+            Err(e) => {
+                self.cur.incomplete = true;
+                self.started = false;
+                return self.stop(pos, e);
+            }
         };
-        let head = hay[..end].to_vec();
-        let pos = pos + end + 4;
-        self.cur.wire_bytes += (end + 4) as u64;
-        if let Err(e) = self.head(&head, is_head, out) {
+        let pos = pos + head.len;
+        self.cur.wire_bytes += head.len as u64;
+        if let Err(e) = self.head(head, is_head, out) {
             self.started = false;
             return self.stop(pos, e);
         }
@@ -424,22 +495,19 @@ impl Parser {
         out.push(std::mem::take(&mut self.cur));
     }
 
+    /// Takes in a parsed head: the message's start line and headers, then how its body is
+    /// delimited.
     fn head(
         &mut self,
-        head: &[u8],
+        head: Head,
         is_head: &dyn Fn(usize) -> bool,
         out: &mut Vec<Message>,
     ) -> Result<(), String> {
-        let text = String::from_utf8_lossy(head);
-        let mut lines = text.split("\r\n");
-        self.start_line(lines.next().unwrap_or(""))?;
-        for line in lines {
-            if let Some((n, v)) = line.split_once(':') {
-                self.cur
-                    .headers
-                    .push((n.trim().to_ascii_lowercase(), v.trim().to_string()));
-            }
-        }
+        self.cur.method = head.method;
+        self.cur.target = head.target;
+        self.cur.status = head.status;
+        self.cur.version = head.version;
+        self.cur.headers = head.headers;
         let chunked = self
             .cur
             .header("transfer-encoding")
@@ -455,35 +523,6 @@ impl Parser {
             return Ok(());
         }
         self.body_state(chunked, length, out);
-        Ok(())
-    }
-
-    /// Reads the request or status line.
-    fn start_line(&mut self, start: &str) -> Result<(), String> {
-        let mut parts = start.splitn(3, ' ');
-        let (a, b, c) = (
-            parts.next().unwrap_or(""),
-            parts.next().unwrap_or(""),
-            parts.next().unwrap_or(""),
-        );
-        match self.side {
-            Side::Request => {
-                if !c.starts_with("HTTP/1.") || b.is_empty() {
-                    return Err(format!("bad request line {:?}", preview(start.as_bytes())));
-                }
-                self.cur.method = a.to_string();
-                self.cur.target = b.to_string();
-                self.cur.version = c.to_string();
-            }
-            Side::Response => {
-                let code = b.parse::<u16>().ok().filter(|c| (100..600).contains(c));
-                let Some(code) = code.filter(|_| a.starts_with("HTTP/1.")) else {
-                    return Err(format!("bad status line {:?}", preview(start.as_bytes())));
-                };
-                self.cur.status = code;
-                self.cur.version = a.to_string();
-            }
-        }
         Ok(())
     }
 
@@ -579,6 +618,66 @@ mod tests {
             assert_eq!(total, wire.len() as u64);
             assert!(p.lost.is_none());
         }
+    }
+
+    #[test]
+    fn heads_read_by_httparse_leniently_where_servers_are() {
+        // A folded header line, a space before a colon and a line without one, split anywhere.
+        let wire = b"HTTP/1.1 200 OK\r\nX-Long: a\r\n  b\r\nContent-Type : text/plain\r\nno colon here\r\nContent-Length: 2\r\n\r\nok";
+        for split in 0..wire.len() {
+            let mut p = Parser::new(Side::Response);
+            let mut out = Vec::new();
+            p.feed(1, &wire[..split], &no_head, &mut out);
+            p.feed(2, &wire[split..], &no_head, &mut out);
+            assert_eq!(out.len(), 1, "split at {split}");
+            assert_eq!(out[0].header("content-type"), Some("text/plain"));
+            assert_eq!(out[0].body, b"ok");
+            assert_eq!(out[0].wire_bytes, wire.len() as u64);
+            assert!(p.lost.is_none(), "{:?}", p.lost);
+        }
+    }
+
+    #[test]
+    fn a_head_httparse_refuses_loses_sync_with_the_reason() {
+        let mut out = Vec::new();
+        let mut p = Parser::new(Side::Request);
+        p.feed(
+            1,
+            b"GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET  HTTP/1.1\r\n\r\n",
+            &no_head,
+            &mut out,
+        );
+        assert_eq!(out.len(), 1);
+        assert!(
+            p.lost
+                .as_deref()
+                .is_some_and(|w| w.starts_with("bad request head")),
+            "{:?}",
+            p.lost
+        );
+        let mut p = Parser::new(Side::Response);
+        let mut many = b"HTTP/1.1 200 OK\r\n".to_vec();
+        for i in 0..=MAX_HEADERS {
+            many.extend_from_slice(format!("X-{i}: v\r\n").as_bytes());
+        }
+        many.extend_from_slice(b"\r\n");
+        p.feed(1, &many, &no_head, &mut out);
+        assert!(
+            p.lost
+                .as_deref()
+                .is_some_and(|w| w.contains("too many headers")),
+            "{:?}",
+            p.lost
+        );
+        let mut p = Parser::new(Side::Response);
+        p.feed(1, b"HTTP/1.1 999 Odd\r\n\r\n", &no_head, &mut out);
+        assert!(
+            p.lost
+                .as_deref()
+                .is_some_and(|w| w.starts_with("bad status line")),
+            "{:?}",
+            p.lost
+        );
     }
 
     #[test]
