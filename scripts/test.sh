@@ -42,6 +42,8 @@ trap cleanup EXIT
 step "setup"
 echo "disk: $(df -h --output=avail . | tail -1 | tr -d ' ') free where the target directory lives"
 bash scripts/setup.sh
+step "watch --ebpf: the committed BPF object matches its source"
+bash scripts/bpf-object.sh check
 step "cargo fmt --check"
 cargo fmt --all --check
 step "cargo clippy"

@@ -13,8 +13,9 @@ use libbpf_rs::{Link, MapCore, MapFlags, Object, ObjectBuilder, UprobeOpts};
 use super::session::Session;
 use super::ssl_sites;
 
-/// The compiled kernel side (build.rs).
-const OBJECT: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/watch.bpf.o"));
+/// The compiled kernel side, built from `bpf/watch.bpf.c` by `scripts/bpf-object.sh build`
+/// and committed (CI checks that it matches its source).
+const OBJECT: &[u8] = include_bytes!("bpf/watch.bpf.o");
 
 /// Where the system's OpenSSL may be.
 const LIBSSL_PATHS: [&str; 3] = [
