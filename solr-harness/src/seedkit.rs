@@ -44,7 +44,7 @@ impl Target {
                 local: None,
             }),
             None => {
-                eprintln!("starting the project's local Solr (standalone, instance {name})...");
+                eprintln!("no --url: starting the project's local Solr (standalone, instance {name}); give --url to measure your own");
                 let s = LocalSolr::start(Mode::Standalone, name, extra)?;
                 Ok(Target {
                     url: s.url(None)?.to_string(),

@@ -295,9 +295,11 @@ fn binary(args: &[&str]) -> (i32, String) {
     (code, String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
-/// A study of 5 searches through `transport` into `out`, extra options first.
+/// A study of 5 searches through `transport` into `out`, extra options first; written with
+/// the short flags (`-u`, `-t`, `-q`, `-o`), so the counts asserted on its report show they
+/// mean what their long forms do.
 async fn small_study(url: &str, transport: &str, extra: &[&str], out: &std::path::Path) {
-    let mut args = vec!["transport-bench", "study", "--url", url];
+    let mut args = vec!["transport-bench", "study", "-u", url];
     args.extend_from_slice(extra);
     let out = out.display().to_string();
     args.extend([
@@ -311,12 +313,12 @@ async fn small_study(url: &str, transport: &str, extra: &[&str], out: &std::path
         "0",
         "--reps",
         "1",
-        "--transports",
+        "-t",
         transport,
         "--gzip",
         "off",
-        "--quiet",
-        "--out",
+        "-q",
+        "-o",
         &out,
     ]);
     run(Cli::parse_from(args)).await.expect("study runs");
@@ -401,6 +403,14 @@ fn the_binary_says_what_is_so() {
     );
     assert!(
         !err.contains("s3cret-pw") && !err.contains("auditor"),
+        "{err}"
+    );
+
+    let (code, err) = binary(&["completions", "tcsh"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.starts_with("error: invalid value 'tcsh' for '<SHELL>'")
+            && err.contains("bash, elvish, fish, powershell, zsh"),
         "{err}"
     );
 

@@ -17,11 +17,12 @@ use solr_harness::seedkit::Target;
 /// The Solr to talk to: `--url`, `--collection`, `--ca`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct SolrTargetArgs {
-    /// Solr base URL. Without it the project's local Solr is started (and stopped after).
-    #[arg(long, value_parser = crate::args::SolrUrl)]
+    /// Solr base URL. Without it the project's local Solr is started (and stopped after),
+    /// with a one-line notice on stderr.
+    #[arg(short, long, value_parser = crate::args::SolrUrl)]
     pub url: Option<String>,
     /// Collection or core.
-    #[arg(long, default_value = "bench")]
+    #[arg(short, long, default_value = "bench")]
     pub collection: String,
     /// CA certificate (PEM) to trust for https.
     #[arg(long)]
@@ -51,10 +52,10 @@ impl SolrTargetArgs {
 #[derive(Debug, Clone, clap::Args)]
 pub struct OutputArgs {
     /// Output folder (default `results/<command>-<unix time>`).
-    #[arg(long)]
+    #[arg(short, long)]
     pub out: Option<PathBuf>,
     /// No progress bars.
-    #[arg(long)]
+    #[arg(short, long)]
     pub quiet: bool,
 }
 
@@ -123,6 +124,7 @@ pub struct NoIdPrefix {}
 pub struct TransportMatrixArgs {
     /// Transports, comma-separated.
     #[arg(
+        short,
         long,
         value_delimiter = ',',
         default_value = "fresh,pooled,reqwest,http2"
@@ -137,7 +139,7 @@ pub struct TransportMatrixArgs {
 #[derive(Debug, Clone, clap::Args)]
 pub struct CaptureArgs {
     /// Interface for the pcap SYN witness (default: lo for a loopback URL, any otherwise).
-    #[arg(long)]
+    #[arg(short, long)]
     pub interface: Option<String>,
     /// Do not capture packets (the pcap witness needs root or CAP_NET_RAW).
     #[arg(long)]

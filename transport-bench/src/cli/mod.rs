@@ -8,6 +8,7 @@ mod docs_pages;
 pub mod registry;
 pub mod report;
 pub mod schema;
+pub mod shell;
 pub mod watch;
 #[cfg(feature = "ebpf")]
 pub mod watch_ebpf;
@@ -60,6 +61,8 @@ pub(crate) const HELP_ORDER: &[&str] = &[
     "schema",
     "knn",
     "report",
+    "completions",
+    "man",
 ];
 
 impl std::fmt::Debug for Command {

@@ -98,6 +98,11 @@ pub enum Other {
     /// `records.jsonl`; an `nrt`, `bulk-files`, `routing` or `knn` run from its JSON (which holds every
     /// figure and timeline they are drawn from).
     Report(super::report::ReportArgs),
+    /// Prints a shell completion script (bash, zsh, fish, elvish, powershell), generated from
+    /// the options.
+    Completions(super::shell::CompletionsArgs),
+    /// Prints the man page (roff) of every command, generated from the options.
+    Man(super::shell::ManArgs),
 }
 
 impl Other {
@@ -108,6 +113,8 @@ impl Other {
             Other::Watch(a) => super::watch::run(*a).await,
             Other::Schema(a) => super::schema::run(a),
             Other::Report(a) => super::report::run(a),
+            Other::Completions(a) => super::shell::completions(&a, &mut std::io::stdout().lock()),
+            Other::Man(a) => super::shell::man(&a, &mut std::io::stdout().lock()),
         }
     }
 }
@@ -278,7 +285,14 @@ mod list {
             .collect();
         assert_eq!(
             others,
-            [&"compare", &"watch", &"schema", &"report"],
+            [
+                &"compare",
+                &"watch",
+                &"schema",
+                &"report",
+                &"completions",
+                &"man"
+            ],
             "the commands that are not scenarios"
         );
     }

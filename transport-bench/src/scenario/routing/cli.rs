@@ -29,7 +29,7 @@ pub struct RoutingArgs {
     #[arg(long, requires = "leader", value_parser = crate::args::SolrUrl)]
     pub follower: Option<String>,
     /// Core on both nodes.
-    #[arg(long, default_value = "bench")]
+    #[arg(short, long, default_value = "bench")]
     pub collection: String,
     /// CA certificate (PEM) to trust for https.
     #[arg(long)]
