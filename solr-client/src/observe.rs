@@ -197,6 +197,7 @@ impl CallTrace {
     pub(crate) fn finish(self, o: Outcome<'_>) {
         if let Some(s) = o.status {
             self.span.record("status", s);
+            self.span.record("http.response.status_code", s);
         }
         if let Some(t) = o.timing {
             self.record_timing(t);
