@@ -263,3 +263,18 @@ mod call {
         pub(crate) static CALL: RefCell<CallState>;
     }
 }
+
+#[cfg(all(test, feature = "tracing"))]
+mod collection_tests {
+    use super::collection;
+
+    #[test]
+    fn the_collection_is_the_first_segment_of_a_collection_path() {
+        assert_eq!(collection("bench/select"), Some("bench"));
+        assert_eq!(collection("bench/admin/ping"), Some("bench"));
+        assert_eq!(collection("admin/collections"), None);
+        assert_eq!(collection("admin/info/system"), None);
+        assert_eq!(collection("/select"), None);
+        assert_eq!(collection("bench"), None);
+    }
+}
