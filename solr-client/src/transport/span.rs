@@ -270,11 +270,11 @@ mod collection_tests {
 
     #[test]
     fn the_collection_is_the_first_segment_of_a_collection_path() {
-        assert_eq!(collection("bench/select"), Some("bench"));
-        assert_eq!(collection("bench/admin/ping"), Some("bench"));
+        assert_eq!(collection("books/select"), Some("books"));
+        assert_eq!(collection("books/admin/ping"), Some("books"));
         assert_eq!(collection("admin/collections"), None);
         assert_eq!(collection("admin/info/system"), None);
         assert_eq!(collection("/select"), None);
-        assert_eq!(collection("bench"), None);
+        assert_eq!(collection("books"), None);
     }
 }
