@@ -85,6 +85,12 @@ step "end-to-end: WAN emulation, alone"
 filtered_test "wan::" -p e2e-tests -- wan::
 step "end-to-end: client, bench, routing, faults against real Solr"
 filtered_test "e2e (all but wan::)" -p e2e-tests -- --skip wan::
+# solr-client's `opentelemetry` feature: its unit tests (no workspace member turns it on), and
+# the e2e test, which needs the OTLP exporter and its receiver, test-only crates behind the
+# e2e crate's own `opentelemetry` feature.
+step "end-to-end: opentelemetry (one trace per search, Solr's traceparent at the gateway)"
+filtered_test "trace_context::" -p solr-client --lib --features opentelemetry trace_context::
+filtered_test "otel_trace::" -p e2e-tests --features opentelemetry -- otel_trace::
 # Several Solr releases: the whole suite above runs against the newest (the launcher pom's);
 # the oldest checked release runs the smoke set only (client API, formats, updates, cloud
 # routing, admin; a few minutes). scripts/compat.sh with no argument runs the whole matrix.

@@ -73,6 +73,44 @@
 //! Headers, query strings and bodies are never recorded, and every text is redacted like
 //! the error's `Display` (no user info).
 //!
+//! # OpenTelemetry (feature `opentelemetry`, includes `tracing`)
+//! With an OpenTelemetry layer in the application's subscriber (`tracing-opentelemetry`),
+//! the spans above become OpenTelemetry spans, and every request the client sends (each
+//! attempt, retry, failover, redirect hop and router refresh, over every transport,
+//! buffered or streamed) carries the W3C `traceparent` header, and `tracestate` when the
+//! context has one, made from its `solr.attempt` span (a streamed call from the current
+//! span): Solr's side of the trace is a child of the client's attempt. A `traceparent` the
+//! caller set ([`SolrClientBuilder::header`](crate::SolrClientBuilder::header), per request)
+//! is sent as it is. Without an OpenTelemetry context (no such layer, or the client's DEBUG
+//! spans filtered out and no traced span around the call) no header is added.
+//!
+//! The spans also carry OpenTelemetry's semantic-convention attributes beside the fields
+//! above (those keep their names): `solr.request` has `db.system.name` = `solr`,
+//! `db.collection.name` (the path's first segment; none for `admin/...`),
+//! `http.request.method` and `http.response.status_code`; `solr.attempt` is a CLIENT span
+//! with `http.request.method`, `server.address`, `server.port`, `url.path` (below the
+//! host, e.g. `/solr/bench/select`) and `http.response.status_code`.
+//!
+#![cfg_attr(feature = "opentelemetry", doc = "```no_run")]
+#![cfg_attr(not(feature = "opentelemetry"), doc = "```ignore")]
+//! # async fn run() -> solr_client::Result<()> {
+//! use opentelemetry::trace::TracerProvider as _;
+//! use tracing_subscriber::layer::SubscriberExt;
+//! // Add the application's exporter here (e.g. opentelemetry-otlp's SpanExporter with
+//! // `.with_batch_exporter(exporter)`).
+//! let provider = opentelemetry_sdk::trace::SdkTracerProvider::builder().build();
+//! let layer = tracing_opentelemetry::layer().with_tracer(provider.tracer("app"));
+//! tracing::subscriber::set_global_default(tracing_subscriber::registry().with(layer))
+//!     .expect("one global subscriber");
+//! let client = solr_client::SolrClient::builder("http://127.0.0.1:8983/solr")
+//!     .collection("bench")
+//!     .build()?;
+//! // One trace: this search's solr.request and solr.attempt spans, and Solr's, whose
+//! // parent is the attempt.
+//! client.select(&solr_client::Select::new("*:*")).await?;
+//! # Ok(()) }
+//! ```
+//!
 //! [`SolrClient`]: crate::SolrClient
 //! [`SolrClient::send_raw`]: crate::SolrClient::send_raw
 //! [`SolrClientBuilder::on_response`]: crate::SolrClientBuilder::on_response
@@ -197,6 +235,7 @@ impl CallTrace {
     pub(crate) fn finish(self, o: Outcome<'_>) {
         if let Some(s) = o.status {
             self.span.record("status", s);
+            self.span.record("http.response.status_code", s);
         }
         if let Some(t) = o.timing {
             self.record_timing(t);

@@ -38,6 +38,8 @@ mod memory;
 mod mtls;
 mod newcomer;
 mod nrt;
+#[cfg(feature = "opentelemetry")]
+mod otel_trace;
 mod outside_clock;
 mod proxy;
 mod proxy_cli;

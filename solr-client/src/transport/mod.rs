@@ -43,6 +43,8 @@ pub(crate) mod span;
 mod tls;
 #[cfg(feature = "rustls-base")]
 mod tls_provider;
+#[cfg(feature = "opentelemetry")]
+mod trace_context;
 mod tunnel;
 
 use std::fmt;
@@ -446,18 +448,14 @@ impl Counted {
         }
     }
 
-    /// What every request starts with: it is counted, its deadline set
-    /// ([`WireRequest::start_deadline`]) and its attempt span made; with whether it goes
-    /// over https (for the scheme hint).
-    fn start(&self, req: &mut WireRequest) -> (Instant, span::Attempt, bool) {
+    /// What every request starts with: it is counted and its deadline set
+    /// ([`WireRequest::start_deadline`]); with whether it goes over https (for the scheme
+    /// hint).
+    fn start(&self, req: &mut WireRequest) -> (Instant, bool) {
         self.requests
             .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let deadline = req.start_deadline();
-        (
-            deadline,
-            span::Attempt::new(req),
-            req.node.scheme() == "https",
-        )
+        (deadline, req.node.scheme() == "https")
     }
 
     /// Counts `req` and runs `inner(req)` until its deadline ([`WireRequest::start_deadline`]).
@@ -474,7 +472,8 @@ impl Counted {
     where
         F: Future<Output = Result<WireResponse>> + Send + 'a,
     {
-        let (deadline, attempt, https) = self.start(&mut req);
+        let (deadline, https) = self.start(&mut req);
+        let attempt = span::Attempt::new(&mut req);
         let deadline = tokio::time::Instant::from_std(deadline);
         let timeout = req.request_timeout();
         Box::pin(attempt.run(async move {
@@ -501,7 +500,8 @@ impl Counted {
         F: Future<Output = Result<WireResponse>> + Send + 'a,
     {
         use futures::FutureExt;
-        let (_, attempt, https) = self.start(&mut req);
+        let (_, https) = self.start(&mut req);
+        let attempt = span::Attempt::new(&mut req);
         Box::pin(
             attempt.run(inner(req).map(move |r| r.map_err(|e| crate::hint::scheme_hint(https, e)))),
         )
@@ -517,7 +517,10 @@ impl Counted {
     where
         F: Future<Output = Result<StreamingResponse>> + Send + 'a,
     {
-        let (deadline, _attempt, https) = self.start(&mut req);
+        let (deadline, https) = self.start(&mut req);
+        // No attempt span on this path: the trace context is the current span's.
+        #[cfg(feature = "opentelemetry")]
+        trace_context::inject(&tracing::Span::current(), &mut req.headers);
         let timeout = req.request_timeout();
         Box::pin(async move {
             until_deadline(deadline, timeout, inner(req))

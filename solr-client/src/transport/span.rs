@@ -3,8 +3,6 @@
 //! own span and the metrics hook are in [`crate::observe`].
 
 use crate::error::Result;
-#[cfg(feature = "tracing")]
-use http::Method;
 
 use super::{WireRequest, WireResponse};
 
@@ -48,21 +46,23 @@ pub(crate) fn ms(d: std::time::Duration) -> f64 {
 /// [`crate::transport`]), so each attempt of every stack is one span.
 pub(crate) struct Attempt {
     #[cfg(feature = "tracing")]
-    labels: (String, Method, String),
+    span: tracing::Span,
 }
 
 impl Attempt {
-    /// The attempt of `req` (its labels are taken now: the request moves on).
-    pub(crate) fn new(req: &WireRequest) -> Self {
+    /// The attempt of `req`, its span opened now (in the caller's span, the call's
+    /// `solr.request`); with the `opentelemetry` feature, `req` carries the span's W3C trace
+    /// context from here on ([`super::trace_context`]).
+    pub(crate) fn new(req: &mut WireRequest) -> Self {
         #[cfg(not(feature = "tracing"))]
         let _ = req;
+        #[cfg(feature = "tracing")]
+        let span = attempt_span(req);
+        #[cfg(feature = "opentelemetry")]
+        super::trace_context::inject(&span, &mut req.headers);
         Attempt {
             #[cfg(feature = "tracing")]
-            labels: (
-                crate::redact::node_label(&req.node),
-                req.method.clone(),
-                req.path.clone(),
-            ),
+            span,
         }
     }
 
@@ -82,40 +82,67 @@ impl Attempt {
         F: std::future::Future<Output = Result<WireResponse>>,
     {
         use tracing::Instrument;
-        let (node, method, path) = self.labels;
-        let n = CALL
-            .try_with(|c| {
-                let mut c = c.borrow_mut();
-                c.attempts += 1;
-                c.attempts
-            })
-            .unwrap_or(1);
-        let span = tracing::debug_span!(
-            target: "solr_client",
-            "solr.attempt",
-            node = %node,
-            method = %method,
-            path = %path,
-            attempt = n,
-            status = tracing::field::Empty,
-            reused = tracing::field::Empty,
-            connection_id = tracing::field::Empty,
-            blocked_ms = tracing::field::Empty,
-            dns_ms = tracing::field::Empty,
-            connect_ms = tracing::field::Empty,
-            tls_ms = tracing::field::Empty,
-            write_ms = tracing::field::Empty,
-            wait_ms = tracing::field::Empty,
-            body_ms = tracing::field::Empty,
-            decompress_ms = tracing::field::Empty,
-            decode_ms = tracing::field::Empty,
-            qtime_ms = tracing::field::Empty,
-            error = tracing::field::Empty,
-        );
+        let span = self.span;
         let res = fut.instrument(span.clone()).await;
         record(&span, &res);
         let _ = CALL.try_with(|c| c.borrow_mut().last = Some(span));
         res
+    }
+}
+
+/// The `solr.attempt` span of `req`, numbered within its call. Beside the crate's own
+/// fields it carries OpenTelemetry's HTTP client attributes (`http.request.method`,
+/// `server.address`, `server.port`, `url.path`; `http.response.status_code` once answered)
+/// and `otel.kind = client`, which `tracing-opentelemetry` maps to the span kind.
+#[cfg(feature = "tracing")]
+fn attempt_span(req: &WireRequest) -> tracing::Span {
+    let node = crate::redact::node_label(&req.node);
+    let n = CALL
+        .try_with(|c| {
+            let mut c = c.borrow_mut();
+            c.attempts += 1;
+            c.attempts
+        })
+        .unwrap_or(1);
+    let url_path = format!("{}/{}", req.node.path().trim_end_matches('/'), req.path);
+    tracing::debug_span!(
+        target: "solr_client",
+        "solr.attempt",
+        node = %node,
+        method = %req.method,
+        path = %req.path,
+        attempt = n,
+        otel.kind = "client",
+        http.request.method = %req.method,
+        server.address = req.node.host_str().unwrap_or_default(),
+        server.port = req.node.port_or_known_default(),
+        url.path = %url_path,
+        http.response.status_code = tracing::field::Empty,
+        status = tracing::field::Empty,
+        reused = tracing::field::Empty,
+        connection_id = tracing::field::Empty,
+        blocked_ms = tracing::field::Empty,
+        dns_ms = tracing::field::Empty,
+        connect_ms = tracing::field::Empty,
+        tls_ms = tracing::field::Empty,
+        write_ms = tracing::field::Empty,
+        wait_ms = tracing::field::Empty,
+        body_ms = tracing::field::Empty,
+        decompress_ms = tracing::field::Empty,
+        decode_ms = tracing::field::Empty,
+        qtime_ms = tracing::field::Empty,
+        error = tracing::field::Empty,
+    )
+}
+
+/// The collection (or core) a request path names, for the `db.collection.name` field: its
+/// first segment (`bench` of `bench/select`); None for node-level paths (`admin/...`).
+#[cfg(feature = "tracing")]
+pub(crate) fn collection(path: &str) -> Option<&str> {
+    match path.split_once('/') {
+        Some(("admin", _)) | None => None,
+        Some((c, _)) if !c.is_empty() => Some(c),
+        Some(_) => None,
     }
 }
 
@@ -132,6 +159,7 @@ fn record(span: &tracing::Span, res: &Result<WireResponse>) {
     };
     let t = &r.timing;
     span.record("status", r.status.as_u16());
+    span.record("http.response.status_code", r.status.as_u16());
     span.record("reused", t.reused);
     span.record("connection_id", t.connection_id);
     span.record("blocked_ms", ms(t.blocked));
@@ -233,5 +261,20 @@ mod call {
 
     tokio::task_local! {
         pub(crate) static CALL: RefCell<CallState>;
+    }
+}
+
+#[cfg(all(test, feature = "tracing"))]
+mod collection_tests {
+    use super::collection;
+
+    #[test]
+    fn the_collection_is_the_first_segment_of_a_collection_path() {
+        assert_eq!(collection("books/select"), Some("books"));
+        assert_eq!(collection("books/admin/ping"), Some("books"));
+        assert_eq!(collection("admin/collections"), None);
+        assert_eq!(collection("admin/info/system"), None);
+        assert_eq!(collection("/select"), None);
+        assert_eq!(collection("books"), None);
     }
 }

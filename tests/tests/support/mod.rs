@@ -9,6 +9,8 @@ pub mod h2_fault;
 pub mod haproxy;
 pub mod lost_reply;
 pub mod nginx_gateway;
+#[cfg(feature = "opentelemetry")]
+pub mod otlp_receiver;
 pub mod script_server;
 pub mod skip;
 pub mod solr_version;

@@ -6,7 +6,7 @@
 //! a token is revoked at once, without a reload ([`Gateway::revoke`]). Refused requests get
 //! `401` with a `WWW-Authenticate: Bearer` challenge. The access log records, per request,
 //! the method, URI, status, the `X-Tenant` and `X-Request-Tag` headers and the
-//! `Authorization` scheme (never its value).
+//! `Authorization` scheme (never its value), and the W3C `traceparent` header.
 
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
@@ -173,7 +173,7 @@ pid {d}/nginx.pid;
 error_log {d}/logs/error.log info;
 events {{ worker_connections 256; }}
 http {{
-  log_format gw '$request_method $uri status=$status tenant="$http_x_tenant" tag="$http_x_request_tag" scheme=$auth_scheme';
+  log_format gw '$request_method $uri status=$status tenant="$http_x_tenant" tag="$http_x_request_tag" scheme=$auth_scheme traceparent="$http_traceparent"';
   access_log {d}/logs/access.log gw;
   client_body_temp_path {d}/tmp/body;
   proxy_temp_path {d}/tmp/proxy;
