@@ -85,12 +85,11 @@ step "end-to-end: WAN emulation, alone"
 filtered_test "wan::" -p e2e-tests -- wan::
 step "end-to-end: client, bench, routing, faults against real Solr"
 filtered_test "e2e (all but wan::)" -p e2e-tests -- --skip wan::
-# solr-client's `opentelemetry` feature: its unit tests (no workspace member turns it on), and
-# the e2e test, which needs the OTLP exporter and its receiver, test-only crates behind the
-# e2e crate's own `opentelemetry` feature.
-step "end-to-end: opentelemetry (one trace per search, Solr's traceparent at the gateway)"
+# solr-client's `opentelemetry` feature: its unit tests (the unit-test step above leaves the
+# e2e crate out, and with it the feature, which only that crate turns on; its e2e test
+# `otel_trace::` runs in the step above).
+step "solr-client: opentelemetry unit tests"
 filtered_test "trace_context::" -p solr-client --lib --features opentelemetry trace_context::
-filtered_test "otel_trace::" -p e2e-tests --features opentelemetry -- otel_trace::
 # Several Solr releases: the whole suite above runs against the newest (the launcher pom's);
 # the oldest checked release runs the smoke set only (client API, formats, updates, cloud
 # routing, admin; a few minutes). scripts/compat.sh with no argument runs the whole matrix.
