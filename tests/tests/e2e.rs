@@ -23,6 +23,7 @@ mod failed_calls;
 mod fault_parity;
 mod fault_table;
 mod faults;
+mod fleet;
 mod formats;
 mod foundation;
 mod h2_faults;

@@ -2,6 +2,7 @@
 //! across runs by `solr.sh`'s idempotent start), unique tags for test data, and the lock
 //! that keeps connection-counting tests alone.
 
+pub mod app_host;
 pub mod cloud_nodes;
 pub mod doc_counts;
 pub mod fault_server;
@@ -9,6 +10,7 @@ pub mod h2_fault;
 pub mod haproxy;
 pub mod lost_reply;
 pub mod nginx_gateway;
+pub mod prometheus;
 pub mod script_server;
 pub mod skip;
 pub mod solr_version;
