@@ -8,7 +8,13 @@
 //! `%{num_connects}` write-out counts the connections each client opened: the witness the
 //! exported counters are held to.
 
-use crate::support::{self, app_host, app_host::AppHost, prometheus::Prometheus};
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Duration;
+
+use solr_harness::local_solr::project_root;
+
+use crate::support::prometheus::{unix_now, Prometheus};
+use crate::support::{self, app_host, app_host::AppHost};
 
 /// Requests of host-a (one curl run each).
 const N_A: usize = 5;
@@ -48,8 +54,136 @@ fn curl_args(extra: &[&str], urls: &[&str]) -> Vec<String> {
 }
 
 /// The per-host figures of the contract's counters, as Prometheus answers them.
-fn per_host(prom: &Prometheus, metric: &str) -> std::collections::BTreeMap<String, f64> {
+fn per_host(prom: &Prometheus, metric: &str) -> BTreeMap<String, f64> {
     prom.by("host", &format!("sum by (host) ({metric})"))
+}
+
+/// Runs host-a's and host-b's clients; what each did, by curl's own count.
+fn run_clients(a: &AppHost, b: &AppHost, url: &str) -> (Did, Did) {
+    let (mut did_a, mut did_b) = (Did::default(), Did::default());
+    for _ in 0..N_A {
+        tally(&a.run("curl", &curl_args(&[], &[url])).stdout, &mut did_a);
+    }
+    let urls: Vec<&str> = std::iter::repeat_n(url, N_B).collect();
+    let out = b.run("curl", &curl_args(&["--compressed"], &urls));
+    tally(&out.stdout, &mut did_b);
+    (did_a, did_b)
+}
+
+/// `host-a -> a, host-b -> b`.
+fn hosts(a: f64, b: f64) -> BTreeMap<String, f64> {
+    [("host-a".to_string(), a), ("host-b".to_string(), b)]
+        .into_iter()
+        .collect()
+}
+
+/// Each host's counters and reuse ratio, and the fleet totals, as Prometheus answers them,
+/// against what the clients did.
+fn assert_exact(prom: &Prometheus, a: &Did, b: &Did, logs: &dyn Fn() -> String) {
+    let n = |x: u64| x as f64;
+    // Every request but each connection's first went on a used connection.
+    let reused = |d: &Did| d.requests - d.connections;
+    for (metric, want_a, want_b) in [
+        ("solr_watch_requests_total", a.requests, b.requests),
+        (
+            "solr_watch_connections_opened_total",
+            a.connections,
+            b.connections,
+        ),
+        (
+            "solr_watch_connections_reused_requests_total",
+            reused(a),
+            reused(b),
+        ),
+    ] {
+        assert_eq!(
+            per_host(prom, metric),
+            hosts(n(want_a), n(want_b)),
+            "{metric} per host\n{}",
+            logs()
+        );
+        assert_eq!(
+            prom.scalar(&format!("sum({metric})")),
+            n(want_a + want_b),
+            "{metric}: the fleet's total"
+        );
+    }
+    let ratio = prom.by(
+        "host",
+        "sum by (host) (solr_watch_connections_reused_requests_total) \
+         / sum by (host) (solr_watch_requests_total)",
+    );
+    let expect = |d: &Did| n(reused(d)) / n(d.requests);
+    assert_eq!(ratio, hosts(expect(a), expect(b)), "reuse ratio per host");
+}
+
+/// Every `solr_watch_` name docs/fleet.md and docs/fleet/ use, with where it is used.
+fn names_in_fleet_docs() -> BTreeMap<String, String> {
+    let root = project_root();
+    let mut files = vec![root.join("docs/fleet.md")];
+    let dir = root.join("docs/fleet");
+    files.extend(
+        std::fs::read_dir(&dir)
+            .expect("docs/fleet")
+            .map(|e| e.expect("entry").path()),
+    );
+    let mut names = BTreeMap::new();
+    for f in files {
+        let text = std::fs::read_to_string(&f).expect("readable");
+        for (i, _) in text.match_indices("solr_watch_") {
+            let name: String = text[i..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if name.len() > "solr_watch_".len() {
+                names.entry(name).or_insert_with(|| f.display().to_string());
+            }
+        }
+    }
+    names
+}
+
+/// The names a `/metrics` exposition can hold: each family of a `# TYPE` line and its
+/// samples' names (`_total` of a counter; `_bucket`, `_sum`, `_count` of a histogram).
+fn exported_names(exposition: &str) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    for line in exposition.lines() {
+        let Some(rest) = line.strip_prefix("# TYPE ") else {
+            continue;
+        };
+        let (family, kind) = rest.split_once(' ').expect("# TYPE name type");
+        names.insert(family.to_string());
+        let suffixes: &[&str] = match kind {
+            "counter" => &["_total", "_created"],
+            "histogram" => &["_bucket", "_sum", "_count", "_created"],
+            "info" => &["_info"],
+            _ => &[],
+        };
+        names.extend(suffixes.iter().map(|s| format!("{family}{s}")));
+    }
+    names
+}
+
+/// Every `solr_watch_` name of the fleet docs, dashboard and alerts is one the watcher at
+/// `target` exports (its live `/metrics`).
+fn assert_docs_use_exported_names(target: &str) {
+    let url = format!("http://{target}/metrics");
+    let exposition = crate::watch::curl(&[&url]);
+    let exported = exported_names(&String::from_utf8_lossy(&exposition));
+    assert!(
+        exported.contains("solr_watch_requests_total"),
+        "a /metrics scrape: {exported:?}"
+    );
+    let used = names_in_fleet_docs();
+    assert!(used.len() >= 10, "names used in the fleet docs: {used:?}");
+    let unknown: Vec<_> = used
+        .iter()
+        .filter(|(n, _)| !exported.contains(*n))
+        .collect();
+    assert!(
+        unknown.is_empty(),
+        "names the watch does not export: {unknown:?}\nexported: {exported:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -65,19 +199,12 @@ async fn prometheus_counts_each_host_and_the_fleet_exactly() {
         return;
     };
     // Both watchers scraped once before any client runs.
-    prom.wait_scraped_after(2, 0.0, std::time::Duration::from_secs(30));
-
-    let (mut did_a, mut did_b) = (Did::default(), Did::default());
-    for _ in 0..N_A {
-        tally(&a.run("curl", &curl_args(&[], &[&url])).stdout, &mut did_a);
-    }
-    let urls: Vec<&str> = std::iter::repeat_n(url.as_str(), N_B).collect();
-    let out = b.run("curl", &curl_args(&["--compressed"], &urls));
-    tally(&out.stdout, &mut did_b);
-    let ended = support::prometheus::unix_now();
+    prom.wait_scraped_after(2, 0.0, Duration::from_secs(30));
+    let (did_a, did_b) = run_clients(&a, &b, &url);
+    let ended = unix_now();
     assert_eq!(
-        (&did_a, &did_b),
-        (
+        [&did_a, &did_b],
+        [
             &Did {
                 requests: N_A as u64,
                 connections: N_A as u64
@@ -86,69 +213,13 @@ async fn prometheus_counts_each_host_and_the_fleet_exactly() {
                 requests: N_B as u64,
                 connections: 1
             }
-        ),
+        ],
         "curl's own count"
     );
-
     // A scrape that began 2 s after the clients ended: pcap delivers packets at once
     // (immediate mode), so the watchers had counted everything by then.
-    prom.wait_scraped_after(2, ended + 2.0, std::time::Duration::from_secs(30));
-    let want = |a: u64, b: u64| {
-        [
-            ("host-a".to_string(), a as f64),
-            ("host-b".to_string(), b as f64),
-        ]
-        .into_iter()
-        .collect::<std::collections::BTreeMap<_, _>>()
-    };
+    prom.wait_scraped_after(2, ended + 2.0, Duration::from_secs(30));
     let logs = || format!("host-a:\n{}\nhost-b:\n{}", a.watch_log(), b.watch_log());
-    assert_eq!(
-        per_host(&prom, "solr_watch_requests_total"),
-        want(did_a.requests, did_b.requests),
-        "requests per host\n{}",
-        logs()
-    );
-    assert_eq!(
-        per_host(&prom, "solr_watch_connections_opened_total"),
-        want(did_a.connections, did_b.connections),
-        "connections opened per host"
-    );
-    // Every request but each connection's first went on a used connection.
-    let reused = |d: &Did| d.requests - d.connections;
-    assert_eq!(
-        per_host(&prom, "solr_watch_connections_reused_requests_total"),
-        want(reused(&did_a), reused(&did_b)),
-        "reused requests per host"
-    );
-    let ratio = prom.by(
-        "host",
-        "sum by (host) (solr_watch_connections_reused_requests_total) \
-         / sum by (host) (solr_watch_requests_total)",
-    );
-    let expect_ratio = |d: &Did| reused(d) as f64 / d.requests as f64;
-    assert_eq!(
-        ratio,
-        [
-            ("host-a".to_string(), expect_ratio(&did_a)),
-            ("host-b".to_string(), expect_ratio(&did_b))
-        ]
-        .into_iter()
-        .collect(),
-        "reuse ratio per host"
-    );
-    assert_eq!(
-        prom.scalar("sum(solr_watch_requests_total)"),
-        (did_a.requests + did_b.requests) as f64,
-        "fleet requests"
-    );
-    assert_eq!(
-        prom.scalar("sum(solr_watch_connections_opened_total)"),
-        (did_a.connections + did_b.connections) as f64,
-        "fleet connections"
-    );
-    assert_eq!(
-        prom.scalar("sum(solr_watch_connections_reused_requests_total)"),
-        (reused(&did_a) + reused(&did_b)) as f64,
-        "fleet reused requests"
-    );
+    assert_exact(&prom, &did_a, &did_b, &logs);
+    assert_docs_use_exported_names(&a.target());
 }
