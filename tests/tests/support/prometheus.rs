@@ -164,7 +164,9 @@ impl Prometheus {
     /// exported at that time. Panics after `limit`.
     pub fn wait_scraped_after(&self, targets: usize, after: f64, limit: Duration) {
         let deadline = Instant::now() + limit;
-        let q = format!("timestamp(up{{job=\"{JOB}\"}} == 1)");
+        // `timestamp()` of a bare selector is the sample's (scrape's) time; of `up == 1` it
+        // would be the query's.
+        let q = format!("timestamp(up{{job=\"{JOB}\"}}) and up{{job=\"{JOB}\"}} == 1");
         loop {
             let seen = self.query(&q);
             if seen.len() == targets && seen.iter().all(|s| s.value >= after) {
