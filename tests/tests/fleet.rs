@@ -26,36 +26,51 @@ const N_B: usize = 8;
 struct Did {
     requests: u64,
     connections: u64,
+    /// Response body bytes as received (compressed when the server compressed).
+    body_bytes: u64,
 }
 
-/// Adds up curl's `-w '%{num_connects} %{http_code}\n'` lines: one per transfer.
+/// Adds up curl's `-w '%{num_connects} %{size_download} %{http_code}\n'` lines: one per
+/// transfer.
 fn tally(out: &[u8], did: &mut Did) {
     for line in String::from_utf8_lossy(out).lines() {
-        let (connects, code) = line
-            .split_once(' ')
-            .unwrap_or_else(|| panic!("write-out line {line:?}"));
+        let fields: Vec<&str> = line.split(' ').collect();
+        let [connects, bytes, code] = fields[..] else {
+            panic!("write-out line {line:?}");
+        };
         assert_eq!(code, "200", "every search answered");
         did.requests += 1;
         did.connections += connects.parse::<u64>().expect("num_connects");
+        did.body_bytes += bytes.parse::<u64>().expect("size_download");
     }
 }
 
 /// curl arguments that send `urls` in one run, bodies dropped, one write-out line each.
 fn curl_args(extra: &[&str], urls: &[&str]) -> Vec<String> {
-    let mut args: Vec<String> = ["-sS", "--fail", "-w", "%{num_connects} %{http_code}\\n"]
-        .iter()
-        .chain(extra)
-        .map(|s| s.to_string())
-        .collect();
+    let mut args: Vec<String> = [
+        "-sS",
+        "--fail",
+        "-w",
+        "%{num_connects} %{size_download} %{http_code}\\n",
+    ]
+    .iter()
+    .chain(extra)
+    .map(|s| s.to_string())
+    .collect();
     for u in urls {
         args.extend(["-o".to_string(), "/dev/null".to_string(), u.to_string()]);
     }
     args
 }
 
-/// The per-host figures of the contract's counters, as Prometheus answers them.
+/// The per-host figures of a counter of the contract, as Prometheus answers them; 0 for a
+/// host that exports requests but no series of `metric` (a series appears with its first
+/// increment).
 fn per_host(prom: &Prometheus, metric: &str) -> BTreeMap<String, f64> {
-    prom.by("host", &format!("sum by (host) ({metric})"))
+    prom.by(
+        "host",
+        &format!("sum by (host) ({metric}) or sum by (host) (solr_watch_requests_total) * 0"),
+    )
 }
 
 /// Runs host-a's and host-b's clients; what each did, by curl's own count.
@@ -108,13 +123,44 @@ fn assert_exact(prom: &Prometheus, a: &Did, b: &Did, logs: &dyn Fn() -> String) 
             "{metric}: the fleet's total"
         );
     }
+    // A series appears with its first increment: a host that never reused a connection has
+    // no reused series, so it counts 0 (docs/fleet.md writes the ratio the same way).
     let ratio = prom.by(
         "host",
-        "sum by (host) (solr_watch_connections_reused_requests_total) \
+        "(sum by (host) (solr_watch_connections_reused_requests_total) \
+         or sum by (host) (solr_watch_requests_total) * 0) \
          / sum by (host) (solr_watch_requests_total)",
     );
     let expect = |d: &Did| n(reused(d)) / n(d.requests);
     assert_eq!(ratio, hosts(expect(a), expect(b)), "reuse ratio per host");
+    // host-a never asked for gzip, host-b did (--compressed): the bytes by encoding, and
+    // who received no compressed byte at all.
+    let bytes = prom.query("sum by (host, encoding) (solr_watch_response_bytes_total)");
+    let mut bytes: Vec<(&str, &str, f64)> = bytes
+        .iter()
+        .map(|s| {
+            (
+                s.labels["host"].as_str(),
+                s.labels["encoding"].as_str(),
+                s.value,
+            )
+        })
+        .collect();
+    bytes.sort_by(|x, y| (x.0, x.1).cmp(&(y.0, y.1)));
+    assert_eq!(
+        bytes,
+        [
+            ("host-a", "identity", n(a.body_bytes)),
+            ("host-b", "gzip", n(b.body_bytes))
+        ],
+        "response bytes by host and encoding (curl's size_download)"
+    );
+    let never_gzip = prom.by(
+        "host",
+        "sum by (host) (solr_watch_response_bytes_total{encoding=\"identity\"}) \
+         unless sum by (host) (solr_watch_response_bytes_total{encoding!=\"identity\"})",
+    );
+    assert_eq!(never_gzip.keys().collect::<Vec<_>>(), ["host-a"]);
 }
 
 /// Every `solr_watch_` name docs/fleet.md and docs/fleet/ use, with where it is used.
@@ -164,15 +210,38 @@ fn exported_names(exposition: &str) -> BTreeSet<String> {
     names
 }
 
-/// Every `solr_watch_` name of the fleet docs, dashboard and alerts is one the watcher at
-/// `target` exports (its live `/metrics`).
-fn assert_docs_use_exported_names(target: &str) {
-    let url = format!("http://{target}/metrics");
-    let exposition = crate::watch::curl(&[&url]);
-    let exported = exported_names(&String::from_utf8_lossy(&exposition));
+/// Every name the watch's metrics can take, from its own registry
+/// (`solr_watch::serve::Metrics`) with each family fed once: an empty family is not in the
+/// exposition.
+fn names_from_code() -> BTreeSet<String> {
+    use solr_watch::serve::{Metrics, RequestSample, Who};
+    let mut m = Metrics::new("h");
+    let who = Who::host();
+    m.connection_opened(&who);
+    m.request(
+        &who,
+        &RequestSample {
+            wall_s: 0.01,
+            qtime_s: Some(0.002),
+            response_bytes: 100,
+            encoding: "gzip",
+            update: Some(("json", 50)),
+            reused: true,
+        },
+    );
+    m.unreadable_connection(&who, "openssl");
+    m.set_findings(&who, &BTreeSet::from(["no-reuse".to_string()]));
+    exported_names(&m.encode().expect("exposition"))
+}
+
+/// Every `solr_watch_` name docs/fleet.md, the dashboard and the alert rules (and their
+/// tests) use is one the watch exports.
+#[test]
+fn the_fleet_docs_name_only_metrics_the_watch_exports() {
+    let exported = names_from_code();
     assert!(
         exported.contains("solr_watch_requests_total"),
-        "a /metrics scrape: {exported:?}"
+        "the registry's names: {exported:?}"
     );
     let used = names_in_fleet_docs();
     assert!(used.len() >= 10, "names used in the fleet docs: {used:?}");
@@ -184,6 +253,16 @@ fn assert_docs_use_exported_names(target: &str) {
         unknown.is_empty(),
         "names the watch does not export: {unknown:?}\nexported: {exported:?}"
     );
+}
+
+/// What the watcher at `target` serves (its live `/metrics`) is named as its registry says.
+fn assert_served_names_known(target: &str) {
+    let url = format!("http://{target}/metrics");
+    let served = exported_names(&String::from_utf8_lossy(&crate::watch::curl(&[&url])));
+    assert!(served.contains("solr_watch_requests_total"), "{served:?}");
+    let known = names_from_code();
+    let unknown: Vec<_> = served.difference(&known).collect();
+    assert!(unknown.is_empty(), "served but unknown: {unknown:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -202,18 +281,10 @@ async fn prometheus_counts_each_host_and_the_fleet_exactly() {
     prom.wait_scraped_after(2, 0.0, Duration::from_secs(30));
     let (did_a, did_b) = run_clients(&a, &b, &url);
     let ended = unix_now();
+    let count = |d: &Did| (d.requests, d.connections);
     assert_eq!(
-        [&did_a, &did_b],
-        [
-            &Did {
-                requests: N_A as u64,
-                connections: N_A as u64
-            },
-            &Did {
-                requests: N_B as u64,
-                connections: 1
-            }
-        ],
+        [count(&did_a), count(&did_b)],
+        [(N_A as u64, N_A as u64), (N_B as u64, 1)],
         "curl's own count"
     );
     // A scrape that began 2 s after the clients ended: pcap delivers packets at once
@@ -221,5 +292,5 @@ async fn prometheus_counts_each_host_and_the_fleet_exactly() {
     prom.wait_scraped_after(2, ended + 2.0, Duration::from_secs(30));
     let logs = || format!("host-a:\n{}\nhost-b:\n{}", a.watch_log(), b.watch_log());
     assert_exact(&prom, &did_a, &did_b, &logs);
-    assert_docs_use_exported_names(&a.target());
+    assert_served_names_known(&b.target());
 }
