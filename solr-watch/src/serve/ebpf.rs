@@ -51,7 +51,7 @@ pub struct EbpfServe {
     forget_after: Duration,
     cursors: HashMap<usize, Cursor>,
     start: Instant,
-    last_sweep: Instant,
+    last_sweep: Option<Duration>,
 }
 
 impl EbpfServe {
@@ -62,13 +62,23 @@ impl EbpfServe {
             forget_after,
             cursors: HashMap::new(),
             start: Instant::now(),
-            last_sweep: Instant::now(),
+            last_sweep: None,
         }
     }
 
-    /// One pass: the open connections' answered requests, the ended connections, and once
-    /// a second the exited processes.
+    /// Connections whose harvest state is held (open ones that carried a request).
+    pub fn held(&self) -> usize {
+        self.cursors.len()
+    }
+
+    /// One pass, now: see [`EbpfServe::pass_at`].
     pub fn pass(&mut self, s: &mut Session) {
+        self.pass_at(s, self.start.elapsed(), &alive);
+    }
+
+    /// One pass at `now` (from the start): the open connections' answered requests, the
+    /// ended connections, and once a second the processes `alive` says have exited.
+    pub fn pass_at(&mut self, s: &mut Session, now: Duration, alive: &dyn Fn(u32) -> bool) {
         let mut m = self.metrics.lock().unwrap_or_else(|e| e.into_inner());
         let (live, procs) = s.live_mut();
         for k in live {
@@ -81,11 +91,13 @@ impl EbpfServe {
             end(&mut k.conn, &mut cur, &w, &mut m, "unknown");
         }
         s.clear_accepted();
-        if self.last_sweep.elapsed() < Duration::from_secs(1) {
+        if self
+            .last_sweep
+            .is_some_and(|t| now.saturating_sub(t) < Duration::from_secs(1))
+        {
             return;
         }
-        self.last_sweep = Instant::now();
-        let now = self.start.elapsed();
+        self.last_sweep = Some(now);
         for pid in m.sweep(now, self.forget_after, alive) {
             s.forget_process(pid);
         }

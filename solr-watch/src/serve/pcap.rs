@@ -50,6 +50,18 @@ impl ServeSink {
         self.tracker.conns.len()
     }
 
+    /// Requests and responses held in the connections (not yet answered, or not yet
+    /// harvested).
+    pub fn held_messages(&self) -> usize {
+        let n = |c: &Conn| c.requests.len() + c.responses.len();
+        self.tracker.conns.iter().map(n).sum()
+    }
+
+    /// Connections whose harvest state is held.
+    pub fn cursors(&self) -> usize {
+        self.cursors.len()
+    }
+
     /// Takes the answered requests of every connection, and ends the connections that are
     /// done.
     pub fn harvest(&mut self) {
