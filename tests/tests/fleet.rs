@@ -110,6 +110,18 @@ fn assert_exact(prom: &Prometheus, a: &Did, b: &Did, logs: &dyn Fn() -> String) 
             reused(a),
             reused(b),
         ),
+        // Every answer carried a QTime (gunzipped on host-b): one observation each.
+        (
+            "solr_watch_request_wall_seconds_count",
+            a.requests,
+            b.requests,
+        ),
+        ("solr_watch_qtime_seconds_count", a.requests, b.requests),
+        (
+            "solr_watch_outside_solr_seconds_count",
+            a.requests,
+            b.requests,
+        ),
     ] {
         assert_eq!(
             per_host(prom, metric),
@@ -265,6 +277,26 @@ fn assert_served_names_known(target: &str) {
     assert!(unknown.is_empty(), "served but unknown: {unknown:?}");
 }
 
+/// docs/fleet/alerts.yml, loaded by the test's Prometheus, evaluates without error on the
+/// watchers' real series (a division whose sides' labels do not match is an error only
+/// there, never in `promtool check rules`).
+fn assert_rules_evaluate(prom: &Prometheus) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let rules = prom.rules();
+        assert!(rules.len() >= 4, "alert rules loaded: {rules:?}");
+        let bad: Vec<_> = rules.iter().filter(|(_, h)| h != "ok").collect();
+        if bad.is_empty() {
+            return;
+        }
+        assert!(
+            bad.iter().all(|(_, h)| h == "unknown") && std::time::Instant::now() < deadline,
+            "alert rules that do not evaluate: {bad:?}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn prometheus_counts_each_host_and_the_fleet_exactly() {
     app_host::run_watch_child_if_asked().await;
@@ -274,7 +306,8 @@ async fn prometheus_counts_each_host_and_the_fleet_exactly() {
     let (mut a, mut b) = (AppHost::create("host-a"), AppHost::create("host-b"));
     a.start_watch(port, TEST);
     b.start_watch(port, TEST);
-    let Some(prom) = Prometheus::start(&[a.target(), b.target()], TEST) else {
+    let alerts = project_root().join("docs/fleet/alerts.yml");
+    let Some(prom) = Prometheus::start(&[a.target(), b.target()], Some(&alerts), TEST) else {
         return;
     };
     // Both watchers scraped once before any client runs.
@@ -293,4 +326,5 @@ async fn prometheus_counts_each_host_and_the_fleet_exactly() {
     let logs = || format!("host-a:\n{}\nhost-b:\n{}", a.watch_log(), b.watch_log());
     assert_exact(&prom, &did_a, &did_b, &logs);
     assert_served_names_known(&b.target());
+    assert_rules_evaluate(&prom);
 }

@@ -36,10 +36,10 @@ pub struct Prometheus {
 }
 
 impl Prometheus {
-    /// Starts Prometheus scraping `targets` (`host:port`, path `/metrics`) every second;
-    /// waits until its API answers. None, recorded in the skip ledger, when Prometheus is not
-    /// installed.
-    pub fn start(targets: &[String], name: &str) -> Option<Prometheus> {
+    /// Starts Prometheus scraping `targets` (`host:port`, path `/metrics`) every second and
+    /// evaluating the rule file `rules` (if any) every second; waits until its API answers.
+    /// None, recorded in the skip ledger, when Prometheus is not installed.
+    pub fn start(targets: &[String], rules: Option<&Path>, name: &str) -> Option<Prometheus> {
         if !Path::new(PROMETHEUS).exists() {
             skip::record(
                 name,
@@ -51,9 +51,13 @@ impl Prometheus {
         let dir = std::env::temp_dir().join(crate::support::tag("prometheus"));
         std::fs::create_dir_all(dir.join("data")).expect("prometheus dir");
         let list: Vec<String> = targets.iter().map(|t| format!("'{t}'")).collect();
+        let rule_files = rules.map_or(String::new(), |r| {
+            format!("rule_files:\n  - '{}'\n", r.display())
+        });
         let conf = format!(
             "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n\
-             scrape_configs:\n  - job_name: {JOB}\n    static_configs:\n      - targets: [{}]\n",
+             {rule_files}scrape_configs:\n  - job_name: {JOB}\n    static_configs:\n      \
+             - targets: [{}]\n",
             list.join(", ")
         );
         std::fs::write(dir.join("prometheus.yml"), conf).expect("prometheus.yml");
@@ -157,6 +161,29 @@ impl Prometheus {
             [one] => one.value,
             other => panic!("{promql}: expected one series, got {other:?}"),
         }
+    }
+
+    /// Every rule Prometheus loaded: its name and health (`ok`, `err` with the error, or
+    /// `unknown` before its first evaluation).
+    pub fn rules(&self) -> Vec<(String, String)> {
+        let out = Command::new("curl")
+            .args(["-sS", &format!("{}/api/v1/rules", self.url)])
+            .output()
+            .expect("curl runs");
+        let body: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        assert_eq!(body["status"], "success", "{body}");
+        let groups = body["data"]["groups"].as_array().expect("groups");
+        groups
+            .iter()
+            .flat_map(|g| g["rules"].as_array().expect("rules"))
+            .map(|r| {
+                let health = match r["health"].as_str().expect("health") {
+                    "err" => format!("err: {}", r["lastError"]),
+                    h => h.to_string(),
+                };
+                (r["name"].as_str().expect("name").to_string(), health)
+            })
+            .collect()
     }
 
     /// Waits until every target of the job was scraped successfully at or after `after`
