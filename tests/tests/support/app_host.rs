@@ -57,7 +57,8 @@ impl AppHost {
 
     /// Starts `watch --serve` on the namespace's veth, watching `solr_port`, exporting
     /// `--host-label LABEL` (a test named `test` of this binary, re-run as the watcher);
-    /// waits until its `/metrics` answers.
+    /// waits until its `/metrics` answers and its capture runs (it says `watching tcp port`
+    /// once the capture is open; the metrics are served a moment before).
     pub fn start_watch(&mut self, solr_port: u16, test: &str) {
         let args: Vec<String> = [
             "transport-bench",
@@ -100,7 +101,7 @@ impl AppHost {
                 .args(["-sf", "-o", "/dev/null", &url])
                 .status()
                 .is_ok_and(|s| s.success());
-            if ok {
+            if ok && self.watch_log().contains("watching tcp port") {
                 return;
             }
             let exited = self
