@@ -58,6 +58,7 @@ mod wan;
 mod watch;
 mod watch_ebpf;
 mod watch_h2;
+mod watch_serve;
 mod watch_solrj;
 mod watch_tls;
 mod witnesses;
