@@ -70,6 +70,8 @@ python3 scripts/module-graph.py solr-client --split transport
 python3 scripts/scenario-check.py
 step "house limits: no function over 120 lines, at most 3% over 60, no transport-bench file over 700; no seed or issue cited outside docs/findings/"
 python3 scripts/house-limits.py
+step "fleet view: promtool check config/rules, promtool test rules, the PromQL of docs/fleet.md and its dashboard"
+bash scripts/fleet-check.sh
 step "cargo test: unit tests"
 cargo test --workspace --exclude e2e-tests
 # The WAN tests measure round trips through a userspace delay line: they run first, alone in

@@ -487,6 +487,8 @@ pub struct Tracker {
     pub last_ts: u64,
     /// TLS secrets (`watch --keylog`): TLS connections are decrypted with them.
     pub keylog: Option<Arc<KeyLogFile>>,
+    /// Connections taken out by [`Tracker::evict`] (ids go on from there).
+    pub evicted: usize,
 }
 
 fn addr(ip: &[u8; 16], port: u16) -> String {
@@ -513,6 +515,7 @@ impl Tracker {
             first_ts: None,
             last_ts: 0,
             keylog: None,
+            evicted: 0,
         }
     }
 
@@ -604,11 +607,36 @@ impl Tracker {
             (p.dst, p.dst_port)
         };
         let id = self.conns.len();
-        let mut conn = Conn::new(id + 1, addr(&ip, port), ts);
+        let mut conn = Conn::new(self.evicted + id + 1, addr(&ip, port), ts);
         conn.decrypt = self.keylog.clone().map(|k| Box::new(Decryptor::new(k)));
         self.conns.push(conn);
         self.live.insert(key, id);
         id
+    }
+
+    /// Takes out the connections `out` selects, the others kept in order (a watch that
+    /// runs for days keeps only the connections still in use). Ids stay unique.
+    pub fn evict(&mut self, mut out: impl FnMut(&Conn) -> bool) -> Vec<Conn> {
+        let old = std::mem::take(&mut self.conns);
+        let mut index = vec![None; old.len()];
+        let mut taken = Vec::new();
+        for (i, c) in old.into_iter().enumerate() {
+            if out(&c) {
+                taken.push(c);
+            } else {
+                index[i] = Some(self.conns.len());
+                self.conns.push(c);
+            }
+        }
+        self.evicted += taken.len();
+        self.live.retain(|_, i| match index[*i] {
+            Some(n) => {
+                *i = n;
+                true
+            }
+            None => false,
+        });
+        taken
     }
 
     /// Flushes every connection (end of capture).

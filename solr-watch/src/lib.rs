@@ -56,6 +56,8 @@ pub mod live;
 pub mod packet;
 pub mod pcapng;
 pub mod report;
+#[cfg(feature = "serve")]
+pub mod serve;
 pub mod solr;
 pub mod svg;
 pub mod tcp;

@@ -8,7 +8,7 @@ use super::report::build;
 use super::tls::tests::client_hello_record;
 use crate::packet::linktype;
 
-const SRV: u16 = 8983;
+pub(crate) const SRV: u16 = 8983;
 const FIN: u8 = 0x01;
 const SYN: u8 = 0x02;
 const RST: u8 = 0x04;
@@ -16,7 +16,7 @@ const PSH: u8 = 0x08;
 const ACK: u8 = 0x10;
 
 /// An Ethernet/IPv4/TCP frame from 127.0.0.1:`sport` to 127.0.0.1:`dport`.
-fn frame(sport: u16, dport: u16, seq: u32, flags: u8, payload: &[u8]) -> Vec<u8> {
+pub(crate) fn frame(sport: u16, dport: u16, seq: u32, flags: u8, payload: &[u8]) -> Vec<u8> {
     let mut f = vec![0u8; 12];
     f.extend([0x08, 0x00]);
     let total = (40 + payload.len()) as u16;
@@ -32,16 +32,16 @@ fn frame(sport: u16, dport: u16, seq: u32, flags: u8, payload: &[u8]) -> Vec<u8>
 }
 
 /// Builds a client/server exchange as frames, with timestamps.
-struct Conv {
-    frames: Vec<(u64, Vec<u8>)>,
+pub(crate) struct Conv {
+    pub(crate) frames: Vec<(u64, Vec<u8>)>,
     cport: u16,
     cseq: u32,
     sseq: u32,
-    ts: u64,
+    pub(crate) ts: u64,
 }
 
 impl Conv {
-    fn new(cport: u16, ts: u64) -> Self {
+    pub(crate) fn new(cport: u16, ts: u64) -> Self {
         Conv {
             frames: Vec::new(),
             cport,
@@ -54,7 +54,7 @@ impl Conv {
         self.ts += 100;
         self.ts
     }
-    fn open(&mut self) -> &mut Self {
+    pub(crate) fn open(&mut self) -> &mut Self {
         let t = self.tick();
         self.frames
             .push((t, frame(self.cport, SRV, self.cseq, SYN, b"")));
@@ -68,22 +68,22 @@ impl Conv {
             .push((t, frame(self.cport, SRV, self.cseq, ACK, b"")));
         self
     }
-    fn client(&mut self, data: &[u8]) -> Vec<u8> {
+    pub(crate) fn client(&mut self, data: &[u8]) -> Vec<u8> {
         let f = frame(self.cport, SRV, self.cseq, PSH | ACK, data);
         self.cseq += data.len() as u32;
         f
     }
-    fn server(&mut self, data: &[u8]) -> Vec<u8> {
+    pub(crate) fn server(&mut self, data: &[u8]) -> Vec<u8> {
         let f = frame(SRV, self.cport, self.sseq, PSH | ACK, data);
         self.sseq += data.len() as u32;
         f
     }
-    fn send(&mut self, f: Vec<u8>) -> &mut Self {
+    pub(crate) fn send(&mut self, f: Vec<u8>) -> &mut Self {
         let t = self.tick();
         self.frames.push((t, f));
         self
     }
-    fn close(&mut self, from_client: bool) -> &mut Self {
+    pub(crate) fn close(&mut self, from_client: bool) -> &mut Self {
         let f = if from_client {
             frame(self.cport, SRV, self.cseq, FIN | ACK, b"")
         } else {
@@ -107,7 +107,7 @@ fn reqs(r: &super::report::WatchReport) -> &super::report::RequestSummary {
     r.requests.as_ref().expect("request figures")
 }
 
-fn resp(qtime: u32, body_pad: usize) -> Vec<u8> {
+pub(crate) fn resp(qtime: u32, body_pad: usize) -> Vec<u8> {
     let body = format!(
         "{{\"responseHeader\":{{\"status\":0,\"QTime\":{qtime}}},\"pad\":\"{}\"}}",
         "x".repeat(body_pad)
@@ -119,7 +119,7 @@ fn resp(qtime: u32, body_pad: usize) -> Vec<u8> {
     .into_bytes()
 }
 
-const GET: &[u8] = b"GET /solr/bench/select?q=*:*&wt=json HTTP/1.1\r\nHost: x\r\n\r\n";
+pub(crate) const GET: &[u8] = b"GET /solr/bench/select?q=*:*&wt=json HTTP/1.1\r\nHost: x\r\n\r\n";
 
 #[test]
 fn pipelined_requests_with_out_of_order_and_retransmitted_segments() {

@@ -145,6 +145,18 @@ impl Probes {
         duration: Option<Duration>,
         stop: &AtomicBool,
     ) -> Result<()> {
+        self.run_with(session, duration, stop, || {})
+    }
+
+    /// [`Probes::run`], calling `each_pass` after every drain of the ring buffer (about
+    /// every 100 ms, and at the end).
+    pub fn run_with(
+        &self,
+        session: Rc<RefCell<Session>>,
+        duration: Option<Duration>,
+        stop: &AtomicBool,
+        mut each_pass: impl FnMut(),
+    ) -> Result<()> {
         let events = self
             .obj
             .maps()
@@ -163,8 +175,10 @@ impl Probes {
             // drains what arrived without a wake-up.
             rb.poll(Duration::from_millis(100))?;
             rb.consume()?;
+            each_pass();
         }
         rb.consume()?;
+        each_pass();
         Ok(())
     }
 

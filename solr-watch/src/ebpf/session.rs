@@ -196,6 +196,35 @@ impl Session {
     }
 }
 
+/// What a long-running watch (`watch --ebpf --serve`) takes out of the session as it
+/// goes, so it holds only the connections still open and the processes still known.
+impl Session {
+    /// The connections still open, and the processes known.
+    pub fn live_mut(
+        &mut self,
+    ) -> (
+        impl Iterator<Item = &mut KernelConn>,
+        &BTreeMap<u32, ProcessInfo>,
+    ) {
+        (self.live.values_mut(), &self.processes)
+    }
+
+    /// Takes the connections that have ended (flushed).
+    pub fn take_done(&mut self) -> Vec<KernelConn> {
+        std::mem::take(&mut self.done)
+    }
+
+    /// Forgets the accepted connections (the server side, not exported).
+    pub fn clear_accepted(&mut self) {
+        self.accepted.clear();
+    }
+
+    /// Forgets process `pid` (exited): read again from /proc if it is seen again.
+    pub fn forget_process(&mut self, pid: u32) {
+        self.processes.remove(&pid);
+    }
+}
+
 /// What a watch saw, at its end.
 #[derive(Debug)]
 pub struct Finished {

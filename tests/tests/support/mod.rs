@@ -2,6 +2,7 @@
 //! across runs by `solr.sh`'s idempotent start), unique tags for test data, and the lock
 //! that keeps connection-counting tests alone.
 
+pub mod app_host;
 pub mod cloud_nodes;
 pub mod doc_counts;
 pub mod fault_server;
@@ -11,6 +12,7 @@ pub mod lost_reply;
 pub mod nginx_gateway;
 #[cfg(feature = "opentelemetry")]
 pub mod otlp_receiver;
+pub mod prometheus;
 pub mod script_server;
 pub mod skip;
 pub mod solr_version;

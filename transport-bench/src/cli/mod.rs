@@ -15,6 +15,7 @@ pub mod watch_ebpf;
 #[cfg(not(feature = "ebpf"))]
 #[path = "watch_ebpf_off.rs"]
 pub mod watch_ebpf;
+pub mod watch_serve;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};

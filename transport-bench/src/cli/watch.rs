@@ -51,6 +51,18 @@ pub struct WatchArgs {
     /// system libssl and `node` are probed anyway). Repeatable.
     #[arg(long, value_name = "PATH", requires = "ebpf")]
     pub tls_binary: Vec<PathBuf>,
+    /// Run as a daemon until SIGINT/SIGTERM (or --duration), serving Prometheus metrics
+    /// (OpenMetrics) at `http://ADDR:PORT/metrics`, updated as requests complete; no report
+    /// is written.
+    #[arg(long, value_name = "ADDR:PORT", conflicts_with_all = ["read", "save", "json", "schema"])]
+    pub serve: Option<String>,
+    /// The `host` label of every series (default: this machine's hostname).
+    #[arg(long, value_name = "NAME")]
+    pub host_label: Option<String>,
+    /// With --serve --ebpf: how long a process that exited (its /proc entry gone) stays in
+    /// the exposition.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "5m")]
+    pub forget_after: Duration,
 }
 
 /// Parses `60s`, `2m`, `500ms`, `1h` or a bare number of seconds.
@@ -82,6 +94,9 @@ pub async fn run(a: WatchArgs) -> Result<()> {
         use std::io::Write;
         writeln!(std::io::stdout().lock(), "{}", solr_watch::watch_schema())?;
         return Ok(());
+    }
+    if a.serve.is_some() {
+        return super::watch_serve::run(a).await;
     }
     if a.ebpf {
         return super::watch_ebpf::run(a).await;

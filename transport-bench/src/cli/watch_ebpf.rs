@@ -53,3 +53,31 @@ pub async fn run(a: WatchArgs) -> Result<()> {
     eprintln!("saved: {}", out.display());
     Ok(())
 }
+
+/// Runs `watch --ebpf --serve` into `metrics` until `--duration` passes or `stop` says so.
+pub async fn serve(a: WatchArgs, metrics: solr_watch::serve::Shared) -> Result<()> {
+    let opts = EbpfOptions {
+        ports: vec![a.port.unwrap_or(8983)],
+        duration: a.duration,
+        tls_binaries: a.tls_binary.clone(),
+    };
+    let ready = ebpf::Ready::check()?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let s = stop.clone();
+    let forget = a.forget_after;
+    let task = tokio::task::spawn_blocking(move || -> Result<()> {
+        let probes = ready.attach(&opts)?;
+        eprintln!(
+            "watching connections to port {:?} from the kernel (ready)...",
+            opts.ports
+        );
+        solr_watch::serve::ebpf::serve(&probes, &opts, &s, metrics, forget)
+    });
+    tokio::pin!(task);
+    tokio::select! {
+        r = &mut task => return r?,
+        r = super::watch_serve::stopped(None) => r?,
+    }
+    stop.store(true, Ordering::Relaxed);
+    task.await?
+}

@@ -8,3 +8,8 @@ use super::watch::WatchArgs;
 pub async fn run(_a: WatchArgs) -> Result<()> {
     bail!("watch --ebpf: this transport-bench was built without the `ebpf` feature; the pcap path (`watch --port N` or `--read FILE`) still works")
 }
+
+/// Refuses `watch --ebpf --serve` the same way.
+pub async fn serve(a: WatchArgs, _metrics: solr_watch::serve::Shared) -> Result<()> {
+    run(a).await
+}
