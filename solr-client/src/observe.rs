@@ -149,10 +149,31 @@ pub struct ResponseEvent<'a> {
 /// The metrics hook: see [`SolrClientBuilder::on_response`](crate::SolrClientBuilder::on_response).
 pub type ResponseHook = Arc<dyn Fn(&ResponseEvent<'_>) + Send + Sync>;
 
+mod metrics;
+pub(crate) use metrics::{ClientMeter, Pending};
+
 /// The observers of a client; its `Debug` shows whether a hook is set.
 #[derive(Clone, Default)]
 pub(crate) struct Observer {
     pub(crate) hook: Option<ResponseHook>,
+    /// The `metrics` feature's recorder (empty without it).
+    pub(crate) meter: ClientMeter,
+}
+
+impl Observer {
+    /// Whether an error answer's timing must be kept (for the hook, the spans or the
+    /// metrics).
+    pub(crate) fn wants_timing(&self) -> bool {
+        self.hook.is_some() || cfg!(feature = "tracing") || cfg!(feature = "metrics")
+    }
+
+    /// Reports one response: to the hook, and to the `metrics` facade with the feature.
+    pub(crate) fn response(&self, pending: &Pending, event: &ResponseEvent<'_>) {
+        if let Some(hook) = &self.hook {
+            hook(event);
+        }
+        pending.response(event.path, event.status, event.timing);
+    }
 }
 
 impl std::fmt::Debug for Observer {
