@@ -8,7 +8,7 @@
 # in the workspace's unit tests.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-sets=("" rustls rustls-ring rustls-base gzip reqwest http2 cbor javabin blocking tracing opentelemetry)
+sets=("" rustls rustls-ring rustls-base gzip reqwest http2 cbor javabin blocking tracing opentelemetry metrics)
 for f in "${sets[@]}"; do
   echo "-- cargo check -p solr-client --no-default-features --features '${f}'"
   out=$(cargo check -p solr-client --lib --no-default-features --features "$f" \

@@ -40,6 +40,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let handle = PrometheusBuilder::new()
         .set_buckets_for_metric(Matcher::Suffix("_seconds".into()), &buckets)?
         .install_recorder()?;
+    solr_client::observe::describe_metrics();
 
     let client = SolrClient::builder(&url)
         .collection("bench")
@@ -53,7 +54,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     // A query Solr's parser refuses: a Solr error, counted with its status.
     let refused = client.select(&Select::new("title:(unclosed")).await;
-    check::check("the unbalanced query is refused", refused.is_err());
+    check::check(
+        matches!(refused, Err(solr_client::Error::Solr { status: 400, .. })),
+        "the unbalanced query is refused with a 400",
+    );
 
     let text = handle.render();
     println!("{text}");

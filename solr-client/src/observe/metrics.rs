@@ -1,5 +1,5 @@
 //! The `metrics` feature: every response and every call that ended without one, recorded
-//! into the [`metrics`] facade under the `solr_client_*` names (see the
+//! into the `metrics` facade under the `solr_client_*` names (see the
 //! [module docs](super#metrics-feature-metrics)). Without the feature every type here is empty
 //! and every method a no-op, so the client's exchange calls them unconditionally.
 
@@ -10,12 +10,20 @@ use crate::error::Error;
 use crate::timing::Timing;
 use crate::transport::WireRequest;
 
-/// The client's part of the labels: its transport's name (`pooled+gzip`, `fresh`, ...),
-/// taken once when the client is built.
-#[derive(Clone, Debug, Default)]
+/// A client's recorder: its transport's name (`pooled+gzip`, `fresh`, ...), taken once
+/// when the client is built, and the metric keys of its responses, built once per label
+/// set and registered with whatever recorder is current at each response (so a recorder
+/// installed after the client was built, or a thread-local one, gets every response).
+#[derive(Clone, Debug)]
 pub(crate) struct ClientMeter {
     #[cfg(feature = "metrics")]
-    transport: Arc<str>,
+    keys: Arc<keys::Keys>,
+}
+
+impl Default for ClientMeter {
+    fn default() -> Self {
+        ClientMeter::new(String::new())
+    }
 }
 
 impl ClientMeter {
@@ -25,7 +33,7 @@ impl ClientMeter {
         let _ = name;
         ClientMeter {
             #[cfg(feature = "metrics")]
-            transport: name.into(),
+            keys: Arc::new(keys::Keys::new(name.into())),
         }
     }
 
@@ -35,7 +43,7 @@ impl ClientMeter {
         let _ = req;
         Pending {
             #[cfg(feature = "metrics")]
-            transport: self.transport.clone(),
+            keys: self.keys.clone(),
             #[cfg(feature = "metrics")]
             update: update_body(req),
         }
@@ -46,7 +54,7 @@ impl ClientMeter {
 #[derive(Debug)]
 pub(crate) struct Pending {
     #[cfg(feature = "metrics")]
-    transport: Arc<str>,
+    keys: Arc<keys::Keys>,
     /// The update body's size in bytes and its format label, for an update request.
     #[cfg(feature = "metrics")]
     update: Option<(u64, &'static str)>,
@@ -61,48 +69,45 @@ impl Pending {
     pub(crate) fn no_response(&self, _path: &str, _error: &Error) {}
 }
 
+/// Where the facade's registrations say they come from.
+#[cfg(feature = "metrics")]
+static META: metrics::Metadata<'static> =
+    metrics::Metadata::new(module_path!(), metrics::Level::INFO, Some(module_path!()));
+
 #[cfg(feature = "metrics")]
 impl Pending {
     /// Records one response: the request counters and histograms, the connection it went
     /// on, its bytes, and the update body it carried.
     pub(crate) fn response(&self, path: &str, status: u16, timing: &Timing) {
-        use metrics::{counter, histogram, Label};
-        let (collection, handler) = path_labels(path);
-        let transport = Label::new("transport", self.transport.clone());
-        let labels = vec![
-            Label::new("collection", collection.to_owned()),
-            Label::new("handler", handler.to_owned()),
-            Label::new("status", status_label(status)),
-            transport.clone(),
-        ];
+        let k = &*self.keys;
+        let prefix = label_prefix(path);
+        let call = k.call(prefix, status);
         let wall = timing.total();
-        counter!("solr_client_requests_total", labels.clone()).increment(1);
-        histogram!("solr_client_request_wall_seconds", labels.clone()).record(wall);
-        if let Some(q) = timing.qtime_ms {
-            let q = std::time::Duration::from_millis(u64::from(q));
-            histogram!("solr_client_qtime_seconds", labels.clone()).record(q);
-            let outside = wall.saturating_sub(q);
-            histogram!("solr_client_outside_solr_seconds", labels).record(outside);
-        }
-        let conn = vec![transport.clone()];
-        if timing.reused {
-            counter!("solr_client_connections_reused_requests_total", conn).increment(1);
-        } else {
-            counter!("solr_client_connections_opened_total", conn).increment(1);
-        }
         let encoding = timing.content_encoding.as_deref().unwrap_or("identity");
-        let bytes = vec![
-            Label::new("encoding", encoding_label(encoding)),
-            transport.clone(),
-        ];
-        counter!("solr_client_response_bytes_total", bytes).increment(timing.bytes_in);
+        metrics::with_recorder(|r| {
+            r.register_counter(&call.requests, &META).increment(1);
+            r.register_histogram(&call.wall, &META)
+                .record(wall.as_secs_f64());
+            if let Some(q) = timing.qtime_ms {
+                let q = std::time::Duration::from_millis(u64::from(q));
+                r.register_histogram(&call.qtime, &META)
+                    .record(q.as_secs_f64());
+                r.register_histogram(&call.outside, &META)
+                    .record(wall.saturating_sub(q).as_secs_f64());
+            }
+            let conn = if timing.reused { &k.reused } else { &k.opened };
+            r.register_counter(conn, &META).increment(1);
+            r.register_counter(&k.bytes[encoding_index(encoding)], &META)
+                .increment(timing.bytes_in);
+        });
         if let Some((n, format)) = self.update {
+            let (collection, _) = path_labels(prefix);
             let labels = vec![
-                Label::new("format", format),
-                Label::new("collection", collection.to_owned()),
-                transport,
+                metrics::Label::new("format", format),
+                metrics::Label::new("collection", collection.to_owned()),
+                metrics::Label::new("transport", k.transport.clone()),
             ];
-            counter!("solr_client_update_bytes_total", labels).increment(n);
+            metrics::counter!("solr_client_update_bytes_total", labels).increment(n);
         }
     }
 
@@ -113,35 +118,99 @@ impl Pending {
             metrics::Label::new("collection", collection.to_owned()),
             metrics::Label::new("handler", handler.to_owned()),
             metrics::Label::new("kind", error.kind()),
-            metrics::Label::new("transport", self.transport.clone()),
+            metrics::Label::new("transport", self.keys.transport.clone()),
         ];
         metrics::counter!("solr_client_requests_without_response_total", labels).increment(1);
     }
 }
 
-/// The `collection` and `handler` labels of a path below the node: `bench/select` is
-/// (`bench`, `select`); a node-level admin path (`admin/collections`) has no collection.
-/// The handler keeps at most two segments (`schema/fields`, `admin/ping`, `update/json`) and
-/// nothing after a `?` or `#`, so a path that carries a name or an id beyond them (a
-/// hand-built [`crate::SolrClient::send_raw`] request) cannot grow the label set.
+/// Describes every `solr_client_*` metric (its help text, and seconds or bytes as its unit)
+/// to the recorder installed now: call it once after installing one, so that an exporter
+/// prints `# HELP` lines. Recording does not need it.
+#[cfg(feature = "metrics")]
+#[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
+pub fn describe_metrics() {
+    use metrics::{describe_counter, describe_histogram, Unit};
+    describe_counter!(
+        "solr_client_requests_total",
+        "Responses the client received (success, Solr error or any other answer)"
+    );
+    describe_counter!(
+        "solr_client_connections_opened_total",
+        "Responses that came on a connection opened for them"
+    );
+    describe_counter!(
+        "solr_client_connections_reused_requests_total",
+        "Responses that came on a connection that had served before"
+    );
+    describe_histogram!(
+        "solr_client_request_wall_seconds",
+        Unit::Seconds,
+        "Whole client-side time of a call's final attempt (Timing::total)"
+    );
+    describe_histogram!(
+        "solr_client_qtime_seconds",
+        Unit::Seconds,
+        "Solr's QTime, for responses that carried one"
+    );
+    describe_histogram!(
+        "solr_client_outside_solr_seconds",
+        Unit::Seconds,
+        "Wall time minus QTime, for responses that carried a QTime"
+    );
+    describe_counter!(
+        "solr_client_response_bytes_total",
+        Unit::Bytes,
+        "Bytes read from the socket for responses, by Content-Encoding"
+    );
+    describe_counter!(
+        "solr_client_update_bytes_total",
+        Unit::Bytes,
+        "Update request bodies as encoded by the client, by format"
+    );
+    describe_counter!(
+        "solr_client_requests_without_response_total",
+        "Calls that ended without a response (connect refused, timeout, reset), by error kind"
+    );
+}
+
+/// The part of a path below the node that its labels are made of: the collection and at
+/// most two segments below it (`bench/select`, `bench/schema/fields`), or for a node-level
+/// admin path at most two segments (`admin/collections`, `admin/info`); nothing after a `?`
+/// or `#`. A path that carries a name or an id beyond them (a hand-built
+/// [`crate::SolrClient::send_raw`] request) cannot grow the label set.
+#[cfg_attr(not(feature = "metrics"), allow(dead_code))]
+pub(crate) fn label_prefix(path: &str) -> &str {
+    let end = path
+        .bytes()
+        .position(|b| b == b'?' || b == b'#')
+        .unwrap_or(path.len());
+    let p = path[..end].trim_matches('/');
+    let segments = if p.starts_with("admin/") { 2 } else { 3 };
+    let cut = p
+        .bytes()
+        .enumerate()
+        .filter(|(_, b)| *b == b'/')
+        .nth(segments - 1)
+        .map_or(p.len(), |(i, _)| i);
+    &p[..cut]
+}
+
+/// The `collection` and `handler` labels of a path below the node ([`label_prefix`]):
+/// `bench/select` is (`bench`, `select`); a node-level admin path (`admin/collections`)
+/// has no collection.
 #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
 pub(crate) fn path_labels(path: &str) -> (&str, &str) {
-    let path = path.split(['?', '#']).next().unwrap_or("");
-    let path = path.trim_matches('/');
-    let (collection, rest) = match path.split_once('/') {
-        Some(("admin", _)) | None => ("", path),
-        Some((c, rest)) => (c, rest),
-    };
-    let end = rest
-        .match_indices('/')
-        .nth(1)
-        .map_or(rest.len(), |(i, _)| i);
-    (collection, &rest[..end])
+    let p = label_prefix(path);
+    match p.split_once('/') {
+        Some(("admin", _)) | None => ("", p),
+        Some((collection, handler)) => (collection, handler),
+    }
 }
 
 /// The `status` label: the code's digits (static for the codes Solr answers most).
 #[cfg(feature = "metrics")]
-fn status_label(status: u16) -> metrics::SharedString {
+pub(crate) fn status_label(status: u16) -> metrics::SharedString {
     let known = match status {
         200 => "200",
         400 => "400",
@@ -159,16 +228,19 @@ fn status_label(status: u16) -> metrics::SharedString {
     known.into()
 }
 
-/// The `encoding` label, from the response's Content-Encoding: the common codings by their
-/// name, anything else `other` (a server's header cannot grow the label set).
+/// The `encoding` label values: the common codings, and `other` for anything else (a
+/// server's header cannot grow the label set).
 #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
-pub(crate) fn encoding_label(encoding: &str) -> &'static str {
-    const KNOWN: [&str; 5] = ["identity", "gzip", "br", "deflate", "zstd"];
+pub(crate) const ENCODINGS: [&str; 6] = ["identity", "gzip", "br", "deflate", "zstd", "other"];
+
+/// The index in [`ENCODINGS`] of a response's Content-Encoding.
+#[cfg_attr(not(feature = "metrics"), allow(dead_code))]
+pub(crate) fn encoding_index(encoding: &str) -> usize {
     let e = encoding.trim();
-    KNOWN
-        .into_iter()
-        .find(|k| k.eq_ignore_ascii_case(e))
-        .unwrap_or("other")
+    ENCODINGS[..5]
+        .iter()
+        .position(|k| k.eq_ignore_ascii_case(e))
+        .unwrap_or(5)
 }
 
 /// The update body of `req` (a request to an `update` handler with a body): its size and
@@ -203,6 +275,9 @@ pub(crate) fn format_label(content_type: &str) -> &'static str {
     }
 }
 
+#[cfg(feature = "metrics")]
+mod keys;
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -231,9 +306,9 @@ mod tests {
         assert_eq!(format_label("text/csv"), "csv");
         assert_eq!(format_label("application/x-whatever"), "other");
         assert_eq!(format_label(""), "other");
-        assert_eq!(encoding_label("GZIP"), "gzip");
-        assert_eq!(encoding_label("identity"), "identity");
-        assert_eq!(encoding_label("x-evil-1234"), "other");
+        assert_eq!(ENCODINGS[encoding_index("GZIP")], "gzip");
+        assert_eq!(ENCODINGS[encoding_index("identity")], "identity");
+        assert_eq!(ENCODINGS[encoding_index("x-evil-1234")], "other");
     }
 
     /// `name{label=value,...}` (labels sorted) of every metric `f` recorded, with its
@@ -266,7 +341,7 @@ mod tests {
     #[test]
     fn a_response_and_a_failure_are_recorded_once_with_their_labels() {
         let pending = Pending {
-            transport: "pooled+gzip".into(),
+            keys: Arc::new(keys::Keys::new("pooled+gzip".into())),
             update: Some((57, "json")),
         };
         let timing = Timing {
@@ -278,26 +353,27 @@ mod tests {
         };
         let got = recorded(|| {
             pending.response("bench/update", 200, &timing);
+            pending.response("/bench/update?commit=true", 200, &timing);
             pending.no_response("bench/select", &Error::Config("refused".into()));
         });
         let req = "collection=bench,handler=update,status=200,transport=pooled+gzip";
         let want: std::collections::BTreeMap<String, u64> = [
-            (format!("solr_client_requests_total{{{req}}}"), 1),
-            (format!("solr_client_request_wall_seconds{{{req}}}"), 1),
-            (format!("solr_client_qtime_seconds{{{req}}}"), 1),
-            (format!("solr_client_outside_solr_seconds{{{req}}}"), 1),
+            (format!("solr_client_requests_total{{{req}}}"), 2),
+            (format!("solr_client_request_wall_seconds{{{req}}}"), 2),
+            (format!("solr_client_qtime_seconds{{{req}}}"), 2),
+            (format!("solr_client_outside_solr_seconds{{{req}}}"), 2),
             (
                 "solr_client_connections_reused_requests_total{transport=pooled+gzip}".into(),
-                1,
+                2,
             ),
             (
                 "solr_client_response_bytes_total{encoding=gzip,transport=pooled+gzip}".into(),
-                420,
+                840,
             ),
             (
                 "solr_client_update_bytes_total{collection=bench,format=json,transport=pooled+gzip}"
                     .into(),
-                57,
+                114,
             ),
             (
                 "solr_client_requests_without_response_total{collection=bench,handler=select,\
@@ -309,5 +385,39 @@ mod tests {
         .into_iter()
         .collect();
         assert_eq!(got, want);
+    }
+
+    #[cfg(feature = "metrics")]
+    #[test]
+    fn keys_built_once_reach_whichever_recorder_is_current() {
+        let meter = ClientMeter::new("fresh".into());
+        let timing = Timing::default();
+        let once = || {
+            recorded(|| {
+                let pending = Pending {
+                    keys: meter.keys.clone(),
+                    update: None,
+                };
+                pending.response("bench/select", 404, &timing)
+            })
+        };
+        let want: std::collections::BTreeMap<String, u64> = [
+            "solr_client_requests_total{collection=bench,handler=select,status=404,transport=fresh}",
+            "solr_client_request_wall_seconds{collection=bench,handler=select,status=404,transport=fresh}",
+            "solr_client_connections_opened_total{transport=fresh}",
+        ]
+        .into_iter()
+        .map(|k| (k.to_string(), 1))
+        .chain([(
+            "solr_client_response_bytes_total{encoding=identity,transport=fresh}".to_string(),
+            0,
+        )])
+        .collect();
+        assert_eq!(once(), want, "the first recorder");
+        assert_eq!(
+            once(),
+            want,
+            "a second one, with the keys built for the first"
+        );
     }
 }
