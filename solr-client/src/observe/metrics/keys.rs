@@ -31,8 +31,11 @@ pub(crate) struct Keys {
     pub(crate) reused: Key,
     /// `solr_client_response_bytes_total` by [`ENCODINGS`] index.
     pub(crate) bytes: [Key; ENCODINGS.len()],
-    calls: Mutex<HashMap<Box<str>, Vec<(u16, Arc<CallKeys>)>>>,
+    calls: Mutex<ByPrefix>,
 }
+
+/// The keys of each label prefix, by status.
+type ByPrefix = HashMap<Box<str>, Vec<(u16, Arc<CallKeys>)>>;
 
 impl Keys {
     /// The keys of a client whose transport is named `transport`.
