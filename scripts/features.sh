@@ -23,6 +23,8 @@ cargo clippy -q -p solr-client --lib --no-default-features -- -D warnings
 RUSTDOCFLAGS=-Dwarnings cargo doc -q -p solr-client --no-deps
 echo "-- unit test with no optional feature: missing features are named errors"
 cargo test -q -p solr-client --lib --no-default-features features_tests:: 
+echo "-- unit tests of the metrics feature alone (the workspace's unit-test run leaves it off)"
+cargo test -q -p solr-client --lib --no-default-features --features metrics observe::metrics::
 echo "-- plain http (gzip, no TLS) compiles no C: no cc, cmake, ring or *-sys crate in its tree"
 c_builds=$(cargo tree -p solr-client --no-default-features --features gzip -e normal,build --prefix none \
   | awk '{print $1}' | sort -u | { grep -E '^(cc|cmake|ring|.*-sys)$' || true; } | tr '\n' ' ')
