@@ -283,6 +283,8 @@ impl SolrClientBuilder {
         check_update_params(&self.update_params)?;
         // Transports hand a 3xx back as it is; this decorator is the one place that decides.
         let transport: Arc<dyn Transport> = Arc::new(Redirects::new(inner, self.max_redirects));
+        let mut observer = self.observer;
+        observer.meter = crate::observe::ClientMeter::new(transport.name());
         Ok(SolrClient {
             transport,
             node,
@@ -293,7 +295,7 @@ impl SolrClientBuilder {
             response_format: self.response_format,
             auth: self.auth,
             headers: Arc::new(header_map(&self.headers)?),
-            observer: self.observer,
+            observer,
             update_params: self.update_params.into(),
             unique_key: check_unique_key(self.unique_key)?,
             cloud: None,
@@ -1049,10 +1051,14 @@ impl SolrClient {
         let method = req.method.clone();
         let path = req.path.clone();
         let node = req.node.clone();
+        let pending = self.observer.meter.request(&req);
         let (resp, trace) = self.traced_send(req).await;
+        if let Err(e) = &resp {
+            pending.no_response(&path, e);
+        }
         let (resp, trace) = trace.answered(resp, &method, &path)?;
         let status = resp.status.as_u16();
-        let keep = self.observer.hook.is_some() || cfg!(feature = "tracing");
+        let keep = self.observer.wants_timing();
         let mut kept = keep.then(|| resp.timing.clone());
         let scheme = self.auth.as_ref().map(|a| a.scheme());
         let decoded = if status == 401 {
@@ -1075,8 +1081,8 @@ impl SolrClient {
                 &*t
             }),
         };
-        if let (Some(hook), Some(timing)) = (&self.observer.hook, timing) {
-            hook(&crate::observe::ResponseEvent {
+        if let Some(timing) = timing {
+            let event = crate::observe::ResponseEvent {
                 method: &method,
                 path: &path,
                 node: &timing.node,
@@ -1084,7 +1090,8 @@ impl SolrClient {
                 qtime_ms: timing.qtime_ms,
                 timing,
                 error: out.as_ref().err(),
-            });
+            };
+            self.observer.response(&pending, &event);
         }
         trace.finish(Outcome {
             method: &method,
@@ -1119,19 +1126,22 @@ impl SolrClient {
     pub(crate) async fn exchange_raw(&self, req: WireRequest) -> Result<WireResponse> {
         let method = req.method.clone();
         let path = req.path.clone();
+        let pending = self.observer.meter.request(&req);
         let (resp, trace) = self.traced_send(req).await;
-        let (resp, trace) = trace.answered(resp, &method, &path)?;
-        if let Some(hook) = &self.observer.hook {
-            hook(&crate::observe::ResponseEvent {
-                method: &method,
-                path: &path,
-                node: &resp.timing.node,
-                status: resp.status.as_u16(),
-                qtime_ms: None,
-                timing: &resp.timing,
-                error: None,
-            });
+        if let Err(e) = &resp {
+            pending.no_response(&path, e);
         }
+        let (resp, trace) = trace.answered(resp, &method, &path)?;
+        let event = crate::observe::ResponseEvent {
+            method: &method,
+            path: &path,
+            node: &resp.timing.node,
+            status: resp.status.as_u16(),
+            qtime_ms: None,
+            timing: &resp.timing,
+            error: None,
+        };
+        self.observer.response(&pending, &event);
         trace.finish(Outcome {
             method: &method,
             path: &path,

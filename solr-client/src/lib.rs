@@ -101,6 +101,7 @@
 //! | `javabin` | no | `UpdateFormat::Javabin`, `ResponseFormat::Javabin`, `codec::javabin` |
 //! | `blocking` | no | `blocking::SolrClient`, the blocking wrapper |
 //! | `tracing` | no | a `solr.request` span per call, a `solr.attempt` span per HTTP exchange, `solr.retry` events ([`observe`]) |
+//! | `metrics` | no | every response and every call without one recorded into the `metrics` facade, `solr_client_*` ([`observe`]) |
 //!
 //! A choice made at run time that needs a feature this build lacks (a transport or format
 //! parsed from a string, an https URL without `rustls`, gzip without `gzip`) is an
@@ -114,6 +115,9 @@
 // Dev-dependencies only the examples use (the lint also looks at the unit-test build).
 #[cfg(test)]
 use {hdrhistogram as _, tracing_subscriber as _};
+// The `metrics` feature's example exporter and test recorder.
+#[cfg(test)]
+use {metrics_exporter_prometheus as _, metrics_util as _};
 
 pub mod admin;
 #[cfg(all(test, feature = "cbor", feature = "javabin"))]

@@ -111,9 +111,46 @@
 //! # Ok(()) }
 //! ```
 //!
+//! # Metrics (feature `metrics`)
+//! With the `metrics` feature the client records, with no hook to write, every response a
+//! hook would see and every call that ended without one, into the [`metrics`] facade: to
+//! whatever recorder the application installed (`metrics-exporter-prometheus`, ...), a
+//! no-op without one. A hook set with [`SolrClientBuilder::on_response`] is called as
+//! well. The names are those of `solr-watch --serve` with `solr_client_` for `solr_watch_`
+//! where the meaning is the same, so one dashboard shows both sides
+//! (`{__name__=~"solr_(watch|client)_requests_total"}`):
+//!
+//! | metric | type | labels | what |
+//! |---|---|---|---|
+//! | `solr_client_requests_total` | counter | `collection`, `handler`, `status`, `transport` | responses (success, Solr error, any other answer) |
+//! | `solr_client_request_wall_seconds` | histogram | same | [`Timing::total`] of the final attempt |
+//! | `solr_client_qtime_seconds` | histogram | same | Solr's QTime (responses that carry one, Solr's error answers too) |
+//! | `solr_client_outside_solr_seconds` | histogram | same | wall minus QTime, per response with a QTime |
+//! | `solr_client_connections_opened_total` | counter | `transport` | responses on a connection opened for them ([`Timing::reused`] false) |
+//! | `solr_client_connections_reused_requests_total` | counter | `transport` | responses on a connection that had served before |
+//! | `solr_client_response_bytes_total` | counter | `encoding`, `transport` | [`Timing::bytes_in`]: socket bytes of the response (headers, and TLS records, included; payload bytes on a shared HTTP/2 connection) by Content-Encoding (`identity`, `gzip`, `br`, `deflate`, `zstd`, `other`) |
+//! | `solr_client_update_bytes_total` | counter | `format`, `collection`, `transport` | update request bodies as the client encoded them (before a gzip request encoding), by format (`json`, `xml`, `javabin`, `cbor`, `csv`, `other`) |
+//! | `solr_client_requests_without_response_total` | counter | `collection`, `handler`, `kind`, `transport` | calls that ended without a response, by [`Error::kind`] (`Connect`, `Timeout`, `RetriesExhausted`, ...) |
+//!
+//! Labels stay bounded: `collection` is the first segment of the path (empty for a
+//! node-level admin call), `handler` at most the next two (`select`, `update`,
+//! `schema/fields`, `admin/ping`; never the query string, never an id), `status` the
+//! HTTP status, `transport` the client's transport name (`pooled`, `fresh+gzip`, ...).
+//! As for the hook, a retried or failed-over call counts once, with its final response;
+//! streamed calls (`/export`, `/stream`, `/sql`) are not counted. [`describe_metrics`] gives
+//! an exporter the help texts and units.
+//!
+//! Cost: the keys are built once per label set and client; a response is then a lookup
+//! and 6 registrations with the current recorder (3 counters, 3 histograms; one more
+//! counter for an update). Measured with callgrind: ~1,100 instructions per response with
+//! no recorder, ~12,100 with `metrics-exporter-prometheus` (most of them the exporter's),
+//! against ~44,300 for the client's whole search (docs/client.md, "Metrics").
+//!
 //! [`SolrClient`]: crate::SolrClient
 //! [`SolrClient::send_raw`]: crate::SolrClient::send_raw
 //! [`SolrClientBuilder::on_response`]: crate::SolrClientBuilder::on_response
+//! [`metrics`]: https://docs.rs/metrics
+//! [`describe_metrics`]: https://docs.rs/solr-client/latest/solr_client/observe/fn.describe_metrics.html
 
 use std::sync::Arc;
 
@@ -149,10 +186,33 @@ pub struct ResponseEvent<'a> {
 /// The metrics hook: see [`SolrClientBuilder::on_response`](crate::SolrClientBuilder::on_response).
 pub type ResponseHook = Arc<dyn Fn(&ResponseEvent<'_>) + Send + Sync>;
 
+mod metrics;
+#[cfg(feature = "metrics")]
+pub use metrics::describe_metrics;
+pub(crate) use metrics::{ClientMeter, Pending};
+
 /// The observers of a client; its `Debug` shows whether a hook is set.
 #[derive(Clone, Default)]
 pub(crate) struct Observer {
     pub(crate) hook: Option<ResponseHook>,
+    /// The `metrics` feature's recorder (empty without it).
+    pub(crate) meter: ClientMeter,
+}
+
+impl Observer {
+    /// Whether an error answer's timing must be kept (for the hook, the spans or the
+    /// metrics).
+    pub(crate) fn wants_timing(&self) -> bool {
+        self.hook.is_some() || cfg!(feature = "tracing") || cfg!(feature = "metrics")
+    }
+
+    /// Reports one response: to the hook, and to the `metrics` facade with the feature.
+    pub(crate) fn response(&self, pending: &Pending, event: &ResponseEvent<'_>) {
+        if let Some(hook) = &self.hook {
+            hook(event);
+        }
+        pending.response(event.path, event.status, event.timing);
+    }
 }
 
 impl std::fmt::Debug for Observer {

@@ -36,6 +36,8 @@ mod isolation;
 mod knn;
 mod load;
 mod memory;
+#[cfg(feature = "metrics")]
+mod metrics;
 mod mtls;
 mod newcomer;
 mod nrt;
