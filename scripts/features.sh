@@ -8,7 +8,7 @@
 # in the workspace's unit tests.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-sets=("" rustls rustls-ring rustls-base gzip reqwest http2 cbor javabin blocking tracing opentelemetry metrics)
+sets=("" rustls rustls-ring rustls-base gzip reqwest http2 cbor javabin blocking tracing opentelemetry metrics testing)
 for f in "${sets[@]}"; do
   echo "-- cargo check -p solr-client --no-default-features --features '${f}'"
   out=$(cargo check -p solr-client --lib --no-default-features --features "$f" \
@@ -25,6 +25,9 @@ echo "-- unit test with no optional feature: missing features are named errors"
 cargo test -q -p solr-client --lib --no-default-features features_tests:: 
 echo "-- unit tests of the metrics feature alone (the workspace's unit-test run leaves it off)"
 cargo test -q -p solr-client --lib --no-default-features --features metrics observe::metrics::
+echo "-- unit tests and doctest of the testing feature (the workspace's unit-test run leaves it off)"
+cargo test -q -p solr-client --lib --no-default-features --features testing testing::
+cargo test -q -p solr-client --doc --features testing testing
 echo "-- plain http (gzip, no TLS) compiles no C: no cc, cmake, ring or *-sys crate in its tree"
 c_builds=$(cargo tree -p solr-client --no-default-features --features gzip -e normal,build --prefix none \
   | awk '{print $1}' | sort -u | { grep -E '^(cc|cmake|ring|.*-sys)$' || true; } | tr '\n' ' ')

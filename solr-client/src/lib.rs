@@ -102,6 +102,8 @@
 //! | `blocking` | no | `blocking::SolrClient`, the blocking wrapper |
 //! | `tracing` | no | a `solr.request` span per call, a `solr.attempt` span per HTTP exchange, `solr.retry` events ([`observe`]) |
 //! | `metrics` | no | every response and every call without one recorded into the `metrics` facade, `solr_client_*` ([`observe`]) |
+//! | `opentelemetry` | no | W3C `traceparent`/`tracestate` on every request from its span's OpenTelemetry context; includes `tracing` ([`observe`]) |
+//! | `testing` | no | `testing::Replay` (a transport answering from a recorded run or a closure) and `testing::Recorder`, for an application's tests without Solr |
 //!
 //! A choice made at run time that needs a feature this build lacks (a transport or format
 //! parsed from a string, an https URL without `rustls`, gzip without `gzip`) is an
@@ -158,6 +160,9 @@ pub mod response;
 mod shard_split;
 mod snippet;
 pub mod stream;
+#[cfg(feature = "testing")]
+#[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
+pub mod testing;
 pub mod timing;
 pub mod transport;
 mod types;

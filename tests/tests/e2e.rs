@@ -47,6 +47,7 @@ mod outside_clock;
 mod proxy;
 mod proxy_cli;
 mod redirects;
+mod replay;
 mod response_formats;
 mod routing;
 mod routing_study;
