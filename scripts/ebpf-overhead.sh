@@ -9,17 +9,21 @@
 # Then the direct cost, which wall time on a shared machine cannot show apart from noise: the
 # CPU one probe run costs (an OpenSSL write/read pair over memory BIOs, no socket, timed
 # without and with the probes), times the probe runs per request the kernel counted.
+# With --serve the watcher runs as the daemon (`watch --ebpf --serve`, its /metrics scraped
+# once a second meanwhile): the same figures, the watcher's CPU per request now the
+# daemon's, and the OpenSSL probe-run cost (the same probes) is not measured again.
 # Not a test: figures for docs/watch.md. Run as root from the repository after a build
 # (TB=path to transport-bench, default target/release or debug).
-#   bash scripts/ebpf-overhead.sh [--seconds 5] [--rounds 9]
+#   bash scripts/ebpf-overhead.sh [--seconds 5] [--rounds 9] [--serve]
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-SECS=5 ROUNDS=9
+SECS=5 ROUNDS=9 SERVE=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) SECS="$2"; shift 2 ;;
     --rounds) ROUNDS="$2"; shift 2 ;;
-    *) echo "usage: $0 [--seconds N] [--rounds N]" >&2; exit 2 ;;
+    --serve) SERVE=1; shift ;;
+    *) echo "usage: $0 [--seconds N] [--rounds N] [--serve]" >&2; exit 2 ;;
   esac
 done
 T="${CARGO_TARGET_DIR:-$ROOT/target}"
@@ -94,19 +98,31 @@ print(sum(p.get("run_time_ns", 0) for p in mine), ssl_runs)
 }
 
 # Starts `watch --ebpf` on port $1 in the background and waits until it is attached; sets
-# WATCH_PID.
+# WATCH_PID. With --serve: the daemon on 127.0.0.1:$SERVE_PORT, scraped once a second by
+# a loop (SCRAPER_PID) until stop_watch.
 start_watch() {
   local log; log="$(mktemp)"
-  "$TB" watch --ebpf --port "$1" --duration "$2s" --out "$(mktemp -d)" >/dev/null 2>"$log" &
+  if [ "$SERVE" = 1 ]; then
+    "$TB" watch --ebpf --serve "127.0.0.1:$SERVE_PORT" --port "$1" --duration "$2s" >/dev/null 2>"$log" &
+  else
+    "$TB" watch --ebpf --port "$1" --duration "$2s" --out "$(mktemp -d)" >/dev/null 2>"$log" &
+  fi
   WATCH_PID=$!
   until grep -q "(ready)" "$log"; do
     kill -0 "$WATCH_PID" 2>/dev/null || { cat "$log" >&2; exit 1; }
     sleep 0.2
   done
   rm -f "$log"
+  if [ "$SERVE" = 1 ]; then
+    (while :; do curl -s -o /dev/null "http://127.0.0.1:$SERVE_PORT/metrics"; sleep 1; done) &
+    SCRAPER_PID=$!
+  fi
 }
 
-stop_watch() { kill -INT "$WATCH_PID"; wait "$WATCH_PID" || true; }
+stop_watch() {
+  if [ "$SERVE" = 1 ]; then kill "$SCRAPER_PID"; wait "$SCRAPER_PID" 2>/dev/null || true; fi
+  kill -INT "$WATCH_PID"; wait "$WATCH_PID" || true
+}
 
 # CPU time (µs) process $1 has used so far.
 cpu_us() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) * 1e6 / hz}' "/proc/$1/stat"; }
@@ -195,10 +211,15 @@ ca="$(awk '/^ca/ {print $2}' <<<"$tls_out")"
 port_of() { python3 -c 'import sys, urllib.parse as u; print(u.urlparse(sys.argv[1]).port)' "$1"; }
 stats_was="$(sysctl -n kernel.bpf_stats_enabled)"
 trap 'sysctl -qw kernel.bpf_stats_enabled="$stats_was"' EXIT
-echo "ebpf-overhead: load $(cut -d" " -f1-3 /proc/loadavg), $ROUNDS rounds of ${SECS}s each side, python requests.Session, one connection"
+SERVE_PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+mode="watch --ebpf"
+[ "$SERVE" = 1 ] && mode="watch --ebpf --serve 127.0.0.1:$SERVE_PORT, /metrics scraped every second"
+echo "ebpf-overhead: $mode; load $(cut -d" " -f1-3 /proc/loadavg), $ROUNDS rounds of ${SECS}s each side, python requests.Session, one connection"
 bench http "$plain/bench/select?q=*:*&rows=1&wt=json" "" "$(port_of "$plain")"
 bench https "$tls/bench/select?q=*:*&rows=1&wt=json" "$ca" "$(port_of "$tls")"
-probe_run_cost
-direct_cost
+if [ "$SERVE" = 0 ]; then
+  probe_run_cost
+  direct_cost
+fi
 bash "$ROOT/local-solr/solr.sh" stop ebpf-overhead >/dev/null
 bash "$ROOT/local-solr/solr.sh" stop ebpf-overhead-tls >/dev/null

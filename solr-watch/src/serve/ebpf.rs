@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
+use super::findings::Windows;
 use super::harvest::{end, harvest, Cursor};
 use super::http::Shared;
 use super::labels::Who;
@@ -50,17 +51,20 @@ pub struct EbpfServe {
     metrics: Shared,
     forget_after: Duration,
     cursors: HashMap<usize, Cursor>,
+    windows: Windows,
     start: Instant,
     last_sweep: Option<Duration>,
 }
 
 impl EbpfServe {
-    /// Harvests into `metrics`; exited processes go `forget_after` after their exit.
-    pub fn new(metrics: Shared, forget_after: Duration) -> Self {
+    /// Harvests the connections to `port` into `metrics`; exited processes go
+    /// `forget_after` after their exit.
+    pub fn new(port: u16, metrics: Shared, forget_after: Duration) -> Self {
         EbpfServe {
             metrics,
             forget_after,
             cursors: HashMap::new(),
+            windows: Windows::new(port),
             start: Instant::now(),
             last_sweep: None,
         }
@@ -69,6 +73,11 @@ impl EbpfServe {
     /// Connections whose harvest state is held (open ones that carried a request).
     pub fn held(&self) -> usize {
         self.cursors.len()
+    }
+
+    /// The findings windows: (processes, connections) held.
+    pub fn windows(&self) -> (usize, usize) {
+        self.windows.held()
     }
 
     /// One pass, now: see [`EbpfServe::pass_at`].
@@ -89,8 +98,10 @@ impl EbpfServe {
             let mut cur = self.cursors.remove(&k.conn.id).unwrap_or_default();
             let w = who(&s.processes, k.pid);
             end(&mut k.conn, &mut cur, &w, &mut m, "unknown");
+            self.windows.ended(&w, k.conn, cur.recent);
         }
         s.clear_accepted();
+        self.windows.judge(now, &mut m);
         if self
             .last_sweep
             .is_some_and(|t| now.saturating_sub(t) < Duration::from_secs(1))
@@ -100,6 +111,7 @@ impl EbpfServe {
         self.last_sweep = Some(now);
         for pid in m.sweep(now, self.forget_after, alive) {
             s.forget_process(pid);
+            self.windows.forget(pid);
         }
         let stale: Vec<u32> = s
             .processes
@@ -133,7 +145,8 @@ pub fn serve(
     forget_after: Duration,
 ) -> Result<()> {
     let session = Rc::new(RefCell::new(Session::default()));
-    let mut st = EbpfServe::new(metrics, forget_after);
+    let port = opts.ports.first().copied().unwrap_or(0);
+    let mut st = EbpfServe::new(port, metrics, forget_after);
     let s = session.clone();
     probes.run_with(session, opts.duration, stop, || {
         st.pass(&mut s.borrow_mut())

@@ -2,6 +2,9 @@
 //! it as they complete (so a connection kept open for days holds none of them), and at its
 //! end whether its requests could be read at all.
 
+use std::collections::VecDeque;
+
+use super::findings::PAIRS;
 use super::labels::{encoding, Who};
 use super::metrics::{Metrics, RequestSample};
 use crate::conn::{Conn, Proto};
@@ -14,6 +17,8 @@ pub struct Cursor {
     pub taken: u64,
     /// Its opening was counted.
     opened: bool,
+    /// Its last answered requests (at most [`PAIRS`]), for the findings.
+    pub recent: VecDeque<(Message, Message)>,
 }
 
 /// An update: a POST to a path with an `update` segment.
@@ -62,11 +67,15 @@ pub fn harvest(c: &mut Conn, cur: &mut Cursor, who: &Who, m: &mut Metrics) {
     }
     let qs: Vec<Message> = c.requests.drain(..n).collect();
     let rs: Vec<Message> = c.responses.drain(..n).collect();
-    for (q, r) in qs.iter().zip(&rs) {
+    for (q, r) in qs.into_iter().zip(rs) {
         if !r.incomplete {
-            m.request(who, &sample(q, r, cur.taken > 0));
+            m.request(who, &sample(&q, &r, cur.taken > 0));
         }
         cur.taken += 1;
+        cur.recent.push_back((q, r));
+        if cur.recent.len() > PAIRS {
+            cur.recent.pop_front();
+        }
     }
 }
 

@@ -5,12 +5,14 @@
 //!   processes that own series, forgotten a grace period after they exit;
 //! - [`labels`]: the `host`/`pid`/`comm`/`cgroup`/`container` labels, escaped;
 //! - [`harvest`]: answered requests taken out of a connection as they complete;
+//! - [`findings`]: the report's findings over each process's recent connections;
 //! - [`http`]: the hyper server;
 //! - [`pcap`](mod@pcap) (live capture) and [`ebpf`](mod@ebpf) (kernel probes): the two
 //!   watches, feeding the aggregator and holding only what is still in use.
 
 #[cfg(feature = "ebpf")]
 pub mod ebpf;
+pub mod findings;
 pub mod harvest;
 pub mod http;
 pub mod labels;

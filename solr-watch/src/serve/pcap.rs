@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 
+use super::findings::Windows;
 use super::harvest::{end, harvest, Cursor};
 use super::http::Shared;
 use super::labels::Who;
@@ -27,6 +28,7 @@ pub struct ServeSink {
     tracker: Tracker,
     metrics: Shared,
     cursors: HashMap<usize, Cursor>,
+    windows: Windows,
     who: Who,
     last: Instant,
     packets: u64,
@@ -39,6 +41,7 @@ impl ServeSink {
             tracker: Tracker::with_keylog(port, keylog),
             metrics,
             cursors: HashMap::new(),
+            windows: Windows::new(port),
             who: Who::host(),
             last: Instant::now(),
             packets: 0,
@@ -79,7 +82,14 @@ impl ServeSink {
         for mut c in self.tracker.evict(done) {
             let mut cur = self.cursors.remove(&c.id).unwrap_or_default();
             end(&mut c, &mut cur, &self.who, &mut m, "unknown");
+            self.windows.ended(&self.who, c, cur.recent);
         }
+        self.windows.judge(Duration::from_micros(now), &mut m);
+    }
+
+    /// The findings windows: (processes, connections) held.
+    pub fn windows(&self) -> (usize, usize) {
+        self.windows.held()
     }
 
     /// Ends every connection (the watch stops).

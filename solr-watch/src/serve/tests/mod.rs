@@ -2,6 +2,7 @@
 //! clock through the same code the daemon runs.
 
 mod exposition;
+#[cfg(feature = "live")]
 mod soak;
 #[cfg(feature = "ebpf")]
 mod soak_ebpf;

@@ -46,8 +46,10 @@ fn three_days_of_connection_churn_hold_a_bounded_state() {
         most_series = most_series.max(metrics.lock().expect("lock").series());
         assert_eq!(sink.cursors(), sink.connections());
     }
-    // The pooled connection and the latest fresh one (closed less than 5 s before).
-    assert_eq!((most_conns, most_held, most_series), (2, 0, 7));
+    // The pooled connection and the latest fresh one (closed less than 5 s before); 7
+    // series and 2 findings (below).
+    assert_eq!((most_conns, most_held, most_series), (2, 0, 9));
+    assert_eq!(sink.windows(), (1, 16), "the last 16 ended connections");
     sink.end_all();
     assert_eq!((sink.connections(), sink.cursors()), (0, 0));
     let m = metrics.lock().expect("lock");
@@ -66,5 +68,20 @@ fn three_days_of_connection_churn_hold_a_bounded_state() {
     ] {
         assert!(l.contains(&want), "{want} in {l:#?}");
     }
-    assert_eq!(exposed_series(&l), 7);
+    let mut findings: Vec<&str> = l
+        .iter()
+        .filter(|x| x.starts_with("solr_watch_findings{"))
+        .map(String::as_str)
+        .collect();
+    findings.sort_unstable();
+    // Judged over the last 16 ended connections, the fresh ones (one request each, a
+    // 100 µs wall time under a 3 ms QTime).
+    assert_eq!(
+        findings,
+        [
+            "solr_watch_findings{host=\"h\",finding=\"no-reuse\"} 1",
+            "solr_watch_findings{host=\"h\",finding=\"outside-solr\"} 1",
+        ]
+    );
+    assert_eq!(exposed_series(&l), 9);
 }

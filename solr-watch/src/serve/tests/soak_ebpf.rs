@@ -53,14 +53,15 @@ fn short_lived(s: &mut Session, i: u64, t: u64) {
 #[test]
 fn three_days_of_process_churn_hold_a_bounded_state() {
     let metrics = Arc::new(Mutex::new(Metrics::new("h")));
-    let mut serve = EbpfServe::new(metrics.clone(), Duration::from_secs(GRACE_S));
+    let mut serve = EbpfServe::new(8983, metrics.clone(), Duration::from_secs(GRACE_S));
     let mut s = Session::default();
     s.event(event(Kind::Open, POOLED, 1, 0, true, b""));
     let n = 3 * 86_400 / EVERY_S;
     let alive = |now: u64| {
         move |pid: u32| pid == POOLED || u64::from(pid - FIRST) * EVERY_S + LIVES_S > now
     };
-    let (mut most_procs, mut most_known) = (0, 0);
+    let (mut most_procs, mut most_known, mut most_windows) = (0, 0, 0);
+    let mut kinds = std::collections::BTreeSet::new();
     for i in 0..n {
         let t = i * EVERY_S;
         short_lived(&mut s, i, t);
@@ -73,13 +74,46 @@ fn three_days_of_process_churn_hold_a_bounded_state() {
         // 6 series a short-lived process; the pooled one has 7 from its second request
         // on (reused requests).
         let pooled_extra = usize::from(i > 0);
-        assert_eq!(m.series(), 6 * m.processes() + pooled_extra, "at {t} s");
+        let findings = if i % 720 == 0 {
+            let l = lines(&m);
+            let f: Vec<String> = l
+                .iter()
+                .filter(|x| x.starts_with("solr_watch_findings{"))
+                .filter_map(|x| {
+                    x.split("finding=\"")
+                        .nth(1)?
+                        .split('"')
+                        .next()
+                        .map(String::from)
+                })
+                .collect();
+            kinds.extend(f.iter().cloned());
+            assert_eq!(exposed_series(&l), m.series());
+            f.len()
+        } else {
+            m.series() - 6 * m.processes() - pooled_extra
+        };
+        assert_eq!(
+            m.series(),
+            6 * m.processes() + pooled_extra + findings,
+            "at {t} s"
+        );
+        assert!(
+            findings <= 2 * m.processes(),
+            "at {t} s: {findings} findings"
+        );
+        most_windows = most_windows.max(serve.windows().1);
         assert_eq!(serve.held(), 1, "only the pooled connection");
         assert_eq!(s.live_mut().0.count(), 1);
     }
     // Alive 30 s, then 300 s of grace: 66 short-lived processes and the pooled one.
     let bound = ((LIVES_S + GRACE_S) / EVERY_S + 1) as usize;
     assert_eq!((most_procs, most_known), (bound, bound));
+    // One ended connection a short-lived process; the pooled one never ends.
+    assert_eq!(most_windows, bound - 1);
+    // Every window with a QTime says where the time went (an informational finding); one
+    // connection per process is not "no reuse".
+    assert_eq!(kinds, ["outside-solr".to_string()].into());
     let m = metrics.lock().expect("lock");
     let l = lines(&m);
     let pooled =
