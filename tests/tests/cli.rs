@@ -406,6 +406,36 @@ fn the_binary_says_what_is_so() {
         "{err}"
     );
 
+    // --fail-on: the run is saved and printed, then a finding at the severity or above is
+    // exit code 3, the findings named first; below it, 0.
+    let capture = |name: &str| format!("{}/../captures/{name}.pcapng", env!("CARGO_MANIFEST_DIR"));
+    let out = dir.join("fail-on").display().to_string();
+    let fresh = capture("search-fresh");
+    let (code, err) = binary(&["watch", "--read", &fresh, "-o", &out, "--fail-on", "high"]);
+    assert_eq!(code, 3, "{err}");
+    assert!(
+        err.contains("transport-bench: --fail-on high: 1 finding(s) at that severity or above: high no-reuse\n"),
+        "{err}"
+    );
+    assert!(
+        dir.join("fail-on").join("watch.json").is_file(),
+        "saved before the exit"
+    );
+    let pooled = capture("search-pooled");
+    let (code, err) = binary(&["watch", "--read", &pooled, "-o", &out, "--fail-on", "high"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, err) = binary(&[
+        "watch",
+        "--read",
+        &pooled,
+        "-o",
+        &out,
+        "--fail-on",
+        "medium",
+    ]);
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("medium no-gzip"), "{err}");
+
     let (code, err) = binary(&["completions", "tcsh"]);
     assert_eq!(code, 2, "{err}");
     assert!(

@@ -5,6 +5,7 @@
 
 #[cfg(test)]
 mod docs_pages;
+pub mod fail_on;
 pub mod registry;
 pub mod report;
 pub mod schema;
@@ -147,7 +148,9 @@ pub fn scenario_args<S: Scenario>(
 
 /// What the binary does with a parsed command line: runs it and returns the process's exit
 /// code: 0, also when stdout was closed (`transport-bench ... | head`); 1 on an error, whose
-/// whole chain is printed on stderr as one `transport-bench: error: ...` line.
+/// whole chain is printed on stderr as one `transport-bench: error: ...` line; 3 when
+/// `--fail-on` found a finding at its severity or above ([`fail_on`]). (2 is clap's, for a
+/// command line it refused.)
 pub async fn exit_code(cli: Cli) -> i32 {
     let Err(e) = run(cli).await else {
         return 0;
@@ -157,6 +160,10 @@ pub async fn exit_code(cli: Cli) -> i32 {
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     }) {
         return 0;
+    }
+    if let Some(found) = e.downcast_ref::<fail_on::FindingsFound>() {
+        eprintln!("transport-bench: {found}");
+        return fail_on::EXIT_FINDINGS;
     }
     eprintln!("transport-bench: error: {e:#}");
     1

@@ -12,28 +12,28 @@ use indicatif::{ProgressBar, ProgressStyle};
 #[derive(Debug, clap::Args)]
 pub struct WatchArgs {
     /// Solr port to watch (with --read: inferred from the first SYN when omitted).
-    #[arg(long)]
+    #[arg(short, long)]
     pub port: Option<u16>,
     /// Interface to capture on (`lo` for a local Solr, `any` for every interface).
-    #[arg(long, default_value = "any")]
+    #[arg(short, long, default_value = "any")]
     pub interface: String,
     /// How long to capture, e.g. `60s`, `2m`, `500ms` (default: until Ctrl-C).
-    #[arg(long, value_parser = parse_duration)]
+    #[arg(short, long, value_parser = parse_duration)]
     pub duration: Option<Duration>,
     /// Read a saved pcap or pcapng file instead of capturing.
-    #[arg(long)]
+    #[arg(short, long)]
     pub read: Option<PathBuf>,
     /// Also save the live capture as pcapng here.
     #[arg(long)]
     pub save: Option<PathBuf>,
     /// Output folder (default `results/watch-<unix time>`).
-    #[arg(long)]
+    #[arg(short, long)]
     pub out: Option<PathBuf>,
     /// Print the report as JSON on stdout instead of the text table.
     #[arg(long)]
     pub json: bool,
     /// No progress line.
-    #[arg(long)]
+    #[arg(short, long)]
     pub quiet: bool,
     /// Decrypt TLS with this key log (the `SSLKEYLOGFILE` format curl, Python, Go, Node,
     /// browsers and Java agents write); read as it grows during a live capture.
@@ -63,6 +63,10 @@ pub struct WatchArgs {
     /// the exposition.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "5m")]
     pub forget_after: Duration,
+    /// Exit with code 3 (after saving and printing the report) when a finding at this
+    /// severity or above is present: high, medium or info.
+    #[arg(long, value_name = "SEVERITY", value_parser = super::fail_on::parse_severity, conflicts_with = "serve")]
+    pub fail_on: Option<solr_watch::report::Severity>,
 }
 
 /// Parses `60s`, `2m`, `500ms`, `1h` or a bare number of seconds.
@@ -189,7 +193,7 @@ pub async fn run(a: WatchArgs) -> Result<()> {
         }
     }
     eprintln!("saved: {}", out.display());
-    Ok(())
+    super::fail_on::check(a.fail_on, &report.findings)
 }
 
 #[cfg(test)]

@@ -51,7 +51,7 @@ pub async fn run(a: WatchArgs) -> Result<()> {
         ebpf::print_text(&report, &mut stdout)?;
     }
     eprintln!("saved: {}", out.display());
-    Ok(())
+    super::fail_on::check(a.fail_on, &report.findings)
 }
 
 /// Runs `watch --ebpf --serve` into `metrics` until `--duration` passes or `stop` says so.
