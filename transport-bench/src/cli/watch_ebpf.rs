@@ -9,13 +9,19 @@ use solr_watch::ebpf::{self, EbpfOptions};
 
 use super::watch::WatchArgs;
 
-/// Runs `watch --ebpf`.
-pub async fn run(a: WatchArgs) -> Result<()> {
-    let opts = EbpfOptions {
+/// The probes' options from `watch`'s: `--port` (8983 when omitted), `--duration`,
+/// `--tls-binary`.
+fn options(a: &WatchArgs) -> EbpfOptions {
+    EbpfOptions {
         ports: vec![a.port.unwrap_or(8983)],
         duration: a.duration,
         tls_binaries: a.tls_binary.clone(),
-    };
+    }
+}
+
+/// Runs `watch --ebpf`.
+pub async fn run(a: WatchArgs) -> Result<()> {
+    let opts = options(&a);
     let ready = ebpf::Ready::check()?;
     let stop = Arc::new(AtomicBool::new(false));
     let s = stop.clone();
@@ -56,11 +62,7 @@ pub async fn run(a: WatchArgs) -> Result<()> {
 
 /// Runs `watch --ebpf --serve` into `metrics` until `--duration` passes or `stop` says so.
 pub async fn serve(a: WatchArgs, metrics: solr_watch::serve::Shared) -> Result<()> {
-    let opts = EbpfOptions {
-        ports: vec![a.port.unwrap_or(8983)],
-        duration: a.duration,
-        tls_binaries: a.tls_binary.clone(),
-    };
+    let opts = options(&a);
     let ready = ebpf::Ready::check()?;
     let stop = Arc::new(AtomicBool::new(false));
     let s = stop.clone();
