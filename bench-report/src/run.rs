@@ -73,14 +73,22 @@ pub trait RunReport: Serialize + DeserializeOwned + schemars::JsonSchema + Sized
     }
 
     /// The run's page: by default built from the report's JSON, its text (whose last line
-    /// is the verdict) and the charts and files already in `dir`
+    /// is the verdict) with the table headers and rows laid out while it printed
+    /// ([`crate::table::capture`]), and the charts and files already in `dir`
     /// ([`crate::html::page_from_json`]).
     fn page(&self, dir: &Path) -> anyhow::Result<crate::html::Page> {
         let mut text = Vec::new();
-        self.print_text(&mut text)?;
+        let (printed, tables) = crate::table::capture(|| self.print_text(&mut text));
+        printed?;
         let json = serde_json::to_value(self)?;
         let text = String::from_utf8_lossy(&text);
-        Ok(crate::html::page_from_json(Self::KIND, dir, &json, &text))
+        Ok(crate::html::page_from_json(
+            Self::KIND,
+            dir,
+            &json,
+            &text,
+            &tables,
+        ))
     }
 
     /// Writes the run's page, [`crate::html::INDEX`], into `dir` and returns its path.

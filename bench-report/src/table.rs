@@ -18,6 +18,10 @@
 use std::fmt::Display;
 use std::io::{self, Write};
 
+mod capture;
+
+pub use capture::{capture, Captured};
+
 /// Where a cell sits in its column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Align {
@@ -109,8 +113,9 @@ impl Table {
                 None => c.title.clone(),
             })
             .collect();
-        let cells: Vec<&dyn Display> = titles.iter().map(|t| t as &dyn Display).collect();
-        self.line(&cells)
+        let text = self.layout(&titles);
+        capture::record(self, true, &titles, &text);
+        text
     }
 
     /// Prints a rule of `ch` as wide as the table's columns and separators.
@@ -140,18 +145,25 @@ impl Table {
 
     /// One row as a string, without the newline.
     pub fn line(&self, cells: &[&dyn Display]) -> String {
+        let cells: Vec<String> = cells.iter().map(ToString::to_string).collect();
+        let text = self.layout(&cells);
+        capture::record(self, false, &cells, &text);
+        text
+    }
+
+    /// `cells` padded to their columns, after the indent.
+    fn layout(&self, cells: &[String]) -> String {
         let mut out = self.indent.clone();
-        for (i, cell) in cells.iter().enumerate() {
+        for (i, text) in cells.iter().enumerate() {
             if i > 0 {
                 out.push(' ');
             }
-            let text = cell.to_string();
             match self.columns.get(i) {
                 Some(c) => match c.align {
                     Align::Left => out.push_str(&format!("{text:<width$}", width = c.width)),
                     Align::Right => out.push_str(&format!("{text:>width$}", width = c.width)),
                 },
-                None => out.push_str(&text),
+                None => out.push_str(text),
             }
         }
         out

@@ -1,32 +1,28 @@
 //! A [`Page`] from what every run folder has: the report's JSON, its text report (whose last
-//! line is the verdict), its SVG charts and its other files. Parameters are the report's
-//! scalar settings; findings are its `warnings` and `findings`; witnesses are every
-//! `witnesses` object in it, one row each.
+//! line is the verdict) with the table lines captured while it printed, its SVG charts and
+//! its other files. Parameters come from the JSON ([`super::parameters`]); findings are its
+//! `warnings` and `findings`; witnesses are every `witnesses` object in it, one row each.
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use super::{Finding, Grid, Page, Section, INDEX};
-
-/// Keys whose scalar members are parameters too (one level down).
-const PARAMETER_GROUPS: [&str; 6] = [
-    "settings",
-    "config",
-    "parameters",
-    "params",
-    "target",
-    "workload",
-];
-
-/// Top-level keys that are not parameters.
-const NOT_PARAMETERS: [&str; 4] = ["verdict", "schema_version", "warnings", "duration_s"];
+use super::parameters::{parameters, scalar};
+use super::{blocks, Finding, Grid, Page, Section, INDEX};
+use crate::table::Captured;
 
 /// Sibling keys naming the item a `witnesses` object belongs to.
 const ITEM_NAMES: [&str; 5] = ["scenario", "transport", "name", "label", "cache"];
 
-/// The page of a run of kind `kind` saved in `dir`, from its report `json` and its `text`.
-pub fn page_from_json(kind: &str, dir: &Path, json: &Value, text: &str) -> Page {
+/// The page of a run of kind `kind` saved in `dir`, from its report `json`, its `text` and
+/// the headers and rows its tables laid out while it printed ([`crate::table::capture`]).
+pub fn page_from_json(
+    kind: &str,
+    dir: &Path,
+    json: &Value,
+    text: &str,
+    captured: &[Captured],
+) -> Page {
     let lines: Vec<&str> = text.trim_end().lines().collect();
     let last = lines.last().copied().unwrap_or_default();
     let verdict = match json.get("verdict").and_then(Value::as_str) {
@@ -46,10 +42,7 @@ pub fn page_from_json(kind: &str, dir: &Path, json: &Value, text: &str) -> Page 
         verdict,
         findings: findings(json, &docs_link(dir, kind)),
         parameters: parameters(json),
-        tables: vec![Section {
-            title: "report".into(),
-            body,
-        }],
+        tables: blocks(&body, captured),
         charts,
         witnesses: witness_rows(json),
         files,
@@ -89,58 +82,6 @@ fn findings(json: &Value, href: &str) -> Vec<Finding> {
             href: href.into(),
         })
         .collect()
-}
-
-/// A scalar (or a short list of scalars) as text; None for anything else.
-fn scalar(v: &Value) -> Option<String> {
-    match v {
-        Value::String(s) => Some(redact(s)),
-        Value::Number(n) => Some(n.to_string()),
-        Value::Bool(b) => Some(b.to_string()),
-        Value::Array(a) if !a.is_empty() && a.len() <= 20 => {
-            let parts: Option<Vec<String>> = a
-                .iter()
-                .map(|x| (!x.is_array()).then(|| scalar(x)).flatten())
-                .collect();
-            parts.map(|p| p.join(", "))
-        }
-        _ => None,
-    }
-}
-
-/// A URL's user information replaced by `***`, so no password reaches the page.
-fn redact(s: &str) -> String {
-    let Some((scheme, rest)) = s.split_once("://") else {
-        return s.to_string();
-    };
-    let host_end = rest.find('/').unwrap_or(rest.len());
-    match rest[..host_end].rfind('@') {
-        Some(at) => format!("{scheme}://***@{}", &rest[at + 1..]),
-        None => s.to_string(),
-    }
-}
-
-fn parameters(json: &Value) -> Vec<(String, String)> {
-    let Some(obj) = json.as_object() else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for (k, v) in obj {
-        if NOT_PARAMETERS.contains(&k.as_str()) {
-            continue;
-        }
-        if let Some(s) = scalar(v) {
-            out.push((k.clone(), s));
-        } else if let (true, Some(group)) = (PARAMETER_GROUPS.contains(&k.as_str()), v.as_object())
-        {
-            out.extend(
-                group
-                    .iter()
-                    .filter_map(|(g, x)| Some((format!("{k}.{g}"), scalar(x)?))),
-            );
-        }
-    }
-    out
 }
 
 /// One row per `witnesses` object anywhere in `json`, named by its item's name fields.
@@ -242,14 +183,21 @@ mod tests {
         std::fs::write(dir.join("b.svg"), "<svg width=\"1\" height=\"1\"></svg>").unwrap();
         std::fs::write(dir.join("a.csv"), "x\n").unwrap();
         std::fs::write(dir.join(INDEX), "old").unwrap();
-        let p = page_from_json("study", &dir, &report(), "table\nrow\npooled wins\n");
+        let p = page_from_json("study", &dir, &report(), "table\nrow\npooled wins\n", &[]);
         assert_eq!(p.verdict, "pooled wins");
-        assert_eq!(p.tables[0].body, "table\nrow");
+        assert_eq!(
+            p.tables,
+            [super::super::Block::Text(vec![
+                "table".into(),
+                "row".into()
+            ])]
+        );
         assert_eq!(
             p.parameters,
             [
-                ("settings.docs".to_string(), "1000".to_string()),
-                ("settings.searches".into(), "1, 2".into()),
+                ("docs".to_string(), "1000".to_string()),
+                ("nested".into(), "a 1".into()),
+                ("searches".into(), "1, 2".into()),
                 ("url".into(), "http://***@127.0.0.1:8983/solr/bench".into()),
             ]
         );

@@ -2,40 +2,54 @@
 //! (first, prominent) with the findings linked to their explanation, the run's parameters,
 //! the tables, the charts inline, and the witnesses.
 //!
-//! Self-contained means: CSS inline, every SVG inline (without its `xmlns` URL), no script,
-//! no external URL; the only links are relative ones (the run's own files, the docs).
+//! Self-contained means: CSS inline, every SVG inline (without its `xmlns` URL), one small
+//! inline script (clicking a table's header sorts its rows, [`SORT_SCRIPT`]), no external
+//! URL; the only links are relative ones (the run's own files, the docs). The tables are
+//! HTML tables built from the same headers and rows the text report prints ([`blocks`]),
+//! figures right-aligned; the page fits a 1,280-pixel window (a table wider than the page
+//! scrolls in its own box, charts shrink to the page's width).
 //!
 //! ```
-//! use bench_report::html::{Finding, Page, Section};
+//! use bench_report::html::{blocks, Finding, Page};
+//! use bench_report::table::{capture, Table};
+//! let t = Table::new().left("transport", 9).right("p50", 6);
+//! let (text, rows) = capture(|| format!("{}\n{}\n", t.header_line(), t.line(&[&"pooled", &"1.5"])));
 //! let page = Page {
 //!     title: "study".into(),
 //!     verdict: "pooled <wins>".into(),
 //!     findings: vec![Finding { text: "capture dropped packets".into(), href: "#tables".into() }],
-//!     tables: vec![Section { title: "report".into(), body: "a  b\n1  2".into() }],
+//!     tables: blocks(&text, &rows),
 //!     ..Page::default()
 //! };
 //! let html = page.render();
 //! assert!(html.starts_with("<!DOCTYPE html>") && html.contains("pooled &lt;wins&gt;"));
-//! assert!(!html.contains("<script") && !html.contains("http"));
+//! assert!(html.contains("<td>pooled</td><td class=\"num\">1.5</td>"));
+//! assert!(!html.contains("http") && html.matches("<script>").count() == 1);
 //! ```
 
+mod blocks;
+mod data_table;
 mod extract;
+mod parameters;
 
 use std::fmt::Write as _;
 
+pub use blocks::{blocks, Block};
+pub use data_table::{DataRow, DataTable, SORT_SCRIPT};
 pub use extract::{docs_link, page_from_json, witness_rows};
+pub use parameters::{parameters, value_text};
 
 use crate::chart::esc;
 
 /// The file every run folder holds beside `run.json`.
 pub const INDEX: &str = "index.html";
 
-/// A titled block of a page: preformatted text (a table) or an SVG document (a chart).
+/// A titled SVG document (a chart).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Section {
     /// Heading.
     pub title: String,
-    /// The text table, or the SVG markup.
+    /// The SVG markup.
     pub body: String,
 }
 
@@ -66,10 +80,10 @@ pub struct Page {
     pub verdict: String,
     /// Findings and warnings, each linked to its explanation.
     pub findings: Vec<Finding>,
-    /// The run's parameters, `(name, value)`.
+    /// The run's parameters, `(name, value)` ([`parameters`]).
     pub parameters: Vec<(String, String)>,
-    /// Text tables.
-    pub tables: Vec<Section>,
+    /// The report's text and tables, in order ([`blocks`]).
+    pub tables: Vec<Block>,
     /// SVG charts.
     pub charts: Vec<Section>,
     /// What the witnesses counted.
@@ -79,11 +93,14 @@ pub struct Page {
 }
 
 const STYLE: &str = "body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\
-h1{font-size:1.4em}h2{font-size:1.15em;border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}\
-#verdict{font-size:1.25em;font-weight:bold;background:#e8f1fb;border-left:6px solid #1e88e5;padding:.8em 1em}\
-pre{background:#f7f7f7;padding:.8em;overflow-x:auto;font-size:.85em}\
-table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.25em .6em;text-align:left}\
-th{background:#f2f2f2}figure{margin:1em 0}svg{max-width:100%;height:auto;display:block}";
+h1{font-size:1.4em;overflow-wrap:anywhere}h2{font-size:1.15em;border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em}\
+#verdict{font-size:1.25em;font-weight:bold;background:#e8f1fb;border-left:6px solid #1e88e5;padding:.8em 1em;overflow-wrap:anywhere}\
+p,li{overflow-wrap:anywhere}.scroll{max-width:100%;overflow-x:auto;margin:.5em 0 1.2em}\
+table{border-collapse:collapse;font-size:.85em}td,th{border:1px solid #ddd;padding:.25em .6em;text-align:left;vertical-align:top}\
+th{background:#f2f2f2;white-space:nowrap}.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\
+table.data thead th{cursor:pointer}th[data-sort=asc]::after{content:\" \\25B2\"}th[data-sort=desc]::after{content:\" \\25BC\"}\
+tr.note td{color:#555;font-style:italic;background:#fafafa}table.params td{overflow-wrap:anywhere}\
+figure{margin:1em 0;max-width:100%}svg{max-width:100%;height:auto;display:block}";
 
 impl Page {
     /// The whole `index.html`.
@@ -97,13 +114,12 @@ impl Page {
         );
         self.verdict_html(&mut h);
         self.parameters_html(&mut h);
-        sections_html(&mut h, "tables", "Tables", &self.tables, |b| {
-            format!("<pre>{}</pre>", esc(b))
-        });
+        self.tables_html(&mut h);
         sections_html(&mut h, "charts", "Charts", &self.charts, inline_svg);
         self.witnesses_html(&mut h);
         self.files_html(&mut h);
-        h.push_str("</body>\n</html>\n");
+        h.push_str(SORT_SCRIPT);
+        h.push_str("\n</body>\n</html>\n");
         h
     }
 
@@ -125,11 +141,24 @@ impl Page {
     }
 
     fn parameters_html(&self, h: &mut String) {
-        h.push_str("<h2 id=\"parameters\">Parameters</h2>\n<table>\n");
+        h.push_str("<h2 id=\"parameters\">Parameters</h2>\n<table class=\"params\">\n");
         for (k, v) in &self.parameters {
             let _ = writeln!(h, "<tr><th>{}</th><td>{}</td></tr>", esc(k), esc(v));
         }
         h.push_str("</table>\n");
+    }
+
+    fn tables_html(&self, h: &mut String) {
+        h.push_str("<h2 id=\"tables\">Tables</h2>\n");
+        for b in &self.tables {
+            match b {
+                Block::Text(lines) => {
+                    let lines: Vec<String> = lines.iter().map(|l| esc(l)).collect();
+                    let _ = writeln!(h, "<p>{}</p>", lines.join("<br>\n"));
+                }
+                Block::Table(t) => t.render(h),
+            }
+        }
     }
 
     fn witnesses_html(&self, h: &mut String) {
@@ -138,19 +167,7 @@ impl Page {
             h.push_str("<p>This run kind records no witness counts.</p>\n");
             return;
         }
-        h.push_str("<table>\n<tr>");
-        for c in &self.witnesses.columns {
-            let _ = write!(h, "<th>{}</th>", esc(c));
-        }
-        h.push_str("</tr>\n");
-        for row in &self.witnesses.rows {
-            h.push_str("<tr>");
-            for cell in row {
-                let _ = write!(h, "<td>{}</td>", esc(cell));
-            }
-            h.push_str("</tr>\n");
-        }
-        h.push_str("</table>\n");
+        DataTable::from_grid(&self.witnesses).render(h);
     }
 
     fn files_html(&self, h: &mut String) {
@@ -201,10 +218,13 @@ mod tests {
                 href: "../../docs/commands/study.md".into(),
             }],
             parameters: vec![("docs".into(), "1000".into())],
-            tables: vec![Section {
-                title: "report.txt".into(),
-                body: "a < b".into(),
-            }],
+            tables: vec![
+                Block::Text(vec!["a < b".into()]),
+                Block::Table(DataTable {
+                    columns: vec![("n".into(), crate::table::Align::Right)],
+                    rows: vec![DataRow::Cells(vec!["3".into()])],
+                }),
+            ],
             charts: vec![Section {
                 title: "p.svg".into(),
                 body: crate::chart::LineChart::new("p50").render(),
@@ -225,11 +245,17 @@ mod tests {
         assert!(at("id=\"parameters\"") < at("id=\"tables\""));
         assert!(at("id=\"tables\"") < at("id=\"charts\""));
         assert!(at("id=\"charts\"") < at("id=\"witnesses\""));
-        assert!(h.contains("<pre>a &lt; b</pre>") && h.contains("study &lt;run&gt;"));
+        assert!(h.contains("<p>a &lt; b</p>") && h.contains("study &lt;run&gt;"));
+        assert!(h.contains("<td class=\"num\">3</td>"));
         assert!(h.contains("<a href=\"../../docs/commands/study.md\">explained</a>"));
         assert_eq!(h.matches("<svg").count(), 1);
-        assert!(!h.contains("http") && !h.contains("<script"));
-        assert!(h.contains("<td>fresh</td><td>20</td>"));
+        assert!(!h.contains("http") && !h.contains("<script src"));
+        assert_eq!(
+            h.matches("<script>").count(),
+            1,
+            "the sorting script, inline"
+        );
+        assert!(h.contains("<td>fresh</td><td class=\"num\">20</td>"));
     }
 
     #[test]

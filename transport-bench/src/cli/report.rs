@@ -42,7 +42,7 @@ pub fn rerender_any<W: Write>(run: &Path, w: &mut W) -> Result<&'static str> {
     super::registry::rerender_any(run, w)
 }
 
-/// Saves `index.png` beside the page `index` (1200 pixels wide) with headless Chromium, its
+/// Saves `index.png` beside the page `index` (1280 pixels wide, the window the page fits) with headless Chromium, its
 /// network fetches off; returns the picture's path.
 pub fn screenshot(index: &Path) -> Result<PathBuf> {
     let page = index
@@ -57,7 +57,7 @@ pub fn screenshot(index: &Path) -> Result<PathBuf> {
             "--disable-gpu",
             "--disable-background-networking",
             "--hide-scrollbars",
-            "--window-size=1200,1800",
+            "--window-size=1280,1800",
         ])
         .arg(format!("--screenshot={}", png.display()))
         .arg(format!("file://{}", page.display()))

@@ -34,6 +34,25 @@ pub enum Load {
     },
 }
 
+/// How a run's parameters show the load: `closed, concurrency 4`, or `open, 50 req/s,
+/// poisson, at most 64 in flight` (`constant` instead of `poisson` for a fixed gap).
+impl std::fmt::Display for Load {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Load::Closed { concurrency } => write!(f, "closed, concurrency {concurrency}"),
+            Load::Open {
+                rate,
+                poisson,
+                max_in_flight,
+            } => write!(
+                f,
+                "open, {rate} req/s, {}, at most {max_in_flight} in flight",
+                if poisson { "poisson" } else { "constant" }
+            ),
+        }
+    }
+}
+
 /// What happened to one request.
 #[derive(Debug, Clone)]
 pub struct Outcome {
@@ -181,6 +200,21 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_load_reads_as_words_not_as_a_struct() {
+        let closed = Load::Closed { concurrency: 4 };
+        assert_eq!(closed.to_string(), "closed, concurrency 4");
+        let open = Load::Open {
+            rate: 50.5,
+            poisson: true,
+            max_in_flight: 64,
+        };
+        assert_eq!(
+            open.to_string(),
+            "open, 50.5 req/s, poisson, at most 64 in flight"
+        );
+    }
 
     #[test]
     fn constant_and_poisson_schedules_hit_the_rate() {

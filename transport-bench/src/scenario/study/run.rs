@@ -311,7 +311,7 @@ fn report(
         "collection": cfg.collection, "docs": cfg.docs, "batch": cfg.batch,
         "searches": cfg.searches, "mixed": cfg.mixed, "write_ratio": cfg.write_ratio,
         "warmup": cfg.warmup, "reps": cfg.reps, "rows": cfg.rows,
-        "load": format!("{:?}", cfg.load), "seed": cfg.seed,
+        "load": cfg.load.to_string(), "seed": cfg.seed,
         "pcap_interface": cfg.pcap_interface,
     });
     if let Some(p) = &cfg.proxy {

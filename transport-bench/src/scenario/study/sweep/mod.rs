@@ -251,7 +251,7 @@ pub async fn sweep(a: &SweepConfig, url: &str, out: &Path) -> Result<SweepReport
             "docs": a.docs, "searches": a.searches, "warmup": a.warmup, "reps": a.reps,
             "rows": a.rows, "seed": a.seed,
             "transports": a.transports.iter().map(|t| t.as_str()).collect::<Vec<_>>(),
-            "gzip": a.gzip.as_str(), "load": "closed loop, concurrency 1", "pcap": !a.no_pcap,
+            "gzip": a.gzip.as_str(), "load": (crate::engine::load::Load::Closed { concurrency: 1 }).to_string(), "pcap": !a.no_pcap,
         }),
         points,
         rows,
