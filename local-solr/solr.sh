@@ -9,7 +9,7 @@
 #           [--java-home DIR] [--poll-interval SECS] [--idle-timeout-ms MS]
 #           [--auto-commit-ms MS] [--auto-soft-commit-ms MS] [--vector-dim N]
 #           [--gzip-inflate] [--timeout SECS] [--port BASE] [--shards N] [--replicas N]
-#           [--replica-types nrt,tlog,pull]
+#           [--replica-types nrt,tlog,pull] [--configset NAME]
 #   solr.sh stop [NAME | --all]
 #   solr.sh kill-node NAME NODE | stop-node NAME NODE | start-node NAME NODE
 #   solr.sh status [NAME]
@@ -33,6 +33,10 @@
 # Modes: standalone = node1 (core bench); pair = leader + follower (core bench, follower polls
 # the leader); cloud = zk + node1 + node2, collection bench (router compositeId) --shards x
 # --replicas (default 1 x 2), replicas spread over both nodes.
+# --configset NAME (standalone or cloud): the core or collection is NAME, made from
+# configsets/NAME/conf instead of configsets/bench/conf (`default`: a stand-in for Solr's
+# `_default`, managed schema and schemaless; a standalone core gets its own copy of the conf,
+# so Schema API changes stay in run/NAME/).
 # Launchers: the pom's version in launcher/target/, any other in launcher/target-V/ (built on
 # first use), so releases coexist; an instance keeps the version it was started with.
 # A `start` of an instance that is not fully alive wipes run/NAME and starts fresh.
@@ -45,7 +49,6 @@ LAUNCHER="$ROOT/launcher"
 DEFAULT_SOLR_VERSION="$(sed -n 's:.*<solr.version>\(.*\)</solr.version>.*:\1:p' "$LAUNCHER/pom.xml")"
 SOLR_VERSION="${SOLR_VERSION:-$DEFAULT_SOLR_VERSION}"
 TLS_DIR="$RUN/tls"
-CONFDIR="$ROOT/configsets/bench/conf"
 STOP_TIMEOUT="${SOLR_SH_STOP_TIMEOUT:-30}"
 PROG="solr.sh"
 
@@ -315,11 +318,12 @@ SHARDS=1; REPLICAS=2   # cloud: collection bench has SHARDS shards x REPLICAS re
 # --replica-types (cloud only): one replica of each listed type (nrt|tlog|pull, repeats allowed)
 # instead of replicationFactor=2, spread over node1 and node2 by Solr's placement.
 REPLICA_TYPES=""
+CONFIGSET=bench   # --configset: the configset, and the name of the core or collection
 
 save_env() {
   local f="$RUN/$1/instance.env"
   {
-    for v in MODE TLS CLIENT_AUTH BASIC_AUTH HEAP JVM_OPTS JAVA_HOME_OPT POLL IDLE_MS AUTO_COMMIT AUTO_SOFT_COMMIT VDIM GZIP_INFLATE START_TIMEOUT PORT_BASE SHARDS REPLICAS REPLICA_TYPES SOLR_VERSION; do
+    for v in MODE TLS CLIENT_AUTH BASIC_AUTH HEAP JVM_OPTS JAVA_HOME_OPT POLL IDLE_MS AUTO_COMMIT AUTO_SOFT_COMMIT VDIM GZIP_INFLATE START_TIMEOUT PORT_BASE SHARDS REPLICAS REPLICA_TYPES SOLR_VERSION CONFIGSET; do
       printf '%s=%q\n' "$v" "${!v}"
     done
   } >"$f"
@@ -328,6 +332,7 @@ load_env() {
   local f="$RUN/$1/instance.env"
   [[ -f "$f" ]] || die "no instance '$1' (no $f)"
   BASIC_AUTH=0   # absent from instances saved before --basic-auth
+  CONFIGSET=bench   # absent from instances saved before --configset
   # shellcheck disable=SC1090
   source "$f"
 }
@@ -339,6 +344,7 @@ signature() {
   # The pom's release keeps the signature instances had before --solr-version.
   [[ "$SOLR_VERSION" == "$DEFAULT_SOLR_VERSION" ]] || sig+="|solr-$SOLR_VERSION"
   [[ "${BASIC_AUTH:-0}" == 0 ]] || sig+="|basic-auth"
+  [[ "${CONFIGSET:-bench}" == bench ]] || sig+="|configset-$CONFIGSET"
   echo "$sig"
 }
 
@@ -373,7 +379,7 @@ node_answers() {
   if [[ "$MODE" == cloud ]]; then
     body="$(CURL_MAX_TIME=5 scurl "$url/admin/info/health?requireHealthyCores=true&wt=json")"
   else
-    body="$(CURL_MAX_TIME=5 scurl "$url/bench/admin/ping?wt=json")"
+    body="$(CURL_MAX_TIME=5 scurl "$url/$CONFIGSET/admin/ping?wt=json")"
   fi
   [[ "$body" =~ \"status\"[[:space:]]*:[[:space:]]*\"OK\" ]]
 }
@@ -395,10 +401,10 @@ write_node_home() {
   [[ "$CLIENT_AUTH" == 1 ]] && echo '{"authentication":{"class":"solr.CertAuthPlugin"}}' >"$nd/home/security.json"
   [[ "$MODE" == cloud ]] && return 0
   [[ "$BASIC_AUTH" == 1 ]] && basic_security_json >"$nd/home/security.json"
-  mkdir -p "$nd/home/bench"
+  mkdir -p "$nd/home/$CONFIGSET"
   {
-    echo "name=bench"
-    echo "configSet=bench"
+    echo "name=$CONFIGSET"
+    [[ "$CONFIGSET" == bench ]] && echo "configSet=bench"
     if [[ "$MODE" == pair && "$node" == leader ]]; then
       echo "bench.leader.enable=true"
     elif [[ "$MODE" == pair && "$node" == follower ]]; then
@@ -406,7 +412,8 @@ write_node_home() {
       echo "bench.leaderUrl=$(base_url "$leader_port")/bench"
       printf 'bench.pollInterval=%02d:%02d:%02d\n' $((POLL / 3600)) $((POLL % 3600 / 60)) $((POLL % 60))
     fi
-  } >"$nd/home/bench/core.properties"
+  } >"$nd/home/$CONFIGSET/core.properties"
+  [[ "$CONFIGSET" == bench ]] || cp -r "$ROOT/configsets/$CONFIGSET/conf" "$nd/home/$CONFIGSET/conf"
 }
 
 # spawn_jvm NAME NODE MAINCLASS ARGS...: starts the JVM detached (own session), records its pid.
@@ -478,7 +485,7 @@ spawn_zk() {
     basic_security_json >"$nd/security.json"
     security=(--security-json "$nd/security.json")
   fi
-  spawn_jvm "$name" zk dev.solrbench.Zk --data-dir "$nd/data" --confdir "$CONFDIR" \
+  spawn_jvm "$name" zk dev.solrbench.Zk --data-dir "$nd/data" --confdir "$ROOT/configsets/$CONFIGSET/conf" \
     --port "$port" --port-file "$nd/port.new" --tls "$([[ "$TLS" == 1 ]] && echo true || echo false)" \
     "${security[@]}"
 }
@@ -532,19 +539,19 @@ wait_collection() {
     while :; do
       if node_answers "$name" "$node"; then
         body="$(CURL_MAX_TIME=5 scurl "$(base_url "$(node_port "$name" "$node")")/admin/cores?action=STATUS&wt=json&indexInfo=false")"
-        [[ "$body" == *'"bench_shard'*'_replica'* ]] && break
+        [[ "$body" == *"\"${CONFIGSET}_shard"*'_replica'* ]] && break
       fi
       pid_alive "$(node_pid "$name" "$node")" "$name/$node" || node_failed "$name" "$node" "JVM exited"
-      ((SECONDS >= deadline)) && node_failed "$name" "$node" "replica of collection bench not active after ${START_TIMEOUT}s"
+      ((SECONDS >= deadline)) && node_failed "$name" "$node" "replica of collection $CONFIGSET not active after ${START_TIMEOUT}s"
       sleep 0.3
     done
   done
   while :; do
-    body="$(CURL_MAX_TIME=5 scurl "$(base_url "$(node_port "$name" node1)")/admin/collections?action=CLUSTERSTATUS&collection=bench&wt=json")"
+    body="$(CURL_MAX_TIME=5 scurl "$(base_url "$(node_port "$name" node1)")/admin/collections?action=CLUSTERSTATUS&collection=$CONFIGSET&wt=json")"
     green="$(grep -o '"health" *: *"GREEN"' <<<"$body" | wc -l || true)"
     ((green == ${SHARDS:-1} + 1)) && break
     pid_alive "$(node_pid "$name" node1)" "$name/node1" || node_failed "$name" node1 "JVM exited"
-    ((SECONDS >= deadline)) && node_failed "$name" node1 "collection bench not GREEN (every replica active, every shard led) after ${START_TIMEOUT}s"
+    ((SECONDS >= deadline)) && node_failed "$name" node1 "collection $CONFIGSET not GREEN (every replica active, every shard led) after ${START_TIMEOUT}s"
     sleep 0.3
   done
 }
@@ -573,17 +580,17 @@ spread_leaders() {
   local give_up=$((SECONDS + 60))
   ((give_up > deadline)) && give_up=$deadline
   while :; do
-    body="$(CURL_MAX_TIME=5 scurl "$url?action=CLUSTERSTATUS&collection=bench&wt=json")"
+    body="$(CURL_MAX_TIME=5 scurl "$url?action=CLUSTERSTATUS&collection=$CONFIGSET&wt=json")"
     (($(preferred_leaders "$body" --led) == SHARDS)) && return 0
     if (($(preferred_leaders "$body") != SHARDS)); then
       # The property is not (yet) on one replica per shard: (re)assign it, at most every 10 s.
       if ((SECONDS - balanced_at >= 10)); then
-        CURL_MAX_TIME=30 scurl "$url?action=BALANCESHARDUNIQUE&collection=bench&property=preferredLeader&wt=json" >/dev/null || true
+        CURL_MAX_TIME=30 scurl "$url?action=BALANCESHARDUNIQUE&collection=$CONFIGSET&property=preferredLeader&wt=json" >/dev/null || true
         balanced_at=$SECONDS
       fi
     elif ((SECONDS - rebalanced_at >= 5)); then
       # Move leadership to the preferred replicas; give each call time to settle.
-      CURL_MAX_TIME=60 scurl "$url?action=REBALANCELEADERS&collection=bench&maxWaitSeconds=30&wt=json" >/dev/null || true
+      CURL_MAX_TIME=60 scurl "$url?action=REBALANCELEADERS&collection=$CONFIGSET&maxWaitSeconds=30&wt=json" >/dev/null || true
       rebalanced_at=$SECONDS
     fi
     if ((SECONDS >= give_up)); then
@@ -686,6 +693,7 @@ cmd_start() {
       --shards) SHARDS="${2:?}"; shift 2 ;;
       --replicas) REPLICAS="${2:?}"; shift 2 ;;
       --replica-types) REPLICA_TYPES="${2:?}"; shift 2 ;;
+      --configset) CONFIGSET="${2:?--configset needs a name}"; shift 2 ;;
       *) die "unknown start option '$1'" ;;
     esac
   done
@@ -694,6 +702,9 @@ cmd_start() {
     || die "--client-auth needs --tls and standalone mode"
   [[ "$BASIC_AUTH" == 0 || ( "$MODE" != pair && "$CLIENT_AUTH" == 0 ) ]] \
     || die "--basic-auth is for standalone or cloud mode, without --client-auth"
+  [[ "$CONFIGSET" =~ ^[A-Za-z0-9_.-]+$ && -f "$ROOT/configsets/$CONFIGSET/conf/solrconfig.xml" ]] \
+    || die "no configset '$CONFIGSET' (local-solr/configsets/NAME/conf/solrconfig.xml)"
+  [[ "$CONFIGSET" == bench || "$MODE" != pair ]] || die "--configset is for standalone or cloud (the pair's replication is the bench configset's)"
   local n
   for n in POLL IDLE_MS VDIM START_TIMEOUT PORT_BASE; do [[ "${!n}" =~ ^[0-9]+$ ]] || die "--${n,,} must be a non-negative integer"; done
   for n in AUTO_COMMIT AUTO_SOFT_COMMIT; do [[ "${!n}" =~ ^-?[0-9]+$ ]] || die "commit intervals must be integers (ms, -1 = off)"; done
@@ -762,7 +773,7 @@ cmd_start() {
       for node in node1 node2; do wait_answers "$name" "$node" "$deadline"; done
       local p1 p2 body
       p1="$(node_port "$name" node1)"; p2="$(node_port "$name" node2)"
-      body="$(CURL_MAX_TIME=$((START_TIMEOUT)) scurl "$(base_url "$p1")/admin/collections?action=CREATE&name=bench&router.name=compositeId&numShards=${SHARDS}&$(replica_counts)&collection.configName=bench&createNodeSet=127.0.0.1:${p1}_solr,127.0.0.1:${p2}_solr&wt=json")"
+      body="$(CURL_MAX_TIME=$((START_TIMEOUT)) scurl "$(base_url "$p1")/admin/collections?action=CREATE&name=$CONFIGSET&router.name=compositeId&numShards=${SHARDS}&$(replica_counts)&collection.configName=bench&createNodeSet=127.0.0.1:${p1}_solr,127.0.0.1:${p2}_solr&wt=json")"
       if ! [[ "$body" =~ \"status\"[[:space:]]*:[[:space:]]*0 ]] || [[ "$body" == *'"failure"'* ]]; then
         node_failed "$name" node1 "collection CREATE failed: $(tr -d '\n' <<<"$body" | cut -c1-400)"
       fi

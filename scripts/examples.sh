@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
-# Runs every solr-client example against the local Solr; each checks its answer and exits
-# non-zero (the reason on stderr) when it is wrong. Built once for the whole workspace, so
-# each example has the features it needs (the workspace turns every solr-client feature on)
-# and the build shares its dependencies with the benches' build in scripts/test.sh. An
-# example's output is shown only when it fails. Uses the e2e tests' Solr instances (a
-# standalone node `e2e`, a leader/follower pair `e2e-pair`, and for the examples that need
-# SolrCloud (streaming expressions, SQL: listed in `cloud_examples`) the two-node cloud
-# `e2e-cloud`), starting them when they are not running. Called by scripts/test.sh.
+# Runs every solr-client example against the local Solr, on a collection made from
+# local-solr/configsets/default (a stand-in for Solr's `_default` configset: managed schema,
+# schemaless, the documented dynamic fields), not the project's `bench` schema: each example
+# gets SOLR_URL and SOLR_COLLECTION=default, as a user would point it at their own Solr.
+# Each checks its answer and exits non-zero (the reason on stderr) when it is wrong; status 3
+# means the example could not run on this Solr (its reason is printed), reported as not run,
+# never as passed. Built once for the whole workspace, so each example has the features it
+# needs (the workspace turns every solr-client feature on) and the build shares its
+# dependencies with the benches' build in scripts/test.sh. An example's output is shown only
+# when it fails or does not run. Instances, started when they are not running: a standalone
+# node `examples` (core `default`); for the examples that need SolrCloud (streaming
+# expressions, SQL: listed in `cloud_examples`) the two-node cloud `examples-cloud`
+# (collection `default`); for replication_lag, which needs leader/follower replication
+# configured in solrconfig.xml (which `_default` lacks), the e2e tests' pair `e2e-pair`
+# (core `bench`). Called by scripts/test.sh, which stops every instance at the end.
 #
 #   bash scripts/examples.sh [NAME...]
 #
 # With NAMEs (example file names without `.rs`), runs only those, and starts only the
-# instances they need.
+# instances they need. The last line sums up: passed, not run (with names), failed.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -30,31 +37,40 @@ wanted() {
 }
 # The examples that need SolrCloud: they run against a cloud node.
 cloud_examples=" stream sql "
+# The collection (and configset) every example but replication_lag runs on.
+collection=default
 
 cargo build -q --workspace --examples
 bin="${CARGO_TARGET_DIR:-target}/debug/examples"
-url=$(bash local-solr/solr.sh start standalone --name e2e | node_url node1)
+url=$(bash local-solr/solr.sh start standalone --name examples --configset "$collection" | node_url node1)
 if wanted replication_lag; then
   pair=$(bash local-solr/solr.sh start pair --name e2e-pair --poll-interval 1)
 fi
 # shellcheck disable=SC2086 # the list splits into names
 if wanted $cloud_examples; then
-  cloud=$(bash local-solr/solr.sh start cloud --name e2e-cloud | node_url node1)
+  cloud=$(bash local-solr/solr.sh start cloud --name examples-cloud --configset "$collection" | node_url node1)
 fi
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 
-# run NAME [VAR=VALUE...]: one example, quiet unless it fails.
+passed=0 failed=() not_run=()
+# run NAME [VAR=VALUE...]: one example, quiet unless it fails or does not run.
 run() {
   local ex="$1" rc=0
   shift
-  env SOLR_URL="$url" "$@" "$bin/$ex" >"$out" 2>&1 || rc=$?
-  if [ "$rc" -ne 0 ]; then
-    cat "$out"
-    echo "example $ex: FAILED (status $rc)" >&2
-    return 1
-  fi
-  echo "example $ex: ok"
+  env SOLR_URL="$url" SOLR_COLLECTION="$collection" "$@" "$bin/$ex" >"$out" 2>&1 || rc=$?
+  case "$rc" in
+    0) echo "example $ex: ok"; passed=$((passed + 1)) ;;
+    3)
+      echo "example $ex: NOT RUN: $(grep -m1 '^not run: ' "$out" | sed 's/^not run: //')"
+      not_run+=("$ex")
+      ;;
+    *)
+      cat "$out"
+      echo "example $ex: FAILED (status $rc)" >&2
+      failed+=("$ex")
+      ;;
+  esac
 }
 
 # Every example in the directory: a new one cannot be left out.
@@ -62,7 +78,7 @@ for f in solr-client/examples/*.rs; do
   ex=$(basename "$f" .rs)
   wanted "$ex" || continue
   if [ "$ex" = replication_lag ]; then
-    run "$ex" LEADER_URL="$(node_url leader <<<"$pair")" \
+    run "$ex" SOLR_COLLECTION=bench LEADER_URL="$(node_url leader <<<"$pair")" \
       FOLLOWER_URL="$(node_url follower <<<"$pair")" PROBES=3 POLL_SECS=1
   elif [[ "$cloud_examples" == *" $ex "* ]]; then
     run "$ex" SOLR_URL="$cloud"
@@ -70,3 +86,5 @@ for f in solr-client/examples/*.rs; do
     run "$ex"
   fi
 done
+echo "examples: $passed passed, ${#not_run[@]} not run${not_run[*]:+ (${not_run[*]})}, ${#failed[@]} failed${failed[*]:+ (${failed[*]})}"
+[ "${#failed[@]}" -eq 0 ]

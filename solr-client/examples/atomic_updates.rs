@@ -3,46 +3,50 @@
 //! are not the updated ones or the stale write is not refused.
 //!
 //! ```text
-//! SOLR_URL=http://127.0.0.1:8983/solr cargo run -p solr-client --example atomic_updates
+//! SOLR_URL=http://127.0.0.1:8983/solr SOLR_COLLECTION=gettingstarted \
+//!     cargo run -p solr-client --example atomic_updates
 //! ```
 
 #[path = "common/check.rs"]
 mod check;
+#[path = "common/mod.rs"]
+mod common;
 
 use serde_json::{json, Value};
-use solr_client::{AtomicUpdate, Error, Get, SolrClient};
+use solr_client::{AtomicUpdate, Error, Get};
 
 #[tokio::main]
 async fn main() -> solr_client::Result<()> {
-    let url = std::env::var("SOLR_URL").unwrap_or_else(|_| "http://127.0.0.1:8983/solr".into());
-    let client = SolrClient::builder(&url).collection("bench").build()?;
+    let client = common::client().await;
     let id = "example-atomic-1";
     client
-        .add(&[json!({"id": id, "title_s": "draft", "popularity": 1, "tags_ss": ["a", "b"]})])
+        .add(&[json!({"id": id, "title_s": "draft", "popularity_i": 1, "tags_ss": ["a", "b"]})])
         .await?;
 
     // Only the named fields change; real-time get sees it before any commit.
     client
         .add(&[AtomicUpdate::new(id)
             .set("title_s", "published")
-            .inc("popularity", 10)
+            .inc("popularity_i", 10)
             .add_distinct("tags_ss", ["b", "c"])])
         .await?;
     let doc = &client
-        .get::<Value>(&Get::new([id]).fl("id,title_s,popularity,tags_ss,_version_"))
+        .get::<Value>(&Get::new([id]).fl("id,title_s,popularity_i,tags_ss,_version_"))
         .await?
         .docs[0];
     println!("after the update: {doc}");
     check::check_eq(
-        "title_s, popularity, tags_ss after the update",
-        (&doc["title_s"], &doc["popularity"], &doc["tags_ss"]),
+        "title_s, popularity_i, tags_ss after the update",
+        (&doc["title_s"], &doc["popularity_i"], &doc["tags_ss"]),
         (&json!("published"), &json!(11), &json!(["a", "b", "c"])),
     );
 
     // Optimistic concurrency: the first write with the current version wins, the second
     // (same, now stale, version) is refused.
     let version = doc["_version_"].as_i64().unwrap_or(0);
-    let write = AtomicUpdate::new(id).inc("popularity", 1).version(version);
+    let write = AtomicUpdate::new(id)
+        .inc("popularity_i", 1)
+        .version(version);
     client.add(std::slice::from_ref(&write)).await?;
     match client.add(&[write]).await {
         Err(Error::VersionConflict {

@@ -3,7 +3,8 @@
 //! when a count differs from the one the catalogue (12 books, 4 per category) gives.
 //!
 //! ```text
-//! SOLR_URL=http://127.0.0.1:8983/solr cargo run -p solr-client --example facets
+//! SOLR_URL=http://127.0.0.1:8983/solr SOLR_COLLECTION=gettingstarted \
+//!     cargo run -p solr-client --example facets
 //! ```
 
 #[path = "common/check.rs"]
@@ -23,18 +24,18 @@ async fn main() -> solr_client::Result<()> {
         .select(
             &Select::new("*:*")
                 .fq(&fq)
-                .fq_tagged("cat", "category:search")
+                .fq_tagged("cat", "category_s:search")
                 .rows(0)
                 .facet(
-                    Facet::field("category")
+                    Facet::field("category_s")
                         .exclude("cat")
                         .mincount(1)
                         .limit(10),
                 )
-                .facet(Facet::query("price:[0 TO 20]"))
-                .facet(Facet::range("price", 0, 40, 10).other(RangeOther::All))
-                .facet(Facet::pivot(&["category", "popularity"]).limit(2))
-                .facet(Facet::interval("popularity", &["[0,50)", "[50,*]"])),
+                .facet(Facet::query("price_f:[0 TO 20]"))
+                .facet(Facet::range("price_f", 0, 40, 10).other(RangeOther::All))
+                .facet(Facet::pivot(&["category_s", "popularity_i"]).limit(2))
+                .facet(Facet::interval("popularity_i", &["[0,50)", "[50,*]"])),
         )
         .await?;
     let hits = r.response.map_or(0, |d| d.num_found);
@@ -42,7 +43,7 @@ async fn main() -> solr_client::Result<()> {
     println!("hits (category:search only): {hits}");
     check_eq("hits (category:search)", hits, 4);
     let mut categories = Vec::new();
-    for (value, n) in fc.field("category").into_iter().flat_map(|l| l.iter()) {
+    for (value, n) in fc.field("category_s").into_iter().flat_map(|l| l.iter()) {
         println!("category {value:?}: {n} (filter excluded)");
         categories.push((value.map(str::to_string), *n));
     }
@@ -52,14 +53,14 @@ async fn main() -> solr_client::Result<()> {
         categories,
         vec![four("jvm"), four("search"), four("systems")],
     );
-    println!("price <= 20: {:?}", fc.query("price:[0 TO 20]"));
+    println!("price <= 20: {:?}", fc.query("price_f:[0 TO 20]"));
     check_eq(
         "search books at price <= 20",
-        fc.query("price:[0 TO 20]"),
+        fc.query("price_f:[0 TO 20]"),
         Some(3),
     );
     let mut ranges = Vec::new();
-    if let Some(range) = fc.facet_ranges.get("price") {
+    if let Some(range) = fc.facet_ranges.get("price_f") {
         for (from, n) in range.counts.iter() {
             println!("price from {from:?}: {n}");
             ranges.push(*n);
@@ -70,7 +71,7 @@ async fn main() -> solr_client::Result<()> {
     let mut pivots = Vec::new();
     for p in fc
         .facet_pivot
-        .get("category,popularity")
+        .get("category_s,popularity_i")
         .into_iter()
         .flatten()
     {
@@ -82,7 +83,7 @@ async fn main() -> solr_client::Result<()> {
         pivots.push((p.value.to_string(), p.count, below));
     }
     check_eq(
-        "pivot category,popularity (limit 2)",
+        "pivot category_s,popularity_i (limit 2)",
         pivots,
         vec![("search".to_string(), 4, 2)],
     );

@@ -3,23 +3,25 @@
 //! status 1 unless every format decodes the same 20 documents.
 //!
 //! ```text
-//! SOLR_URL=http://127.0.0.1:8983/solr cargo run -p solr-client --features javabin,cbor --example formats
+//! SOLR_URL=http://127.0.0.1:8983/solr SOLR_COLLECTION=gettingstarted \
+//!     cargo run -p solr-client --features javabin,cbor --example formats
 //! ```
 
 #[path = "common/check.rs"]
 mod check;
+#[path = "common/mod.rs"]
+mod common;
 
 use serde_json::json;
-use solr_client::{Commit, ResponseFormat, Select, SolrClient};
+use solr_client::{Commit, ResponseFormat, Select};
 
 #[tokio::main]
 async fn main() -> solr_client::Result<()> {
-    let url = std::env::var("SOLR_URL").unwrap_or_else(|_| "http://127.0.0.1:8983/solr".into());
-    let client = SolrClient::builder(&url).collection("bench").build()?;
+    let client = common::client().await;
     let docs: Vec<_> = (0..20)
         .map(|i| {
-            json!({"id": format!("example-fmt-{i}"), "title": format!("format example {i}"),
-                "price": 1.5 * i as f64, "ts": "2024-01-02T03:04:05Z"})
+            json!({"id": format!("example-fmt-{i}"), "title_t": format!("format example {i}"),
+                "price_d": 1.5 * i as f64, "ts_dt": "2024-01-02T03:04:05Z"})
         })
         .collect();
     client.add(&docs).await?;

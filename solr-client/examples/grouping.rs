@@ -4,7 +4,8 @@
 //! cheapest of each category first).
 //!
 //! ```text
-//! SOLR_URL=http://127.0.0.1:8983/solr cargo run -p solr-client --example grouping
+//! SOLR_URL=http://127.0.0.1:8983/solr SOLR_COLLECTION=gettingstarted \
+//!     cargo run -p solr-client --example grouping
 //! ```
 
 #[path = "common/check.rs"]
@@ -22,13 +23,16 @@ async fn main() -> solr_client::Result<()> {
     let fq = common::catalogue(&client, "example-grouping").await?;
     let r = client
         .select_as::<common::Book>(
-            &Select::new("*:*").fq(&fq).fl("id,category,price").group(
-                Group::field("category")
-                    .and_query("price:[0 TO 15]")
-                    .limit(2)
-                    .sort("price asc")
-                    .ngroups(true),
-            ),
+            &Select::new("*:*")
+                .fq(&fq)
+                .fl("id,category_s,price_f")
+                .group(
+                    Group::field("category_s")
+                        .and_query("price_f:[0 TO 15]")
+                        .limit(2)
+                        .sort("price_f asc")
+                        .ngroups(true),
+                ),
         )
         .await?;
     let grouped = r.grouped.expect("group=true answers grouped");
@@ -57,8 +61,8 @@ async fn main() -> solr_client::Result<()> {
         "group commands: (name, matches, groups)",
         seen,
         vec![
-            ("category".to_string(), 12, Some(3)),
-            ("price:[0 TO 15]".to_string(), 12, None),
+            ("category_s".to_string(), 12, Some(3)),
+            ("price_f:[0 TO 15]".to_string(), 12, None),
         ],
     );
 
@@ -66,9 +70,9 @@ async fn main() -> solr_client::Result<()> {
         .select_as::<common::Book>(
             &Select::new("*:*")
                 .fq(&fq)
-                .fl("id,category,price")
-                .collapse(Collapse::field("category").min("price"))
-                .expand(Expand::new().rows(3).sort("price asc")),
+                .fl("id,category_s,price_f")
+                .collapse(Collapse::field("category_s").min("price_f"))
+                .expand(Expand::new().rows(3).sort("price_f asc")),
         )
         .await?;
     let mut heads = Vec::new();

@@ -4,7 +4,8 @@
 //! come back, most popular first, each with both words marked in its title.
 //!
 //! ```text
-//! SOLR_URL=http://127.0.0.1:8983/solr cargo run -p solr-client --example highlight
+//! SOLR_URL=http://127.0.0.1:8983/solr SOLR_COLLECTION=gettingstarted \
+//!     cargo run -p solr-client --example highlight
 //! ```
 
 #[path = "common/check.rs"]
@@ -23,19 +24,19 @@ async fn main() -> solr_client::Result<()> {
         .select_as::<common::Book>(
             &Select::new("rust latency")
                 .fq(&fq)
-                .fl("id,title")
+                .fl("id,title_t")
                 .def_type(DefType::Edismax(
                     Dismax::new()
-                        .qf("title^2 body")
-                        .pf("title")
+                        .qf("title_t^2 body_t")
+                        .pf("title_t")
                         .mm("1")
-                        .boost("sum(popularity,1)"),
+                        .boost("sum(popularity_i,1)"),
                 ))
                 .highlight(
-                    Highlight::fields(["title", "body"])
+                    Highlight::fields(["title_t", "body_t"])
                         .tags("**", "**")
-                        .field_snippets("body", 2)
-                        .field_fragsize("body", 40),
+                        .field_snippets("body_t", 2)
+                        .field_fragsize("body_t", 40),
                 ),
         )
         .await?;
@@ -51,7 +52,7 @@ async fn main() -> solr_client::Result<()> {
                 println!("  {field}: {snippets:?}");
             }
         }
-        let title = hl.get(&book.id).and_then(|f| f.get("title"));
+        let title = hl.get(&book.id).and_then(|f| f.get("title_t"));
         check::check(
             title.is_some_and(|s| s.iter().any(|t| t.contains("**rust** client **latency**"))),
             &format!("{}: both words marked in the title snippet", book.id),

@@ -4,7 +4,8 @@
 //! 4 per category, price 5 + 2.5 i, popularity 10 i).
 //!
 //! ```text
-//! SOLR_URL=http://127.0.0.1:8983/solr cargo run -p solr-client --example json_facets
+//! SOLR_URL=http://127.0.0.1:8983/solr SOLR_COLLECTION=gettingstarted \
+//!     cargo run -p solr-client --example json_facets
 //! ```
 
 #[path = "common/check.rs"]
@@ -24,24 +25,24 @@ async fn main() -> solr_client::Result<()> {
         .select(
             &Select::new("*:*")
                 .fq(&fq)
-                .fq_tagged("cheap", "price:[0 TO 20]")
+                .fq_tagged("cheap", "price_f:[0 TO 20]")
                 .rows(0)
                 .json_facet(
                     "categories",
-                    JsonFacet::terms("category")
+                    JsonFacet::terms("category_s")
                         .limit(10)
-                        .facet("revenue", JsonFacet::stat("sum(price)"))
-                        .facet("avg_price", JsonFacet::stat("avg(price)"))
+                        .facet("revenue", JsonFacet::stat("sum(price_f)"))
+                        .facet("avg_price", JsonFacet::stat("avg(price_f)"))
                         .facet(
                             "top",
-                            JsonFacet::terms("popularity").limit(2).sort("index desc"),
+                            JsonFacet::terms("popularity_i").limit(2).sort("index desc"),
                         ),
                 )
-                .json_facet("prices", JsonFacet::range("price", 0, 40, 10))
-                .json_facet("popular", JsonFacet::query("popularity:[50 TO *]"))
+                .json_facet("prices", JsonFacet::range("price_f", 0, 40, 10))
+                .json_facet("popular", JsonFacet::query("popularity_i:[50 TO *]"))
                 .json_facet(
                     "all_categories",
-                    JsonFacet::terms("category").domain(Domain::new().exclude_tags("cheap")),
+                    JsonFacet::terms("category_s").domain(Domain::new().exclude_tags("cheap")),
                 ),
         )
         .await?;

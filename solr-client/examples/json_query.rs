@@ -4,7 +4,8 @@
 //! unless those are the ones the catalogue gives (12 books, 4 per category, price 5 + 2.5 i).
 //!
 //! ```text
-//! SOLR_URL=http://127.0.0.1:8983/solr cargo run -p solr-client --example json_query
+//! SOLR_URL=http://127.0.0.1:8983/solr SOLR_COLLECTION=gettingstarted \
+//!     cargo run -p solr-client --example json_query
 //! ```
 
 #[path = "common/check.rs"]
@@ -47,13 +48,13 @@ async fn main() -> solr_client::Result<()> {
     let client = common::client().await;
     let tag = "example-json-query";
     let fq = common::catalogue(&client, tag).await?;
-    let facet = || JsonFacet::terms("category").facet("revenue", JsonFacet::stat("sum(price)"));
+    let facet = || JsonFacet::terms("category_s").facet("revenue", JsonFacet::stat("sum(price_f)"));
 
     let json = JsonQuery::new("*:*")
         .filter(fq.as_str())
-        .filter("price:[10 TO *]")
-        .fields(&["id", "price"])
-        .sort("price desc")
+        .filter("price_f:[10 TO *]")
+        .fields(&["id", "price_f"])
+        .sort("price_f desc")
         .offset(1)
         .limit(3)
         .facet("categories", facet());
@@ -61,9 +62,9 @@ async fn main() -> solr_client::Result<()> {
 
     let select = Select::new("*:*")
         .fq(&fq)
-        .fq("price:[10 TO *]")
-        .fl("id,price")
-        .sort("price desc")
+        .fq("price_f:[10 TO *]")
+        .fl("id,price_f")
+        .sort("price_f desc")
         .start(1)
         .rows(3)
         .json_facet("categories", facet());

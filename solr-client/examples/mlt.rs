@@ -3,7 +3,8 @@
 //! a "solr search relevance" book are about the same and the term `latency` is found.
 //!
 //! ```text
-//! SOLR_URL=http://127.0.0.1:8983/solr cargo run -p solr-client --example mlt
+//! SOLR_URL=http://127.0.0.1:8983/solr SOLR_COLLECTION=gettingstarted \
+//!     cargo run -p solr-client --example mlt
 //! ```
 
 #[path = "common/check.rs"]
@@ -23,8 +24,13 @@ async fn main() -> solr_client::Result<()> {
         .select_as::<common::Book>(
             &Select::new("id:\"example-mlt-0\"")
                 .fq(&fq)
-                .fl("id,title")
-                .more_like_this(MoreLikeThis::fields(&["body"]).min_tf(1).min_df(1).count(3)),
+                .fl("id,title_t")
+                .more_like_this(
+                    MoreLikeThis::fields(&["body_t"])
+                        .min_tf(1)
+                        .min_df(1)
+                        .count(3),
+                ),
         )
         .await?;
     let mut lists = 0;
@@ -45,7 +51,7 @@ async fn main() -> solr_client::Result<()> {
     check_eq("MoreLikeThis lists (one per book found)", lists, 1);
 
     let r = client
-        .select(&Terms::field("title").prefix("la").limit(5).to_select())
+        .select(&Terms::field("title_t").prefix("la").limit(5).to_select())
         .await?;
     let mut latency = None;
     for (field, terms) in r.terms.iter().flat_map(|t| t.named()) {

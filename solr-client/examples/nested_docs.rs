@@ -3,37 +3,37 @@
 //! unless both children come back both ways.
 //!
 //! ```text
-//! SOLR_URL=http://127.0.0.1:8983/solr cargo run -p solr-client --features javabin --example nested_docs
+//! SOLR_URL=http://127.0.0.1:8983/solr SOLR_COLLECTION=gettingstarted \
+//!     cargo run -p solr-client --features javabin --example nested_docs
 //! ```
+//! Needs `_nest_path_` in the schema (Solr's `_default` has it).
 
 #[path = "common/check.rs"]
 mod check;
+#[path = "common/mod.rs"]
+mod common;
 
 use serde_json::json;
-use solr_client::{Commit, Select, SolrClient, UpdateFormat};
+use solr_client::{Commit, Select, UpdateFormat};
 
 #[tokio::main]
 async fn main() -> solr_client::Result<()> {
-    let url = std::env::var("SOLR_URL").unwrap_or_else(|_| "http://127.0.0.1:8983/solr".into());
     // Any update format carries child documents; javabin is SolrJ's own.
-    let client = SolrClient::builder(&url)
-        .collection("bench")
-        .update_format(UpdateFormat::Javabin)
-        .build()?;
+    let client = common::connect(common::builder().update_format(UpdateFormat::Javabin)).await;
     client
         .add(&[json!({
             "id": "example-order-1",
-            "title": "order 1",
+            "title_t": "order 1",
             "lines": [
-                {"id": "example-order-1-l1", "name_s": "pen", "popularity": 2},
-                {"id": "example-order-1-l2", "name_s": "ink", "popularity": 5},
+                {"id": "example-order-1-l1", "name_s": "pen", "popularity_i": 2},
+                {"id": "example-order-1-l2", "name_s": "ink", "popularity_i": 5},
             ],
         })])
         .await?;
     client.commit(Commit::default()).await?;
 
     let r = client
-        .select(&Select::new("id:example-order-1").fl("id,title,lines,name_s,[child]"))
+        .select(&Select::new("id:example-order-1").fl("id,title_t,lines,name_s,[child]"))
         .await?;
     check::check_eq("parents found", r.docs().len(), 1);
     let parent = serde_json::Value::Object(r.docs()[0].clone());

@@ -6,15 +6,18 @@
 //! time).
 //!
 //! ```text
-//! SOLR_URL=http://127.0.0.1:8983/solr cargo run -p solr-client --features metrics \
+//! SOLR_URL=http://127.0.0.1:8983/solr SOLR_COLLECTION=gettingstarted \
+//!     cargo run -p solr-client --features metrics \
 //!     --example prometheus_metrics
 //! ```
 
 #[path = "common/check.rs"]
 mod check;
+#[path = "common/mod.rs"]
+mod common;
 
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder};
-use solr_client::{Select, SolrClient, TransportKind};
+use solr_client::{Select, TransportKind};
 
 /// The value of the sample of `name` whose labels include every `label="value"` of
 /// `labels`, in the exposition `text`; None when there is no such line.
@@ -32,7 +35,8 @@ fn sample(text: &str, name: &str, labels: &[&str]) -> Option<f64> {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let url = std::env::var("SOLR_URL").unwrap_or_else(|_| "http://127.0.0.1:8983/solr".into());
+    // Solr and the collection checked before the recorder is installed: not counted.
+    common::client().await;
     // Buckets for the `_seconds` histograms (without them the exporter renders summaries).
     let buckets = [
         0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5,
@@ -42,18 +46,15 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .install_recorder()?;
     solr_client::observe::describe_metrics();
 
-    let client = SolrClient::builder(&url)
-        .collection("bench")
-        .transport(TransportKind::Pooled)
-        .build()?;
+    let client = common::builder().transport(TransportKind::Pooled).build()?;
     let searches = 5;
     for i in 0..searches {
         client
-            .select(&Select::new(format!("id:{i} OR title:solr")).rows(3))
+            .select(&Select::new(format!("id:{i} OR title_t:solr")).rows(3))
             .await?;
     }
     // A query Solr's parser refuses: a Solr error, counted with its status.
-    let refused = client.select(&Select::new("title:(unclosed")).await;
+    let refused = client.select(&Select::new("title_t:(unclosed")).await;
     check::check(
         matches!(refused, Err(solr_client::Error::Solr { status: 400, .. })),
         "the unbalanced query is refused with a 400",
@@ -62,7 +63,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let text = handle.render();
     println!("{text}");
     let requests = "solr_client_requests_total";
-    let select = ["collection=\"bench\"", "handler=\"select\""];
+    let collection = format!("collection=\"{}\"", common::collection());
+    let select = [collection.as_str(), "handler=\"select\""];
     let ok = [
         select[0],
         select[1],

@@ -1,40 +1,45 @@
 //! Index a few documents, search them, and print where the time went.
 //!
 //! ```text
-//! SOLR_URL=http://127.0.0.1:8983/solr cargo run -p solr-client --example quickstart
+//! SOLR_URL=http://127.0.0.1:8983/solr SOLR_COLLECTION=gettingstarted \
+//!     cargo run -p solr-client --example quickstart
 //! ```
-//! `SOLR_CA` names a CA PEM file to trust for https. Exits with status 1 when an answer is
+//! The fields are `_default` dynamic fields (`title_t`, `category_s`, `price_f`). `SOLR_CA` names a CA PEM file to trust for https. Exits with status 1 when an answer is
 //! not the expected one (5 documents sent, 5 found).
 
 #[path = "common/check.rs"]
 mod check;
+#[path = "common/mod.rs"]
+mod common;
 
 use serde::Serialize;
-use solr_client::{Commit, Select, SolrClient, TlsOptions, TransportKind};
+use solr_client::{Commit, Select, TlsOptions, TransportKind};
 
 #[derive(Serialize)]
 struct Book {
     id: String,
+    #[serde(rename = "title_t")]
     title: String,
+    #[serde(rename = "category_s")]
     category: String,
+    #[serde(rename = "price_f")]
     price: f32,
 }
 
 #[tokio::main]
 async fn main() -> solr_client::Result<()> {
-    let url = std::env::var("SOLR_URL").unwrap_or_else(|_| "http://127.0.0.1:8983/solr".into());
     let mut tls = TlsOptions::new();
     if let Ok(ca) = std::env::var("SOLR_CA") {
         tls = tls.add_ca_pem_file(ca)?;
     }
-    let client = SolrClient::builder(&url)
-        .collection("bench")
-        .transport(TransportKind::Pooled)
-        .gzip(true)
-        .tls(tls)
-        .build()?;
+    let client = common::connect(
+        common::builder()
+            .transport(TransportKind::Pooled)
+            .gzip(true)
+            .tls(tls),
+    )
+    .await;
 
-    client.ping().await?;
     let books: Vec<Book> = (0..5)
         .map(|i| Book {
             id: format!("example-book-{i}"),
@@ -54,8 +59,8 @@ async fn main() -> solr_client::Result<()> {
     for i in 0..3 {
         let r = client
             .select(
-                &Select::new("title:solr")
-                    .fq("category:books")
+                &Select::new("title_t:solr")
+                    .fq("category_s:books")
                     .fq("id:example-book-*")
                     .rows(5),
             )

@@ -5,11 +5,17 @@
 //!
 //! ```text
 //! local-solr/solr.sh start pair --name lag --poll-interval 5
-//! LEADER_URL=http://127.0.0.1:PORT1/solr FOLLOWER_URL=http://127.0.0.1:PORT2/solr \
+//! LEADER_URL=http://127.0.0.1:PORT1/solr FOLLOWER_URL=http://127.0.0.1:PORT2/solr SOLR_COLLECTION=bench \
 //!     PROBES=5 POLL_SECS=5 cargo run -p solr-client --example replication_lag
 //! ```
 //! Probe starts are staggered over one poll interval: a probe started right after the
 //! previous one was seen starts right after a poll and would always wait a whole interval.
+//! Leader/follower replication is configured in solrconfig.xml (`/replication`'s leader and
+//! follower sections), which Solr's `_default` configset lacks: this example needs a pair
+//! whose configset has them, such as local-solr's `bench` (core `bench`).
+
+#[path = "common/mod.rs"]
+mod common;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -28,14 +34,14 @@ async fn main() -> solr_client::Result<()> {
     let inner = TransportKind::Pooled.build(&Default::default(), false)?;
     let router = Arc::new(
         Routing::builder(inner)
-            .collection("bench")
+            .collection(common::collection())
             .leader(&leader)
             .replica(&follower)
             .read_preference(ReadPreference::Node(follower.clone()))
             .build()?,
     );
     let client = SolrClient::builder(&leader)
-        .collection("bench")
+        .collection(common::collection())
         .custom_transport(router.clone())
         .build()?;
     let run = std::process::id();

@@ -3,7 +3,8 @@
 //! a figure differs from the catalogue's (12 books, price 5 + 2.5 i, popularity 10 i).
 //!
 //! ```text
-//! SOLR_URL=http://127.0.0.1:8983/solr cargo run -p solr-client --example stats
+//! SOLR_URL=http://127.0.0.1:8983/solr SOLR_COLLECTION=gettingstarted \
+//!     cargo run -p solr-client --example stats
 //! ```
 
 #[path = "common/check.rs"]
@@ -24,8 +25,8 @@ async fn main() -> solr_client::Result<()> {
             &Select::new("*:*")
                 .fq(&fq)
                 .rows(0)
-                .stats(StatsField::new("price").facet("category"))
-                .stats(StatsField::new("popularity").only(&["min", "max", "mean"])),
+                .stats(StatsField::new("price_f").facet("category_s"))
+                .stats(StatsField::new("popularity_i").only(&["min", "max", "mean"])),
         )
         .await?;
     let stats = r.stats.expect("stats=true answers stats");
@@ -42,7 +43,7 @@ async fn main() -> solr_client::Result<()> {
             }
         }
     }
-    let price = stats.stats_fields.get("price");
+    let price = stats.stats_fields.get("price_f");
     check_eq(
         "price (count, missing, sum, mean)",
         price.map(|s| (s.count, s.missing, s.sum, s.mean)),
@@ -60,7 +61,7 @@ async fn main() -> solr_client::Result<()> {
         sums,
         vec![sum("jvm", 85.0), sum("search", 65.0), sum("systems", 75.0)],
     );
-    let pop = stats.stats_fields.get("popularity");
+    let pop = stats.stats_fields.get("popularity_i");
     check_eq(
         "popularity min, max (only min, max and mean asked for)",
         pop.map(minmax),

@@ -5,7 +5,8 @@
 //! an answer differs from what was indexed.
 //!
 //! ```text
-//! SOLR_URL=http://127.0.0.1:8983/solr cargo run -p solr-client --example stream
+//! SOLR_URL=http://127.0.0.1:8983/solr SOLR_COLLECTION=gettingstarted \
+//!     cargo run -p solr-client --example stream
 //! ```
 
 #[path = "common/check.rs"]
@@ -30,10 +31,12 @@ async fn main() -> solr_client::Result<()> {
     let tag = "example-stream";
     common::numbered(&client, tag, 20, 2).await?;
 
-    let search =
-        format!(r#"search(bench,q="tag_s:{tag}",fl="id,popularity",sort="id asc",qt="/export")"#);
-    // 100 / (popularity - 5): the sixth tuple divides by zero.
-    let expr = format!("select({search},id,div(100,sub(popularity,5)) as x)");
+    let search = format!(
+        r#"search({},q="tag_s:{tag}",fl="id,popularity_i",sort="id asc",qt="/export")"#,
+        common::collection()
+    );
+    // 100 / (popularity_i - 5): the sixth tuple divides by zero.
+    let expr = format!("select({search},id,div(100,sub(popularity_i,5)) as x)");
     let items: Vec<_> = client.stream_as::<Ratio>(&expr).await?.collect().await;
     for item in &items {
         match item {

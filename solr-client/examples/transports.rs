@@ -5,29 +5,32 @@
 //! starts before the previous connection is back in the pool).
 //!
 //! ```text
-//! SOLR_URL=http://127.0.0.1:8983/solr cargo run -p solr-client --all-features --example transports
+//! SOLR_URL=http://127.0.0.1:8983/solr SOLR_COLLECTION=gettingstarted \
+//!     cargo run -p solr-client --all-features --example transports
 //! ```
 
 #[path = "common/check.rs"]
 mod check;
+#[path = "common/mod.rs"]
+mod common;
 
-use solr_client::{Select, SolrClient, TlsOptions, TransportKind};
+use solr_client::{Select, TlsOptions, TransportKind};
 
 #[tokio::main]
 async fn main() -> solr_client::Result<()> {
-    let url = std::env::var("SOLR_URL").unwrap_or_else(|_| "http://127.0.0.1:8983/solr".into());
     let mut tls = TlsOptions::new();
     if let Ok(ca) = std::env::var("SOLR_CA") {
         tls = tls.add_ca_pem_file(ca)?;
     }
+    // Solr and the collection checked by a client of its own: not counted below.
+    common::connect(common::builder().tls(tls.clone())).await;
     println!(
         "{:<14} {:>11} {:>10} {:>10}",
         "transport", "connections", "p50 ms", "QTime p50"
     );
     for kind in TransportKind::ALL {
         for gzip in [false, true] {
-            let client = SolrClient::builder(&url)
-                .collection("bench")
+            let client = common::builder()
                 .transport(kind)
                 .gzip(gzip)
                 .tls(tls.clone())
