@@ -1,10 +1,11 @@
 //! [`Harness`]: where the local Solr lives (its home folder) and how `solr.sh` is run there.
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use crate::assets;
 use crate::error::{Error, Result};
@@ -14,8 +15,15 @@ use crate::tools;
 /// The environment variable naming the home folder.
 pub const HOME_VAR: &str = "SOLR_HARNESS_HOME";
 
-/// Serializes `solr.sh` calls from one process (two starts of one instance must not race).
-static SCRIPT_LOCK: Mutex<()> = Mutex::new(());
+/// One lock per home: serializes this process's `solr.sh` calls in one home (two starts of
+/// one instance must not race), while another home (a test's own, building its launcher for
+/// a minute) does not hold them up.
+static SCRIPT_LOCKS: Mutex<BTreeMap<PathBuf, Arc<Mutex<()>>>> = Mutex::new(BTreeMap::new());
+
+fn home_lock(home: &Path) -> Arc<Mutex<()>> {
+    let mut locks = SCRIPT_LOCKS.lock().unwrap_or_else(|e| e.into_inner());
+    locks.entry(home.to_path_buf()).or_default().clone()
+}
 
 /// Where the local Solr lives: a home folder holding `solr.sh`, the launcher and `run/`.
 ///
@@ -93,7 +101,8 @@ impl Harness {
 
     /// Runs `bash HOME/solr.sh ARGS` (the home extracted first); its standard output.
     pub(crate) fn script(&self, args: &[&str]) -> Result<String> {
-        let _guard = SCRIPT_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+        let lock = home_lock(&self.home);
+        let _guard = lock.lock().unwrap_or_else(|e| e.into_inner());
         assets::extract(&self.home)?;
         let script = self.home.join("solr.sh");
         let out = Command::new("bash")
