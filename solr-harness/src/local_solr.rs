@@ -1,11 +1,10 @@
-//! The project's own local Solr: a thin Rust handle on `local-solr/solr.sh`, which starts
-//! real Apache Solr 9 nodes (one JVM per node) from Maven Central artifacts.
+//! A running local Solr: a thin Rust handle on the instances `solr.sh` starts (real Apache
+//! Solr 9 nodes, one JVM per node, from Maven Central artifacts) in a [`Harness`]'s home.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::Mutex;
 
-use anyhow::{bail, Context, Result};
+use crate::error::{Error, Result};
+use crate::harness::Harness;
 
 /// How the local Solr is laid out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,7 +18,7 @@ pub enum Mode {
 }
 
 impl Mode {
-    fn as_str(&self) -> &'static str {
+    pub(crate) fn as_str(&self) -> &'static str {
         match self {
             Mode::Standalone => "standalone",
             Mode::Pair => "pair",
@@ -28,7 +27,9 @@ impl Mode {
     }
 }
 
-/// The project's root folder: `SOLR_BENCH_ROOT`, or the workspace this crate was built in.
+/// This repository's root folder: `SOLR_BENCH_ROOT`, or the workspace this crate was built
+/// in. For the repository's own bench and tests (results, captures, docs); the local Solr
+/// itself lives in the [`Harness`]'s home, which is not tied to this path.
 pub fn project_root() -> PathBuf {
     if let Ok(p) = std::env::var("SOLR_BENCH_ROOT") {
         return PathBuf::from(p);
@@ -39,53 +40,27 @@ pub fn project_root() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
-fn script() -> PathBuf {
-    project_root().join("local-solr").join("solr.sh")
-}
-
-/// Serializes `solr.sh` calls from one process (two starts of one instance must not race).
-static SCRIPT_LOCK: Mutex<()> = Mutex::new(());
-
-fn run_script(args: &[&str]) -> Result<String> {
-    let _guard = SCRIPT_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let out = Command::new("bash")
-        .arg(script())
-        .args(args)
-        .output()
-        .with_context(|| format!("cannot run {}", script().display()))?;
-    if !out.status.success() {
-        bail!(
-            "local-solr/solr.sh {} failed ({}):\n{}",
-            args.join(" "),
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
 /// A running local Solr instance (a named set of nodes).
 #[derive(Debug, Clone)]
 pub struct LocalSolr {
-    /// Instance name (folder under `local-solr/run/`).
+    /// Instance name (folder under the home's `run/`).
     pub name: String,
     /// `(node name, base URL)` in start order.
     pub nodes: Vec<(String, String)>,
     /// The CA certificate clients must trust, when TLS is on.
     pub ca: Option<PathBuf>,
+    harness: Harness,
 }
 
 impl LocalSolr {
-    /// Starts (or finds running) the instance `name` in `mode`; `extra` are more
-    /// `solr.sh start` options such as `--tls` or `--poll-interval 1`.
+    /// Starts (or finds running) the instance `name` in `mode` in the default home
+    /// ([`Harness::new`]); `extra` are more `solr.sh start` options such as `--tls` or
+    /// `--poll-interval 1`.
     pub fn start(mode: Mode, name: &str, extra: &[&str]) -> Result<LocalSolr> {
-        let mut args = vec!["start", mode.as_str(), "--name", name];
-        args.extend_from_slice(extra);
-        let out = run_script(&args)?;
-        Self::parse(name, &out)
+        Harness::new()?.start(mode, name, extra)
     }
 
-    fn parse(name: &str, out: &str) -> Result<LocalSolr> {
+    pub(crate) fn parse(harness: Harness, name: &str, out: &str) -> Result<LocalSolr> {
         let mut nodes = Vec::new();
         let mut ca = None;
         for line in out.lines() {
@@ -97,12 +72,16 @@ impl LocalSolr {
             }
         }
         if nodes.is_empty() {
-            bail!("solr.sh printed no node for instance {name}: {out}");
+            return Err(Error::NoNodes {
+                name: name.to_string(),
+                stdout: out.to_string(),
+            });
         }
         Ok(LocalSolr {
             name: name.to_string(),
             nodes,
             ca,
+            harness,
         })
     }
 
@@ -115,17 +94,26 @@ impl LocalSolr {
                 .iter()
                 .find(|(name, _)| name == n)
                 .map(|(_, u)| u.as_str())
-                .with_context(|| format!("no node {n} in instance {}", self.name)),
+                .ok_or_else(|| Error::NoSuchNode {
+                    name: self.name.clone(),
+                    node: n.to_string(),
+                }),
         }
     }
 
-    /// The pid of `node`'s JVM, from `local-solr/run/NAME/nodes.tsv` (None when unknown).
+    /// The harness (home folder) the instance runs in.
+    pub fn harness(&self) -> &Harness {
+        &self.harness
+    }
+
+    /// The instance's folder: `HOME/run/NAME` (logs and data of each node, `nodes.tsv`).
+    pub fn dir(&self) -> PathBuf {
+        self.harness.run_dir().join(&self.name)
+    }
+
+    /// The pid of `node`'s JVM, from `HOME/run/NAME/nodes.tsv` (None when unknown).
     pub fn pid(&self, node: &str) -> Option<u32> {
-        let tsv = project_root()
-            .join("local-solr")
-            .join("run")
-            .join(&self.name)
-            .join("nodes.tsv");
+        let tsv = self.dir().join("nodes.tsv");
         std::fs::read_to_string(tsv).ok()?.lines().find_map(|l| {
             let f: Vec<&str> = l.split('\t').collect();
             (f.first() == Some(&node)).then(|| f.get(2)?.parse().ok())?
@@ -134,16 +122,20 @@ impl LocalSolr {
 
     /// SIGKILLs one node (a crash).
     pub fn kill_node(&self, node: &str) -> Result<()> {
-        run_script(&["kill-node", &self.name, node]).map(|_| ())
+        self.harness
+            .script(&["kill-node", &self.name, node])
+            .map(|_| ())
     }
 
     /// Starts one stopped node again on the same port and waits until it answers.
     pub fn start_node(&self, node: &str) -> Result<()> {
-        run_script(&["start-node", &self.name, node]).map(|_| ())
+        self.harness
+            .script(&["start-node", &self.name, node])
+            .map(|_| ())
     }
 
     /// Stops every node of the instance.
     pub fn stop(&self) -> Result<()> {
-        run_script(&["stop", &self.name]).map(|_| ())
+        self.harness.stop(&self.name)
     }
 }

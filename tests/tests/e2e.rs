@@ -27,6 +27,7 @@ mod fleet;
 mod formats;
 mod foundation;
 mod h2_faults;
+mod harness;
 mod hostile_input;
 mod html_report;
 mod idle_timeout;

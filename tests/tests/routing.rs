@@ -392,7 +392,7 @@ async fn pair_follower_killed_mid_reads_fails_over_and_comes_back() {
 
     // Restart it: the next probe after the backoff brings it back.
     let s2 = s.clone();
-    blocking(move || s2.start_node("follower")).await;
+    blocking(move || Ok(s2.start_node("follower")?)).await;
     let answered_before = router.stats_of(&follower).expect("counted").answered;
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {

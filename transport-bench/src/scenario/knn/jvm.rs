@@ -114,12 +114,9 @@ impl JvmSpec {
 pub(super) fn start_local(cfg: &KnnConfig, spec: &JvmSpec, run: &JvmRun) -> Result<LocalSolr> {
     let name = format!("{}-{}", cfg.instance_prefix, spec.slug());
     // A fresh JVM and an empty index for every setting, as the seed restarted Solr per case.
-    let old = LocalSolr {
-        name: name.clone(),
-        nodes: Vec::new(),
-        ca: None,
-    };
-    let _ = old.stop();
+    if let Ok(h) = solr_harness::Harness::new() {
+        let _ = h.stop(&name);
+    }
     // Per-request logging off, as in the seed (SOLR_REQUESTLOG_ENABLED=false, level ERROR).
     let mut opts = spec.opts.clone();
     opts.push("-Dsolr.log.requests=WARN".into());
