@@ -1,6 +1,6 @@
 //! The files `solr.sh` needs, built into the program (`include_bytes!` of `local-solr/`:
 //! the script, the launcher's pom and Java sources, Solr's configuration and the `bench`
-//! configset, ~140 KB), and their extraction into the harness's home folder.
+//! and `default` configsets, ~150 KB), and their extraction into the harness's home folder.
 //!
 //! Extraction writes only the files that differ, so an unchanged home keeps its mtimes and
 //! `solr.sh` does not build the launcher again. A home the harness did not make (no
@@ -32,6 +32,8 @@ pub(crate) const FILES: &[(&str, &[u8])] = &[
     asset!("conf/solr.xml"),
     asset!("configsets/bench/conf/schema.xml"),
     asset!("configsets/bench/conf/solrconfig.xml"),
+    asset!("configsets/default/conf/managed-schema.xml"),
+    asset!("configsets/default/conf/solrconfig.xml"),
     asset!("launcher/pom.xml"),
     asset!("launcher/src/main/java/dev/solrbench/Args.java"),
     asset!("launcher/src/main/java/dev/solrbench/BulkIndex.java"),
