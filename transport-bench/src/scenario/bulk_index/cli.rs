@@ -106,8 +106,8 @@ pub async fn run(a: BulkIndexArgs) -> Result<BulkIndexReport> {
     report
         .save(&out)
         .with_context(|| format!("saving to {}", out.display()))?;
-    report.print_text(&mut std::io::stdout().lock())?;
-    eprintln!("saved: {}", out.display());
+    a.output
+        .finish(&out, BulkIndexReport::FILE, |w| report.print_text(w))?;
     if !report.all_exact {
         bail!("{}", report.verdict);
     }

@@ -92,9 +92,10 @@ pub async fn run(a: SweepArgs) -> Result<()> {
     target.finish(a.wan.run.local.keep_solr);
     let report = result?;
     sweep::save(&out, &report)?;
-    sweep::print_text(&report, &mut std::io::stdout().lock())?;
-    eprintln!("saved: {}", out.display());
-    Ok(())
+    let file = <sweep::SweepReport as bench_report::RunReport>::FILE;
+    a.wan
+        .output
+        .finish(&out, file, |w| sweep::print_text(&report, w))
 }
 
 /// `sweep` in the scenario list ([`crate::cli::registry::SCENARIOS`]).
