@@ -8,7 +8,7 @@ use crate::scenario::knn;
 /// Options of `knn`.
 #[derive(Debug, clap::Args)]
 #[command(mut_arg("url", |a| a.help(
-    "Solr base URL. Without it the project's local Solr is started once per `--jvm`"
+    "Solr base URL. Without it or `SOLR_URL` the project's local Solr is started once per `--jvm`"
 )))]
 #[command(mut_arg("out", |a| a.help("Output folder (default `results/knn-<unix time>`)")))]
 pub struct KnnArgs {

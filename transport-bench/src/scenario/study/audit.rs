@@ -17,7 +17,7 @@ use solr_harness::{auth, seedkit};
 /// Options of `audit`.
 #[derive(Debug, clap::Args)]
 #[command(mut_arg("url", |a| a.help(
-    "Solr base URL, e.g. `https://solr.example:8983/solr`. Without it the project's local \
+    "Solr base URL, e.g. `https://solr.example:8983/solr`. Without it or `SOLR_URL` the project's local \
      Solr is started (and stopped after)"
 )))]
 #[command(mut_arg("out", |a| a.help("Output folder (default `results/audit-<unix time>`)")))]
@@ -191,19 +191,23 @@ pub async fn run(a: AuditArgs) -> Result<()> {
             None => String::new(),
         },
     };
-    a.output.finish(&out, "summary.json", |w| {
-        use std::io::Write;
-        writeln!(
-            w,
-            "Audit of {url}{through}: {} searches per transport",
-            a.searches
-        )?;
-        for line in study::judge::lines(&report.findings) {
-            writeln!(w, "  {line}")?;
-        }
-        writeln!(w)?;
-        crate::scenario::study::print_text(&report, w)
-    })?;
+    a.output.finish(
+        &out,
+        <study::StudyReport as bench_report::RunReport>::FILE,
+        |w| {
+            use std::io::Write;
+            writeln!(
+                w,
+                "Audit of {url}{through}: {} searches per transport",
+                a.searches
+            )?;
+            for line in study::judge::lines(&report.findings) {
+                writeln!(w, "  {line}")?;
+            }
+            writeln!(w)?;
+            crate::scenario::study::print_text(&report, w)
+        },
+    )?;
     a.fail_on.check(&report.findings)
 }
 

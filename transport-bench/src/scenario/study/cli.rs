@@ -16,7 +16,7 @@ use crate::scenario::study::{self, wan};
 /// Options of `study`.
 #[derive(Debug, clap::Args)]
 #[command(mut_arg("url", |a| a.help(
-    "Solr base URL. Without it the project's own local Solr is started (and stopped after)"
+    "Solr base URL. Without it or `SOLR_URL` the project's own local Solr is started (and stopped after)"
 )))]
 #[command(mut_arg("out", |a| a.help("Output folder (default `results/study-<unix time>`)")))]
 pub struct StudyArgs {
@@ -174,9 +174,11 @@ pub async fn run(a: StudyArgs) -> Result<()> {
     let out = a.output.dir("study")?;
     crate::scenario::study::save(&out, &report, &records)
         .with_context(|| format!("saving to {}", out.display()))?;
-    a.output.finish(&out, "summary.json", |w| {
-        crate::scenario::study::print_text(&report, w)
-    })?;
+    a.output.finish(
+        &out,
+        <study::StudyReport as bench_report::RunReport>::FILE,
+        |w| crate::scenario::study::print_text(&report, w),
+    )?;
     a.fail_on.check(&report.findings)
 }
 

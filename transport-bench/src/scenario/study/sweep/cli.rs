@@ -11,7 +11,7 @@ use crate::scenario::study::sweep::{self, SweepConfig, TlsChoice};
 /// Options of `sweep`.
 #[derive(Debug, Clone, clap::Args)]
 #[command(mut_arg("url", |a| a.help(
-    "A Solr on this machine's loopback (plain http; the proxy terminates TLS). Without it \
+    "A Solr on this machine's loopback (plain http; the proxy terminates TLS). Without it or `SOLR_URL` \
      the project's local Solr is started and stopped after"
 )))]
 #[command(mut_arg("out", |a| a.help("Output folder (default `results/sweep-<unix time>`)")))]
