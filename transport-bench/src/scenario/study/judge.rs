@@ -2,7 +2,7 @@
 //! [`Severity`] as `watch`'s (one type, from `solr_watch::report`), so `--fail-on` means the
 //! same on every command. The rules are the verdict's:
 //!
-//! - per transport, its connections ([`summary::finding_line`] says what): `witnesses-disagree`
+//! - per transport, its connections ([`finding_line`] says what): `witnesses-disagree`
 //!   (high) when the witnesses disagree; else `no-reuse`, high when a connection per request
 //!   is more than the transport should open (a pooled client whose connections something
 //!   closes), info when it opens one per request by design (`fresh`, the study's contrast:
