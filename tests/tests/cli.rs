@@ -281,18 +281,46 @@ const CHILD_ARGS: &str = "E2E_TRANSPORT_BENCH_ARGS";
 /// [`transport_bench::cli::exit_code`] and `process::exit`) in a child process, this test
 /// binary again in [`the_binary_says_what_is_so`]: its exit code and stderr.
 fn binary(args: &[&str]) -> (i32, String) {
-    let out = std::process::Command::new(std::env::current_exe().expect("test binary"))
-        .args([
-            "--exact",
-            "cli::the_binary_says_what_is_so",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD_ARGS, serde_json::to_string(args).expect("json"))
-        .output()
-        .expect("child runs");
-    let code = out.status.code().unwrap_or(-1);
-    (code, String::from_utf8_lossy(&out.stderr).into_owned())
+    let out = binary_env(args, &[]);
+    (out.code, out.stderr)
+}
+
+/// What a child run of the binary left: exit code, stdout, stderr.
+struct Ran {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// [`binary`] with environment variables set (`Some`) or removed (`None`) for the child, and
+/// its stdout: what the command printed after the test harness's `running 1 test` line
+/// (`-q`: the harness prints nothing else before the child exits).
+fn binary_env(args: &[&str], env: &[(&str, Option<&str>)]) -> Ran {
+    let mut cmd = std::process::Command::new(std::env::current_exe().expect("test binary"));
+    cmd.args([
+        "--exact",
+        "cli::the_binary_says_what_is_so",
+        "--nocapture",
+        "--test-threads=1",
+        "-q",
+    ])
+    .env(CHILD_ARGS, serde_json::to_string(args).expect("json"));
+    for (name, value) in env {
+        match value {
+            Some(v) => cmd.env(name, v),
+            None => cmd.env_remove(name),
+        };
+    }
+    let out = cmd.output().expect("child runs");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let (_, printed) = stdout
+        .split_once("running 1 test\n")
+        .unwrap_or_else(|| panic!("no test harness header in the child's stdout: {stdout}"));
+    Ran {
+        code: out.status.code().unwrap_or(-1),
+        stdout: printed.to_string(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
 }
 
 /// A study of 5 searches through `transport` into `out`, extra options first; written with
@@ -459,4 +487,323 @@ fn the_binary_says_what_is_so() {
         )
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The runs of an audit: every transport, without and with gzip.
+const AUDIT_RUNS: usize = solr_client::TransportKind::ALL.len() * 2;
+
+/// `audit` of `url` (when given): 3 searches per transport, no idle probe, no capture, into
+/// `out`, `extra` options last.
+fn audit_line<'a>(url: Option<&'a str>, out: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec!["audit"];
+    if let Some(url) = url {
+        args.extend(["--url", url]);
+    }
+    args.extend([
+        "--searches",
+        "3",
+        "--no-idle",
+        "--no-pcap",
+        "--quiet",
+        "-o",
+        out,
+    ]);
+    args.extend_from_slice(extra);
+    args
+}
+
+/// `--json` on stdout, parsed: it must be one JSON document and nothing else.
+fn json_out(ran: &Ran) -> serde_json::Value {
+    serde_json::from_str(&ran.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not one JSON document ({e}): {}\nstderr: {}",
+            ran.stdout, ran.stderr
+        )
+    })
+}
+
+/// `--json` prints on stdout the report the run saved, and nothing else (the text goes to
+/// stderr): an audit, a `baseline` run, `report RUN` and `compare`; `--fail-on` judges the
+/// audit's findings (the same severities as watch's): the fresh transport's connection per
+/// request is an `info no-reuse` finding by design, so `--fail-on info` is exit code 3, the
+/// report saved first, and `--fail-on medium` is 0.
+#[test]
+fn json_prints_the_saved_report_and_fail_on_judges_the_audit() {
+    let url = support::standalone().url(None).expect("url").to_string();
+    let dir = std::env::temp_dir().join(support::tag("cli-json"));
+    let at = |name: &str| dir.join(name).display().to_string();
+    let _g = support::exclusive_blocking();
+
+    let audit = at("audit");
+    let ran = binary_env(
+        &audit_line(Some(&url), &audit, &["--json", "--fail-on", "medium"]),
+        &[],
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let printed = json_out(&ran);
+    assert_eq!(
+        printed,
+        support::read_json(&dir.join("audit").join("summary.json"))
+    );
+    let transports = printed["transports"].as_array().expect("transports");
+    assert_eq!(transports.len(), AUDIT_RUNS);
+    for t in transports {
+        assert_eq!(
+            (&t["wall"]["n"], &t["errors"], &t["witnesses"]["requests"]),
+            (&3.into(), &0.into(), &3.into()),
+            "{}",
+            t["transport"]
+        );
+    }
+    let findings = printed["findings"].as_array().expect("findings");
+    assert_eq!(
+        findings.len(),
+        AUDIT_RUNS,
+        "one per transport: {findings:?}"
+    );
+    let fresh: Vec<&serde_json::Value> = findings
+        .iter()
+        .filter(|f| {
+            f["what"]
+                .as_str()
+                .is_some_and(|w| w.starts_with("search fresh"))
+        })
+        .collect();
+    assert_eq!(fresh.len(), 2, "fresh without and with gzip: {findings:?}");
+    for f in &fresh {
+        assert_eq!(
+            (&f["severity"], &f["kind"]),
+            (&"info".into(), &"no-reuse".into())
+        );
+        assert!(
+            f["what"]
+                .as_str()
+                .unwrap_or_default()
+                .contains(": NO connection reuse: 3 requests, 3 connections;"),
+            "{f}"
+        );
+    }
+    assert!(
+        ran.stderr
+            .contains(&format!("Audit of {url}: 3 searches per transport\n"))
+            && ran.stderr.contains(
+                "\n  info   search fresh: NO connection reuse: 3 requests, 3 connections;"
+            ),
+        "the text goes to stderr: {}",
+        ran.stderr
+    );
+
+    let failing = at("audit-fail");
+    let ran = binary_env(
+        &audit_line(Some(&url), &failing, &["--fail-on", "info"]),
+        &[],
+    );
+    assert_eq!(ran.code, 3, "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains(&format!(
+            "transport-bench: --fail-on info: {AUDIT_RUNS} finding(s) at that severity or above: info no-reuse, "
+        )),
+        "{}",
+        ran.stderr
+    );
+    assert!(
+        dir.join("audit-fail").join("summary.json").is_file(),
+        "saved before the exit"
+    );
+    assert!(
+        ran.stdout.starts_with(&format!("Audit of {url}: ")),
+        "{}",
+        ran.stdout
+    );
+
+    json_of_baseline_report_and_compare(&url, &dir, &audit);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The rest of [`json_prints_the_saved_report_and_fail_on_judges_the_audit`]: a `baseline`
+/// run of 2 rows x 1 round x 4 searches, `report RUN` of the audit saved at `audit`, and
+/// `compare` of that audit with itself.
+fn json_of_baseline_report_and_compare(url: &str, dir: &std::path::Path, audit: &str) {
+    let out = dir.join("baseline");
+    let o = out.display().to_string();
+    let ran = binary_env(
+        &[
+            "baseline",
+            "--url",
+            url,
+            "--docs",
+            "0",
+            "--queries",
+            "4",
+            "--rounds",
+            "1",
+            "--warmup",
+            "0",
+            "--rows",
+            "raw-hyper,pooled",
+            "--quiet",
+            "--json",
+            "-o",
+            &o,
+        ],
+        &[],
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let printed = json_out(&ran);
+    assert_eq!(printed, support::read_json(&out.join("summary.json")));
+    let rows = printed["rows"].as_array().expect("rows");
+    assert_eq!(rows.len(), 2);
+    for r in rows {
+        assert_eq!(r["latency"]["n"], 4, "{}", r["row"]);
+    }
+    assert_eq!(printed["per_round"].as_array().map(Vec::len), Some(2));
+
+    let ran = binary_env(&["report", audit, "--json"], &[]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let summary = std::path::Path::new(audit).join("summary.json");
+    assert_eq!(json_out(&ran), support::read_json(&summary));
+    assert!(
+        ran.stderr.contains("Solr: "),
+        "the text on stderr: {}",
+        ran.stderr
+    );
+
+    let ran = binary_env(&["compare", audit, audit, "--json"], &[]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let diffs = json_out(&ran);
+    let p50: Vec<&serde_json::Value> = diffs
+        .as_array()
+        .expect("a list of differences")
+        .iter()
+        .filter(|d| d["metric"] == "p50_ms")
+        .collect();
+    assert_eq!(p50.len(), AUDIT_RUNS);
+    assert!(p50.iter().all(|d| d["diff"] == 0.0), "{p50:?}");
+}
+
+/// The notice that a run without any URL starts the project's local Solr (instance `audit`).
+const NOTICE: &str = "transport-bench: no --url and no SOLR_URL: starting the project's local \
+     Solr (instance audit); give --url or set SOLR_URL to measure your own Solr, or --local to \
+     start it without this notice";
+
+/// A local Solr is started only with `--local` (no notice, even with `SOLR_URL` set) or when
+/// no URL is configured at all (the notice, exactly once); with `--url` or `SOLR_URL` the run
+/// measures that Solr and starts nothing: the local instance's `nodes.tsv` (rewritten, with
+/// the JVM's pid, by every start) is left as it was.
+#[test]
+fn a_local_solr_is_started_only_with_local_or_without_any_url() {
+    let url = support::standalone().url(None).expect("url").to_string();
+    let dir = std::env::temp_dir().join(support::tag("cli-local"));
+    let nodes = solr_harness::project_root().join("local-solr/run/audit/nodes.tsv");
+    let started = || {
+        let text = std::fs::read_to_string(&nodes).ok();
+        let at = std::fs::metadata(&nodes).and_then(|m| m.modified()).ok();
+        (text, at)
+    };
+    let measured = |out: &str| {
+        let r = support::read_json(&std::path::Path::new(out).join("summary.json"));
+        r["url"].as_str().expect("url").to_string()
+    };
+    let _g = support::exclusive_blocking();
+    let before = started();
+    let given = dir.join("given").display().to_string();
+    let from_env = dir.join("env").display().to_string();
+    for (line, env) in [
+        (audit_line(Some(&url), &given, &[]), None),
+        (audit_line(None, &from_env, &[]), Some(url.as_str())),
+    ] {
+        let ran = binary_env(&line, &[("SOLR_URL", env)]);
+        assert_eq!(ran.code, 0, "{}", ran.stderr);
+        assert!(!ran.stderr.contains("local Solr"), "{}", ran.stderr);
+    }
+    assert_eq!(
+        (measured(&given), measured(&from_env)),
+        (url.clone(), url.clone())
+    );
+    assert_eq!(started(), before, "no local Solr was started");
+
+    let none = dir.join("none").display().to_string();
+    let ran = binary_env(&audit_line(None, &none, &[]), &[("SOLR_URL", None)]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let notices = ran
+        .stderr
+        .lines()
+        .filter(|l| l.contains("local Solr"))
+        .count();
+    assert_eq!(notices, 1, "{}", ran.stderr);
+    assert!(ran.stderr.lines().any(|l| l == NOTICE), "{}", ran.stderr);
+    let after_notice = started();
+    assert_ne!(after_notice, before, "the local instance was started");
+    let in_nodes = |state: &(Option<String>, _), url: &str| {
+        state.0.as_deref().is_some_and(|t| t.contains(url))
+    };
+    assert!(
+        in_nodes(&after_notice, &measured(&none)) && measured(&none) != url,
+        "the run measured the local instance it started: {after_notice:?}"
+    );
+
+    let local = dir.join("local").display().to_string();
+    let ran = binary_env(
+        &audit_line(None, &local, &["--local"]),
+        &[("SOLR_URL", Some(&url))],
+    );
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert!(
+        !ran.stderr.contains("local Solr"),
+        "no notice: {}",
+        ran.stderr
+    );
+    let after_local = started();
+    assert_ne!(after_local, after_notice, "started again");
+    assert!(
+        in_nodes(&after_local, &measured(&local)) && measured(&local) != url,
+        "the run measured the local instance it started: {after_local:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `completions bash` is a script naming every subcommand; `man` is roff: after the quote
+/// macro every clap_mangen page opens with, the `.TH` header, then a section per subcommand.
+#[test]
+fn completions_and_man_are_printed() {
+    let ran = binary_env(&["completions", "bash"], &[]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert!(
+        ran.stdout.starts_with("_transport__bench() {"),
+        "{}",
+        ran.stdout
+    );
+    let names = [
+        "study",
+        "audit",
+        "watch",
+        "report",
+        "compare",
+        "knn",
+        "completions",
+        "man",
+    ];
+    for name in names {
+        assert!(
+            ran.stdout.contains(&format!("transport__bench,{name})")),
+            "{name} missing from the bash script"
+        );
+    }
+    let ran = binary_env(&["man"], &[]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    let lines: Vec<&str> = ran.stdout.lines().take(3).collect();
+    assert_eq!(lines.len(), 3, "{}", ran.stdout);
+    assert!(
+        lines[0].starts_with(".ie ")
+            && lines[1].starts_with(".el ")
+            && lines[2].starts_with(".TH transport-bench 1 "),
+        "{lines:?}"
+    );
+    for name in names {
+        let section = format!("\n.SH \"TRANSPORT-BENCH-{}\"\n", name.to_uppercase());
+        assert!(
+            ran.stdout.contains(&section),
+            "{section} missing from the man page"
+        );
+    }
 }

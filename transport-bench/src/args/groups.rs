@@ -10,17 +10,24 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
+use crate::args::json::{Human, JsonArgs};
 use crate::args::GzipChoice;
+use bench_report::RunReport;
 use solr_client::TransportKind;
+use solr_harness::local_solr::{LocalSolr, Mode};
 use solr_harness::seedkit::Target;
 
-/// The Solr to talk to: `--url`, `--collection`, `--ca`.
+/// The Solr to talk to: `--url` (or `SOLR_URL`), `--local`, `--collection`, `--ca`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct SolrTargetArgs {
-    /// Solr base URL. Without it the project's local Solr is started (and stopped after),
-    /// with a one-line notice on stderr.
+    /// Solr base URL (default: the `SOLR_URL` environment variable). Without either, the
+    /// project's local Solr is started (and stopped after), with a one-line notice on stderr.
     #[arg(short, long, value_parser = crate::args::SolrUrl)]
     pub url: Option<String>,
+    /// Start the project's local Solr (and stop it after), even when `SOLR_URL` is set,
+    /// without the notice.
+    #[arg(long, conflicts_with = "url")]
+    pub local: bool,
     /// Collection or core.
     #[arg(short, long, default_value = "bench")]
     pub collection: String,
@@ -29,26 +36,74 @@ pub struct SolrTargetArgs {
     pub ca: Option<PathBuf>,
 }
 
+/// The environment variable a Solr URL is taken from when `--url` is not given.
+pub const SOLR_URL_ENV: &str = "SOLR_URL";
+
 impl SolrTargetArgs {
-    /// `--url` when given; otherwise the project's local standalone Solr, instance `name`
-    /// (`name-tls`, started with `--tls`, when `tls`).
-    pub fn open(&self, name: &str, tls: bool) -> Result<Target> {
-        let (url, ca) = (self.url.clone(), self.ca.clone());
-        if tls {
-            Target::open(
-                url,
-                &self.collection,
-                ca,
-                &format!("{name}-tls"),
-                &["--tls"],
-            )
-        } else {
-            Target::open(url, &self.collection, ca, name, &[])
+    /// The Solr URL the run is pointed at: `--url`, else `SOLR_URL` (checked as `--url` is; an
+    /// empty value is none), else None, which means the project's local Solr; always None
+    /// with `--local`.
+    pub fn configured_url(&self) -> Result<Option<String>> {
+        if self.local {
+            return Ok(None);
         }
+        if let Some(url) = &self.url {
+            return Ok(Some(url.clone()));
+        }
+        match std::env::var(SOLR_URL_ENV) {
+            Ok(v) if !v.trim().is_empty() => crate::args::check_solr_url(v.trim())
+                .map(Some)
+                .map_err(|e| anyhow::anyhow!("{SOLR_URL_ENV}: {e}")),
+            _ => Ok(None),
+        }
+    }
+
+    /// The one-line notice printed on stderr before the local Solr (instance `name`) is
+    /// started for a run that configured no URL at all (no `--url`, no `SOLR_URL`, no
+    /// `--local`); None when there is nothing to say.
+    pub fn local_notice(&self, name: &str) -> Result<Option<String>> {
+        if self.local || self.configured_url()?.is_some() {
+            return Ok(None);
+        }
+        Ok(Some(format!(
+            "transport-bench: no --url and no {SOLR_URL_ENV}: starting the project's local Solr \
+             (instance {name}); give --url or set {SOLR_URL_ENV} to measure your own Solr, or \
+             --local to start it without this notice"
+        )))
+    }
+
+    /// The configured URL ([`SolrTargetArgs::configured_url`]); otherwise the project's local
+    /// standalone Solr, instance `name` (`name-tls`, started with `--tls`, when `tls`), after
+    /// the notice ([`SolrTargetArgs::local_notice`]) unless `--local`.
+    pub fn open(&self, name: &str, tls: bool) -> Result<Target> {
+        let collection = self.collection.clone();
+        if let Some(url) = self.configured_url()? {
+            return Ok(Target {
+                url,
+                collection,
+                ca: self.ca.clone(),
+                local: None,
+            });
+        }
+        let (instance, extra): (String, &[&str]) = if tls {
+            (format!("{name}-tls"), &["--tls"])
+        } else {
+            (name.to_string(), &[])
+        };
+        if let Some(notice) = self.local_notice(&instance)? {
+            eprintln!("{notice}");
+        }
+        let s = LocalSolr::start(Mode::Standalone, &instance, extra)?;
+        Ok(Target {
+            url: s.url(None)?.to_string(),
+            collection,
+            ca: s.ca.clone().or_else(|| self.ca.clone()),
+            local: Some(s),
+        })
     }
 }
 
-/// Where the run's files go and how much is shown while it runs: `--out`, `--quiet`.
+/// Where the run's files go and how the report is shown: `--out`, `--quiet`, `--json`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct OutputArgs {
     /// Output folder (default `results/<command>-<unix time>`).
@@ -57,6 +112,9 @@ pub struct OutputArgs {
     /// No progress bars.
     #[arg(short, long)]
     pub quiet: bool,
+    /// `--json`.
+    #[command(flatten)]
+    pub json: JsonArgs,
 }
 
 impl OutputArgs {
@@ -67,17 +125,29 @@ impl OutputArgs {
     }
 
     /// The end of a command: saves `report` into [`OutputArgs::dir`]`(kind)` with `save`,
-    /// prints its text to stdout with `print`, and says on stderr where it went.
-    pub fn save_and_print<R>(
+    /// prints it ([`OutputArgs::finish`]) with `print` writing its text.
+    pub fn save_and_print<R: RunReport>(
         &self,
         kind: &str,
         report: &R,
         save: impl FnOnce(&Path, &R) -> Result<()>,
-        print: impl FnOnce(&R, &mut std::io::StdoutLock<'static>) -> Result<()>,
+        print: impl FnOnce(&R, &mut Human) -> Result<()>,
     ) -> Result<()> {
         let out = self.dir(kind)?;
         save(&out, report).with_context(|| format!("saving to {}", out.display()))?;
-        print(report, &mut std::io::stdout().lock())?;
+        self.finish(&out, R::FILE, |w| print(report, w))
+    }
+
+    /// The end of every command that saved its report as `file` in `out`: the text (written
+    /// by `text`) on stdout, or with `--json` the saved JSON on stdout and the text on stderr
+    /// ([`JsonArgs::print_saved`]); then where it went, on stderr.
+    pub fn finish(
+        &self,
+        out: &Path,
+        file: &str,
+        text: impl FnOnce(&mut Human) -> Result<()>,
+    ) -> Result<()> {
+        self.json.print_saved(out, file, text)?;
         eprintln!("saved: {}", out.display());
         Ok(())
     }
@@ -184,6 +254,28 @@ pub fn default_interface(url: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `--url` is the URL and no notice; `--local` means the local Solr, without the notice,
+    /// and does not combine with `--url`. (Without either, what `SOLR_URL` holds decides: the
+    /// e2e tests run the binary with and without it.)
+    #[test]
+    fn url_and_local_decide_whether_the_notice_is_printed() {
+        let parse = |extra: &[&str]| crate::args::try_parse::<SolrTargetArgs>("t", extra);
+        let url = parse(&["--url", "http://127.0.0.1:8983/solr"]).expect("parses");
+        assert_eq!(
+            url.configured_url().expect("checked").as_deref(),
+            Some("http://127.0.0.1:8983/solr")
+        );
+        assert_eq!(url.local_notice("audit").expect("checked"), None);
+        let local = parse(&["--local"]).expect("parses");
+        assert_eq!(local.configured_url().expect("checked"), None);
+        assert_eq!(local.local_notice("audit").expect("checked"), None);
+        let both = parse(&["--local", "--url", "http://127.0.0.1:8983/solr"]);
+        assert_eq!(
+            both.expect_err("conflict").kind(),
+            clap::error::ErrorKind::ArgumentConflict
+        );
+    }
 
     #[test]
     fn groups_convert_themselves() {

@@ -4,9 +4,12 @@
 //! argument". [`SolrUrl`] checks every `--url` without printing it back.
 //!
 //! The argument groups several commands share live beside them: [`groups`] (target, output,
-//! run, capture, transports) and [`wan`] (the WAN options).
+//! run, capture, transports) and [`wan`] (the WAN options); [`json`] (`--json`, and the one
+//! way a run's report is printed) and [`fail_on`] (`--fail-on`, exit code 3).
 
+pub mod fail_on;
 pub mod groups;
+pub mod json;
 pub mod wan;
 
 /// A whole number in `MIN..=MAX`, as `T` (`usize`, `u64`, `u32`).

@@ -5,7 +5,7 @@
 
 #[cfg(test)]
 mod docs_pages;
-pub mod fail_on;
+pub use crate::args::fail_on;
 pub mod registry;
 pub mod report;
 pub mod schema;

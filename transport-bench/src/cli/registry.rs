@@ -130,6 +130,15 @@ pub fn kinds() -> Vec<&'static str> {
     kinds
 }
 
+/// The JSON file in a run folder holding the report of `kind` (a kind [`rerender_any`]
+/// returned; `summary.json` for any other).
+pub fn file_of(kind: &str) -> &'static str {
+    SCENARIOS
+        .iter()
+        .find(|e| e.kind == kind)
+        .map_or("summary.json", |e| e.file)
+}
+
 /// The JSON Schema published under `name` (a schema name or a scenario's name).
 pub fn schema(name: &str) -> Option<String> {
     SCENARIOS

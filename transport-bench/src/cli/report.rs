@@ -20,11 +20,16 @@ pub struct ReportArgs {
     /// (the `chromium` command, or the one `CHROMIUM` names).
     #[arg(long, requires = "html")]
     pub screenshot: bool,
+    /// `--json`: the re-rendered report as JSON on stdout (as saved), the text on stderr.
+    #[command(flatten)]
+    pub json: crate::args::json::JsonArgs,
 }
 
 /// Runs `report`.
 pub fn run(a: ReportArgs) -> Result<()> {
-    let kind = rerender_any(&a.run, &mut std::io::stdout().lock())?;
+    let kind = rerender_any(&a.run, &mut a.json.human())?;
+    a.json
+        .print_file(&a.run.join(super::registry::file_of(kind)))?;
     eprintln!("re-rendered ({kind}): {}", a.run.display());
     let index = a.run.join(bench_report::html::INDEX);
     if a.html {

@@ -10,6 +10,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 /// Options of `watch`.
 #[derive(Debug, clap::Args)]
+#[command(mut_arg("fail_on", |a| a.conflicts_with("serve")))]
 pub struct WatchArgs {
     /// Solr port to watch (with --read: inferred from the first SYN when omitted).
     #[arg(short, long)]
@@ -29,9 +30,9 @@ pub struct WatchArgs {
     /// Output folder (default `results/watch-<unix time>`).
     #[arg(short, long)]
     pub out: Option<PathBuf>,
-    /// Print the report as JSON on stdout instead of the text table.
-    #[arg(long)]
-    pub json: bool,
+    /// `--json`: the report as JSON on stdout (as saved in `watch.json`), the text on stderr.
+    #[command(flatten)]
+    pub json: crate::args::json::JsonArgs,
     /// No progress line.
     #[arg(short, long)]
     pub quiet: bool,
@@ -63,10 +64,9 @@ pub struct WatchArgs {
     /// the exposition.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, default_value = "5m")]
     pub forget_after: Duration,
-    /// Exit with code 3 (after saving and printing the report) when a finding at this
-    /// severity or above is present: high, medium or info.
-    #[arg(long, value_name = "SEVERITY", value_parser = super::fail_on::parse_severity, conflicts_with = "serve")]
-    pub fail_on: Option<solr_watch::report::Severity>,
+    /// `--fail-on`: exit code 3 on a finding at that severity or above (not with --serve).
+    #[command(flatten)]
+    pub fail_on: super::fail_on::FailOnArgs,
 }
 
 /// Parses `60s`, `2m`, `500ms`, `1h` or a bare number of seconds.
@@ -182,18 +182,15 @@ pub async fn run(a: WatchArgs) -> Result<()> {
     let out = crate::engine::run_dir::out_dir(a.out.clone(), "watch")?;
     solr_watch::save(&out, &report, &captured)
         .with_context(|| format!("saving to {}", out.display()))?;
-    let mut stdout = std::io::stdout().lock();
-    if a.json {
-        use std::io::Write;
-        writeln!(stdout, "{}", serde_json::to_string_pretty(&report)?)?;
-    } else {
-        solr_watch::print_text(&report, &mut stdout)?;
-        if let Some(path) = a.read.as_ref().or(a.save.as_ref()) {
-            crate::engine::witness::pacing::print_finding(path, a.port, &mut stdout)?;
+    a.json.print_saved(&out, "watch.json", |w| {
+        solr_watch::print_text(&report, w)?;
+        match a.read.as_ref().or(a.save.as_ref()) {
+            Some(path) => crate::engine::witness::pacing::print_finding(path, a.port, w),
+            None => Ok(()),
         }
-    }
+    })?;
     eprintln!("saved: {}", out.display());
-    super::fail_on::check(a.fail_on, &report.findings)
+    a.fail_on.check(&report.findings)
 }
 
 #[cfg(test)]

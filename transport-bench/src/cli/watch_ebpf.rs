@@ -49,15 +49,10 @@ pub async fn run(a: WatchArgs) -> Result<()> {
         out.join("watch-ebpf.json"),
         serde_json::to_string_pretty(&report)?,
     )?;
-    let mut stdout = std::io::stdout().lock();
-    if a.json {
-        use std::io::Write;
-        writeln!(stdout, "{}", serde_json::to_string_pretty(&report)?)?;
-    } else {
-        ebpf::print_text(&report, &mut stdout)?;
-    }
+    a.json
+        .print_saved(&out, "watch-ebpf.json", |w| ebpf::print_text(&report, w))?;
     eprintln!("saved: {}", out.display());
-    super::fail_on::check(a.fail_on, &report.findings)
+    a.fail_on.check(&report.findings)
 }
 
 /// Runs `watch --ebpf --serve` into `metrics` until `--duration` passes or `stop` says so.

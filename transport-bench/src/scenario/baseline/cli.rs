@@ -12,7 +12,7 @@ use solr_harness::seedkit::Target;
 /// Options of `baseline`.
 #[derive(Debug, Clone, clap::Args)]
 #[command(mut_arg("url", |a| a.help(
-    "Solr base URL (http://). Without it the project's local standalone Solr (instance \
+    "Solr base URL (http://). Without it or `SOLR_URL` the project's local standalone Solr (instance \
      `baseline`) is started, seeded with --docs documents, and stopped after"
 )))]
 #[command(mut_arg("ca", |a| a.hide(true)))]

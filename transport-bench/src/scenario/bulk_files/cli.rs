@@ -13,7 +13,7 @@ use crate::scenario::bulk_files::{self, BulkConfig, BulkReport, ColdMode, Commit
 /// Options of `bulk-files`.
 #[derive(Debug, Clone, clap::Args)]
 #[command(mut_arg("url", |a| a.help(
-    "Solr base URL. Without it the project's local standalone Solr (instance `bulk`) is \
+    "Solr base URL. Without it or `SOLR_URL` the project's local standalone Solr (instance `bulk`) is \
      started and stopped after"
 )))]
 #[command(mut_arg("out", |a| a.help("Output folder (default `results/bulk-files-<unix time>`)")))]

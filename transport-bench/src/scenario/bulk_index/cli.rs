@@ -13,7 +13,7 @@ use solr_harness::seedkit;
 /// Options of `bulk-index`.
 #[derive(Debug, Clone, clap::Args)]
 #[command(mut_arg("url", |a| a.help(
-    "Solr base URL (http:// for the SolrJ rows). Without it the project's local standalone \
+    "Solr base URL (http:// for the SolrJ rows). Without it or `SOLR_URL` the project's local standalone \
      Solr (instance `bulk-index`) is started and stopped after"
 )))]
 #[command(mut_arg("ca", |a| a.help("CA certificate (PEM) to trust for https (solr-client rows only)")))]
@@ -106,8 +106,8 @@ pub async fn run(a: BulkIndexArgs) -> Result<BulkIndexReport> {
     report
         .save(&out)
         .with_context(|| format!("saving to {}", out.display()))?;
-    report.print_text(&mut std::io::stdout().lock())?;
-    eprintln!("saved: {}", out.display());
+    a.output
+        .finish(&out, BulkIndexReport::FILE, |w| report.print_text(w))?;
     if !report.all_exact {
         bail!("{}", report.verdict);
     }

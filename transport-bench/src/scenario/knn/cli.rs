@@ -8,7 +8,7 @@ use crate::scenario::knn;
 /// Options of `knn`.
 #[derive(Debug, clap::Args)]
 #[command(mut_arg("url", |a| a.help(
-    "Solr base URL. Without it the project's local Solr is started once per `--jvm`"
+    "Solr base URL. Without it or `SOLR_URL` the project's local Solr is started once per `--jvm`"
 )))]
 #[command(mut_arg("out", |a| a.help("Output folder (default `results/knn-<unix time>`)")))]
 pub struct KnnArgs {
@@ -109,18 +109,23 @@ pub async fn run(a: KnnArgs) -> Result<()> {
     if a.sample_ms == 0 {
         anyhow::bail!("--sample-ms must be at least 1");
     }
-    if a.target.url.is_some() && a.jvms != ["java17", "temurin25+vector"] {
+    let mut cfg = knn::KnnConfig::from(&a);
+    // `SOLR_URL` counts as `--url`; `--local` as none.
+    cfg.url = a.target.configured_url()?;
+    if cfg.url.is_some() && a.jvms != ["java17", "temurin25+vector"] {
         eprintln!(
             "knn: --jvm is ignored with --url (the JVM of an external Solr is not ours to choose)"
         );
     }
-    let cfg = knn::KnnConfig::from(&a);
+    let instances = format!("{}-<jvm>, one per --jvm", a.instance_prefix);
+    if let Some(notice) = a.target.local_notice(&instances)? {
+        eprintln!("{notice}");
+    }
     let report = knn::run(&cfg).await?;
     let out = a.output.dir("knn")?;
     knn::save(&out, &report).with_context(|| format!("saving to {}", out.display()))?;
-    knn::print_text(&report, &mut std::io::stdout().lock())?;
-    eprintln!("saved: {}", out.display());
-    Ok(())
+    let file = <knn::KnnReport as bench_report::RunReport>::FILE;
+    a.output.finish(&out, file, |w| knn::print_text(&report, w))
 }
 
 /// `knn` in the scenario list ([`crate::cli::registry::SCENARIOS`]).

@@ -14,7 +14,7 @@ use wan_emu::TlsVersion;
 /// Options of `large-responses`.
 #[derive(Debug, Clone, clap::Args)]
 #[command(mut_arg("url", |a| a.help(
-    "A Solr on this machine's loopback (plain http). Without it the project's local Solr is \
+    "A Solr on this machine's loopback (plain http). Without it or `SOLR_URL` the project's local Solr is \
      started and stopped after"
 )))]
 #[command(mut_arg("out", |a| a.help("Output folder (default `results/large-responses-<unix time>`)")))]

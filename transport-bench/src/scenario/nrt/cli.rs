@@ -10,7 +10,7 @@ use crate::scenario::nrt::{self, CommitKind, NrtConfig, NrtReport};
 /// Options of `nrt`.
 #[derive(Debug, Clone, clap::Args)]
 #[command(mut_arg("url", |a| a.help(
-    "Solr base URL. Without it the project's local standalone Solr (instance `nrt`) is \
+    "Solr base URL. Without it or `SOLR_URL` the project's local standalone Solr (instance `nrt`) is \
      started, cleared before each run as the original benchmark did, and stopped after"
 )))]
 #[command(mut_arg("out", |a| a.help("Output folder (default `results/nrt-<unix time>`)")))]

@@ -7,6 +7,7 @@ use solr_client::transport::{PooledConfig, Transport};
 use solr_client::{Proxy, TransportKind};
 
 use super::response_format::ResponseFormatArgs;
+use crate::args::fail_on::FailOnArgs;
 use crate::args::groups::{CaptureArgs, OutputArgs, SolrTargetArgs, WitnessSelfTestArgs};
 use crate::args::wan::WanArgs;
 use crate::scenario::study::wan;
@@ -16,7 +17,7 @@ use solr_harness::{auth, seedkit};
 /// Options of `audit`.
 #[derive(Debug, clap::Args)]
 #[command(mut_arg("url", |a| a.help(
-    "Solr base URL, e.g. `https://solr.example:8983/solr`. Without it the project's local \
+    "Solr base URL, e.g. `https://solr.example:8983/solr`. Without it or `SOLR_URL` the project's local \
      Solr is started (and stopped after)"
 )))]
 #[command(mut_arg("out", |a| a.help("Output folder (default `results/audit-<unix time>`)")))]
@@ -55,6 +56,9 @@ pub struct AuditArgs {
     /// Where the run's files go.
     #[command(flatten)]
     pub output: OutputArgs,
+    /// `--fail-on`: exit code 3 on a finding at that severity or above.
+    #[command(flatten)]
+    pub fail_on: FailOnArgs,
     /// Idle gaps (ms) for the idle-penalty probe: the same search on one kept-alive pooled
     /// connection, back to back (0) and after each gap. Not through `--rtt`.
     #[arg(value_parser = crate::args::count::<u64, 0, 3_600_000>, allow_negative_numbers = true, long, value_delimiter = ',', default_value = idle::DEFAULT_GAPS)]
@@ -124,7 +128,7 @@ pub async fn run(a: AuditArgs) -> Result<()> {
              link has its own front proxy"
         );
     }
-    if let (Some(url), true) = (&a.target.url, wan_setup.is_some()) {
+    if let (Some(url), true) = (&a.target.configured_url()?, wan_setup.is_some()) {
         if let Err(e) = crate::engine::wan::upstream_of(url) {
             anyhow::bail!(
                 "WAN emulation (--rtt/--bandwidth) applies only to the project's local Solr or \
@@ -172,11 +176,10 @@ pub async fn run(a: AuditArgs) -> Result<()> {
     }
     let (mut report, records) = result?;
     report.warnings.extend(paced.iter().cloned());
+    report.findings.extend(study::judge::paced(&paced));
     let out = a.output.dir("audit")?;
     crate::scenario::study::save(&out, &report, &records)
         .with_context(|| format!("saving to {}", out.display()))?;
-    let mut stdout = std::io::stdout().lock();
-    use std::io::Write;
     let through = match report.settings.get("wan") {
         Some(w) => format!(
             " through the emulated link (RTT {} ms, proxy {})",
@@ -188,18 +191,24 @@ pub async fn run(a: AuditArgs) -> Result<()> {
             None => String::new(),
         },
     };
-    writeln!(
-        stdout,
-        "Audit of {url}{through}: {} searches per transport",
-        a.searches
+    a.output.finish(
+        &out,
+        <study::StudyReport as bench_report::RunReport>::FILE,
+        |w| {
+            use std::io::Write;
+            writeln!(
+                w,
+                "Audit of {url}{through}: {} searches per transport",
+                a.searches
+            )?;
+            for line in study::judge::lines(&report.findings) {
+                writeln!(w, "  {line}")?;
+            }
+            writeln!(w)?;
+            crate::scenario::study::print_text(&report, w)
+        },
     )?;
-    for line in study::findings(&report.transports).iter().chain(&paced) {
-        writeln!(stdout, "  {line}")?;
-    }
-    writeln!(stdout)?;
-    crate::scenario::study::print_text(&report, &mut stdout)?;
-    eprintln!("saved: {}", out.display());
-    Ok(())
+    a.fail_on.check(&report.findings)
 }
 
 /// The idle-penalty probe of `audit` ([`idle::probe`]) on a new pooled client, with a warmer

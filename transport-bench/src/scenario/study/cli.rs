@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 
 use super::response_format::ResponseFormatArgs;
+use crate::args::fail_on::FailOnArgs;
 use crate::args::groups::{
     CaptureArgs, OutputArgs, RunArgs, SolrTargetArgs, TransportMatrixArgs, WitnessSelfTestArgs,
 };
@@ -15,7 +16,7 @@ use crate::scenario::study::{self, wan};
 /// Options of `study`.
 #[derive(Debug, clap::Args)]
 #[command(mut_arg("url", |a| a.help(
-    "Solr base URL. Without it the project's own local Solr is started (and stopped after)"
+    "Solr base URL. Without it or `SOLR_URL` the project's own local Solr is started (and stopped after)"
 )))]
 #[command(mut_arg("out", |a| a.help("Output folder (default `results/study-<unix time>`)")))]
 pub struct StudyArgs {
@@ -79,6 +80,9 @@ pub struct StudyArgs {
     /// Where the run's files go.
     #[command(flatten)]
     pub output: OutputArgs,
+    /// `--fail-on`: exit code 3 on a finding at that severity or above.
+    #[command(flatten)]
+    pub fail_on: FailOnArgs,
     /// The pcap SYN witness.
     #[command(flatten)]
     pub capture: CaptureArgs,
@@ -145,7 +149,8 @@ impl StudyArgs {
     }
 }
 
-/// Runs `study`: prints the text report and saves the run folder.
+/// Runs `study`: saves the run folder and prints the text report (or with `--json` its JSON);
+/// then `--fail-on` judges its findings.
 pub async fn run(a: StudyArgs) -> Result<()> {
     a.load()?;
     let wan_setup = a.wan.setup()?;
@@ -169,10 +174,12 @@ pub async fn run(a: StudyArgs) -> Result<()> {
     let out = a.output.dir("study")?;
     crate::scenario::study::save(&out, &report, &records)
         .with_context(|| format!("saving to {}", out.display()))?;
-    let mut stdout = std::io::stdout().lock();
-    crate::scenario::study::print_text(&report, &mut stdout)?;
-    eprintln!("saved: {}", out.display());
-    Ok(())
+    a.output.finish(
+        &out,
+        <study::StudyReport as bench_report::RunReport>::FILE,
+        |w| crate::scenario::study::print_text(&report, w),
+    )?;
+    a.fail_on.check(&report.findings)
 }
 
 /// `study` in the scenario list ([`crate::cli::registry::SCENARIOS`]).

@@ -220,6 +220,7 @@ mod tests {
             verdict: String::new(),
             idle: None,
             formats: vec![],
+            findings: vec![],
         }
     }
 

@@ -13,9 +13,13 @@ pub struct CompareArgs {
     pub baseline: PathBuf,
     /// Contender summary.json (or its folder).
     pub contender: PathBuf,
+    /// `--json`: the differences as JSON on stdout, the table on stderr.
+    #[command(flatten)]
+    pub json: crate::args::json::JsonArgs,
 }
 
-/// Runs `compare`: prints the differences and the noise margin; two runs with no workload and
+/// Runs `compare`: prints the differences and the noise margin (with `--json`, as JSON on
+/// stdout); two runs with no workload and
 /// transport in common are an error that names both sides' runs.
 pub fn run(a: CompareArgs) -> Result<()> {
     let base = load_summary(&a.baseline)?;
@@ -28,5 +32,5 @@ pub fn run(a: CompareArgs) -> Result<()> {
         );
     }
     let diffs = compare::compare(&base, &other);
-    compare::print(&diffs, &mut std::io::stdout().lock())
+    a.json.print_value(&diffs, |w| compare::print(&diffs, w))
 }

@@ -18,6 +18,7 @@ pub mod cli;
 pub mod compare;
 pub mod compare_command;
 pub mod formats;
+pub mod judge;
 pub mod response_format;
 pub mod sweep;
 pub mod wan;

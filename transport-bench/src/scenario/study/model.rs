@@ -128,4 +128,7 @@ pub struct StudyReport {
     /// Per response format, with `--response-format` naming more than JSON ([`formats`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub formats: Vec<FormatSummary>,
+    /// The findings, each with a severity, as `watch`'s ([`super::judge`]; `--fail-on`).
+    #[serde(default)]
+    pub findings: Vec<solr_watch::report::Finding>,
 }

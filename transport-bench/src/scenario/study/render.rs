@@ -442,6 +442,7 @@ mod tests {
             verdict: "verdict: fixed".into(),
             idle: None,
             formats: Vec::new(),
+            findings: Vec::new(),
         };
         let mut out = Vec::new();
         print_text(&r, &mut out).expect("print");

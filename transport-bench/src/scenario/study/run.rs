@@ -328,6 +328,7 @@ fn report(
         url: cfg.url.clone(),
         settings,
         indexing,
+        findings: super::judge::findings(&transports),
         transports,
         warnings,
         duration_s: 0.0,

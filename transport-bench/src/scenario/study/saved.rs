@@ -74,6 +74,7 @@ pub fn rerender(run: &Path) -> Result<StudyReport> {
             .collect();
         r.formats = crate::scenario::study::formats::summaries(&records, &r.transports, &formats);
     }
+    r.findings = crate::scenario::study::judge::rejudge(&r.transports, &r.findings);
     crate::scenario::study::save(run, &r, &records)?;
     Ok(r)
 }

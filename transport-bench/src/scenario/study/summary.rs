@@ -159,41 +159,50 @@ pub(super) fn rep_median(
 /// is outside Solr (the `audit` findings).
 pub fn findings(ts: &[TransportSummary]) -> Vec<String> {
     ts.iter()
-        .map(|t| {
-            let w = &t.witnesses;
-            let reuse = if w.connector >= w.requests && w.requests > 1 {
-                format!(
-                    "NO connection reuse: {} requests, {} connections",
-                    w.requests, w.connector
-                )
-            } else {
-                format!(
-                    "reuses connections: {} requests, {} connections",
-                    w.requests, w.connector
-                )
-            };
-            let share = match (t.wall.p50_ms, t.overhead.p50_ms) {
-                (Some(wall), Some(over)) if wall > 0.0 => format!(
-                    "{:.0}% of p50 outside Solr ({over:.2} of {wall:.2} ms){}",
-                    over / wall * 100.0,
-                    missing_note(t.qtime_missing)
-                ),
-                (Some(_), None) => format!(
-                    "time outside Solr unknown ({} responses without QTime)",
-                    t.qtime_missing
-                ),
-                _ => "no successful request".into(),
-            };
-            format!(
-                "{:<14} {reuse}; {share}; {}{}",
-                t.transport,
-                w.describe(),
-                w.unexpected()
-                    .map(|u| format!("; UNEXPECTED: {u}"))
-                    .unwrap_or_default()
-            )
-        })
+        .map(|t| format!("{:<14} {}", t.transport, finding_line(t)))
         .collect()
+}
+
+/// What [`findings`] says of one transport, after its name: reuse, the share of time outside
+/// Solr, the witnesses, and the connection count when it is off its expectation.
+pub fn finding_line(t: &TransportSummary) -> String {
+    let w = &t.witnesses;
+    let reuse = if reuses_none(t) {
+        format!(
+            "NO connection reuse: {} requests, {} connections",
+            w.requests, w.connector
+        )
+    } else {
+        format!(
+            "reuses connections: {} requests, {} connections",
+            w.requests, w.connector
+        )
+    };
+    let share = match (t.wall.p50_ms, t.overhead.p50_ms) {
+        (Some(wall), Some(over)) if wall > 0.0 => format!(
+            "{:.0}% of p50 outside Solr ({over:.2} of {wall:.2} ms){}",
+            over / wall * 100.0,
+            missing_note(t.qtime_missing)
+        ),
+        (Some(_), None) => format!(
+            "time outside Solr unknown ({} responses without QTime)",
+            t.qtime_missing
+        ),
+        _ => "no successful request".into(),
+    };
+    format!(
+        "{reuse}; {share}; {}{}",
+        w.describe(),
+        w.unexpected()
+            .map(|u| format!("; UNEXPECTED: {u}"))
+            .unwrap_or_default()
+    )
+}
+
+/// Whether a transport opened a connection for every request (more than one request).
+pub fn reuses_none(t: &TransportSummary) -> bool {
+    let w = &t.witnesses;
+    w.connector >= w.requests && w.requests > 1
 }
 
 /// The reason a run is a failure when every measured request failed (none succeeded):

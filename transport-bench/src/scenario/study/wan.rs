@@ -34,7 +34,8 @@ pub async fn run_study(
     })?;
     eprintln!("wan: calibrating...");
     let calibration = wan.calibrate(21)?;
-    println!("{}", header(&wan, &link, &calibration));
+    // On stderr with the progress: stdout is the report's (or with --json its JSON's) alone.
+    eprintln!("{}", header(&wan, &link, &calibration));
     cfg.url = wan.url(&path);
     if version.is_some() {
         cfg.ca = Some(tls_dir.join("ca.pem"));

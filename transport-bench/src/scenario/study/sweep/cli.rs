@@ -11,7 +11,7 @@ use crate::scenario::study::sweep::{self, SweepConfig, TlsChoice};
 /// Options of `sweep`.
 #[derive(Debug, Clone, clap::Args)]
 #[command(mut_arg("url", |a| a.help(
-    "A Solr on this machine's loopback (plain http; the proxy terminates TLS). Without it \
+    "A Solr on this machine's loopback (plain http; the proxy terminates TLS). Without it or `SOLR_URL` \
      the project's local Solr is started and stopped after"
 )))]
 #[command(mut_arg("out", |a| a.help("Output folder (default `results/sweep-<unix time>`)")))]
@@ -92,9 +92,10 @@ pub async fn run(a: SweepArgs) -> Result<()> {
     target.finish(a.wan.run.local.keep_solr);
     let report = result?;
     sweep::save(&out, &report)?;
-    sweep::print_text(&report, &mut std::io::stdout().lock())?;
-    eprintln!("saved: {}", out.display());
-    Ok(())
+    let file = <sweep::SweepReport as bench_report::RunReport>::FILE;
+    a.wan
+        .output
+        .finish(&out, file, |w| sweep::print_text(&report, w))
 }
 
 /// `sweep` in the scenario list ([`crate::cli::registry::SCENARIOS`]).

@@ -306,6 +306,7 @@ mod tests {
             verdict: String::new(),
             idle: None,
             formats: vec![],
+            findings: vec![],
         }
     }
 

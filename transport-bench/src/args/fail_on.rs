@@ -2,6 +2,8 @@
 //! exit code [`EXIT_FINDINGS`], so a CI job fails on it. The report is saved and printed first,
 //! as on any run.
 //!
+//! [`FailOnArgs`] is the option, flattened into the commands that have findings.
+//!
 //! Exit codes of `transport-bench`: 0 done; 1 an error (the reason first, on stderr); 2 a
 //! command line clap refused; 3 `--fail-on` found a finding at its severity or above.
 
@@ -9,6 +11,23 @@ use solr_watch::report::{Finding, Severity};
 
 /// The exit code of a run stopped by `--fail-on`.
 pub const EXIT_FINDINGS: i32 = 3;
+
+/// `--fail-on SEVERITY`, flattened into every command whose report has findings (`watch`,
+/// `audit`, `study`): one option, one parser, one message.
+#[derive(Debug, Clone, Copy, Default, clap::Args)]
+pub struct FailOnArgs {
+    /// Exit with code 3 after saving and printing the report when it has a finding at this
+    /// severity or above: high, medium or info (high is above medium, medium above info).
+    #[arg(long, value_name = "SEVERITY", value_parser = parse_severity)]
+    pub fail_on: Option<Severity>,
+}
+
+impl FailOnArgs {
+    /// [`check`] of `findings` at `--fail-on`'s severity.
+    pub fn check(&self, findings: &[Finding]) -> anyhow::Result<()> {
+        check(self.fail_on, findings)
+    }
+}
 
 /// Parses `high`, `medium` or `info` (`--fail-on`'s value).
 pub fn parse_severity(s: &str) -> Result<Severity, String> {
