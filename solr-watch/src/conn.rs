@@ -489,6 +489,9 @@ pub struct Tracker {
     pub keylog: Option<Arc<KeyLogFile>>,
     /// Connections taken out by [`Tracker::evict`] (ids go on from there).
     pub evicted: usize,
+    /// Why the requests cannot be read, when a watcher knows it before the report (eBPF:
+    /// TLS encrypted by a library it does not probe): requests are then unknown, never 0.
+    pub requests_unread: Option<String>,
 }
 
 fn addr(ip: &[u8; 16], port: u16) -> String {
@@ -516,6 +519,7 @@ impl Tracker {
             last_ts: 0,
             keylog: None,
             evicted: 0,
+            requests_unread: None,
         }
     }
 

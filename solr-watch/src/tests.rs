@@ -631,3 +631,4 @@ fn snap_length_truncated_captures_judge_nothing_from_missing_bytes() {
 mod binary_qtime;
 mod early_close;
 mod h2;
+mod server_first;

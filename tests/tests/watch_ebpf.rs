@@ -4,7 +4,9 @@
 //! to the client's pid; HTTP/2 over TLS (curl, ALPN `h2`) read the same way; two clients
 //! at once kept apart; the project's own `fresh` transport over plain http (in a child
 //! process, so its pid carries only its own connections) with as many connections as its
-//! connector counted; and the refusal, unprivileged and without BTF.
+//! connector counted; wget (GnuTLS) and Java (JSSE), whose TLS no probe reads, as unknown
+//! requests naming their library; a bad `--tls-binary`; and the refusal, unprivileged and
+//! without BTF.
 
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -373,6 +375,252 @@ async fn fresh_transport_over_http_matches_its_connector_count() {
     );
     assert_eq!(p.report.requests.as_ref().map_or(0, |x| x.requests), 10);
     assert_eq!(p.report.connections.http1, 10);
+}
+
+/// A client that pauses 5 ms after each write (an `LD_PRELOAD` shim around `SSL_write` and
+/// `send`, built here) is timed from the request's first byte: the watch's median wall time
+/// is within 15% of the client's own, over https (stamped at `SSL_write` entry) and http.
+#[test]
+fn a_client_paused_after_each_write_is_timed_from_its_first_byte() {
+    let _g = support::exclusive_blocking();
+    let dir = std::env::temp_dir().join(support::tag("ebpf-pause"));
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(dir.join("pause.c"), PAUSE_SHIM).expect("pause.c");
+    let shim = dir.join("pause.so");
+    let cc = Command::new("cc")
+        .args(["-shared", "-fPIC", "-O2", "-o"])
+        .arg(&shim)
+        .arg(dir.join("pause.c"))
+        .arg("-ldl")
+        .output()
+        .expect("cc runs");
+    assert!(
+        cc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
+    let (tls_base, ca, tls_port) = tls_solr();
+    let plain = support::standalone().url(None).expect("url").to_string();
+    let plain_port = url::Url::parse(&plain)
+        .ok()
+        .and_then(|u| u.port())
+        .expect("port");
+    for (base, port) in [(tls_base, tls_port), (plain, plain_port)] {
+        let urls: Vec<String> = (0..9)
+            .map(|i| format!("{base}/bench/select?q=*:*&rows={i}&wt=json"))
+            .collect();
+        let w = Watch::start(port);
+        let mut curl = Command::new("curl");
+        curl.args([
+            "-sS",
+            "--fail",
+            "--http1.1",
+            "--cacert",
+            &ca,
+            "-w",
+            "%{time_total}\n",
+        ]);
+        for u in &urls {
+            curl.args(["-o", "/dev/null", u]);
+        }
+        let child = curl
+            .env("LD_PRELOAD", &shim)
+            .env_remove("SSLKEYLOGFILE")
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("curl");
+        let pid = child.id();
+        let out = child.wait_with_output().expect("curl ends");
+        assert!(out.status.success(), "curl over {base}");
+        let r = w.stop();
+        let mut own: Vec<f64> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| l.trim().parse::<f64>().expect("time_total") * 1000.0)
+            .collect();
+        assert_eq!(own.len(), urls.len());
+        own.sort_by(f64::total_cmp);
+        let own_p50 = own[own.len() / 2];
+        let p = process(&r, pid);
+        let q = p.report.requests.as_ref().expect("requests read");
+        assert_eq!(q.requests, urls.len() as u64, "{base}");
+        let watch_p50 = q.wall.p50_ms.expect("wall p50");
+        // The pause alone is 5 ms: a watch that stamps the write's end misses it.
+        assert!(own_p50 >= 5.0, "{base}: curl's own median {own_p50} ms");
+        assert!(
+            (watch_p50 - own_p50).abs() <= 0.15 * own_p50,
+            "{base}: watch median {watch_p50} ms, curl's own {own_p50} ms"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Sleeps 5 ms after each `SSL_write` (https) and `send` (http) the client makes.
+const PAUSE_SHIM: &str = r#"
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <sys/socket.h>
+#include <unistd.h>
+int SSL_write(void *ssl, const void *buf, int num) {
+  static int (*real)(void *, const void *, int);
+  if (!real) real = (int (*)(void *, const void *, int))dlsym(RTLD_NEXT, "SSL_write");
+  int r = real(ssl, buf, num);
+  usleep(5000);
+  return r;
+}
+ssize_t send(int fd, const void *buf, size_t len, int flags) {
+  static ssize_t (*real)(int, const void *, size_t, int);
+  if (!real) real = (ssize_t (*)(int, const void *, size_t, int))dlsym(RTLD_NEXT, "send");
+  ssize_t r = real(fd, buf, len, flags);
+  usleep(5000);
+  return r;
+}
+"#;
+
+/// wget (GnuTLS) and Java's HttpClient (JSSE): TLS no probe reads. Their requests are
+/// unknown, never 0; the report names each library and what to do instead, and no finding
+/// rests on the unknown counts.
+#[test]
+fn tls_no_probe_reads_is_unknown_and_names_its_library() {
+    let _g = support::exclusive_blocking();
+    let (base, ca, port) = tls_solr();
+    let urls = urls(&base);
+    let dir = std::env::temp_dir().join(support::tag("ebpf-java"));
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(dir.join("Get.java"), JAVA).expect("Get.java");
+    let tls_dir = std::path::Path::new(&ca).parent().expect("tls dir");
+    let password = std::fs::read_to_string(tls_dir.join("password")).expect("password");
+    let w = Watch::start(port);
+    let wget = run(wget(&ca, &urls), port);
+    let out = Command::new("java")
+        .arg(format!(
+            "-Djavax.net.ssl.trustStore={}",
+            tls_dir.join("truststore.p12").display()
+        ))
+        .arg(format!(
+            "-Djavax.net.ssl.trustStorePassword={}",
+            password.trim()
+        ))
+        .arg(dir.join("Get.java"))
+        .args(&urls)
+        .output()
+        .expect("java runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(qtimes(&String::from_utf8_lossy(&out.stdout)).len(), R);
+    let r = w.stop();
+    let _ = std::fs::remove_dir_all(&dir);
+    let java = r
+        .processes
+        .iter()
+        .find(|p| p.process.cmdline.contains("Get.java"))
+        .expect("the java client");
+    assert!(
+        !java.process.cmdline.contains(password.trim()),
+        "{}",
+        java.process.cmdline
+    );
+    for (p, lib, conns) in [
+        (process(&r, wget.pid), "GnuTLS", wget.connections),
+        (
+            java,
+            "Java (JSSE)",
+            accepted_from(&r, &java.process.label()),
+        ),
+    ] {
+        assert!(conns >= 1, "{lib}: connections");
+        assert_eq!(
+            p.report.connections.opened, conns,
+            "{lib}: connections opened"
+        );
+        assert!(
+            p.report.requests.is_none(),
+            "{lib}: {:?}",
+            p.report.requests
+        );
+        let why = p.report.requests_unknown.as_deref().expect("why");
+        assert!(
+            why.starts_with(&format!("{conns} TLS connections encrypted by {lib} (")),
+            "{why}"
+        );
+        assert_eq!(
+            p.process.tls_library.as_ref().map(|l| l.name.as_str()),
+            Some(lib)
+        );
+    }
+    let label = |p: &ProcessReport| p.process.label();
+    for who in [label(process(&r, wget.pid)), label(java)] {
+        let mine: Vec<_> = r
+            .findings
+            .iter()
+            .filter(|f| f.what.starts_with(&who))
+            .collect();
+        assert!(
+            mine.iter().any(|f| f.kind == "tls-not-read"),
+            "{who}: {mine:?}"
+        );
+        // Connection-level findings (resets, full handshakes) rest on known counts; none
+        // may rest on the requests.
+        assert!(
+            !mine
+                .iter()
+                .any(|f| f.what.contains("request") || f.kind.contains("reuse")),
+            "{who}: {mine:?}"
+        );
+    }
+    assert!(
+        r.verdict
+            .contains("plus the unknown requests of 2 processes (TLS not read)"),
+        "{}",
+        r.verdict
+    );
+}
+
+/// wget over TLS: GnuTLS on Debian.
+fn wget(ca: &str, urls: &[String]) -> Command {
+    let mut c = Command::new("wget");
+    c.args(["-q", "-O", "-", "--ca-certificate", ca]).args(urls);
+    c.env_remove("SSLKEYLOGFILE");
+    c
+}
+
+const JAVA: &str = r#"
+import java.net.URI;
+import java.net.http.*;
+public class Get {
+  public static void main(String[] urls) throws Exception {
+    HttpClient c = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    for (String u : urls) {
+      System.out.println(c.send(HttpRequest.newBuilder(URI.create(u)).build(),
+          HttpResponse.BodyHandlers.ofString()).body());
+    }
+  }
+}
+"#;
+
+#[test]
+fn a_tls_binary_that_is_missing_or_not_openssl_is_an_error() {
+    let ready = ebpf::Ready::check().unwrap_or_else(|e| panic!("{e:#}"));
+    let attach = |b: &str| {
+        let opts = EbpfOptions {
+            ports: vec![9],
+            duration: None,
+            tls_binaries: vec![b.into()],
+        };
+        format!("{:#}", ready.attach(&opts).expect_err(b))
+    };
+    let e = attach("/nonexistent/libssl.so.3");
+    assert!(
+        e.starts_with("--tls-binary /nonexistent/libssl.so.3: no such file"),
+        "{e}"
+    );
+    let e = attach("/bin/true");
+    assert!(
+        e.starts_with("--tls-binary /bin/true: no OpenSSL probe attached to it"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -4,14 +4,15 @@
 //! `SSL_write`/`SSL_read` without any key log.
 //!
 //! - [`preflight`]: root, BTF, kernel version; otherwise one refusal naming what is missing.
-//! - `bpf/watch.bpf.c` (compiled by clang in build.rs, loaded with libbpf): connection
+//! - `bpf/watch.bpf.c` (compiled once into the committed `bpf/watch.bpf.o`, loaded with libbpf): connection
 //!   events from the BTF tracepoints `inet_sock_set_state` and `tcp_retransmit_skb` (with
 //!   srtt and retransmits at close), payload of socket reads and writes from the raw syscall
 //!   tracepoints, OpenSSL plaintext from uprobes.
 //! - [`probes`]: loading, attaching, draining the ring buffer; [`ssl_sites`]: where in each
 //!   file the OpenSSL uprobes go; [`event`]: the record layout;
 //!   [`session`]: events into connections per process; [`process`]: /proc facts;
-//!   [`report`]: the pcap report per process, findings naming the process.
+//!   [`report`]: the pcap report per process, findings naming the process;
+//!   [`tls_library`]: the TLS library a process maps, named when its TLS was not read.
 
 pub mod cmdline;
 pub mod event;
@@ -21,6 +22,7 @@ pub mod process;
 pub mod report;
 pub mod session;
 pub mod ssl_sites;
+pub mod tls_library;
 
 use std::cell::RefCell;
 use std::path::PathBuf;
@@ -28,7 +30,7 @@ use std::rc::Rc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 
 pub use report::{print_text, EbpfReport};
 
@@ -70,9 +72,27 @@ impl Ready {
         Ok(Ready(()))
     }
 
-    /// Loads and attaches the probes.
+    /// Loads and attaches the probes. A `--tls-binary` that is missing, or in which no
+    /// OpenSSL probe attached, is an error: the user asked for it to be read.
     pub fn attach(&self, opts: &EbpfOptions) -> Result<probes::Probes> {
-        probes::Probes::attach(&opts.ports, &probes::tls_targets(&opts.tls_binaries))
+        let mut named = Vec::new();
+        for b in &opts.tls_binaries {
+            let c = std::fs::canonicalize(b)
+                .with_context(|| format!("--tls-binary {}: no such file", b.display()))?;
+            named.push((b, c));
+        }
+        let probes = probes::Probes::attach(&opts.ports, &probes::tls_targets(&opts.tls_binaries))?;
+        if let Some((b, _)) = named
+            .iter()
+            .find(|(_, c)| !probes.tls_libraries.contains(c))
+        {
+            bail!(
+                "--tls-binary {}: no OpenSSL probe attached to it (it defines no SSL_write and \
+                 SSL_read of OpenSSL, or the kernel refused the uprobe)",
+                b.display()
+            );
+        }
+        Ok(probes)
     }
 }
 

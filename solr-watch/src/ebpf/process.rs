@@ -1,5 +1,5 @@
-//! What user space adds to a pid: its command line and its cgroup (container) path, read
-//! from /proc while the process lives.
+//! What user space adds to a pid: its command line, its cgroup (container) path and its TLS
+//! library, read from /proc while the process lives.
 
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -22,6 +22,8 @@ pub struct ProcessInfo {
     /// The container's id, when the cgroup path names one (Docker, containerd, CRI-O and
     /// Podman put the 64-hex-digit id in it).
     pub container_id: Option<String>,
+    /// The TLS library it had mapped when first seen, if any.
+    pub tls_library: Option<super::tls_library::TlsLibrary>,
 }
 
 /// The container id in a cgroup path: the last run of exactly 64 hex digits in it
@@ -67,6 +69,7 @@ impl ProcessInfo {
             cgroup_id,
             container_id: cgroup.as_deref().and_then(container_id),
             cgroup,
+            tls_library: super::tls_library::of_process(pid),
         }
     }
 

@@ -10,6 +10,7 @@ use serde::Serialize;
 
 use super::process::ProcessInfo;
 use super::session::{Finished, ProcessConns, ServerConns};
+use super::tls_library::{self, TlsLibrary};
 use crate::conn::Proto;
 use crate::report::{self, Finding, WatchReport};
 
@@ -61,6 +62,18 @@ pub struct EbpfReport {
     pub findings: Vec<Finding>,
     /// The one-line conclusion.
     pub verdict: String,
+}
+
+/// TLS in a library the probes do not read: the requests are unknown (the report says so),
+/// and the key-log advice of the pcap report becomes what to do for that library.
+fn not_probed(r: &mut WatchReport, lib: Option<&TlsLibrary>) {
+    r.findings.retain(|f| f.kind != "tls-opaque");
+    r.findings.push(Finding {
+        severity: report::Severity::Info,
+        kind: "tls-not-read".into(),
+        what: r.requests_unknown.clone().unwrap_or_default(),
+        fix: tls_library::advice(lib),
+    });
 }
 
 /// TLS connections whose plaintext the OpenSSL probes read: the capture's "TLS hides
@@ -119,17 +132,26 @@ pub fn build(
 /// One client process's report and its findings, each naming the process.
 fn process_report(mut p: ProcessConns, lost_events: u64) -> (ProcessReport, Vec<Finding>) {
     let source = format!("{} {}", p.process.label(), p.process.cmdline);
+    let tls = |read: bool| {
+        p.tracker
+            .conns
+            .iter()
+            .filter(|c| c.proto == Proto::Tls && c.requests.is_empty() != read)
+            .count()
+    };
+    let (plain_tls, unread_tls) = (tls(true) > 0, tls(false));
+    let lib = p.process.tls_library.as_ref();
+    if !plain_tls && unread_tls > 0 {
+        p.tracker.requests_unread = Some(tls_library::not_read(lib, unread_tls));
+    }
     let mut r = report::build(&p.tracker, &source, lost_events, None);
-    let plain_tls = p
-        .tracker
-        .conns
-        .iter()
-        .any(|c| c.proto == Proto::Tls && !c.requests.is_empty());
     if plain_tls {
         read_at_the_library(&mut r);
+    } else if unread_tls > 0 {
+        not_probed(&mut r, lib);
     }
     let label = p.process.label();
-    let mut findings: Vec<Finding> = r
+    let findings: Vec<Finding> = r
         .findings
         .iter()
         .map(|f| Finding {
@@ -148,17 +170,6 @@ fn process_report(mut p: ProcessConns, lost_events: u64) -> (ProcessReport, Vec<
                 .map(move |(i, _)| c.responses.get(i).and_then(|r| r.facts.qtime))
         })
         .collect();
-    let opened = r.connections.opened;
-    if let Some(rs) = r.requests.as_ref() {
-        if opened > 1 && opened >= rs.requests {
-            findings.push(Finding {
-                severity: report::Severity::High,
-                kind: "no-reuse-process".into(),
-                what: format!("{label} opened {opened} connections for {} requests", rs.requests),
-                fix: "reuse connections: one HTTP client (keep-alive pool) per process, not one per request".into(),
-            });
-        }
-    }
     let out = ProcessReport {
         srtt_us_median: median(&mut p.srtt_us),
         retransmits: p.retransmits,
@@ -206,12 +217,23 @@ fn verdict(
         .iter()
         .map(|p| p.report.requests.as_ref().map_or(0, |x| x.requests))
         .sum();
+    let unknown = processes
+        .iter()
+        .filter(|p| p.report.requests.is_none())
+        .count();
+    let requests = match unknown {
+        0 => count(requests, "request", "requests"),
+        n => format!(
+            "{} plus the unknown requests of {} (TLS not read)",
+            count(requests, "request", "requests"),
+            count(n as u64, "process", "processes")
+        ),
+    };
     let accepted: u64 = servers.iter().map(|s| s.accepted).sum();
     let mut v = format!(
-        "verdict: {}, {} opened, {}; {} accepted by {} on this host",
+        "verdict: {}, {} opened, {requests}; {} accepted by {} on this host",
         count(processes.len() as u64, "client process", "client processes"),
         count(conns, "connection", "connections"),
-        count(requests, "request", "requests"),
         count(accepted, "connection", "connections"),
         count(servers.len() as u64, "server", "servers"),
     );
@@ -225,6 +247,7 @@ fn verdict(
         Some(f) if f.severity <= report::Severity::Medium => {
             v.push_str(&format!("; worst: {} (fix: {})", f.what, f.fix))
         }
+        _ if unknown > 0 => v.push_str("; no problem found in what was read (tls-not-read)"),
         _ => v.push_str("; no problem found"),
     }
     v
@@ -250,7 +273,11 @@ pub fn print_text<W: Write>(r: &EbpfReport, w: &mut W) -> Result<()> {
         writeln!(w, "no process talked to Solr on these ports")?;
     }
     for p in &r.processes {
-        let requests = p.report.requests.as_ref().map_or(0, |x| x.requests);
+        let requests = p
+            .report
+            .requests
+            .as_ref()
+            .map_or("unknown".into(), |x| x.requests.to_string());
         writeln!(
             w,
             "\n== {} {} (cgroup {}{}): {} connections opened, {} requests, QTimes {:?}, srtt {} µs, {} retransmits",
@@ -326,6 +353,57 @@ mod tests {
             comm: comm.into(),
             data: Vec::new(),
         }
+    }
+
+    #[test]
+    fn tls_that_no_probe_read_is_unknown_never_zero_and_judged_on_nothing() {
+        let mut s = Session::default();
+        for port in [40_010, 40_011, 40_012] {
+            let mut open = event(Kind::Open, CLIENT, "wget", (1, 0), (2, 8983));
+            open.sk = u64::from(port);
+            s.event(open);
+            // A ClientHello on the socket, and no plaintext from any probe.
+            let mut hello = event(Kind::Data, CLIENT, "wget", (1, port), (2, 8983));
+            hello.to_server = true;
+            hello.data = crate::tls::tests::client_hello_record(&[], &[]);
+            s.event(hello);
+            s.event(event(Kind::Close, CLIENT, "wget", (1, port), (2, 8983)));
+        }
+        let r = build(&[8983], 1.0, Vec::new(), 0, s.finish(8983));
+        let p = &r.processes[0];
+        assert_eq!(p.report.connections.opened, 3);
+        assert!(p.report.requests.is_none(), "{:?}", p.report.requests);
+        let why = p.report.requests_unknown.as_deref().expect("why");
+        assert!(
+            why.starts_with("3 TLS connections encrypted by a TLS library linked"),
+            "{why}"
+        );
+        assert!(
+            r.verdict
+                .contains("0 requests plus the unknown requests of 1 process (TLS not read)"),
+            "{}",
+            r.verdict
+        );
+        assert!(
+            r.verdict
+                .ends_with("; no problem found in what was read (tls-not-read)"),
+            "{}",
+            r.verdict
+        );
+        let kinds: Vec<_> = r.findings.iter().map(|f| f.kind.as_str()).collect();
+        assert_eq!(kinds, ["tls-not-read"], "{:?}", r.findings);
+        assert!(
+            r.findings[0].fix.contains("KeyLogWriter"),
+            "{}",
+            r.findings[0].fix
+        );
+        let mut text = Vec::new();
+        print_text(&r, &mut text).expect("text");
+        let text = String::from_utf8(text).expect("utf-8");
+        assert!(
+            text.contains("3 connections opened, unknown requests"),
+            "{text}"
+        );
     }
 
     #[test]

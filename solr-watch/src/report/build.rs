@@ -55,8 +55,12 @@ fn snap_len(t: &Tracker) -> u32 {
     }
 }
 
-/// Why requests cannot be judged, when frames carrying them were cut by the snap length.
+/// Why requests cannot be judged: what the watcher said ([`Tracker::requests_unread`]), or
+/// frames carrying them cut by the snap length.
 fn requests_unknown(t: &Tracker) -> Option<String> {
+    if let Some(why) = &t.requests_unread {
+        return Some(why.clone());
+    }
     let cut_conns = t.conns.iter().filter(|c| cut(c)).count();
     if cut_conns == 0 {
         return None;

@@ -102,7 +102,10 @@ pub(super) fn findings(r: &WatchReport, t: &Tracker) -> Vec<Finding> {
     f.extend(xml_updates(q, t));
     f.extend(wt_eval(q));
     f.extend(resets(c));
-    f.extend(server_closes(r));
+    // The server's closes already explain the connections the client could not reuse.
+    if !f.iter().any(|x| x.kind == "server-closed-first") {
+        f.extend(server_closes(r));
+    }
     if let Some(tl) = &r.tls {
         f.extend(tls(tl));
     }
@@ -126,14 +129,15 @@ fn no_traffic(port: u16) -> Finding {
     )
 }
 
-/// Whether connections carry more than one request each: `no-reuse`, `early-close` or
-/// `reuse`.
+/// Whether connections carry more than one request each: `no-reuse` (or
+/// `server-closed-first` when the server ended them), `early-close` or `reuse`.
 fn reuse(c: &ConnectionSummary, q: &RequestSummary, t: &Tracker) -> Option<Finding> {
     let reqs = q.requests;
     let with_requests = c.with_requests.unwrap_or(0);
     let per_connection = c.requests_per_connection.unwrap_or(0.0);
     if reqs >= 2 && with_requests >= 2 && per_connection < 2.0 {
-        return Some(no_reuse(q, with_requests));
+        let server = super::server_first::finding(t, reqs);
+        return Some(server.unwrap_or_else(|| no_reuse(q, with_requests)));
     }
     if c.max_requests_per_connection.unwrap_or(0) < 2 {
         return None;
@@ -499,6 +503,8 @@ pub(super) fn verdict(r: &WatchReport) -> String {
              cut by the snap length ({snap} bytes)",
             c.seen, c.opened
         )
+    } else if let (None, Some(why)) = (&r.requests, &r.requests_unknown) {
+        format!("{} connections; requests unknown: {why}", c.seen)
     } else if q.requests > 0 {
         format!(
             "{} requests on {} connections ({:.1} per connection)",

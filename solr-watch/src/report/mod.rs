@@ -19,6 +19,7 @@ mod connections;
 mod early_close;
 pub mod findings;
 pub mod requests;
+mod server_first;
 pub mod text;
 mod wire;
 

@@ -70,6 +70,7 @@ struct ssl_call {
     __u64 ssl;
     __u64 buf;
     __u64 done_ptr;
+    __u64 ts; /* when the call began: a write's bytes are stamped with it */
     __u8 read;
 };
 
@@ -245,6 +246,7 @@ struct walk {
     __u64 base;
     __u64 seg_left;
     __u64 left;
+    __u64 ts; /* the events' time stamp; 0: now */
     __u8 to_server;
     __u8 source;
     __u8 vec;
@@ -273,6 +275,8 @@ static long walk_step(__u32 i, void *ctx)
         return 1;
     }
     fill(&e->h, (const struct sock *)w->sk, EV_DATA);
+    if (w->ts)
+        e->h.ts = w->ts;
     e->h.to_server = w->to_server;
     e->h.source = w->source;
     e->h.len = len;
@@ -454,7 +458,8 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 static __always_inline int ssl_enter(__u64 ssl, __u64 buf, __u64 done_ptr, __u8 read)
 {
     __u64 id = bpf_get_current_pid_tgid();
-    struct ssl_call c = {.ssl = ssl, .buf = buf, .done_ptr = done_ptr, .read = read};
+    struct ssl_call c = {.ssl = ssl, .buf = buf, .done_ptr = done_ptr, .ts = bpf_ktime_get_ns(),
+                         .read = read};
     bpf_map_update_elem(&ssl_calls, &id, &c, BPF_ANY);
     return 0;
 }
@@ -488,8 +493,11 @@ static __always_inline int ssl_exit(long ret, __u8 ex)
         __u64 v = *skp;
         bpf_map_update_elem(&ssl_socks, &k, &v, BPF_ANY);
     }
+    /* A write is stamped when the application handed it over (a thread preempted after the
+     * call would otherwise start its request late); a read when its bytes were there. */
     struct walk w = {.sk = *skp, .base = c.buf, .seg_left = n, .left = n,
-                     .to_server = !c.read, .source = SRC_SSL, .vec = 0};
+                     .ts = c.read ? 0 : c.ts, .to_server = !c.read, .source = SRC_SSL,
+                     .vec = 0};
     emit_walk(&w);
     return 0;
 }
