@@ -3,7 +3,7 @@
 # for the local Solr, openssl for its TLS material, libpcap for the pcap witness, curl,
 # iproute2 (`ip`) for the WAN emulation's network namespaces, util-linux-extra (`fincore`)
 # for the bulk-files page-cache residency, nginx for the auth-gateway e2e tests, tinyproxy
-# (a real HTTP proxy) for the proxy e2e tests, haproxy (TLS with a required client
+# (a real HTTP proxy) and dante-server (danted, a real SOCKS5 proxy) for the proxy e2e tests, haproxy (TLS with a required client
 # certificate) and squid (a proxy with basic auth) for the fault-parity e2e tests, prometheus
 # (and its promtool) for the fleet e2e test and the alert-rule check (the tests
 # start their own unprivileged
@@ -18,7 +18,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 need=()
 for pkg in openjdk-17-jdk-headless maven openssl curl libpcap-dev pkg-config ca-certificates iproute2 \
-  util-linux-extra nginx tinyproxy haproxy squid prometheus strace clang llvm libbpf-dev libelf-dev zlib1g-dev make; do
+  util-linux-extra nginx tinyproxy dante-server haproxy squid prometheus strace clang llvm libbpf-dev libelf-dev zlib1g-dev make; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 # Node.js: a real client no one here wrote, for the `watch --ebpf` e2e tests (any node on
@@ -33,10 +33,10 @@ if [ ${#need[@]} -gt 0 ]; then
   apt-get update -qq >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >&2
 fi
-# The tests start their own haproxy, squid and prometheus: the packages' services (started by apt where
+# The tests start their own haproxy, squid, danted and prometheus: the packages' services (started by apt where
 # an init system runs) are stopped and disabled, so they hold no port and no log.
 if [ "$(id -u)" -eq 0 ]; then
-  for svc in haproxy squid prometheus prometheus-node-exporter; do
+  for svc in haproxy squid danted prometheus prometheus-node-exporter; do
     if [ -d /run/systemd/system ]; then
       systemctl disable --now "$svc" >/dev/null 2>&1 || true
     elif [ -x "/etc/init.d/$svc" ]; then

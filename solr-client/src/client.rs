@@ -155,9 +155,9 @@ impl SolrClientBuilder {
         self
     }
 
-    /// Sends every request through an HTTP proxy ([`Proxy`]; [`Proxy::from_env`] reads
-    /// `HTTP_PROXY`, `HTTPS_PROXY` and `NO_PROXY`). Default none: the environment is not
-    /// read unless asked.
+    /// Sends every request through a proxy, HTTP or SOCKS5 ([`Proxy`]; [`Proxy::from_env`]
+    /// reads `HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY` and `NO_PROXY`). Default none: the
+    /// environment is not read unless asked.
     pub fn proxy(mut self, proxy: Proxy) -> Self {
         self.proxy = Some(proxy);
         self

@@ -120,9 +120,11 @@ pub enum Error {
         /// The proxy's reason phrase.
         reason: String,
     },
-    /// The HTTP proxy asked for credentials (407, or 401 to `CONNECT`): none were configured
-    /// ([`crate::Proxy::credentials`]) or it refused the ones sent. The message never shows them.
-    #[error("{}: proxy {} requires authentication (407){}", redact(node), redact(proxy),
+    /// The proxy asked for credentials (an HTTP proxy's 407, or 401 to `CONNECT`; a SOCKS5
+    /// proxy's refusal of the authentication method or of the username and password): none
+    /// were configured (the proxy URL's user info or [`crate::Proxy::credentials`]) or it
+    /// refused the ones sent. The message never shows them.
+    #[error("{}: proxy {} requires authentication{}", redact(node), redact(proxy),
         if *credentials_sent { "; it refused the credentials sent" } else { "; no proxy credentials are configured" })]
     ProxyAuth {
         /// The node's base URL.

@@ -47,6 +47,7 @@ mod otel_trace;
 mod outside_clock;
 mod proxy;
 mod proxy_cli;
+mod proxy_socks;
 mod redirects;
 mod replay;
 mod response_formats;

@@ -205,3 +205,52 @@ async fn no_proxy_hosts_are_reached_directly() {
     assert_eq!(err.kind(), "Connect", "{err}");
     assert!(err.to_string().contains("proxy http://127.0.0.1:"), "{err}");
 }
+
+/// The proxy from the environment with credentials in its URL (`HTTPS_PROXY` for the TLS
+/// node, `HTTP_PROXY` for the plain one, read through `Proxy::from_env_vars`; the user name
+/// percent-encoded, `b%65nch` for `bench`): sent as `Proxy-Authorization`, tunnelled or
+/// forwarded, and the proxy read the request; without user info, or with a wrong password,
+/// a typed error that never shows the password (a forwarded request's 401, as above).
+#[tokio::test]
+async fn env_proxy_user_info_is_sent_as_proxy_authorization() {
+    let _g = support::shared().await;
+    const PASSWORD: &str = "envPr0xyS3cret";
+    for s in [support::standalone_tls(), support::standalone()] {
+        let rules = ProxyRules {
+            connect_port: port_of(s),
+            basic_auth: Some(("bench", PASSWORD)),
+        };
+        let tp = TinyProxy::start(&rules);
+        let host_port = tp.url.trim_start_matches("http://").to_string();
+        let tunnelled = s.ca.is_some();
+        let var = if tunnelled {
+            "HTTPS_PROXY"
+        } else {
+            "HTTP_PROXY"
+        };
+        let from_env = |user_info: &str| {
+            let value = format!("http://{user_info}{host_port}");
+            Proxy::from_env_vars(|name| (name == var).then(|| value.clone()))
+                .expect("a valid proxy URL")
+                .expect("a proxy for this scheme")
+        };
+        for kind in [TransportKind::Fresh, TransportKind::Pooled] {
+            let before = tp.requests().len();
+            let c = proxied_client(s, kind, from_env(&format!("b%65nch:{PASSWORD}@")));
+            assert_eq!(c.ping().await.expect("with env credentials").status, "OK");
+            assert_eq!(tp.requests().len() - before, 1, "{kind}: through the proxy");
+            for (user_info, sent) in [("bench:not-it@", true), ("", false)] {
+                let err = proxied_client(s, kind, from_env(user_info))
+                    .ping()
+                    .await
+                    .expect_err("refused");
+                assert!(!format!("{err} {err:?}").contains("not-it"), "{err:?}");
+                let proxy_auth = matches!(&err, Error::ProxyAuth { credentials_sent, .. } if *credentials_sent == sent);
+                assert!(
+                    proxy_auth || (!tunnelled && err.status() == Some(401)),
+                    "{kind}: {err:?}"
+                );
+            }
+        }
+    }
+}

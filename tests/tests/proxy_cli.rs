@@ -167,3 +167,49 @@ async fn audit_through_a_proxy_counts_the_proxys_connections() {
     report_says_proxy(&out, &r, &tp.url);
     let _ = std::fs::remove_dir_all(&out);
 }
+
+/// `--proxy` with credentials in its URL (a proxy wanting them): the study goes through,
+/// so they were sent, and no file of the run shows the password; the report names the
+/// proxy as `user:***@host:port`.
+#[tokio::test]
+async fn study_through_a_proxy_with_credentials_never_shows_the_password() {
+    const PASSWORD: &str = "cliPr0xyS3cret";
+    let s = support::standalone_tls();
+    let url = s.url(None).expect("url").to_string();
+    let port = url::Url::parse(&url).expect("url").port().expect("port");
+    let ca = s.ca.as_ref().expect("CA").display().to_string();
+    let tp = TinyProxy::start(&ProxyRules {
+        connect_port: port,
+        basic_auth: Some(("bench", PASSWORD)),
+    });
+    let host_port = tp.url.trim_start_matches("http://").to_string();
+    let proxy = format!("http://bench:{PASSWORD}@{host_port}");
+    let out = std::env::temp_dir().join(tag("study-proxy-auth"));
+    let before = tp.accepted();
+    {
+        let _g = support::exclusive().await;
+        let extra = [
+            "--reps",
+            "1",
+            "--transports",
+            "pooled",
+            "--ca",
+            &ca,
+            "--proxy",
+            &proxy,
+        ];
+        let cli = support::searches_only_study(&url, &out, "4", &extra);
+        transport_bench::cli::run(cli).await.expect("study runs");
+    }
+    let r = load_summary(&out).expect("summary.json");
+    assert_eq!(r.transports[0].wall.n, 4);
+    assert_eq!(agreed_connections(&r), 1);
+    assert_eq!(tp.accepted() - before, 1);
+    report_says_proxy(&out, &r, &format!("http://bench:***@{host_port}"));
+    for file in std::fs::read_dir(&out).expect("the run's folder") {
+        let path = file.expect("an entry").path();
+        let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap_or_default()).into_owned();
+        assert!(!text.contains(PASSWORD), "{path:?} shows the password");
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}

@@ -25,6 +25,11 @@ impl Credentials {
         }
     }
 
+    /// User and password, for a SOCKS5 proxy's username method (RFC 1929).
+    pub(crate) fn parts(&self) -> (String, String) {
+        (self.user.clone(), self.password.clone())
+    }
+
     /// The `Authorization` value, marked sensitive.
     pub(crate) fn header(&self) -> HeaderValue {
         use std::fmt::Write;

@@ -6,10 +6,12 @@
 //! sits *under* TLS, the counts are wire bytes (TLS records), and the stamps are when bytes
 //! really left for and came from the kernel.
 //!
-//! With a [`Proxy`] the socket goes to the proxy: an `https://` node (and, for HTTP/2, an
-//! `http://` one) is reached through a `CONNECT` tunnel opened here, timed as the `tunnel`
-//! phase; an `http://` node's requests are forwarded in absolute form by the proxy, which
-//! the HTTP/1.1 transports learn from [`Connector::forwarder`].
+//! With a [`Proxy`] the socket goes to the proxy: behind an HTTP proxy an `https://` node
+//! (and, for HTTP/2, an `http://` one) is reached through a `CONNECT` tunnel opened here,
+//! timed as the `tunnel` phase, and an `http://` node's requests are forwarded in absolute
+//! form by the proxy, which the HTTP/1.1 transports learn from [`Connector::forwarder`].
+//! Behind a SOCKS5 proxy every node is reached through a SOCKS5 tunnel (the `tunnel` phase
+//! too), TLS inside it for an `https://` node.
 
 use std::io;
 use std::net::SocketAddr;
@@ -25,7 +27,8 @@ use tokio::net::TcpStream;
 use tokio_rustls::client::TlsStream;
 use url::Url;
 
-use super::proxy::{self, Proxy};
+use super::proxy::{Hop, HopKind, Proxy};
+use super::socks;
 use super::tls::TlsOptions;
 use super::tunnel::{self, TunnelEnds};
 use crate::error::{Error, Result, TimeoutPhase};
@@ -425,6 +428,16 @@ impl Endpoint {
             authority: format!("{raw}:{port}"),
         })
     }
+
+    /// The endpoint of the proxy `hop` (plain TCP to it).
+    fn proxy(hop: &Hop) -> Self {
+        Endpoint {
+            host: hop.host.clone(),
+            port: hop.port,
+            https: false,
+            authority: format!("{}:{}", hop.url.host_str().unwrap_or_default(), hop.port),
+        }
+    }
 }
 
 /// Opens timed, metered connections and counts them. Cheap to clone; clones share the count.
@@ -486,7 +499,8 @@ impl Connector {
     pub(crate) fn forwarder(&self, node: &Url) -> Option<&Proxy> {
         let proxy = self.proxy.as_deref()?;
         let forwarded = node.scheme() == "http" && !self.tunnel_plain;
-        (forwarded && proxy.for_node(node).is_some()).then_some(proxy)
+        let http_proxy = || proxy.hop(node).is_some_and(|h| h.kind == HopKind::Http);
+        (forwarded && http_proxy()).then_some(proxy)
     }
 
     /// Resolves, connects, tunnels (behind a proxy) and handshakes (for https), within
@@ -505,15 +519,15 @@ impl Connector {
 
     async fn connect_inner(&self, node: &Url, node_s: &str) -> Result<Conn> {
         let target = Endpoint::of(node, node_s)?;
-        let via = self.proxy.as_deref().and_then(|p| p.for_node(node));
-        let dial_to = match via {
-            Some(url) => Endpoint::of(url, node_s)?,
+        let hop = self.proxy.as_deref().and_then(|p| p.hop(node));
+        let dial_to = match &hop {
+            Some(hop) => Endpoint::proxy(hop),
             None => target.clone(),
         };
         let t0 = Instant::now();
         let addrs = resolve(&dial_to, node_s).await?;
         let t1 = Instant::now();
-        let tcp = dial(&addrs, node_s, via).await?;
+        let tcp = dial(&addrs, node_s, hop.as_ref()).await?;
         let t2 = Instant::now();
         let (mut io, meter) = self.metered(tcp);
         let mut setup = SetupTiming {
@@ -522,9 +536,16 @@ impl Connector {
             tunnel: None,
             tls: None,
         };
-        if let Some(url) = via.filter(|_| target.https || self.tunnel_plain) {
-            self.tunnel(&mut io, url, &target, node_s).await?;
-            setup.tunnel = Some(t2.elapsed());
+        match hop {
+            Some(hop) if matches!(hop.kind, HopKind::Socks5 { .. }) => {
+                io = socks_tunnel(io, &hop, &target, node_s).await?;
+                setup.tunnel = Some(t2.elapsed());
+            }
+            Some(hop) if target.https || self.tunnel_plain => {
+                self.tunnel(&mut io, &hop, &target, node_s).await?;
+                setup.tunnel = Some(t2.elapsed());
+            }
+            _ => {}
         }
         if !target.https {
             return Ok(Conn {
@@ -549,22 +570,21 @@ impl Connector {
         (io, meter)
     }
 
-    /// Opens the `CONNECT` tunnel to `target` through the proxy at `proxy_url`.
+    /// Opens the `CONNECT` tunnel to `target` through the HTTP proxy `hop`.
     async fn tunnel(
         &self,
         io: &mut Metered<TcpStream>,
-        proxy_url: &Url,
+        hop: &Hop,
         target: &Endpoint,
         node_s: &str,
     ) -> Result<()> {
-        let proxy_s = proxy::label(proxy_url);
+        let proxy_s = hop.label();
         let ends = TunnelEnds {
             node: node_s,
             proxy: &proxy_s,
             authority: &target.authority,
         };
-        let auth = self.proxy.as_deref().and_then(Proxy::authorization);
-        tunnel::open(io, &ends, auth.as_ref()).await
+        tunnel::open(io, &ends, hop.authorization.as_ref()).await
     }
 
     /// The TLS handshake with the node over `io` (a socket to it, or a tunnel).
@@ -638,9 +658,31 @@ async fn resolve(to: &Endpoint, node_s: &str) -> Result<Vec<SocketAddr>> {
     Ok(addrs)
 }
 
+/// Opens the SOCKS5 tunnel to `target` through `hop`: the node's name is given to the
+/// proxy (`socks5h://`) or resolved here first (`socks5://`, the resolution counted in the
+/// tunnel phase).
+async fn socks_tunnel(
+    io: Metered<TcpStream>,
+    hop: &Hop,
+    target: &Endpoint,
+    node_s: &str,
+) -> Result<Metered<TcpStream>> {
+    let authority = match hop.kind {
+        HopKind::Socks5 { remote_dns: false } => resolve(target, node_s).await?[0].to_string(),
+        _ => target.authority.clone(),
+    };
+    let proxy_s = hop.label();
+    let ends = TunnelEnds {
+        node: node_s,
+        proxy: &proxy_s,
+        authority: &authority,
+    };
+    socks::open(io, &ends, hop.socks_auth.clone()).await
+}
+
 /// A TCP connection to the first address that accepts; the last error names the proxy
 /// when the socket was meant for one.
-async fn dial(addrs: &[SocketAddr], node_s: &str, via: Option<&Url>) -> Result<TcpStream> {
+async fn dial(addrs: &[SocketAddr], node_s: &str, via: Option<&Hop>) -> Result<TcpStream> {
     let mut last_err = None;
     for addr in addrs {
         match TcpStream::connect(addr).await {
@@ -650,7 +692,7 @@ async fn dial(addrs: &[SocketAddr], node_s: &str, via: Option<&Url>) -> Result<T
     }
     let e = last_err.unwrap_or_else(|| io::Error::other("connect failed"));
     let source = match via {
-        Some(url) => io::Error::new(e.kind(), format!("proxy {}: {e}", proxy::label(url))),
+        Some(hop) => io::Error::new(e.kind(), format!("proxy {}: {e}", hop.label())),
         None => e,
     };
     Err(Error::Connect {

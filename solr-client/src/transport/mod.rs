@@ -39,6 +39,7 @@ mod reqwest_default;
 mod reqwest_faults;
 mod retry;
 mod routing;
+mod socks;
 pub(crate) mod span;
 mod tls;
 #[cfg(feature = "rustls-base")]

@@ -73,10 +73,11 @@ impl Faults {
         let tunnel = text.contains("tunnel error");
         if tunnel && text.contains("proxy authorization required") {
             if let Some(p) = self.proxy.as_ref() {
+                let hop = p.hop(&req.node);
                 return Error::ProxyAuth {
                     node: node.to_string(),
-                    proxy: p.for_node(&req.node).map(proxy::label).unwrap_or_default(),
-                    credentials_sent: p.authorization().is_some(),
+                    proxy: hop.as_ref().map(proxy::Hop::label).unwrap_or_default(),
+                    credentials_sent: hop.is_some_and(|h| h.credentials_sent()),
                 };
             }
         }

@@ -4,6 +4,7 @@
 
 pub mod app_host;
 pub mod cloud_nodes;
+pub mod danted;
 pub mod doc_counts;
 pub mod fault_server;
 pub mod h2_fault;

@@ -128,9 +128,10 @@ impl clap::builder::TypedValueParser for ProxyUrl {
     }
 }
 
-/// Checks a `--proxy` value as [`solr_client::Proxy::new`] does (an `http://` proxy, no
-/// credentials in the URL) and returns it as `http://host:port`, the port written out: the
-/// pcap witness watches that port, and the report names the proxy so.
+/// Checks a `--proxy` value as [`solr_client::Proxy::new`] does (an `http://`, `socks5://`
+/// or `socks5h://` proxy, user info allowed) and returns it as `scheme://[user:pw@]host:port`,
+/// the port written out: the pcap witness watches that port. Reports name it by
+/// [`proxy_phrase`], which never shows the password.
 pub fn check_proxy_url(raw: &str) -> std::result::Result<String, String> {
     let proxy = solr_client::Proxy::new(raw).map_err(|e| e.to_string())?;
     let any_http_node = url::Url::parse("http://solr.invalid/").map_err(|e| e.to_string())?;
@@ -141,7 +142,43 @@ pub fn check_proxy_url(raw: &str) -> std::result::Result<String, String> {
         .port_or_known_default()
         .ok_or_else(|| "no port".to_string())?;
     let host = url.host_str().ok_or_else(|| "no host".to_string())?;
-    Ok(format!("http://{host}:{port}"))
+    let raw = raw.trim();
+    let given = url::Url::parse(raw)
+        .ok()
+        .filter(|_| raw.contains("://"))
+        .or_else(|| url::Url::parse(&format!("http://{raw}")).ok());
+    let user_info = match given {
+        Some(u) if !u.username().is_empty() || u.password().is_some() => match u.password() {
+            Some(pw) => format!("{}:{pw}@", u.username()),
+            None => format!("{}@", u.username()),
+        },
+        _ => String::new(),
+    };
+    Ok(format!("{}://{user_info}{host}:{port}", url.scheme()))
+}
+
+/// A proxy URL as reports show it: the password, if any, as `***`.
+pub fn masked_proxy_url(proxy: &str) -> String {
+    match url::Url::parse(proxy) {
+        Ok(mut url) => {
+            if url.password().is_some() {
+                let _ = url.set_password(Some("***"));
+            }
+            url.as_str().trim_end_matches('/').to_string()
+        }
+        Err(_) => "(not a URL)".to_string(),
+    }
+}
+
+/// "the HTTP proxy http://host:port" or "the SOCKS5 proxy socks5h://host:port", for
+/// reports ([`masked_proxy_url`]).
+pub fn proxy_phrase(proxy: &str) -> String {
+    let kind = if proxy.starts_with("socks5") {
+        "SOCKS5"
+    } else {
+        "HTTP"
+    };
+    format!("the {kind} proxy {}", masked_proxy_url(proxy))
 }
 
 /// Parses `extra` as the options of one command whose options are `A` (for tests of option
@@ -192,7 +229,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn proxy_urls_are_normalized_and_credentials_refused_unshown() {
+    fn proxy_urls_are_normalized_credentials_kept_and_shown_masked() {
         assert_eq!(
             check_proxy_url("127.0.0.1:3128"),
             Ok("http://127.0.0.1:3128".into())
@@ -201,10 +238,23 @@ mod tests {
             check_proxy_url("http://proxy.example/"),
             Ok("http://proxy.example:80".into())
         );
-        let e = check_proxy_url("http://me:pr0xy-pw@127.0.0.1:3128").expect_err("userinfo");
-        assert!(e.contains("credentials") && !e.contains("pr0xy-pw"), "{e}");
-        let e = check_proxy_url("https://127.0.0.1:3128").expect_err("https proxy");
-        assert!(e.contains("http://"), "{e}");
+        let with_pw = check_proxy_url("http://me:pr0xy-pw@127.0.0.1:3128").expect("userinfo");
+        assert_eq!(
+            with_pw, "http://me:pr0xy-pw@127.0.0.1:3128",
+            "credentials kept"
+        );
+        assert_eq!(
+            proxy_phrase(&with_pw),
+            "the HTTP proxy http://me:***@127.0.0.1:3128"
+        );
+        let socks = check_proxy_url("socks5h://u:p%40w@127.0.0.1:1080").expect("socks");
+        assert_eq!(socks, "socks5h://u:p%40w@127.0.0.1:1080");
+        assert_eq!(
+            proxy_phrase(&socks),
+            "the SOCKS5 proxy socks5h://u:***@127.0.0.1:1080"
+        );
+        let e = check_proxy_url("https://me:pr0xy-pw@127.0.0.1:3128").expect_err("https proxy");
+        assert!(e.contains("http://") && !e.contains("pr0xy-pw"), "{e}");
     }
 
     #[test]

@@ -29,10 +29,11 @@ pub struct AuditArgs {
     /// The local Solr with TLS; with `--rtt`, TLS 1.3 at the WAN proxy instead.
     #[arg(long)]
     pub tls: bool,
-    /// HTTP proxy (`http://host:port`) every measured transport goes through: `CONNECT`
-    /// tunnels for https, absolute-form requests for http (`host:port` means
-    /// `http://host:port`; no credentials in the URL). The witnesses then count connections
-    /// to the proxy. Not with WAN emulation. Default: direct.
+    /// Proxy every measured transport goes through: HTTP (`http://host:port`; `CONNECT`
+    /// tunnels for https, absolute-form requests for http; `host:port` means
+    /// `http://host:port`) or SOCKS5 (`socks5://`, `socks5h://`); `user:password@` in the
+    /// URL are its credentials (never shown). The witnesses then count connections to the
+    /// proxy. Not with WAN emulation. Default: direct.
     #[arg(long, value_name = "URL", value_parser = crate::args::ProxyUrl)]
     pub proxy: Option<String>,
     /// The query each search sends (any Solr answers `*:*`).
@@ -187,7 +188,7 @@ pub async fn run(a: AuditArgs) -> Result<()> {
             w["proxy"].as_str().unwrap_or("-")
         ),
         None => match &a.proxy {
-            Some(p) => format!(" through the HTTP proxy {p}"),
+            Some(p) => format!(" through {}", crate::args::proxy_phrase(p)),
             None => String::new(),
         },
     };

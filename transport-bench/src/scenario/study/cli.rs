@@ -26,10 +26,11 @@ pub struct StudyArgs {
     /// Start the local Solr with TLS (https) instead of plain http.
     #[arg(long)]
     pub tls: bool,
-    /// HTTP proxy (`http://host:port`) every measured transport goes through: `CONNECT`
-    /// tunnels for https, absolute-form requests for http (`host:port` means
-    /// `http://host:port`; no credentials in the URL). The witnesses then count connections
-    /// to the proxy. Not with WAN emulation. Default: direct.
+    /// Proxy every measured transport goes through: HTTP (`http://host:port`; `CONNECT`
+    /// tunnels for https, absolute-form requests for http; `host:port` means
+    /// `http://host:port`) or SOCKS5 (`socks5://`, `socks5h://`); `user:password@` in the
+    /// URL are its credentials (never shown). The witnesses then count connections to the
+    /// proxy. Not with WAN emulation. Default: direct.
     #[arg(long, value_name = "URL", value_parser = crate::args::ProxyUrl)]
     pub proxy: Option<String>,
     /// Documents reindexed per update format (the full study: 50K); 0 skips reindexing.

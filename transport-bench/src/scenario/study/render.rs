@@ -28,7 +28,12 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
         .unwrap_or(0)
         .max(14);
     match r.settings.get("proxy").and_then(|p| p.as_str()) {
-        Some(p) => writeln!(w, "Solr: {} through the HTTP proxy {p}", r.url)?,
+        Some(p) => writeln!(
+            w,
+            "Solr: {} through {}",
+            r.url,
+            crate::args::proxy_phrase(p)
+        )?,
         None => writeln!(w, "Solr: {}", r.url)?,
     }
     writeln!(w)?;

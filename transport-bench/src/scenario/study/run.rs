@@ -315,7 +315,8 @@ fn report(
         "pcap_interface": cfg.pcap_interface,
     });
     if let Some(p) = &cfg.proxy {
-        settings["proxy"] = serde_json::json!(p);
+        // The password never reaches the report.
+        settings["proxy"] = serde_json::json!(crate::args::masked_proxy_url(p));
     }
     if formats::studied(response_formats) {
         settings["response_formats"] = serde_json::json!(response_formats
