@@ -8,7 +8,7 @@
 # (and its promtool) for the fleet e2e test and the alert-rule check (the tests
 # start their own unprivileged
 # instances; the packages' services are not used), clang, libbpf-dev, libelf-dev, zlib1g-dev
-# and make for `watch --ebpf` (strace: its e2e witness of connects) (clang and llvm's
+# and make for `watch --ebpf` (strace: its e2e witness of connects; wget: a GnuTLS client its probes cannot read) (clang and llvm's
 # llvm-strip rebuild the committed BPF object for CI's check that it matches its source,
 # libbpf-dev gives its helper headers, libbpf-sys builds libbpf's C source against libelf and zlib); then what the optional checks need
 # (scripts/setup-optional.sh: nightly Rust for fuzzing, BBR); then builds the Solr launcher
@@ -18,7 +18,7 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 need=()
 for pkg in openjdk-17-jdk-headless maven openssl curl libpcap-dev pkg-config ca-certificates iproute2 \
-  util-linux-extra nginx tinyproxy dante-server haproxy squid prometheus strace clang llvm libbpf-dev libelf-dev zlib1g-dev make; do
+  util-linux-extra nginx tinyproxy dante-server haproxy squid prometheus strace wget clang llvm libbpf-dev libelf-dev zlib1g-dev make; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 # Node.js: a real client no one here wrote, for the `watch --ebpf` e2e tests (any node on
