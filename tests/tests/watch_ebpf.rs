@@ -617,10 +617,88 @@ fn a_tls_binary_that_is_missing_or_not_openssl_is_an_error() {
         "{e}"
     );
     let e = attach("/bin/true");
-    assert!(
-        e.starts_with("--tls-binary /bin/true: no OpenSSL probe attached to it"),
-        "{e}"
+    assert_eq!(
+        e,
+        "--tls-binary /bin/true: no OpenSSL probe attached: no OpenSSL functions found in it"
     );
+}
+
+/// As an unprivileged user with CAP_BPF and CAP_PERFMON (the capabilities that load the
+/// probes), the kernel refuses every OpenSSL uprobe (`Permission denied`), and each file is
+/// named with that reason; with CAP_SYS_ADMIN alone every file is probed.
+#[test]
+fn uprobes_need_cap_sys_admin_and_a_refusal_is_named_with_its_reason() {
+    if std::env::var_os(CHILD).is_some_and(|v| v == "caps") {
+        let ready = ebpf::Ready::check().unwrap_or_else(|e| panic!("{e:#}"));
+        let opts = EbpfOptions {
+            ports: vec![9],
+            duration: None,
+            tls_binaries: Vec::new(),
+        };
+        let p = ready
+            .attach(&opts)
+            .unwrap_or_else(|e| panic!("attach: {e:#}"));
+        for l in &p.tls_libraries {
+            println!("probed: {}", l.display());
+        }
+        for (l, why) in &p.tls_refused {
+            println!("refused: {}: {why}", l.display());
+        }
+        return;
+    }
+    let targets = ebpf::probes::tls_targets(&[]);
+    assert!(!targets.is_empty(), "the system libssl at least");
+    for (caps, want) in [("+bpf,+perfmon", "refused: "), ("+sys_admin", "probed: ")] {
+        let said = child_with_caps(caps);
+        assert_eq!(
+            said.len(),
+            targets.len(),
+            "{caps}: {said:?} for {targets:?}"
+        );
+        for (line, t) in said.iter().zip(&targets) {
+            assert!(
+                line.starts_with(&format!("{want}{}", t.display())),
+                "{caps}: {line}"
+            );
+            if want == "refused: " {
+                assert!(
+                    line.ends_with(
+                        ": the kernel refused its uprobes: failed to attach uprobe: \
+                                    Permission denied (os error 13)"
+                    ),
+                    "{line}"
+                );
+            }
+        }
+    }
+}
+
+/// This test run again as an unprivileged user with only `caps` (setpriv's syntax): the
+/// lines it printed about each OpenSSL file.
+fn child_with_caps(caps: &str) -> Vec<String> {
+    let out = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(format!("--inh-caps=-all,{caps}"))
+        .arg(format!("--ambient-caps=-all,{caps}"))
+        .arg(std::env::current_exe().expect("exe"))
+        .args([
+            "--exact",
+            "watch_ebpf::uprobes_need_cap_sys_admin_and_a_refusal_is_named_with_its_reason",
+            "--nocapture",
+        ])
+        .env(CHILD, "caps")
+        .output()
+        .expect("setpriv runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{caps}: {text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text.lines()
+        .filter(|l| l.starts_with("probed: ") || l.starts_with("refused: "))
+        .map(str::to_string)
+        .collect()
 }
 
 #[test]

@@ -82,15 +82,13 @@ impl Ready {
             named.push((b, c));
         }
         let probes = probes::Probes::attach(&opts.ports, &probes::tls_targets(&opts.tls_binaries))?;
-        if let Some((b, _)) = named
-            .iter()
-            .find(|(_, c)| !probes.tls_libraries.contains(c))
-        {
-            bail!(
-                "--tls-binary {}: no OpenSSL probe attached to it (it defines no SSL_write and \
-                 SSL_read of OpenSSL, or the kernel refused the uprobe)",
-                b.display()
-            );
+        for (b, c) in named {
+            if let Some((_, why)) = probes.tls_refused.iter().find(|(p, _)| *p == c) {
+                bail!(
+                    "--tls-binary {}: no OpenSSL probe attached: {why}",
+                    b.display()
+                );
+            }
         }
         Ok(probes)
     }
@@ -110,15 +108,25 @@ pub fn watch_attached(
         .map_or(0.0, |(a, b)| b.saturating_sub(a) as f64 / 1e6);
     let port = opts.ports.first().copied().unwrap_or(0);
     let seen = s.finish(port);
-    let libs = probes
-        .tls_libraries
-        .iter()
-        .map(|p| p.display().to_string())
-        .collect();
+    let tls = report::TlsProbes {
+        probed: probes
+            .tls_libraries
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect(),
+        refused: probes
+            .tls_refused
+            .iter()
+            .map(|(p, why)| report::TlsRefused {
+                path: p.display().to_string(),
+                why: why.clone(),
+            })
+            .collect(),
+    };
     Ok(report::build(
         &opts.ports,
         span_s,
-        libs,
+        tls,
         probes.lost_events(),
         seen,
     ))

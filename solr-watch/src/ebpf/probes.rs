@@ -31,6 +31,8 @@ pub struct Probes {
     _links: Vec<Link>,
     /// The files whose OpenSSL functions are probed.
     pub tls_libraries: Vec<PathBuf>,
+    /// The files tried but not probed, and why (no OpenSSL in it, or the kernel's refusal).
+    pub tls_refused: Vec<(PathBuf, String)>,
 }
 
 /// Does `path` (an ELF file) define `SSL_write` as a symbol? A cheap byte search that the
@@ -69,16 +71,16 @@ pub fn tls_targets(extra: &[PathBuf]) -> Vec<PathBuf> {
     out
 }
 
-/// Attaches the OpenSSL probes to `lib` at the sites [`ssl_sites`] chooses; says whether
-/// any attached (a file that is not ELF or defines no OpenSSL function is passed over).
-fn attach_tls(obj: &Object, lib: &Path, links: &mut Vec<Link>) -> bool {
-    let Ok(sites) = std::fs::read(lib)
+/// Attaches the OpenSSL probes to `lib` at the sites [`ssl_sites`] chooses. `Err` says why
+/// none attached: the file is not an ELF file defining OpenSSL's functions, or the kernel
+/// refused the uprobes (its error, e.g. a missing privilege).
+fn attach_tls(obj: &Object, lib: &Path, links: &mut Vec<Link>) -> Result<(), String> {
+    let sites = std::fs::read(lib)
         .map_err(anyhow::Error::from)
         .and_then(|d| ssl_sites::sites(&d))
-    else {
-        return false;
-    };
-    let mut ok = false;
+        .map_err(|e| format!("no OpenSSL functions found in it ({e:#})"))?;
+    let mut refused = None;
+    let attached = links.len();
     for placed in sites {
         let site = &placed.site;
         for (prog_name, retprobe) in [(site.enter, false), (site.exit, true)] {
@@ -92,13 +94,19 @@ fn attach_tls(obj: &Object, lib: &Path, links: &mut Vec<Link>) -> bool {
             let Ok(offset) = usize::try_from(placed.offset) else {
                 continue;
             };
-            if let Ok(l) = prog.attach_uprobe_with_opts(-1, lib, offset, opts) {
-                links.push(l);
-                ok = true;
+            match prog.attach_uprobe_with_opts(-1, lib, offset, opts) {
+                Ok(l) => links.push(l),
+                Err(e) => refused = Some(e),
             }
         }
     }
-    ok
+    if links.len() > attached {
+        return Ok(());
+    }
+    Err(refused.map_or_else(
+        || "no OpenSSL functions found in it".to_string(),
+        |e| format!("the kernel refused its uprobes: {e:#}"),
+    ))
 }
 
 impl Probes {
@@ -125,16 +133,18 @@ impl Probes {
             }
             links.push(prog.attach().with_context(|| format!("attaching {name}"))?);
         }
-        let mut tls_libraries = Vec::new();
+        let (mut tls_libraries, mut tls_refused) = (Vec::new(), Vec::new());
         for lib in tls {
-            if attach_tls(&obj, lib, &mut links) {
-                tls_libraries.push(lib.clone());
+            match attach_tls(&obj, lib, &mut links) {
+                Ok(()) => tls_libraries.push(lib.clone()),
+                Err(why) => tls_refused.push((lib.clone(), why)),
             }
         }
         Ok(Probes {
             obj,
             _links: links,
             tls_libraries,
+            tls_refused,
         })
     }
 

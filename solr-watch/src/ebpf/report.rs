@@ -43,6 +43,24 @@ pub struct ServerReport {
     pub from_elsewhere: BTreeMap<String, u64>,
 }
 
+/// The OpenSSL probes: where they attached, and where not.
+#[derive(Debug, Default, Clone)]
+pub struct TlsProbes {
+    /// Files probed.
+    pub probed: Vec<String>,
+    /// Files tried but not probed.
+    pub refused: Vec<TlsRefused>,
+}
+
+/// A file the OpenSSL probes could not attach to.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct TlsRefused {
+    /// The file.
+    pub path: String,
+    /// Why: no OpenSSL functions in it, or the kernel's refusal (a missing privilege).
+    pub why: String,
+}
+
 /// The whole `watch --ebpf` report.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct EbpfReport {
@@ -52,6 +70,8 @@ pub struct EbpfReport {
     pub span_s: f64,
     /// Files whose OpenSSL functions were probed (HTTPS plaintext without a key log).
     pub tls_libraries: Vec<String>,
+    /// Files tried but not probed, and why: HTTPS of their users is not readable.
+    pub tls_refused: Vec<TlsRefused>,
     /// Events the kernel could not queue (ring buffer full): requests may be missing.
     pub lost_events: u64,
     /// Client processes, by pid.
@@ -66,13 +86,13 @@ pub struct EbpfReport {
 
 /// TLS in a library the probes do not read: the requests are unknown (the report says so),
 /// and the key-log advice of the pcap report becomes what to do for that library.
-fn not_probed(r: &mut WatchReport, lib: Option<&TlsLibrary>) {
+fn not_probed(r: &mut WatchReport, lib: Option<&TlsLibrary>, refused: bool) {
     r.findings.retain(|f| f.kind != "tls-opaque");
     r.findings.push(Finding {
         severity: report::Severity::Info,
         kind: "tls-not-read".into(),
         what: r.requests_unknown.clone().unwrap_or_default(),
-        fix: tls_library::advice(lib),
+        fix: tls_library::advice(lib, refused),
     });
 }
 
@@ -94,7 +114,7 @@ fn median(v: &mut [u64]) -> Option<u64> {
 pub fn build(
     ports: &[u16],
     span_s: f64,
-    tls_libraries: Vec<String>,
+    tls: TlsProbes,
     lost_events: u64,
     seen: Finished,
 ) -> EbpfReport {
@@ -107,7 +127,7 @@ pub fn build(
     let mut processes = Vec::new();
     let mut findings = Vec::new();
     for p in seen.clients {
-        let (r, f) = process_report(p, lost_events);
+        let (r, f) = process_report(p, lost_events, &tls.refused);
         processes.push(r);
         findings.extend(f);
     }
@@ -116,11 +136,15 @@ pub fn build(
         .into_iter()
         .map(|s| server_report(s, &endpoints))
         .collect();
-    let verdict = verdict(&processes, &servers, &findings, lost_events);
+    let mut verdict = verdict(&processes, &servers, &findings, lost_events);
+    if !tls.refused.is_empty() {
+        verdict.push_str(&format!("; {}", not_readable(&tls.refused)));
+    }
     EbpfReport {
         ports: ports.to_vec(),
         span_s,
-        tls_libraries,
+        tls_libraries: tls.probed,
+        tls_refused: tls.refused,
         lost_events,
         processes,
         servers,
@@ -129,8 +153,21 @@ pub fn build(
     }
 }
 
+/// `https not readable: PATH (WHY); ...`: the warning line and the verdict's part.
+pub fn not_readable(refused: &[TlsRefused]) -> String {
+    let each: Vec<String> = refused
+        .iter()
+        .map(|r| format!("{} ({})", r.path, r.why))
+        .collect();
+    format!("https not readable: {}", each.join("; "))
+}
+
 /// One client process's report and its findings, each naming the process.
-fn process_report(mut p: ProcessConns, lost_events: u64) -> (ProcessReport, Vec<Finding>) {
+fn process_report(
+    mut p: ProcessConns,
+    lost_events: u64,
+    refused: &[TlsRefused],
+) -> (ProcessReport, Vec<Finding>) {
     let source = format!("{} {}", p.process.label(), p.process.cmdline);
     let tls = |read: bool| {
         p.tracker
@@ -141,14 +178,16 @@ fn process_report(mut p: ProcessConns, lost_events: u64) -> (ProcessReport, Vec<
     };
     let (plain_tls, unread_tls) = (tls(true) > 0, tls(false));
     let lib = p.process.tls_library.as_ref();
+    let why = lib.and_then(|l| refused.iter().find(|r| r.path == l.path));
+    let why = why.map(|r| r.why.as_str());
     if !plain_tls && unread_tls > 0 {
-        p.tracker.requests_unread = Some(tls_library::not_read(lib, unread_tls));
+        p.tracker.requests_unread = Some(tls_library::not_read(lib, unread_tls, why));
     }
     let mut r = report::build(&p.tracker, &source, lost_events, None);
     if plain_tls {
         read_at_the_library(&mut r);
     } else if unread_tls > 0 {
-        not_probed(&mut r, lib);
+        not_probed(&mut r, lib, why.is_some());
     }
     let label = p.process.label();
     let findings: Vec<Finding> = r
@@ -262,6 +301,9 @@ pub fn print_text<W: Write>(r: &EbpfReport, w: &mut W) -> Result<()> {
         r.span_s,
         r.tls_libraries.join(", ")
     )?;
+    if !r.tls_refused.is_empty() {
+        writeln!(w, "  warning: {}", not_readable(&r.tls_refused))?;
+    }
     if r.lost_events > 0 {
         writeln!(
             w,
@@ -369,7 +411,7 @@ mod tests {
             s.event(hello);
             s.event(event(Kind::Close, CLIENT, "wget", (1, port), (2, 8983)));
         }
-        let r = build(&[8983], 1.0, Vec::new(), 0, s.finish(8983));
+        let r = build(&[8983], 1.0, TlsProbes::default(), 0, s.finish(8983));
         let p = &r.processes[0];
         assert_eq!(p.report.connections.opened, 3);
         assert!(p.report.requests.is_none(), "{:?}", p.report.requests);
@@ -407,6 +449,25 @@ mod tests {
     }
 
     #[test]
+    fn refused_probes_are_a_warning_line_and_part_of_the_verdict() {
+        let tls = TlsProbes {
+            probed: Vec::new(),
+            refused: vec![TlsRefused {
+                path: "/usr/lib/x86_64-linux-gnu/libssl.so.3".into(),
+                why: "the kernel refused its uprobes: denied".into(),
+            }],
+        };
+        let r = build(&[8983], 1.0, tls, 0, Session::default().finish(8983));
+        let said = "https not readable: /usr/lib/x86_64-linux-gnu/libssl.so.3 \
+                    (the kernel refused its uprobes: denied)";
+        assert!(r.verdict.ends_with(&format!("; {said}")), "{}", r.verdict);
+        let mut text = Vec::new();
+        print_text(&r, &mut text).expect("text");
+        let text = String::from_utf8(text).expect("utf-8");
+        assert!(text.contains(&format!("  warning: {said}\n")), "{text}");
+    }
+
+    #[test]
     fn accepted_connections_are_matched_to_the_client_that_opened_them() {
         let mut s = Session::default();
         for port in [40_000, 40_001] {
@@ -419,7 +480,7 @@ mod tests {
         }
         // A client this watch never saw (another host, or connected before it began).
         s.event(event(Kind::Accept, SOLR, "java", (2, 8983), (9, 50_000)));
-        let r = build(&[8983], 1.0, Vec::new(), 0, s.finish(8983));
+        let r = build(&[8983], 1.0, TlsProbes::default(), 0, s.finish(8983));
         assert_eq!(r.processes.len(), 1);
         assert_eq!(r.processes[0].report.connections.opened, 2);
         let solr = &r.servers[..];

@@ -51,21 +51,33 @@ pub fn of_process(pid: u32) -> Option<TlsLibrary> {
         .and_then(|m| from_maps(&m))
 }
 
-/// What was not read, for the report's "requests unknown" line.
-pub fn not_read(lib: Option<&TlsLibrary>, connections: usize) -> String {
+/// What was not read, for the report's "requests unknown" line; `refused`: why the probes
+/// of that library did not attach, when they were tried.
+pub fn not_read(lib: Option<&TlsLibrary>, connections: usize, refused: Option<&str>) -> String {
     let by = lib.map_or_else(
         || "a TLS library linked into the program (rustls, Go's crypto/tls, ...)".to_string(),
         |l| format!("{} ({})", l.name, l.path),
     );
-    format!(
-        "{connections} TLS connections encrypted by {by}, which watch --ebpf does not read \
-         (it reads the OpenSSL it probes)"
-    )
+    match refused {
+        Some(why) => format!(
+            "{connections} TLS connections encrypted by {by}, whose probes did not attach: {why}"
+        ),
+        None => format!(
+            "{connections} TLS connections encrypted by {by}, which watch --ebpf does not read \
+             (it reads the OpenSSL it probes)"
+        ),
+    }
 }
 
-/// What to do instead, for that library.
-pub fn advice(lib: Option<&TlsLibrary>) -> String {
+/// What to do instead, for that library; `refused`: its probes were tried and refused.
+pub fn advice(lib: Option<&TlsLibrary>, refused: bool) -> String {
     let cleartext = "or watch the cleartext side (between a TLS terminator and Solr)";
+    if refused {
+        return "run watch --ebpf as root or with CAP_SYS_ADMIN: the kernel attaches uprobes \
+                only with CAP_SYS_ADMIN (CAP_BPF with CAP_PERFMON loads the probes and reads \
+                http, not https)"
+            .into();
+    }
     match lib.map(|l| l.name.as_str()) {
         Some("OpenSSL") => format!(
             "probe this OpenSSL too: watch --ebpf --tls-binary {}",
@@ -100,9 +112,9 @@ mod tests {
         let lib = from_maps(MAPS).expect("GnuTLS");
         assert_eq!(lib.name, "GnuTLS");
         assert_eq!(lib.path, "/usr/lib/x86_64-linux-gnu/libgnutls.so.30.34.3");
-        assert!(advice(Some(&lib)).contains("SSLKEYLOGFILE"));
+        assert!(advice(Some(&lib), false).contains("SSLKEYLOGFILE"));
         assert_eq!(
-            not_read(Some(&lib), 3),
+            not_read(Some(&lib), 3, None),
             "3 TLS connections encrypted by GnuTLS \
              (/usr/lib/x86_64-linux-gnu/libgnutls.so.30.34.3), which watch --ebpf does not \
              read (it reads the OpenSSL it probes)"
@@ -116,8 +128,11 @@ mod tests {
         assert_eq!(from_maps(jvm).expect("java").name, "Java (JSSE)");
         let conda = "1-2 r-xp 0 0:0 1 /opt/conda/lib/libssl.so.3\n";
         let lib = from_maps(conda).expect("openssl");
-        assert!(advice(Some(&lib)).contains("--tls-binary /opt/conda/lib/libssl.so.3"));
+        assert!(advice(Some(&lib), false).contains("--tls-binary /opt/conda/lib/libssl.so.3"));
+        assert!(not_read(Some(&lib), 2, Some("EACCES"))
+            .ends_with("whose probes did not attach: EACCES"));
+        assert!(advice(Some(&lib), true).contains("CAP_SYS_ADMIN"));
         assert_eq!(from_maps("1-2 r-xp 0 0:0 1 /usr/bin/app\n"), None);
-        assert!(advice(None).contains("KeyLogWriter"));
+        assert!(advice(None, false).contains("KeyLogWriter"));
     }
 }

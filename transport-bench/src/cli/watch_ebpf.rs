@@ -36,6 +36,7 @@ pub async fn run(a: WatchArgs) -> Result<()> {
     };
     let report = tokio::task::spawn_blocking(move || -> Result<ebpf::EbpfReport> {
         let probes = ready.attach(&opts)?;
+        warn_refused(&probes);
         eprintln!(
             "watching connections to port {:?} from the kernel {what} (ready)...",
             opts.ports
@@ -52,7 +53,32 @@ pub async fn run(a: WatchArgs) -> Result<()> {
     a.json
         .print_saved(&out, "watch-ebpf.json", |w| ebpf::print_text(&report, w))?;
     eprintln!("saved: {}", out.display());
+    unread_https(&report)?;
     a.fail_on.check(&report.findings)
+}
+
+/// The warning, before watching, when an OpenSSL file could not be probed.
+fn warn_refused(probes: &ebpf::probes::Probes) {
+    for (path, why) in &probes.tls_refused {
+        eprintln!("warning: https not readable: {} ({why})", path.display());
+    }
+}
+
+/// An error (after the report is saved and printed) when refused probes left requests
+/// unknown: the run did not read what it was asked to.
+fn unread_https(r: &ebpf::EbpfReport) -> Result<()> {
+    let unknown = r
+        .processes
+        .iter()
+        .filter(|p| p.report.requests.is_none())
+        .count();
+    if r.tls_refused.is_empty() || unknown == 0 {
+        return Ok(());
+    }
+    anyhow::bail!(
+        "{}: the requests of {unknown} process(es) are unknown",
+        ebpf::report::not_readable(&r.tls_refused)
+    )
 }
 
 /// Runs `watch --ebpf --serve` into `metrics` until `--duration` passes or `stop` says so.
@@ -64,6 +90,7 @@ pub async fn serve(a: WatchArgs, metrics: solr_watch::serve::Shared) -> Result<(
     let forget = a.forget_after;
     let task = tokio::task::spawn_blocking(move || -> Result<()> {
         let probes = ready.attach(&opts)?;
+        warn_refused(&probes);
         eprintln!(
             "watching connections to port {:?} from the kernel (ready)...",
             opts.ports
