@@ -2,7 +2,9 @@
 //! `support::tinyproxy`): `https://` nodes through a `CONNECT` tunnel, `http://` nodes in
 //! absolute form; the proxy's own log counts the connections it accepted, so keep-alive
 //! reuse through the tunnel is proven by the proxy, not by the client. A proxy that
-//! refuses `CONNECT`, or wants credentials, is a typed error; `NO_PROXY` is honoured.
+//! refuses `CONNECT`, or wants credentials, is a typed error on every transport (fresh, pooled,
+//! http2, reqwest; credentials set apart or in the environment's proxy URL); `NO_PROXY` is
+//! honoured.
 
 use solr_client::{Credentials, Error, NoProxy, Proxy, SolrClient, TlsOptions, TransportKind};
 
@@ -126,7 +128,7 @@ async fn a_proxy_wanting_credentials_is_a_typed_error_until_given_them() {
         };
         let tp = TinyProxy::start(&rules);
         let tunnelled = s.ca.is_some();
-        for kind in [TransportKind::Fresh, TransportKind::Pooled] {
+        for kind in TransportKind::ALL {
             for (password, sent) in [(None, false), (Some("not-it"), true)] {
                 let mut proxy = Proxy::new(&tp.url).expect("proxy");
                 if let Some(p) = password {
@@ -234,7 +236,7 @@ async fn env_proxy_user_info_is_sent_as_proxy_authorization() {
                 .expect("a valid proxy URL")
                 .expect("a proxy for this scheme")
         };
-        for kind in [TransportKind::Fresh, TransportKind::Pooled] {
+        for kind in TransportKind::ALL {
             let before = tp.requests().len();
             let c = proxied_client(s, kind, from_env(&format!("b%65nch:{PASSWORD}@")));
             assert_eq!(c.ping().await.expect("with env credentials").status, "OK");
