@@ -48,6 +48,7 @@ mod outside_clock;
 mod proxy;
 mod proxy_cli;
 mod proxy_socks;
+mod qtime_truth;
 mod redirects;
 mod replay;
 mod response_formats;

@@ -23,13 +23,13 @@ const R: usize = 3;
 const CHILD: &str = "WATCH_EBPF_CHILD";
 
 /// The probes, attached and draining in a thread until [`Watch::stop`].
-struct Watch {
+pub(crate) struct Watch {
     stop: Arc<AtomicBool>,
     handle: JoinHandle<EbpfReport>,
 }
 
 impl Watch {
-    fn start(port: u16) -> Watch {
+    pub(crate) fn start(port: u16) -> Watch {
         let stop = Arc::new(AtomicBool::new(false));
         let (tx, rx) = mpsc::channel();
         let s = stop.clone();
@@ -51,7 +51,7 @@ impl Watch {
         Watch { stop, handle }
     }
 
-    fn stop(self) -> EbpfReport {
+    pub(crate) fn stop(self) -> EbpfReport {
         // Let the last events reach the ring buffer.
         std::thread::sleep(std::time::Duration::from_millis(300));
         self.stop.store(true, Ordering::Relaxed);
@@ -192,7 +192,7 @@ fn node(ca: &str, urls: &[String]) -> Command {
     c
 }
 
-fn process(r: &EbpfReport, pid: u32) -> &ProcessReport {
+pub(crate) fn process(r: &EbpfReport, pid: u32) -> &ProcessReport {
     r.processes
         .iter()
         .find(|p| p.process.pid == pid)
