@@ -5,6 +5,9 @@
 # release's launcher could not be built or started).
 #
 #   scripts/compat.sh [VERSIONS...]      default: 9.4.1 9.7.0 9.10.1
+#   scripts/compat.sh 10.0.0             Solr 10 (by script only, not in CI: it needs Java 21+,
+#                                        which solr.sh finds by itself, and a first launcher
+#                                        build of a few minutes; docs/compat.md)
 #   COMPAT_MODULES="client:: admin::" scripts/compat.sh 9.4.1
 #   COMPAT_E2E_BIN=path/to/e2e-HASH scripts/compat.sh   an e2e test binary built before (no
 #                                                       cargo; it runs against this checkout)

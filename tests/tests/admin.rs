@@ -57,19 +57,15 @@ fn mutable_configset(name: &str) -> PathBuf {
     dir
 }
 
-/// The metrics query of every core's `/select` request counter.
+/// The metrics query of every core's `/select` request counter (Solr 9 and 10).
 pub(crate) fn select_counter() -> MetricsQuery {
-    MetricsQuery::new()
-        .group("core")
-        .prefix("QUERY./select.requests")
+    MetricsQuery::handler_requests("QUERY", "/select")
 }
 
-/// The `/select` request count of `core` in an answer to [`select_counter`].
-pub(crate) fn select_requests(m: &solr_client::admin::Metrics, core: &str) -> i64 {
-    m.metrics
-        .get(&format!("solr.core.{core}"))
-        .and_then(|r| r.get("QUERY./select.requests"))
-        .and_then(|v| v.as_i64())
+/// The `/select` request count of `core` in an answer to [`select_counter`]: Solr 9's JSON
+/// tree or Solr 10's Prometheus samples, read by the same typed accessor.
+pub(crate) fn select_requests(m: &solr_client::admin::Metrics, core: &str) -> u64 {
+    m.handler_requests(core, "/select")
         .expect("select counter of the core")
 }
 

@@ -153,13 +153,16 @@ impl MetricsQuery {
 
     /// The request counters of `handler` (`/select`, `/update`) in every core, on Solr 9 and
     /// 10 alike: group `core`, prefix `CATEGORY.handler.requests` (Solr 9: the handler's
-    /// category, `QUERY` or `UPDATE`, begins the name) and name `solr_core_requests`
-    /// (Solr 10). Read the answer with [`Metrics::handler_requests`].
+    /// category, `QUERY` or `UPDATE`, begins the name) and names `solr_core_requests` and
+    /// `solr_core_ref_count` (Solr 10: the second names every loaded core, so a core whose
+    /// handler has served nothing yet reads 0, as on Solr 9). Read the answer with
+    /// [`Metrics::handler_requests`].
     pub fn handler_requests(category: &str, handler: &str) -> Self {
         MetricsQuery::new()
             .group("core")
             .prefix(format!("{category}.{handler}.requests"))
             .name("solr_core_requests")
+            .name("solr_core_ref_count")
     }
 
     fn params(&self) -> Vec<(&'static str, String)> {
@@ -221,21 +224,25 @@ impl Metrics {
     /// or the query filtered it out). `core` is the core's name: `bench`, or in SolrCloud
     /// `bench_shard1_replica_n1` (Solr 9's registry `solr.core.bench.shard1.replica_n1`).
     /// Solr 10 splits a handler's counter by labels (`internal`, `category`): their sum is
-    /// returned, what Solr 9 counts in one.
+    /// returned, what Solr 9 counts in one. Solr 10 has no series for a handler that has
+    /// served nothing yet (Solr 9 has a 0): then 0 if the answer names the core at all
+    /// (any sample labelled with it, see [`MetricsQuery::handler_requests`]), else `None`.
     pub fn handler_requests(&self, core: &str, handler: &str) -> Option<u64> {
         match self.format {
             MetricsFormat::Prometheus => {
-                let mut found = None;
-                for s in self.samples.iter().filter(|s| {
-                    s.name == "solr_core_requests_total"
-                        && s.label("core") == Some(core)
-                        && s.label("handler") == Some(handler)
-                }) {
-                    *found.get_or_insert(0.0) += s.value;
-                }
-                found
-                    .filter(|n: &f64| n.is_finite() && *n >= 0.0)
-                    .map(|n| n as u64)
+                let of_core = || {
+                    self.samples
+                        .iter()
+                        .filter(|s| s.label("core") == Some(core))
+                };
+                let total: f64 = of_core()
+                    .filter(|s| {
+                        s.name == "solr_core_requests_total" && s.label("handler") == Some(handler)
+                    })
+                    .map(|s| s.value)
+                    .sum();
+                let known = of_core().next().is_some();
+                (known && total.is_finite() && total >= 0.0).then_some(total as u64)
             }
             MetricsFormat::Json => {
                 let suffix = format!(".{handler}.requests");
@@ -445,7 +452,9 @@ mod tests {
         assert!(m.metrics.is_empty());
         assert_eq!(m.handler_requests("bench", "/select"), Some(5));
         assert_eq!(m.handler_requests("bench", "/admin/ping"), Some(1));
-        assert_eq!(m.handler_requests("bench", "/update"), None);
+        // A handler that served nothing has no series on Solr 10: 0 for a core the answer
+        // names (Solr 9 has a 0 counter), `None` for a core it does not.
+        assert_eq!(m.handler_requests("bench", "/update"), Some(0));
         assert_eq!(m.handler_requests("other", "/select"), None);
         // Every line of the answer that is not a comment is one sample.
         let lines = std::str::from_utf8(SOLR10).expect("utf-8").lines();
@@ -528,7 +537,7 @@ broken{x=1} 2
             vec![
                 ("group", "core".to_string()),
                 ("prefix", "QUERY./select.requests".to_string()),
-                ("name", "solr_core_requests".to_string()),
+                ("name", "solr_core_requests,solr_core_ref_count".to_string()),
             ]
         );
     }
