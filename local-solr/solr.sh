@@ -238,7 +238,7 @@ build_needed() {
   (($(solr_major) < 10)) || [[ "$(lenient_pom_fallbacks)" == "$(cat "$t/fallbacks.txt" 2>/dev/null)" ]] || return 0
   local jar
   IFS=: read -r -a jars <"$cp"
-  for jar in "${jars[@]}"; do [[ -f "$jar" ]] || return 0; done
+  for jar in "${jars[@]}"; do [[ -e "$jar" ]] || return 0; done
   return 1
 }
 
@@ -972,7 +972,7 @@ cmd_urls() {
   print_urls "$1"
 }
 
-usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 [[ $# -ge 1 ]] || usage
 cmd="$1"; shift

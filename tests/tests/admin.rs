@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use solr_client::admin::{
-    CopyField, CreateCollection, CreateCore, FieldType, MetricsQuery, ReplicaSpec, SchemaCommand,
-    SchemaField,
+    CopyField, CreateCollection, CreateCore, FieldType, MetricsFormat, MetricsQuery, ReplicaSpec,
+    SchemaCommand, SchemaField,
 };
 use solr_client::{Commit, Error, Select, SolrClient, TransportKind};
 
@@ -487,7 +487,15 @@ async fn standalone_scenario(url: &str, core: &str) {
     // The core's select counter counts exactly our searches.
     let q = select_counter();
     let count = |m: &solr_client::admin::Metrics| select_requests(m, core);
-    let before = count(&c.system().metrics(&q).await.expect("metrics"));
+    let first = c.system().metrics(&q).await.expect("metrics");
+    // Solr 9 answers its JSON tree, Solr 10 Prometheus text: one typed counter for both.
+    let expected = if support::solr_version::current().0 >= 10 {
+        MetricsFormat::Prometheus
+    } else {
+        MetricsFormat::Json
+    };
+    assert_eq!(first.format, expected);
+    let before = count(&first);
     for _ in 0..3 {
         c.select(&Select::new("*:*")).await.expect("select");
     }
