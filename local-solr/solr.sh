@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Starts real Apache Solr nodes (from Maven Central artifacts) on 127.0.0.1: release 9.10.1
-# (launcher/pom.xml), or the one SOLR_VERSION / --solr-version names (9.4.0 and later).
+# (launcher/pom.xml), or the one SOLR_VERSION / --solr-version names (9.4.0 and later, and
+# 10.0.0: Java 21+, found by itself when the default Java is older; its launcher is built from a
+# leniently read solr-core POM, see lenient-pom.py and build_streaming).
 #
 #   solr.sh setup [--solr-version V]
 #   solr.sh start standalone|pair|cloud [--name NAME] [--solr-version V] [--tls [--client-auth]]
@@ -124,20 +126,37 @@ kill_node_hard() {
 
 # ---------------------------------------------------------------- setup
 
+# solr_major: the major release of SOLR_VERSION (9, 10, ...).
+solr_major() { echo "${SOLR_VERSION%%.*}"; }
+# min_java: the Java release SOLR_VERSION needs (Solr 10 needs 21, Solr 9 17).
+min_java() { if (($(solr_major) >= 10)); then echo 21; else echo 17; fi; }
+java_spec() { "$1" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p' || true; }
+
 java_bin() {
   if [[ -n "${JAVA_HOME_OPT:-}" ]]; then
     [[ -x "$JAVA_HOME_OPT/bin/java" ]] || die "no java at $JAVA_HOME_OPT/bin/java (--java-home)"
     echo "$JAVA_HOME_OPT/bin/java"
-  else
-    command -v java || die "java not found on PATH (run: $0 setup)"
+    return 0
   fi
+  local java v home
+  java="$(command -v java)" || die "java not found on PATH (run: $0 setup)"
+  v="$(java_spec "$java")"
+  [[ "${v%%.*}" -ge "$(min_java)" ]] 2>/dev/null && { echo "$java"; return 0; }
+  # Solr 10 on a machine whose default Java is 17: the first JDK recent enough among
+  # SOLR_JAVA_HOME, JAVA_HOME and /usr/lib/jvm/* (javac beside it too, for the launcher).
+  for home in "${SOLR_JAVA_HOME:-}" "${JAVA_HOME:-}" /usr/lib/jvm/*; do
+    [[ -n "$home" && -x "$home/bin/java" && -x "$home/bin/javac" ]] || continue
+    v="$(java_spec "$home/bin/java")"
+    [[ "${v%%.*}" -ge "$(min_java)" ]] 2>/dev/null && { echo "$home/bin/java"; return 0; }
+  done
+  die "Solr $SOLR_VERSION needs Java $(min_java)+; $java is Java $v and no JDK $(min_java)+ was found (--java-home DIR or SOLR_JAVA_HOME)"
 }
 
 check_java_version() {
   local java="$1" v
-  v="$("$java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p' || true)"
+  v="$(java_spec "$java")"
   [[ -n "$v" ]] || die "cannot run $java"
-  [[ "${v%%.*}" -ge 17 ]] 2>/dev/null || die "$java is Java $v; Solr 9 needs Java 17+"
+  [[ "${v%%.*}" -ge "$(min_java)" ]] 2>/dev/null || die "$java is Java $v; Solr $SOLR_VERSION needs Java $(min_java)+"
 }
 
 install_prereqs() {
@@ -170,14 +189,59 @@ launcher_dir() {
   if [[ "$SOLR_VERSION" == "$DEFAULT_SOLR_VERSION" ]]; then echo "$LAUNCHER/target"; else echo "$LAUNCHER/target-$SOLR_VERSION"; fi
 }
 
+# lenient_pom_fallbacks: lenient-pom.py's --fallback options. This registry lacks three jars
+# solr-core 10.0.0 names: Lucene's classification (10.3.2; 10.3.1 is served) and Korean
+# analysis (10.3.2; 10.3.0 is served) modules, same Lucene 10.3 line, and solr-solrj-streaming
+# 10.0.0 (no 10.x at all; solr-core needs it to start): left out, build_streaming makes it.
+lenient_pom_fallbacks() {
+  echo --fallback org.apache.lucene:lucene-classification:10.3.1 \
+    --fallback org.apache.lucene:lucene-analysis-nori:10.3.0 \
+    --fallback org.apache.solr:solr-solrj-streaming:-
+}
+
+# build_streaming DIR: solr-solrj-streaming for a Solr 10 whose own jar is not served, compiled
+# into DIR/streaming-classes (added to DIR/classpath.txt) from the sources of the newest served
+# release, 9.10.1 (Maven Central's sources jar), ported to SolrJ 10: SolrJ 10 moved
+# InputStreamResponseParser and SolrQuery, renamed Http2SolrClient to HttpJettySolrClient and
+# dropped DocCollection.getActiveSlicesArr; SolrClientCache is the launcher's own
+# (src/solr10/streaming), with the constructor solr-core 10 calls. Streaming expressions are
+# therefore 9.10.1's, not 10.0.0's; the nodes need the module to start at all.
+STREAMING_SOURCES=org.apache.solr:solr-solrj-streaming:9.10.1
+build_streaming() {
+  local t="$1" javac="$2" src="$1/streaming-src" jar
+  local g a v; IFS=: read -r g a v <<<"$STREAMING_SOURCES"
+  jar="$HOME/.m2/repository/${g//.//}/$a/$v/$a-$v-sources.jar"
+  if [[ ! -f "$jar" ]]; then
+    mvn -q -B -Dstyle.color=never dependency:get -Dtransitive=false -Dartifact="$g:$a:$v:jar:sources" >&2 \
+      || die "Maven could not fetch $STREAMING_SOURCES (sources), needed to build solr-solrj-streaming for Solr $SOLR_VERSION"
+  fi
+  rm -rf "$src" "$t/streaming-classes"; mkdir -p "$src" "$t/streaming-classes"
+  (cd "$src" && unzip -q "$jar") || die "cannot unpack $jar"
+  cp -r "$LAUNCHER/src/solr10/streaming/." "$src/"
+  local files; mapfile -t files < <(find "$src" -name '*.java')
+  sed -i -e 's/org\.apache\.solr\.client\.solrj\.impl\.InputStreamResponseParser/org.apache.solr.client.solrj.response.InputStreamResponseParser/' \
+    -e 's/import org\.apache\.solr\.client\.solrj\.SolrQuery;/import org.apache.solr.client.solrj.request.SolrQuery;/' \
+    -e 's/import org\.apache\.solr\.client\.solrj\.impl\.Http2SolrClient;/import org.apache.solr.client.solrj.jetty.HttpJettySolrClient;/' \
+    -e 's/new Http2SolrClient\.Builder/new HttpJettySolrClient.Builder/' \
+    -e 's/Arrays\.stream(docCol\.getActiveSlicesArr())/docCol.getActiveSlices().stream()/' "${files[@]}"
+  "$javac" --release 21 -nowarn -encoding UTF-8 -d "$t/streaming-classes" -cp "$(cat "$t/classpath.txt")" "${files[@]}" \
+    >"$t/streaming.javac.txt" 2>&1 \
+    || { tail -20 "$t/streaming.javac.txt" >&2; die "solr-solrj-streaming ($STREAMING_SOURCES sources) does not compile against Solr $SOLR_VERSION"; }
+  rm -rf "$src"
+  printf '%s:%s' "$(cat "$t/classpath.txt")" "$t/streaming-classes" >"$t/classpath.txt.new"
+  mv "$t/classpath.txt.new" "$t/classpath.txt"
+  log "note: solr-solrj-streaming $SOLR_VERSION is not served here: built from the $v sources, ported to SolrJ $SOLR_VERSION"
+}
+
 build_needed() {
   local t; t="$(launcher_dir)"
   local cp="$t/classpath.txt" stamp="$t/.solrbench-build-stamp"
   [[ -s "$cp" && -f "$stamp" && -f "$t/classes/dev/solrbench/Node.class" ]] || return 0
-  [[ -n "$(find "$LAUNCHER/pom.xml" "$LAUNCHER/src" -newer "$stamp" -print -quit)" ]] && return 0
+  [[ -n "$(find "$LAUNCHER/pom.xml" "$LAUNCHER/lenient-pom.py" "$LAUNCHER/src" -newer "$stamp" -print -quit)" ]] && return 0
+  (($(solr_major) < 10)) || [[ "$(lenient_pom_fallbacks)" == "$(cat "$t/fallbacks.txt" 2>/dev/null)" ]] || return 0
   local jar
   IFS=: read -r -a jars <"$cp"
-  for jar in "${jars[@]}"; do [[ -f "$jar" ]] || return 0; done
+  for jar in "${jars[@]}"; do [[ -e "$jar" ]] || return 0; done
   return 1
 }
 
@@ -188,7 +252,16 @@ build_launcher() {
     rm -rf "$t/classes"; mkdir -p "$t/classes"
     # The runtime classpath (Maven Central), compiled against with javac: the compile scope of
     # older releases' poms lacks jars the launcher names (ZooKeeper's server in 9.4).
-    mvn -q -B -Dstyle.color=never -f "$LAUNCHER/pom.xml" dependency:build-classpath \
+    local pom="$LAUNCHER/pom.xml"
+    if (($(solr_major) >= 10)); then
+      # Maven cannot read solr-core 10's POM (Jackson versions missing): a pom generated
+      # from it, read leniently (launcher/lenient-pom.py says how), is resolved instead.
+      mkdir -p "$t"; pom="$t/pom.xml"
+      python3 "$LAUNCHER/lenient-pom.py" "$SOLR_VERSION" "$pom" $(lenient_pom_fallbacks) \
+        || die "could not read the POMs of Solr $SOLR_VERSION"
+      lenient_pom_fallbacks >"$t/fallbacks.txt"
+    fi
+    mvn -q -B -Dstyle.color=never -f "$pom" org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath \
       -Dsolr.version="$SOLR_VERSION" -Dmdep.includeScope=runtime -Dmdep.outputFile="$t/classpath.txt" >&2 \
       || die "Maven could not resolve Solr $SOLR_VERSION (solr-core, solr-test-framework)"
     compile_launcher "$t"
@@ -205,16 +278,19 @@ build_launcher() {
 # (BulkIndex, SearchQtimes: transport-bench's SolrJ side; ExportStream: scripts/export-bench.sh's)
 # use SolrJ API of recent releases and are left out, with a note, where another release than the pom's lacks it.
 compile_launcher() {
-  local t="$1" src="$LAUNCHER/src/main/java/dev/solrbench" javac
+  local t="$1" src="$LAUNCHER/src/main/java/dev/solrbench" javac node_src="$LAUNCHER/src/main/java/dev/solrbench"
   javac="$(dirname "$(readlink -f "$(java_bin)")")/javac"
   [[ -x "$javac" ]] || javac=javac
-  local cp="$t/classes:$(cat "$t/classpath.txt")"
-  "$javac" --release 17 -nowarn -encoding UTF-8 -d "$t/classes" -cp "$cp" \
-    "$src/Args.java" "$src/Node.java" "$src/Zk.java" >&2 \
+  # Solr 10 (Jetty 12, SolrJ 10): Node and Zk have their own sources, 9.x's stay as they are.
+  (($(solr_major) >= 10)) && node_src="$LAUNCHER/src/solr10/java/dev/solrbench"
+  if (($(solr_major) >= 10)) && ! grep -q 'solr-solrj-streaming' "$t/classpath.txt"; then build_streaming "$t" "$javac"; fi
+  local cp="$t/classes:$(cat "$t/classpath.txt")" release; release="$(min_java)"
+  "$javac" --release "$release" -nowarn -encoding UTF-8 -d "$t/classes" -cp "$cp" \
+    "$src/Args.java" "$node_src/Node.java" "$node_src/Zk.java" >&2 \
     || die "the launcher (Node, Zk) does not compile against Solr $SOLR_VERSION"
   local main
   for main in BulkIndex SearchQtimes ExportStream; do
-    "$javac" --release 17 -nowarn -encoding UTF-8 -d "$t/classes" -cp "$cp" "$src/$main.java" \
+    "$javac" --release "$release" -nowarn -encoding UTF-8 -d "$t/classes" -cp "$cp" "$src/$main.java" \
       >"$t/$main.javac.txt" 2>&1 \
       || { [[ "$SOLR_VERSION" != "$DEFAULT_SOLR_VERSION" ]] || { cat "$t/$main.javac.txt" >&2; die "dev.solrbench.$main does not compile"; }
         log "note: dev.solrbench.$main does not compile against Solr $SOLR_VERSION (SolrJ bench side unavailable; see $t/$main.javac.txt)"; }
@@ -397,7 +473,7 @@ write_node_home() {
   local name="$1" node="$2" leader_port="${3:-}"
   local nd; nd="$(node_dir "$name" "$node")"
   mkdir -p "$nd/home" "$nd/logs"
-  cp "$ROOT/conf/solr.xml" "$nd/home/solr.xml"
+  if (($(solr_major) >= 10)); then cp "$ROOT/conf/solr10.xml" "$nd/home/solr.xml"; else cp "$ROOT/conf/solr.xml" "$nd/home/solr.xml"; fi
   [[ "$CLIENT_AUTH" == 1 ]] && echo '{"authentication":{"class":"solr.CertAuthPlugin"}}' >"$nd/home/security.json"
   [[ "$MODE" == cloud ]] && return 0
   [[ "$BASIC_AUTH" == 1 ]] && basic_security_json >"$nd/home/security.json"
@@ -907,7 +983,7 @@ cmd_urls() {
   print_urls "$1"
 }
 
-usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 [[ $# -ge 1 ]] || usage
 cmd="$1"; shift

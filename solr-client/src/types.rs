@@ -65,10 +65,37 @@ pub struct SolrErrorBody {
 /// (in any response format, once decoded to the `wt=json` shape).
 #[derive(Deserialize)]
 pub(crate) struct ErrorEnvelope {
-    error: SolrErrorBody,
+    error: ErrorObject,
     /// Kept loose: a header of an unexpected shape must not hide Solr's error.
     #[serde(rename = "responseHeader", default)]
     header: Option<Value>,
+}
+
+/// The `error` object with its `details`: Solr 10 answers a failed Schema API command with
+/// `msg` "error processing commands" and the reasons in `details[].errorMessages` (Solr 9
+/// puts them in `msg`); they are appended to the message so it says why on both.
+#[derive(Deserialize)]
+struct ErrorObject {
+    #[serde(flatten)]
+    body: SolrErrorBody,
+    #[serde(default)]
+    details: Option<Value>,
+}
+
+/// The `errorMessages` of Solr's `details` list, trimmed, in order.
+fn detail_messages(details: Option<&Value>) -> Vec<String> {
+    let items = details
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    items
+        .iter()
+        .filter_map(|d| d.get("errorMessages").and_then(Value::as_array))
+        .flatten()
+        .filter_map(Value::as_str)
+        .map(|m| m.trim().to_string())
+        .filter(|m| !m.is_empty())
+        .collect()
 }
 
 impl ErrorEnvelope {
@@ -80,9 +107,17 @@ impl ErrorEnvelope {
             .and_then(|h| h.get("QTime"))
             .and_then(Value::as_u64)
             .and_then(|q| u32::try_from(q).ok());
+        let mut body = self.error.body;
+        let missing: Vec<String> = detail_messages(self.error.details.as_ref())
+            .into_iter()
+            .filter(|m| !body.msg.contains(m.as_str()))
+            .collect();
+        if !missing.is_empty() {
+            body.msg = format!("{}: {}", body.msg, missing.join("; "));
+        }
         SolrErrorBody {
             qtime_ms: qtime,
-            ..self.error
+            ..body
         }
     }
 }
@@ -182,6 +217,24 @@ mod tests {
         serde_json::from_str::<ErrorEnvelope>(json)
             .expect("an error envelope")
             .into_body()
+    }
+
+    #[test]
+    fn solr10_schema_command_details_join_the_message() {
+        // Solr 10.0.0's answer to adding a field that exists (recorded).
+        let b = body(
+            r#"{"responseHeader":{"status":400,"QTime":7},"error":{"metadata":{"error-class":"org.apache.solr.common.SolrErrorWrappingException","root-error-class":"org.apache.solr.common.SolrErrorWrappingException"},"errorClass":"org.apache.solr.common.SolrErrorWrappingException","msg":"error processing commands","details":[{"errorMessages":["Field 'adm_n' already exists.\n"],"add-field":{"name":"adm_n","type":"pint"}}],"code":400}}"#,
+        );
+        assert_eq!(
+            b.msg,
+            "error processing commands: Field 'adm_n' already exists."
+        );
+        assert_eq!((b.code, b.qtime_ms), (400, Some(7)));
+        // A message that already says it is kept as it is (Solr 9).
+        let b = body(
+            r#"{"error":{"msg":"Field 'x' already exists.","details":[{"errorMessages":["Field 'x' already exists.\n"]}],"code":400}}"#,
+        );
+        assert_eq!(b.msg, "Field 'x' already exists.");
     }
 
     #[test]

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use solr_client::admin::{
-    CopyField, CreateCollection, CreateCore, FieldType, MetricsQuery, ReplicaSpec, SchemaCommand,
-    SchemaField,
+    CopyField, CreateCollection, CreateCore, FieldType, MetricsFormat, MetricsQuery, ReplicaSpec,
+    SchemaCommand, SchemaField,
 };
 use solr_client::{Commit, Error, Select, SolrClient, TransportKind};
 
@@ -57,19 +57,15 @@ fn mutable_configset(name: &str) -> PathBuf {
     dir
 }
 
-/// The metrics query of every core's `/select` request counter.
+/// The metrics query of every core's `/select` request counter (Solr 9 and 10).
 pub(crate) fn select_counter() -> MetricsQuery {
-    MetricsQuery::new()
-        .group("core")
-        .prefix("QUERY./select.requests")
+    MetricsQuery::handler_requests("QUERY", "/select")
 }
 
-/// The `/select` request count of `core` in an answer to [`select_counter`].
-pub(crate) fn select_requests(m: &solr_client::admin::Metrics, core: &str) -> i64 {
-    m.metrics
-        .get(&format!("solr.core.{core}"))
-        .and_then(|r| r.get("QUERY./select.requests"))
-        .and_then(|v| v.as_i64())
+/// The `/select` request count of `core` in an answer to [`select_counter`]: Solr 9's JSON
+/// tree or Solr 10's Prometheus samples, read by the same typed accessor.
+pub(crate) fn select_requests(m: &solr_client::admin::Metrics, core: &str) -> u64 {
+    m.handler_requests(core, "/select")
         .expect("select counter of the core")
 }
 
@@ -491,7 +487,15 @@ async fn standalone_scenario(url: &str, core: &str) {
     // The core's select counter counts exactly our searches.
     let q = select_counter();
     let count = |m: &solr_client::admin::Metrics| select_requests(m, core);
-    let before = count(&c.system().metrics(&q).await.expect("metrics"));
+    let first = c.system().metrics(&q).await.expect("metrics");
+    // Solr 9 answers its JSON tree, Solr 10 Prometheus text: one typed counter for both.
+    let expected = if support::solr_version::current().0 >= 10 {
+        MetricsFormat::Prometheus
+    } else {
+        MetricsFormat::Json
+    };
+    assert_eq!(first.format, expected);
+    let before = count(&first);
     for _ in 0..3 {
         c.select(&Select::new("*:*")).await.expect("select");
     }

@@ -18,8 +18,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use solr_client::admin::MetricsQuery;
 use solr_client::transport::{composite_id_hash, ClusterView, Routing};
-use solr_client::{Commit, RequestKind, Select, SolrClient, TransportKind, UpdateFormat};
+use solr_client::{Commit, Select, SolrClient, TransportKind, UpdateFormat};
 use tokio::sync::Mutex;
 
 use crate::support;
@@ -78,34 +79,18 @@ pub(crate) fn shard_of(view: &ClusterView, id: &str) -> String {
 }
 
 /// Solr's own count of `/update` requests of every core, by core name (metrics API, asked
-/// of each node for its cores).
+/// of each node for its cores; Solr 9's JSON or Solr 10's Prometheus answer, read alike).
 pub(crate) async fn update_requests(view: &ClusterView) -> BTreeMap<String, u64> {
     let mut out = BTreeMap::new();
+    let q = MetricsQuery::handler_requests("UPDATE", "/update");
     for node in view.nodes() {
         let c = support::client(node.as_str(), TransportKind::Pooled, false);
-        let mut req = c.wire(
-            http::Method::GET,
-            "admin/metrics",
-            vec![
-                ("group".into(), "core".into()),
-                ("prefix".into(), "UPDATE./update.requests".into()),
-                ("wt".into(), "json".into()),
-            ],
-            RequestKind::Admin,
-        );
-        req.path = "admin/metrics".into();
-        let resp = c.send_raw(req).await.expect("metrics answer");
-        let body: Value = serde_json::from_slice(&resp.body).expect("metrics JSON");
+        let m = c.system().metrics(&q).await.expect("metrics answer");
         for shard in &view.shards {
             for r in shard.replicas.iter().filter(|r| r.base_url == node) {
-                let replica = r
-                    .core
-                    .strip_prefix(&format!("{}_{}_", view.collection, shard.name))
-                    .expect("core named collection_shard_replica");
-                let registry = format!("solr.core.{}.{}.{replica}", view.collection, shard.name);
-                let n = body["metrics"][&registry]["UPDATE./update.requests"]
-                    .as_u64()
-                    .unwrap_or_else(|| panic!("no /update count for {registry}: {body}"));
+                let n = m
+                    .handler_requests(&r.core, "/update")
+                    .unwrap_or_else(|| panic!("no /update count for {} on {node}", r.core));
                 out.insert(r.core.clone(), n);
             }
         }

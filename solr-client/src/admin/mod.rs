@@ -46,6 +46,7 @@ mod collections;
 mod configsets;
 mod cores;
 mod operations;
+mod prometheus;
 mod schema;
 mod system;
 mod zip;
@@ -57,11 +58,14 @@ pub use collections::{
 pub use configsets::{ConfigsetList, Configsets};
 pub use cores::{CoreIndex, CoreStatus, CoreStatusResponse, Cores, CreateCore};
 pub use operations::CollectionStatus;
+pub use prometheus::Sample;
 pub use schema::{
     CopyField, CopyFieldList, FieldList, FieldType, FieldTypeList, Schema, SchemaCommand,
     SchemaField, UniqueKey,
 };
-pub use system::{JvmInfo, LuceneInfo, MetricValue, Metrics, MetricsQuery, System, SystemInfo};
+pub use system::{
+    JvmInfo, LuceneInfo, MetricValue, Metrics, MetricsFormat, MetricsQuery, System, SystemInfo,
+};
 pub use zip::zip_directory;
 
 /// The common answer of an admin call that returns no data of its own (create, delete,
@@ -159,9 +163,18 @@ impl<'a> Call<'a> {
     /// hook, the call span and, for a failed call, the `solr.error` event
     /// ([`crate::observe`]).
     pub(crate) async fn send<T: DeserializeOwned + Timed>(self, client: &SolrClient) -> Result<T> {
-        let mut params = self.params;
-        params.push(("wt".into(), "json".into()));
-        let mut req = client.wire(self.method, self.path, params, RequestKind::Admin);
+        self.param("wt", "json")
+            .send_decoded(client, decode_admin::<T>)
+            .await
+    }
+
+    /// Sends it as it is (no `wt` added) and decodes the answer with `decode`.
+    pub(crate) async fn send_decoded<T: Timed>(
+        self,
+        client: &SolrClient,
+        decode: fn(WireResponse, &'static str) -> Result<(T, Timing)>,
+    ) -> Result<T> {
+        let mut req = client.wire(self.method, self.path, self.params, RequestKind::Admin);
         if !self.in_collection {
             req.path = self.path.trim_start_matches('/').to_string();
         }
@@ -172,7 +185,7 @@ impl<'a> Call<'a> {
         }
         let what = self.what;
         let (mut out, timing) = client
-            .exchange(req, |resp| decode_admin::<T>(resp, what), T::qtime)
+            .exchange(req, |resp| decode(resp, what), T::qtime)
             .await?;
         out.set_timing(timing);
         Ok(out)
@@ -181,7 +194,7 @@ impl<'a> Call<'a> {
 
 /// Decodes an admin answer into `T`: Solr's error status and a reported `failure` are
 /// errors.
-fn decode_admin<T: DeserializeOwned>(
+pub(crate) fn decode_admin<T: DeserializeOwned>(
     resp: WireResponse,
     what: &'static str,
 ) -> Result<(T, Timing)> {

@@ -1,15 +1,19 @@
 //! System information (`/admin/info/system`: Solr version, JVM, mode) and the metrics API
-//! (`/admin/metrics`), read as a typed tree.
+//! (`/admin/metrics`): Solr 9's JSON tree or Solr 10's Prometheus text, one [`Metrics`].
 
 use std::collections::BTreeMap;
 
+use http::header::CONTENT_TYPE;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{timed, Call};
+use super::prometheus::{self, Sample};
+use super::{decode_admin, timed, Call};
 use crate::client::SolrClient;
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::snippet::snippet;
 use crate::timing::Timing;
+use crate::transport::WireResponse;
 use crate::types::ResponseHeader;
 
 /// System information and metrics of the client's node. Borrowed from
@@ -46,14 +50,49 @@ impl<'a> System<'a> {
             .await
     }
 
-    /// `/admin/metrics`, filtered by `q`'s groups, prefixes and keys.
+    /// `/admin/metrics`, filtered by `q`. It is sent without `wt`, so each release answers
+    /// its default: Solr 9 its JSON tree ([`Metrics::metrics`]), Solr 10 Prometheus text
+    /// ([`Metrics::samples`]; Solr 10 refuses `wt=json` with a 400). Both are read into the
+    /// same [`Metrics`], whose accessors ([`Metrics::handler_requests`]) answer alike on
+    /// either; a body that is neither is [`Error::Decode`].
     pub async fn metrics(&self, q: &MetricsQuery) -> Result<Metrics> {
         let mut call = Call::get("admin/metrics", "metrics");
         for (k, v) in q.params() {
             call = call.param(k, v);
         }
-        call.send(self.client).await
+        call.send_decoded(self.client, decode_metrics).await
     }
+}
+
+/// A successful answer in Prometheus or OpenMetrics text is parsed as such; anything else
+/// (Solr 9's JSON, and every error, which Solr 10 sends as JSON too) goes the JSON way.
+fn decode_metrics(resp: WireResponse, what: &'static str) -> Result<(Metrics, Timing)> {
+    let ct = resp
+        .headers
+        .get(CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let first = resp.body.iter().find(|b| !b.is_ascii_whitespace());
+    let text_format = ct.contains("openmetrics")
+        || (ct.starts_with("text/plain") && first.is_some_and(|b| *b != b'{'));
+    if !resp.status.is_success() || !text_format {
+        return decode_admin::<Metrics>(resp, what);
+    }
+    let decode_error = |message: String| Error::Decode {
+        node: resp.timing.node.clone(),
+        what,
+        message,
+        snippet: snippet(&resp.body, 200),
+    };
+    let text = std::str::from_utf8(&resp.body).map_err(|e| decode_error(e.to_string()))?;
+    let samples = prometheus::parse(text)
+        .map_err(|e| decode_error(format!("line {}: {}", e.line, e.message)))?;
+    let metrics = Metrics {
+        format: MetricsFormat::Prometheus,
+        samples,
+        ..Metrics::default()
+    };
+    Ok((metrics, resp.timing))
 }
 
 /// The filters of a metrics read. Each list is sent comma-separated; empty lists are not
@@ -71,6 +110,9 @@ pub struct MetricsQuery {
     /// `key`: full metric keys (`solr.jvm:memory.heap.used`); Solr ignores the other
     /// filters when keys are given.
     pub keys: Vec<String>,
+    /// `name`: Solr 10's filter by metric name (`solr_core_requests`); Solr 9 ignores it,
+    /// as Solr 10 ignores `group`, `prefix`, `type` and `key`, so one query may carry both.
+    pub names: Vec<String>,
 }
 
 impl MetricsQuery {
@@ -103,12 +145,33 @@ impl MetricsQuery {
         self
     }
 
+    /// Adds a metric name (Solr 10).
+    pub fn name(mut self, n: impl Into<String>) -> Self {
+        self.names.push(n.into());
+        self
+    }
+
+    /// The request counters of `handler` (`/select`, `/update`) in every core, on Solr 9 and
+    /// 10 alike: group `core`, prefix `CATEGORY.handler.requests` (Solr 9: the handler's
+    /// category, `QUERY` or `UPDATE`, begins the name) and names `solr_core_requests` and
+    /// `solr_core_ref_count` (Solr 10: the second names every loaded core, so a core whose
+    /// handler has served nothing yet reads 0, as on Solr 9). Read the answer with
+    /// [`Metrics::handler_requests`].
+    pub fn handler_requests(category: &str, handler: &str) -> Self {
+        MetricsQuery::new()
+            .group("core")
+            .prefix(format!("{category}.{handler}.requests"))
+            .name("solr_core_requests")
+            .name("solr_core_ref_count")
+    }
+
     fn params(&self) -> Vec<(&'static str, String)> {
         let mut out = Vec::new();
         for (name, list) in [
             ("group", &self.groups),
             ("prefix", &self.prefixes),
             ("type", &self.types),
+            ("name", &self.names),
         ] {
             if !list.is_empty() {
                 out.push((name, list.join(",")));
@@ -120,22 +183,84 @@ impl MetricsQuery {
     }
 }
 
-/// The answer of `/admin/metrics`.
+/// Which format a node answered metrics in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum MetricsFormat {
+    /// Solr 9's JSON tree, in [`Metrics::metrics`].
+    #[default]
+    Json,
+    /// Solr 10's Prometheus (or OpenMetrics) text, in [`Metrics::samples`].
+    Prometheus,
+}
+
+/// The answer of `/admin/metrics`: Solr 9's JSON tree or Solr 10's Prometheus samples
+/// ([`Metrics::format`] says which). Solr 10 renamed every metric (`QUERY./select.requests`
+/// of registry `solr.core.bench` became `solr_core_requests_total{core="bench",
+/// handler="/select",...}`); [`Metrics::handler_requests`] reads either.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Metrics {
-    /// Solr's header.
+    /// Solr's header (Solr 9; Prometheus text has none).
     #[serde(rename = "responseHeader", default)]
     pub header: ResponseHeader,
-    /// Registry (`solr.jvm`, `solr.core.bench`, ...) -> metric name -> value.
+    /// Registry (`solr.jvm`, `solr.core.bench`, ...) -> metric name -> value (Solr 9).
     #[serde(default)]
     pub metrics: BTreeMap<String, BTreeMap<String, MetricValue>>,
+    /// Every sample of a Prometheus answer, in order (Solr 10).
+    #[serde(skip)]
+    pub samples: Vec<Sample>,
+    /// The format the node answered in.
+    #[serde(skip)]
+    pub format: MetricsFormat,
     /// Client-side timing.
     #[serde(skip)]
     pub timing: Timing,
 }
 
 impl Metrics {
+    /// How many requests `handler` (`/select`) of core `core` has served, on Solr 9 and 10
+    /// alike; `None` when the answer has no such counter (the core or handler is unknown,
+    /// or the query filtered it out). `core` is the core's name: `bench`, or in SolrCloud
+    /// `bench_shard1_replica_n1` (Solr 9's registry `solr.core.bench.shard1.replica_n1`).
+    /// Solr 10 splits a handler's counter by labels (`internal`, `category`): their sum is
+    /// returned, what Solr 9 counts in one. Solr 10 has no series for a handler that has
+    /// served nothing yet (Solr 9 has a 0): then 0 if the answer names the core at all
+    /// (any sample labelled with it, see [`MetricsQuery::handler_requests`]), else `None`.
+    pub fn handler_requests(&self, core: &str, handler: &str) -> Option<u64> {
+        match self.format {
+            MetricsFormat::Prometheus => {
+                let of_core = || {
+                    self.samples
+                        .iter()
+                        .filter(|s| s.label("core") == Some(core))
+                };
+                let total: f64 = of_core()
+                    .filter(|s| {
+                        s.name == "solr_core_requests_total" && s.label("handler") == Some(handler)
+                    })
+                    .map(|s| s.value)
+                    .sum();
+                let known = of_core().next().is_some();
+                (known && total.is_finite() && total >= 0.0).then_some(total as u64)
+            }
+            MetricsFormat::Json => {
+                let suffix = format!(".{handler}.requests");
+                let (_, registry) = self.metrics.iter().find(|(r, _)| {
+                    r.strip_prefix("solr.core.")
+                        .is_some_and(|c| c.replace('.', "_") == core)
+                })?;
+                registry
+                    .iter()
+                    .find(|(k, _)| {
+                        k.ends_with(&suffix) && !k[..k.len() - suffix.len()].contains('.')
+                    })
+                    .and_then(|(_, v)| v.as_i64())
+                    .and_then(|n| u64::try_from(n).ok())
+            }
+        }
+    }
+
     /// The metric `name` of the first registry whose name starts with `registry_prefix`
     /// (e.g. `solr.core.bench` matches a SolrCloud core `solr.core.bench.shard1.replica_n1`).
     pub fn find(&self, registry_prefix: &str, name: &str) -> Option<&MetricValue> {
@@ -304,6 +429,93 @@ mod tests {
         assert!(m.find("solr.jvm", "QUERY./select.requests").is_none());
     }
 
+    fn answer(content_type: &str, status: u16, body: &'static [u8]) -> WireResponse {
+        let mut headers = http::HeaderMap::new();
+        headers.insert(CONTENT_TYPE, content_type.parse().expect("header"));
+        WireResponse {
+            status: http::StatusCode::from_u16(status).expect("status"),
+            headers,
+            body: bytes::Bytes::from_static(body),
+            timing: Timing::default(),
+        }
+    }
+
+    /// A recorded Solr 10.0.0 answer (standalone, core `bench`, the default format), taken
+    /// after its `/select` had served 5 requests and its `/admin/ping` 1.
+    const SOLR10: &[u8] = include_bytes!("testdata/metrics_solr10.prom");
+
+    #[test]
+    fn solr10_prometheus_answer_gives_the_same_typed_counters() {
+        let (m, _) = decode_metrics(answer("text/plain; version=0.0.4", 200, SOLR10), "metrics")
+            .expect("parses");
+        assert_eq!(m.format, MetricsFormat::Prometheus);
+        assert!(m.metrics.is_empty());
+        assert_eq!(m.handler_requests("bench", "/select"), Some(5));
+        assert_eq!(m.handler_requests("bench", "/admin/ping"), Some(1));
+        // A handler that served nothing has no series on Solr 10: 0 for a core the answer
+        // names (Solr 9 has a 0 counter), `None` for a core it does not.
+        assert_eq!(m.handler_requests("bench", "/update"), Some(0));
+        assert_eq!(m.handler_requests("other", "/select"), None);
+        // Every line of the answer that is not a comment is one sample.
+        let lines = std::str::from_utf8(SOLR10).expect("utf-8").lines();
+        let expected = lines
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .count();
+        assert_eq!(m.samples.len(), expected);
+    }
+
+    #[test]
+    fn solr9_json_answer_gives_the_same_typed_counters() {
+        let body = include_bytes!("testdata/metrics.json");
+        let (m, _) = decode_metrics(
+            answer("application/json;charset=utf-8", 200, body),
+            "metrics",
+        )
+        .expect("parses");
+        assert_eq!(m.format, MetricsFormat::Json);
+        assert_eq!(m.handler_requests("bench", "/select"), Some(1));
+        assert_eq!(m.handler_requests("bench", "/update"), None);
+        // SolrCloud: the core's name maps to its registry.
+        let cloud: Metrics = serde_json::from_str(
+            r#"{"metrics":{"solr.core.bench.shard1.replica_n1":{"UPDATE./update.requests":7}}}"#,
+        )
+        .expect("parses");
+        assert_eq!(
+            cloud.handler_requests("bench_shard1_replica_n1", "/update"),
+            Some(7)
+        );
+        assert_eq!(cloud.handler_requests("bench", "/update"), None);
+    }
+
+    #[test]
+    fn solr10_refusal_of_json_and_garbage_are_typed_errors() {
+        let refused = br#"{"responseHeader":{"status":400,"QTime":3},"error":{"msg":"Only Prometheus and OpenMetrics metric formats supported. Unsupported format requested: json","code":400}}"#;
+        let e = decode_metrics(
+            answer("application/json;charset=utf-8", 400, refused),
+            "metrics",
+        )
+        .expect_err("400");
+        assert!(
+            matches!(&e, Error::Solr { status: 400, body, .. } if body.msg.contains("Unsupported format")),
+            "{e:?}"
+        );
+        let e = decode_metrics(
+            answer(
+                "text/plain; version=0.0.4",
+                200,
+                b"ok 1
+broken{x=1} 2
+",
+            ),
+            "metrics",
+        )
+        .expect_err("malformed");
+        assert!(
+            matches!(&e, Error::Decode { message, .. } if message.starts_with("line 2:")),
+            "{e:?}"
+        );
+    }
+
     #[test]
     fn metrics_filters_become_solrs_parameters() {
         let q = MetricsQuery::new()
@@ -320,5 +532,13 @@ mod tests {
             ]
         );
         assert!(MetricsQuery::new().params().is_empty());
+        assert_eq!(
+            MetricsQuery::handler_requests("QUERY", "/select").params(),
+            vec![
+                ("group", "core".to_string()),
+                ("prefix", "QUERY./select.requests".to_string()),
+                ("name", "solr_core_requests,solr_core_ref_count".to_string()),
+            ]
+        );
     }
 }
