@@ -30,17 +30,22 @@ pub(crate) const FILES: &[(&str, &[u8])] = &[
     asset!("solr.sh"),
     asset!("conf/log4j2.xml"),
     asset!("conf/solr.xml"),
+    asset!("conf/solr10.xml"),
     asset!("configsets/bench/conf/schema.xml"),
     asset!("configsets/bench/conf/solrconfig.xml"),
     asset!("configsets/default/conf/managed-schema.xml"),
     asset!("configsets/default/conf/solrconfig.xml"),
     asset!("launcher/pom.xml"),
+    asset!("launcher/lenient-pom.py"),
     asset!("launcher/src/main/java/dev/solrbench/Args.java"),
     asset!("launcher/src/main/java/dev/solrbench/BulkIndex.java"),
     asset!("launcher/src/main/java/dev/solrbench/ExportStream.java"),
     asset!("launcher/src/main/java/dev/solrbench/Node.java"),
     asset!("launcher/src/main/java/dev/solrbench/SearchQtimes.java"),
     asset!("launcher/src/main/java/dev/solrbench/Zk.java"),
+    asset!("launcher/src/solr10/java/dev/solrbench/Node.java"),
+    asset!("launcher/src/solr10/java/dev/solrbench/Zk.java"),
+    asset!("launcher/src/solr10/streaming/org/apache/solr/client/solrj/io/SolrClientCache.java"),
 ];
 
 /// A short fingerprint of the embedded files (FNV-1a, 64 bits, as 8 hex digits): the default
