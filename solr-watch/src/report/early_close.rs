@@ -5,9 +5,9 @@
 //! connections, just not for long: each new one costs a handshake (and TLS, a full or
 //! resumed one) and leaves a socket in TIME_WAIT on the client.
 
-use super::wire::{asks_close, ms};
+use super::wire::{asks_close, last_answer, ms};
 use super::{Finding, Severity};
-use crate::conn::{Close, Conn, Tracker};
+use crate::conn::{Close, Tracker};
 
 /// Jetty's idle timeout in Solr 9 (`solr.jetty.http.idleTimeout`), µs: what the server
 /// waits for when the capture shows no idle close of its own.
@@ -23,15 +23,6 @@ struct Dropped {
     requests: usize,
     /// From its last answer to the client's next request (on another connection), µs.
     gap_us: u64,
-}
-
-/// When the last answer on `c` ended, if any request on it was answered.
-fn last_answer(c: &Conn) -> Option<u64> {
-    c.responses
-        .iter()
-        .filter(|r| !r.incomplete)
-        .map(|r| r.last_ts)
-        .max()
 }
 
 /// The server's idle timeout as the capture shows it (the shortest idle time after which

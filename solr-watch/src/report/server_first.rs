@@ -6,9 +6,9 @@
 //! the client waited for the close itself (a response read to the end of the connection).
 //! Only the first is the `no-reuse` finding; the second is `server-closed-first`.
 
-use super::wire::{asks_close, ms};
+use super::wire::{asks_close, last_answer, ms};
 use super::{Finding, Severity};
-use crate::conn::{Close, Conn, Tracker};
+use crate::conn::{Close, Tracker};
 
 /// The connections the client replaced: after a connection's last answer, the client's
 /// next request went on another connection.
@@ -21,15 +21,6 @@ pub(super) struct Replaced {
     pub server_first: usize,
     /// For those, from the last answer to the server's close, µs, sorted.
     pub idle_us: Vec<u64>,
-}
-
-/// When the last answer on `c` ended, if any request on it was answered.
-fn last_answer(c: &Conn) -> Option<u64> {
-    c.responses
-        .iter()
-        .filter(|r| !r.incomplete)
-        .map(|r| r.last_ts)
-        .max()
 }
 
 /// Counts the replaced connections and the ones the server closed first.

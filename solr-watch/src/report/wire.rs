@@ -1,7 +1,8 @@
 //! Small readings of the wire shared by the figures and the findings: times in ms, the names
-//! of protocols and closes, and what a request asks of the server.
+//! of protocols and closes, what a request asks of the server, and when a connection last
+//! answered.
 
-use crate::conn::{Close, Proto};
+use crate::conn::{Close, Conn, Proto};
 use crate::http::Message;
 
 /// Microseconds as milliseconds.
@@ -50,4 +51,13 @@ pub(super) fn asks_close(m: &Message) -> bool {
 /// A POST to an update handler.
 pub(super) fn is_update(path: &str, method: &str) -> bool {
     method == "POST" && path.split('/').any(|s| s == "update")
+}
+
+/// When the last answer on `c` ended, if any request on it was answered.
+pub(super) fn last_answer(c: &Conn) -> Option<u64> {
+    c.responses
+        .iter()
+        .filter(|r| !r.incomplete)
+        .map(|r| r.last_ts)
+        .max()
 }
