@@ -14,12 +14,12 @@ use solr_harness::local_solr::LocalSolr;
 
 const PINGS: usize = 5;
 
-fn port_of(s: &LocalSolr) -> u16 {
+pub(crate) fn port_of(s: &LocalSolr) -> u16 {
     let uri: http::Uri = s.url(None).expect("url").parse().expect("uri");
     uri.port_u16().expect("port")
 }
 
-fn proxied_client(s: &LocalSolr, kind: TransportKind, proxy: Proxy) -> SolrClient {
+pub(crate) fn proxied_client(s: &LocalSolr, kind: TransportKind, proxy: Proxy) -> SolrClient {
     let mut tls = TlsOptions::new();
     if let Some(ca) = &s.ca {
         tls = tls.add_ca_pem_file(ca).expect("CA readable");

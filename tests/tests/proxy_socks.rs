@@ -8,8 +8,9 @@
 //! a test cannot add a system user, so the accepted-credentials case is not run here; the
 //! refusal of wrong ones (and of none) is.
 
-use solr_client::{Error, Proxy, Select, SolrClient, TlsOptions, TransportKind};
+use solr_client::{Error, Proxy, Select, SolrClient, TransportKind};
 
+use crate::proxy::{port_of, proxied_client};
 use crate::support;
 use crate::support::danted::{Danted, SocksMethod};
 use solr_harness::local_solr::LocalSolr;
@@ -17,23 +18,8 @@ use solr_harness::local_solr::LocalSolr;
 const QUERIES: usize = 5;
 const DOCS: usize = 12;
 
-fn port_of(s: &LocalSolr) -> u16 {
-    let uri: http::Uri = s.url(None).expect("url").parse().expect("uri");
-    uri.port_u16().expect("port")
-}
-
 fn socks_client(s: &LocalSolr, kind: TransportKind, proxy: &str) -> SolrClient {
-    let mut tls = TlsOptions::new();
-    if let Some(ca) = &s.ca {
-        tls = tls.add_ca_pem_file(ca).expect("CA readable");
-    }
-    SolrClient::builder(s.url(None).expect("url"))
-        .collection("bench")
-        .transport(kind)
-        .tls(tls)
-        .proxy(Proxy::new(proxy).expect("proxy"))
-        .build()
-        .expect("client builds")
+    proxied_client(s, kind, Proxy::new(proxy).expect("proxy"))
 }
 
 /// danted's tunnel count once it reached `want` (it logs from its own processes), or what
