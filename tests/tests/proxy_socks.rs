@@ -141,7 +141,8 @@ async fn a_socks5_proxy_refusing_credentials_is_a_typed_error() {
         }
     }
     assert_eq!(d.tunnels(), 0, "no tunnel opened");
-    let refusals = &d.refusals()[refused_before..];
+    let all = d.refusals_reaching(refused_before + 6);
+    let refusals = &all[refused_before..];
     let wrong = refusals
         .iter()
         .filter(|r| r.contains("password authentication failed for user \"nobody\""))

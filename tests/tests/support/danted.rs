@@ -138,6 +138,19 @@ impl Danted {
             .filter_map(|l| l.split_once(" seconds: ").map(|(_, r)| r.to_string()))
             .collect()
     }
+
+    /// The refusals once there are `want` (danted logs from its own processes, a moment
+    /// after the client saw the refusal), or what there are after two seconds.
+    pub fn refusals_reaching(&self, want: usize) -> Vec<String> {
+        let deadline = Instant::now() + Duration::from_secs(2);
+        loop {
+            let r = self.refusals();
+            if r.len() >= want || Instant::now() >= deadline {
+                return r;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
 }
 
 impl Drop for Danted {
