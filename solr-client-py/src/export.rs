@@ -1,27 +1,85 @@
-//! `NativeTuples`: the tuples of `/export` (or a streaming expression) read from the
-//! response body as they arrive, one at a time, each handed to Python as JSON bytes; memory
-//! stays at one chunk of the body however many documents match.
+//! `NativeTuples`: the tuples of `/export` read from the response body as they arrive and
+//! handed to Python a chunk at a time (at most `max` tuples, as one JSON array); memory stays
+//! at one chunk however many documents match. The export starts on the first chunk asked
+//! for, from `Client.export` (blocking) or `AsyncClient.export` (an asyncio future per
+//! chunk, so the event loop never blocks).
 
-use std::sync::Mutex;
+use std::sync::Arc;
 
 use futures::StreamExt;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use solr_client::{Export, Tuples};
+use solr_client::{Export, SolrClient, Tuples};
+use tokio::sync::Mutex;
 
 use crate::client::NativeClient;
-use crate::runtime;
+use crate::{future, runtime};
 
-/// An iterator of JSON tuples.
+/// Where an export is: not started, reading, or over (after the end or an error).
+#[derive(Debug)]
+enum State {
+    Pending(Box<(SolrClient, Export)>),
+    Reading(Box<Tuples<serde_json::Value>>),
+    Over,
+}
+
+/// An export, read a chunk at a time.
 #[pyclass(module = "solr_client._native", frozen)]
 #[derive(Debug)]
 pub struct NativeTuples {
-    inner: Mutex<Option<Tuples<serde_json::Value>>>,
+    state: Arc<Mutex<State>>,
+}
+
+/// Up to `max` tuples as a JSON array, or `None` at the end. An error ends the export.
+async fn chunk(state: Arc<Mutex<State>>, max: usize) -> solr_client::Result<Option<Vec<u8>>> {
+    let mut guard = state.lock().await;
+    if let State::Pending(p) = &*guard {
+        let (client, export) = &**p;
+        let started = client.export_as::<serde_json::Value>(export).await;
+        match started {
+            Ok(t) => *guard = State::Reading(Box::new(t)),
+            Err(e) => {
+                *guard = State::Over;
+                return Err(e);
+            }
+        }
+    }
+    let State::Reading(stream) = &mut *guard else {
+        return Ok(None);
+    };
+    let mut out = Vec::new();
+    while out.len() < max.max(1) {
+        match stream.next().await {
+            Some(Ok(v)) => out.push(v),
+            Some(Err(e)) => {
+                *guard = State::Over;
+                return Err(e);
+            }
+            None => {
+                *guard = State::Over;
+                break;
+            }
+        }
+    }
+    if out.is_empty() {
+        return Ok(None);
+    }
+    serde_json::to_vec(&out)
+        .map(Some)
+        .map_err(|e| solr_client::Error::Config(format!("a tuple does not encode: {e}")))
+}
+
+fn to_py(py: Python<'_>, c: Option<Vec<u8>>) -> Py<PyAny> {
+    match c {
+        Some(json) => PyBytes::new(py, &json).into_any().unbind(),
+        None => py.None(),
+    }
 }
 
 #[pymethods]
 impl NativeTuples {
-    /// Starts an export of `q` with fields `fl` sorted by `sort`, filtered by `fq`.
+    /// An export of `q` with fields `fl` sorted by `sort`, filtered by `fq` (started by the
+    /// first chunk asked for).
     #[new]
     #[pyo3(signature = (client, q, fl, sort, fq=Vec::new()))]
     fn new(
@@ -37,41 +95,26 @@ impl NativeTuples {
         for f in fq {
             ex = ex.fq(f);
         }
-        let t = runtime::block_on(
-            py,
-            async move { c.export_as::<serde_json::Value>(&ex).await },
-        )?;
-        let t = t.map_err(|e| crate::errors::to_py(py, e))?;
         Ok(NativeTuples {
-            inner: Mutex::new(Some(t)),
+            state: Arc::new(Mutex::new(State::Pending(Box::new((c, ex))))),
         })
     }
 
-    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
-        slf
+    /// The next chunk of at most `max` tuples as JSON array bytes, or None at the end.
+    fn next_chunk(&self, py: Python<'_>, max: usize) -> PyResult<Py<PyAny>> {
+        let r = runtime::block_on(py, chunk(self.state.clone(), max))?;
+        Ok(to_py(py, r.map_err(|e| crate::errors::to_py(py, e))?))
     }
 
-    /// The next tuple as JSON bytes, or the end.
-    fn __next__(&self, py: Python<'_>) -> PyResult<Option<Py<PyBytes>>> {
-        let mut guard = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-        let Some(stream) = guard.as_mut() else {
-            return Ok(None);
-        };
-        let next = runtime::block_on(py, stream.next())?;
-        match next {
-            Some(Ok(v)) => {
-                let json =
-                    serde_json::to_vec(&v).map_err(|e| crate::errors::config(e.to_string()))?;
-                Ok(Some(PyBytes::new(py, &json).unbind()))
-            }
-            Some(Err(e)) => {
-                *guard = None;
-                Err(crate::errors::to_py(py, e))
-            }
-            None => {
-                *guard = None;
-                Ok(None)
-            }
-        }
+    /// `next_chunk` as an asyncio future.
+    fn next_chunk_async(
+        &self,
+        py: Python<'_>,
+        event_loop: Bound<'_, PyAny>,
+        done: Bound<'_, PyAny>,
+        max: usize,
+    ) -> PyResult<Py<PyAny>> {
+        let fut = chunk(self.state.clone(), max);
+        future::spawn(py, event_loop, done, fut, |py, c| Ok(to_py(py, c)))
     }
 }

@@ -3,12 +3,14 @@ client: the cluster state is read from the nodes)."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import List
 
 import pysolr
 
 import solr_client
 from conftest import docs
+from test_async import _check_account, _index_with_a_bad_doc
 
 
 def test_cloud_client_routes_and_counts(cloud_nodes: List[str], tag: str) -> None:
@@ -38,3 +40,23 @@ def test_drop_in_on_a_cloud_collection(cloud_nodes: List[str], tag: str) -> None
     assert a.docs == b.docs and a.facets == b.facets
     theirs.delete(q=f"tag_s:{tag}", commit=True)
     assert ours.search(f"tag_s:{tag}").hits == 0
+
+
+def test_async_cloud_indexer_export_and_calls(cloud_nodes: List[str], tag: str) -> None:
+    async def main() -> None:
+        async with solr_client.AsyncClient.cloud(cloud_nodes, "bench") as c:
+            report = await _index_with_a_bad_doc(c, tag, 300, 40)
+            _check_account(report, tag, 300)
+            await c.commit()
+            assert (await c.search(f"tag_s:{tag}", rows=0)).num_found == 300
+            exported = [d["id"] async for d in c.export(f"tag_s:{tag}", fl="id", sort="id asc")]
+            assert exported == [f"{tag}-{i:04d}" for i in range(300)]
+            ids = [d["id"] async for d in c.cursor(f"tag_s:{tag}", rows=70, fl="id")]
+            assert ids == exported
+            await c.delete(ids=exported[:100])
+            await c.commit()
+            assert (await c.search(f"tag_s:{tag}", rows=0)).num_found == 200
+            await c.delete(q=f"tag_s:{tag}")
+            await c.commit()
+
+    asyncio.run(main())

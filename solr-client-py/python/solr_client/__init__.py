@@ -2,7 +2,8 @@
 
 - ``Solr``: a drop-in for ``pysolr.Solr`` (change ``import pysolr`` to
   ``import solr_client as pysolr``, or import ``Solr`` and ``SolrError`` from here);
-- ``Client`` / ``AsyncClient``: every call returns Solr's QTime and the client's phases;
+- ``Client`` / ``AsyncClient`` (the same calls, awaitable): every call returns Solr's QTime
+  and the client's phases;
   exact accounting of adds; cursor and export iterators; bulk indexer; SolrCloud without
   ZooKeeper (``Client.cloud``).
 
@@ -10,7 +11,7 @@ Threads share a client (the GIL is released while waiting on Solr). A client mad
 ``os.fork()`` opens new connections in the child on its first call there; the parent's
 sockets are never shared."""
 
-from .async_client import AsyncClient
+from .async_client import AsyncClient, AsyncIndexer
 from .client import Client, Indexer
 from .errors import (
     AuthError,
@@ -31,7 +32,7 @@ from .results import Results
 from .solr import Solr
 
 __all__ = [
-    "AsyncClient", "AuthError", "BatchReport", "Client", "ConfigError", "ConnectError",
+    "AsyncClient", "AsyncIndexer", "AuthError", "BatchReport", "Client", "ConfigError", "ConnectError",
     "HttpStatusError", "Indexer", "NoNodeError", "NotFoundError", "Response", "Results",
     "Solr", "SolrError", "SolrTimeoutError", "TransportError", "UnauthorizedError",
     "UpdateError", "VersionConflictError",

@@ -3,7 +3,7 @@ node and core, and ``auth`` read as basic credentials, a bearer token or a token
 
 from __future__ import annotations
 
-from typing import Any, Callable, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 from urllib.parse import urlsplit, urlunsplit
 
 from ._native import NativeClient
@@ -59,3 +59,16 @@ def native_client(
         node_list, collection, cloud, transport, gzip, float(timeout), connect_timeout,
         basic, bearer, token_fn, client_cert, ca_file, proxy,
     )
+
+
+def cloud_client(urls: Sequence[str], collection: str, options: Dict[str, Any]) -> NativeClient:
+    """The native SolrCloud client for ``Client.cloud``/``AsyncClient.cloud``'s options
+    (the constructor's keyword arguments); an unknown option is a ``TypeError``."""
+    o = dict(options)
+    native = native_client(
+        list(urls), collection, True, o.pop("transport", "pooled"), o.pop("gzip", True),
+        o.pop("timeout", 60.0), o.pop("auth", None), o.pop("ca_file", None),
+        o.pop("client_cert", None), o.pop("proxy", None), o.pop("connect_timeout", None))
+    if o:
+        raise TypeError(f"unknown options: {sorted(o)}")
+    return native

@@ -1,14 +1,18 @@
-"""``AsyncClient``: ``Client``'s calls as coroutines for asyncio. A call runs on the Rust
-runtime's threads and completes an asyncio future; the event loop never blocks."""
+"""``AsyncClient``: ``Client``'s calls as coroutines for asyncio (``cursor`` and ``export``
+as async iterators, ``indexer`` an ``AsyncIndexer`` with awaitable ``push``/``finish``). A
+call runs on the Rust runtime's threads and completes an asyncio future; the event loop
+never blocks."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any, AsyncIterator, Dict, Iterable, Optional, Sequence, Tuple
+from typing import Any, AsyncIterator, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from . import _params
-from ._connect import Auth, native_client
+from ._connect import Auth, cloud_client, native_client
+from ._native import NativeIndexer, NativeTuples
+from .client import EXPORT_CHUNK
 from .errors import check
 from .response import BatchReport, Doc, Response
 
@@ -37,6 +41,14 @@ class AsyncClient:
         self._native = native_client([url], collection, False, transport, gzip, timeout, auth,
                                      ca_file, client_cert, proxy, connect_timeout)
         self.collection = collection
+
+    @classmethod
+    def cloud(cls, urls: Sequence[str], collection: str, **options: Any) -> "AsyncClient":
+        """See ``Client.cloud``: a SolrCloud client, the cluster state read from the nodes."""
+        self = cls.__new__(cls)
+        self._native = cloud_client(urls, collection, options)
+        self.collection = collection
+        return self
 
     async def _call(self, method: str, path: str, params: _params.Params,
                     body: Optional[bytes] = None, ctype: Optional[str] = None) -> Response:
@@ -89,6 +101,65 @@ class AsyncClient:
                 return
             mark = nxt
 
+    async def export(self, q: str, fl: str, sort: str,
+                     fq: Sequence[str] = ()) -> AsyncIterator[Doc]:
+        """See ``Client.export``: an async iterator, read from the body as it arrives (at
+        most 256 documents in memory at once)."""
+        loop = asyncio.get_running_loop()
+        tuples = NativeTuples(self._native, q, fl, sort, list(fq))
+        while True:
+            chunk = await tuples.next_chunk_async(loop, _done, EXPORT_CHUNK)
+            if chunk is None:
+                return
+            for doc in json.loads(chunk):
+                yield doc
+
+    def indexer(self, batch_docs: int = 500, in_flight: int = 4) -> "AsyncIndexer":
+        """See ``Client.indexer``: ``await push(doc)``, ``await finish()`` for the account."""
+        return AsyncIndexer(NativeIndexer(self._native, batch_docs, in_flight))
+
+    def stats(self) -> Tuple[int, int]:
+        """See ``Client.stats``."""
+        return self._native.stats()
+
     def close(self) -> None:
-        """Closes every connection."""
+        """Closes every connection; later calls raise ``SolrError``."""
         self._native.close()
+
+    async def __aenter__(self) -> "AsyncClient":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        self.close()
+
+
+class AsyncIndexer:
+    """The async twin of ``Indexer``: batches of ``batch_docs`` documents, ``in_flight``
+    requests at once; ``push`` waits (without blocking the loop) while the queue is full."""
+
+    def __init__(self, native: NativeIndexer) -> None:
+        self._native = native
+        self._pending: List[Doc] = []
+
+    async def push(self, doc: Doc) -> None:
+        """Queues one document (sent in batches)."""
+        self._pending.append(doc)
+        if len(self._pending) >= 256:
+            await self._flush()
+
+    async def push_many(self, docs: Iterable[Doc]) -> None:
+        """Queues many documents."""
+        for d in docs:
+            await self.push(d)
+
+    async def _flush(self) -> None:
+        if self._pending:
+            body = json.dumps(self._pending).encode()
+            self._pending = []
+            await self._native.push_many_async(asyncio.get_running_loop(), _done, body)
+
+    async def finish(self) -> BatchReport:
+        """Sends what is left, waits for every batch: the account of every document."""
+        await self._flush()
+        loop = asyncio.get_running_loop()
+        return BatchReport(await self._native.finish_async(loop, _done))

@@ -12,12 +12,14 @@ import json
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from . import _params
-from ._connect import Auth, native_client
+from ._connect import Auth, cloud_client, native_client
 from ._native import NativeIndexer, NativeTuples
 from .errors import check
 from .response import BatchReport, Doc, Response
 
 _JSON = "application/json"
+#: Tuples handed from Rust to Python at once by ``export`` (one JSON array each).
+EXPORT_CHUNK = 256
 
 
 class Client:
@@ -40,13 +42,7 @@ class Client:
         """A SolrCloud client: reads the cluster state from any of ``urls`` (no ZooKeeper),
         sends updates to shard leaders and spreads reads over replicas."""
         self = cls.__new__(cls)
-        o = dict(options)
-        self._native = native_client(
-            list(urls), collection, True, o.pop("transport", "pooled"), o.pop("gzip", True),
-            o.pop("timeout", 60.0), o.pop("auth", None), o.pop("ca_file", None),
-            o.pop("client_cert", None), o.pop("proxy", None), o.pop("connect_timeout", None))
-        if o:
-            raise TypeError(f"unknown options: {sorted(o)}")
+        self._native = cloud_client(urls, collection, options)
         self.collection = collection
         return self
 
@@ -97,8 +93,12 @@ class Client:
 
     def export(self, q: str, fl: str, sort: str, fq: Sequence[str] = ()) -> Iterator[Doc]:
         """``/export``: every matching document, read from the body as it arrives."""
-        for raw in NativeTuples(self._native, q, fl, sort, list(fq)):
-            yield json.loads(raw)
+        tuples = NativeTuples(self._native, q, fl, sort, list(fq))
+        while True:
+            chunk = tuples.next_chunk(EXPORT_CHUNK)
+            if chunk is None:
+                return
+            yield from json.loads(chunk)
 
     def indexer(self, batch_docs: int = 500, in_flight: int = 4) -> "Indexer":
         """A bulk indexer: ``push`` documents, ``finish`` for the account."""
