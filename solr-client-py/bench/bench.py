@@ -1,20 +1,25 @@
 """Interleaved benchmark of Python Solr clients on one local Solr (not a test): pysolr,
 solr_client.Solr (the drop-in), solr_client.Client (pooled and http2) and solrstice.
 
-    python bench.py NODE_URL [--rounds 5] [--searches 400] [--bulk 5000] [--json OUT]
+    python bench.py NODE_URL [--rounds 7] [--searches 400] [--bulk 5000] [--json OUT]
+
+"Client pooled, workers" is Client pooled with its blocking calls on the multi-thread
+runtime's workers (SOLR_CLIENT_PY_BLOCKING=shared) instead of the calling thread.
 
 Search: the same query (10 rows, 2 fields) from each client in turn, round after round
 (each round runs every client once, the order rotating), so drift hits every client alike.
 Per client and round: p50 and p99 of the wall time of one search (perf_counter), and the
 process CPU time per search (process_time: Python and every Rust thread; Solr is another
 process). Bulk: each client indexes `--bulk` documents in batches of 500, then a commit; the
-rate counts only documents Solr then reports (numFound checked exactly, else the run fails).
+rate counts only documents Solr then reports (numFound checked exactly, else the run fails);
+`--bulk 0` skips it.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -36,6 +41,9 @@ def searchers(node: str) -> Dict[str, Tuple[Search, Bulk]]:
     ps, ours = pysolr.Solr(core), solr_client.Solr(core)
     pooled = solr_client.Client(node, "bench", transport="pooled")
     h2 = solr_client.Client(node, "bench", transport="http2")
+    os.environ["SOLR_CLIENT_PY_BLOCKING"] = "shared"  # the same client, calls on the workers
+    pooled_mt = solr_client.Client(node, "bench", transport="pooled")
+    del os.environ["SOLR_CLIENT_PY_BLOCKING"]
     ctx = solrstice.SolrServerContext(solrstice.SolrSingleServerHost(node.rsplit("/solr", 1)[0]))
     q = {"q": "title:solr", "rows": 10, "fl": "id,title"}
     sq = solrstice.SelectQuery(q="title:solr", rows=10, fl=["id", "title"])
@@ -55,6 +63,7 @@ def searchers(node: str) -> Dict[str, Tuple[Search, Bulk]]:
         "pysolr": (lambda: ps.search(**q).hits, chunks(ps.add)),
         "solr_client.Solr": (lambda: ours.search(**q).hits, chunks(ours.add)),
         "Client pooled": (lambda: pooled.search(**q).num_found, indexer(pooled)),
+        "Client pooled, workers": (lambda: pooled_mt.search(**q).num_found, indexer(pooled_mt)),
         "Client http2": (lambda: h2.search(**q).num_found, indexer(h2)),
         "solrstice": (lambda: sq.execute_blocking(ctx, "bench").get_docs_response().get_num_found(),
                       chunks(lambda d: upd.execute_blocking(ctx, "bench", d))),
@@ -103,7 +112,7 @@ def spread(values: List[float]) -> Dict[str, float]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("node")
-    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--searches", type=int, default=400)
     ap.add_argument("--bulk", type=int, default=5000)
     ap.add_argument("--json")
@@ -130,7 +139,7 @@ def main() -> None:
             s = one_search_round(clients[name][0], a.searches)
             for k in ("p50", "p99", "cpu_us"):
                 rows[name][k].append(s[k])
-        for name in order:
+        for name in order if a.bulk else ():
             rows[name]["bulk"].append(one_bulk_round(name, clients[name][1], a.bulk, count))
         counter.delete(q="tag_s:pybench*")
         counter.commit()
@@ -138,7 +147,7 @@ def main() -> None:
 
 
 def report(rows: Dict[str, Dict[str, List[float]]], a: argparse.Namespace) -> None:
-    out = {n: {k: spread(v) for k, v in m.items()} for n, m in rows.items()}
+    out = {n: {k: spread(v or [0.0]) for k, v in m.items()} for n, m in rows.items()}
     print(f"{a.rounds} interleaved rounds, {a.searches} searches and {a.bulk} bulk documents "
           "per client and round; median [min-max] over rounds")
     print("| client | search p50 ms | search p99 ms | CPU us/search | bulk docs/s |")
@@ -148,10 +157,11 @@ def report(rows: Dict[str, Dict[str, List[float]]], a: argparse.Namespace) -> No
                  for k, p in (("p50", 3), ("p99", 3), ("cpu_us", 0), ("bulk", 0))]
         print(f"| {n} | " + " | ".join(cells) + " |")
     base = out["pysolr"]
-    for n in ("solr_client.Solr", "Client pooled", "Client http2", "solrstice"):
+    for n in [n for n in out if n != "pysolr"]:
+        bulk = out[n]["bulk"]["median"] / base["bulk"]["median"] if a.bulk else float("nan")
         print(f"{n} / pysolr: p50 {out[n]['p50']['median'] / base['p50']['median']:.2f}x, "
               f"CPU {out[n]['cpu_us']['median'] / base['cpu_us']['median']:.2f}x, "
-              f"bulk {out[n]['bulk']['median'] / base['bulk']['median']:.2f}x")
+              f"bulk {bulk:.2f}x")
     if a.json:
         with open(a.json, "w") as f:
             json.dump(out, f, indent=2)

@@ -5,6 +5,13 @@
 //! read and write the same sockets). The client keeps the pid that made it; a call from
 //! another pid makes a new client from the same [`Config`] first, with connections of its
 //! own, and leaves the parent's untouched (never closed from the child, never used).
+//!
+//! Blocking calls on a standalone node go through a second client of the same [`Config`]
+//! whose connections live on the current-thread runtime ([`runtime::block_on_direct`]):
+//! the calling thread drives the exchange itself. Its connections are never handed to the
+//! multi-thread runtime's tasks (asyncio calls, the indexer, exports use the first client),
+//! which could not make them progress. A SolrCloud client keeps every call on the
+//! multi-thread runtime: its background refresh runs there and shares the connections.
 
 use std::sync::Mutex;
 
@@ -24,6 +31,11 @@ type Slot = Option<(u32, SolrClient)>;
 pub struct NativeClient {
     config: Config,
     slot: Mutex<Slot>,
+    /// The client of blocking calls on a standalone node, made on the first one.
+    direct: Mutex<Slot>,
+    /// Every call on the multi-thread runtime: SolrCloud, or asked for through the
+    /// environment (`SOLR_CLIENT_PY_BLOCKING=shared`, read when the client is made).
+    shared_only: bool,
 }
 
 /// What one exchange returns to Python: status, body and the timing dict.
@@ -47,10 +59,59 @@ impl NativeClient {
         Ok(fresh)
     }
 
+    /// Runs `call`'s future for a blocking call: on the current-thread runtime with the
+    /// direct client (standalone), or on the multi-thread runtime (SolrCloud).
+    pub fn run_blocking<C, F>(&self, py: Python<'_>, call: C) -> PyResult<F::Output>
+    where
+        C: FnOnce(SolrClient) -> PyResult<F>,
+        F: std::future::Future + Send,
+        F::Output: Send,
+    {
+        let shared = self.client(py)?;
+        if self.shared_only {
+            return runtime::block_on(py, call(shared)?);
+        }
+        let direct = {
+            let pid = std::process::id();
+            let mut slot = self.direct.lock().unwrap_or_else(|p| p.into_inner());
+            match slot.as_ref() {
+                Some((owner, c)) if *owner == pid => c.clone(),
+                _ => {
+                    let fresh = self.make(py)?;
+                    if let Some(parent) = slot.replace((pid, fresh.clone())) {
+                        std::mem::forget(parent); // the parent's (see `client`)
+                    }
+                    fresh
+                }
+            }
+        };
+        runtime::block_on_direct(py, call(direct)?)
+    }
+
     fn make(&self, py: Python<'_>) -> PyResult<SolrClient> {
         let rt = runtime::handle()?;
         let _in_runtime = rt.enter();
         self.config.build(py)
+    }
+}
+
+impl Drop for NativeClient {
+    /// A client dropped without `close()`: its direct connections end now, not at the
+    /// next blocking call of another client.
+    fn drop(&mut self) {
+        let direct = self
+            .direct
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .take();
+        if let Some((owner, c)) = direct {
+            if owner == std::process::id() {
+                drop(c);
+                runtime::settle_direct();
+            } else {
+                std::mem::forget(c);
+            }
+        }
     }
 }
 
@@ -133,8 +194,11 @@ impl NativeClient {
             proxy,
         };
         let c = NativeClient {
-            config,
             slot: Mutex::new(None),
+            direct: Mutex::new(None),
+            shared_only: config.cloud
+                || std::env::var("SOLR_CLIENT_PY_BLOCKING").is_ok_and(|v| v == "shared"),
+            config,
         };
         let first = c.make(py)?;
         *c.slot.lock().unwrap_or_else(|p| p.into_inner()) = Some((std::process::id(), first));
@@ -153,9 +217,10 @@ impl NativeClient {
         body: Option<Vec<u8>>,
         content_type: Option<&str>,
     ) -> PyResult<Answer> {
-        let client = self.client(py)?;
-        let req = wire(&client, method, path, params, body, content_type)?;
-        let r = runtime::block_on(py, async move { client.send_raw(req).await })?;
+        let r = self.run_blocking(py, |client| {
+            let req = wire(&client, method, path, params, body, content_type)?;
+            Ok(async move { client.send_raw(req).await })
+        })?;
         answer(py, r.map_err(|e| crate::errors::to_py(py, e))?)
     }
 
@@ -168,30 +233,41 @@ impl NativeClient {
         batch_size: usize,
     ) -> PyResult<Py<PyDict>> {
         let docs = parse_docs(docs_json)?;
-        let client = self.client(py)?;
-        let r = runtime::block_on(
-            py,
-            async move { client.add_batched(&docs, batch_size).await },
-        )?;
+        let r = self.run_blocking(py, |client| {
+            Ok(async move { client.add_batched(&docs, batch_size).await })
+        })?;
         crate::batch::to_dict(py, &r.map_err(|e| crate::errors::to_py(py, e))?)
     }
 
-    /// The connections this client's transport opened and the requests it sent.
+    /// The connections this client's transports opened and the requests they sent (the
+    /// blocking calls' and the others', in this process).
     fn stats(&self, py: Python<'_>) -> PyResult<(u64, u64)> {
         let s = self.client(py)?.transport().stats();
-        Ok((s.connections_opened, s.requests))
+        let pid = std::process::id();
+        let direct = self.direct.lock().unwrap_or_else(|p| p.into_inner());
+        let d = match direct.as_ref() {
+            Some((owner, c)) if *owner == pid => c.transport().stats(),
+            _ => Default::default(),
+        };
+        Ok((
+            s.connections_opened + d.connections_opened,
+            s.requests + d.requests,
+        ))
     }
 
-    /// Drops the client and its connections; later calls raise `SolrError`.
+    /// Drops the clients and their connections; later calls raise `SolrError`.
     fn close(&self) {
-        let old = self.slot.lock().unwrap_or_else(|p| p.into_inner()).take();
-        if let Some((owner, c)) = old {
-            if owner == std::process::id() {
-                drop(c);
-            } else {
-                std::mem::forget(c);
+        for slot in [&self.slot, &self.direct] {
+            let old = slot.lock().unwrap_or_else(|p| p.into_inner()).take();
+            if let Some((owner, c)) = old {
+                if owner == std::process::id() {
+                    drop(c);
+                } else {
+                    std::mem::forget(c);
+                }
             }
         }
+        runtime::settle_direct();
     }
 
     /// True once `close()` was called.
