@@ -66,7 +66,7 @@ def cloud_client(urls: Sequence[str], collection: str, options: Dict[str, Any]) 
     (the constructor's keyword arguments); an unknown option is a ``TypeError``."""
     o = dict(options)
     native = native_client(
-        list(urls), collection, True, o.pop("transport", "pooled"), o.pop("gzip", True),
+        list(urls), collection, True, o.pop("transport", "pooled"), o.pop("gzip", False),
         o.pop("timeout", 60.0), o.pop("auth", None), o.pop("ca_file", None),
         o.pop("client_cert", None), o.pop("proxy", None), o.pop("connect_timeout", None))
     if o:

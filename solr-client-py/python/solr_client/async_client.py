@@ -33,7 +33,7 @@ class AsyncClient:
     """The async twin of ``Client`` (same constructor, same return values)."""
 
     def __init__(
-        self, url: str, collection: str, *, transport: str = "pooled", gzip: bool = True,
+        self, url: str, collection: str, *, transport: str = "pooled", gzip: bool = False,
         timeout: float = 60.0, connect_timeout: Optional[float] = None, auth: Auth = None,
         ca_file: Optional[str] = None, client_cert: Optional[Tuple[str, str]] = None,
         proxy: Optional[str] = None,

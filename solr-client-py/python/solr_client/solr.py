@@ -26,7 +26,8 @@ Doc = Dict[str, Any]
 
 class Solr:
     """The pysolr-compatible client. Extra keyword arguments: ``transport`` ("pooled",
-    "http2", "fresh", "reqwest") and ``gzip``."""
+    "http2", "fresh", "reqwest") and ``gzip`` (ask for gzip answers; off by default, unlike
+    requests, which asks for them on every call)."""
 
     def __init__(
         self,
@@ -43,7 +44,7 @@ class Solr:
         session: Any = None,
         *,
         transport: str = "pooled",
-        gzip: bool = True,
+        gzip: bool = False,
     ) -> None:
         self.url = url
         self.decoder = decoder or json.JSONDecoder()
