@@ -99,6 +99,33 @@ def one_bulk_round(name: str, bulk: Bulk, n: int, count: Callable[[str], int]) -
     return n / took
 
 
+def add_anatomy(node: str, calls: int = 10) -> Dict[str, float]:
+    """Where an ``add`` of 500 documents spends its time, pysolr's and the drop-in's in turn:
+    the whole call and Solr's QTime (from its answer), and the JSON encoding both do in
+    Python (``json.dumps``); and the phases of the same request sent by ``Client`` (write,
+    server_wait: from the request written to the answer's head, transfer); medians over
+    ``calls`` calls each, ms."""
+    clients = {"pysolr": pysolr.Solr(node + "/bench"), "ours": solr_client.Solr(node + "/bench")}
+    phases = solr_client.Client(node, "bench")
+    seen: Dict[str, List[float]] = {}
+    for i in range(calls):
+        for name, c in clients.items():
+            batch = docs(f"pybench-anatomy-{name}{i}", 500)
+            t0 = time.perf_counter()
+            json.dumps(batch).encode()
+            seen.setdefault("encode_ms", []).append((time.perf_counter() - t0) * 1000)
+            t0 = time.perf_counter()
+            answer = json.loads(c.add(batch))
+            seen.setdefault(f"{name}_call_ms", []).append((time.perf_counter() - t0) * 1000)
+            seen.setdefault(f"{name}_qtime_ms", []).append(answer["responseHeader"]["QTime"])
+        # The same request through Client, whose answer carries the client's phases.
+        body = json.dumps(docs(f"pybench-anatomy-phases{i}", 500)).encode()
+        r = phases._call("POST", "update", [("wt", "json")], body, "application/json")
+        for k in ("write", "server_wait", "transfer"):
+            seen.setdefault(f"phases_{k}_ms", []).append(r.timing[k])
+    return {k: float(statistics.median(v)) for k, v in seen.items()}
+
+
 def seed(node: str) -> None:
     c = solr_client.Client(node, "bench")
     assert c.add(docs("pybench-seed", 2000)).acknowledged == 2000
@@ -143,10 +170,14 @@ def main() -> None:
             rows[name]["bulk"].append(one_bulk_round(name, clients[name][1], a.bulk, count))
         counter.delete(q="tag_s:pybench*")
         counter.commit()
-    report(rows, a)
+    anatomy = add_anatomy(a.node) if a.bulk else {}
+    counter.delete(q="tag_s:pybench*")
+    counter.commit()
+    report(rows, a, anatomy)
 
 
-def report(rows: Dict[str, Dict[str, List[float]]], a: argparse.Namespace) -> None:
+def report(rows: Dict[str, Dict[str, List[float]]], a: argparse.Namespace,
+           anatomy: Dict[str, float]) -> None:
     out = {n: {k: spread(v or [0.0]) for k, v in m.items()} for n, m in rows.items()}
     print(f"{a.rounds} interleaved rounds, {a.searches} searches and {a.bulk} bulk documents "
           "per client and round; median [min-max] over rounds")
@@ -162,9 +193,15 @@ def report(rows: Dict[str, Dict[str, List[float]]], a: argparse.Namespace) -> No
         print(f"{n} / pysolr: p50 {out[n]['p50']['median'] / base['p50']['median']:.2f}x, "
               f"CPU {out[n]['cpu_us']['median'] / base['cpu_us']['median']:.2f}x, "
               f"bulk {bulk:.2f}x")
+    if anatomy:
+        print("add of 500 documents, medians: pysolr call {pysolr_call_ms:.1f} ms (Solr's QTime "
+              "{pysolr_qtime_ms:.1f}), solr_client.Solr call {ours_call_ms:.1f} ms (QTime "
+              "{ours_qtime_ms:.1f}), JSON encoding {encode_ms:.2f} ms; its phases: write "
+              "{phases_write_ms:.2f}, server_wait {phases_server_wait_ms:.1f}, transfer "
+              "{phases_transfer_ms:.2f} ms".format(**anatomy))
     if a.json:
         with open(a.json, "w") as f:
-            json.dump(out, f, indent=2)
+            json.dump({"clients": out, "add_anatomy": anatomy}, f, indent=2)
 
 
 if __name__ == "__main__":
