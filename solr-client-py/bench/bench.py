@@ -176,6 +176,26 @@ def main() -> None:
     report(rows, a, anatomy)
 
 
+def paired_ratios(rows: Dict[str, Dict[str, List[float]]]) -> Dict[str, Any]:
+    """Round by round (the clients of one round ran back to back, so drift of the machine's
+    load hits them alike): each solr_client's figure over solrstice's (search) and over
+    pysolr's (bulk); the median ratio [min-max] and the rounds it was better in."""
+    ratios: Dict[str, Dict[str, List[float]]] = {}
+    lines = []
+    ours = [n for n in rows if n not in ("pysolr", "solrstice")]
+    for n in ours:
+        for k, base, better in (("p50", "solrstice", "lower"), ("cpu_us", "solrstice", "lower"),
+                                ("bulk", "pysolr", "higher")):
+            r = [a / b for a, b in zip(rows[n][k], rows[base][k]) if b]
+            if not r:
+                continue
+            ratios.setdefault(n, {})[f"{k}/{base}"] = r
+            wins = sum(1 for x in r if (x < 1 if better == "lower" else x > 1))
+            lines.append(f"paired {n} {k} / {base}: {statistics.median(r):.2f}x "
+                         f"[{min(r):.2f}-{max(r):.2f}], {better} in {wins}/{len(r)} rounds")
+    return {"ratios": ratios, "lines": lines}
+
+
 def report(rows: Dict[str, Dict[str, List[float]]], a: argparse.Namespace,
            anatomy: Dict[str, float]) -> None:
     out = {n: {k: spread(v or [0.0]) for k, v in m.items()} for n, m in rows.items()}
@@ -193,6 +213,9 @@ def report(rows: Dict[str, Dict[str, List[float]]], a: argparse.Namespace,
         print(f"{n} / pysolr: p50 {out[n]['p50']['median'] / base['p50']['median']:.2f}x, "
               f"CPU {out[n]['cpu_us']['median'] / base['cpu_us']['median']:.2f}x, "
               f"bulk {bulk:.2f}x")
+    paired = paired_ratios(rows)
+    for line in paired["lines"]:
+        print(line)
     if anatomy:
         print("add of 500 documents, medians: pysolr call {pysolr_call_ms:.1f} ms (Solr's QTime "
               "{pysolr_qtime_ms:.1f}), solr_client.Solr call {ours_call_ms:.1f} ms (QTime "
@@ -201,7 +224,8 @@ def report(rows: Dict[str, Dict[str, List[float]]], a: argparse.Namespace,
               "{phases_transfer_ms:.2f} ms".format(**anatomy))
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"clients": out, "add_anatomy": anatomy}, f, indent=2)
+            json.dump({"clients": out, "add_anatomy": anatomy, "paired": paired["ratios"],
+                       "rounds": rows}, f, indent=2)
 
 
 if __name__ == "__main__":
