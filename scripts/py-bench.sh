@@ -3,7 +3,7 @@
 # solr_client.Solr, solr_client.Client (pooled, http2) and solrstice, in interleaved rounds
 # (solr-client-py/bench/bench.py). Builds the solr_client wheel in release mode into
 # .venv-py first. Figures: docs/findings/python.md. Arguments go to bench.py
-# (--rounds, --searches, --bulk). JSON in results/py-bench-<time>.json.
+# (--rounds, default 7; --searches; --bulk, 0 to skip). JSON in results/py-bench-<time>.json.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
