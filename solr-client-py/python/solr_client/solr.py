@@ -75,10 +75,14 @@ class Solr:
         return raw.decode("utf-8", errors="replace")
 
     def _read(self, handler: str, params: _params.Params) -> str:
-        """GET, or a form POST when the query string is long (as pysolr: 1024 bytes)."""
-        if len(urlencode(params)) < 1024:
+        """GET, or a form POST when the query string is long (as pysolr: 1024 bytes). The
+        query string is only encoded to measure it when it could reach that length: a
+        character is at most 4 UTF-8 bytes, a byte at most 3 characters once quoted."""
+        if sum(len(k) + len(v) for k, v in params) * 12 + 2 * len(params) < 1024:
             return self._send("GET", handler, params)
         form = urlencode(params).encode()
+        if len(form) < 1024:
+            return self._send("GET", handler, params)
         ctype = "application/x-www-form-urlencoded; charset=utf-8"
         return self._send("POST", handler, [], form, ctype)
 
