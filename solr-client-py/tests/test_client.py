@@ -224,3 +224,28 @@ def test_fork_child_opens_its_own_connection(node: str) -> None:
     assert c.search(rows=0).reused is True
     assert c.stats()[0] == 1
     c.close()
+
+
+@pytest.mark.parametrize("blocking", ["direct", "shared"])
+def test_blocking_calls_indexer_and_export_share_one_client(
+        node: str, tag: str, blocking: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocking calls run on the calling thread (or on the workers with
+    SOLR_CLIENT_PY_BLOCKING=shared), the indexer and exports on the workers: interleaved on
+    one client, every call completes and every document is counted once."""
+    if blocking == "shared":
+        monkeypatch.setenv("SOLR_CLIENT_PY_BLOCKING", "shared")
+    with solr_client.Client(node, "bench") as c:
+        assert c.add(docs(tag, 50)).acknowledged == 50
+        ix = c.indexer(batch_docs=40, in_flight=2)
+        for i in range(3):
+            ix.push_many(docs(f"{tag}{i}", 100))
+            assert c.search(f"tag_s:{tag}", rows=0).num_found in (0, 50)
+        assert ix.finish().acknowledged == 300
+        c.commit()
+        got = [d["id"] for d in c.export(f"tag_s:{tag}*", fl="id", sort="id asc")]
+        assert len(got) == len(set(got)) == 350
+        assert c.search(f"tag_s:{tag}*", rows=0).num_found == 350
+        # add, 8 batches, 3 searches, commit, export, search: each request counted once
+        assert c.stats()[1] == 1 + 8 + 3 + 1 + 1 + 1
+        c.delete(q=f"tag_s:{tag}*")
+        c.commit()
