@@ -6,7 +6,8 @@
 //! - [`indexer`], [`export`]: bulk indexing and `/export` tuples;
 //! - [`config`], [`token`]: what a client is made of, the refreshing bearer token;
 //! - [`errors`], [`timing`], [`batch`]: Rust values as Python ones;
-//! - [`runtime`]: the shared Tokio runtime, per process.
+//! - [`runtime`]: the shared Tokio runtimes (workers; the calling thread for blocking
+//!   calls on a standalone node), per process.
 #![forbid(unsafe_code)]
 
 use pyo3::prelude::*;
