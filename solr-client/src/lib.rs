@@ -195,4 +195,5 @@ pub use transport::{
     ClientCertProblem, Identity, NoProxy, Proxy, RequestKind, RouteKey, ShardGroup, Timeouts,
     TlsOptions, Transport, TransportKind, WireRequest, WireResponse,
 };
-pub use transport::{CloudBuilder, CloudState, NodeHealth, ReplicaPreference};
+pub use client::{CloudBuilder, CloudState, NodeHealth};
+pub use transport::ReplicaPreference;

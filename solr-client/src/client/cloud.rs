@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::auth::{AuthProvider, Credentials};
-use crate::client::{SolrClient, SolrClientBuilder};
+use super::{SolrClient, SolrClientBuilder};
 use crate::error::{Error, Result};
 use crate::transport::{
     Policy, PooledConfig, ReplicaPreference, RetryPolicy, Routing, Timeouts, TlsOptions,

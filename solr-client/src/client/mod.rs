@@ -1,6 +1,11 @@
 //! [`SolrClient`]: the typed Solr API over any [`Transport`].
 
 mod auth_setters;
+mod cloud;
+mod cloud_state;
+
+pub use cloud::CloudBuilder;
+pub use cloud_state::{CloudState, NodeHealth};
 
 use std::sync::Arc;
 
