@@ -174,6 +174,7 @@ use criterion as _;
 
 pub use auth::Credentials;
 pub use batch::BatchReport;
+pub use client::{CloudState, NodeHealth};
 pub use client::{Commit, SolrClient, SolrClientBuilder, DEFAULT_MAX_RESPONSE_BYTES};
 pub use codec::ResponseFormat;
 pub use codec::UpdateFormat;
@@ -191,9 +192,8 @@ pub use response::{
 };
 pub use stream::{Export, Tuples};
 pub use timing::{HttpVersion, Timing};
+pub use transport::ReplicaPreference;
 pub use transport::{
     ClientCertProblem, Identity, NoProxy, Proxy, RequestKind, RouteKey, ShardGroup, Timeouts,
     TlsOptions, Transport, TransportKind, WireRequest, WireResponse,
 };
-pub use client::{CloudBuilder, CloudState, NodeHealth};
-pub use transport::ReplicaPreference;

@@ -1,60 +1,53 @@
-//! The one-line SolrCloud client: [`SolrClient::cloud`] gives a [`CloudBuilder`] that wires
-//! the pieces a cloud client needs (a transport, a [`Routing`] decorator over the seed
-//! nodes, the client naming the same collection) so that
+//! The SolrCloud side of the one builder: [`SolrClient::cloud`] gives a
+//! [`SolrClientBuilder`] that knows its seed nodes, and the setters here are the options of
+//! the [`Routing`] decorator it puts under the client, so that
 //! `SolrClient::cloud([url]).collection("c").build()?` is a working client: discovery with
 //! `CLUSTERSTATUS`, leader-aware writes, replica reads with a preference, aliases, liveness
 //! checks of down nodes and a cluster view refreshed on a timer and at once on a stale
-//! answer (the [`routing`](crate::transport::Routing) module docs give every rule).
+//! answer (the [`routing`](crate::transport::Routing) module docs give every rule). Every
+//! other setter of the builder (transport kind, pool, gzip, TLS, client identity, proxy,
+//! timeouts, retry, auth, headers, formats) applies to a cloud client as to a standalone one.
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::auth::{AuthProvider, Credentials};
 use super::{SolrClient, SolrClientBuilder};
+use crate::auth::AuthProvider;
 use crate::error::{Error, Result};
-use crate::transport::{
-    Policy, PooledConfig, ReplicaPreference, RetryPolicy, Routing, Timeouts, TlsOptions,
-    TransportKind,
-};
+use crate::transport::{Policy, ReplicaPreference, RetryPolicy, Routing, Timeouts, Transport};
+use crate::url_input::UrlText;
 
-/// Builder of a SolrCloud [`SolrClient`] (from [`SolrClient::cloud`]).
-#[derive(Debug)]
-#[must_use]
-pub struct CloudBuilder {
-    seeds: Vec<String>,
-    collection: Option<String>,
-    preference: ReplicaPreference,
-    policy: Policy,
-    liveness: Duration,
-    refresh: Duration,
-    retry: RetryPolicy,
-    timeouts: Timeouts,
-    client: SolrClientBuilder,
+/// What [`SolrClient::cloud`] adds to a builder: the seed nodes and the router's options
+/// (None: not set, the default applies).
+#[derive(Debug, Default)]
+pub(super) struct CloudOptions {
+    /// The seed nodes; None for a builder of one node ([`SolrClient::builder`]).
+    seeds: Option<Vec<UrlText>>,
+    preference: Option<ReplicaPreference>,
+    policy: Option<Policy>,
+    liveness: Option<Duration>,
+    refresh: Option<Duration>,
 }
 
 impl SolrClient {
     /// A SolrCloud client over these seed nodes (base URLs such as
     /// `http://127.0.0.1:8983/solr`; any live nodes of the cluster, several in case one is
     /// down): `SolrClient::cloud(["http://127.0.0.1:8983/solr"]).collection("c").build()?`.
-    /// The cluster is discovered from the seeds on the first request.
-    pub fn cloud<I, S>(seeds: I) -> CloudBuilder
+    /// The cluster is discovered from the seeds on the first request. The builder is the
+    /// one [`SolrClient::builder`] gives, with the cloud setters
+    /// ([`SolrClientBuilder::replica_preference`], [`SolrClientBuilder::policy`],
+    /// [`SolrClientBuilder::liveness_interval`], [`SolrClientBuilder::refresh_interval`])
+    /// meaningful too.
+    pub fn cloud<I, S>(seeds: I) -> SolrClientBuilder
     where
         I: IntoIterator<Item = S>,
         S: Into<String>,
     {
-        let seeds: Vec<String> = seeds.into_iter().map(Into::into).collect();
-        let first = seeds.first().cloned().unwrap_or_default();
-        CloudBuilder {
-            seeds,
-            collection: None,
-            preference: ReplicaPreference::default(),
-            policy: Policy::default(),
-            liveness: Duration::from_secs(5),
-            refresh: Duration::from_secs(30),
-            retry: RetryPolicy::default(),
-            timeouts: Timeouts::default(),
-            client: SolrClient::builder(first),
-        }
+        let seeds: Vec<UrlText> = seeds.into_iter().map(|s| UrlText(s.into())).collect();
+        let first = seeds.first().map(|s| s.0.clone()).unwrap_or_default();
+        let mut b = SolrClient::builder(first);
+        b.cloud.seeds = Some(seeds);
+        b
     }
 
     /// The SolrCloud router under a client built by [`SolrClient::cloud`] (node counters,
@@ -64,140 +57,102 @@ impl SolrClient {
     }
 }
 
-impl CloudBuilder {
-    /// The collection or alias every data call goes to. Default none: the client is then
-    /// admin-only (Collections, Configsets, system APIs), and a data call (search, update,
-    /// ping, schema) is [`Error::Config`], never sent.
-    pub fn collection(mut self, name: impl Into<String>) -> Self {
-        self.collection = Some(name.into());
-        self
-    }
-
+/// The SolrCloud options; on a builder of one node ([`SolrClient::builder`]) each of them
+/// makes [`SolrClientBuilder::build`] fail with [`Error::Config`].
+impl SolrClientBuilder {
     /// Which replicas reads prefer (leadership or node, replica types) and the
     /// `shards.preference` passed to Solr. Default [`ReplicaPreference::default`]:
     /// non-leader replicas first, `shards.preference=replica.location:local`.
     pub fn replica_preference(mut self, p: ReplicaPreference) -> Self {
-        self.preference = p;
+        self.cloud.preference = Some(p);
         self
     }
 
     /// How a node is chosen among equally preferred ones. Default [`Policy::RoundRobin`].
     pub fn policy(mut self, p: Policy) -> Self {
-        self.policy = p;
+        self.cloud.policy = Some(p);
         self
     }
 
     /// How often a node marked down is checked (`admin/info/health`) in the background; it
     /// returns to rotation when the check succeeds. Default 5 s.
     pub fn liveness_interval(mut self, every: Duration) -> Self {
-        self.liveness = every;
+        self.cloud.liveness = Some(every);
         self
     }
 
     /// How old the cluster view may get before it is reloaded (in the background and before
     /// a request); a stale answer from Solr reloads it at once. Default 30 s.
     pub fn refresh_interval(mut self, every: Duration) -> Self {
-        self.refresh = every;
+        self.cloud.refresh = Some(every);
         self
     }
+}
 
-    /// Retry budget of the router (429 and 503 answers, and failover to another node; the
-    /// rule of [`SolrClientBuilder::retry`]). Default [`RetryPolicy::default`].
-    pub fn retry(mut self, r: RetryPolicy) -> Self {
-        self.retry = r;
-        self
+impl CloudOptions {
+    /// True for a builder from [`SolrClient::cloud`].
+    pub(super) fn is_cloud(&self) -> bool {
+        self.seeds.is_some()
     }
 
-    /// The transport under the router: as [`SolrClientBuilder::transport`].
-    pub fn transport(self, kind: TransportKind) -> Self {
-        self.client(|b| b.transport(kind))
-    }
-
-    /// As [`SolrClientBuilder::pooled`].
-    pub fn pooled(self, config: PooledConfig) -> Self {
-        self.client(|b| b.pooled(config))
-    }
-
-    /// As [`SolrClientBuilder::gzip`].
-    pub fn gzip(self, yes: bool) -> Self {
-        self.client(|b| b.gzip(yes))
-    }
-
-    /// As [`SolrClientBuilder::tls`].
-    pub fn tls(self, tls: TlsOptions) -> Self {
-        self.client(|b| b.tls(tls))
-    }
-
-    /// Timeouts of every request, the router's own included. Default [`Timeouts::default`].
-    pub fn timeouts(mut self, t: Timeouts) -> Self {
-        self.timeouts = t;
-        self
-    }
-
-    /// HTTP basic credentials sent with every request (the router's background checks
-    /// included). Default none.
-    pub fn credentials(mut self, c: Credentials) -> Self {
-        self.client = self.client.credentials(c);
-        self
-    }
-
-    /// Where the `Authorization` header of every request comes from, as
-    /// [`SolrClientBuilder::auth_shared`]: the client's calls and the router's own
-    /// requests (liveness checks, cluster-state refreshes, in the background too) are
-    /// signed by this provider. Default none.
-    pub fn auth(mut self, provider: Arc<dyn AuthProvider>) -> Self {
-        self.client = self.client.auth_shared(provider);
-        self
-    }
-
-    /// Any other client setting (formats, uniqueKey, update chain, hooks):
-    /// `.client(|b| b.update_format(UpdateFormat::Cbor))`. Its transport settings (kind,
-    /// pool, gzip, TLS) build the transport under the router; `custom_transport` and
-    /// `follow_redirects` are replaced by the router.
-    pub fn client(mut self, f: impl FnOnce(SolrClientBuilder) -> SolrClientBuilder) -> Self {
-        self.client = f(self.client);
-        self
-    }
-
-    /// Builds the client. No seed, a bad seed URL or a bad collection name is
-    /// [`Error::Config`]. Nothing is sent until the first request.
-    pub fn build(mut self) -> Result<SolrClient> {
-        if self.seeds.is_empty() {
-            return Err(Error::Config(
+    /// A cloud builder without a seed, or a builder of one node given a cloud option, is
+    /// [`Error::Config`].
+    pub(super) fn check(&self) -> Result<()> {
+        match &self.seeds {
+            Some(seeds) if seeds.is_empty() => Err(Error::Config(
                 "SolrClient::cloud: give at least one seed node URL".into(),
-            ));
+            )),
+            Some(_) => Ok(()),
+            None => match self.first_set() {
+                Some(name) => Err(Error::Config(format!(
+                    "{name} is a SolrCloud option: build the client with \
+                     SolrClient::cloud(seeds) to use it"
+                ))),
+                None => Ok(()),
+            },
         }
-        let inner = self.client.build_transport()?;
-        // A policy set on the client builder is the router's: one retry layer, never two.
-        let retry = self.client.retry.take().unwrap_or(self.retry);
+    }
+
+    /// The name of the first cloud option set, if any.
+    fn first_set(&self) -> Option<&'static str> {
+        [
+            (self.preference.is_some(), "replica_preference"),
+            (self.policy.is_some(), "policy"),
+            (self.liveness.is_some(), "liveness_interval"),
+            (self.refresh.is_some(), "refresh_interval"),
+        ]
+        .into_iter()
+        .find_map(|(set, name)| set.then_some(name))
+    }
+
+    /// The router over `inner` for `collection` (None: admin-only): the retry policy of the
+    /// client or [`RetryPolicy::default`] (one retry layer, never two), the client's
+    /// timeouts, and its auth provider signing the router's own requests too.
+    pub(super) fn router(
+        &self,
+        inner: Arc<dyn Transport>,
+        collection: Option<&str>,
+        retry: Option<RetryPolicy>,
+        timeouts: Timeouts,
+        auth: Option<&Arc<dyn AuthProvider>>,
+    ) -> Result<Arc<Routing>> {
         let mut router = Routing::builder(inner)
-            .replica_preference(self.preference)
-            .policy(self.policy)
-            .retry(retry)
-            .timeouts(self.timeouts)
-            .liveness_interval(self.liveness)
-            .view_max_age(self.refresh);
-        for s in &self.seeds {
-            router = router.cloud_seed(s.as_str());
+            .replica_preference(self.preference.clone().unwrap_or_default())
+            .policy(self.policy.unwrap_or_default())
+            .retry(retry.unwrap_or_default())
+            .timeouts(timeouts)
+            .liveness_interval(self.liveness.unwrap_or(Duration::from_secs(5)))
+            .view_max_age(self.refresh.unwrap_or(Duration::from_secs(30)));
+        for s in self.seeds.iter().flatten() {
+            router = router.cloud_seed(s.0.as_str());
         }
-        if let Some(c) = &self.collection {
-            router = router.collection(c.as_str());
+        if let Some(c) = collection {
+            router = router.collection(c);
         }
-        // The router's own requests are signed as the client's.
-        if let Some(p) = &self.client.auth {
+        if let Some(p) = auth {
             router = router.auth(p.clone());
         }
-        let router = router.build_shared()?;
-        let client = self
-            .client
-            .timeouts(self.timeouts)
-            .custom_transport(router.clone());
-        let mut client = match self.collection {
-            Some(c) => client.collection(c).build()?,
-            None => client.build_admin_only()?,
-        };
-        client.cloud = Some(router);
-        Ok(client)
+        router.build_shared()
     }
 }
 
