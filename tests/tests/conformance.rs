@@ -513,6 +513,7 @@ fn add(cx: &Cx) -> solr_client::Result<Answer> {
         Err(Error::Update {
             report,
             cause: None,
+            ..
         }) => report_answer(cx, &report, false),
         Err(e) => Err(e),
     }

@@ -550,6 +550,7 @@ fn check_update_accounting(e: Error, docs: usize) -> Result<Error, String> {
         Error::Update {
             report,
             cause: Some(cause),
+            ..
         } => {
             // Nothing was acknowledged; every id is failed when the request certainly indexed
             // nothing (not sent, or refused as a whole: 3xx, 4xx or 503), otherwise unknown.
