@@ -174,8 +174,9 @@ use criterion as _;
 
 pub use auth::Credentials;
 pub use batch::BatchReport;
-pub use client::{CloudState, NodeHealth};
-pub use client::{Commit, SolrClient, SolrClientBuilder, DEFAULT_MAX_RESPONSE_BYTES};
+pub use client::{
+    CloudState, Commit, NodeHealth, SolrClient, SolrClientBuilder, DEFAULT_MAX_RESPONSE_BYTES,
+};
 pub use codec::ResponseFormat;
 pub use codec::UpdateFormat;
 pub use error::{DocumentProblem, Error, FailedDoc, Result, TimeoutPhase};
@@ -192,8 +193,7 @@ pub use response::{
 };
 pub use stream::{Export, Tuples};
 pub use timing::{HttpVersion, Timing};
-pub use transport::ReplicaPreference;
 pub use transport::{
-    ClientCertProblem, Identity, NoProxy, Proxy, RequestKind, RouteKey, ShardGroup, Timeouts,
-    TlsOptions, Transport, TransportKind, WireRequest, WireResponse,
+    ClientCertProblem, Identity, NoProxy, Proxy, ReplicaPreference, RequestKind, RouteKey,
+    ShardGroup, Timeouts, TlsOptions, Transport, TransportKind, WireRequest, WireResponse,
 };

@@ -148,8 +148,8 @@ impl SolrClientBuilder {
 
     /// Lets reads (searches, pings) follow up to `max_hops` redirects: same scheme only, the
     /// `Authorization` header dropped when the redirect leaves the node's origin, the hops
-    /// recorded in [`Timing::redirects`] and [`Timing::final_url`]. A write is never
-    /// redirected. Default 0: every 3xx answer is an [`Error::Redirect`]. Applies to every
+    /// recorded in [`Timing::redirects`](crate::Timing::redirects) and
+    /// [`Timing::final_url`](crate::Timing::final_url). A write is never redirected. Default 0: every 3xx answer is an [`Error::Redirect`]. Applies to every
     /// transport, custom ones included ([`crate::transport::Redirects`]); a
     /// [`crate::transport::Routing`] decides per node instead (its own `follow_redirects`),
     /// since it re-routes every request it is given (on a cloud client this setting applies

@@ -255,7 +255,8 @@ mod tests {
         for (name, b) in cases {
             let e = b.build().expect_err("a cloud option on one node");
             assert!(
-                matches!(&e, Error::Config(m) if m.starts_with(name) && m.contains("SolrClient::cloud")),
+                matches!(&e, Error::Config(m)
+                    if m.starts_with(name) && m.contains("SolrClient::cloud")),
                 "{name}: {e}"
             );
         }

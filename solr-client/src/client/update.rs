@@ -52,7 +52,8 @@ impl Commit {
 
 impl SolrClient {
     /// Adds documents in one request, in the client's update format. Nothing is committed.
-    /// When the transport knows the shards ([`Transport::shard_groups`], e.g. the SolrCloud
+    /// When the transport knows the shards
+    /// ([`Transport::shard_groups`](crate::Transport::shard_groups), e.g. the SolrCloud
     /// router), documents of different shards go in one request per shard, each to its
     /// shard leader, and the results are combined. An empty `docs` sends nothing and
     /// returns a response with `docs_sent` 0.
@@ -68,8 +69,8 @@ impl SolrClient {
     /// is a failed one ([`FailedDoc::is_version_conflict`](crate::FailedDoc::is_version_conflict)).
     ///
     /// A document without a value for the uniqueKey field
-    /// ([`SolrClientBuilder::unique_key`]), or with NaN or an infinity in a field, fails the
-    /// whole call before anything is sent, with [`Error::InvalidDocument`] naming its
+    /// ([`SolrClientBuilder::unique_key`](crate::SolrClientBuilder::unique_key)), or with NaN
+    /// or an infinity in a field, fails the whole call before anything is sent, with [`Error::InvalidDocument`] naming its
     /// position and field.
     pub async fn add<T: Serialize>(&self, docs: &[T]) -> Result<UpdateResponse> {
         self.add_with(docs, None).await
