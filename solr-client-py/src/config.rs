@@ -51,41 +51,18 @@ impl Config {
             .transport
             .parse()
             .map_err(|e| crate::errors::to_py(py, e))?;
-        let built = if self.cloud {
-            self.build_cloud(py, kind)
+        // One builder for both: a cloud client takes every option a standalone one does.
+        let b = if self.cloud {
+            SolrClient::cloud(self.nodes.clone())
         } else {
-            let b = SolrClient::builder(self.nodes.first().cloned().unwrap_or_default());
-            self.common(py, b.collection(&self.collection).transport(kind))
-                .and_then(|b| b.build())
+            SolrClient::builder(self.nodes.first().cloned().unwrap_or_default())
         };
-        built.map_err(|e| crate::errors::to_py(py, e))
+        self.common(py, b.collection(&self.collection).transport(kind))
+            .and_then(|b| b.build())
+            .map_err(|e| crate::errors::to_py(py, e))
     }
 
-    fn build_cloud(&self, py: Python<'_>, kind: TransportKind) -> solr_client::Result<SolrClient> {
-        let mut b = SolrClient::cloud(self.nodes.clone())
-            .collection(&self.collection)
-            .transport(kind)
-            .gzip(self.gzip)
-            .timeouts(self.timeouts());
-        if let Some((u, p)) = &self.basic {
-            b = b.credentials(Credentials::basic(u, p));
-        }
-        if let Some(provider) = self.provider(py)? {
-            b = b.auth(provider);
-        }
-        let tls = self.tls()?;
-        let proxy = self.proxy.as_deref().map(Proxy::new).transpose()?;
-        b.client(move |c| {
-            let c = c.tls(tls);
-            match proxy {
-                Some(p) => c.proxy(p),
-                None => c,
-            }
-        })
-        .build()
-    }
-
-    /// Gzip, timeouts, auth, TLS and proxy on a standalone builder.
+    /// Gzip, timeouts, auth, TLS and proxy on a builder (standalone or cloud).
     fn common(
         &self,
         py: Python<'_>,

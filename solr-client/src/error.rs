@@ -58,6 +58,7 @@ pub enum Error {
     /// is the document's position in the call's input (for [`crate::Indexer::push`], the
     /// number of documents it had accepted before). Nothing of the call was sent.
     #[error("document #{index}{}: {}", redact(&id_note(id.as_deref())), problem.describe(field))]
+    #[non_exhaustive]
     InvalidDocument {
         /// The document's position in the call's input, from 0.
         index: usize,
@@ -71,6 +72,7 @@ pub enum Error {
     },
     /// Name resolution failed.
     #[error("{}: DNS lookup failed: {}", redact(node), redact(&source.to_string()))]
+    #[non_exhaustive]
     Dns {
         /// The node's base URL.
         node: String,
@@ -79,6 +81,7 @@ pub enum Error {
     },
     /// The TCP connection could not be made (refused, unreachable).
     #[error("{}: connect failed: {}", redact(node), redact(&source.to_string()))]
+    #[non_exhaustive]
     Connect {
         /// The node's base URL.
         node: String,
@@ -87,6 +90,7 @@ pub enum Error {
     },
     /// The TLS handshake failed (unknown CA, wrong hostname, protocol mismatch).
     #[error("{}: TLS handshake failed: {}", redact(node), redact(&source.to_string()))]
+    #[non_exhaustive]
     Tls {
         /// The node's base URL.
         node: String,
@@ -96,6 +100,7 @@ pub enum Error {
     /// The server refused the TLS handshake over the client certificate (mutual TLS): it
     /// asked for one and none is configured, or it did not accept the one sent.
     #[error("{}: TLS client certificate: {problem}", redact(node))]
+    #[non_exhaustive]
     ClientCertificate {
         /// The node's base URL.
         node: String,
@@ -110,6 +115,7 @@ pub enum Error {
         redact(proxy),
         redact(reason)
     )]
+    #[non_exhaustive]
     ProxyRefused {
         /// The node's base URL.
         node: String,
@@ -126,6 +132,7 @@ pub enum Error {
     /// refused the ones sent. The message never shows them.
     #[error("{}: proxy {} requires authentication{}", redact(node), redact(proxy),
         if *credentials_sent { "; it refused the credentials sent" } else { "; no proxy credentials are configured" })]
+    #[non_exhaustive]
     ProxyAuth {
         /// The node's base URL.
         node: String,
@@ -136,6 +143,7 @@ pub enum Error {
     },
     /// A configured timeout fired.
     #[error("{}: {phase} timeout after {after:?}", redact(node))]
+    #[non_exhaustive]
     Timeout {
         /// The node's base URL.
         node: String,
@@ -146,6 +154,7 @@ pub enum Error {
     },
     /// The connection broke after it was established (reset, closed mid-response).
     #[error("{}: connection broken: {}", redact(node), redact(message))]
+    #[non_exhaustive]
     Io {
         /// The node's base URL.
         node: String,
@@ -158,6 +167,7 @@ pub enum Error {
     },
     /// Solr answered with an error status and its own JSON error body.
     #[error("{}: Solr error {status}: {}", redact(node), redact(&body.msg))]
+    #[non_exhaustive]
     Solr {
         /// The node's base URL.
         node: String,
@@ -176,6 +186,7 @@ pub enum Error {
         redact(path),
         redact(hint)
     )]
+    #[non_exhaustive]
     NotFound {
         /// The node's base URL.
         node: String,
@@ -192,6 +203,7 @@ pub enum Error {
         content_type.as_deref().map(redact),
         redact(snippet)
     )]
+    #[non_exhaustive]
     UnexpectedResponse {
         /// The node's base URL.
         node: String,
@@ -209,6 +221,7 @@ pub enum Error {
         redact(message),
         redact(snippet)
     )]
+    #[non_exhaustive]
     Decode {
         /// The node's base URL.
         node: String,
@@ -226,6 +239,7 @@ pub enum Error {
         redact(encoding),
         redact(message)
     )]
+    #[non_exhaustive]
     Decompress {
         /// The node's base URL.
         node: String,
@@ -239,6 +253,7 @@ pub enum Error {
         "{}: response body larger than the limit of {limit} bytes",
         redact(node)
     )]
+    #[non_exhaustive]
     TooLarge {
         /// The node's base URL.
         node: String,
@@ -253,6 +268,7 @@ pub enum Error {
         redact(node),
         solr.as_ref().map_or(String::new(), |b| format!("; Solr said (code {}): {}", b.code, redact(&b.msg)))
     )]
+    #[non_exhaustive]
     RetriesExhausted {
         /// The last node tried.
         node: String,
@@ -272,6 +288,7 @@ pub enum Error {
     /// read past the hop limit, or one that would change the scheme. `location` is the
     /// `Location` header with any user name and password removed.
     #[error("{}: HTTP {status} redirect to {} not followed: {reason}", redact(node), redact(location.as_deref().unwrap_or("(no Location header)")))]
+    #[non_exhaustive]
     Redirect {
         /// The node's base URL (the one that answered with the redirect).
         node: String,
@@ -293,6 +310,7 @@ pub enum Error {
         challenge.as_deref().map_or(String::new(), |c| format!("; the server asks for {}", redact(c))),
         redact(hint)
     )]
+    #[non_exhaustive]
     Unauthorized {
         /// The node's base URL.
         node: String,
@@ -322,6 +340,7 @@ pub enum Error {
         waited.map_or(String::new(), |w| format!(" after waiting {w:?}")),
         redact(message)
     )]
+    #[non_exhaustive]
     AsyncCommand {
         /// The async request id.
         id: String,
@@ -345,6 +364,7 @@ pub enum Error {
         expected.map_or("(unknown)".to_string(), |v| v.to_string()),
         actual.map_or("no document".to_string(), |v| v.to_string())
     )]
+    #[non_exhaustive]
     VersionConflict {
         /// The node's base URL.
         node: String,
@@ -359,6 +379,7 @@ pub enum Error {
     /// reported errors. `report` accounts for every document of the request
     /// (`acknowledged + failed + unknown + not_attempted == sent`, see [`BatchReport`]).
     #[error("update: {}", redact(&update_summary(report, cause.as_deref())))]
+    #[non_exhaustive]
     Update {
         /// The account of the request's documents (boxed: it is the largest variant).
         report: Box<BatchReport>,
@@ -375,6 +396,7 @@ pub enum Error {
         "export incomplete: shard {shard} ({}) failed after {handed_out} tuples were handed out ({from_shard} read from it); the export stopped there: {cause}",
         redact(node)
     )]
+    #[non_exhaustive]
     ExportIncomplete {
         /// The shard whose stream failed.
         shard: String,

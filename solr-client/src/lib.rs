@@ -174,7 +174,9 @@ use criterion as _;
 
 pub use auth::Credentials;
 pub use batch::BatchReport;
-pub use client::{Commit, SolrClient, SolrClientBuilder, DEFAULT_MAX_RESPONSE_BYTES};
+pub use client::{
+    CloudState, Commit, NodeHealth, SolrClient, SolrClientBuilder, DEFAULT_MAX_RESPONSE_BYTES,
+};
 pub use codec::ResponseFormat;
 pub use codec::UpdateFormat;
 pub use error::{DocumentProblem, Error, FailedDoc, Result, TimeoutPhase};
@@ -192,7 +194,6 @@ pub use response::{
 pub use stream::{Export, Tuples};
 pub use timing::{HttpVersion, Timing};
 pub use transport::{
-    ClientCertProblem, Identity, NoProxy, Proxy, RequestKind, RouteKey, ShardGroup, Timeouts,
-    TlsOptions, Transport, TransportKind, WireRequest, WireResponse,
+    ClientCertProblem, Identity, NoProxy, Proxy, ReplicaPreference, RequestKind, RouteKey,
+    ShardGroup, Timeouts, TlsOptions, Transport, TransportKind, WireRequest, WireResponse,
 };
-pub use transport::{CloudBuilder, CloudState, NodeHealth, ReplicaPreference};

@@ -35,6 +35,7 @@ async fn more_errors_than_documents_and_foreign_ids_keep_the_sum_exact() {
         Err(Error::Update {
             report,
             cause: None,
+            ..
         }) => {
             assert_eq!((report.sent, report.acknowledged), (3, 0));
             let failed: Vec<&str> = report.failed.iter().map(|f| f.id.as_str()).collect();

@@ -206,7 +206,7 @@ async fn failed_batch_names_exactly_the_bad_documents() {
     batch[7]["price"] = Value::String("free".into());
     let err = c.add(&batch).await.expect_err("two docs are bad");
     match err {
-        Error::Update { report, cause } => {
+        Error::Update { report, cause, .. } => {
             assert_eq!((report.sent, report.acknowledged), (10, 8));
             assert!(cause.is_none(), "Solr answered; per-document errors");
             assert!(report.unknown.is_empty() && report.other_errors.is_empty());
@@ -357,7 +357,7 @@ async fn gzip_request_bodies_need_an_inflating_jetty() {
     let q = Select::new(format!("tag_s:{t}")).rows(0);
     assert_eq!(held.select(&q).await.expect("select").num_found(), 0);
     match err {
-        Error::Update { report, cause } => {
+        Error::Update { report, cause, .. } => {
             assert_eq!(
                 (report.sent, report.unknown.len(), report.acknowledged),
                 (5, 5, 0),

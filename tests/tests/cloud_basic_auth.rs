@@ -118,7 +118,7 @@ async fn background_checks_and_refreshes_are_signed_by_the_clients_provider() {
     });
     let client = SolrClient::cloud([n1.clone(), n2.clone()])
         .collection("bench")
-        .auth(provider.clone())
+        .auth_shared(provider.clone())
         .liveness_interval(Duration::from_millis(300))
         .refresh_interval(Duration::from_millis(500))
         .build()

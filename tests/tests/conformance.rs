@@ -513,6 +513,7 @@ fn add(cx: &Cx) -> solr_client::Result<Answer> {
         Err(Error::Update {
             report,
             cause: None,
+            ..
         }) => report_answer(cx, &report, false),
         Err(e) => Err(e),
     }
@@ -668,19 +669,18 @@ fn report(sent: usize, refused: &[usize], requests: Option<usize>) -> Answer {
 
 /// A client of `path` on `collection`.
 fn client(p: Path, collection: &str) -> Client {
-    let inner = match p.deployment {
+    // One builder for both deployments: only its start differs.
+    let builder = match p.deployment {
         Deployment::Standalone => {
             SolrClient::builder(support::standalone().url(None).expect("url"))
-                .collection(collection)
-                .transport(p.transport)
-                .build()
         }
-        Deployment::Cloud => SolrClient::cloud(support::cloud_nodes::seeds(support::cloud2x2()))
-            .collection(collection)
-            .transport(p.transport)
-            .build(),
-    }
-    .unwrap_or_else(|e| panic!("{p}: the client builds: {e}"));
+        Deployment::Cloud => SolrClient::cloud(support::cloud_nodes::seeds(support::cloud2x2())),
+    };
+    let inner = builder
+        .collection(collection)
+        .transport(p.transport)
+        .build()
+        .unwrap_or_else(|e| panic!("{p}: the client builds: {e}"));
     match p.mode {
         Mode::Async => Client::Async {
             client: inner,

@@ -706,6 +706,7 @@ async fn nan_and_infinity_are_refused_naming_document_and_field() {
                     id: Some(id),
                     field: f,
                     problem: DocumentProblem::NotFinite,
+                    ..
                 } => assert_eq!((id.clone(), f.as_str()), (format!("{t}-1"), field)),
                 other => panic!("{format}: {other:?}"),
             }

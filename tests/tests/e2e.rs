@@ -13,6 +13,7 @@ mod captures;
 mod cli;
 mod client;
 mod cloud_basic_auth;
+mod cloud_builder;
 mod cloud_client;
 mod cloud_export;
 mod cloud_routing;

@@ -550,6 +550,7 @@ fn check_update_accounting(e: Error, docs: usize) -> Result<Error, String> {
         Error::Update {
             report,
             cause: Some(cause),
+            ..
         } => {
             // Nothing was acknowledged; every id is failed when the request certainly indexed
             // nothing (not sent, or refused as a whole: 3xx, 4xx or 503), otherwise unknown.
@@ -784,38 +785,14 @@ async fn fault_table() {
     );
 }
 
-/// A listener whose accept queue is full: a connect to it hangs in SYN-SENT (the kernel
-/// drops the SYN), the one fault a connect timeout exists for.
-async fn full_backlog() -> (tokio::net::TcpListener, Vec<tokio::net::TcpStream>) {
-    let sock = tokio::net::TcpSocket::new_v4().expect("socket");
-    sock.bind("127.0.0.1:0".parse().expect("addr"))
-        .expect("bind port 0");
-    let listener = sock.listen(0).expect("listen");
-    let addr = listener.local_addr().expect("addr");
-    let mut held = Vec::new();
-    // Fill the queue (never accepted); the next SYN is dropped.
-    for _ in 0..8 {
-        match tokio::time::timeout(
-            Duration::from_millis(200),
-            tokio::net::TcpStream::connect(addr),
-        )
-        .await
-        {
-            Ok(Ok(s)) => held.push(s),
-            _ => break,
-        }
-    }
-    (listener, held)
-}
-
 /// Every transport reports a connect that hangs as a Connect timeout naming the connect
 /// value, about that long after the start (main's reqwest waited connect + read-idle and
 /// reported read-idle).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hanging_connect_is_a_connect_timeout_with_the_connect_value() {
     let _g = support::shared().await;
-    let (listener, _held) = full_backlog().await;
-    let url = format!("http://{}/solr", listener.local_addr().expect("addr"));
+    let hole = support::blackhole::start().await;
+    let url = hole.url.clone();
     let t = Timeouts::DEFAULT
         .connect(Duration::from_millis(500))
         .read_idle(Duration::from_secs(5))

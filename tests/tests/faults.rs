@@ -209,6 +209,7 @@ async fn connection_refused_is_a_connect_error_for_reads_and_writes() {
             Err(Error::Update {
                 report,
                 cause: Some(cause),
+                ..
             }) => {
                 assert_eq!(report.sent, 2, "{kind}");
                 assert_eq!(report.failed.len(), 2, "{kind}: not sent, so not indexed");
@@ -402,6 +403,7 @@ async fn retry_resends_a_write_refused_with_429_once_acknowledged() {
             Err(Error::Update {
                 report,
                 cause: Some(cause),
+                ..
             }) => {
                 assert_eq!(report.sent, 2, "{kind}");
                 assert_eq!(

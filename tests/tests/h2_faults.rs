@@ -177,34 +177,6 @@ async fn h2_request_lost_to_a_closing_connection_read_retried_write_reported() {
     assert_eq!(srv.accepted(), 2);
 }
 
-/// A listener whose accept queue is full: the kernel drops further SYNs, so a connect to it
-/// hangs until the client's connect timeout (a blackhole on the project's own loopback).
-/// Returns the listener and the connections that fill its queue (keep both alive).
-async fn blackhole() -> (tokio::net::TcpListener, Vec<tokio::net::TcpStream>, String) {
-    let sock = tokio::net::TcpSocket::new_v4().expect("socket");
-    sock.bind("127.0.0.1:0".parse().expect("addr"))
-        .expect("bind");
-    let listener = sock.listen(0).expect("listen");
-    let addr = listener.local_addr().expect("addr");
-    let mut fill = Vec::new();
-    for _ in 0..16 {
-        match tokio::time::timeout(
-            Duration::from_millis(300),
-            tokio::net::TcpStream::connect(addr),
-        )
-        .await
-        {
-            Ok(Ok(s)) => fill.push(s),
-            Ok(Err(e)) => panic!("connect to the full listener failed: {e}"),
-            Err(_) => return (listener, fill, format!("http://{addr}/solr")),
-        }
-    }
-    panic!(
-        "the listen queue never filled ({} connections accepted)",
-        fill.len()
-    );
-}
-
 #[tokio::test]
 async fn a_node_slow_to_connect_does_not_block_requests_to_other_nodes() {
     let _g = support::shared().await;
@@ -213,7 +185,8 @@ async fn a_node_slow_to_connect_does_not_block_requests_to_other_nodes() {
         .connect(connect)
         .read_idle(Duration::from_secs(10))
         .request(Duration::from_secs(30));
-    let (_listener, _fill, slow_url) = blackhole().await;
+    let hole = support::blackhole::start().await;
+    let slow_url = hole.url.clone();
     let healthy = H2FaultServer::start(vec![H2Fault::Ok(SELECT_OK)]).await;
     let h2: Arc<dyn Transport> = Arc::new(Http2::new(&TlsOptions::default()).expect("http2"));
     let client = |url: &str| {

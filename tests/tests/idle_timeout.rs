@@ -110,6 +110,7 @@ async fn requests_racing_jettys_idle_close_reads_recover_writes_accounted() {
             Err(Error::Update {
                 report,
                 cause: Some(cause),
+                ..
             }) if matches!(
                 *cause,
                 Error::Io {

@@ -40,7 +40,10 @@ async fn wrong_core_is_not_found_with_a_collection_hint() {
         .select(&Select::new("*:*"))
         .await
         .expect_err("no such core");
-    let Error::NotFound { node, path, hint } = &err else {
+    let Error::NotFound {
+        node, path, hint, ..
+    } = &err
+    else {
         panic!("expected NotFound, got {err:?}")
     };
     assert_eq!(node, url);
@@ -127,7 +130,7 @@ async fn a_failed_update_tells_its_status_and_node() {
         .add(&docs)
         .await
         .expect_err("no such core");
-    let Error::Update { report, cause } = &err else {
+    let Error::Update { report, cause, .. } = &err else {
         panic!("expected Update, got {err:?}")
     };
     assert!(

@@ -87,6 +87,7 @@ async fn a_redirected_write_is_an_error_and_reaches_no_other_host() {
                     Err(Error::Update {
                         report,
                         cause: Some(cause),
+                        ..
                     }) => {
                         assert_eq!(report.sent, 2, "{what}");
                         assert_eq!(report.failed.len(), 2, "{what}: a redirect indexes nothing");

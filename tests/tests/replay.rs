@@ -83,7 +83,7 @@ async fn a_recorded_run_replays_typed_without_solr() {
         .await
         .expect_err("each answer replays once");
     match &again {
-        Error::Update { report, cause } => {
+        Error::Update { report, cause, .. } => {
             let counts = (report.sent, report.acknowledged, report.failed.len());
             assert_eq!(counts, (7, 0, 7), "{again:?}");
             assert!(

@@ -491,7 +491,7 @@ async fn cloud_leader_killed_mid_indexing_loses_no_acknowledged_doc() {
             .collect();
         match client.add(batch).await {
             Ok(_) => acked.extend(ids),
-            Err(Error::Update { report, cause }) => {
+            Err(Error::Update { report, cause, .. }) => {
                 assert_eq!(report.sent, ids.len());
                 assert!(report.is_balanced());
                 let lost: HashSet<&str> = report
@@ -742,7 +742,7 @@ async fn retry_after_is_honoured_and_the_budget_ends_in_retries_exhausted() {
     let (router, client) = single(&srv.url, budget);
     let docs = support::docs(&support::tag("route_d"), 3, 0);
     match client.add(&docs).await {
-        Err(Error::Update { report, cause }) => {
+        Err(Error::Update { report, cause, .. }) => {
             assert_eq!(
                 (report.sent, report.failed.len(), report.unknown.len()),
                 (3, 3, 0),

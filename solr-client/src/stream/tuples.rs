@@ -114,6 +114,7 @@ pub(crate) fn decode_tuple<T: DeserializeOwned>(
 /// assert_eq!(rows.len(), 2);
 /// assert!(end.is_ok());
 /// ```
+#[doc(hidden)]
 pub fn decode_tuple_chunks<T: DeserializeOwned>(
     chunks: impl IntoIterator<Item = bytes::Bytes>,
     limit: usize,

@@ -44,6 +44,7 @@ impl<T: Transport> Gzip<T> {
 }
 
 /// Gzips a byte slice (default level).
+#[doc(hidden)]
 pub fn gzip_bytes(data: &[u8]) -> Vec<u8> {
     use std::io::Write;
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());

@@ -62,7 +62,6 @@ pub use body::{BodyStream, ChunkStream, StreamingResponse};
 pub(crate) use body::{WireBytes, WireCount};
 pub use client_auth::ClientCertProblem;
 pub use cloud::{composite_id_hash, murmurhash3_x86_32, HashRange};
-pub use cloud::{CloudBuilder, CloudState, NodeHealth};
 pub use cloud::{ClusterView, ReplicaInfo, ReplicaType, ShardInfo};
 pub use connector::Connector;
 pub use decorator::Decorator;

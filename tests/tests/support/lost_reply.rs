@@ -111,6 +111,7 @@ pub async fn write_reported<F: RaceFault, S: SeenOn>(
         Err(Error::Update {
             report,
             cause: Some(cause),
+            ..
         }) => {
             assert_eq!(
                 (report.sent, report.unknown.len()),

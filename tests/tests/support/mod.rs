@@ -3,6 +3,7 @@
 //! that keeps connection-counting tests alone.
 
 pub mod app_host;
+pub mod blackhole;
 pub mod cloud_nodes;
 pub mod danted;
 pub mod doc_counts;

@@ -17,6 +17,7 @@ use std::str::FromStr;
 use crate::error::{Error, Result};
 
 /// MurmurHash3 x86_32 of `data` with `seed`, as a signed 32-bit value (Java's `int`).
+#[doc(hidden)]
 pub fn murmurhash3_x86_32(data: &[u8], seed: u32) -> i32 {
     const C1: u32 = 0xcc9e_2d51;
     const C2: u32 = 0x1b87_3593;

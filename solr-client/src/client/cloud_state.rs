@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::client::SolrClient;
+use super::SolrClient;
 use crate::transport::routing_key;
 
 /// One node as the client sees it.
