@@ -23,11 +23,7 @@ fn ping_json(body: &[u8]) -> Result<PingResponse> {
     decode(ResponseFormat::Json, 200, JSON, body)
 }
 
-fn json_as<T: DeserializeOwned>(
-    status: u16,
-    ct: Option<&str>,
-    body: &[u8],
-) -> Result<T> {
+fn json_as<T: DeserializeOwned>(status: u16, ct: Option<&str>, body: &[u8]) -> Result<T> {
     decode(ResponseFormat::Json, status, ct, body)
 }
 
@@ -141,10 +137,7 @@ fn deep_nesting_is_an_error_not_a_stack_overflow() {
         br#"{"responseHeader":{"status":0,"QTime":1},"response":{"numFound":1,"docs":[{"x":"#
             .to_vec();
     body.extend(std::iter::repeat_n(b'[', 100_000));
-    assert!(matches!(
-        select_json(&body),
-        Err(Error::Decode { .. })
-    ));
+    assert!(matches!(select_json(&body), Err(Error::Decode { .. })));
 }
 
 #[test]
@@ -162,10 +155,7 @@ fn qtime_absent_is_none_not_zero() {
         &br#"{"responseHeader":{"status":0},"response":{"numFound":0,"docs":[]}}"#[..],
         br#"{"responseHeader":{"status":0,"QTime":null},"response":{"numFound":0,"docs":[]}}"#,
     ] {
-        assert_eq!(
-            select_json(body).expect("select").header.qtime,
-            None
-        );
+        assert_eq!(select_json(body).expect("select").header.qtime, None);
     }
     // Re-encoding keeps absent absent (no invented "QTime":0).
     let json = serde_json::to_string(&omitted.header).expect("json");
