@@ -2,7 +2,7 @@
 //! with `encode.rs` for update bodies and `decode.rs` for responses): the same documents as
 //! JSON, XML, CBOR or javabin ([`UpdateFormat`]; Solr 9's `/update` reads all four by
 //! Content-Type); responses of `wt=json`, `xml`, `javabin` and `cbor` ([`ResponseFormat`])
-//! read through ONE entry, [`decode()`] (status, encoding and content-type checks, then the
+//! read through one entry, [`decode()`] (status, encoding and content-type checks, then the
 //! body into the caller's type); and the `responseHeader` alone from the start of a javabin
 //! or CBOR body ([`response_head`]). Shared: the serde front end of the encoders (`ser/`),
 //! atomic-update rules (`atomic.rs`), the add body the indexer grows (`add_body.rs`).
