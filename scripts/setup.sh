@@ -12,13 +12,14 @@
 # llvm-strip rebuild the committed BPF object for CI's check that it matches its source,
 # libbpf-dev gives its helper headers, libbpf-sys builds libbpf's C source against libelf and zlib); then what the optional checks need
 # (scripts/setup-optional.sh: nightly Rust for fuzzing, BBR); then builds the Solr launcher
-# (Maven Central) and makes the TLS CA. Run as root (or with sudo).
+# (Maven Central) and makes the TLS CA. valgrind: scripts/instructions.sh counts instructions per
+# search with callgrind. Run as root (or with sudo).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 need=()
 for pkg in openjdk-17-jdk-headless maven openssl curl libpcap-dev pkg-config ca-certificates iproute2 \
-  util-linux-extra nginx tinyproxy dante-server haproxy squid prometheus strace wget clang llvm libbpf-dev libelf-dev zlib1g-dev make; do
+  util-linux-extra nginx tinyproxy dante-server haproxy squid prometheus strace wget clang llvm libbpf-dev libelf-dev zlib1g-dev make valgrind; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 # Node.js: a real client no one here wrote, for the `watch --ebpf` e2e tests (any node on

@@ -103,6 +103,10 @@ step "examples against the local Solr (each checks its answer)"
 bash scripts/examples.sh
 step "export benchmark, tiny: 2,000 documents through solr-client and SolrJ, counts exact (figures: docs/findings/export.md)"
 EXPORT_BENCH_PROFILE=test bash scripts/export-bench.sh 2000
+step "instructions per search, tiny: callgrind on 20 vs 60 searches, both ratio lines printed (figures: docs/findings/baseline.md)"
+INSTRUCTIONS_PROFILE=test bash scripts/instructions.sh | tee "${TMPDIR:-/tmp}/instructions.out"
+grep -Eq '^pooled vs raw hyper: [0-9]+\.[0-9]{2}x$' "${TMPDIR:-/tmp}/instructions.out"
+grep -Eq '^typed vs raw typed hyper: [0-9]+\.[0-9]{2}x$' "${TMPDIR:-/tmp}/instructions.out"
 step "fuzz: every target ${FUZZ_SECS:-20} s (FUZZ_SECS=0 skips; needs nightly + cargo-fuzz)"
 if [ "${FUZZ_SECS:-20}" = 0 ]; then
   skip_record "fuzz" "FUZZ_SECS=0" no

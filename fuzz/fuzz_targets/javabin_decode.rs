@@ -7,8 +7,8 @@
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 use solr_client::codec::javabin::{decode, from_slice, Writer};
-use solr_client::codec::ResponseFormat;
-use solr_client::response::{decode_format_bytes, SelectResponse};
+use solr_client::codec::{self, ResponseFormat};
+use solr_client::response::SelectResponse;
 
 fuzz_target!(|data: &[u8]| {
     let tree = decode(data);
@@ -28,13 +28,13 @@ fuzz_target!(|data: &[u8]| {
     for f in ResponseFormat::ALL {
         let _ = f.decode_value(data);
         for status in [200, 400, 500] {
-            let _ = decode_format_bytes::<SelectResponse>(
+            let _ = codec::decode::<SelectResponse>(
                 f,
                 status,
                 Some("application/octet-stream"),
                 data,
             );
-            let _ = decode_format_bytes::<SelectResponse>(f, status, Some("application/xml"), data);
+            let _ = codec::decode::<SelectResponse>(f, status, Some("application/xml"), data);
         }
     }
 });

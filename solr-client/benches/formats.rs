@@ -7,7 +7,6 @@ use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughpu
 use serde_json::{json, Value};
 use solr_client::codec::javabin::{self, Writer};
 use solr_client::codec::ResponseFormat;
-use solr_client::response::decode_format_bytes;
 use solr_client::SelectResponse;
 
 const ROWS: usize = 100;
@@ -102,7 +101,7 @@ fn decode(c: &mut Criterion) {
     });
     g.bench_function("javabin_into_select_response", |b| {
         b.iter(|| {
-            decode_format_bytes::<SelectResponse>(
+            solr_client::codec::decode::<SelectResponse>(
                 ResponseFormat::Javabin,
                 200,
                 Some("application/octet-stream"),

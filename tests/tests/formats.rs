@@ -8,7 +8,7 @@
 //!   (the format asked for) are removed;
 //! - XML writes NamedLists and SimpleOrderedMaps both as `<lst>`, so where the XML value
 //!   has an object and JSON a flat `[name, value, ...]` array, the JSON array is read as
-//!   that object (see `solr_client::codec::xml_response`).
+//!   that object (see `solr_client::codec::xml`).
 
 use http::Method;
 use serde_json::{json, Map, Value};

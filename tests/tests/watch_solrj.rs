@@ -9,7 +9,7 @@
 
 use std::process::Command;
 
-use solr_client::codec::cbor_response;
+use solr_client::codec::cbor;
 use solr_watch::report::RequestRecord;
 
 use crate::support;
@@ -112,7 +112,7 @@ async fn solr_cbor_answers_give_their_qtime_gzipped_or_not() {
                 }
                 curl(&args);
                 let body = std::fs::read(&file).expect("body");
-                let v = cbor_response::decode(&body).expect("Solr's CBOR");
+                let v = cbor::decode(&body).expect("Solr's CBOR");
                 let h = &v["responseHeader"];
                 read.push((h["status"].as_i64(), h["QTime"].as_u64()));
             }

@@ -198,7 +198,7 @@ pub(crate) fn decode_admin<T: DeserializeOwned>(
     resp: WireResponse,
     what: &'static str,
 ) -> Result<(T, Timing)> {
-    let (value, timing): (Value, Timing) = crate::codec::decode(resp, what)?;
+    let (value, timing): (Value, Timing) = crate::response::decode(resp, what)?;
     if let Some(e) = reported_failure(&value, &timing.node) {
         return Err(e);
     }

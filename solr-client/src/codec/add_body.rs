@@ -34,11 +34,11 @@ pub(crate) struct AddBody {
 
 enum Out {
     Json(Vec<u8>),
-    Xml(super::ser_xml::Xml),
+    Xml(super::xml::Xml),
     #[cfg(feature = "cbor")]
-    Cbor(super::ser_cbor::Cbor),
+    Cbor(super::cbor::Cbor),
     #[cfg(feature = "javabin")]
-    Javabin(super::ser_javabin::Javabin),
+    Javabin(super::javabin::Javabin),
 }
 
 impl std::fmt::Debug for AddBody {
@@ -64,7 +64,7 @@ impl AddBody {
             UpdateFormat::Xml => {
                 let mut out = String::with_capacity(capacity);
                 out.push_str("<add>");
-                Out::Xml(super::ser_xml::Xml {
+                Out::Xml(super::xml::Xml {
                     out,
                     id: String::new(),
                     name: String::new(),
@@ -74,7 +74,7 @@ impl AddBody {
             UpdateFormat::Cbor => {
                 let mut out = Vec::with_capacity(capacity);
                 out.resize(CBOR_HEAD, 0);
-                Out::Cbor(super::ser_cbor::Cbor {
+                Out::Cbor(super::cbor::Cbor {
                     out,
                     id: String::new(),
                     name: String::new(),
@@ -85,7 +85,7 @@ impl AddBody {
             UpdateFormat::Javabin => {
                 let mut w = super::javabin::Writer::new();
                 w.out.reserve(capacity);
-                // The frame ser_javabin::encode writes around the documents.
+                // The frame javabin::encode writes around the documents.
                 w.named_list(3);
                 w.extern_str("params");
                 w.ordered_map(0);
@@ -93,7 +93,7 @@ impl AddBody {
                 w.null();
                 w.extern_str("docs");
                 w.iterator();
-                Out::Javabin(super::ser_javabin::Javabin { w, start: 0 })
+                Out::Javabin(super::javabin::Javabin { w, start: 0 })
             }
         };
         AddBody {
@@ -188,7 +188,7 @@ impl AddBody {
                     Error::InvalidInput(format!("cannot encode documents as JSON: {e}"))
                 })?;
                 // The same atomic-operation rule as every format (a walk that writes nothing).
-                ser::json_guard::check(id, doc)?;
+                super::json::check_atomic(id, doc)?;
                 Ok(())
             }
             Out::Xml(x) => ser::document(x, id, doc).map_err(doc_error),
@@ -225,7 +225,7 @@ impl AddBody {
             #[cfg(feature = "cbor")]
             Out::Cbor(c) => {
                 let mut h = Vec::with_capacity(CBOR_HEAD);
-                super::ser_cbor::head(&mut h, super::ser_cbor::ARRAY, self.docs as u64);
+                super::cbor::head(&mut h, super::cbor::ARRAY, self.docs as u64);
                 let from = CBOR_HEAD - h.len();
                 let mut out = c.out;
                 out[from..CBOR_HEAD].copy_from_slice(&h);

@@ -1,17 +1,17 @@
-//! Update encoders: the same documents as JSON, XML, CBOR or javabin, the four update
-//! formats this crate speaks (Solr 9's `/update` reads all four by Content-Type); response
-//! decoders for `wt=json`, `xml`, `javabin` and `cbor` ([`ResponseFormat`]), and the
-//! `responseHeader` alone from the start of a javabin or CBOR body (`response_head`).
+//! The four formats this crate speaks, one folder each (`json/`, `xml/`, `cbor/`, `javabin/`,
+//! with `encode.rs` for update bodies and `decode.rs` for responses): the same documents as
+//! JSON, XML, CBOR or javabin ([`UpdateFormat`]; Solr 9's `/update` reads all four by
+//! Content-Type); responses of `wt=json`, `xml`, `javabin` and `cbor` ([`ResponseFormat`])
+//! read through one entry, [`decode()`] (status, encoding and content-type checks, then the
+//! body into the caller's type); and the `responseHeader` alone from the start of a javabin
+//! or CBOR body ([`response_head`]). Shared: the serde front end of the encoders (`ser/`),
+//! atomic-update rules (`atomic.rs`), the add body the indexer grows (`add_body.rs`).
 
 pub(crate) mod add_body;
 pub(crate) mod atomic;
 #[cfg(feature = "cbor")]
-mod cbor;
-#[cfg(feature = "cbor")]
 #[cfg_attr(docsrs, doc(cfg(feature = "cbor")))]
-pub mod cbor_response;
-#[cfg(feature = "javabin")]
-mod de_javabin;
+pub mod cbor;
 mod decode;
 #[cfg(feature = "javabin")]
 #[cfg_attr(docsrs, doc(cfg(feature = "javabin")))]
@@ -22,16 +22,8 @@ mod response_format;
 #[cfg_attr(docsrs, doc(cfg(any(feature = "javabin", feature = "cbor"))))]
 pub mod response_head;
 mod ser;
-#[cfg(feature = "cbor")]
-mod ser_cbor;
-#[cfg(feature = "javabin")]
-mod ser_javabin;
-#[cfg(test)]
-mod ser_tests;
-mod ser_xml;
 mod values;
-mod xml;
-pub mod xml_response;
+pub mod xml;
 
 pub use response_format::ResponseFormat;
 
@@ -40,8 +32,8 @@ use bytes::Bytes;
 use crate::error::Result;
 use crate::types::Document;
 
-pub use decode::decode_response_bytes;
-pub(crate) use decode::{content_type, decode, reject_encoded};
+pub use decode::decode;
+pub(crate) use decode::{decode_reply, reject_encoding, Reply};
 
 /// The body format of an update request.
 #[derive(
@@ -149,12 +141,12 @@ impl UpdateFormat {
     ) -> Result<Bytes> {
         debug_assert_eq!(docs.len(), ids.len());
         let out = match self {
-            UpdateFormat::Json => ser::encode_json(docs, ids),
-            UpdateFormat::Xml => ser_xml::encode(docs, ids),
+            UpdateFormat::Json => json::encode(docs, ids),
+            UpdateFormat::Xml => xml::encode(docs, ids),
             #[cfg(feature = "cbor")]
-            UpdateFormat::Cbor => ser_cbor::encode(docs, ids),
+            UpdateFormat::Cbor => cbor::encode(docs, ids),
             #[cfg(feature = "javabin")]
-            UpdateFormat::Javabin => ser_javabin::encode(docs, ids),
+            UpdateFormat::Javabin => javabin::encode(docs, ids),
         }?;
         Ok(Bytes::from(out))
     }

@@ -16,14 +16,14 @@ pub enum ResponseFormat {
     #[default]
     Json,
     /// `wt=xml`: Solr's `<response><lst name="responseHeader">...` format
-    /// ([`super::xml_response`]).
+    /// ([`super::xml`]).
     Xml,
     /// `wt=javabin`: SolrJ's native binary format ([`super::javabin`]). Needs the `javabin`
     /// feature.
     #[cfg(feature = "javabin")]
     #[cfg_attr(docsrs, doc(cfg(feature = "javabin")))]
     Javabin,
-    /// `wt=cbor`: Solr's CBOR writer ([`super::cbor_response`]). Needs the `cbor` feature.
+    /// `wt=cbor`: Solr's CBOR writer ([`super::cbor`]). Needs the `cbor` feature.
     #[cfg(feature = "cbor")]
     #[cfg_attr(docsrs, doc(cfg(feature = "cbor")))]
     Cbor,
@@ -91,11 +91,11 @@ impl ResponseFormat {
     pub fn decode_value(&self, body: &[u8]) -> Result<Value, String> {
         match self {
             ResponseFormat::Json => serde_json::from_slice(body).map_err(|e| e.to_string()),
-            ResponseFormat::Xml => super::xml_response::decode(body),
+            ResponseFormat::Xml => super::xml::decode(body),
             #[cfg(feature = "javabin")]
             ResponseFormat::Javabin => super::javabin::decode(body).map_err(|e| e.to_string()),
             #[cfg(feature = "cbor")]
-            ResponseFormat::Cbor => super::cbor_response::decode(body),
+            ResponseFormat::Cbor => super::cbor::decode(body),
         }
     }
 }

@@ -1,5 +1,5 @@
 //! The `responseHeader` (`status`, `QTime`) of a `wt=javabin` or `wt=cbor` response, read
-//! with this crate's decoders ([`javabin`](super::javabin), [`cbor_response`]) from the start
+//! with this crate's decoders ([`javabin`](super::javabin), [`cbor`](super::cbor)) from the start
 //! of the body: the response's top-level entries are read one by one and reading stops at
 //! `responseHeader`, which Solr writes first. So a body cut short after its header (a packet
 //! capture that kept only the first bytes of a large response) still gives it, and the
@@ -22,8 +22,6 @@
 //! let head = response_head::javabin(&body[..body.len() - 10]).unwrap().expect("a header");
 //! assert_eq!((head.status, head.qtime), (0, Some(7)));
 //! ```
-//!
-//! [`cbor_response`]: super::cbor_response
 
 use serde_json::{Map, Value};
 
@@ -111,7 +109,7 @@ fn javabin_entry(
 /// reference namespace included); None when no entry has that name.
 #[cfg(feature = "cbor")]
 fn cbor_entry(body: &[u8], name: &str) -> Result<Option<Value>, String> {
-    use super::cbor_response::{Reader, STRINGREF_NAMESPACE};
+    use super::cbor::{Reader, STRINGREF_NAMESPACE};
     let mut r = Reader::new(body);
     let info = loop {
         let b = r.take(1)?[0];

@@ -25,9 +25,9 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-mod bytes;
+#[cfg(test)]
+mod decode_tests;
 mod facet;
-mod format;
 mod group;
 mod json_facet;
 mod named_list;
@@ -37,14 +37,10 @@ mod suggest;
 #[cfg(test)]
 mod tests;
 mod value;
+mod wire;
 
 pub use crate::types::{Document, ResponseHeader, SolrErrorBody, TolerantError};
-pub use bytes::{
-    decode_ping_bytes, decode_response_bytes, decode_select_bytes, decode_update_bytes,
-};
 pub use facet::{FacetCounts, PivotEntry, RangeFacet};
-pub(crate) use format::decode_as;
-pub use format::decode_format_bytes;
 pub use group::{Group, GroupResult};
 pub use json_facet::{BucketList, FacetNode, FacetResult};
 pub use named_list::NamedList;
@@ -53,10 +49,10 @@ pub use stats::{FieldStats, Stats};
 pub use suggest::{SuggestResult, SuggestSection, Suggestion};
 pub use value::{SolrDate, SolrValue};
 
-pub(crate) use crate::codec::decode;
-use crate::error::{Error, FailedDoc, Result};
+use crate::error::{Error, Result};
 use crate::snippet::snippet;
 use crate::timing::Timing;
+pub(crate) use wire::{decode, decode_as};
 
 /// `highlighting`: per document id, per field, the snippets.
 pub type Highlighting = NamedList<NamedList<Vec<String>>>;
@@ -216,14 +212,4 @@ pub struct PingResponse {
     /// Client-side timing.
     #[serde(skip)]
     pub timing: Timing,
-}
-
-/// Turns Solr's per-document errors into [`FailedDoc`]s.
-pub(crate) fn failed_docs(header: &ResponseHeader) -> Vec<FailedDoc> {
-    header
-        .errors
-        .iter()
-        .flatten()
-        .map(|e| FailedDoc::new(e.id.clone(), e.message.clone()))
-        .collect()
 }

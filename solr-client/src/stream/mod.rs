@@ -244,7 +244,7 @@ async fn error_answer(resp: StreamingResponse, limit: u64) -> Error {
             return e;
         }
     }
-    match crate::codec::decode::<serde::de::IgnoredAny>(whole, "tuple stream") {
+    match crate::response::decode::<serde::de::IgnoredAny>(whole, "tuple stream") {
         Err(e) => e,
         Ok(_) => Error::UnexpectedResponse {
             node,
@@ -261,12 +261,5 @@ fn reject_encoded(resp: &StreamingResponse) -> Result<()> {
         .headers
         .get(http::header::CONTENT_ENCODING)
         .and_then(|v| v.to_str().ok());
-    match enc {
-        Some(e) if !e.eq_ignore_ascii_case("identity") => Err(Error::Decompress {
-            node: resp.timing().node.clone(),
-            encoding: e.to_string(),
-            message: "the body is encoded but no decoder is configured (enable gzip)".into(),
-        }),
-        _ => Ok(()),
-    }
+    crate::codec::reject_encoding(enc, &resp.timing().node)
 }

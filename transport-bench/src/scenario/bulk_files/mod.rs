@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
-use solr_client::response::decode_update_bytes;
+use solr_client::codec::{self, ResponseFormat};
 use solr_client::{Commit, RequestKind, SolrClient, UpdateFormat};
 
 use crate::engine::workload::Generator;
@@ -291,7 +291,13 @@ async fn post_file(
             String::from_utf8_lossy(&resp.body[..resp.body.len().min(300)])
         );
     }
-    let (r, failed) = decode_update_bytes(&resp.body)?;
+    let ct = resp
+        .headers
+        .get(http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok());
+    let r: solr_client::UpdateResponse =
+        codec::decode(ResponseFormat::Json, resp.status.as_u16(), ct, &resp.body)?;
+    let failed = r.header.errors.clone().unwrap_or_default();
     if r.header.status != 0 || !failed.is_empty() {
         bail!(
             "Solr status {} with {} rejected documents (first: {:?})",

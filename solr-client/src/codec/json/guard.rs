@@ -8,12 +8,12 @@
 use serde::ser::{self, Serialize};
 use serde_json::{Map, Value};
 
-use super::{doc_error, read_key, SerError, SerResult};
+use crate::codec::ser::{doc_error, read_key, refuse, SerError, SerResult};
 use crate::codec::{atomic, UpdateFormat};
 
 /// Checks the atomic operations of each object field of `doc`, whose id is `id`, as the
 /// JSON update format carries them. A document that is not an object has no fields to
-/// check (the id pass, [`super::doc_ids`], refuses it, as it refuses a field name that is
+/// check (the id pass, [`crate::codec::doc_ids`], refuses it, as it refuses a field name that is
 /// not text).
 pub(crate) fn check<T: Serialize + ?Sized>(id: &str, doc: &T) -> crate::Result<()> {
     doc.serialize(Doc { id }).map_err(|e| doc_error(e, id))

@@ -287,6 +287,7 @@ macro_rules! refuse {
         }
     };
 }
+pub(crate) use refuse;
 
 /// `type $name = Impossible<$ok, SerError>;` for each compound a serializer refuses.
 macro_rules! impossible {
@@ -412,7 +413,7 @@ impl ser::Serializer for IdText {
 }
 
 /// Reads a map key into `buf` as text ([`KeyText`]).
-fn read_key<T: Serialize + ?Sized>(buf: &mut String, key: &T) -> SerResult {
+pub(crate) fn read_key<T: Serialize + ?Sized>(buf: &mut String, key: &T) -> SerResult {
     buf.clear();
     key.serialize(KeyText(buf))
 }
@@ -911,26 +912,6 @@ impl<'a, F: Format> ser::Serializer for ValueSer<'a, F> {
     }
 }
 
-/// JSON: `[doc, doc, ...]`, each written by `serde_json::to_writer` and its atomic
-/// operations checked by [`json_guard::check`] (documents whose ids are `ids`).
-pub(crate) fn encode_json<D: Serialize, S: AsRef<str>>(
-    docs: &[D],
-    ids: &[S],
-) -> crate::Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(docs.len() * 128 + 2);
-    out.push(b'[');
-    for (i, (d, id)) in docs.iter().zip(ids).enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        serde_json::to_writer(&mut out, d)
-            .map_err(|e| Error::InvalidInput(format!("cannot encode documents as JSON: {e}")))?;
-        json_guard::check(id.as_ref(), d)?;
-    }
-    out.push(b']');
-    Ok(out)
-}
-
 /// The crate error for a failure encoding the document whose `id` is `id`.
 pub(crate) fn doc_error(e: SerError, id: &str) -> Error {
     match e.1 {
@@ -953,4 +934,5 @@ pub(crate) fn documents<F: Format, D: Serialize, S: AsRef<str>>(
 }
 
 mod finite;
-pub(super) mod json_guard;
+#[cfg(test)]
+mod tests;

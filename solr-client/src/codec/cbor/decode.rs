@@ -1,19 +1,8 @@
-//! `wt=cbor` responses: Solr's CBOR writer (a JSON writer that emits CBOR through Jackson),
-//! decoded into the value `wt=json` gives.
-//!
-//! The structure is the JSON writer's (NamedLists as flat arrays with the default
-//! `json.nl=flat`, dates as ISO strings), so the mapping is direct. CBOR carries 32-bit
-//! floats as such, and a 32-bit (or 16-bit) float is given as the number its shortest
-//! decimal form denotes (`1.1`, as JSON prints it with `Float.toString`); 64-bit floats are
-//! taken as they are. Byte strings become base64 strings, as in JSON. Solr's writer shares
-//! repeated strings (field names, values) through CBOR string references (tags 256 and
-//! 25), which are resolved here. The reader is this crate's own (a few dozen lines of the
-//! CBOR grammar), because a generic CBOR value widens every float to 64 bits and so loses
-//! which ones were 32-bit.
+//! Reading `wt=cbor` responses into the value `wt=json` gives (see [`super`]).
 
 use serde_json::{Map, Value};
 
-use super::values::{base64, float32, float64};
+use crate::codec::values::{base64, float32, float64};
 
 /// Deepest nesting accepted (as for JSON and javabin).
 const MAX_DEPTH: usize = 128;
@@ -37,7 +26,7 @@ pub fn decode(body: &[u8]) -> Result<Value, String> {
 
 /// Tag 256 opens a string-reference namespace; tag 25 refers to the n-th string of the
 /// innermost one (the "stringref" extension Solr's Jackson CBOR writer uses).
-pub(super) const STRINGREF_NAMESPACE: u64 = 256;
+pub(crate) const STRINGREF_NAMESPACE: u64 = 256;
 const STRINGREF: u64 = 25;
 
 enum Item {
@@ -45,17 +34,17 @@ enum Item {
     Break,
 }
 
-pub(super) struct Reader<'a> {
+pub(crate) struct Reader<'a> {
     buf: &'a [u8],
     pos: usize,
     depth: usize,
     /// The strings of each open namespace, in the order they appeared.
-    pub(super) tables: Vec<Vec<Value>>,
+    pub(crate) tables: Vec<Vec<Value>>,
 }
 
 impl<'a> Reader<'a> {
     /// A reader at the first byte of `body`.
-    pub(super) fn new(body: &'a [u8]) -> Self {
+    pub(crate) fn new(body: &'a [u8]) -> Self {
         Reader {
             buf: body,
             pos: 0,
@@ -66,11 +55,11 @@ impl<'a> Reader<'a> {
 }
 
 impl Reader<'_> {
-    pub(super) fn err(&self, m: &str) -> String {
+    pub(crate) fn err(&self, m: &str) -> String {
         format!("CBOR at byte {}: {m}", self.pos)
     }
 
-    pub(super) fn take(&mut self, n: u64) -> Result<&[u8], String> {
+    pub(crate) fn take(&mut self, n: u64) -> Result<&[u8], String> {
         let left = (self.buf.len() - self.pos) as u64;
         if n > left {
             return Err(self.err(&format!("truncated: {n} bytes needed, {left} left")));
@@ -80,7 +69,7 @@ impl Reader<'_> {
         Ok(s)
     }
 
-    pub(super) fn uint(&mut self, info: u8) -> Result<u64, String> {
+    pub(crate) fn uint(&mut self, info: u8) -> Result<u64, String> {
         Ok(match info {
             0..=23 => u64::from(info),
             24 => u64::from(self.take(1)?[0]),
@@ -100,7 +89,7 @@ impl Reader<'_> {
     }
 
     /// A count of items, each at least one byte: never more than the bytes left.
-    pub(super) fn count(&mut self, info: u8) -> Result<usize, String> {
+    pub(crate) fn count(&mut self, info: u8) -> Result<usize, String> {
         let n = self.uint(info)?;
         let left = (self.buf.len() - self.pos) as u64;
         if n > left {
@@ -146,7 +135,7 @@ impl Reader<'_> {
         }
     }
 
-    pub(super) fn value(&mut self) -> Result<Value, String> {
+    pub(crate) fn value(&mut self) -> Result<Value, String> {
         match self.item()? {
             Item::Value(v) => Ok(v),
             Item::Break => Err(self.err("a break where a value belongs")),
@@ -155,7 +144,7 @@ impl Reader<'_> {
 
     /// The next key of a map as text; None at the break that ends an indefinite-length
     /// (`indefinite`) map.
-    pub(super) fn map_key(&mut self, indefinite: bool) -> Result<Option<String>, String> {
+    pub(crate) fn map_key(&mut self, indefinite: bool) -> Result<Option<String>, String> {
         Ok(Some(match self.item()? {
             Item::Break if indefinite => return Ok(None),
             Item::Break => return Err(self.err("a break inside a map")),

@@ -6,12 +6,12 @@ use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-use super::ser;
+use crate::codec::ser;
 
 fn doc_ids<T: serde::Serialize>(docs: &[T]) -> crate::Result<Vec<String>> {
     ser::doc_ids(docs, "id")
 }
-use super::UpdateFormat;
+use crate::codec::UpdateFormat;
 
 #[derive(Serialize)]
 struct Unit;

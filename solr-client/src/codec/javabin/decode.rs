@@ -1,107 +1,9 @@
-//! javabin: SolrJ's native binary format (`wt=javabin`, `application/javabin`), read and
-//! written.
-//!
-//! The wire format (Solr's `JavaBinCodec`, version 2): a version byte `2`, then one value.
-//! A value starts with a tag byte. Tags whose top three bits are set carry a size (or a small
-//! number) in the low five bits: string (`0x20`), small int (`0x40`), small long (`0x60`),
-//! array (`0x80`), ordered map (`0xA0`, Solr's `SimpleOrderedMap`), named list (`0xC0`) and
-//! extern string (`0xE0`, a string sent once and then referred to by index). The others are
-//! whole bytes: null, true, false, byte, short, double, int, long, float, date (epoch
-//! milliseconds), map, SolrDocument, SolrDocumentList, byte array, iterator (up to an end
-//! tag), SolrInputDocument, map entry iterator, enum field value, map entry, UUID and
-//! primitive arrays.
-//!
-//! [`decode`] maps a javabin value to the [`serde_json::Value`] that `wt=json` (with Solr's
-//! default `json.nl=flat`) gives for the same response, so typed decoding works the same
-//! whatever the format:
-//!
-//! | javabin | JSON value |
-//! | --- | --- |
-//! | date | ISO-8601 string, `2024-01-02T03:04:05Z`, milliseconds when not zero (`.120Z`) |
-//! | float (32 bit) | the number its shortest decimal form denotes (`1.1`, as Java's `Float.toString` prints it), not the widened `1.100000023841858` |
-//! | byte array | base64 string |
-//! | SimpleOrderedMap, map | object |
-//! | NamedList | flat array `[name, value, name, value, ...]` |
-//! | SolrDocument | object; anonymous child documents under `_childDocuments_` |
-//! | SolrDocumentList | `{numFound, start, maxScore (when present), numFoundExact, docs}` |
-//! | enum field value | its string |
-//! | iterator, primitive array | array |
-//!
-//! The top-level response is an object even though Solr sends it as a NamedList (as the
-//! JSON writer prints it). Decoding never panics and never allocates more than the input
-//! can describe: sizes are checked against the bytes left, and nesting is limited to
-//! [`MAX_DEPTH`].
-//!
-//! [`Writer`] writes every tag; [`crate::UpdateFormat::Javabin`] sends the update request SolrJ's
-//! `JavaBinUpdateRequestCodec` sends (`params`, `delByQ`, then the documents as
-//! SolrInputDocuments, child documents included).
+//! Reading javabin into the value `wt=json` gives (the table in [`super`]).
 
-use bytes::Bytes;
 use serde_json::{Map, Value};
 
-use super::values::{base64, float32, float64, ATOMIC_OPS};
-use crate::error::Result;
-use crate::types::Document;
-
-pub use super::de_javabin::from_slice;
-
-/// The javabin version byte Solr 9 writes and reads.
-pub const VERSION: u8 = 2;
-
-/// Deepest nesting [`decode`] accepts (arrays, maps, documents inside each other), the
-/// limit serde_json applies to JSON.
-pub const MAX_DEPTH: usize = 128;
-
-/// The javabin tags (Solr's `JavaBinCodec` constants).
-#[allow(missing_docs)]
-pub mod tag {
-    pub const NULL: u8 = 0;
-    pub const BOOL_TRUE: u8 = 1;
-    pub const BOOL_FALSE: u8 = 2;
-    pub const BYTE: u8 = 3;
-    pub const SHORT: u8 = 4;
-    pub const DOUBLE: u8 = 5;
-    pub const INT: u8 = 6;
-    pub const LONG: u8 = 7;
-    pub const FLOAT: u8 = 8;
-    pub const DATE: u8 = 9;
-    pub const MAP: u8 = 10;
-    pub const SOLRDOC: u8 = 11;
-    pub const SOLRDOCLST: u8 = 12;
-    pub const BYTEARR: u8 = 13;
-    pub const ITERATOR: u8 = 14;
-    pub const END: u8 = 15;
-    pub const SOLRINPUTDOC: u8 = 16;
-    pub const MAP_ENTRY_ITER: u8 = 17;
-    pub const ENUM_FIELD_VALUE: u8 = 18;
-    pub const MAP_ENTRY: u8 = 19;
-    pub const UUID: u8 = 20;
-    pub const PRIMITIVE_ARR: u8 = 21;
-    pub const STR: u8 = 1 << 5;
-    pub const SINT: u8 = 2 << 5;
-    pub const SLONG: u8 = 3 << 5;
-    pub const ARR: u8 = 4 << 5;
-    pub const ORDERED_MAP: u8 = 5 << 5;
-    pub const NAMED_LST: u8 = 6 << 5;
-    pub const EXTERN_STRING: u8 = 7 << 5;
-}
-
-/// Why a javabin body could not be decoded: what was wrong and at which byte.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct JavabinError {
-    /// Offset of the byte where decoding stopped.
-    pub offset: usize,
-    /// What was wrong.
-    pub message: String,
-}
-
-impl std::fmt::Display for JavabinError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "javabin at byte {}: {}", self.offset, self.message)
-    }
-}
-
-impl std::error::Error for JavabinError {}
+use super::{tag, JavabinError, MAX_DEPTH, VERSION};
+use crate::codec::values::{base64, float32, float64};
 
 /// Decodes a whole javabin body (version byte included) into the value `wt=json` gives.
 ///
@@ -129,7 +31,7 @@ pub fn decode(body: &[u8]) -> std::result::Result<Value, JavabinError> {
 }
 
 /// One decoded item: a value, or the shapes whose JSON form depends on where they stand.
-pub(super) enum Decoded {
+pub(crate) enum Decoded {
     Value(Value),
     /// A NamedList (flat array in JSON; an object at the top).
     NamedList(Vec<(String, Value)>),
@@ -145,7 +47,7 @@ pub(super) enum Decoded {
 /// is refused: printing one as JSON inside another key's JSON escapes it again at every
 /// level, so 128 nested levels would grow without bound (found by the `javabin_decode`
 /// fuzz target: a 256 MiB allocation from a few hundred bytes).
-pub(super) fn key_text(v: Value, at: usize) -> std::result::Result<String, JavabinError> {
+pub(crate) fn key_text(v: Value, at: usize) -> std::result::Result<String, JavabinError> {
     match v {
         Value::String(s) => Ok(s),
         Value::Null => Ok("null".into()),
@@ -158,7 +60,7 @@ pub(super) fn key_text(v: Value, at: usize) -> std::result::Result<String, Javab
 }
 
 impl Decoded {
-    pub(super) fn into_value(self) -> Value {
+    pub(crate) fn into_value(self) -> Value {
         match self {
             Decoded::Value(v) => v,
             Decoded::NamedList(pairs) => {
@@ -175,16 +77,16 @@ impl Decoded {
     }
 }
 
-pub(super) struct Reader<'a> {
-    pub(super) buf: &'a [u8],
-    pub(super) pos: usize,
-    pub(super) depth: usize,
-    pub(super) externs: Vec<String>,
+pub(crate) struct Reader<'a> {
+    pub(crate) buf: &'a [u8],
+    pub(crate) pos: usize,
+    pub(crate) depth: usize,
+    pub(crate) externs: Vec<String>,
 }
 
 impl<'a> Reader<'a> {
     /// A reader of the whole javabin body `body`, past its version byte (checked).
-    pub(super) fn open(body: &'a [u8]) -> std::result::Result<Self, JavabinError> {
+    pub(crate) fn open(body: &'a [u8]) -> std::result::Result<Self, JavabinError> {
         let mut r = Reader {
             buf: body,
             pos: 0,
@@ -202,7 +104,7 @@ impl<'a> Reader<'a> {
 }
 
 impl Reader<'_> {
-    pub(super) fn err(&self, message: String) -> JavabinError {
+    pub(crate) fn err(&self, message: String) -> JavabinError {
         JavabinError {
             offset: self.pos,
             message,
@@ -213,7 +115,7 @@ impl Reader<'_> {
         self.buf.len() - self.pos
     }
 
-    pub(super) fn take(&mut self, n: usize) -> std::result::Result<&[u8], JavabinError> {
+    pub(crate) fn take(&mut self, n: usize) -> std::result::Result<&[u8], JavabinError> {
         if n > self.left() {
             return Err(self.err(format!("truncated: {n} bytes needed, {} left", self.left())));
         }
@@ -222,17 +124,17 @@ impl Reader<'_> {
         Ok(s)
     }
 
-    pub(super) fn u8(&mut self) -> std::result::Result<u8, JavabinError> {
+    pub(crate) fn u8(&mut self) -> std::result::Result<u8, JavabinError> {
         Ok(self.take(1)?[0])
     }
 
-    pub(super) fn array<const N: usize>(&mut self) -> std::result::Result<[u8; N], JavabinError> {
+    pub(crate) fn array<const N: usize>(&mut self) -> std::result::Result<[u8; N], JavabinError> {
         let mut a = [0u8; N];
         a.copy_from_slice(self.take(N)?);
         Ok(a)
     }
 
-    pub(super) fn vint(&mut self) -> std::result::Result<u64, JavabinError> {
+    pub(crate) fn vint(&mut self) -> std::result::Result<u64, JavabinError> {
         let mut v: u64 = 0;
         for shift in (0..64).step_by(7) {
             let b = self.u8()?;
@@ -246,7 +148,7 @@ impl Reader<'_> {
 
     /// A size of at most `usize::MAX`, bounded by the bytes left (each item takes at
     /// least `min_item` bytes), so no size can make the decoder allocate past the input.
-    pub(super) fn bounded(
+    pub(crate) fn bounded(
         &self,
         n: u64,
         min_item: usize,
@@ -262,7 +164,7 @@ impl Reader<'_> {
     }
 
     /// The size of a tag-and-length tag: the low five bits, `31` meaning a vint follows.
-    pub(super) fn tag_size(
+    pub(crate) fn tag_size(
         &mut self,
         t: u8,
         min_item: usize,
@@ -272,7 +174,7 @@ impl Reader<'_> {
     }
 
     /// The number in the low five bits of a tag, `31` meaning a vint follows.
-    pub(super) fn raw_size(&mut self, t: u8) -> std::result::Result<u64, JavabinError> {
+    pub(crate) fn raw_size(&mut self, t: u8) -> std::result::Result<u64, JavabinError> {
         let n = u64::from(t & 0x1f);
         Ok(if n == 0x1f {
             n.saturating_add(self.vint()?)
@@ -281,7 +183,7 @@ impl Reader<'_> {
         })
     }
 
-    pub(super) fn str_body(&mut self, n: usize) -> std::result::Result<String, JavabinError> {
+    pub(crate) fn str_body(&mut self, n: usize) -> std::result::Result<String, JavabinError> {
         let at = self.pos;
         let bytes = self.take(n)?;
         std::str::from_utf8(bytes)
@@ -292,7 +194,7 @@ impl Reader<'_> {
             })
     }
 
-    pub(super) fn value(&mut self) -> std::result::Result<Decoded, JavabinError> {
+    pub(crate) fn value(&mut self) -> std::result::Result<Decoded, JavabinError> {
         self.depth += 1;
         if self.depth > MAX_DEPTH {
             return Err(self.err(format!("nested deeper than {MAX_DEPTH}")));
@@ -309,7 +211,7 @@ impl Reader<'_> {
         r
     }
 
-    pub(super) fn plain(&mut self) -> std::result::Result<Value, JavabinError> {
+    pub(crate) fn plain(&mut self) -> std::result::Result<Value, JavabinError> {
         Ok(self.value()?.into_value())
     }
 
@@ -330,7 +232,7 @@ impl Reader<'_> {
         Ok(m)
     }
 
-    pub(super) fn value_of(&mut self, t: u8) -> std::result::Result<Decoded, JavabinError> {
+    pub(crate) fn value_of(&mut self, t: u8) -> std::result::Result<Decoded, JavabinError> {
         let v = match t >> 5 {
             1 => {
                 let n = self.tag_size(t, 1)?;
@@ -416,7 +318,7 @@ impl Reader<'_> {
         }
     }
 
-    pub(super) fn small(&mut self, t: u8) -> std::result::Result<u64, JavabinError> {
+    pub(crate) fn small(&mut self, t: u8) -> std::result::Result<u64, JavabinError> {
         let mut v = u64::from(t & 0x0f);
         if t & 0x10 != 0 {
             let hi = self.vint()?;
@@ -612,320 +514,10 @@ fn uuid(b: &[u8; 16]) -> String {
     )
 }
 
-/// Writes javabin, tag by tag. Strings given to [`Writer::extern_str`] are sent once and
-/// referred to by index afterwards, as Solr does for field names.
-#[derive(Debug, Default)]
-pub struct Writer {
-    pub(super) out: Vec<u8>,
-    externs: std::collections::HashMap<String, usize>,
-}
-
-impl Writer {
-    /// A writer with the version byte written.
-    pub fn new() -> Self {
-        Writer {
-            out: vec![VERSION],
-            externs: Default::default(),
-        }
-    }
-
-    /// The bytes written.
-    pub fn finish(self) -> Vec<u8> {
-        self.out
-    }
-
-    fn vint(&mut self, mut v: u64) {
-        while v & !0x7f != 0 {
-            self.out.push((v as u8 & 0x7f) | 0x80);
-            v >>= 7;
-        }
-        self.out.push(v as u8);
-    }
-
-    fn sized(&mut self, t: u8, n: usize) {
-        if n < 0x1f {
-            self.out.push(t | n as u8);
-        } else {
-            self.out.push(t | 0x1f);
-            self.vint((n - 0x1f) as u64);
-        }
-    }
-
-    /// `null`.
-    pub fn null(&mut self) {
-        self.out.push(tag::NULL);
-    }
-    /// A boolean.
-    pub fn bool(&mut self, b: bool) {
-        self.out
-            .push(if b { tag::BOOL_TRUE } else { tag::BOOL_FALSE });
-    }
-    /// A byte.
-    pub fn byte(&mut self, b: i8) {
-        self.out.push(tag::BYTE);
-        self.out.push(b as u8);
-    }
-    /// A short.
-    pub fn short(&mut self, v: i16) {
-        self.out.push(tag::SHORT);
-        self.out.extend_from_slice(&v.to_be_bytes());
-    }
-    /// An int (small positive ones in the compact form, as Solr writes them).
-    pub fn int(&mut self, v: i32) {
-        if v > 0 {
-            self.compact(tag::SINT, v as u64);
-        } else {
-            self.out.push(tag::INT);
-            self.out.extend_from_slice(&v.to_be_bytes());
-        }
-    }
-    /// A long (non-negative ones under 2^56 in the compact form, as Solr writes them).
-    pub fn long(&mut self, v: i64) {
-        if (v as u64) & 0xff00_0000_0000_0000 == 0 {
-            self.compact(tag::SLONG, v as u64);
-        } else {
-            self.out.push(tag::LONG);
-            self.out.extend_from_slice(&v.to_be_bytes());
-        }
-    }
-    /// `v` in the compact form of `tag` (`SINT`, `SLONG`): its low 4 bits in the tag, the
-    /// rest (flagged by 0x10) as a vint.
-    fn compact(&mut self, tag: u8, v: u64) {
-        let b = tag | (v as u8 & 0x0f);
-        if v >= 0x0f {
-            self.out.push(b | 0x10);
-            self.vint(v >> 4);
-        } else {
-            self.out.push(b);
-        }
-    }
-    /// The start of the javabin update request SolrJ sends for an add of `docs` documents:
-    /// a NamedList of `params` (empty: the client sends parameters in the URL), `delByQ`
-    /// (null) and `docs`, an iterator the caller fills with SolrInputDocuments and closes
-    /// with [`Writer::end`].
-    pub(crate) fn begin_add(&mut self, docs: usize) {
-        self.out.reserve(docs * 64);
-        self.named_list(3);
-        self.extern_str("params");
-        self.ordered_map(0);
-        self.extern_str("delByQ");
-        self.null();
-        self.extern_str("docs");
-        self.iterator();
-    }
-    /// A 32-bit float.
-    pub fn float(&mut self, v: f32) {
-        self.out.push(tag::FLOAT);
-        self.out.extend_from_slice(&v.to_be_bytes());
-    }
-    /// A 64-bit float.
-    pub fn double(&mut self, v: f64) {
-        self.out.push(tag::DOUBLE);
-        self.out.extend_from_slice(&v.to_be_bytes());
-    }
-    /// A date, as epoch milliseconds.
-    pub fn date(&mut self, epoch_ms: i64) {
-        self.out.push(tag::DATE);
-        self.out.extend_from_slice(&epoch_ms.to_be_bytes());
-    }
-    /// A string.
-    pub fn str(&mut self, s: &str) {
-        self.sized(tag::STR, s.len());
-        self.out.extend_from_slice(s.as_bytes());
-    }
-    /// A string sent once, then by index (Solr's field and key names).
-    pub fn extern_str(&mut self, s: &str) {
-        if let Some(&i) = self.externs.get(s) {
-            self.sized(tag::EXTERN_STRING, i);
-        } else {
-            self.sized(tag::EXTERN_STRING, 0);
-            self.str(s);
-            let i = self.externs.len() + 1;
-            self.externs.insert(s.to_string(), i);
-        }
-    }
-    /// A byte array.
-    pub fn bytes(&mut self, b: &[u8]) {
-        self.out.push(tag::BYTEARR);
-        self.vint(b.len() as u64);
-        self.out.extend_from_slice(b);
-    }
-    /// The head of an array of `n` values (write them next).
-    pub fn array(&mut self, n: usize) {
-        self.sized(tag::ARR, n);
-    }
-    /// The head of a map of `n` entries (key and value next, `n` times).
-    pub fn map(&mut self, n: usize) {
-        self.out.push(tag::MAP);
-        self.vint(n as u64);
-    }
-    /// The head of a SimpleOrderedMap of `n` entries (name and value next).
-    pub fn ordered_map(&mut self, n: usize) {
-        self.sized(tag::ORDERED_MAP, n);
-    }
-    /// The head of a NamedList of `n` entries (name and value next).
-    pub fn named_list(&mut self, n: usize) {
-        self.sized(tag::NAMED_LST, n);
-    }
-    /// The start of an iterator (values next, then [`Writer::end`]).
-    pub fn iterator(&mut self) {
-        self.out.push(tag::ITERATOR);
-    }
-    /// The start of a map entry iterator (keys and values next, then [`Writer::end`]).
-    pub fn map_entry_iter(&mut self) {
-        self.out.push(tag::MAP_ENTRY_ITER);
-    }
-    /// A map entry (key and value next).
-    pub fn map_entry(&mut self) {
-        self.out.push(tag::MAP_ENTRY);
-    }
-    /// The end of an iterator.
-    pub fn end(&mut self) {
-        self.out.push(tag::END);
-    }
-    /// An enum field value (its number and its name).
-    pub fn enum_value(&mut self, n: i32, name: &str) {
-        self.out.push(tag::ENUM_FIELD_VALUE);
-        self.int(n);
-        self.str(name);
-    }
-    /// A UUID.
-    pub fn uuid(&mut self, b: [u8; 16]) {
-        self.out.push(tag::UUID);
-        self.out.extend_from_slice(&b);
-    }
-    /// A primitive float array.
-    pub fn float_array(&mut self, v: &[f32]) {
-        self.out.push(tag::PRIMITIVE_ARR);
-        self.out.push(tag::FLOAT);
-        self.vint(v.len() as u64);
-        for f in v {
-            self.out.extend_from_slice(&f.to_be_bytes());
-        }
-    }
-    /// The head of a SolrDocument of `n` entries: fields (name and value) and child
-    /// documents (a nested SolrDocument each), `n` in all.
-    pub fn solr_doc(&mut self, n: usize) {
-        self.out.push(tag::SOLRDOC);
-        self.ordered_map(n);
-    }
-    /// The head of a SolrDocumentList (its documents next, as an array of SolrDocuments).
-    pub fn doc_list(&mut self, num_found: i64, start: i64, max_score: Option<f32>, exact: bool) {
-        self.out.push(tag::SOLRDOCLST);
-        self.array(4);
-        self.long(num_found);
-        self.long(start);
-        match max_score {
-            Some(s) => self.float(s),
-            None => self.null(),
-        }
-        self.bool(exact);
-    }
-    /// The head of a SolrInputDocument of `n` entries: fields (name and value) and child
-    /// documents (a nested SolrInputDocument each). Writes the document boost 1.0.
-    pub fn input_doc(&mut self, n: usize) {
-        self.out.push(tag::SOLRINPUTDOC);
-        self.vint(n as u64);
-        self.float(1.0);
-    }
-
-    /// A JSON value: objects as maps, arrays as arrays, integers as longs, other numbers as
-    /// doubles.
-    pub fn value(&mut self, v: &Value) {
-        match v {
-            Value::Null => self.null(),
-            Value::Bool(b) => self.bool(*b),
-            Value::Number(n) => match (n.as_i64(), n.as_f64()) {
-                (Some(i), _) => self.long(i),
-                (None, Some(f)) if n.is_f64() => self.double(f),
-                // u64 above i64::MAX: Solr has no unsigned long; a double keeps its size.
-                (None, Some(f)) => self.double(f),
-                (None, None) => self.null(),
-            },
-            Value::String(s) => self.str(s),
-            Value::Array(a) => {
-                self.array(a.len());
-                for x in a {
-                    self.value(x);
-                }
-            }
-            Value::Object(m) => {
-                self.map(m.len());
-                for (k, x) in m {
-                    self.extern_str(k);
-                    self.value(x);
-                }
-            }
-        }
-    }
-
-    /// A document as a SolrInputDocument: `_childDocuments_` entries become anonymous
-    /// children; a field whose value is an object with atomic-update operations (`set`,
-    /// `add`, `add-distinct`, `remove`, `removeregex`, `inc`) becomes a map, any other
-    /// object (or array of objects) a labelled child document.
-    pub fn document(&mut self, doc: &Document) {
-        let children: &[Value] = match doc.get("_childDocuments_") {
-            Some(Value::Array(a)) => a,
-            Some(v @ Value::Object(_)) => std::slice::from_ref(v),
-            _ => &[],
-        };
-        let fields = doc.iter().filter(|(k, _)| *k != "_childDocuments_");
-        let n = fields.clone().count() + children.len();
-        self.input_doc(n);
-        for (k, v) in fields {
-            self.extern_str(k);
-            self.field_value(v);
-        }
-        for c in children {
-            if let Value::Object(m) = c {
-                self.document(m);
-            } else {
-                self.null();
-            }
-        }
-    }
-
-    pub(super) fn field_value(&mut self, v: &Value) {
-        match v {
-            Value::Object(m) if is_atomic(m) => {
-                self.map(m.len());
-                for (op, x) in m {
-                    self.extern_str(op);
-                    self.value(x);
-                }
-            }
-            Value::Object(m) => self.document(m),
-            Value::Array(a) => {
-                self.array(a.len());
-                for x in a {
-                    self.field_value(x);
-                }
-            }
-            other => self.value(other),
-        }
-    }
-}
-
-fn is_atomic(m: &Map<String, Value>) -> bool {
-    !m.is_empty() && m.keys().all(|k| ATOMIC_OPS.contains(&k.as_str()))
-}
-
-/// Encodes an add of `docs` as the javabin update request SolrJ sends: a NamedList of
-/// `params` (empty: the client sends parameters in the URL), `delByQ` (null) and `docs`, an
-/// iterator of SolrInputDocuments.
-pub(crate) fn encode_add(docs: &[Document]) -> Result<Bytes> {
-    let mut w = Writer::new();
-    w.begin_add(docs.len());
-    for d in docs {
-        w.document(d);
-    }
-    w.end();
-    Ok(Bytes::from(w.finish()))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::codec::javabin::{encode_add, Writer};
     use serde_json::json;
 
     fn round(f: impl FnOnce(&mut Writer)) -> Value {

@@ -1,6 +1,6 @@
 //! javabin decoded straight into `T: Deserialize`, with no `serde_json::Value` tree in
 //! between: a `serde::Deserializer` over the javabin reader that presents each value in
-//! the shape `wt=json` gives (see the table in [`super::javabin`]), so a type reads the
+//! the shape `wt=json` gives (see the table in [`super`]), so a type reads the
 //! same from either format.
 //!
 //! Strings, numbers, arrays, maps, ordered maps, NamedLists (flat `[name, value, ...]`
@@ -17,7 +17,7 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, Deserializer, IntoDeserializer, Visitor};
 use serde_json::Value;
 
-use super::javabin::{iso_date, key_text, tag, Decoded, JavabinError, Reader, MAX_DEPTH};
+use super::{iso_date, key_text, tag, Decoded, JavabinError, Reader, MAX_DEPTH};
 
 /// A javabin decoding error, or a type mismatch reported by `T` (at the byte where it was
 /// found).
@@ -63,7 +63,7 @@ fn from_json(e: serde_json::Error) -> DeError {
 type R<T> = std::result::Result<T, DeError>;
 
 /// Decodes a whole javabin body (version byte included) straight into `T`: the value
-/// [`decode`](super::javabin::decode) followed by `serde_json::from_value` gives, without
+/// [`decode`](super::decode()) followed by `serde_json::from_value` gives, without
 /// building the `serde_json::Value` tree. Never panics; a type mismatch is an error at the
 /// byte where it was found.
 ///
@@ -371,7 +371,7 @@ impl<'de> De<'de> {
 }
 
 /// A 32-bit float as the number its shortest decimal form denotes (as
-/// [`super::javabin::float32`]), formatted on the stack.
+/// [`crate::codec::values::float32`]), formatted on the stack.
 fn shortest(f: f32) -> f64 {
     struct Buf {
         b: [u8; 64],

@@ -1,15 +1,45 @@
-//! CBOR update bodies written straight from `T: Serialize` (see [`super::ser`]): the same
-//! bytes as [`super::cbor`] writes for the same document. Scalars are written by
-//! `ciborium` (which picks the shortest lossless float width); headers here, in CBOR's
-//! shortest form, as `ciborium` writes them.
+//! CBOR update bodies: a CBOR array of maps, read by Solr 9's `CborLoader`, from
+//! [`Document`]s, and the same bytes written straight from `T: Serialize` (see
+//! [`crate::codec::ser`]). Scalars are written by `ciborium` (which picks the shortest
+//! lossless float width); headers here, in CBOR's shortest form, as `ciborium` writes them.
 
+use bytes::Bytes;
 use serde_json::Value;
 
-use super::ser::{Format, SerResult};
+use crate::codec::ser::{Format, SerResult};
 use crate::error::{Error, Result};
+use crate::types::Document;
+
+/// Encodes an add of `docs` as a CBOR array. Objects are child documents (labelled by
+/// their field). An atomic update cannot be sent: Solr's `CborLoader` reads every object as
+/// a child document, so `{"inc": 1}` would become a child, not an increment; such a
+/// document is refused with nothing sent.
+pub(crate) fn encode_add(docs: &[Document]) -> Result<Bytes> {
+    for d in docs {
+        for (name, v) in d {
+            if let serde_json::Value::Object(m) = v {
+                if !m.is_empty()
+                    && m.keys()
+                        .all(|k| crate::codec::values::ATOMIC_OPS.contains(&k.as_str()))
+                {
+                    return Err(Error::InvalidInput(format!(
+                        "document {:?}, field {name:?}: Solr's CBOR loader cannot apply atomic \
+                         updates (it reads the object as a child document); send them as \
+                         JSON, XML or javabin",
+                        crate::codec::doc_id(d)
+                    )));
+                }
+            }
+        }
+    }
+    let mut out = Vec::with_capacity(docs.len() * 64);
+    ciborium::ser::into_writer(docs, &mut out)
+        .map_err(|e| Error::InvalidInput(format!("cannot encode documents as CBOR: {e}")))?;
+    Ok(Bytes::from(out))
+}
 
 /// A CBOR head: major type `major`, argument `n`, shortest form.
-pub(super) fn head(out: &mut Vec<u8>, major: u8, n: u64) {
+pub(crate) fn head(out: &mut Vec<u8>, major: u8, n: u64) {
     let m = major << 5;
     if n < 24 {
         out.push(m | n as u8);
@@ -27,15 +57,15 @@ pub(super) fn head(out: &mut Vec<u8>, major: u8, n: u64) {
     }
 }
 
-pub(super) const ARRAY: u8 = 4;
+pub(crate) const ARRAY: u8 = 4;
 const MAP: u8 = 5;
 
-pub(super) struct Cbor {
-    pub(super) out: Vec<u8>,
-    pub(super) id: String,
-    pub(super) name: String,
+pub(crate) struct Cbor {
+    pub(crate) out: Vec<u8>,
+    pub(crate) id: String,
+    pub(crate) name: String,
     /// Where the current document's map head goes.
-    pub(super) start: usize,
+    pub(crate) start: usize,
 }
 
 impl Cbor {
@@ -48,7 +78,7 @@ impl Cbor {
 
 impl Format for Cbor {
     const CHILDREN_APART: bool = false;
-    const FORMAT: super::UpdateFormat = super::UpdateFormat::Cbor;
+    const FORMAT: crate::codec::UpdateFormat = crate::codec::UpdateFormat::Cbor;
 
     fn doc_begin(&mut self, id: &str) {
         self.id.clear();
@@ -109,7 +139,7 @@ impl Format for Cbor {
         if let (0, Value::Object(m)) = (depth, v) {
             if !m.is_empty()
                 && m.keys()
-                    .all(|k| super::values::ATOMIC_OPS.contains(&k.as_str()))
+                    .all(|k| crate::codec::values::ATOMIC_OPS.contains(&k.as_str()))
             {
                 return Err(Error::InvalidInput(format!(
                     "document {:?}, field {:?}: Solr's CBOR loader cannot apply atomic \
@@ -133,6 +163,6 @@ pub(crate) fn encode<D: serde::Serialize, S: AsRef<str>>(docs: &[D], ids: &[S]) 
         start: 0,
     };
     head(&mut c.out, ARRAY, docs.len() as u64);
-    super::ser::documents(&mut c, docs, ids)?;
+    crate::codec::ser::documents(&mut c, docs, ids)?;
     Ok(c.out)
 }
