@@ -90,14 +90,17 @@ pub fn watch_schema() -> String {
     serde_json::to_string_pretty(&schemars::schema_for!(WatchReport)).unwrap_or_default()
 }
 
-/// Saves `watch.json`, `connections.csv`, `requests.csv` and `watch.svg` into `dir`.
+/// Saves `requests.csv`, then the report as a run folder (`watch.json`, `connections.csv`,
+/// `watch.svg`, `run.json`, `index.html`: [`bench_report::RunReport::save`]) into `dir`.
 pub fn save(dir: &Path, r: &WatchReport, c: &Captured) -> Result<()> {
+    save_requests(dir, c)?;
+    bench_report::RunReport::save(r, dir)
+}
+
+/// Saves `requests.csv`, one row per request of the capture, into `dir`.
+pub fn save_requests(dir: &Path, c: &Captured) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    std::fs::write(dir.join("watch.json"), serde_json::to_string_pretty(r)?)?;
-    std::fs::write(dir.join("watch.svg"), svg::chart(r))?;
-    csv::connections(dir, &r.connection_list)?;
-    csv::requests(dir, &report::requests(&c.tracker))?;
-    Ok(())
+    csv::requests(dir, &report::requests(&c.tracker))
 }
 
 #[cfg(test)]
