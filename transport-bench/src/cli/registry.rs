@@ -72,18 +72,19 @@ fn command<S: Scenario>() -> clap::Command {
 
 fn start<S: Scenario>(m: &clap::ArgMatches) -> Result<Running, clap::Error> {
     let args = <S::Args as clap::FromArgMatches>::from_arg_matches(m)?;
-    Ok(Box::pin(run_to_end::<S>(args)))
+    Ok(Box::pin(async { run_to_end::<S>(args).await.map(drop) }))
 }
 
 /// Runs scenario `S` and ends its run, the same for every scenario: `--schema` prints the
-/// report's schema instead; the local Solr the run started is stopped (whatever the run
-/// returned, unless `--keep-solr`) before the report is saved and printed ([`end`]).
-pub async fn run_to_end<S: Scenario>(args: S::Args) -> Result<()> {
+/// report's schema instead (and returns None); the local Solr the run started is stopped
+/// (whatever the run returned, unless `--keep-solr`) before the report is saved and printed
+/// ([`end`]). Returns the report, for a caller that wants its figures (the e2e tests).
+pub async fn run_to_end<S: Scenario>(args: S::Args) -> Result<Option<S::Report>> {
     let ending = S::ending(&args);
     if ending.schema {
         // Not println!: a closed stdout (`--schema | head`) is an error, not a panic.
         writeln!(std::io::stdout().lock(), "{}", S::Report::schema())?;
-        return Ok(());
+        return Ok(None);
     }
     let run = Run::new(S::NAME, &ending);
     let result = match S::run(args, &run).await {
@@ -94,7 +95,7 @@ pub async fn run_to_end<S: Scenario>(args: S::Args) -> Result<()> {
     drop(run);
     let (outcome, out) = result?;
     let findings = S::findings(&outcome.report).to_vec();
-    end(&ending, &out, outcome, &findings)
+    end(&ending, &out, outcome, &findings).map(Some)
 }
 
 /// The end of every run that has a report: writes the files it is rendered from
@@ -102,19 +103,20 @@ pub async fn run_to_end<S: Scenario>(args: S::Args) -> Result<()> {
 /// `index.html`), prints it (the text on stdout, or with `--json` the saved JSON byte for byte
 /// on stdout and the text on stderr), says `saved: OUT` on stderr, then fails the run when it
 /// measured a failure ([`Outcome::fails_with`]) or `--fail-on` found `findings` at its
-/// severity.
+/// severity; otherwise returns the report.
 pub fn end<R: RunReport>(
     ending: &Ending,
     out: &Path,
     outcome: Outcome<R>,
     findings: &[Finding],
-) -> Result<()> {
+) -> Result<R> {
     let Outcome {
         report,
         beside,
         heading,
         failure,
     } = outcome;
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     if let Some(write) = beside {
         write(out).with_context(|| format!("saving to {}", out.display()))?;
     }
@@ -131,7 +133,8 @@ pub fn end<R: RunReport>(
     if let Some(why) = failure {
         anyhow::bail!("{why}");
     }
-    crate::args::fail_on::check(ending.fail_on, findings)
+    crate::args::fail_on::check(ending.fail_on, findings)?;
+    Ok(report)
 }
 
 /// Every scenario, in the order an old run folder without `run.json` is tried against.

@@ -130,7 +130,7 @@ pub async fn run(a: WatchArgs) -> Result<()> {
     let out = a.output.dir("watch")?;
     let findings = report.findings.clone();
     let outcome = Outcome::new(report).beside(move |dir| solr_watch::save_requests(dir, &captured));
-    super::registry::end(&ending, &out, outcome, &findings)
+    super::registry::end(&ending, &out, outcome, &findings).map(drop)
 }
 
 /// `--read FILE`: the saved capture, and the source the report names.

@@ -57,7 +57,7 @@ pub async fn run(a: WatchArgs) -> Result<()> {
         Err(e) => outcome.fails_with(format!("{e:#}")),
         Ok(()) => outcome,
     };
-    super::registry::end(&ending, &out, outcome, &report.findings)
+    super::registry::end(&ending, &out, outcome, &report.findings).map(drop)
 }
 
 /// A saved `watch --ebpf` run as `report RUN` reads it back: `watch-ebpf.json` as written
