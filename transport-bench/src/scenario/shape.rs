@@ -91,6 +91,9 @@ impl Ending {
     }
 }
 
+/// Writes files into a run folder ([`Outcome::beside`]).
+pub type WriteBeside = Box<dyn FnOnce(&Path) -> Result<()> + Send>;
+
 /// What a run hands the registry: its report, and what saving and printing it needs beyond
 /// the report.
 pub struct Outcome<R> {
@@ -98,7 +101,7 @@ pub struct Outcome<R> {
     pub report: R,
     /// Writes the files the report is rendered from beside it (`records.jsonl`), before the
     /// report is saved.
-    pub beside: Option<Box<dyn FnOnce(&Path) -> Result<()> + Send>>,
+    pub beside: Option<WriteBeside>,
     /// Printed before the report's text (`audit`'s heading and findings).
     pub heading: Option<String>,
     /// The run measured but failed (an inexact count): the error, after the report is
