@@ -13,7 +13,7 @@
 //! "no key for N TLS connections". [`report`] turns that into connection and request
 //! figures, findings with fixes and a one-line verdict; [`svg`] draws the connections. [`packet`]
 //! parses link-layer frames into TCP segments (the bench's SYN witness uses it too),
-//! [`layout`] walks pcap/pcapng files and names damage by byte offset, [`capture`] reads saved
+//! [`capture`] reads saved
 //! files as a stream in pure Rust and, with the `live` feature (default, the only use of
 //! libpcap), captures live ([`live`], [`capture::live`]).
 //!
@@ -50,7 +50,6 @@ pub mod hpack;
 pub mod http;
 pub mod http2;
 pub mod keylog;
-pub mod layout;
 #[cfg(feature = "live")]
 pub mod live;
 pub mod packet;

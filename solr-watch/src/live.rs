@@ -379,68 +379,6 @@ impl PcapWitness {
 /// A frame of a saved capture: timestamp µs, frame bytes, length on the wire.
 type Frame = (u64, Vec<u8>, u32);
 
-/// Every frame libpcap reads from a file; why it stopped early, if it did.
-fn read_frames(cap: &mut pcap::Capture<pcap::Offline>) -> (Vec<Frame>, Option<String>) {
-    let mut frames = Vec::new();
-    loop {
-        match cap.next_packet() {
-            Ok(pkt) => frames.push((ts_us(&pkt.header.ts), pkt.data.to_vec(), pkt.header.len)),
-            Err(pcap::Error::NoMorePackets) => return (frames, None),
-            Err(e) => {
-                let why = format!("reading stopped after {} packets: {e}", frames.len());
-                return (frames, Some(why));
-            }
-        }
-    }
-}
-
-/// Checks the frames libpcap read from `path` against the file's block structure and
-/// their timestamps: keeps those before the first flaw and says what and where.
-fn flaw(
-    path: &Path,
-    frames: &mut Vec<(u64, Vec<u8>, u32)>,
-    mut error: Option<String>,
-) -> Option<String> {
-    let layout = std::fs::read(path)
-        .ok()
-        .and_then(|b| crate::layout::walk(&b))
-        .unwrap_or_default();
-    let at = |i: usize| {
-        layout
-            .packets
-            .get(i)
-            .map_or_else(|| format!("packet {}", i + 1), |o| format!("byte {o}"))
-    };
-    let file = path.display();
-    if let Some(f) = &layout.flaw {
-        // The walk stops at the flaw: what libpcap read beyond it is not trusted.
-        frames.truncate(layout.packets.len());
-        error = Some(format!(
-            "{file} is {} at byte {}: {}",
-            f.kind.name(),
-            f.offset,
-            f.what
-        ));
-    } else if let Some(e) = error.take() {
-        error = Some(format!("{file} is damaged at {}: {e}", at(frames.len())));
-    }
-    let now_us = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_micros() as u64);
-    if let Some((i, why)) = crate::layout::impossible_timestamp(frames.iter().map(|f| f.0), now_us)
-    {
-        frames.truncate(i);
-        error = Some(format!("{file} is damaged at {}: {why}", at(i)));
-    }
-    if let Some(e) = &mut error {
-        e.push_str(&format!(
-            "; the {} packets before it are read",
-            frames.len()
-        ));
-    }
-    error
-}
-
 /// The frames of a saved capture file.
 #[derive(Debug)]
 pub struct SavedCapture {
@@ -454,18 +392,24 @@ pub struct SavedCapture {
 }
 
 impl SavedCapture {
-    /// Reads a pcap or pcapng file; a file that is not a capture is an error, a truncated or
-    /// damaged one (its block structure walked by [`crate::layout::walk`], its timestamps
-    /// checked by [`crate::layout::impossible_timestamp`]) keeps the frames before the flaw
-    /// and says what and where, by file and byte offset.
+    /// Reads a pcap or pcapng file with the one capture reader, [`crate::capture::scan`] (the
+    /// streaming reader of [`crate::capture::file`], not libpcap); a file that is not a
+    /// capture is an error, a truncated or damaged one (cut short, inconsistent, or with an
+    /// impossible timestamp) keeps the frames before the flaw and says what and where, by
+    /// file and byte offset. The link type is the first packet's (Ethernet when none).
     pub fn read(path: &Path) -> Result<SavedCapture> {
-        let mut cap = pcap::Capture::from_file(path)
-            .with_context(|| format!("cannot read capture {}", path.display()))?;
-        let link = cap.get_datalink().0;
-        let (mut frames, error) = read_frames(&mut cap);
-        let error = flaw(path, &mut frames, error);
+        let mut frames = Vec::new();
+        let mut link = None;
+        let (n, mut error) = crate::capture::scan(path, |p| {
+            link.get_or_insert(p.link);
+            frames.push((p.ts_us, p.data.to_vec(), p.orig_len));
+            true
+        })?;
+        if let Some(e) = &mut error {
+            e.push_str(&format!("; the {n} packets before it are read"));
+        }
         Ok(SavedCapture {
-            link,
+            link: link.unwrap_or(1),
             frames,
             error,
         })

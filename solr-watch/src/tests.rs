@@ -339,7 +339,11 @@ fn truncated_and_flipped_captures_are_named_with_their_offset() {
     let bytes = std::fs::read(&src).expect("capture");
     let whole = super::watch_file(&src, None).expect("reference");
     assert_eq!(whole.capture_error, None);
-    let packets = crate::layout::walk(&bytes).expect("pcapng").packets;
+    let mut reader = crate::capture::file::CaptureReader::new(&bytes[..]).expect("pcapng");
+    let mut packets = Vec::new();
+    while let Some(p) = reader.next_packet().expect("whole") {
+        packets.push(p.offset);
+    }
     let dir = std::env::temp_dir().join(format!("watch-flaws-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("tmp");
     let write = |name: &str, b: &[u8]| {
