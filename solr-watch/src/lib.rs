@@ -55,6 +55,9 @@ pub mod live;
 pub mod packet;
 pub mod pcapng;
 pub mod report;
+mod run_folder;
+#[cfg(feature = "live")]
+pub mod saved;
 #[cfg(feature = "serve")]
 pub mod serve;
 pub mod solr;

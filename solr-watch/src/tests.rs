@@ -489,11 +489,16 @@ fn streaming_reader_reports_what_the_libpcap_path_did() {
     for name in ["search-fresh.pcapng", "search-pooled.pcapng"] {
         let path = dir.join(name);
         let ours = super::watch_file(&path, None).expect("streamed");
-        let saved = crate::live::SavedCapture::read(&path).expect("libpcap");
-        let port = saved.server_port(None, &path).expect("port");
+        let (link, frames) = crate::live::read_with_libpcap(&path).expect("libpcap");
+        let port = frames
+            .iter()
+            .filter_map(|(_, f, _)| crate::packet::parse(link, f))
+            .find(|p| p.is_syn_only())
+            .map(|p| p.dst_port)
+            .expect("a SYN");
         let mut t = Tracker::new(port);
-        for (ts, f, len) in &saved.frames {
-            t.add(saved.link, f, *len, *ts);
+        for (ts, f, len) in &frames {
+            t.add(link, f, *len, *ts);
         }
         t.finish();
         let theirs = build(&t, &path.display().to_string(), 0, None);

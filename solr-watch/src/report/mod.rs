@@ -1,8 +1,8 @@
 //! The watch report: the model saved as `watch.json` (this file), built from a [`Tracker`]
 //! ([`build`](mod@build), from the connection figures of `connections` and the
 //! [`requests`](mod@requests) figures), its findings with their fixes and the one-line
-//! verdict ([`findings`]), and the text tables ([`text`]); saved as a run folder
-//! (`bench_report::RunReport`, in `saved.rs`).
+//! verdict ([`findings`]), and the text tables ([`text`]);
+//! it is saved as a run folder by `run_folder.rs` (`bench_report::RunReport`).
 //!
 //! [`Tracker`]: crate::conn::Tracker
 
@@ -20,7 +20,6 @@ mod connections;
 mod early_close;
 pub mod findings;
 pub mod requests;
-mod saved;
 mod server_first;
 pub mod text;
 mod wire;

@@ -1,4 +1,5 @@
-//! The watch report as a run folder ([`RunReport`]): `watch.json`, `watch.svg`,
+//! The watch report as a run folder (above [`crate::report`], [`crate::svg`] and the CSV
+//! writers, which it draws with) ([`RunReport`]): `watch.json`, `watch.svg`,
 //! `connections.csv`, `run.json` and `index.html`, so `transport-bench report RUN` prints a
 //! saved watch again. `requests.csv` is drawn from the capture, not the report: it is written
 //! beside ([`crate::save_requests`]).
@@ -9,7 +10,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use bench_report::run::RunReport;
 
-use super::WatchReport;
+use crate::report::WatchReport;
 
 impl RunReport for WatchReport {
     const KIND: &'static str = "watch";
@@ -24,6 +25,6 @@ impl RunReport for WatchReport {
     }
 
     fn print_text(&self, mut w: &mut dyn Write) -> Result<()> {
-        super::print_text(self, &mut w)
+        crate::report::print_text(self, &mut w)
     }
 }
