@@ -13,7 +13,7 @@
 //! "no key for N TLS connections". [`report`] turns that into connection and request
 //! figures, findings with fixes and a one-line verdict; [`svg`] draws the connections. [`packet`]
 //! parses link-layer frames into TCP segments (the bench's SYN witness uses it too),
-//! [`layout`] walks pcap/pcapng files and names damage by byte offset, [`capture`] reads saved
+//! [`capture`] reads saved
 //! files as a stream in pure Rust and, with the `live` feature (default, the only use of
 //! libpcap), captures live ([`live`], [`capture::live`]).
 //!
@@ -50,12 +50,14 @@ pub mod hpack;
 pub mod http;
 pub mod http2;
 pub mod keylog;
-pub mod layout;
 #[cfg(feature = "live")]
 pub mod live;
 pub mod packet;
 pub mod pcapng;
 pub mod report;
+mod run_folder;
+#[cfg(feature = "live")]
+pub mod saved;
 #[cfg(feature = "serve")]
 pub mod serve;
 pub mod solr;
@@ -90,14 +92,17 @@ pub fn watch_schema() -> String {
     serde_json::to_string_pretty(&schemars::schema_for!(WatchReport)).unwrap_or_default()
 }
 
-/// Saves `watch.json`, `connections.csv`, `requests.csv` and `watch.svg` into `dir`.
+/// Saves `requests.csv`, then the report as a run folder (`watch.json`, `connections.csv`,
+/// `watch.svg`, `run.json`, `index.html`: [`bench_report::RunReport::save`]) into `dir`.
 pub fn save(dir: &Path, r: &WatchReport, c: &Captured) -> Result<()> {
+    save_requests(dir, c)?;
+    bench_report::RunReport::save(r, dir)
+}
+
+/// Saves `requests.csv`, one row per request of the capture, into `dir`.
+pub fn save_requests(dir: &Path, c: &Captured) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    std::fs::write(dir.join("watch.json"), serde_json::to_string_pretty(r)?)?;
-    std::fs::write(dir.join("watch.svg"), svg::chart(r))?;
-    csv::connections(dir, &r.connection_list)?;
-    csv::requests(dir, &report::requests(&c.tracker))?;
-    Ok(())
+    csv::requests(dir, &report::requests(&c.tracker))
 }
 
 #[cfg(test)]

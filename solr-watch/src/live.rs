@@ -7,7 +7,7 @@
 //! interface) come from `pcap_stats` and are reported, never hidden.
 
 use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::thread::JoinHandle;
@@ -377,132 +377,24 @@ impl PcapWitness {
 }
 
 /// A frame of a saved capture: timestamp µs, frame bytes, length on the wire.
-type Frame = (u64, Vec<u8>, u32);
+#[cfg(test)]
+pub(crate) type Frame = (u64, Vec<u8>, u32);
 
-/// Every frame libpcap reads from a file; why it stopped early, if it did.
-fn read_frames(cap: &mut pcap::Capture<pcap::Offline>) -> (Vec<Frame>, Option<String>) {
+/// The link type and every frame libpcap reads from a saved capture: the independent
+/// reader the streaming one ([`crate::capture::file`]) is checked against in tests.
+#[cfg(test)]
+pub(crate) fn read_with_libpcap(path: &std::path::Path) -> Result<(i32, Vec<Frame>)> {
+    let mut cap = pcap::Capture::from_file(path)
+        .with_context(|| format!("cannot read capture {}", path.display()))?;
+    let link = cap.get_datalink().0;
     let mut frames = Vec::new();
     loop {
         match cap.next_packet() {
             Ok(pkt) => frames.push((ts_us(&pkt.header.ts), pkt.data.to_vec(), pkt.header.len)),
-            Err(pcap::Error::NoMorePackets) => return (frames, None),
-            Err(e) => {
-                let why = format!("reading stopped after {} packets: {e}", frames.len());
-                return (frames, Some(why));
-            }
+            Err(pcap::Error::NoMorePackets) => return Ok((link, frames)),
+            Err(e) => anyhow::bail!("libpcap stopped after {} packets: {e}", frames.len()),
         }
     }
-}
-
-/// Checks the frames libpcap read from `path` against the file's block structure and
-/// their timestamps: keeps those before the first flaw and says what and where.
-fn flaw(
-    path: &Path,
-    frames: &mut Vec<(u64, Vec<u8>, u32)>,
-    mut error: Option<String>,
-) -> Option<String> {
-    let layout = std::fs::read(path)
-        .ok()
-        .and_then(|b| crate::layout::walk(&b))
-        .unwrap_or_default();
-    let at = |i: usize| {
-        layout
-            .packets
-            .get(i)
-            .map_or_else(|| format!("packet {}", i + 1), |o| format!("byte {o}"))
-    };
-    let file = path.display();
-    if let Some(f) = &layout.flaw {
-        // The walk stops at the flaw: what libpcap read beyond it is not trusted.
-        frames.truncate(layout.packets.len());
-        error = Some(format!(
-            "{file} is {} at byte {}: {}",
-            f.kind.name(),
-            f.offset,
-            f.what
-        ));
-    } else if let Some(e) = error.take() {
-        error = Some(format!("{file} is damaged at {}: {e}", at(frames.len())));
-    }
-    let now_us = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_micros() as u64);
-    if let Some((i, why)) = crate::layout::impossible_timestamp(frames.iter().map(|f| f.0), now_us)
-    {
-        frames.truncate(i);
-        error = Some(format!("{file} is damaged at {}: {why}", at(i)));
-    }
-    if let Some(e) = &mut error {
-        e.push_str(&format!(
-            "; the {} packets before it are read",
-            frames.len()
-        ));
-    }
-    error
-}
-
-/// The frames of a saved capture file.
-#[derive(Debug)]
-pub struct SavedCapture {
-    /// Link type.
-    pub link: i32,
-    /// `(timestamp µs, frame bytes, length on the wire)` in file order.
-    pub frames: Vec<Frame>,
-    /// Why reading stopped before the end of the file: `truncated` or `damaged`, with the
-    /// file and the byte offset (the frames before it are kept).
-    pub error: Option<String>,
-}
-
-impl SavedCapture {
-    /// Reads a pcap or pcapng file; a file that is not a capture is an error, a truncated or
-    /// damaged one (its block structure walked by [`crate::layout::walk`], its timestamps
-    /// checked by [`crate::layout::impossible_timestamp`]) keeps the frames before the flaw
-    /// and says what and where, by file and byte offset.
-    pub fn read(path: &Path) -> Result<SavedCapture> {
-        let mut cap = pcap::Capture::from_file(path)
-            .with_context(|| format!("cannot read capture {}", path.display()))?;
-        let link = cap.get_datalink().0;
-        let (mut frames, error) = read_frames(&mut cap);
-        let error = flaw(path, &mut frames, error);
-        Ok(SavedCapture {
-            link,
-            frames,
-            error,
-        })
-    }
-
-    /// `port`, or else the destination port of the first SYN-only packet (the server's).
-    pub fn server_port(&self, port: Option<u16>, path: &Path) -> Result<u16> {
-        if let Some(p) = port {
-            return Ok(p);
-        }
-        self.frames
-            .iter()
-            .filter_map(|(_, f, _)| packet::parse(self.link, f))
-            .find(|p| p.is_syn_only())
-            .map(|p| p.dst_port)
-            .ok_or_else(|| {
-                anyhow!(
-                    "{}: no SYN packet to infer the server port from; pass the port",
-                    path.display()
-                )
-            })
-    }
-}
-
-/// Counts a saved capture (pcap or pcapng) for server port `port`; with `None` the server
-/// port is the destination port of the first SYN-only packet in the file.
-pub fn count_file(path: &Path, port: Option<u16>) -> Result<PcapCount> {
-    let saved = SavedCapture::read(path)?;
-    if let Some(e) = &saved.error {
-        anyhow::bail!("reading {}: {e}", path.display());
-    }
-    let port = saved.server_port(port, path)?;
-    let mut tally = Tally::new(port);
-    for (_, f, len) in &saved.frames {
-        tally.add(saved.link, f, *len);
-    }
-    Ok(tally.count)
 }
 
 #[cfg(test)]

@@ -339,7 +339,11 @@ fn truncated_and_flipped_captures_are_named_with_their_offset() {
     let bytes = std::fs::read(&src).expect("capture");
     let whole = super::watch_file(&src, None).expect("reference");
     assert_eq!(whole.capture_error, None);
-    let packets = crate::layout::walk(&bytes).expect("pcapng").packets;
+    let mut reader = crate::capture::file::CaptureReader::new(&bytes[..]).expect("pcapng");
+    let mut packets = Vec::new();
+    while let Some(p) = reader.next_packet().expect("whole") {
+        packets.push(p.offset);
+    }
     let dir = std::env::temp_dir().join(format!("watch-flaws-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("tmp");
     let write = |name: &str, b: &[u8]| {
@@ -485,11 +489,16 @@ fn streaming_reader_reports_what_the_libpcap_path_did() {
     for name in ["search-fresh.pcapng", "search-pooled.pcapng"] {
         let path = dir.join(name);
         let ours = super::watch_file(&path, None).expect("streamed");
-        let saved = crate::live::SavedCapture::read(&path).expect("libpcap");
-        let port = saved.server_port(None, &path).expect("port");
+        let (link, frames) = crate::live::read_with_libpcap(&path).expect("libpcap");
+        let port = frames
+            .iter()
+            .filter_map(|(_, f, _)| crate::packet::parse(link, f))
+            .find(|p| p.is_syn_only())
+            .map(|p| p.dst_port)
+            .expect("a SYN");
         let mut t = Tracker::new(port);
-        for (ts, f, len) in &saved.frames {
-            t.add(saved.link, f, *len, *ts);
+        for (ts, f, len) in &frames {
+            t.add(link, f, *len, *ts);
         }
         t.finish();
         let theirs = build(&t, &path.display().to_string(), 0, None);

@@ -807,3 +807,123 @@ fn completions_and_man_are_printed() {
         );
     }
 }
+
+/// `watch --read` of a saved capture ends as every scenario's run does: a run folder whose
+/// `run.json` names the kind `watch`, the requests of the capture in `requests.csv` (20 on
+/// 20 fresh connections), `index.html` naming the verdict, and `report RUN` printing the
+/// same text as the run did.
+#[test]
+fn a_watch_run_is_a_run_folder_that_report_prints_again() {
+    let dir = std::env::temp_dir().join(support::tag("cli-watch-run"));
+    let run = dir.join("watch");
+    let out = run.display().to_string();
+    let capture = format!(
+        "{}/../captures/search-fresh.pcapng",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let ran = binary_env(&["watch", "--read", &capture, "-o", &out, "-q"], &[]);
+    assert_eq!(ran.code, 0, "{}", ran.stderr);
+    assert!(
+        ran.stderr.lines().any(|l| l == format!("saved: {out}")),
+        "{}",
+        ran.stderr
+    );
+    let report = support::read_json(&run.join("watch.json"));
+    assert_eq!(report["requests"]["requests"], 20, "{report}");
+    assert_eq!(report["connections"]["opened"], 20, "{report}");
+    let csv = std::fs::read_to_string(run.join("requests.csv")).expect("requests.csv");
+    assert_eq!(
+        csv.lines().count(),
+        1 + 20,
+        "a header and one row per request"
+    );
+    let manifest = support::read_json(&run.join("run.json"));
+    assert_eq!(
+        (manifest["kind"].as_str(), manifest["report"].as_str()),
+        (Some("watch"), Some("watch.json"))
+    );
+    let verdict = report["verdict"].as_str().expect("verdict");
+    assert_eq!(ran.stdout.lines().last(), Some(verdict), "{}", ran.stdout);
+    let page = std::fs::read_to_string(run.join("index.html")).expect("index.html");
+    let named = format!(
+        "<p id=\"verdict\">{}</p>",
+        bench_report::chart::esc(verdict)
+    );
+    assert!(page.contains(&named), "{named} not in the page");
+
+    let again = binary_env(&["report", &out], &[]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert_eq!(again.stdout, ran.stdout, "report RUN prints the run's text");
+    assert!(
+        again
+            .stderr
+            .contains(&format!("re-rendered (watch): {out}")),
+        "{}",
+        again.stderr
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A scenario that fails after it started the local Solr still stops it: `bulk-files` with an
+/// update-file folder it cannot create fails once the local instance `bulk` is up, and the
+/// instance is down after the error; with `--keep-solr` the same failure leaves it up.
+#[test]
+fn a_run_that_fails_midway_stops_the_local_solr_unless_kept() {
+    let dir = std::env::temp_dir().join(support::tag("cli-stop"));
+    let out = dir.join("out").display().to_string();
+    let line = |keep: bool| {
+        let mut args = vec![
+            "bulk-files",
+            "--local",
+            "--files",
+            "1",
+            "--docs-per-file",
+            "1",
+            "--warmup-files",
+            "0",
+            "--reps",
+            "1",
+            "--dir",
+            "/proc/no-such-folder/files",
+            "-q",
+            "-o",
+            &out,
+        ];
+        if keep {
+            args.push("--keep-solr");
+        }
+        args
+    };
+    let status = || {
+        let out = std::process::Command::new("bash")
+            .arg(solr_harness::project_root().join("local-solr/solr.sh"))
+            .args(["status", "bulk"])
+            .output()
+            .expect("solr.sh status runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let up = |s: &str| s.lines().filter(|l| l.contains(" up ")).count();
+    let _g = support::exclusive_blocking();
+    for keep in [false, true] {
+        let ran = binary_env(&line(keep), &[("SOLR_URL", None)]);
+        assert_eq!(ran.code, 1, "{}", ran.stderr);
+        assert!(
+            ran.stderr.contains("/proc/no-such-folder/files"),
+            "the reason names the folder: {}",
+            ran.stderr
+        );
+        let s = status();
+        assert!(s.starts_with("instance bulk "), "it was started: {s}");
+        assert_eq!(up(&s), usize::from(keep), "keep {keep}: {s}");
+    }
+    solr_harness::Harness::new()
+        .expect("harness")
+        .stop("bulk")
+        .expect("stops the kept instance");
+    assert_eq!(up(&status()), 0);
+    assert!(
+        !dir.join("out").join("summary.json").exists(),
+        "a failed run saves no report"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

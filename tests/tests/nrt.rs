@@ -6,8 +6,9 @@
 use std::path::Path;
 
 use solr_harness::local_solr::{LocalSolr, Mode};
-use transport_bench::scenario::bulk_files::cli::{self as bulk_files, BulkFiles};
-use transport_bench::scenario::nrt::cli::{self as nrt, Nrt};
+use transport_bench::cli::registry::run_to_end;
+use transport_bench::scenario::bulk_files::cli::BulkFiles;
+use transport_bench::scenario::nrt::cli::Nrt;
 use transport_bench::scenario::shape::Scenario;
 
 use crate::support::{self, study::StudyRun};
@@ -68,7 +69,10 @@ async fn nrt_hard_and_soft_measure_every_probed_doc() {
         "20",
     ]);
     let out = run.out;
-    let r = nrt::cmd(a).await.expect("nrt runs");
+    let r = run_to_end::<Nrt>(a)
+        .await
+        .expect("nrt runs")
+        .expect("a report");
 
     assert_eq!(r.runs.len(), 2);
     assert_eq!(r.runs[0].commit, "hard");
@@ -176,7 +180,10 @@ async fn bulk(format: &str, cold: &str) {
         "--out",
         out.to_str().expect("utf-8 path"),
     ]);
-    let r = bulk_files::cmd(a).await.expect("bulk-files runs");
+    let r = run_to_end::<BulkFiles>(a)
+        .await
+        .expect("bulk-files runs")
+        .expect("a report");
 
     assert_eq!(r.files, 6);
     assert_eq!(r.docs, 1200);

@@ -8,7 +8,8 @@
 
 use std::path::PathBuf;
 
-use transport_bench::scenario::routing::cli::{self as routing, Routing};
+use transport_bench::cli::registry::run_to_end;
+use transport_bench::scenario::routing::cli::Routing;
 use transport_bench::scenario::routing::RoutingReport;
 
 use crate::support::{self, study::StudyRun};
@@ -34,7 +35,10 @@ async fn run_routing(name: &str, args: &[&str]) -> (RoutingReport, PathBuf) {
         "5",
     ]);
     let a = run.args::<Routing>(&argv);
-    let r = routing::cmd(a).await.expect("routing runs");
+    let r = run_to_end::<Routing>(a)
+        .await
+        .expect("routing runs")
+        .expect("a report");
     (r, run.out)
 }
 

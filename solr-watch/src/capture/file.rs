@@ -5,7 +5,7 @@
 //! [`CaptureReader`] reads one record (pcap) or block (pcapng) at a time from any
 //! [`Read`], so a capture of any size is analysed in the memory of its largest packet. Where
 //! the file is cut short or contradicts itself, reading stops with a [`Flaw`] that names the
-//! byte offset of the record or block, in the words of [`crate::layout`]; nothing in a file,
+//! byte offset of the record or block, in the words of [`super::flaw`]; nothing in a file,
 //! however damaged, makes it panic.
 //!
 //! ```
@@ -28,7 +28,7 @@ use std::fs::File;
 use std::io::{self, BufReader, Read};
 use std::path::Path;
 
-use crate::layout::{Flaw, FlawKind};
+use super::flaw::{Flaw, FlawKind};
 
 /// Largest pcapng block read (libpcap's limit too): a larger length is damage.
 const MAX_BLOCK: u64 = 16 * 1024 * 1024;
@@ -575,7 +575,6 @@ fn read_more<R: Read>(r: &mut R, buf: &mut Vec<u8>, n: usize) -> io::Result<usiz
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout;
 
     /// A packet as owned values: (offset, link, ts_us, orig_len, snaplen, data).
     type Owned = (u64, i32, u64, u32, u32, Vec<u8>);
@@ -692,15 +691,36 @@ mod tests {
         b
     }
 
+    /// The offset of each block of the pcapng `b` (its length at +4, little-endian, as the
+    /// reference captures are written), up to the first that does not fit whole.
+    fn block_starts(b: &[u8]) -> (Vec<u64>, Option<u64>) {
+        let (mut starts, mut off) = (Vec::new(), 0usize);
+        while off < b.len() {
+            let len = b
+                .get(off + 4..off + 8)
+                .map(|l| u32::from_le_bytes(l.try_into().expect("4 bytes")) as usize);
+            match len {
+                Some(len) if off + len <= b.len() => {
+                    starts.push(off as u64);
+                    off += len;
+                }
+                _ => return (starts, Some(off as u64)),
+            }
+        }
+        (starts, None)
+    }
+
     #[test]
     fn reference_captures_read_whole() {
         for name in ["search-fresh.pcapng", "search-pooled.pcapng"] {
             let b = reference(name);
             let (pkts, err) = read_all(&b);
             assert!(err.is_none(), "{name}: {err:?}");
-            let walk = layout::walk(&b).expect("pcapng");
+            let (blocks, cut) = block_starts(&b);
+            assert_eq!(cut, None, "{name}: whole blocks");
             let offsets: Vec<u64> = pkts.iter().map(|p| p.0).collect();
-            assert_eq!(offsets, walk.packets, "{name}: one packet per packet block");
+            // The section header, then one interface, then one packet per block.
+            assert_eq!(offsets, blocks[2..], "{name}: one packet per packet block");
             assert!(pkts.iter().all(|p| p.1 == 1 && p.5.len() as u32 == p.3));
         }
     }
@@ -708,6 +728,15 @@ mod tests {
     #[test]
     fn pcap_in_both_byte_orders_and_resolutions() {
         let (ng, _) = read_all(&reference("search-pooled.pcapng"));
+        // Classic pcap: a 24-byte header, then a 16-byte header before each packet's bytes.
+        let offsets: Vec<u64> = ng
+            .iter()
+            .scan(24u64, |at, p| {
+                let here = *at;
+                *at += 16 + p.5.len() as u64;
+                Some(here)
+            })
+            .collect();
         for le in [true, false] {
             for nanos in [false, true] {
                 let b = pcap_file(&ng, le, nanos, 1, 65535);
@@ -717,11 +746,66 @@ mod tests {
                 for (g, w) in got.iter().zip(&ng) {
                     assert_eq!((g.1, g.2, g.3, g.4, &g.5), (1, w.2, w.3, 65535, &w.5));
                 }
+                assert_eq!(got.iter().map(|p| p.0).collect::<Vec<_>>(), offsets);
+            }
+        }
+    }
+
+    /// A classic pcap file of two 4-byte records: the records at 24 and 44; cut inside the
+    /// second, it is truncated there; a record claiming more bytes than its packet had on the
+    /// wire is damage at its header.
+    #[test]
+    fn classic_pcap_records() {
+        let mut b = vec![0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0];
+        b.extend([0; 8]);
+        b.extend(65535u32.to_le_bytes());
+        b.extend(1u32.to_le_bytes());
+        for _ in 0..2 {
+            b.extend(1_700_000_000u32.to_le_bytes());
+            b.extend([0; 4]);
+            b.extend(4u32.to_le_bytes());
+            b.extend(4u32.to_le_bytes());
+            b.extend([1, 2, 3, 4]);
+        }
+        let (got, err) = read_all(&b);
+        assert!(err.is_none(), "{err:?}");
+        assert_eq!(got.iter().map(|p| p.0).collect::<Vec<_>>(), [24, 44]);
+        match read_all(&b[..50]) {
+            (p, Some(ReadError::Flaw(f))) => {
+                assert_eq!(p.len(), 1);
+                assert_eq!((f.kind, f.offset), (FlawKind::Truncated, 44), "{}", f.what);
+            }
+            other => panic!("{other:?}"),
+        }
+        b[44 + 8] = 9; // captured 9 of 4
+        match read_all(&b) {
+            (p, Some(ReadError::Flaw(f))) => {
+                assert_eq!(p.len(), 1);
+                assert_eq!((f.kind, f.offset), (FlawKind::Damaged, 44), "{}", f.what);
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// A packet block whose length is flipped (still a multiple of 4, now unlike its
+    /// trailer) is damage at that block; the packets before it are read.
+    #[test]
+    fn a_flipped_block_length_is_damage_at_its_block() {
+        let mut b = reference("search-pooled.pcapng");
+        let (pkts, _) = read_all(&b);
+        let at = pkts[5].0 as usize;
+        b[at + 4] ^= 0x04;
+        match read_all(&b) {
+            (p, Some(ReadError::Flaw(f))) => {
+                assert_eq!(p.len(), 5);
                 assert_eq!(
-                    got.iter().map(|p| p.0).collect::<Vec<_>>(),
-                    layout::walk(&b).expect("pcap").packets
+                    (f.kind, f.offset),
+                    (FlawKind::Damaged, at as u64),
+                    "{}",
+                    f.what
                 );
             }
+            other => panic!("{other:?}"),
         }
     }
 
@@ -782,23 +866,64 @@ mod tests {
         }
     }
 
-    /// Every prefix of a capture reads the packets before the cut, then stops with the flaw
-    /// the layout walk names (same kind, offset and words); never a panic.
+    /// Every prefix of a capture reads the packets of the blocks (records) it holds whole,
+    /// then stops truncated at the first block (record) it cuts; never a panic.
     #[test]
-    fn every_cut_is_the_layout_walks_flaw() {
+    fn every_cut_is_truncated_at_the_block_it_cuts() {
         let ng = reference("search-pooled.pcapng");
-        let (pkts, _) = read_all(&ng);
-        let pcap_be = pcap_file(&pkts[..6], false, true, 1, 65535);
-        for b in [&ng[..ng.len().min(3000)], &pcap_be[..]] {
-            for cut in 4..b.len() {
-                let (got, err) = read_all(&b[..cut]);
-                let walk = layout::walk(&b[..cut]).expect("a capture");
-                assert_eq!(got.iter().map(|p| p.0).collect::<Vec<_>>(), walk.packets);
-                match (err, walk.flaw) {
-                    (None, None) => {}
-                    (Some(ReadError::Flaw(f)), Some(w)) => assert_eq!(f, w, "cut {cut}"),
-                    (e, w) => panic!("cut {cut}: {e:?} vs {w:?}"),
+        let (whole, _) = read_all(&ng);
+        let ng = &ng[..ng.len().min(3000)];
+        for cut in 4..ng.len() {
+            let (got, err) = read_all(&ng[..cut]);
+            let (blocks, at) = block_starts(&ng[..cut]);
+            let kept: Vec<u64> = whole
+                .iter()
+                .map(|p| p.0)
+                .filter(|o| blocks.contains(o))
+                .collect();
+            assert_eq!(
+                got.iter().map(|p| p.0).collect::<Vec<_>>(),
+                kept,
+                "cut {cut}"
+            );
+            match (err, at) {
+                (None, None) => {}
+                (Some(ReadError::Flaw(f)), Some(at)) => {
+                    assert_eq!((f.kind, f.offset), (FlawKind::Truncated, at), "cut {cut}")
                 }
+                (e, at) => panic!("cut {cut}: {e:?} vs a cut block at {at:?}"),
+            }
+        }
+        let pcap_be = pcap_file(&whole[..6], false, true, 1, 65535);
+        let ends: Vec<usize> = whole[..6]
+            .iter()
+            .scan(24usize, |at, p| {
+                *at += 16 + p.5.len();
+                Some(*at)
+            })
+            .collect();
+        for cut in 4..pcap_be.len() {
+            let (got, err) = read_all(&pcap_be[..cut]);
+            let n = ends.iter().filter(|e| **e <= cut).count();
+            assert_eq!(got.len(), n, "cut {cut}");
+            let at = if cut < 24 {
+                0
+            } else {
+                n.checked_sub(1).map_or(24, |i| ends[i])
+            };
+            match err {
+                None => assert!(
+                    cut >= 24 && ends[..n].last() == Some(&cut) || (cut == 24 && n == 0),
+                    "cut {cut}"
+                ),
+                Some(ReadError::Flaw(f)) => {
+                    assert_eq!(
+                        (f.kind, f.offset as usize),
+                        (FlawKind::Truncated, at),
+                        "cut {cut}"
+                    )
+                }
+                Some(e) => panic!("cut {cut}: {e:?}"),
             }
         }
         for short in [&b""[..], b"\x0a\x0d", b"not a capture"] {
@@ -856,14 +981,13 @@ mod tests {
         for (name, bytes) in files {
             let p = dir.join(&name);
             std::fs::write(&p, &bytes).expect("write");
-            let lib = crate::live::SavedCapture::read(&p).expect("libpcap reads it");
-            assert_eq!(lib.error, None, "{name}");
+            let (link, frames) = crate::live::read_with_libpcap(&p).expect("libpcap reads it");
             let (ours, err) = read_all(&bytes);
             assert!(err.is_none(), "{name}: {err:?}");
             let ours: Vec<(u64, Vec<u8>, u32)> =
                 ours.into_iter().map(|p| (p.2, p.5, p.3)).collect();
-            assert_eq!(ours, lib.frames, "{name}");
-            assert_eq!(lib.link, 1);
+            assert_eq!(ours, frames, "{name}");
+            assert_eq!(link, 1);
             assert!(ours[0].0 >= ts0);
         }
         let _ = std::fs::remove_dir_all(&dir);

@@ -9,14 +9,15 @@ use anyhow::{anyhow, bail, Context, Result};
 
 use crate::conn::Tracker;
 use crate::keylog::KeyLogFile;
-use crate::layout::TimestampCheck;
 use crate::packet;
 
 pub mod file;
+pub mod flaw;
 #[cfg(feature = "live")]
 pub mod live;
 
 use file::{CaptureReader, Packet, ReadError};
+use flaw::TimestampCheck;
 #[cfg(feature = "live")]
 pub use live::{LiveWatch, Progress};
 
@@ -100,7 +101,7 @@ pub fn read_file_with_keys(
 /// Reads `path` packet by packet into `each` (which returns false to stop early): how many
 /// packets it was given, and why reading stopped before the end of the file, as
 /// "FILE is truncated|damaged at byte N: what". A packet with an impossible timestamp
-/// ([`crate::layout::impossible_timestamp`]) is damage at its own offset. A file that does
+/// ([`flaw::impossible_timestamp`]) is damage at its own offset. A file that does
 /// not even start as a capture is an error.
 pub fn scan(
     path: &Path,

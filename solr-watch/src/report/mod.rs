@@ -1,7 +1,8 @@
 //! The watch report: the model saved as `watch.json` (this file), built from a [`Tracker`]
 //! ([`build`](mod@build), from the connection figures of `connections` and the
 //! [`requests`](mod@requests) figures), its findings with their fixes and the one-line
-//! verdict ([`findings`]), and the text tables ([`text`]).
+//! verdict ([`findings`]), and the text tables ([`text`]);
+//! it is saved as a run folder by `run_folder.rs` (`bench_report::RunReport`).
 //!
 //! [`Tracker`]: crate::conn::Tracker
 

@@ -6,15 +6,15 @@
 //! so no command copies these fields by hand. A command whose help text of a shared option
 //! says more than the group's (e.g. what happens without `--url`) sets it with `mut_arg`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
-use crate::args::json::{Human, JsonArgs};
+use crate::args::json::JsonArgs;
 use crate::args::GzipChoice;
-use bench_report::RunReport;
+use crate::engine::local::LocalSolrs;
 use solr_client::TransportKind;
-use solr_harness::local_solr::{LocalSolr, Mode};
+use solr_harness::local_solr::Mode;
 use solr_harness::seedkit::Target;
 
 /// The Solr to talk to: `--url` (or `SOLR_URL`), `--local`, `--collection`, `--ca`.
@@ -74,8 +74,9 @@ impl SolrTargetArgs {
 
     /// The configured URL ([`SolrTargetArgs::configured_url`]); otherwise the project's local
     /// standalone Solr, instance `name` (`name-tls`, started with `--tls`, when `tls`), after
-    /// the notice ([`SolrTargetArgs::local_notice`]) unless `--local`.
-    pub fn open(&self, name: &str, tls: bool) -> Result<Target> {
+    /// the notice ([`SolrTargetArgs::local_notice`]) unless `--local`, started through `local`
+    /// (which stops it when the run ends).
+    pub fn open(&self, local: &LocalSolrs, name: &str, tls: bool) -> Result<Target> {
         let collection = self.collection.clone();
         if let Some(url) = self.configured_url()? {
             return Ok(Target {
@@ -93,7 +94,7 @@ impl SolrTargetArgs {
         if let Some(notice) = self.local_notice(&instance)? {
             eprintln!("{notice}");
         }
-        let s = LocalSolr::start(Mode::Standalone, &instance, extra)?;
+        let s = local.start(Mode::Standalone, &instance, extra)?;
         Ok(Target {
             url: s.url(None)?.to_string(),
             collection,
@@ -122,34 +123,6 @@ impl OutputArgs {
     /// ([`crate::engine::run_dir::out_dir`]).
     pub fn dir(&self, kind: &str) -> Result<PathBuf> {
         crate::engine::run_dir::out_dir(self.out.clone(), kind)
-    }
-
-    /// The end of a command: saves `report` into [`OutputArgs::dir`]`(kind)` with `save`,
-    /// prints it ([`OutputArgs::finish`]) with `print` writing its text.
-    pub fn save_and_print<R: RunReport>(
-        &self,
-        kind: &str,
-        report: &R,
-        save: impl FnOnce(&Path, &R) -> Result<()>,
-        print: impl FnOnce(&R, &mut Human) -> Result<()>,
-    ) -> Result<()> {
-        let out = self.dir(kind)?;
-        save(&out, report).with_context(|| format!("saving to {}", out.display()))?;
-        self.finish(&out, R::FILE, |w| print(report, w))
-    }
-
-    /// The end of every command that saved its report as `file` in `out`: the text (written
-    /// by `text`) on stdout, or with `--json` the saved JSON on stdout and the text on stderr
-    /// ([`JsonArgs::print_saved`]); then where it went, on stderr.
-    pub fn finish(
-        &self,
-        out: &Path,
-        file: &str,
-        text: impl FnOnce(&mut Human) -> Result<()>,
-    ) -> Result<()> {
-        self.json.print_saved(out, file, text)?;
-        eprintln!("saved: {}", out.display());
-        Ok(())
     }
 }
 

@@ -3,7 +3,12 @@
 //! it runs). The clap subcommands ([`super::Command`]), the `schema` command's names,
 //! `report RUN`'s dispatch ([`rerender_any`]) and the kinds written into `run.json` all come
 //! from this list. The commands that are not scenarios (compare, watch, schema, report) are
-//! [`Other`].
+//! [`Other`]; `watch`'s saved runs are kinds of their own ([`saved_kinds`]).
+//!
+//! The registry also ends every run ([`run_to_end`], [`end`]): the scenario returns its
+//! report, and the same code stops the local Solr it started, saves the report (with
+//! `index.html`), prints it, says where it went and sets the exit code. `watch` ends through
+//! [`end`] too.
 
 use std::future::Future;
 use std::io::Write;
@@ -13,7 +18,9 @@ use std::pin::Pin;
 use anyhow::{Context, Result};
 use bench_report::run::{kind_of, RunReport};
 
-use crate::scenario::shape::Scenario;
+use solr_watch::report::Finding;
+
+use crate::scenario::shape::{Ending, Outcome, Run, Scenario};
 
 /// A scenario's run, its options parsed, not yet started.
 pub type Running = Pin<Box<dyn Future<Output = Result<()>> + Send>>;
@@ -65,7 +72,69 @@ fn command<S: Scenario>() -> clap::Command {
 
 fn start<S: Scenario>(m: &clap::ArgMatches) -> Result<Running, clap::Error> {
     let args = <S::Args as clap::FromArgMatches>::from_arg_matches(m)?;
-    Ok(Box::pin(S::run(args)))
+    Ok(Box::pin(async { run_to_end::<S>(args).await.map(drop) }))
+}
+
+/// Runs scenario `S` and ends its run, the same for every scenario: `--schema` prints the
+/// report's schema instead (and returns None); the local Solr the run started is stopped
+/// (whatever the run returned, unless `--keep-solr`) before the report is saved and printed
+/// ([`end`]). Returns the report, for a caller that wants its figures (the e2e tests).
+pub async fn run_to_end<S: Scenario>(args: S::Args) -> Result<Option<S::Report>> {
+    let ending = S::ending(&args);
+    if ending.schema {
+        // Not println!: a closed stdout (`--schema | head`) is an error, not a panic.
+        writeln!(std::io::stdout().lock(), "{}", S::Report::schema())?;
+        return Ok(None);
+    }
+    let run = Run::new(S::NAME, &ending);
+    let result = match S::run(args, &run).await {
+        Ok(outcome) => run.out().map(|out| (outcome, out.to_path_buf())),
+        Err(e) => Err(e),
+    };
+    // Stops the local Solr before the report is written, as the run's last act.
+    drop(run);
+    let (outcome, out) = result?;
+    let findings = S::findings(&outcome.report).to_vec();
+    end(&ending, &out, outcome, &findings).map(Some)
+}
+
+/// The end of every run that has a report: writes the files it is rendered from
+/// ([`Outcome::beside`]), saves it into `out` (its JSON, text, charts, `run.json` and
+/// `index.html`), prints it (the text on stdout, or with `--json` the saved JSON byte for byte
+/// on stdout and the text on stderr), says `saved: OUT` on stderr, then fails the run when it
+/// measured a failure ([`Outcome::fails_with`]) or `--fail-on` found `findings` at its
+/// severity; otherwise returns the report.
+pub fn end<R: RunReport>(
+    ending: &Ending,
+    out: &Path,
+    outcome: Outcome<R>,
+    findings: &[Finding],
+) -> Result<R> {
+    let Outcome {
+        report,
+        beside,
+        heading,
+        failure,
+    } = outcome;
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    if let Some(write) = beside {
+        write(out).with_context(|| format!("saving to {}", out.display()))?;
+    }
+    report
+        .save(out)
+        .with_context(|| format!("saving to {}", out.display()))?;
+    ending.output.json.print_saved(out, R::FILE, |w| {
+        if let Some(h) = &heading {
+            w.write_all(h.as_bytes())?;
+        }
+        report.print_text(w)
+    })?;
+    eprintln!("saved: {}", out.display());
+    if let Some(why) = failure {
+        anyhow::bail!("{why}");
+    }
+    crate::args::fail_on::check(ending.fail_on, findings)?;
+    Ok(report)
 }
 
 /// Every scenario, in the order an old run folder without `run.json` is tried against.
@@ -81,6 +150,54 @@ pub const SCENARIOS: &[Entry] = &[
     Entry::of::<crate::scenario::bulk_index::cli::BulkIndex>(),
     Entry::of::<crate::scenario::baseline::cli::Baseline>(),
 ];
+
+/// A kind of saved run `report RUN` reads, whichever command saved it: its `run.json` kind,
+/// its JSON file, how it is re-rendered and recognised.
+#[derive(Debug, Clone, Copy)]
+pub struct Saved {
+    /// The kind its reports write into `run.json`.
+    pub kind: &'static str,
+    /// Its report's JSON file in the run folder.
+    pub file: &'static str,
+    /// Re-renders a saved run of this kind and prints its text.
+    pub rerender: fn(&Path, &mut dyn Write) -> Result<()>,
+    /// Whether a JSON document reads as this kind of report.
+    pub reads_as: fn(&[u8]) -> bool,
+}
+
+impl Saved {
+    /// The saved kind of report `R`.
+    pub const fn of<R: RunReport>() -> Saved {
+        Saved {
+            kind: R::KIND,
+            file: R::FILE,
+            rerender: rerender::<R>,
+            reads_as: reads_as::<R>,
+        }
+    }
+}
+
+/// The runs saved by `watch` (not a scenario: it also serves metrics, with no report).
+#[cfg(not(feature = "ebpf"))]
+const WATCH_RUNS: &[Saved] = &[Saved::of::<solr_watch::WatchReport>()];
+/// The runs saved by `watch` and `watch --ebpf` (not a scenario: it also serves metrics,
+/// with no report).
+#[cfg(feature = "ebpf")]
+const WATCH_RUNS: &[Saved] = &[
+    Saved::of::<solr_watch::WatchReport>(),
+    Saved::of::<super::watch_ebpf::EbpfRun>(),
+];
+
+/// Every kind of saved run: the scenarios' in the list's order, then `watch`'s.
+pub fn saved_kinds() -> Vec<Saved> {
+    let scenarios = SCENARIOS.iter().map(|e| Saved {
+        kind: e.kind,
+        file: e.file,
+        rerender: e.rerender,
+        reads_as: e.reads_as,
+    });
+    scenarios.chain(WATCH_RUNS.iter().copied()).collect()
+}
 
 /// The commands that are not scenarios (`compare` is the study's).
 #[derive(Debug, clap::Subcommand)]
@@ -122,7 +239,7 @@ impl Other {
 /// The kinds a run folder's `run.json` may name, each once.
 pub fn kinds() -> Vec<&'static str> {
     let mut kinds: Vec<&'static str> = Vec::new();
-    for e in SCENARIOS {
+    for e in saved_kinds() {
         if !kinds.contains(&e.kind) {
             kinds.push(e.kind);
         }
@@ -133,7 +250,7 @@ pub fn kinds() -> Vec<&'static str> {
 /// The JSON file in a run folder holding the report of `kind` (a kind [`rerender_any`]
 /// returned; `summary.json` for any other).
 pub fn file_of(kind: &str) -> &'static str {
-    SCENARIOS
+    saved_kinds()
         .iter()
         .find(|e| e.kind == kind)
         .map_or("summary.json", |e| e.file)
@@ -163,7 +280,7 @@ pub fn rerender_any(run: &Path, w: &mut dyn Write) -> Result<&'static str> {
     let Some(kind) = kind_of(run)? else {
         return rerender_legacy(run, w);
     };
-    let Some(e) = SCENARIOS.iter().find(|e| e.kind == kind) else {
+    let Some(e) = saved_kinds().into_iter().find(|e| e.kind == kind) else {
         anyhow::bail!(
             "{} names the kind {kind:?}, which this transport-bench cannot render",
             run.join(bench_report::run::MANIFEST).display()
@@ -176,7 +293,8 @@ pub fn rerender_any(run: &Path, w: &mut dyn Write) -> Result<&'static str> {
 /// A folder saved before `run.json` existed: the kind is the first scenario whose own JSON
 /// file it holds (`knn.json`, ...), else the first whose report `summary.json` reads as.
 fn rerender_legacy(run: &Path, w: &mut dyn Write) -> Result<&'static str> {
-    let own = SCENARIOS
+    let saved = saved_kinds();
+    let own = saved
         .iter()
         .find(|e| e.file != "summary.json" && run.join(e.file).is_file());
     if let Some(e) = own {
@@ -185,7 +303,7 @@ fn rerender_legacy(run: &Path, w: &mut dyn Write) -> Result<&'static str> {
     }
     let path = run.join("summary.json");
     let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    let Some(e) = SCENARIOS
+    let Some(e) = saved
         .iter()
         .find(|e| e.file == "summary.json" && (e.reads_as)(&bytes))
     else {
@@ -308,20 +426,22 @@ mod list {
 
     #[test]
     fn kinds_and_schemas_come_from_the_list() {
-        assert_eq!(
-            super::kinds(),
-            [
-                "study",
-                "nrt",
-                "bulk-files",
-                "routing",
-                "knn",
-                "sweep",
-                "large-responses",
-                "bulk-index",
-                "baseline"
-            ]
-        );
+        let mut kinds = vec![
+            "study",
+            "nrt",
+            "bulk-files",
+            "routing",
+            "knn",
+            "sweep",
+            "large-responses",
+            "bulk-index",
+            "baseline",
+            "watch",
+        ];
+        if cfg!(feature = "ebpf") {
+            kinds.push("watch-ebpf");
+        }
+        assert_eq!(super::kinds(), kinds);
         assert_eq!(super::schema("audit"), super::schema("summary"));
         assert_eq!(super::schema("nope"), None);
     }

@@ -8,9 +8,14 @@ use std::sync::atomic::Ordering;
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use crate::args::groups::OutputArgs;
+use crate::scenario::shape::{Ending, Outcome};
+
 /// Options of `watch`.
 #[derive(Debug, clap::Args)]
 #[command(mut_arg("fail_on", |a| a.conflicts_with("serve")))]
+#[command(mut_arg("out", |a| a.help("Output folder (default `results/watch-<unix time>`)")))]
+#[command(mut_arg("quiet", |a| a.help("No progress line")))]
 pub struct WatchArgs {
     /// Solr port to watch (with --read: inferred from the first SYN when omitted).
     #[arg(short, long)]
@@ -27,15 +32,9 @@ pub struct WatchArgs {
     /// Also save the live capture as pcapng here.
     #[arg(long)]
     pub save: Option<PathBuf>,
-    /// Output folder (default `results/watch-<unix time>`).
-    #[arg(short, long)]
-    pub out: Option<PathBuf>,
-    /// `--json`: the report as JSON on stdout (as saved in `watch.json`), the text on stderr.
+    /// `--out`, `--quiet`, `--json` (the report as JSON on stdout, as saved in `watch.json`).
     #[command(flatten)]
-    pub json: crate::args::json::JsonArgs,
-    /// No progress line.
-    #[arg(short, long)]
-    pub quiet: bool,
+    pub output: OutputArgs,
     /// Decrypt TLS with this key log (the `SSLKEYLOGFILE` format curl, Python, Go, Node,
     /// browsers and Java agents write); read as it grows during a live capture.
     #[arg(long, value_name = "FILE")]
@@ -91,7 +90,9 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(secs))
 }
 
-/// Runs `watch`.
+/// Runs `watch`: `--schema`, `--serve` and `--ebpf` go their own ways; otherwise the capture
+/// (live or `--read`) is analysed and the run ends as every scenario's does
+/// ([`super::registry::end`]).
 pub async fn run(a: WatchArgs) -> Result<()> {
     if a.schema {
         // Not println!: a closed stdout (`watch --schema | head`) is an error, not a panic.
@@ -116,81 +117,91 @@ pub async fn run(a: WatchArgs) -> Result<()> {
         None => None,
     };
     let (captured, source) = match &a.read {
-        Some(path) => {
-            if a.duration.is_some() || a.save.is_some() {
-                bail!("--read analyses a saved file: --duration and --save do not apply");
-            }
-            let c = solr_watch::capture::read_file_with_keys(path, a.port, keylog)?;
-            if let Some(e) = &c.error {
-                eprintln!("warning: {e}");
-            }
-            (c, path.display().to_string())
-        }
-        None => {
-            let Some(port) = a.port else {
-                bail!("--port is required for a live capture (the Solr port, e.g. 8983)");
-            };
-            let live =
-                solr_watch::LiveWatch::start_with_keys(&a.interface, port, a.save.clone(), keylog)?;
-            let what = match a.duration {
-                Some(d) => format!("for {:.1} s", d.as_secs_f64()),
-                None => "until Ctrl-C".into(),
-            };
-            eprintln!("watching tcp port {port} on {} {what}...", a.interface);
-            let pb = if a.quiet {
-                ProgressBar::hidden()
-            } else {
-                let pb = ProgressBar::new_spinner();
-                pb.set_style(
-                    ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}")
-                        .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-                );
-                pb
-            };
-            let wait = async {
-                match a.duration {
-                    Some(d) => tokio::select! {
-                        _ = tokio::time::sleep(d) => Ok(()),
-                        r = tokio::signal::ctrl_c() => r,
-                    },
-                    None => tokio::signal::ctrl_c().await,
-                }
-            };
-            tokio::pin!(wait);
-            let mut tick = tokio::time::interval(Duration::from_millis(250));
-            loop {
-                tokio::select! {
-                    r = &mut wait => { r.context("waiting for Ctrl-C")?; break; }
-                    _ = tick.tick() => {
-                        let p = live.progress();
-                        pb.set_message(format!(
-                            "{} packets, {} connections, {} requests",
-                            p.frames.load(Ordering::Relaxed),
-                            p.connections.load(Ordering::Relaxed),
-                            p.requests.load(Ordering::Relaxed)
-                        ));
-                        pb.tick();
-                    }
-                }
-            }
-            pb.finish_and_clear();
-            let c = tokio::task::spawn_blocking(move || live.stop()).await??;
-            (c, format!("interface {}", a.interface))
+        Some(path) => read_saved(&a, path, keylog)?,
+        None => capture_live(&a, keylog).await?,
+    };
+    let mut report = solr_watch::analyse(&captured, &source);
+    // The paced-response finding reads the file again (live: the one `--save` wrote).
+    let pcap = a.read.as_ref().or(a.save.as_ref());
+    if let Some(f) = pcap.and_then(|p| crate::engine::witness::pacing::finding_in(p, a.port)) {
+        report.findings.push(f);
+    }
+    let ending = Ending::new(&a.output).fail_on(a.fail_on.fail_on);
+    let out = a.output.dir("watch")?;
+    let findings = report.findings.clone();
+    let outcome = Outcome::new(report).beside(move |dir| solr_watch::save_requests(dir, &captured));
+    super::registry::end(&ending, &out, outcome, &findings).map(drop)
+}
+
+/// `--read FILE`: the saved capture, and the source the report names.
+fn read_saved(
+    a: &WatchArgs,
+    path: &std::path::Path,
+    keylog: Option<std::sync::Arc<solr_watch::keylog::KeyLogFile>>,
+) -> Result<(solr_watch::Captured, String)> {
+    if a.duration.is_some() || a.save.is_some() {
+        bail!("--read analyses a saved file: --duration and --save do not apply");
+    }
+    let c = solr_watch::capture::read_file_with_keys(path, a.port, keylog)?;
+    if let Some(e) = &c.error {
+        eprintln!("warning: {e}");
+    }
+    Ok((c, path.display().to_string()))
+}
+
+/// A live capture until `--duration` passes or Ctrl-C, with a progress line.
+async fn capture_live(
+    a: &WatchArgs,
+    keylog: Option<std::sync::Arc<solr_watch::keylog::KeyLogFile>>,
+) -> Result<(solr_watch::Captured, String)> {
+    let Some(port) = a.port else {
+        bail!("--port is required for a live capture (the Solr port, e.g. 8983)");
+    };
+    let live = solr_watch::LiveWatch::start_with_keys(&a.interface, port, a.save.clone(), keylog)?;
+    let what = match a.duration {
+        Some(d) => format!("for {:.1} s", d.as_secs_f64()),
+        None => "until Ctrl-C".into(),
+    };
+    eprintln!("watching tcp port {port} on {} {what}...", a.interface);
+    let pb = if a.output.quiet {
+        ProgressBar::hidden()
+    } else {
+        let pb = ProgressBar::new_spinner();
+        pb.set_style(
+            ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        pb
+    };
+    let wait = async {
+        match a.duration {
+            Some(d) => tokio::select! {
+                _ = tokio::time::sleep(d) => Ok(()),
+                r = tokio::signal::ctrl_c() => r,
+            },
+            None => tokio::signal::ctrl_c().await,
         }
     };
-    let report = solr_watch::analyse(&captured, &source);
-    let out = crate::engine::run_dir::out_dir(a.out.clone(), "watch")?;
-    solr_watch::save(&out, &report, &captured)
-        .with_context(|| format!("saving to {}", out.display()))?;
-    a.json.print_saved(&out, "watch.json", |w| {
-        solr_watch::print_text(&report, w)?;
-        match a.read.as_ref().or(a.save.as_ref()) {
-            Some(path) => crate::engine::witness::pacing::print_finding(path, a.port, w),
-            None => Ok(()),
+    tokio::pin!(wait);
+    let mut tick = tokio::time::interval(Duration::from_millis(250));
+    loop {
+        tokio::select! {
+            r = &mut wait => { r.context("waiting for Ctrl-C")?; break; }
+            _ = tick.tick() => {
+                let p = live.progress();
+                pb.set_message(format!(
+                    "{} packets, {} connections, {} requests",
+                    p.frames.load(Ordering::Relaxed),
+                    p.connections.load(Ordering::Relaxed),
+                    p.requests.load(Ordering::Relaxed)
+                ));
+                pb.tick();
+            }
         }
-    })?;
-    eprintln!("saved: {}", out.display());
-    a.fail_on.check(&report.findings)
+    }
+    pb.finish_and_clear();
+    let c = tokio::task::spawn_blocking(move || live.stop()).await??;
+    Ok((c, format!("interface {}", a.interface)))
 }
 
 #[cfg(test)]

@@ -4,8 +4,13 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use std::path::Path;
+
 use anyhow::{Context, Result};
+use bench_report::RunReport;
 use solr_watch::ebpf::{self, EbpfOptions};
+
+use crate::scenario::shape::{Ending, Outcome};
 
 use super::watch::WatchArgs;
 
@@ -19,7 +24,8 @@ fn options(a: &WatchArgs) -> EbpfOptions {
     }
 }
 
-/// Runs `watch --ebpf`.
+/// Runs `watch --ebpf`; the run ends as every scenario's does ([`super::registry::end`]),
+/// saved as an [`EbpfRun`].
 pub async fn run(a: WatchArgs) -> Result<()> {
     let opts = options(&a);
     let ready = ebpf::Ready::check()?;
@@ -44,17 +50,100 @@ pub async fn run(a: WatchArgs) -> Result<()> {
         ebpf::watch_attached(&probes, &opts, &stop)
     })
     .await??;
-    let out = crate::engine::run_dir::out_dir(a.out.clone(), "watch-ebpf")?;
-    std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
-    std::fs::write(
-        out.join("watch-ebpf.json"),
-        serde_json::to_string_pretty(&report)?,
-    )?;
-    a.json
-        .print_saved(&out, "watch-ebpf.json", |w| ebpf::print_text(&report, w))?;
-    eprintln!("saved: {}", out.display());
-    unread_https(&report)?;
-    a.fail_on.check(&report.findings)
+    let ending = Ending::new(&a.output).fail_on(a.fail_on.fail_on);
+    let out = a.output.dir("watch-ebpf")?;
+    let outcome = Outcome::new(EbpfRun::of(&report)?);
+    let outcome = match unread_https(&report) {
+        Err(e) => outcome.fails_with(format!("{e:#}")),
+        Ok(()) => outcome,
+    };
+    super::registry::end(&ending, &out, outcome, &report.findings).map(drop)
+}
+
+/// A saved `watch --ebpf` run as `report RUN` reads it back: `watch-ebpf.json` as written
+/// (the [`ebpf::EbpfReport`], whose schema it publishes) and its text, `watch-ebpf.txt`. The
+/// eBPF report is written, not read back: the text is kept beside it to print it again.
+#[derive(Debug)]
+pub struct EbpfRun {
+    /// `watch-ebpf.json`, pretty-printed in the report's field order.
+    json: String,
+    /// The same, parsed (the run's page reads it).
+    value: serde_json::Value,
+    /// The text report.
+    text: String,
+}
+
+/// The text file of a saved `watch --ebpf` run.
+const EBPF_TEXT: &str = "watch-ebpf.txt";
+
+impl EbpfRun {
+    /// The run of `report`.
+    pub fn of(report: &ebpf::EbpfReport) -> Result<EbpfRun> {
+        let mut text = Vec::new();
+        ebpf::print_text(report, &mut text)?;
+        Ok(EbpfRun {
+            json: serde_json::to_string_pretty(report)?,
+            value: serde_json::to_value(report)?,
+            text: String::from_utf8_lossy(&text).into_owned(),
+        })
+    }
+}
+
+impl serde::Serialize for EbpfRun {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.value.serialize(s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for EbpfRun {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(d)?;
+        let json = serde_json::to_string_pretty(&value).map_err(serde::de::Error::custom)?;
+        Ok(EbpfRun {
+            json,
+            value,
+            text: String::new(),
+        })
+    }
+}
+
+impl schemars::JsonSchema for EbpfRun {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        ebpf::EbpfReport::schema_name()
+    }
+
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        ebpf::EbpfReport::json_schema(g)
+    }
+}
+
+impl RunReport for EbpfRun {
+    const KIND: &'static str = "watch-ebpf";
+    const FILE: &'static str = "watch-ebpf.json";
+
+    fn save(&self, dir: &Path) -> Result<()> {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        std::fs::write(dir.join(Self::FILE), &self.json)?;
+        std::fs::write(dir.join(EBPF_TEXT), &self.text)?;
+        self.finish_save(dir)
+    }
+
+    fn print_text(&self, w: &mut dyn std::io::Write) -> Result<()> {
+        Ok(w.write_all(self.text.as_bytes())?)
+    }
+
+    /// The JSON as saved, and the text beside it.
+    fn load(dir: &Path) -> Result<Self> {
+        let path = dir.join(Self::FILE);
+        let json = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let value = serde_json::from_str(&json)
+            .with_context(|| format!("{} is not a {} report", path.display(), Self::KIND))?;
+        let path = dir.join(EBPF_TEXT);
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        Ok(EbpfRun { json, value, text })
+    }
 }
 
 /// The warning, before watching, when an OpenSSL file could not be probed.

@@ -20,8 +20,9 @@ use std::path::Path;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use solr_watch::live::SavedCapture;
 use solr_watch::packet::{self, TcpPacket};
+use solr_watch::report::{Finding, Severity};
+use solr_watch::saved::SavedCapture;
 
 /// A response counts as spread when its segments take at least this long after the first…
 pub const MIN_SPREAD_MS: f64 = 0.5;
@@ -196,17 +197,21 @@ pub fn findings_in_dir(dir: &Path) -> Vec<String> {
         .collect()
 }
 
-/// Prints the finding of the capture at `path` (server port `port`, or inferred), if any,
-/// as a `finding:` line.
-pub fn print_finding<W: std::io::Write>(path: &Path, port: Option<u16>, w: &mut W) -> Result<()> {
-    if let Some(f) = Pacing::analyse_file(path, port)
-        .ok()
-        .and_then(|p| p.finding())
-    {
-        writeln!(w, "finding: {f}")?;
-    }
-    Ok(())
+/// The paced-response finding of the capture at `path` (server port `port`, or inferred), if
+/// any: a medium `paced-responses` finding with its fix (`watch --read` adds it to the report).
+pub fn finding_in(path: &Path, port: Option<u16>) -> Option<Finding> {
+    let line = Pacing::analyse_file(path, port).ok()?.finding()?;
+    let (what, fix) = line.split_once("; fix: ").unwrap_or((line.as_str(), ""));
+    Some(Finding {
+        severity: Severity::Medium,
+        kind: PACED.into(),
+        what: what.to_string(),
+        fix: fix.to_string(),
+    })
 }
+
+/// The kind of the paced-response finding.
+pub const PACED: &str = "paced-responses";
 
 #[cfg(test)]
 mod tests {
@@ -223,7 +228,7 @@ mod tests {
     /// the first two answers on the new connection left at once (BBR's start-up; the first
     /// is left out, a connection's first answer is never counted), the other 10 in pairs of
     /// segments 1.4 ms (and 2.8 ms) apart; a finding naming the stall
-    /// and the fix, printed by `watch --read` as a `finding:` line.
+    /// and the fix, which `watch --read` adds to its report.
     #[test]
     fn bbr_paced_answers_are_found() {
         let p = Pacing::analyse_file(&capture("paced-bbr-rtt40.pcapng"), None).expect("reads");
@@ -234,15 +239,13 @@ mod tests {
         let f = p.finding().expect("a finding");
         assert!(f.starts_with("paced responses: 10 of 11 responses"), "{f}");
         assert!(f.contains("gzip"), "{f}");
-        let mut out = Vec::new();
-        print_finding(&capture("paced-bbr-rtt40.pcapng"), Some(80), &mut out).expect("prints");
+        let found = finding_in(&capture("paced-bbr-rtt40.pcapng"), Some(80)).expect("found");
         assert_eq!(
-            String::from_utf8(out).expect("utf-8"),
-            format!("finding: {f}\n")
+            (found.severity, found.kind.as_str()),
+            (Severity::Medium, PACED)
         );
-        let mut none = Vec::new();
-        print_finding(&capture("unpaced-reno-rtt40.pcapng"), None, &mut none).expect("prints");
-        assert!(none.is_empty());
+        assert_eq!(format!("{}; fix: {}", found.what, found.fix), f);
+        assert!(finding_in(&capture("unpaced-reno-rtt40.pcapng"), None).is_none());
     }
 
     /// The same answers sent by Reno (no pacing): not spread, no finding; the gzipped

@@ -3,10 +3,10 @@
 //! p50/p99 ratios and client CPU per request.
 
 use anyhow::{bail, Context, Result};
-use bench_report::RunReport;
 
 use crate::args::groups::{OutputArgs, RunArgs, SolrTargetArgs};
 use crate::scenario::baseline::{self, BaselineConfig, BaselineReport, BaselineRow};
+use crate::scenario::shape::{Ending, Outcome, Run, Scenario};
 use solr_harness::seedkit::Target;
 
 /// Options of `baseline`.
@@ -54,38 +54,26 @@ pub struct BaselineArgs {
     pub output: OutputArgs,
 }
 
-/// Runs `baseline`: seeds documents, runs the rounds, prints and saves the report.
-pub async fn run(a: BaselineArgs) -> Result<BaselineReport> {
+/// Runs `baseline`: seeds documents, runs the rounds.
+pub async fn run(a: BaselineArgs, run: &Run) -> Result<Outcome<BaselineReport>> {
     if a.target.ca.is_some() {
         bail!("--ca does not apply to baseline: its raw hyper rows talk plain http only");
     }
-    let target = a.target.open("baseline", false)?;
-    let result = async {
-        if a.docs > 0 {
-            seed_docs(&target, a.docs, a.run.seed).await?;
-        }
-        let cfg = BaselineConfig {
-            url: target.url.clone(),
-            collection: target.collection.clone(),
-            queries: a.queries,
-            rounds: a.rounds,
-            warmup: a.warmup,
-            rows_per_page: a.page_rows,
-            rows: a.rows.clone(),
-            seed: a.run.seed,
-        };
-        baseline::run(&cfg, a.output.quiet).await
+    let target = a.target.open(&run.local, "baseline", false)?;
+    if a.docs > 0 {
+        seed_docs(&target, a.docs, a.run.seed).await?;
     }
-    .await;
-    target.finish(a.run.local.keep_solr);
-    let report = result?;
-    a.output.save_and_print(
-        "baseline",
-        &report,
-        |dir, r| r.save(dir),
-        |r, w| r.print_text(w),
-    )?;
-    Ok(report)
+    let cfg = BaselineConfig {
+        url: target.url.clone(),
+        collection: target.collection.clone(),
+        queries: a.queries,
+        rounds: a.rounds,
+        warmup: a.warmup,
+        rows_per_page: a.page_rows,
+        rows: a.rows.clone(),
+        seed: a.run.seed,
+    };
+    Ok(Outcome::new(baseline::run(&cfg, run.quiet()).await?))
 }
 
 /// Indexes `n` generated documents with ids `baseline-{i}` (overwriting the previous run's)
@@ -109,22 +97,27 @@ async fn seed_docs(target: &Target, n: usize, seed: u64) -> Result<()> {
 #[derive(Debug)]
 pub struct Baseline;
 
-impl crate::scenario::shape::Scenario for Baseline {
+impl Scenario for Baseline {
     const NAME: &'static str = "baseline";
     const ABOUT: &'static str =
         "The raw-hyper baseline: the same searches through a raw hyper keep-alive loop and \
         every solr-client transport in interleaved rounds; p50/p99 ratios, CPU per request";
     type Args = BaselineArgs;
-    type Report = crate::scenario::baseline::BaselineReport;
+    type Report = BaselineReport;
 
-    async fn run(a: BaselineArgs) -> Result<()> {
-        run(a).await.map(|_| ())
+    fn ending(a: &BaselineArgs) -> Ending {
+        Ending::new(&a.output).keep_solr(a.run.local.keep_solr)
+    }
+
+    async fn run(a: BaselineArgs, run: &Run) -> Result<Outcome<BaselineReport>> {
+        self::run(a, run).await
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::BaselineArgs;
+    use super::{Baseline, BaselineArgs};
+    use crate::scenario::shape::{Run, Scenario};
 
     #[test]
     fn the_shared_groups_fill_the_options() {
@@ -168,7 +161,8 @@ mod tests {
             ],
         )
         .expect("the shared target group parses --ca");
-        let e = super::run(a).await.expect_err("--ca is refused");
+        let run = Run::new("baseline", &Baseline::ending(&a));
+        let e = super::run(a, &run).await.expect_err("--ca is refused");
         assert!(
             format!("{e:#}").contains("--ca does not apply to baseline"),
             "{e:#}"

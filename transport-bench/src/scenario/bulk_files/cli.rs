@@ -2,6 +2,7 @@
 //! cold. Its options ([`BulkArgs`]: the shared target and output groups plus its
 //! own) become the scenario's plain [`bulk_files::BulkConfig`].
 
+use std::future::Future;
 use std::path::PathBuf;
 
 use anyhow::Result;
@@ -9,6 +10,7 @@ use solr_client::UpdateFormat;
 
 use crate::args::groups::{IdPrefixArgs, OutputArgs, RunArgs, SolrTargetArgs};
 use crate::scenario::bulk_files::{self, BulkConfig, BulkReport, ColdMode, CommitMode};
+use crate::scenario::shape::{Ending, Outcome, Run, Scenario};
 
 /// Options of `bulk-files`.
 #[derive(Debug, Clone, clap::Args)]
@@ -95,41 +97,30 @@ impl From<&BulkArgs> for BulkConfig {
     }
 }
 
-/// Runs `bulk-files` (the local Solr is started unless `--url`, and stopped after unless
-/// `--keep-solr`), prints the table and saves the run folder.
-pub async fn cmd(a: BulkArgs) -> Result<BulkReport> {
+/// Runs `bulk-files` (the local Solr is started unless `--url`).
+pub async fn run(a: BulkArgs, run: &Run) -> Result<Outcome<BulkReport>> {
     let cfg = BulkConfig::from(&a);
     cfg.files_scaled()?;
-    let target = a.target.open("bulk", false)?;
-    let result = bulk_files::run(&cfg, &target).await;
-    target.finish(a.run.local.keep_solr);
-    let report = result?;
-    a.output.save_and_print(
-        "bulk-files",
-        &report,
-        bulk_files::save,
-        bulk_files::print_text,
-    )?;
-    Ok(report)
-}
-
-/// Runs `bulk-files` for the command line.
-pub async fn run(a: BulkArgs) -> Result<()> {
-    cmd(a).await.map(|_| ())
+    let target = a.target.open(&run.local, "bulk", false)?;
+    Ok(Outcome::new(bulk_files::run(&cfg, &target).await?))
 }
 
 /// `bulk-files` in the scenario list ([`crate::cli::registry::SCENARIOS`]).
 #[derive(Debug)]
 pub struct BulkFiles;
 
-impl crate::scenario::shape::Scenario for BulkFiles {
+impl Scenario for BulkFiles {
     const NAME: &'static str = "bulk-files";
     const ABOUT: &'static str = "Bulk indexing of update files with the page cache hot and cold";
     type Args = BulkArgs;
-    type Report = crate::scenario::bulk_files::BulkReport;
+    type Report = BulkReport;
 
-    fn run(a: BulkArgs) -> impl std::future::Future<Output = Result<()>> + Send {
-        run(a)
+    fn ending(a: &BulkArgs) -> Ending {
+        Ending::new(&a.output).keep_solr(a.run.local.keep_solr)
+    }
+
+    fn run(a: BulkArgs, run: &Run) -> impl Future<Output = Result<Outcome<BulkReport>>> + Send {
+        self::run(a, run)
     }
 }
 

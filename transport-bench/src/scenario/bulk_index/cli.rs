@@ -1,13 +1,13 @@
 //! `transport-bench bulk-index`: bulk indexing beside SolrJ. Its options
-//! ([`BulkIndexArgs`]) resolve into a [`BulkIndexConfig`]; the scenario runs the rounds; this
-//! file prints, saves and fails the command when a run's `numFound` was not exact.
+//! ([`BulkIndexArgs`]) resolve into a [`BulkIndexConfig`]; the scenario runs the rounds; a run whose
+//! `numFound` was not exact fails the command once its report is saved.
 
-use anyhow::{bail, Context, Result};
-use bench_report::RunReport;
+use anyhow::{Context, Result};
 use solr_client::UpdateFormat;
 
 use crate::args::groups::{KeepSolrArgs, OutputArgs, SolrTargetArgs};
 use crate::scenario::bulk_index::{self, BulkIndexConfig, BulkIndexReport, IndexRow};
+use crate::scenario::shape::{Ending, Outcome, Run, Scenario};
 use solr_harness::seedkit;
 
 /// Options of `bulk-index`.
@@ -92,43 +92,42 @@ impl BulkIndexArgs {
     }
 }
 
-/// Runs `bulk-index`: the rounds, then prints and saves the report; a run whose `numFound`
-/// was not exact fails the command (after the report is saved).
-pub async fn run(a: BulkIndexArgs) -> Result<BulkIndexReport> {
-    let out = a.output.dir("bulk-index")?;
-    std::fs::create_dir_all(&out).with_context(|| format!("cannot create {}", out.display()))?;
-    let cfg = a.config(&out);
+/// Runs `bulk-index`: the rounds; a run whose `numFound` was not exact fails the command
+/// after the report is saved ([`Outcome::fails_with`]).
+pub async fn run(a: BulkIndexArgs, run: &Run) -> Result<Outcome<BulkIndexReport>> {
+    let out = run.out()?;
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let cfg = a.config(out);
     cfg.check()?;
-    let target = a.target.open("bulk-index", false)?;
-    let result = bulk_index::run(&cfg, &target).await;
-    target.finish(a.local.keep_solr);
-    let report = result?;
-    report
-        .save(&out)
-        .with_context(|| format!("saving to {}", out.display()))?;
-    a.output
-        .finish(&out, BulkIndexReport::FILE, |w| report.print_text(w))?;
-    if !report.all_exact {
-        bail!("{}", report.verdict);
-    }
-    Ok(report)
+    let target = a.target.open(&run.local, "bulk-index", false)?;
+    let report = bulk_index::run(&cfg, &target).await?;
+    let failure = (!report.all_exact).then(|| report.verdict.clone());
+    let outcome = Outcome::new(report);
+    Ok(match failure {
+        Some(why) => outcome.fails_with(why),
+        None => outcome,
+    })
 }
 
 /// `bulk-index` in the scenario list ([`crate::cli::registry::SCENARIOS`]).
 #[derive(Debug)]
 pub struct BulkIndex;
 
-impl crate::scenario::shape::Scenario for BulkIndex {
+impl Scenario for BulkIndex {
     const NAME: &'static str = "bulk-index";
     const ABOUT: &'static str =
         "Bulk indexing beside SolrJ: ConcurrentUpdateHttp2SolrClient (swept to its best \
         setting), Http2SolrClient, solr-client sequential and concurrent, in interleaved \
         rounds, with docs/s, client CPU and numFound checked exactly after every run";
     type Args = BulkIndexArgs;
-    type Report = crate::scenario::bulk_index::BulkIndexReport;
+    type Report = BulkIndexReport;
 
-    async fn run(a: BulkIndexArgs) -> Result<()> {
-        run(a).await.map(|_| ())
+    fn ending(a: &BulkIndexArgs) -> Ending {
+        Ending::new(&a.output).keep_solr(a.local.keep_solr)
+    }
+
+    async fn run(a: BulkIndexArgs, run: &Run) -> Result<Outcome<BulkIndexReport>> {
+        self::run(a, run).await
     }
 }
 

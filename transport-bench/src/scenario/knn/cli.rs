@@ -1,9 +1,12 @@
 //! `transport-bench knn`: the kNN load test.
 
-use anyhow::{Context, Result};
+use std::future::Future;
+
+use anyhow::Result;
 
 use crate::args::groups::{OutputArgs, RunArgs, SolrTargetArgs};
 use crate::scenario::knn;
+use crate::scenario::shape::{Ending, Outcome, Run, Scenario};
 
 /// Options of `knn`.
 #[derive(Debug, clap::Args)]
@@ -94,21 +97,13 @@ impl From<&KnnArgs> for knn::KnnConfig {
             fl: a.fl.clone(),
             sample_interval: std::time::Duration::from_millis(a.sample_ms),
             instance_prefix: a.instance_prefix.clone(),
-            keep_solr: a.run.local.keep_solr,
             quiet: a.output.quiet,
         }
     }
 }
 
-/// Runs `knn`: prints the text report and saves the run folder.
-pub async fn run(a: KnnArgs) -> Result<()> {
-    if a.schema {
-        println!("{}", crate::schema::schema_of::<knn::KnnReport>());
-        return Ok(());
-    }
-    if a.sample_ms == 0 {
-        anyhow::bail!("--sample-ms must be at least 1");
-    }
+/// Runs `knn`: checks the options, starts a local Solr per `--jvm` unless `--url`, sweeps.
+pub async fn run(a: KnnArgs, run: &Run) -> Result<Outcome<knn::KnnReport>> {
     let mut cfg = knn::KnnConfig::from(&a);
     // `SOLR_URL` counts as `--url`; `--local` as none.
     cfg.url = a.target.configured_url()?;
@@ -121,26 +116,28 @@ pub async fn run(a: KnnArgs) -> Result<()> {
     if let Some(notice) = a.target.local_notice(&instances)? {
         eprintln!("{notice}");
     }
-    let report = knn::run(&cfg).await?;
-    let out = a.output.dir("knn")?;
-    knn::save(&out, &report).with_context(|| format!("saving to {}", out.display()))?;
-    let file = <knn::KnnReport as bench_report::RunReport>::FILE;
-    a.output.finish(&out, file, |w| knn::print_text(&report, w))
+    Ok(Outcome::new(knn::run(&cfg, &run.local).await?))
 }
 
 /// `knn` in the scenario list ([`crate::cli::registry::SCENARIOS`]).
 #[derive(Debug)]
 pub struct Knn;
 
-impl crate::scenario::shape::Scenario for Knn {
+impl Scenario for Knn {
     const NAME: &'static str = "knn";
     const ABOUT: &'static str =
         "The kNN load test: a concurrency x topK sweep of vector searches on one \
         or more Solr JVM settings, with /proc resource sampling and the reduction table";
     type Args = KnnArgs;
-    type Report = crate::scenario::knn::KnnReport;
+    type Report = knn::KnnReport;
 
-    fn run(a: KnnArgs) -> impl std::future::Future<Output = Result<()>> + Send {
-        run(a)
+    fn ending(a: &KnnArgs) -> Ending {
+        Ending::new(&a.output)
+            .keep_solr(a.run.local.keep_solr)
+            .schema(a.schema)
+    }
+
+    fn run(a: KnnArgs, run: &Run) -> impl Future<Output = Result<Outcome<knn::KnnReport>>> + Send {
+        self::run(a, run)
     }
 }

@@ -1,8 +1,11 @@
 //! The JVM settings a kNN run compares: presets, how each starts a local Solr node, its pid and vectorization log.
 
 use anyhow::{bail, Context, Result};
-use solr_harness::local_solr::{self, LocalSolr, Mode};
 use std::path::{Path, PathBuf};
+
+use solr_harness::local_solr::{self, LocalSolr, Mode};
+
+use crate::engine::local::LocalSolrs;
 
 use super::*;
 
@@ -111,7 +114,12 @@ impl JvmSpec {
     }
 }
 
-pub(super) fn start_local(cfg: &KnnConfig, spec: &JvmSpec, run: &JvmRun) -> Result<LocalSolr> {
+pub(super) fn start_local(
+    cfg: &KnnConfig,
+    local: &LocalSolrs,
+    spec: &JvmSpec,
+    run: &JvmRun,
+) -> Result<LocalSolr> {
     let name = format!("{}-{}", cfg.instance_prefix, spec.slug());
     // A fresh JVM and an empty index for every setting, as the seed restarted Solr per case.
     if let Ok(h) = solr_harness::Harness::new() {
@@ -141,7 +149,8 @@ pub(super) fn start_local(cfg: &KnnConfig, spec: &JvmSpec, run: &JvmRun) -> Resu
             run.java_version.as_deref().unwrap_or("?")
         );
     }
-    LocalSolr::start(Mode::Standalone, &name, &args)
+    local
+        .start(Mode::Standalone, &name, &args)
         .with_context(|| format!("starting Solr on {}", spec.name))
 }
 

@@ -36,6 +36,8 @@ use solr_client::{SolrClient, TlsOptions, TransportKind};
 
 use solr_harness::local_solr::{self, LocalSolr};
 
+use crate::engine::local::LocalSolrs;
+
 /// What to run.
 #[derive(Debug, Clone)]
 pub struct KnnConfig {
@@ -75,8 +77,6 @@ pub struct KnnConfig {
     pub sample_interval: Duration,
     /// Local Solr instance names are `{prefix}-{jvm}`.
     pub instance_prefix: String,
-    /// Keep the local Solr running afterwards.
-    pub keep_solr: bool,
     /// No progress bars.
     pub quiet: bool,
 }
@@ -136,7 +136,7 @@ pub fn validate(cfg: &KnnConfig) -> Result<()> {
 }
 
 /// Runs the sweep on every JVM setting (or on `url`) and builds the report.
-pub async fn run(cfg: &KnnConfig) -> Result<KnnReport> {
+pub async fn run(cfg: &KnnConfig, local: &LocalSolrs) -> Result<KnnReport> {
     validate(cfg)?;
     let mut report = KnnReport {
         docs: cfg.docs,
@@ -160,8 +160,8 @@ pub async fn run(cfg: &KnnConfig) -> Result<KnnReport> {
     // The corpus once: every JVM indexes the same documents.
     let corpus = Arc::new(Corpus::generate(cfg.seed, cfg.docs, cfg.dim));
     let mut targets: Vec<Target> = Vec::new();
-    let result = prepare_and_sweep(cfg, &corpus, &mut report, &mut targets).await;
-    // Whatever happened: collect the logs and stop what we started.
+    let result = prepare_and_sweep(cfg, local, &corpus, &mut report, &mut targets).await;
+    // Whatever happened: collect the logs (the run's end stops the local Solr).
     for t in targets {
         let mut run = t.run;
         if let Some(solr) = &t.solr {
@@ -175,11 +175,6 @@ pub async fn run(cfg: &KnnConfig) -> Result<KnnReport> {
                 .vectorization_log
                 .iter()
                 .any(|l| l.contains("vector incubator API enabled"));
-            if !cfg.keep_solr {
-                if let Err(e) = solr.stop() {
-                    eprintln!("knn: warning: could not stop {}: {e:#}", solr.name);
-                }
-            }
         }
         let at = report
             .jvms
@@ -209,6 +204,7 @@ struct Target {
 /// them alike instead of on whichever ran last.
 async fn prepare_and_sweep(
     cfg: &KnnConfig,
+    local: &LocalSolrs,
     corpus: &Arc<Corpus>,
     report: &mut KnnReport,
     targets: &mut Vec<Target>,
@@ -245,7 +241,7 @@ async fn prepare_and_sweep(
                 Ok(v) => run.java_version = Some(v),
             }
             report.jvms.push(run.clone());
-            let solr = start_local(cfg, &spec, &run)?;
+            let solr = start_local(cfg, local, &spec, &run)?;
             let url = solr.url(None)?.to_string();
             run.url = Some(url.clone());
             let pid = node_pid(&solr.name);
@@ -491,7 +487,6 @@ mod tests {
             fl: "id,score".into(),
             sample_interval: Duration::from_millis(100),
             instance_prefix: "knn".into(),
-            keep_solr: false,
             quiet: true,
         };
         assert!(validate(&cfg).is_ok());

@@ -3,12 +3,15 @@
 //! output and capture groups plus its own) become the scenario's plain
 //! [`large_responses::LargeConfig`].
 
+use std::future::Future;
+
 use anyhow::Result;
 use solr_client::TransportKind;
 
 use crate::args::wan::WanCommandArgs;
 use crate::args::GzipChoice;
-use crate::scenario::large_responses::{self, LargeConfig};
+use crate::scenario::large_responses::{self, LargeConfig, LargeReport};
+use crate::scenario::shape::{Ending, Outcome, Run, Scenario};
 use wan_emu::TlsVersion;
 
 /// Options of `large-responses`.
@@ -82,36 +85,36 @@ impl From<&LargeArgs> for LargeConfig {
     }
 }
 
-/// Runs `large-responses`: starts the local Solr unless `--url`, runs, saves, prints.
-pub async fn run(a: LargeArgs) -> Result<()> {
+/// Runs `large-responses`: starts the local Solr unless `--url`, runs; the records are saved
+/// beside the report.
+pub async fn run(a: LargeArgs, run: &Run) -> Result<Outcome<LargeReport>> {
     a.wan.reject_misfits("large-responses")?;
     let cfg = LargeConfig::from(&a);
-    let target = a.wan.target.open("large", false)?;
-    let result = large_responses::scenario(&cfg, &target.url).await;
-    target.finish(a.wan.run.local.keep_solr);
-    let (report, records) = result?;
-    a.wan.output.save_and_print(
-        "large-responses",
-        &report,
-        |dir, r| large_responses::save(dir, r, &records),
-        large_responses::print_text,
-    )
+    let target = a.wan.target.open(&run.local, "large", false)?;
+    let (report, records) = large_responses::scenario(&cfg, &target.url).await?;
+    Ok(Outcome::new(report).beside(move |dir| {
+        crate::engine::run_dir::write_jsonl(&dir.join("records.jsonl"), &records)
+    }))
 }
 
 /// `large-responses` in the scenario list ([`crate::cli::registry::SCENARIOS`]).
 #[derive(Debug)]
 pub struct LargeResponses;
 
-impl crate::scenario::shape::Scenario for LargeResponses {
+impl Scenario for LargeResponses {
     const NAME: &'static str = "large-responses";
     const ABOUT: &'static str =
         "Large responses: pages of 10..1000 rows with and without gzip across an \
         emulated slow link (root): wire bytes, p50/p95, client CPU, where gzip starts to pay";
     type Args = LargeArgs;
-    type Report = crate::scenario::large_responses::LargeReport;
+    type Report = LargeReport;
 
-    fn run(a: LargeArgs) -> impl std::future::Future<Output = Result<()>> + Send {
-        run(a)
+    fn ending(a: &LargeArgs) -> Ending {
+        Ending::new(&a.wan.output).keep_solr(a.wan.run.local.keep_solr)
+    }
+
+    fn run(a: LargeArgs, run: &Run) -> impl Future<Output = Result<Outcome<LargeReport>>> + Send {
+        self::run(a, run)
     }
 }
 

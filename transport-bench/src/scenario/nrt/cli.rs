@@ -2,10 +2,13 @@
 //! ([`NrtArgs`]: the shared target and output groups plus its own) become the scenario's
 //! plain [`nrt::NrtConfig`].
 
+use std::future::Future;
+
 use anyhow::Result;
 
 use crate::args::groups::{IdPrefixArgs, OutputArgs, RunArgs, SolrTargetArgs};
 use crate::scenario::nrt::{self, CommitKind, NrtConfig, NrtReport};
+use crate::scenario::shape::{Ending, Outcome, Run, Scenario};
 
 /// Options of `nrt`.
 #[derive(Debug, Clone, clap::Args)]
@@ -96,39 +99,32 @@ impl From<&NrtArgs> for NrtConfig {
     }
 }
 
-/// Runs `nrt` (the local Solr is started unless `--url`, and stopped after unless
-/// `--keep-solr`), prints the side-by-side table and saves the run folder.
-pub async fn cmd(a: NrtArgs) -> Result<NrtReport> {
+/// Runs `nrt` (the local Solr is started unless `--url`).
+pub async fn run(a: NrtArgs, run: &Run) -> Result<Outcome<NrtReport>> {
     let cfg = NrtConfig::from(&a);
     cfg.validate()?;
-    let target = a.target.open("nrt", false)?;
-    let result = nrt::run(&cfg, &target).await;
-    target.finish(a.run.local.keep_solr);
-    let report = result?;
-    a.output
-        .save_and_print("nrt", &report, nrt::save, nrt::print_text)?;
-    Ok(report)
-}
-
-/// Runs `nrt` for the command line.
-pub async fn run(a: NrtArgs) -> Result<()> {
-    cmd(a).await.map(|_| ())
+    let target = a.target.open(&run.local, "nrt", false)?;
+    Ok(Outcome::new(nrt::run(&cfg, &target).await?))
 }
 
 /// `nrt` in the scenario list ([`crate::cli::registry::SCENARIOS`]).
 #[derive(Debug)]
 pub struct Nrt;
 
-impl crate::scenario::shape::Scenario for Nrt {
+impl Scenario for Nrt {
     const NAME: &'static str = "nrt";
     const ABOUT: &'static str =
         "Near-real-time indexing under search load: a commit loop, paced indexing, \
         full-speed searches and a visibility-lag prober, hard and soft commits side by side";
     type Args = NrtArgs;
-    type Report = crate::scenario::nrt::NrtReport;
+    type Report = NrtReport;
 
-    fn run(a: NrtArgs) -> impl std::future::Future<Output = Result<()>> + Send {
-        run(a)
+    fn ending(a: &NrtArgs) -> Ending {
+        Ending::new(&a.output).keep_solr(a.run.local.keep_solr)
+    }
+
+    fn run(a: NrtArgs, run: &Run) -> impl Future<Output = Result<Outcome<NrtReport>>> + Send {
+        self::run(a, run)
     }
 }
 

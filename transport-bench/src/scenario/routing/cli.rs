@@ -3,12 +3,14 @@
 //! leader/follower pair or the local cloud, not one `--url`) become the scenario's plain
 //! [`routing::RoutingConfig`].
 
+use std::future::Future;
 use std::path::PathBuf;
 
 use anyhow::Result;
 
 use crate::args::groups::{IdPrefixArgs, OutputArgs, RunArgs};
 use crate::scenario::routing::{self, Pref, RoutingConfig, RoutingReport, Topology, WriteLevel};
+use crate::scenario::shape::{Ending, Outcome, Run, Scenario};
 
 /// Options of `routing`.
 #[derive(Debug, Clone, clap::Args)]
@@ -120,41 +122,39 @@ impl From<&RoutingArgs> for RoutingConfig {
             instance: a.instance.clone(),
             id_prefix: a.run.ids.id_prefix.clone(),
             seed: a.run.seed,
-            keep_solr: a.run.local.keep_solr,
             quiet: a.output.quiet,
         }
     }
 }
 
-/// Runs `routing` (the local pair or cloud is started unless `--leader`/`--follower`, and
-/// stopped after unless `--keep-solr`), prints the tables and saves the run folder.
-pub async fn cmd(a: RoutingArgs) -> Result<RoutingReport> {
-    let report = routing::run(&RoutingConfig::from(&a)).await?;
-    a.output
-        .save_and_print("routing", &report, routing::save, routing::print_text)?;
-    Ok(report)
-}
-
-/// Runs `routing` for the command line.
-pub async fn run(a: RoutingArgs) -> Result<()> {
-    cmd(a).await.map(|_| ())
+/// Runs `routing` (the local pair or cloud is started unless `--leader`/`--follower`).
+pub async fn run(a: RoutingArgs, run: &Run) -> Result<Outcome<RoutingReport>> {
+    let report = routing::run(&RoutingConfig::from(&a), &run.local).await?;
+    Ok(Outcome::new(report))
 }
 
 /// `routing` in the scenario list ([`crate::cli::registry::SCENARIOS`]).
 #[derive(Debug)]
 pub struct Routing;
 
-impl crate::scenario::shape::Scenario for Routing {
+impl Scenario for Routing {
     const NAME: &'static str = "routing";
     const ABOUT: &'static str = "Read routing under write pressure: the same reads under \
         each read preference of the leader/follower pair (or, `--topology cloud`, of a SolrCloud \
         shard with NRT, TLOG and PULL replicas) while indexing pressure rises, with per-node \
         (and per-replica) counts, QTime, visibility lag and per-JVM CPU";
     type Args = RoutingArgs;
-    type Report = crate::scenario::routing::RoutingReport;
+    type Report = RoutingReport;
 
-    fn run(a: RoutingArgs) -> impl std::future::Future<Output = Result<()>> + Send {
-        run(a)
+    fn ending(a: &RoutingArgs) -> Ending {
+        Ending::new(&a.output).keep_solr(a.run.local.keep_solr)
+    }
+
+    fn run(
+        a: RoutingArgs,
+        run: &Run,
+    ) -> impl Future<Output = Result<Outcome<RoutingReport>>> + Send {
+        self::run(a, run)
     }
 }
 
@@ -261,7 +261,9 @@ mod tests {
             (c.instance.as_str(), c.id_prefix.as_deref(), c.seed),
             ("i", Some("r-"), 14)
         );
-        assert_eq!((c.keep_solr, c.quiet), (true, true));
+        assert!(c.quiet);
+        let kept = crate::args::try_parse::<RoutingArgs>("routing", &["--keep-solr"]);
+        assert!(Routing::ending(&kept.expect("parses")).keep_solr);
         assert!(c.validate().is_ok());
     }
 

@@ -52,7 +52,9 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 
-use solr_harness::local_solr::{LocalSolr, Mode};
+use solr_harness::local_solr::Mode;
+
+use crate::engine::local::LocalSolrs;
 
 /// A read preference under test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
@@ -211,8 +213,6 @@ pub struct RoutingConfig {
     pub id_prefix: Option<String>,
     /// Workload seed.
     pub seed: u64,
-    /// Keep the local pair running afterwards.
-    pub keep_solr: bool,
     /// No progress bars.
     pub quiet: bool,
 }
@@ -295,9 +295,9 @@ impl RoutingConfig {
     }
 }
 
-/// Runs `routing`: starts the local pair (or cloud) unless URLs are given, runs every cell,
-/// and stops what it started unless `keep_solr`.
-pub async fn run(a: &RoutingConfig) -> Result<RoutingReport> {
+/// Runs `routing`: starts the local pair (or cloud) through `local` (which stops it when the
+/// run ends) unless URLs are given, and runs every cell.
+pub async fn run(a: &RoutingConfig, local_solr: &LocalSolrs) -> Result<RoutingReport> {
     a.validate()?;
     let local = match (&a.leader, &a.follower) {
         (Some(_), Some(_)) => None,
@@ -308,7 +308,7 @@ pub async fn run(a: &RoutingConfig) -> Result<RoutingReport> {
                 a.instance
             );
             let (hard, soft) = (a.hard_commit().to_string(), a.soft_commit_ms.to_string());
-            Some(LocalSolr::start(
+            Some(local_solr.start(
                 Mode::Cloud,
                 &a.instance,
                 &[
@@ -331,7 +331,7 @@ pub async fn run(a: &RoutingConfig) -> Result<RoutingReport> {
                 a.hard_commit().to_string(),
                 a.soft_commit_ms.to_string(),
             );
-            Some(LocalSolr::start(
+            Some(local_solr.start(
                 Mode::Pair,
                 &a.instance,
                 &[
@@ -345,7 +345,7 @@ pub async fn run(a: &RoutingConfig) -> Result<RoutingReport> {
             )?)
         }
     };
-    let result = match &local {
+    match &local {
         Some(s) => {
             let (l, f) = match a.topology {
                 Topology::Pair => ("leader", "follower"),
@@ -370,13 +370,7 @@ pub async fn run(a: &RoutingConfig) -> Result<RoutingReport> {
             };
             run_cells(a, &nodes, false).await
         }
-    };
-    if let (Some(s), false) = (&local, a.keep_solr) {
-        if let Err(e) = s.stop() {
-            eprintln!("warning: could not stop the local Solr: {e:#}");
-        }
     }
-    result
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
 //! `transport-bench audit`: a quick audit of any Solr, with the idle-penalty probe.
 
+use std::future::Future;
 use std::sync::Arc;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use solr_client::transport::{PooledConfig, Transport};
 use solr_client::{Proxy, TransportKind};
 
@@ -10,9 +11,11 @@ use super::response_format::ResponseFormatArgs;
 use crate::args::fail_on::FailOnArgs;
 use crate::args::groups::{CaptureArgs, OutputArgs, SolrTargetArgs, WitnessSelfTestArgs};
 use crate::args::wan::WanArgs;
+use crate::scenario::shape::{Ending, Outcome, Run, Scenario};
 use crate::scenario::study::wan;
 use crate::scenario::study::{self, idle};
 use solr_harness::{auth, seedkit};
+use solr_watch::report::Finding;
 
 /// Options of `audit`.
 #[derive(Debug, clap::Args)]
@@ -120,8 +123,8 @@ impl AuditArgs {
     }
 }
 
-/// Runs `audit`: prints the findings and the text report and saves the run folder.
-pub async fn run(a: AuditArgs) -> Result<()> {
+/// Runs `audit`; the report's text is headed by the target and the findings.
+pub async fn run(a: AuditArgs, run: &Run) -> Result<Outcome<study::StudyReport>> {
     let wan_setup = a.wan.setup()?;
     if a.proxy.is_some() && wan_setup.is_some() {
         anyhow::bail!(
@@ -141,7 +144,7 @@ pub async fn run(a: AuditArgs) -> Result<()> {
     }
     // Through the WAN topology the proxy terminates TLS; Solr itself stays plain http.
     let solr_tls = a.tls && wan_setup.is_none();
-    let target = a.target.open("audit", solr_tls)?;
+    let target = a.target.open(&run.local, "audit", solr_tls)?;
     let url = target.url.clone();
     // An empty local core would answer every search with nothing: index a few documents.
     let docs = if target.local.is_some() { 100 } else { 0 };
@@ -154,20 +157,8 @@ pub async fn run(a: AuditArgs) -> Result<()> {
     cfg.capture_dir = captures.clone();
     let result = match &wan_setup {
         Some(w) => wan::run_study(w, a.tls, cfg).await,
-        None => {
-            let mut result = study::run_isolated(cfg.clone()).await;
-            if let (Ok((report, _)), false) = (&mut result, a.no_idle || a.idle_gaps.is_empty()) {
-                match idle_probe(&cfg, &a.idle_gaps, a.idle_searches, a.idle_warmer).await {
-                    Ok(p) => report.idle = Some(p),
-                    Err(e) => report
-                        .warnings
-                        .push(format!("idle-penalty probe failed: {e:#}")),
-                }
-            }
-            result
-        }
+        None => measure(&a, cfg).await,
     };
-    target.finish(false);
     let paced = captures
         .as_deref()
         .map(crate::engine::witness::pacing::findings_in_dir)
@@ -178,9 +169,33 @@ pub async fn run(a: AuditArgs) -> Result<()> {
     let (mut report, records) = result?;
     report.warnings.extend(paced.iter().cloned());
     report.findings.extend(study::judge::paced(&paced));
-    let out = a.output.dir("audit")?;
-    crate::scenario::study::save(&out, &report, &records)
-        .with_context(|| format!("saving to {}", out.display()))?;
+    let heading = heading(&a, &url, &report);
+    Ok(Outcome::new(report)
+        .beside(move |dir| {
+            crate::engine::run_dir::write_jsonl(&dir.join("records.jsonl"), &records)
+        })
+        .heading(heading))
+}
+
+/// The study on the Solr itself, then the idle-penalty probe unless `--no-idle`.
+async fn measure(
+    a: &AuditArgs,
+    cfg: study::StudyConfig,
+) -> Result<(study::StudyReport, Vec<study::Record>)> {
+    let (mut report, records) = study::run_isolated(cfg.clone()).await?;
+    if !(a.no_idle || a.idle_gaps.is_empty()) {
+        match idle_probe(&cfg, &a.idle_gaps, a.idle_searches, a.idle_warmer).await {
+            Ok(p) => report.idle = Some(p),
+            Err(e) => report
+                .warnings
+                .push(format!("idle-penalty probe failed: {e:#}")),
+        }
+    }
+    Ok((report, records))
+}
+
+/// `Audit of URL [through ...]: N searches per transport`, then the findings, one a line.
+fn heading(a: &AuditArgs, url: &str, report: &study::StudyReport) -> String {
     let through = match report.settings.get("wan") {
         Some(w) => format!(
             " through the emulated link (RTT {} ms, proxy {})",
@@ -192,24 +207,15 @@ pub async fn run(a: AuditArgs) -> Result<()> {
             None => String::new(),
         },
     };
-    a.output.finish(
-        &out,
-        <study::StudyReport as bench_report::RunReport>::FILE,
-        |w| {
-            use std::io::Write;
-            writeln!(
-                w,
-                "Audit of {url}{through}: {} searches per transport",
-                a.searches
-            )?;
-            for line in study::judge::lines(&report.findings) {
-                writeln!(w, "  {line}")?;
-            }
-            writeln!(w)?;
-            crate::scenario::study::print_text(&report, w)
-        },
-    )?;
-    a.fail_on.check(&report.findings)
+    let mut h = format!(
+        "Audit of {url}{through}: {} searches per transport\n",
+        a.searches
+    );
+    for line in study::judge::lines(&report.findings) {
+        h.push_str(&format!("  {line}\n"));
+    }
+    h.push('\n');
+    h
 }
 
 /// The idle-penalty probe of `audit` ([`idle::probe`]) on a new pooled client, with a warmer
@@ -263,7 +269,7 @@ async fn idle_probe(
 #[derive(Debug)]
 pub struct Audit;
 
-impl crate::scenario::shape::Scenario for Audit {
+impl Scenario for Audit {
     const NAME: &'static str = "audit";
     const ABOUT: &'static str =
         "A quick audit of any Solr: each transport with and without gzip, a few searches, \
@@ -272,10 +278,21 @@ impl crate::scenario::shape::Scenario for Audit {
         `--rtt`/`--bandwidth` (emulation applies only to a Solr on this machine's loopback)";
     const SCHEMA: &'static str = "summary";
     type Args = AuditArgs;
-    type Report = crate::scenario::study::StudyReport;
+    type Report = study::StudyReport;
 
-    fn run(a: AuditArgs) -> impl std::future::Future<Output = Result<()>> + Send {
-        run(a)
+    fn ending(a: &AuditArgs) -> Ending {
+        Ending::new(&a.output).fail_on(a.fail_on.fail_on)
+    }
+
+    fn run(
+        a: AuditArgs,
+        run: &Run,
+    ) -> impl Future<Output = Result<Outcome<study::StudyReport>>> + Send {
+        self::run(a, run)
+    }
+
+    fn findings(r: &study::StudyReport) -> &[Finding] {
+        &r.findings
     }
 }
 

@@ -1,8 +1,10 @@
 //! `transport-bench study`: the transport study.
 
+use std::future::Future;
 use std::path::PathBuf;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
+use solr_watch::report::Finding;
 
 use super::response_format::ResponseFormatArgs;
 use crate::args::fail_on::FailOnArgs;
@@ -11,6 +13,7 @@ use crate::args::groups::{
 };
 use crate::args::wan::WanArgs;
 use crate::engine::load::Load;
+use crate::scenario::shape::{Ending, Outcome, Run, Scenario};
 use crate::scenario::study::{self, wan};
 
 /// Options of `study`.
@@ -150,9 +153,8 @@ impl StudyArgs {
     }
 }
 
-/// Runs `study`: saves the run folder and prints the text report (or with `--json` its JSON);
-/// then `--fail-on` judges its findings.
-pub async fn run(a: StudyArgs) -> Result<()> {
+/// Runs `study`; the raw records are saved beside the report (it is rendered from them).
+pub async fn run(a: StudyArgs, run: &Run) -> Result<Outcome<study::StudyReport>> {
     a.load()?;
     let wan_setup = a.wan.setup()?;
     if a.proxy.is_some() && wan_setup.is_some() {
@@ -163,40 +165,44 @@ pub async fn run(a: StudyArgs) -> Result<()> {
     }
     // Through the WAN topology the proxy terminates TLS; Solr itself stays plain http.
     let solr_tls = a.tls && wan_setup.is_none();
-    let target = a.target.open("study", solr_tls)?;
-    let cfg = a.config(target.url.clone(), target.ca.clone());
-    let result = match (cfg, &wan_setup) {
-        (Err(e), _) => Err(e),
-        (Ok(cfg), Some(w)) => wan::run_study(w, a.tls, cfg).await,
-        (Ok(cfg), None) => study::run_isolated(cfg).await,
+    let target = a.target.open(&run.local, "study", solr_tls)?;
+    let cfg = a.config(target.url.clone(), target.ca.clone())?;
+    let (report, records) = match &wan_setup {
+        Some(w) => wan::run_study(w, a.tls, cfg).await?,
+        None => study::run_isolated(cfg).await?,
     };
-    target.finish(a.run.local.keep_solr);
-    let (report, records) = result?;
-    let out = a.output.dir("study")?;
-    crate::scenario::study::save(&out, &report, &records)
-        .with_context(|| format!("saving to {}", out.display()))?;
-    a.output.finish(
-        &out,
-        <study::StudyReport as bench_report::RunReport>::FILE,
-        |w| crate::scenario::study::print_text(&report, w),
-    )?;
-    a.fail_on.check(&report.findings)
+    Ok(Outcome::new(report).beside(move |dir| {
+        crate::engine::run_dir::write_jsonl(&dir.join("records.jsonl"), &records)
+    }))
 }
 
 /// `study` in the scenario list ([`crate::cli::registry::SCENARIOS`]).
 #[derive(Debug)]
 pub struct Study;
 
-impl crate::scenario::shape::Scenario for Study {
+impl Scenario for Study {
     const NAME: &'static str = "study";
     const ABOUT: &'static str =
         "The transport study: indexing per update format, then the same searches \
         through every transport with and without gzip, with connection witnesses";
     const SCHEMA: &'static str = "summary";
     type Args = StudyArgs;
-    type Report = crate::scenario::study::StudyReport;
+    type Report = study::StudyReport;
 
-    fn run(a: StudyArgs) -> impl std::future::Future<Output = Result<()>> + Send {
-        run(a)
+    fn ending(a: &StudyArgs) -> Ending {
+        Ending::new(&a.output)
+            .keep_solr(a.run.local.keep_solr)
+            .fail_on(a.fail_on.fail_on)
+    }
+
+    fn run(
+        a: StudyArgs,
+        run: &Run,
+    ) -> impl Future<Output = Result<Outcome<study::StudyReport>>> + Send {
+        self::run(a, run)
+    }
+
+    fn findings(r: &study::StudyReport) -> &[Finding] {
+        &r.findings
     }
 }

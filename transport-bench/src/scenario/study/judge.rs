@@ -18,7 +18,7 @@ use super::TransportSummary;
 
 /// The kind of a paced-response finding ([`paced`]), kept when a run is re-rendered (it comes
 /// from captures a run does not keep).
-pub const PACED: &str = "paced-responses";
+pub const PACED: &str = crate::engine::witness::pacing::PACED;
 
 /// The findings of `ts`, in the order of the transports.
 pub fn findings(ts: &[TransportSummary]) -> Vec<Finding> {

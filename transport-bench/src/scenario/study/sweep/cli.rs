@@ -2,11 +2,14 @@
 //! topology. Its options ([`SweepArgs`]: the shared target, output and capture groups plus its
 //! own) become the scenario's plain [`sweep::SweepConfig`].
 
+use std::future::Future;
+
 use anyhow::Result;
 
 use crate::args::groups::{TransportMatrixArgs, WitnessSelfTestArgs};
 use crate::args::wan::WanCommandArgs;
-use crate::scenario::study::sweep::{self, SweepConfig, TlsChoice};
+use crate::scenario::shape::{Ending, Outcome, Run, Scenario};
+use crate::scenario::study::sweep::{self, SweepConfig, SweepReport, TlsChoice};
 
 /// Options of `sweep`.
 #[derive(Debug, Clone, clap::Args)]
@@ -80,38 +83,35 @@ impl From<&SweepArgs> for SweepConfig {
     }
 }
 
-/// Runs `sweep`: starts the local Solr unless `--url`, sweeps, saves, prints.
-pub async fn run(a: SweepArgs) -> Result<()> {
+/// Runs `sweep`: checks the options, starts the local Solr unless `--url`, sweeps.
+pub async fn run(a: SweepArgs, run: &Run) -> Result<Outcome<SweepReport>> {
     // Check the options before starting anything.
     a.wan.reject_misfits("sweep")?;
     sweep::rtt_list(&a.rtt)?;
     let cfg = SweepConfig::from(&a);
-    let target = a.wan.target.open("sweep", false)?;
-    let out = a.wan.output.dir("sweep")?;
-    let result = sweep::sweep(&cfg, &target.url, &out).await;
-    target.finish(a.wan.run.local.keep_solr);
-    let report = result?;
-    sweep::save(&out, &report)?;
-    let file = <sweep::SweepReport as bench_report::RunReport>::FILE;
-    a.wan
-        .output
-        .finish(&out, file, |w| sweep::print_text(&report, w))
+    let target = a.wan.target.open(&run.local, "sweep", false)?;
+    let report = sweep::sweep(&cfg, &target.url, run.out()?).await?;
+    Ok(Outcome::new(report))
 }
 
 /// `sweep` in the scenario list ([`crate::cli::registry::SCENARIOS`]).
 #[derive(Debug)]
 pub struct Sweep;
 
-impl crate::scenario::shape::Scenario for Sweep {
+impl Scenario for Sweep {
     const NAME: &'static str = "sweep";
     const ABOUT: &'static str =
         "The study's searches at several round-trip times through the WAN topology (root): \
         one table (p50/p95, QTime, connections, fresh/pooled ratio vs theory) and one chart";
     type Args = SweepArgs;
-    type Report = crate::scenario::study::sweep::SweepReport;
+    type Report = SweepReport;
 
-    fn run(a: SweepArgs) -> impl std::future::Future<Output = Result<()>> + Send {
-        run(a)
+    fn ending(a: &SweepArgs) -> Ending {
+        Ending::new(&a.wan.output).keep_solr(a.wan.run.local.keep_solr)
+    }
+
+    fn run(a: SweepArgs, run: &Run) -> impl Future<Output = Result<Outcome<SweepReport>>> + Send {
+        self::run(a, run)
     }
 }
 
