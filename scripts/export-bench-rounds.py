@@ -87,10 +87,11 @@ class Bench:
         p = self.jvms[reader]
         p.stdin.write("read\n")
         p.stdin.flush()
-        line = p.stdout.readline()
-        if not line:
-            raise ReadFailed(f"{reader}: its JVM ended (see {self.a.work}/{reader}.log)")
-        return export_json(line, reader)
+        # Anything else the JVM prints on stdout before its answer is skipped.
+        for line in iter(p.stdout.readline, ""):
+            if line.startswith("EXPORTJSON "):
+                return export_json(line, reader)
+        raise ReadFailed(f"{reader}: its JVM ended (see {self.a.work}/{reader}.log)")
 
     def cold_jvm(self, reader):
         p = subprocess.run(self.java() + [JVM_PROTO[reader]], input="read\n",
