@@ -1,11 +1,18 @@
-//! One `/export` read with `export_as::<T>` (the pooled transport, the default), measured
-//! from inside this process: documents read, the distinct-id check, wall seconds, docs/s,
-//! client CPU seconds and peak RSS growth. `scripts/export-bench.sh` runs it once per round,
-//! each in a fresh process, beside SolrJ's `SolrStream` (`ExportStream.java`), and compares.
+//! One `/export` read with `export_as::<T>`, measured from inside this process: documents
+//! read, the distinct-id check, wall seconds, docs/s, client CPU seconds and peak RSS growth.
+//! `scripts/export-bench.sh` runs it once per round, each in a fresh process, beside SolrJ's
+//! `SolrStream` (`ExportStream.java`) and `curl`, and compares.
 //!
 //! ```text
-//! SOLR_URL=http://127.0.0.1:8983/solr COLLECTION=bench cargo bench -p solr-client --bench export_stream
+//! SOLR_URL=http://127.0.0.1:8983/solr COLLECTION=bench TRANSPORT=pooled \
+//!   cargo bench -p solr-client --features http2 --bench export_stream
 //! ```
+//!
+//! `TRANSPORT` is `pooled` (the default: the HTTP/1.1 keep-alive pool, client
+//! `solr-client-h1`) or `http2` (one HTTP/2 connection, h2c with prior knowledge on a plain
+//! http URL, client `solr-client-h2`; needs the `http2` feature). The timed window starts
+//! before the client is built, so it holds the client's construction and its first
+//! connection, as SolrJ's cold read holds its own.
 //!
 //! The documents are the ones the script loads: numeric `id`s `0..DOCS`, with `category`,
 //! `price` and `popularity` (docValues fields of the bench configset). It prints one line,
@@ -13,15 +20,16 @@
 //! `0..numFound`), `wall_s`, `docs_per_s`, `cpu_s` (user+sys of this process, from
 //! `/proc/self/stat`), `rss_growth_kib` (`VmHWM` at the end minus `VmRSS` just before the
 //! export, after a peak reset through `/proc/self/clear_refs`). Without `SOLR_URL` it says
-//! so and does nothing. A failed export exits with status 1. With `CLOUD=1`, `SOLR_URL` is
-//! the seed of a SolrCloud client (`client` is then `solr-client-cloud`): one `/export` per
-//! shard, merged by the sort; its cluster view is loaded before the clock starts.
+//! so and does nothing. A failed export, or an unknown `TRANSPORT`, exits with status 1. With
+//! `CLOUD=1`, `SOLR_URL` is the seed of a SolrCloud client (`client` is then
+//! `solr-client-cloud`, pooled): one `/export` per shard, merged by the sort; its cluster
+//! view is loaded before the clock starts.
 
 use std::time::Instant;
 
 use futures::TryStreamExt;
 use serde::Deserialize;
-use solr_client::{Export, SolrClient};
+use solr_client::{Export, SolrClient, TransportKind};
 
 /// The small struct each tuple is decoded into.
 #[derive(Debug, Deserialize)]
@@ -73,6 +81,31 @@ async fn read_all(client: &SolrClient, export: &Export) -> solr_client::Result<(
     Ok((n, sum, xor))
 }
 
+/// The transport `TRANSPORT` names, with the client label it reports.
+fn transport() -> (TransportKind, &'static str) {
+    match std::env::var("TRANSPORT").as_deref() {
+        Err(_) | Ok("pooled") => (TransportKind::Pooled, "solr-client-h1"),
+        #[cfg(feature = "http2")]
+        Ok("http2") => (TransportKind::Http2, "solr-client-h2"),
+        Ok(other) => {
+            eprintln!("export_stream: TRANSPORT={other}: expected pooled or http2 (http2 needs the http2 feature)");
+            std::process::exit(1)
+        }
+    }
+}
+
+/// The cloud client (`CLOUD=1`) with its cluster view loaded: built before the clock starts.
+async fn cloud_client(url: &str, collection: String) -> SolrClient {
+    let client = SolrClient::cloud([url])
+        .collection(collection)
+        .build()
+        .expect("client");
+    if let Some(router) = client.cloud_router() {
+        router.refresh().await.expect("cluster view");
+    }
+    client
+}
+
 #[tokio::main(flavor = "current_thread")]
 async fn main() {
     let Ok(url) = std::env::var("SOLR_URL") else {
@@ -82,22 +115,11 @@ async fn main() {
     let collection = std::env::var("COLLECTION").unwrap_or_else(|_| "bench".into());
     // CLOUD=1: a SolrCloud client with SOLR_URL as its seed (one export per shard, merged).
     let cloud = std::env::var("CLOUD").is_ok_and(|v| v == "1");
-    let client = if cloud {
-        SolrClient::cloud([url.as_str()])
-            .collection(collection)
-            .build()
+    let (kind, label) = transport();
+    let cloud_client = if cloud {
+        Some(cloud_client(&url, collection.clone()).await)
     } else {
-        SolrClient::builder(&url).collection(collection).build()
-    }
-    .expect("client");
-    if let Some(router) = client.cloud_router() {
-        // The cluster view is loaded before the clock starts (a one-time cost).
-        router.refresh().await.expect("cluster view");
-    }
-    let label = if cloud {
-        "solr-client-cloud"
-    } else {
-        "solr-client"
+        None
     };
     let export = Export::new("*:*")
         .fl("id,category,price,popularity")
@@ -105,6 +127,17 @@ async fn main() {
     let _ = std::fs::write("/proc/self/clear_refs", "5");
     let rss0 = status_kib("VmRSS:");
     let (t0, c0) = (Instant::now(), cpu_s());
+    let (client, label) = match cloud_client {
+        Some(c) => (c, "solr-client-cloud"),
+        None => {
+            let c = SolrClient::builder(&url)
+                .collection(collection)
+                .transport(kind)
+                .build()
+                .expect("client");
+            (c, label)
+        }
+    };
     let (docs, id_sum, id_xor) = read_all(&client, &export).await.unwrap_or_else(|e| {
         eprintln!("export failed: {e}");
         std::process::exit(1)

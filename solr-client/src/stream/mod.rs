@@ -81,12 +81,16 @@ impl Export {
         self
     }
 
-    /// The query parameters.
+    /// The query parameters: `q`, each `fq`, `fl`, `sort`, then `wt=json` and `indent=off`.
+    /// Solr's JSON writer indents by default: unindented, the same tuples are about a third
+    /// fewer bytes to send and to scan (SolrJ's `SolrStream` asks for the same).
     pub fn params(&self) -> Vec<(String, String)> {
         let mut p = vec![("q".to_string(), self.q.clone())];
         p.extend(self.fq.iter().map(|f| ("fq".to_string(), f.clone())));
         p.push(("fl".into(), self.fl.clone()));
         p.push(("sort".into(), self.sort.clone()));
+        p.push(("wt".into(), "json".into()));
+        p.push(("indent".into(), "off".into()));
         p
     }
 }
@@ -262,4 +266,31 @@ fn reject_encoded(resp: &StreamingResponse) -> Result<()> {
         .get(http::header::CONTENT_ENCODING)
         .and_then(|v| v.to_str().ok());
     crate::codec::reject_encoding(enc, &resp.timing().node)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Export;
+
+    /// An export asks for unindented JSON, after its own parameters in order.
+    #[test]
+    fn export_params_ask_for_unindented_json() {
+        let p = Export::new("*:*")
+            .fq("category:jvm")
+            .fl("id,price")
+            .sort("id desc")
+            .params();
+        let p: Vec<(&str, &str)> = p.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+        assert_eq!(
+            p,
+            [
+                ("q", "*:*"),
+                ("fq", "category:jvm"),
+                ("fl", "id,price"),
+                ("sort", "id desc"),
+                ("wt", "json"),
+                ("indent", "off"),
+            ]
+        );
+    }
 }

@@ -14,7 +14,7 @@ use std::task::{Context, Poll};
 use serde::de::{DeserializeOwned, IgnoredAny};
 
 use super::sort_key::{SortKey, SortSpec};
-use super::tuples::{contains, decode_tuple, Tuple, Tuples};
+use super::tuples::{decode_tuple, has_marker, Tuple, Tuples};
 use crate::error::{Error, Result};
 use crate::snippet::snippet;
 use crate::timing::Timing;
@@ -34,7 +34,7 @@ pub(crate) fn decode_keyed(
     node: &str,
     status: u16,
 ) -> Result<Tuple<Keyed>> {
-    if contains(bytes, b"\"EXCEPTION\"") || contains(bytes, b"\"EOF\"") {
+    if has_marker(bytes) {
         if let Tuple::Eof = decode_tuple::<IgnoredAny>(bytes, node, status)? {
             return Ok(Tuple::Eof);
         }
