@@ -48,14 +48,31 @@ fn per_syscall(name: &str) -> bool {
     name.starts_with("enter_") || name.starts_with("exit_")
 }
 
+/// Where libbpf looks up tracepoint ids: tracefs, or its older place under debugfs.
+const TRACEFS: [&str; 2] = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"];
+
+/// Can the per-syscall tracepoints' ids be read (the first one stands for all)?
+fn syscall_events_readable() -> bool {
+    TRACEFS
+        .iter()
+        .any(|t| std::fs::read_to_string(format!("{t}/events/syscalls/sys_enter_read/id")).is_ok())
+}
+
 /// Attaches the syscall programs: each syscall's own tracepoints (the kernel then runs no
 /// program for any other syscall), or, when one of those cannot be attached (they need
 /// tracefs, mounted and readable), the raw `sys_enter`/`sys_exit` pair. Returns why the
 /// fallback was taken, if it was.
 fn attach_syscalls(obj: &Object, links: &mut Vec<Link>) -> Result<Option<String>> {
     let mut own = Vec::new();
-    let mut refused = None;
-    for prog in obj.progs_mut() {
+    // Without the events' ids (tracefs not mounted, or not readable) libbpf would fail on
+    // the first one, printing its error: take the fallback without trying.
+    let mut refused = (!syscall_events_readable()).then(|| {
+        format!(
+            "no syscall tracepoints in tracefs ({}: not mounted or not readable)",
+            TRACEFS[0]
+        )
+    });
+    for prog in obj.progs_mut().filter(|_| refused.is_none()) {
         let name = prog.name().to_string_lossy().into_owned();
         if per_syscall(&name) {
             match prog.attach() {
