@@ -1,50 +1,59 @@
 #!/usr/bin/env bash
-# The cost of `watch --ebpf` for a client: requests per second of a Python `requests.Session`
-# (one keep-alive connection, OpenSSL over https, plain over http) against the local Solr,
-# without and with the probes attached, alternating rounds in one run, then the median of
-# each side and the slowdown. Beside it, figures less exposed to a noisy machine: the client's
-# own CPU time per request (user + system, which includes the probes run in its context and
-# its uprobe traps), the kernel's count of time spent in the watch's BPF programs per request
-# (kernel.bpf_stats_enabled, on only in one extra round) and the watcher's own CPU per request.
-# Then the direct cost, which wall time on a shared machine cannot show apart from noise: the
-# CPU one probe run costs (an OpenSSL write/read pair over memory BIOs, no socket, timed
-# without and with the probes), times the probe runs per request the kernel counted.
+# The whole cost of `watch --ebpf` to a client, in one run: a Python `requests` client against
+# the local Solr, four rows (http and https, each on one keep-alive connection and with a new
+# connection per request), rounds alternating without and with the watch attached, each pair
+# back to back. Per row, medians over pairs with their range:
+# - the client's own CPU per request (user + system, CLOCK_PROCESS_CPUTIME_ID), without and
+#   with the watch, and the change within each pair: the probes run in the client's context,
+#   its syscall tracepoints and its uprobe traps all land in it;
+# - requests per second (wall time: the most exposed to a shared machine's noise);
+# - the watcher's own CPU per request (on whichever core it runs);
+# - in one extra round per row, the kernel's count of time spent in the watch's BPF programs,
+#   in every process (client, Solr, anything else), per request, and the OpenSSL probe runs
+#   per request (kernel.bpf_stats_enabled, on only for that round since it adds two clock
+#   reads per program run; read from the watcher's /proc/PID/fdinfo, no bpftool needed).
+# The machine's load is printed at the start and the end.
 # With --serve the watcher runs as the daemon (`watch --ebpf --serve`, its /metrics scraped
-# once a second meanwhile): the same figures, the watcher's CPU per request now the
-# daemon's, and the OpenSSL probe-run cost (the same probes) is not measured again.
-# Not a test: figures for docs/watch.md. Run as root from the repository after a build
+# once a second meanwhile): the same figures, the watcher's CPU per request now the daemon's.
+# With --probe-run, also the CPU one OpenSSL probe run costs (an OpenSSL write/read pair over
+# memory BIOs, no socket, without and with the probes).
+# Not a test: figures for docs/watch.md. Run as root from the repository after a release build
 # (TB=path to transport-bench, default target/release or debug).
-#   bash scripts/ebpf-overhead.sh [--seconds 5] [--rounds 9] [--serve]
+#   bash scripts/ebpf-overhead.sh [--seconds 4] [--rounds 16] [--serve] [--probe-run] [--rows "http-keep ..."]
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-SECS=5 ROUNDS=9 SERVE=0
+SECS=4 ROUNDS=16 SERVE=0 PROBE_RUN=0 ROWS="http-keep http-fresh https-keep https-fresh"
 while [ $# -gt 0 ]; do
   case "$1" in
     --seconds) SECS="$2"; shift 2 ;;
     --rounds) ROUNDS="$2"; shift 2 ;;
     --serve) SERVE=1; shift ;;
-    *) echo "usage: $0 [--seconds N] [--rounds N] [--serve]" >&2; exit 2 ;;
+    --probe-run) PROBE_RUN=1; shift ;;
+    --rows) ROWS="$2"; shift 2 ;;
+    *) echo "usage: $0 [--seconds N] [--rounds N] [--serve] [--probe-run] [--rows \"http-keep http-fresh https-keep https-fresh\"]" >&2; exit 2 ;;
   esac
 done
 T="${CARGO_TARGET_DIR:-$ROOT/target}"
 TB="${TB:-$( [ -x "$T/release/transport-bench" ] && echo "$T/release/transport-bench" || echo "$T/debug/transport-bench")}"
 [ -x "$TB" ] || { echo "ebpf-overhead: build transport-bench first (cargo build --release -p transport-bench)" >&2; exit 1; }
 
-# One client run against $1 (a select URL), CA $2 (or ""): "requests req/s cpu-µs/request".
+# One client run against $1 (a select URL), CA $2 (or ""), $3 keep (one Session, one
+# keep-alive connection) or fresh (a new connection per request):
+# "requests req/s cpu-µs/request".
 rate() {
-  python3 - "$1" "$2" "$SECS" <<'PY'
-import os, sys, time, requests
-url, ca, secs = sys.argv[1], sys.argv[2], float(sys.argv[3])
-s = requests.Session()
+  python3 - "$1" "$2" "$SECS" "$3" <<'PY'
+import sys, time, requests
+url, ca, secs, mode = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
 verify = ca if ca else True
+s = requests.Session()
 s.get(url, verify=verify)
-n, t0, c0 = 0, time.monotonic(), os.times()
+get = s.get if mode == "keep" else requests.get
+n, t0, c0 = 0, time.monotonic(), time.process_time()
 while time.monotonic() - t0 < secs:
-    s.get(url, verify=verify).raise_for_status()
+    get(url, verify=verify).raise_for_status()
     n += 1
-c1, wall = os.times(), time.monotonic() - t0
-cpu = (c1.user - c0.user) + (c1.system - c0.system)
-print(f"{n} {n / wall:.1f} {cpu / n * 1e6:.0f}")
+cpu, wall = time.process_time() - c0, time.monotonic() - t0
+print(f"{n} {n / wall:.1f} {cpu / n * 1e6:.1f}")
 PY
 }
 
@@ -72,29 +81,42 @@ for _ in range(10):
     si.write(co.read())
     ci.write(so.read())
 msg = b"x" * 200
-n, t0, c0 = 0, time.monotonic(), os.times()
+n, t0, c0 = 0, time.monotonic(), time.process_time()
 while time.monotonic() - t0 < secs:
     for _ in range(100):
         c.write(msg)
         si.write(co.read())
         s.read(4096)
     n += 100
-c1 = os.times()
-print(f"{n} {((c1.user - c0.user) + (c1.system - c0.system)) / n * 1e6:.2f}")
+print(f"{n} {(time.process_time() - c0) / n * 1e6:.2f}")
 PY
 }
 
-# The watch's BPF programs so far (bpftool, by program name; no other watch runs meanwhile):
-# "run_time_ns of all, runs of the OpenSSL ones".
+# The BPF programs the watcher ($WATCH_PID) holds, from its /proc/PID/fdinfo (no other
+# program is counted), by kind: "run_time_ns runs" of all, then of the BTF tracepoints
+# (connections, and the raw sys_enter/sys_exit when they are used), of the per-syscall
+# tracepoints and of the uprobes (the OpenSSL ones): eight numbers.
 bpf_counts() {
-  bpftool -j prog show 2>/dev/null | python3 -c '
-import json, sys
-ours = {"on_state", "on_retransmit", "sys_enter", "sys_exit"}
-progs = json.load(sys.stdin)
-mine = [p for p in progs if p.get("name") in ours or p.get("name", "").startswith("ssl_")]
-ssl_runs = sum(p.get("run_cnt", 0) for p in mine if p["name"].startswith("ssl_"))
-print(sum(p.get("run_time_ns", 0) for p in mine), ssl_runs)
-'
+  python3 - "$WATCH_PID" <<'PY'
+import os, sys
+pid, seen = sys.argv[1], set()
+kinds = {26: 1, 5: 2, 2: 3}  # BPF_PROG_TYPE_TRACING, _TRACEPOINT, _KPROBE
+ns, runs = [0] * 4, [0] * 4
+for fd in os.listdir(f"/proc/{pid}/fdinfo"):
+    try:
+        info = dict(l.split(":", 1) for l in open(f"/proc/{pid}/fdinfo/{fd}").read().splitlines() if ":" in l)
+    except OSError:
+        continue
+    if "prog_type" not in info or "run_time_ns" not in info or info["prog_id"] in seen:
+        continue
+    seen.add(info["prog_id"])
+    for k in (0, kinds.get(int(info["prog_type"]), 0)):
+        ns[k] += int(info["run_time_ns"])
+        runs[k] += int(info["run_cnt"])
+        if k == 0 and int(info["prog_type"]) not in kinds:
+            break
+print(*[f"{a} {b}" for a, b in zip(ns, runs)])
+PY
 }
 
 # Starts `watch --ebpf` on port $1 in the background and waits until it is attached; sets
@@ -124,53 +146,68 @@ stop_watch() {
   kill -INT "$WATCH_PID"; wait "$WATCH_PID" || true
 }
 
-# CPU time (µs) process $1 has used so far.
-cpu_us() { awk -v hz="$(getconf CLK_TCK)" '{print ($14 + $15) * 1e6 / hz}' "/proc/$1/stat"; }
+# CPU time (µs) the threads of process $1 have used so far (schedstat: nanoseconds, where
+# /proc/PID/stat counts 10 ms ticks).
+cpu_us() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{t += $1} END {printf "%.0f", t / 1000}'; }
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 
-bench() { # name url ca port
-  local name="$1" url="$2" ca="$3" port="$4" off=() on=() cpu_off=() cpu_on=() watcher=() bpf_per_req
-  # Rounds alternate without and with the probes; one more round with the probes, the
-  # kernel's BPF run-time count on (it costs two clock reads per program run), gives the
-  # time spent in the programs and is left out of the other figures.
+# The values on stdin as "median (min..max)".
+spread() { sort -n | awk '{a[NR]=$1} END {printf "%s (%s..%s)", (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2), a[1], a[NR]}'; }
+
+# Given N, then N values A (without the watch) and N values B (with): for each pair i, the
+# change (B_i - A_i) / A_i in percent. A pair runs back to back, so a slow drift of the
+# machine's load cancels within it.
+paired() {
+  local n="$1"; shift
+  awk -v n="$n" 'BEGIN {for (i = 1; i <= n; i++) printf "%.1f\n", (ARGV[i + n] - ARGV[i]) / ARGV[i] * 100}' "$@"
+}
+
+bench() { # row url ca port
+  local row="$1" url="$2" ca="$3" port="$4" mode="${1#*-}" off=() on=() cpu_off=() cpu_on=() watcher=()
+  local bpf_per_req
+  # Pairs of rounds without and with the watch; one more round with the watch and the
+  # kernel's BPF run-time count on gives the time spent in the programs and is left out of
+  # the other figures.
   for i in $(seq "$((ROUNDS + 1))"); do
     local n r c stats=$(( i > ROUNDS ))
     if [ "$stats" = 0 ]; then
-      read -r n r c <<<"$(rate "$url" "$ca")"
+      read -r n r c <<<"$(rate "$url" "$ca" "$mode")"
       off+=("$r") cpu_off+=("$c")
     fi
-    start_watch "$port" "$((SECS + 30))"
+    start_watch "$port" "$((SECS + 60))"
     sysctl -qw kernel.bpf_stats_enabled="$stats"
-    local ns0 runs0 ns1 runs1 w0
-    read -r ns0 runs0 <<<"$(bpf_counts)"
+    local c0 c1 w0
+    c0="$(bpf_counts)"
     w0="$(cpu_us "$WATCH_PID")"
-    read -r n r c <<<"$(rate "$url" "$ca")"
+    read -r n r c <<<"$(rate "$url" "$ca" "$mode")"
     if [ "$stats" = 1 ]; then
-      read -r ns1 runs1 <<<"$(bpf_counts)"
-      bpf_per_req="$(( (ns1 - ns0) / n ))"
-      SSL_RUNS_PER_REQ="$(awk -v a="$runs0" -v b="$runs1" -v n="$n" 'BEGIN {printf "%.1f", (b - a) / n}')"
+      c1="$(bpf_counts)"
       sysctl -qw kernel.bpf_stats_enabled=0
+      # Per request: µs in the programs and their runs, all, then by kind.
+      bpf_per_req="$(echo "$c0 $c1" | awk -v n="$n" '{
+        split("all|BTF tracepoints|per-syscall tracepoints|uprobes", k, "|")
+        for (i = 0; i < 4; i++)
+          printf "%s%s %.1f µs, %.1f runs", (i ? "; " : ""), k[i + 1], ($(9 + 2 * i) - $(1 + 2 * i)) / n / 1000, ($(10 + 2 * i) - $(2 + 2 * i)) / n
+      }')"
     else
       on+=("$r") cpu_on+=("$c")
-      watcher+=("$(awk -v a="$w0" -v b="$(cpu_us "$WATCH_PID")" -v n="$n" 'BEGIN {printf "%.0f", (b - a) / n}')")
+      watcher+=("$(awk -v a="$w0" -v b="$(cpu_us "$WATCH_PID")" -v n="$n" 'BEGIN {printf "%.1f", (b - a) / n}')")
     fi
     stop_watch
   done
-  local a b ca_ cb
-  a="$(printf '%s\n' "${off[@]}" | median)" b="$(printf '%s\n' "${on[@]}" | median)"
-  ca_="$(printf '%s\n' "${cpu_off[@]}" | median)" cb="$(printf '%s\n' "${cpu_on[@]}" | median)"
-  printf '%-6s req/s: without probes %s, with %s; change with probes, median of pairs: %s%%   (rounds: %s | %s)\n' \
-    "$name" "$a" "$b" "$(paired "${#off[@]}" "${off[@]}" "${on[@]}" | median)" "${off[*]}" "${on[*]}"
-  printf '%-6s client CPU per request: without %s µs, with %s µs; change, median of pairs: %s%%   (rounds: %s | %s)\n' \
-    "$name" "$ca_" "$cb" "$(paired "${#cpu_off[@]}" "${cpu_off[@]}" "${cpu_on[@]}" | median)" "${cpu_off[*]}" "${cpu_on[*]}"
-  printf '%-6s BPF programs, all processes: %s ns per request; OpenSSL probe runs per request: %s; the watcher itself: %s µs CPU per request\n' \
-    "$name" "$bpf_per_req" "$SSL_RUNS_PER_REQ" "$(printf '%s\n' "${watcher[@]}" | median)"
-  CPU_OFF="$ca_"
+  printf '%-11s client CPU µs/request: without %s, with %s; change within pairs %% %s   (rounds: %s | %s)\n' \
+    "$row" "$(printf '%s\n' "${cpu_off[@]}" | spread)" "$(printf '%s\n' "${cpu_on[@]}" | spread)" \
+    "$(paired "${#cpu_off[@]}" "${cpu_off[@]}" "${cpu_on[@]}" | spread)" "${cpu_off[*]}" "${cpu_on[*]}"
+  printf '%-11s req/s: without %s, with %s; change within pairs %% %s\n' \
+    "$row" "$(printf '%s\n' "${off[@]}" | spread)" "$(printf '%s\n' "${on[@]}" | spread)" \
+    "$(paired "${#off[@]}" "${off[@]}" "${on[@]}" | spread)"
+  printf '%-11s watcher CPU µs/request %s\n' "$row" "$(printf '%s\n' "${watcher[@]}" | spread)"
+  printf '%-11s BPF programs in all processes, per request (extra round, bpf_stats on): %s\n' "$row" "$bpf_per_req"
 }
 
 # The CPU one OpenSSL probe run costs the calling process (its trap and its program), from
-# `ssl_pairs` rounds of 2 s alternating without and with the probes: sets RUN_US.
+# `ssl_pairs` rounds of 2 s alternating without and with the probes.
 probe_run_cost() {
   local off=() on=() n c i
   for i in $(seq "$ROUNDS"); do
@@ -183,25 +220,8 @@ probe_run_cost() {
   done
   local a b
   a="$(printf '%s\n' "${off[@]}" | median)" b="$(printf '%s\n' "${on[@]}" | median)"
-  RUN_US="$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.2f", (b - a) / 4}')"
-  printf 'probe   an OpenSSL write/read pair over memory BIOs: %s µs CPU without probes, %s µs with (4 probe runs): %s µs per probe run   (rounds: %s | %s)\n' \
-    "$a" "$b" "$RUN_US" "${off[*]}" "${on[*]}"
-}
-
-# The direct cost of the probes to the https client, from counts rather than wall time.
-direct_cost() {
-  awk -v runs="$SSL_RUNS_PER_REQ" -v us="$RUN_US" -v cpu="$CPU_OFF" 'BEGIN {
-    d = runs * us
-    printf "https  direct cost of the OpenSSL probes: %.1f runs x %.2f µs = %.1f µs per request, %.1f%% of the client'"'"'s %.0f µs CPU per request without probes\n", runs, us, d, d / cpu * 100, cpu
-  }'
-}
-
-# Given N, then N values A (without probes) and N values B (with): for each round i, the
-# change (B_i - A_i) / A_i in percent. A pair runs back to back, so a slow drift of the
-# machine's load cancels within it.
-paired() {
-  local n="$1"; shift
-  awk -v n="$n" 'BEGIN {for (i = 1; i <= n; i++) printf "%.1f\n", (ARGV[i + n] - ARGV[i]) / ARGV[i] * 100}' "$@"
+  printf 'probe-run   an OpenSSL write/read pair over memory BIOs: %s µs CPU without the watch, %s µs with (4 uprobe runs): %s µs per run   (rounds: %s | %s)\n' \
+    "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN {printf "%.2f", (b - a) / 4}')" "${off[*]}" "${on[*]}"
 }
 
 plain="$(bash "$ROOT/local-solr/solr.sh" start standalone --name ebpf-overhead | awk '/^node/ {print $3; exit}')"
@@ -214,12 +234,14 @@ trap 'sysctl -qw kernel.bpf_stats_enabled="$stats_was"' EXIT
 SERVE_PORT="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
 mode="watch --ebpf"
 [ "$SERVE" = 1 ] && mode="watch --ebpf --serve 127.0.0.1:$SERVE_PORT, /metrics scraped every second"
-echo "ebpf-overhead: $mode; load $(cut -d" " -f1-3 /proc/loadavg), $ROUNDS rounds of ${SECS}s each side, python requests.Session, one connection"
-bench http "$plain/bench/select?q=*:*&rows=1&wt=json" "" "$(port_of "$plain")"
-bench https "$tls/bench/select?q=*:*&rows=1&wt=json" "$ca" "$(port_of "$tls")"
-if [ "$SERVE" = 0 ]; then
-  probe_run_cost
-  direct_cost
-fi
+echo "ebpf-overhead: $mode; $(date -u +%FT%TZ); load $(cut -d" " -f1-3 /proc/loadavg) on $(nproc) cores; $ROUNDS pairs of ${SECS}s rounds per row, python requests"
+for row in $ROWS; do
+  case "$row" in
+    http-*) bench "$row" "$plain/bench/select?q=*:*&rows=1&wt=json" "" "$(port_of "$plain")" ;;
+    https-*) bench "$row" "$tls/bench/select?q=*:*&rows=1&wt=json" "$ca" "$(port_of "$tls")" ;;
+  esac
+done
+[ "$PROBE_RUN" = 1 ] && probe_run_cost
+echo "ebpf-overhead: done $(date -u +%FT%TZ); load $(cut -d" " -f1-3 /proc/loadavg)"
 bash "$ROOT/local-solr/solr.sh" stop ebpf-overhead >/dev/null
 bash "$ROOT/local-solr/solr.sh" stop ebpf-overhead-tls >/dev/null

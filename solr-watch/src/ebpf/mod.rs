@@ -6,8 +6,8 @@
 //! - [`preflight`]: root, BTF, kernel version; otherwise one refusal naming what is missing.
 //! - `bpf/watch.bpf.c` (compiled once into the committed `bpf/watch.bpf.o`, loaded with libbpf): connection
 //!   events from the BTF tracepoints `inet_sock_set_state` and `tcp_retransmit_skb` (with
-//!   srtt and retransmits at close), payload of socket reads and writes from the raw syscall
-//!   tracepoints, OpenSSL plaintext from uprobes.
+//!   srtt and retransmits at close), payload of socket reads and writes from each syscall's own
+//!   tracepoint (the raw syscall tracepoints as a fallback), OpenSSL plaintext from uprobes.
 //! - [`probes`]: loading, attaching, draining the ring buffer; [`ssl_sites`]: where in each
 //!   file the OpenSSL uprobes go; [`event`]: the record layout;
 //!   [`session`]: events into connections per process; [`process`]: /proc facts;

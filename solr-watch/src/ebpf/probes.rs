@@ -1,4 +1,5 @@
-//! Loading the kernel side, attaching it (BTF tracepoints for connections and syscalls,
+//! Loading the kernel side, attaching it (BTF tracepoints for connections, each read/write
+//! syscall's own tracepoints or the raw syscall tracepoints as a fallback,
 //! uprobes on OpenSSL) and draining its ring buffer into a [`Session`].
 
 use std::cell::RefCell;
@@ -33,6 +34,68 @@ pub struct Probes {
     pub tls_libraries: Vec<PathBuf>,
     /// The files tried but not probed, and why (no OpenSSL in it, or the kernel's refusal).
     pub tls_refused: Vec<(PathBuf, String)>,
+    /// `None`: the bytes are read from each syscall's own tracepoints; `Some(why)`: those
+    /// could not be attached (why), and the raw `sys_enter`/`sys_exit` tracepoints, which
+    /// run for every syscall of every process, read them instead.
+    pub raw_syscalls: Option<String>,
+}
+
+/// The fallback programs: the raw syscall tracepoints, run for every syscall.
+const RAW_SYSCALL_PROGRAMS: [&str; 2] = ["sys_enter", "sys_exit"];
+
+/// Is `name` one of the per-syscall tracepoint programs (`enter_read`, `exit_accept4`...)?
+fn per_syscall(name: &str) -> bool {
+    name.starts_with("enter_") || name.starts_with("exit_")
+}
+
+/// Where libbpf looks up tracepoint ids: tracefs, or its older place under debugfs.
+const TRACEFS: [&str; 2] = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"];
+
+/// Can the per-syscall tracepoints' ids be read (the first one stands for all)?
+fn syscall_events_readable() -> bool {
+    TRACEFS
+        .iter()
+        .any(|t| std::fs::read_to_string(format!("{t}/events/syscalls/sys_enter_read/id")).is_ok())
+}
+
+/// Attaches the syscall programs: each syscall's own tracepoints (the kernel then runs no
+/// program for any other syscall), or, when one of those cannot be attached (they need
+/// tracefs, mounted and readable), the raw `sys_enter`/`sys_exit` pair. Returns why the
+/// fallback was taken, if it was.
+fn attach_syscalls(obj: &Object, links: &mut Vec<Link>) -> Result<Option<String>> {
+    let mut own = Vec::new();
+    // Without the events' ids (tracefs not mounted, or not readable) libbpf would fail on
+    // the first one, printing its error: take the fallback without trying.
+    let mut refused = (!syscall_events_readable()).then(|| {
+        format!(
+            "no syscall tracepoints in tracefs ({}: not mounted or not readable)",
+            TRACEFS[0]
+        )
+    });
+    for prog in obj.progs_mut().filter(|_| refused.is_none()) {
+        let name = prog.name().to_string_lossy().into_owned();
+        if per_syscall(&name) {
+            match prog.attach() {
+                Ok(l) => own.push(l),
+                Err(e) => {
+                    refused = Some(format!("attaching {name}: {e:#}"));
+                    break;
+                }
+            }
+        }
+    }
+    if refused.is_none() {
+        links.append(&mut own);
+        return Ok(None);
+    }
+    drop(own);
+    for prog in obj.progs_mut() {
+        let name = prog.name().to_string_lossy().into_owned();
+        if RAW_SYSCALL_PROGRAMS.contains(&name.as_str()) {
+            links.push(prog.attach().with_context(|| format!("attaching {name}"))?);
+        }
+    }
+    Ok(refused)
 }
 
 /// Does `path` (an ELF file) define `SSL_write` as a symbol? A cheap byte search that the
@@ -128,11 +191,15 @@ impl Probes {
         let mut links = Vec::new();
         for prog in obj.progs_mut() {
             let name = prog.name().to_string_lossy().into_owned();
-            if name.starts_with("ssl_") {
+            if name.starts_with("ssl_")
+                || per_syscall(&name)
+                || RAW_SYSCALL_PROGRAMS.contains(&name.as_str())
+            {
                 continue;
             }
             links.push(prog.attach().with_context(|| format!("attaching {name}"))?);
         }
+        let raw_syscalls = attach_syscalls(&obj, &mut links)?;
         let (mut tls_libraries, mut tls_refused) = (Vec::new(), Vec::new());
         for lib in tls {
             match attach_tls(&obj, lib, &mut links) {
@@ -145,6 +212,7 @@ impl Probes {
             _links: links,
             tls_libraries,
             tls_refused,
+            raw_syscalls,
         })
     }
 

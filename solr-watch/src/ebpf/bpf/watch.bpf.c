@@ -1,8 +1,9 @@
 /* The kernel side of `watch --ebpf`: connection events (open, close with RTT and
  * retransmits, retransmit) from BTF tracepoints, accepts on a watched port (a Solr on this
  * host) at the accept syscalls' exit, the payload of every read/write/send/recv
- * (and their vector and msg forms) on a TCP socket to a watched port from the raw syscall
- * tracepoints (the fd resolved to its socket through the task's file table), and the
+ * (and their vector and msg forms) on a TCP socket to a watched port from those syscalls'
+ * own tracepoints (the raw sys_enter/sys_exit where they cannot be attached; the fd
+ * resolved to its socket through the task's file table), and the
  * plaintext at OpenSSL's SSL_write/SSL_read (and _ex) boundary, tied to its socket by the
  * socket syscall that runs on the same thread inside the SSL call. fentry/kprobes are not
  * used: kernels built without kprobes, or whose BPF trampolines are refused, still run this. Everything goes to
@@ -367,27 +368,19 @@ struct user_msghdr_ {
     __u64 iovlen;
 };
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
+/* How a call hands over its bytes: one buffer, an iovec array, or a msghdr. */
+enum how { HOW_BUF = 0, HOW_IOVEC = 1, HOW_MSG = 2 };
+
+/* A read/write/send/recv entering on `fd`: when it is a TCP socket to a watched port (the
+ * socket resolved and its port looked up before anything is copied), remember where its
+ * bytes are for the exit. `flags` are a receive's flags (MSG_PEEK is not a read). */
+static __always_inline int io_enter(__u64 fd, __u64 arg, __u64 nr_segs, __u8 to_server, __u8 how,
+                                    __u64 flags)
 {
-    __u8 to_server;
-    __u8 vec = 0;
-    if (nr == NR_WRITE || nr == NR_SENDTO)
-        to_server = 1;
-    else if (nr == NR_READ || nr == NR_RECVFROM)
-        to_server = 0;
-    else if (nr == NR_WRITEV || nr == NR_SENDMSG)
-        to_server = 1, vec = 1;
-    else if (nr == NR_READV || nr == NR_RECVMSG)
-        to_server = 0, vec = 1;
-    else
-        return 0;
-    const struct sock *sk = fd_sock(BPF_CORE_READ(regs, di));
+    const struct sock *sk = fd_sock(fd);
     if (!watched(sk))
         return 0;
-    if (nr == NR_RECVFROM && (BPF_CORE_READ(regs, r10) & MSG_PEEK))
-        return 0;
-    if (nr == NR_RECVMSG && (BPF_CORE_READ(regs, dx) & MSG_PEEK))
+    if (flags & MSG_PEEK)
         return 0;
     __u64 id = bpf_get_current_pid_tgid();
     note_ssl_socket(id, sk);
@@ -396,11 +389,10 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
     struct io io = {};
     io.sk = (__u64)sk;
     io.to_server = to_server;
-    __u64 arg = BPF_CORE_READ(regs, si);
-    if (!vec) {
+    if (how == HOW_BUF) {
         io.ubuf = 1;
         io.base = arg;
-    } else if (nr == NR_SENDMSG || nr == NR_RECVMSG) {
+    } else if (how == HOW_MSG) {
         struct user_msghdr_ m;
         if (bpf_probe_read_user(&m, sizeof(m), (void *)arg) != 0)
             return 0;
@@ -408,9 +400,27 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
         io.nr_segs = m.iovlen;
     } else {
         io.iov = arg;
-        io.nr_segs = BPF_CORE_READ(regs, dx);
+        io.nr_segs = nr_segs;
     }
     bpf_map_update_elem(&io_calls, &id, &io, BPF_ANY);
+    return 0;
+}
+
+/* The exit of a call `io_enter` kept: its `ret` bytes go to user space. */
+static __always_inline int io_exit(long ret)
+{
+    __u64 id = bpf_get_current_pid_tgid();
+    struct io *io = bpf_map_lookup_elem(&io_calls, &id);
+    if (!io)
+        return 0;
+    struct io c = *io;
+    bpf_map_delete_elem(&io_calls, &id);
+    if (ret <= 0)
+        return 0;
+    struct walk w = {.sk = c.sk, .iov = c.iov, .nr_segs = c.nr_segs, .base = c.base,
+                     .seg_left = c.ubuf ? ret : 0, .left = ret, .to_server = c.to_server,
+                     .source = SRC_SOCKET, .vec = !c.ubuf};
+    emit_walk(&w);
     return 0;
 }
 
@@ -426,6 +436,86 @@ static __always_inline void on_accept(long fd)
         conn_event(sk, EV_ACCEPT, 0, 0, 0);
 }
 
+/* The per-syscall tracepoints (syscalls/sys_enter_NAME, sys_exit_NAME): the kernel runs a
+ * program only for the syscalls it is attached to, so every other syscall of every process
+ * (poll, futex, file reads through other calls...) runs none. Their records, as tracefs's
+ * `format` files give them: 8 bytes of common fields, the syscall number, then the six
+ * arguments (enter) or the return value (exit), 8 bytes each. */
+struct sys_enter_rec {
+    __u64 common;
+    __s32 nr;
+    __u32 pad;
+    __u64 args[6];
+};
+
+struct sys_exit_rec {
+    __u64 common;
+    __s32 nr;
+    __u32 pad;
+    __s64 ret;
+};
+
+#define ENTER(name, to_server, how, nr_segs, flags)                                          \
+    SEC("tracepoint/syscalls/sys_enter_" #name)                                              \
+    int enter_##name(struct sys_enter_rec *r)                                                \
+    {                                                                                        \
+        return io_enter(r->args[0], r->args[1], nr_segs, to_server, how, flags);             \
+    }                                                                                        \
+    SEC("tracepoint/syscalls/sys_exit_" #name)                                               \
+    int exit_##name(struct sys_exit_rec *r)                                                  \
+    {                                                                                        \
+        return io_exit(r->ret);                                                              \
+    }
+
+ENTER(read, 0, HOW_BUF, 0, 0)
+ENTER(write, 1, HOW_BUF, 0, 0)
+ENTER(readv, 0, HOW_IOVEC, r->args[2], 0)
+ENTER(writev, 1, HOW_IOVEC, r->args[2], 0)
+ENTER(sendto, 1, HOW_BUF, 0, 0)
+ENTER(recvfrom, 0, HOW_BUF, 0, r->args[3])
+ENTER(sendmsg, 1, HOW_MSG, 0, 0)
+ENTER(recvmsg, 0, HOW_MSG, 0, r->args[2])
+
+SEC("tracepoint/syscalls/sys_exit_accept")
+int exit_accept(struct sys_exit_rec *r)
+{
+    if (r->ret >= 0)
+        on_accept(r->ret);
+    return 0;
+}
+
+SEC("tracepoint/syscalls/sys_exit_accept4")
+int exit_accept4(struct sys_exit_rec *r)
+{
+    if (r->ret >= 0)
+        on_accept(r->ret);
+    return 0;
+}
+
+/* The fallback where the per-syscall tracepoints cannot be attached (tracefs not mounted,
+ * or not readable by a user with only CAP_BPF and CAP_PERFMON): the raw tracepoints, which
+ * run for every syscall of every process and leave the others at once. */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(sys_enter, struct pt_regs *regs, long nr)
+{
+    if (nr == NR_WRITE || nr == NR_SENDTO)
+        return io_enter(BPF_CORE_READ(regs, di), BPF_CORE_READ(regs, si), 0, 1, HOW_BUF, 0);
+    if (nr == NR_READ)
+        return io_enter(BPF_CORE_READ(regs, di), BPF_CORE_READ(regs, si), 0, 0, HOW_BUF, 0);
+    if (nr == NR_RECVFROM)
+        return io_enter(BPF_CORE_READ(regs, di), BPF_CORE_READ(regs, si), 0, 0, HOW_BUF,
+                        BPF_CORE_READ(regs, r10));
+    if (nr == NR_WRITEV || nr == NR_READV)
+        return io_enter(BPF_CORE_READ(regs, di), BPF_CORE_READ(regs, si), BPF_CORE_READ(regs, dx),
+                        nr == NR_WRITEV, HOW_IOVEC, 0);
+    if (nr == NR_SENDMSG)
+        return io_enter(BPF_CORE_READ(regs, di), BPF_CORE_READ(regs, si), 0, 1, HOW_MSG, 0);
+    if (nr == NR_RECVMSG)
+        return io_enter(BPF_CORE_READ(regs, di), BPF_CORE_READ(regs, si), 0, 0, HOW_MSG,
+                        BPF_CORE_READ(regs, dx));
+    return 0;
+}
+
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
@@ -438,19 +528,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
     if (nr != NR_READ && nr != NR_WRITE && nr != NR_READV && nr != NR_WRITEV && nr != NR_SENDTO &&
         nr != NR_RECVFROM && nr != NR_SENDMSG && nr != NR_RECVMSG)
         return 0;
-    __u64 id = bpf_get_current_pid_tgid();
-    struct io *io = bpf_map_lookup_elem(&io_calls, &id);
-    if (!io)
-        return 0;
-    struct io c = *io;
-    bpf_map_delete_elem(&io_calls, &id);
-    if (ret <= 0)
-        return 0;
-    struct walk w = {.sk = c.sk, .iov = c.iov, .nr_segs = c.nr_segs, .base = c.base,
-                     .seg_left = c.ubuf ? ret : 0, .left = ret, .to_server = c.to_server,
-                     .source = SRC_SOCKET, .vec = !c.ubuf};
-    emit_walk(&w);
-    return 0;
+    return io_exit(ret);
 }
 
 /* ---- OpenSSL: plaintext at SSL_write / SSL_read (and the _ex forms) ---- */
