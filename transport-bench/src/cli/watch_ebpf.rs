@@ -146,10 +146,18 @@ impl RunReport for EbpfRun {
     }
 }
 
-/// The warning, before watching, when an OpenSSL file could not be probed.
+/// The warnings, before watching: an OpenSSL file that could not be probed, and the raw
+/// syscall tracepoints taken instead of each syscall's own (they cost every process more).
 fn warn_refused(probes: &ebpf::probes::Probes) {
     for (path, why) in &probes.tls_refused {
         eprintln!("warning: https not readable: {} ({why})", path.display());
+    }
+    if let Some(why) = &probes.raw_syscalls {
+        eprintln!(
+            "notice: reading bytes through the raw syscall tracepoints, which run for every \
+             syscall of every process ({why}); mounting tracefs (mount -t tracefs nodev \
+             /sys/kernel/tracing) lets the watch use each syscall's own tracepoints"
+        );
     }
 }
 
