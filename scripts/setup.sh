@@ -13,7 +13,7 @@
 # libbpf-dev gives its helper headers, libbpf-sys builds libbpf's C source against libelf and zlib); then what the optional checks need
 # (scripts/setup-optional.sh: nightly Rust for fuzzing, BBR); then builds the Solr launcher
 # (Maven Central) and makes the TLS CA. valgrind: scripts/instructions.sh counts instructions per
-# search with callgrind. Run as root (or with sudo).
+# search with callgrind. Mounts tracefs for watch --ebpf. Run as root (or with sudo).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
@@ -60,6 +60,13 @@ if ! python3 -c 'import requests' >/dev/null 2>&1; then
   python3 -m pip install -q requests >&2 \
     || { [ "$(id -u)" -eq 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-requests >&2; } \
     || { echo "setup: could not install Python requests (pip and apt both failed)" >&2; exit 1; }
+fi
+# tracefs: `watch --ebpf` reads bytes at each syscall's own tracepoints, whose ids tracefs
+# gives (systemd mounts it on most distributions; without it the watch falls back to the raw
+# tracepoints, which run for every syscall of every process). Not kept across a reboot.
+if [ "$(id -u)" -eq 0 ] && [ -d /sys/kernel/tracing ] && ! mountpoint -q /sys/kernel/tracing; then
+  mount -t tracefs nodev /sys/kernel/tracing \
+    || echo "setup: could not mount tracefs: watch --ebpf will use the raw syscall tracepoints" >&2
 fi
 bash "$ROOT/scripts/setup-optional.sh"
 # The solr_client Python package (wheel) in .venv-py/, with pysolr and solrstice beside it.

@@ -6,7 +6,8 @@
 //! process, so its pid carries only its own connections) with as many connections as its
 //! connector counted; wget (GnuTLS) and Java (JSSE), whose TLS no probe reads, as unknown
 //! requests naming their library; a bad `--tls-binary`; and the refusal, unprivileged and
-//! without BTF.
+//! without BTF; and, with tracefs unmounted in a mount namespace, the fallback to the raw
+//! syscall tracepoints reading the same requests.
 
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -26,6 +27,8 @@ const CHILD: &str = "WATCH_EBPF_CHILD";
 pub(crate) struct Watch {
     stop: Arc<AtomicBool>,
     handle: JoinHandle<EbpfReport>,
+    /// Why the raw syscall tracepoints read the bytes, when each syscall's own could not.
+    raw_syscalls: Option<String>,
 }
 
 impl Watch {
@@ -43,12 +46,17 @@ impl Watch {
             let probes = ready
                 .attach(&opts)
                 .unwrap_or_else(|e| panic!("attach: {e:#}"));
-            tx.send(probes.tls_libraries.len()).expect("send");
+            tx.send((probes.tls_libraries.len(), probes.raw_syscalls.clone()))
+                .expect("send");
             ebpf::watch_attached(&probes, &opts, &s).unwrap_or_else(|e| panic!("watch: {e:#}"))
         });
-        let libs = rx.recv().expect("the probes attached");
+        let (libs, raw_syscalls) = rx.recv().expect("the probes attached");
         assert!(libs >= 2, "libssl and node probed: {libs}");
-        Watch { stop, handle }
+        Watch {
+            stop,
+            handle,
+            raw_syscalls,
+        }
     }
 
     pub(crate) fn stop(self) -> EbpfReport {
@@ -260,6 +268,13 @@ fn https_clients_without_a_key_log_are_attributed_with_their_qtimes() {
     let (base, ca, port) = tls_solr();
     let urls = urls(&base);
     let w = Watch::start(port);
+    let tracefs = std::path::Path::new("/sys/kernel/tracing/events/syscalls").exists();
+    assert_eq!(
+        w.raw_syscalls.is_none(),
+        tracefs,
+        "each syscall's own tracepoints exactly when tracefs has them: {:?}",
+        w.raw_syscalls
+    );
     let curl_c = run(curl(&ca, &urls), port);
     let py = run(python(&ca, &urls), port);
     let nd = run(node(&ca, &urls), port);
@@ -270,6 +285,55 @@ fn https_clients_without_a_key_log_are_attributed_with_their_qtimes() {
     assert_client(&r, &nd, "node");
     let cmd = &process(&r, curl_c.pid).process.cmdline;
     assert!(cmd.starts_with("curl ") && cmd.contains(&urls[0]), "{cmd}");
+}
+
+/// The https clients' test, in a child of this binary run in a mount namespace of its own
+/// where tracefs is unmounted: the watch falls back to the raw syscall tracepoints, says why,
+/// and reads the same requests and QTimes.
+#[test]
+fn without_tracefs_the_raw_tracepoints_read_the_same_requests() {
+    let name = "watch_ebpf::without_tracefs_the_raw_tracepoints_read_the_same_requests";
+    if std::env::var_os(CHILD).is_some() {
+        let (base, ca, port) = tls_solr();
+        let urls = urls(&base);
+        let w = Watch::start(port);
+        let why = w
+            .raw_syscalls
+            .clone()
+            .expect("the raw tracepoints, tracefs being gone");
+        assert!(why.contains("tracefs"), "{why}");
+        let (curl_c, py) = (run(curl(&ca, &urls), port), run(python(&ca, &urls), port));
+        let r = w.stop();
+        assert_eq!(r.lost_events, 0);
+        assert_client(&r, &curl_c, "curl");
+        assert_client(&r, &py, "python");
+        return println!("raw tracepoints read both clients");
+    }
+    let _g = support::exclusive_blocking();
+    tls_solr();
+    let umount = "umount /sys/kernel/tracing 2>/dev/null; \
+                  umount /sys/kernel/debug/tracing 2>/dev/null; exec \"$@\"";
+    let out = Command::new("unshare")
+        .args([
+            "--mount",
+            "--propagation",
+            "private",
+            "sh",
+            "-c",
+            umount,
+            "sh",
+        ])
+        .arg(std::env::current_exe().expect("exe"))
+        .args(["--exact", name, "--nocapture"])
+        .env(CHILD, "raw")
+        .output()
+        .expect("unshare runs the child");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && text.contains("raw tracepoints read both clients"),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
