@@ -22,8 +22,8 @@ use super::incoming::IncomingBody;
 use super::proxy::{self, Proxy};
 use super::tls::TlsOptions;
 use super::{
-    BoxFuture, StreamingResponse, Transport, TransportStats, WireBytes, WireCount, WireRequest,
-    WireResponse,
+    BoxFuture, Reply, StreamingResponse, Transport, TransportStats, WireBytes, WireCount,
+    WireRequest, WireResponse,
 };
 use crate::error::Result;
 use crate::timing::HttpVersion;
@@ -206,18 +206,18 @@ impl Drop for CloseOnDrop {
 }
 
 impl Transport for Fresh {
-    fn send_streaming(&self, req: WireRequest) -> BoxFuture<'_, Result<StreamingResponse>> {
+    fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<Reply>> {
         use futures::FutureExt;
-        self.counted.send_streaming(req, |req| {
-            self.stream_inner(req).map(|r| self.connector.settle(r))
-        })
-    }
-
-    fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
-        use futures::FutureExt;
+        if req.streamed {
+            return self.counted.send(req, false, |req| {
+                self.stream_inner(req)
+                    .map(|r| self.connector.settle(r).map(Reply::Streamed))
+            });
+        }
         // A combinator, not an async block: the block would hold the request twice.
-        self.counted.send(req, |req| {
-            self.send_inner(req).map(|r| self.connector.settle(r))
+        self.counted.send(req, false, |req| {
+            self.send_inner(req)
+                .map(|r| self.connector.settle(r).map(Reply::Whole))
         })
     }
 

@@ -44,8 +44,8 @@ use super::incoming::IncomingBody;
 use super::proxy::Proxy;
 use super::tls::TlsOptions;
 use super::{
-    BoxFuture, RequestKind, StreamingResponse, Transport, TransportStats, WireBytes, WireCount,
-    WireRequest, WireResponse,
+    BoxFuture, Reply, RequestKind, StreamingResponse, Transport, TransportStats, WireBytes,
+    WireCount, WireRequest, WireResponse,
 };
 use crate::error::{Error, Result};
 use crate::timing::{HttpVersion, Timing};
@@ -448,18 +448,18 @@ fn estimate_bytes(timing: &mut Timing, connection_id: u64, body_in: usize, body_
 }
 
 impl Transport for Http2 {
-    fn send_streaming(&self, req: WireRequest) -> BoxFuture<'_, Result<StreamingResponse>> {
+    fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<Reply>> {
         use futures::FutureExt;
-        self.counted.send_streaming(req, |req| {
-            self.stream_inner(req).map(|r| self.connector.settle(r))
-        })
-    }
-
-    fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
-        use futures::FutureExt;
+        if req.streamed {
+            return self.counted.send(req, false, |req| {
+                self.stream_inner(req)
+                    .map(|r| self.connector.settle(r).map(Reply::Streamed))
+            });
+        }
         // A combinator, not an async block: the block would hold the request twice.
-        self.counted.send(req, |req| {
-            self.send_inner(req).map(|r| self.connector.settle(r))
+        self.counted.send(req, false, |req| {
+            self.send_inner(req)
+                .map(|r| self.connector.settle(r).map(Reply::Whole))
         })
     }
 

@@ -242,7 +242,7 @@ mod tests {
             assert_eq!(pooled.stats().connections_opened, 1, "reused");
         }
         // The buffered path counts the same bytes for the same answer.
-        let whole = pooled.send(get(addr)).await.expect("buffered");
+        let whole = pooled.send_whole(get(addr)).await.expect("buffered");
         assert_eq!(whole.timing.bytes_in, CHUNKED.len() as u64);
         assert_eq!(whole.body.as_ref(), b"hello world");
         // Given up before its end: nothing accounted.

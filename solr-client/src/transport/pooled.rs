@@ -39,8 +39,8 @@ use super::incoming::IncomingBody;
 use super::proxy::{self, Proxy};
 use super::tls::TlsOptions;
 use super::{
-    BoxFuture, RequestKind, StreamingResponse, Transport, TransportStats, WireBytes, WireCount,
-    WireRequest, WireResponse,
+    BoxFuture, Reply, RequestKind, StreamingResponse, Transport, TransportStats, WireBytes,
+    WireCount, WireRequest, WireResponse,
 };
 use crate::error::{Error, Result};
 use crate::timing::HttpVersion;
@@ -487,19 +487,18 @@ async fn slot(
 }
 
 impl Transport for Pooled {
-    fn send_streaming(&self, req: WireRequest) -> BoxFuture<'_, Result<StreamingResponse>> {
+    fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<Reply>> {
         use futures::FutureExt;
-        self.counted.send_streaming(req, |req| {
-            self.stream_inner(req).map(|r| self.connector.settle(r))
-        })
-    }
-
-    fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
-        use futures::FutureExt;
-        // A combinator, not an async block: the block would hold the exchange twice.
-        self.counted.send_own_deadline(req, |req| {
+        if req.streamed {
+            return self.counted.send(req, false, |req| {
+                self.stream_inner(req)
+                    .map(|r| self.connector.settle(r).map(Reply::Streamed))
+            });
+        }
+        // A combinator, not an async block: the block would hold the request twice.
+        self.counted.send(req, true, |req| {
             self.send_inner(Box::new(req))
-                .map(|r| self.connector.settle(r))
+                .map(|r| self.connector.settle(r).map(Reply::Whole))
         })
     }
 
@@ -542,6 +541,8 @@ mod tests {
             max_response_bytes: 64 << 20,
             deadline: None,
             route: None,
+            auth: None,
+            streamed: false,
         };
         let exchange = std::mem::size_of_val(&pooled.send_inner(Box::new(req.clone())));
         let boxed = pooled.send(req);

@@ -48,7 +48,7 @@ use bytes::{Bytes, BytesMut};
 use super::h1::{closed_unanswered, proves_unprocessed, USER_AGENT_VALUE};
 use super::tls::TlsOptions;
 use super::{
-    BoxFuture, RequestKind, Transport, TransportStats, WireBytes, WireCount, WireRequest,
+    BoxFuture, Reply, RequestKind, Transport, TransportStats, WireBytes, WireCount, WireRequest,
     WireResponse,
 };
 use crate::error::{Error, Result, TimeoutPhase};
@@ -458,13 +458,17 @@ fn map_reqwest(node: &str, req: &WireRequest, e: reqwest::Error, has_identity: b
 }
 
 impl Transport for ReqwestDefault {
-    fn send_streaming(&self, req: WireRequest) -> BoxFuture<'_, Result<super::StreamingResponse>> {
-        self.counted
-            .send_streaming(req, |req| self.stream_inner(req))
-    }
-
-    fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
-        self.counted.send(req, |req| self.send_inner(req))
+    fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<Reply>> {
+        use futures::FutureExt;
+        if req.streamed {
+            return self.counted.send(req, false, |req| {
+                self.stream_inner(req).map(|r| r.map(Reply::Streamed))
+            });
+        }
+        // A combinator, not an async block: the block would hold the request twice.
+        self.counted.send(req, false, |req| {
+            self.send_inner(req).map(|r| r.map(Reply::Whole))
+        })
     }
 
     fn name(&self) -> String {
