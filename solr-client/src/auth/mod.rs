@@ -32,7 +32,7 @@
 //! # Secrets
 //! Passwords, tokens, the values the callback returns and header values marked sensitive
 //! never appear in `Debug` output, errors, tracing events or reports; the header values are
-//! marked sensitive (`***` in [`WireRequest`]'s `Debug`, never indexed by HTTP/2 HPACK).
+//! marked sensitive (`***` in [`WireRequest`](crate::transport::WireRequest)'s `Debug`, never indexed by HTTP/2 HPACK).
 
 mod basic;
 mod bearer;

@@ -21,10 +21,7 @@ use super::h1::{
 use super::incoming::IncomingBody;
 use super::proxy::{self, Proxy};
 use super::tls::TlsOptions;
-use super::{
-    BoxFuture, Reply, StreamingResponse, Transport, TransportStats, WireBytes, WireCount,
-    WireRequest, WireResponse,
-};
+use super::{StreamingResponse, WireBytes, WireCount, WireRequest, WireResponse};
 use crate::error::Result;
 use crate::timing::HttpVersion;
 
@@ -205,27 +202,4 @@ impl Drop for CloseOnDrop {
     }
 }
 
-impl Transport for Fresh {
-    fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<Reply>> {
-        use futures::FutureExt;
-        if req.streamed {
-            return self.counted.send(req, false, |req| {
-                self.stream_inner(req)
-                    .map(|r| self.connector.settle(r).map(Reply::Streamed))
-            });
-        }
-        // A combinator, not an async block: the block would hold the request twice.
-        self.counted.send(req, false, |req| {
-            self.send_inner(req)
-                .map(|r| self.connector.settle(r).map(Reply::Whole))
-        })
-    }
-
-    fn name(&self) -> String {
-        self.counted.name()
-    }
-
-    fn stats(&self) -> TransportStats {
-        self.counted.stats(self.connector.opened())
-    }
-}
+super::connector_base!(Fresh);

@@ -43,10 +43,7 @@ use super::h2_clock::{FrameClock, FrameEdges};
 use super::incoming::IncomingBody;
 use super::proxy::Proxy;
 use super::tls::TlsOptions;
-use super::{
-    BoxFuture, Reply, RequestKind, StreamingResponse, Transport, TransportStats, WireBytes,
-    WireCount, WireRequest, WireResponse,
-};
+use super::{RequestKind, StreamingResponse, WireBytes, WireCount, WireRequest, WireResponse};
 use crate::error::{Error, Result};
 use crate::timing::{HttpVersion, Timing};
 
@@ -447,27 +444,4 @@ fn estimate_bytes(timing: &mut Timing, connection_id: u64, body_in: usize, body_
     timing.decoded_bytes = body_in as u64;
 }
 
-impl Transport for Http2 {
-    fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<Reply>> {
-        use futures::FutureExt;
-        if req.streamed {
-            return self.counted.send(req, false, |req| {
-                self.stream_inner(req)
-                    .map(|r| self.connector.settle(r).map(Reply::Streamed))
-            });
-        }
-        // A combinator, not an async block: the block would hold the request twice.
-        self.counted.send(req, false, |req| {
-            self.send_inner(req)
-                .map(|r| self.connector.settle(r).map(Reply::Whole))
-        })
-    }
-
-    fn name(&self) -> String {
-        self.counted.name()
-    }
-
-    fn stats(&self) -> TransportStats {
-        self.counted.stats(self.connector.opened())
-    }
-}
+super::connector_base!(Http2);

@@ -155,6 +155,37 @@ pub trait Transport: Send + Sync + fmt::Debug {
     }
 }
 
+/// The [`Transport`] impl of a base transport built on its own [`Connector`] (`fresh`,
+/// `http2`): a `counted: Counted`, a `connector: Connector`, and two exchanges,
+/// `send_inner` (the body whole) and `stream_inner` (the body as it arrives).
+macro_rules! connector_base {
+    ($ty:ty) => {
+        impl $crate::transport::Transport for $ty {
+            fn send(
+                &self,
+                req: $crate::transport::WireRequest,
+            ) -> $crate::transport::BoxFuture<'_, $crate::Result<$crate::transport::Reply>> {
+                use futures::FutureExt;
+                self.counted.send_either(
+                    req,
+                    false,
+                    |req| self.send_inner(req).map(|r| self.connector.settle(r)),
+                    |req| self.stream_inner(req).map(|r| self.connector.settle(r)),
+                )
+            }
+
+            fn name(&self) -> String {
+                self.counted.name()
+            }
+
+            fn stats(&self) -> $crate::transport::TransportStats {
+                self.counted.stats(self.connector.opened())
+            }
+        }
+    };
+}
+pub(crate) use connector_base;
+
 /// What the four base transports share: their name, whether certificate checks are off (it
 /// shows in the name, so no report hides it), and the count of requests sent.
 #[derive(Debug)]
@@ -217,6 +248,32 @@ impl Counted {
             inner(req).await
         };
         self.run(req, own_deadline, signed)
+    }
+
+    /// [`Self::send`] for a base transport with one exchange per way of reading a body:
+    /// `whole` reads it whole, `streamed` returns at the head ([`WireRequest::streamed`]
+    /// chooses; `own_deadline` applies to `whole` only).
+    pub(crate) fn send_either<'a, W, S>(
+        &self,
+        req: WireRequest,
+        own_deadline: bool,
+        whole: impl FnOnce(WireRequest) -> W + Send + 'a,
+        streamed: impl FnOnce(WireRequest) -> S + Send + 'a,
+    ) -> BoxFuture<'a, Result<Reply>>
+    where
+        W: Future<Output = Result<WireResponse>> + Send + 'a,
+        S: Future<Output = Result<StreamingResponse>> + Send + 'a,
+    {
+        use futures::FutureExt;
+        if req.streamed {
+            return self.send(req, false, |req| {
+                streamed(req).map(|r| r.map(Reply::Streamed))
+            });
+        }
+        // A combinator, not an async block: the block would hold the request twice.
+        self.send(req, own_deadline, |req| {
+            whole(req).map(|r| r.map(Reply::Whole))
+        })
     }
 
     fn run<'a, F>(

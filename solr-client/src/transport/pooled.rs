@@ -489,17 +489,15 @@ async fn slot(
 impl Transport for Pooled {
     fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<Reply>> {
         use futures::FutureExt;
-        if req.streamed {
-            return self.counted.send(req, false, |req| {
-                self.stream_inner(req)
-                    .map(|r| self.connector.settle(r).map(Reply::Streamed))
-            });
-        }
-        // A combinator, not an async block: the block would hold the request twice.
-        self.counted.send(req, true, |req| {
-            self.send_inner(Box::new(req))
-                .map(|r| self.connector.settle(r).map(Reply::Whole))
-        })
+        self.counted.send_either(
+            req,
+            true,
+            |req| {
+                self.send_inner(Box::new(req))
+                    .map(|r| self.connector.settle(r))
+            },
+            |req| self.stream_inner(req).map(|r| self.connector.settle(r)),
+        )
     }
 
     fn name(&self) -> String {

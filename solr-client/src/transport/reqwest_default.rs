@@ -459,16 +459,12 @@ fn map_reqwest(node: &str, req: &WireRequest, e: reqwest::Error, has_identity: b
 
 impl Transport for ReqwestDefault {
     fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<Reply>> {
-        use futures::FutureExt;
-        if req.streamed {
-            return self.counted.send(req, false, |req| {
-                self.stream_inner(req).map(|r| r.map(Reply::Streamed))
-            });
-        }
-        // A combinator, not an async block: the block would hold the request twice.
-        self.counted.send(req, false, |req| {
-            self.send_inner(req).map(|r| r.map(Reply::Whole))
-        })
+        self.counted.send_either(
+            req,
+            false,
+            |req| self.send_inner(req),
+            |req| self.stream_inner(req),
+        )
     }
 
     fn name(&self) -> String {

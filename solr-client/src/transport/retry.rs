@@ -446,7 +446,7 @@ mod tests {
     impl Transport for BusyThenOk {
         fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<Reply>> {
             let n = self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-            let status = if n % 2 == 0 { 503 } else { 200 };
+            let status = if n.is_multiple_of(2) { 503 } else { 200 };
             let resp = crate::transport::WireResponse {
                 status: StatusCode::from_u16(status).expect("status"),
                 headers: HeaderMap::new(),
