@@ -23,8 +23,8 @@ use crate::response::{decode, decode_as, Document, PingResponse, SelectResponse,
 use crate::shard_split;
 use crate::timing::Timing;
 use crate::transport::{
-    Identity, PooledConfig, Proxy, Redirects, RequestKind, RetryPolicy, RouteKey, Timeouts,
-    TlsOptions, Transport, TransportKind, WireRequest, WireResponse,
+    Identity, PooledConfig, Proxy, RequestKind, RetryPolicy, RouteKey, Timeouts, TlsOptions,
+    Transport, TransportKind, WireRequest, WireResponse,
 };
 
 /// Default response size limit: 64 MiB, applied to the body as it arrives and again to the
@@ -275,14 +275,11 @@ impl SolrClientBuilder {
     /// Builds the client.
     pub fn build(self) -> Result<SolrClient> {
         let node = crate::url_input::parse_node_url(&self.node.0)?;
-        let mut inner = self.build_transport()?;
-        if let Some(policy) = self.retry {
-            inner = Arc::new(crate::transport::Retry::new(inner, policy));
-        }
+        // The layers in their one order (transport::stack): +auth, +redirect, +retry.
+        let transport =
+            crate::transport::stack(self.build_transport()?, self.retry, self.max_redirects);
         let collection = check_collection(self.collection, &node)?;
         check_update_params(&self.update_params)?;
-        // Transports hand a 3xx back as it is; this decorator is the one place that decides.
-        let transport: Arc<dyn Transport> = Arc::new(Redirects::new(inner, self.max_redirects));
         let mut observer = self.observer;
         observer.meter = crate::observe::ClientMeter::new(transport.name());
         Ok(SolrClient {

@@ -128,8 +128,9 @@ impl AuthProvider for Remembering {
     }
 }
 
-/// Sends `req` through `transport` for a whole answer, signed by `auth` unless the request
-/// names its own provider, with the 401 renewal of [`AuthRenew`].
+/// Sends `req` through `transport` (a client's [`stack`](super::stack), whose `+auth`
+/// layer renews after a 401) for a whole answer, signed by `auth` unless the request names
+/// its own provider.
 pub(crate) async fn send_signed(
     transport: &Arc<dyn Transport>,
     auth: Option<&Arc<dyn AuthProvider>>,
@@ -138,17 +139,12 @@ pub(crate) async fn send_signed(
     if req.auth.is_none() {
         req.auth = auth.cloned();
     }
-    req.streamed = false;
-    let limit = req.max_response_bytes;
-    renewing(transport.as_ref(), req)
-        .await?
-        .into_whole(limit)
-        .await
+    transport.send_whole(req).await
 }
 
 /// [`send_signed`] for an answer whose body is read as it arrives: the request (method,
-/// path, parameters, body bytes) is whole until its head comes back, so after a 401 head it
-/// is re-sent once the same way.
+/// path, parameters, body bytes) is whole until its head comes back, so after a 401 head
+/// the `+auth` layer re-sends it once the same way.
 pub(crate) async fn send_signed_streaming(
     transport: &Arc<dyn Transport>,
     auth: Option<&Arc<dyn AuthProvider>>,
@@ -157,8 +153,7 @@ pub(crate) async fn send_signed_streaming(
     if req.auth.is_none() {
         req.auth = auth.cloned();
     }
-    req.streamed = true;
-    Ok(renewing(transport.as_ref(), req).await?.into_streamed())
+    transport.send_streaming(req).await
 }
 
 /// [`Error::Unauthorized`] for a 401 answer (its `headers`, from `node`) to a request

@@ -41,6 +41,7 @@ mod retry;
 mod routing;
 mod socks;
 pub(crate) mod span;
+mod stack;
 mod tls;
 #[cfg(feature = "rustls-base")]
 mod tls_provider;
@@ -84,6 +85,7 @@ pub(crate) use routing::node_key as routing_key;
 pub use routing::{
     HealthPolicy, NodeStats, Policy, ReadPreference, ReplicaPreference, Routing, RoutingBuilder,
 };
+pub use stack::stack;
 pub use tls::{TlsOptions, TlsVersion};
 
 use crate::error::Result;
