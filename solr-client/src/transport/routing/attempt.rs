@@ -19,7 +19,7 @@ use super::nodes::{node_key, Availability};
 use super::plan::Target;
 use super::Routing;
 use crate::error::{Error, Result};
-use crate::transport::retry::solr_error;
+use crate::transport::layer::retry::solr_error;
 use crate::transport::{retries_status, retry_after, Reply, RequestKind, RouteKey, WireRequest};
 
 /// The state of one call across its attempts.

@@ -131,8 +131,8 @@ pub use nodes::{HealthPolicy, NodeStats, Policy};
 pub use preference::{ReadPreference, ReplicaPreference};
 
 use super::cloud::ClusterView;
-use super::redirect::Redirects;
-use super::retry::RetryPolicy;
+use super::layer::redirect::Redirects;
+use super::layer::retry::RetryPolicy;
 use super::{BoxFuture, Reply, ShardGroup, Timeouts, Transport, TransportStats, WireRequest};
 use crate::auth::AuthProvider;
 use crate::error::{Error, Result};

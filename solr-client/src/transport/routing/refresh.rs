@@ -142,7 +142,7 @@ impl Routing {
     /// re-sent once with a renewed credential after a 401).
     pub(super) async fn send_own(&self, req: WireRequest) -> Result<WireResponse> {
         let limit = req.max_response_bytes;
-        crate::transport::auth::renewing(self.inner.as_ref(), req)
+        crate::transport::layer::auth::renewing(self.inner.as_ref(), req)
             .await?
             .into_whole(limit)
             .await

@@ -9,9 +9,11 @@ use std::sync::{Arc, Mutex};
 use http::header::WWW_AUTHENTICATE;
 use http::{HeaderValue, StatusCode};
 
-use super::{BoxFuture, Decorator, Reply, StreamingResponse, Transport, WireRequest, WireResponse};
 use crate::auth::AuthProvider;
 use crate::error::{Error, Result};
+use crate::transport::{
+    BoxFuture, Decorator, Reply, StreamingResponse, Transport, WireRequest, WireResponse,
+};
 
 /// The 401-renewal decorator: a request whose provider ([`WireRequest::auth`]) has a new
 /// credential after a 401 is sent once more (a write too: a 401 is refused before anything
@@ -128,7 +130,7 @@ impl AuthProvider for Remembering {
     }
 }
 
-/// Sends `req` through `transport` (a client's [`stack`](super::stack), whose `+auth`
+/// Sends `req` through `transport` (a client's [`stack`](crate::transport::stack), whose `+auth`
 /// layer renews after a 401) for a whole answer, signed by `auth` unless the request names
 /// its own provider.
 pub(crate) async fn send_signed(

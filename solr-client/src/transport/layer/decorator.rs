@@ -8,8 +8,8 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::{BoxFuture, Reply, ShardGroup, Transport, TransportStats, WireRequest};
 use crate::error::Result;
+use crate::transport::{BoxFuture, Reply, ShardGroup, Transport, TransportStats, WireRequest};
 
 /// A transport that wraps another ([`Decorator::Inner`]). Implementing it makes the type a
 /// [`Transport`]: requests go through [`Decorator::call`], the name is [`Decorator::label`],

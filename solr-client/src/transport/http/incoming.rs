@@ -13,9 +13,9 @@ use bytes::Bytes;
 use futures::Stream;
 use hyper::body::Incoming;
 
-use super::connector::Activity;
-use super::h1::{map_hyper, ConnTimer, Watch};
 use crate::error::{Error, Result, TimeoutPhase};
+use crate::transport::connect::connector::Activity;
+use crate::transport::http::exchange::{map_hyper, ConnTimer, Watch};
 
 /// What runs when the body has been read to its end, given the connection's timer back and
 /// the body's payload bytes (the data of its frames as they came, before any decoder).

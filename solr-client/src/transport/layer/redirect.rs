@@ -3,8 +3,8 @@
 //! No transport follows a redirect itself (hyper's connection-level clients never do; the
 //! `reqwest` transport is built with `redirect::Policy::none()`): they hand the 3xx back as
 //! a response, and this decorator, applied at the edge by [`crate::SolrClientBuilder`] over
-//! any transport (a custom one or a [`super::Retry`] included), turns it into a decision. A
-//! [`super::Routing`] picks the node of every request it is given, so it applies this same
+//! any transport (a custom one or a [`crate::transport::Retry`] included), turns it into a decision. A
+//! [`crate::transport::Routing`] picks the node of every request it is given, so it applies this same
 //! decorator to its inner transport, per node (`RoutingBuilder::follow_redirects`); a 3xx
 //! then never leaves the router. The decision:
 //!
@@ -28,8 +28,8 @@ use http::header::{AUTHORIZATION, LOCATION};
 use http::StatusCode;
 use url::Url;
 
-use super::{BoxFuture, Decorator, Reply, RequestKind, Transport, WireRequest};
 use crate::error::{Error, Result};
+use crate::transport::{BoxFuture, Decorator, Reply, RequestKind, Transport, WireRequest};
 
 /// The redirect decorator. See the module docs.
 #[derive(Debug)]

@@ -13,23 +13,23 @@ use http_body_util::Full;
 use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
 
-use super::client_auth::h1_explained;
-use super::connector::{ConnMeter, Connector, SetupTiming};
-use super::h1::{
-    build_request, exchange_head, map_hyper, read_body, ConnTimer, Head, Instants, Target, Watch,
-};
-use super::incoming::IncomingBody;
-use super::proxy::{self, Proxy};
-use super::tls::TlsOptions;
-use super::{StreamingResponse, WireBytes, WireCount, WireRequest, WireResponse};
 use crate::error::Result;
 use crate::timing::HttpVersion;
+use crate::transport::connect::client_auth::h1_explained;
+use crate::transport::connect::connector::{ConnMeter, Connector, SetupTiming};
+use crate::transport::connect::proxy::{self, Proxy};
+use crate::transport::connect::tls::TlsOptions;
+use crate::transport::http::exchange::{
+    build_request, exchange_head, map_hyper, read_body, ConnTimer, Head, Instants, Target, Watch,
+};
+use crate::transport::http::incoming::IncomingBody;
+use crate::transport::{StreamingResponse, WireBytes, WireCount, WireRequest, WireResponse};
 
 /// A transport that opens a new connection per request.
 #[derive(Debug)]
 pub struct Fresh {
     connector: Connector,
-    counted: super::Counted,
+    counted: crate::transport::Counted,
 }
 
 impl Fresh {
@@ -42,8 +42,9 @@ impl Fresh {
     /// `https://` nodes through a `CONNECT` tunnel.
     pub fn with_proxy(tls: &TlsOptions, proxy: Option<&Proxy>) -> Result<Self> {
         Ok(Fresh {
-            connector: Connector::new(tls, super::connector::HTTP1_ALPN)?.via(proxy, false),
-            counted: super::Counted::new("fresh", tls.is_insecure()),
+            connector: Connector::new(tls, crate::transport::connect::connector::HTTP1_ALPN)?
+                .via(proxy, false),
+            counted: crate::transport::Counted::new("fresh", tls.is_insecure()),
         })
     }
 
@@ -202,4 +203,4 @@ impl Drop for CloseOnDrop {
     }
 }
 
-super::connector_base!(Fresh);
+crate::transport::connector_base!(Fresh);

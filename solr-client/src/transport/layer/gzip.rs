@@ -13,8 +13,10 @@ use std::time::Instant;
 use bytes::Bytes;
 use http::header::{HeaderValue, ACCEPT_ENCODING, CONTENT_ENCODING};
 
-use super::{BodyStream, BoxFuture, ChunkStream, Decorator, Reply, Transport, WireRequest};
 use crate::error::{Error, Result};
+use crate::transport::{
+    BodyStream, BoxFuture, ChunkStream, Decorator, Reply, Transport, WireRequest,
+};
 
 /// Wraps a transport with gzip content coding.
 #[derive(Debug)]

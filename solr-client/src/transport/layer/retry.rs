@@ -1,4 +1,4 @@
-//! [`RetryPolicy`]: how often and how long the [`Routing`](super::Routing) decorator and the
+//! [`RetryPolicy`]: how often and how long the [`Routing`](crate::transport::Routing) decorator and the
 //! [`Retry`] decorator retry, `Retry-After` parsing, and jittered exponential backoff.
 //!
 //! `+retry` ([`Retry`]) retries a request answered with **429 Too Many Requests** or
@@ -21,8 +21,8 @@
 //! to) before touching the index, and a proxy answers 503 when it could not reach Solr.
 //! No other status is retried: after a 500, 502 or 504, or a connection lost or a timeout
 //! after the request was sent, whether a write was applied is unknown, and neither decorator
-//! guesses. (Stale pooled connections are retried by [`super::Pooled`] itself; node failover
-//! on transport errors belongs to [`super::Routing`], which fails writes over only when
+//! guesses. (Stale pooled connections are retried by [`crate::transport::Pooled`] itself; node failover
+//! on transport errors belongs to [`crate::transport::Routing`], which fails writes over only when
 //! [`Error::is_not_sent`] holds.)
 //!
 //! The returned response's `timing.attempts` counts every attempt (including the inner
@@ -35,9 +35,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use http::header::RETRY_AFTER;
 use http::{HeaderMap, StatusCode};
 
-use super::{BoxFuture, Decorator, Reply, RequestKind, Transport, WireRequest};
 use crate::codec::ResponseFormat;
 use crate::error::{Error, Result};
+use crate::transport::{BoxFuture, Decorator, Reply, RequestKind, Transport, WireRequest};
 use crate::types::{ErrorEnvelope, SolrErrorBody};
 
 /// The retry budget of one request.
@@ -149,7 +149,7 @@ impl RetryPolicy {
 }
 
 /// Whether a request of `kind` answered with `status` is sent again by [`Retry`] and
-/// [`Routing`](super::Routing): 429 and 503 for every kind, writes included (see the module
+/// [`Routing`](crate::transport::Routing): 429 and 503 for every kind, writes included (see the module
 /// docs: both statuses mean the server refused before processing); nothing else.
 pub fn retries_status(kind: RequestKind, status: http::StatusCode) -> bool {
     let _ = kind; // the same for reads, writes and admin requests, on purpose
@@ -226,7 +226,7 @@ impl<T: Transport> Retry<T> {
     async fn send_inner(&self, mut req: WireRequest) -> Result<Reply> {
         let deadline = req.start_deadline();
         let timeout = req.request_timeout();
-        super::until_deadline(deadline, timeout, self.attempts(req, deadline)).await
+        crate::transport::until_deadline(deadline, timeout, self.attempts(req, deadline)).await
     }
 
     /// The attempts of one request, whole or streamed alike: a streamed reply is judged on
