@@ -1,4 +1,8 @@
-//! How bytes travel: the [`Transport`] trait and one file per transport or decorator.
+//! How bytes travel: the [`Transport`] trait (one send, returning a [`Reply`] whose body is
+//! whole or streamed) and one file per transport or layer: `base/` (the transports below),
+//! `http/` (the exchange on a connection), `connect/` (connections, TLS, proxies), `layer/`
+//! (the decorators, each written once over [`Reply`]), `routing/` and `cloud/`, and
+//! [`stack`], the one function that puts the client's layers in their documented order.
 //!
 //! | name      | what it does                                                         |
 //! |-----------|----------------------------------------------------------------------|
@@ -10,6 +14,10 @@
 //! | `+routing` | decorator over one transport and many nodes: writes to the leader, reads to replicas, failover, Retry-After, SolrCloud shard leaders ([`Routing`]) |
 //! | `+redirect` | decorator the client always applies at the edge: a 3xx on a write is an error, reads follow only on opt-in ([`Redirects`]) |
 //! | `+retry`  | decorator: retries 429/503 honouring `Retry-After` (jittered backoff, attempt budget) ([`Retry`]) |
+//! | `+auth`   | decorator the client applies at the edge: after a 401, the request's credential renewed and the request re-sent once ([`AuthRenew`]) |
+//!
+//! No layer signs: a request carries its provider ([`WireRequest::auth`]) and the base
+//! transport sets `Authorization` from it right before each write ([`WireRequest::sign`]).
 //!
 //! Transports know nothing about Solr except whether a request is a read or a write
 //! ([`RequestKind`]). All of them measure the phases documented in [`crate::timing`].
