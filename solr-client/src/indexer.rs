@@ -788,7 +788,7 @@ mod tests {
         fn send(
             &self,
             req: WireRequest,
-        ) -> futures::future::BoxFuture<'_, Result<crate::transport::WireResponse>> {
+        ) -> futures::future::BoxFuture<'_, Result<crate::transport::Reply>> {
             // JSON bodies are read; others are recorded with no ids.
             let docs: Vec<serde_json::Value> =
                 serde_json::from_slice(&req.body).unwrap_or_default();
@@ -800,12 +800,14 @@ mod tests {
             let mut headers = http::HeaderMap::new();
             headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
             Box::pin(async {
-                Ok(crate::transport::WireResponse {
-                    status: http::StatusCode::OK,
-                    headers,
-                    body: Bytes::from_static(br#"{"responseHeader":{"status":0,"QTime":1}}"#),
-                    timing: crate::timing::Timing::default(),
-                })
+                Ok(crate::transport::Reply::Whole(
+                    crate::transport::WireResponse {
+                        status: http::StatusCode::OK,
+                        headers,
+                        body: Bytes::from_static(br#"{"responseHeader":{"status":0,"QTime":1}}"#),
+                        timing: crate::timing::Timing::default(),
+                    },
+                ))
             })
         }
         fn name(&self) -> String {

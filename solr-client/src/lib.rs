@@ -167,6 +167,7 @@ pub mod timing;
 pub mod transport;
 mod types;
 mod url_input;
+pub mod wire;
 
 // A dev-dependency only the benches use; unit tests see it too (unused_crate_dependencies).
 #[cfg(test)]

@@ -12,7 +12,8 @@
 //!   head, over the connection the 401 came on; refused twice, a typed error;
 //! - a token revoked in the middle of an `Indexer` run: every document accounted for, Solr
 //!   holds exactly the acknowledged ones;
-//! - custom headers (per client and per request) reach the gateway.
+//! - custom headers (per client and per request) reach the gateway;
+//! - a user's own decorator that re-sends a request later sends the renewed token.
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -21,6 +22,7 @@ use std::time::{Duration, Instant};
 
 use futures::TryStreamExt;
 use solr_client::auth::{Bearer, Refreshing, Token};
+use solr_client::transport::{BoxFuture, Decorator, Reply, Transport, WireRequest};
 use solr_client::{
     Commit, Error, Export, Indexer, Select, SolrClient, SolrClientBuilder, TransportKind,
 };
@@ -434,4 +436,90 @@ async fn custom_headers_reach_the_gateway_and_secret_ones_stay_hidden() {
         .with_secret_header("X-Api-Key", "bad\nvalue")
         .expect_err("invalid");
     assert!(!err.to_string().contains("bad"), "{err}");
+}
+
+/// A user's own decorator that sends every request twice, the second time after a pause
+/// and a hook (here: the first token revoked at the gateway). It never signs anything.
+#[derive(Debug)]
+struct SendsAgainLater {
+    inner: Arc<dyn Transport>,
+    pause: Duration,
+    before_again: RevokeFirst,
+}
+
+/// Revokes the first token the issuer made.
+struct RevokeFirst(Arc<Gateway>, Arc<Mutex<Vec<String>>>);
+
+impl std::fmt::Debug for RevokeFirst {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("RevokeFirst")
+    }
+}
+
+impl Decorator for SendsAgainLater {
+    type Inner = Arc<dyn Transport>;
+
+    fn inner(&self) -> &Self::Inner {
+        &self.inner
+    }
+
+    fn call(&self, req: WireRequest) -> BoxFuture<'_, solr_client::Result<Reply>> {
+        Box::pin(async move {
+            let first = self.inner.send_whole(req.clone()).await?;
+            assert_eq!(first.status, http::StatusCode::OK);
+            tokio::time::sleep(self.pause).await;
+            let first_token = self.before_again.1.lock().unwrap()[0].clone();
+            self.before_again.0.revoke(&first_token);
+            self.inner.send(req).await
+        })
+    }
+}
+
+/// A decorator written without any thought for credentials re-sends a request after its
+/// token has come due: the re-sent request carries the renewed token (the provider rides
+/// the request, and the base transport signs each write), so the gateway admits both sends
+/// and never sees the revoked first token again: two 200s, no 401, two tokens issued.
+#[tokio::test]
+async fn a_custom_decorator_resending_later_sends_the_renewed_credential() {
+    let _g = support::shared().await;
+    let Some((gw, t)) = gateway("a_custom_decorator_resending_later_sends_the_renewed_credential")
+    else {
+        return;
+    };
+    // The first token is valid for 12 s, 10 s of it inside the margin: due 2 s after it
+    // was issued; the decorator pauses 3 s before sending again.
+    let (provider, issued) = issuer(
+        &gw,
+        &t,
+        |n| Duration::from_secs(if n == 0 { 12 } else { 3600 }),
+        true,
+    );
+    let base = TransportKind::Pooled
+        .build(&Default::default(), false)
+        .expect("pooled");
+    let later = SendsAgainLater {
+        inner: base,
+        pause: Duration::from_secs(3),
+        before_again: RevokeFirst(gw.clone(), issued.clone()),
+    };
+    let c = SolrClient::builder(gw.url())
+        .collection("bench")
+        .custom_transport(Arc::new(later))
+        .auth(provider)
+        .header("X-Request-Tag", &t)
+        .build()
+        .expect("client");
+    c.ping().await.expect("both sends admitted");
+    let issued = issued.lock().unwrap().clone();
+    assert_eq!(
+        issued.len(),
+        2,
+        "the first token and its renewal: {issued:?}"
+    );
+    let lines = logged(&gw, &t, 2).await;
+    assert_eq!(
+        statuses(&lines),
+        ["status=200", "status=200"],
+        "the re-sent request carried the new token: {lines:?}"
+    );
 }

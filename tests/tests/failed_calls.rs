@@ -10,7 +10,7 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
-use solr_client::transport::{TransportStats, WireRequest, WireResponse};
+use solr_client::transport::{Reply, TransportStats, WireRequest};
 use solr_client::{
     Credentials, Error, ResponseEvent, ResponseFormat, Select, SolrClient, Transport, TransportKind,
 };
@@ -29,11 +29,11 @@ struct Tap {
 }
 
 impl Transport for Tap {
-    fn send(&self, req: WireRequest) -> BoxFuture<'_, solr_client::Result<WireResponse>> {
+    fn send(&self, req: WireRequest) -> BoxFuture<'_, solr_client::Result<Reply>> {
         Box::pin(async move {
-            let resp = self.inner.send(req).await?;
+            let resp = self.inner.send_whole(req).await?;
             self.bodies.lock().expect("lock").push(resp.body.to_vec());
-            Ok(resp)
+            Ok(Reply::Whole(resp))
         })
     }
     fn name(&self) -> String {

@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use futures::future::BoxFuture;
-use solr_client::transport::{Transport, TransportStats, WireRequest, WireResponse};
+use solr_client::transport::{Reply, Transport, TransportStats, WireRequest};
 use solr_client::{Commit, Indexer, SolrClient, TransportKind};
 
 use crate::cloud_routing::{
@@ -37,7 +37,7 @@ struct Recorder {
 }
 
 impl Transport for Recorder {
-    fn send(&self, req: WireRequest) -> BoxFuture<'_, solr_client::Result<WireResponse>> {
+    fn send(&self, req: WireRequest) -> BoxFuture<'_, solr_client::Result<Reply>> {
         // Adds only (a commit is a JSON object).
         if req.path.ends_with("/update") && req.body.first() == Some(&b'[') {
             let docs: Vec<serde_json::Value> =

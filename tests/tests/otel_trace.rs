@@ -10,8 +10,8 @@
 //! attributes; and the gateway saw exactly one request of it, whose `traceparent` names the
 //! same trace and the attempt span as parent. A search whose bearer token the gateway
 //! revoked is two attempts (401, then re-sent with a renewed token), and the gateway saw
-//! each with its own attempt as parent. A streamed `/export` (no attempt span) carries the
-//! application span's context.
+//! each with its own attempt as parent. A streamed `/export` goes the same send path: its
+//! attempt span, under the application span, is the parent the gateway saw.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -108,13 +108,19 @@ fn a_search_is_one_trace_and_solr_gets_its_attempt_as_parent() {
         let parent = (trace.clone(), hex(&attempt.span_id), "01".to_string());
         assert_eq!(traceparent(line), parent, "{line}");
     }
-    // A streamed call has no attempt span: its request carries the current span's context.
+    // A streamed call goes the one send path too: its request has an attempt span (a child
+    // of the current span, the application's), which is the parent Solr gets.
     let export = app_span(&spans, "export");
     let lines = gw.matching(&format!("tag=\"{t}-export\""));
     assert_eq!(lines.len(), 1, "{lines:?}");
+    let attempts: Vec<&Span> = spans
+        .iter()
+        .filter(|s| s.name == "solr.attempt" && s.parent_span_id == export.span_id)
+        .collect();
+    assert_eq!(attempts.len(), 1, "one attempt under the export call");
     let parent = (
         hex(&export.trace_id),
-        hex(&export.span_id),
+        hex(&attempts[0].span_id),
         "01".to_string(),
     );
     assert_eq!(traceparent(&lines[0]), parent, "{}", lines[0]);

@@ -352,6 +352,8 @@ async fn the_router_streams_an_export_body_in_chunks() {
         max_response_bytes: 1 << 20,
         deadline: None,
         route: None,
+        auth: None,
+        streamed: false,
     };
     let mut resp = router.send_streaming(req).await.expect("a head");
     assert_eq!(resp.status, http::StatusCode::OK);

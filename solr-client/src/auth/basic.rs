@@ -4,7 +4,7 @@ use http::HeaderValue;
 
 use super::AuthProvider;
 use crate::error::Result;
-use crate::transport::BoxFuture;
+use crate::wire::BoxFuture;
 
 /// HTTP basic credentials. Debug output never shows the password.
 #[derive(Clone)]

@@ -4,7 +4,7 @@ use http::HeaderValue;
 
 use super::AuthProvider;
 use crate::error::{Error, Result};
-use crate::transport::BoxFuture;
+use crate::wire::BoxFuture;
 
 /// A static bearer token, sent as `Authorization: Bearer <token>` with every attempt. A 401
 /// answer is final for it (it cannot change): [`Error::Unauthorized`]. For a token that

@@ -11,7 +11,7 @@ use http::HeaderValue;
 use super::bearer::bearer_value;
 use super::AuthProvider;
 use crate::error::{Error, Result};
-use crate::transport::BoxFuture;
+use crate::wire::BoxFuture;
 
 /// Default [`Refreshing::margin`]: 30 seconds.
 pub const DEFAULT_REFRESH_MARGIN: Duration = Duration::from_secs(30);

@@ -27,6 +27,21 @@ const EXCEPTIONS: &[(&str, &str, &str)] = &[
         "into_buffered",
         "a transport-level body; the blocking client returns whole responses",
     ),
+    (
+        "Reply",
+        "into_whole",
+        "a transport-level reply; the blocking client returns whole responses",
+    ),
+    (
+        "Reply",
+        "body_bytes",
+        "a transport-level reply, read by the layers that look into a body",
+    ),
+    (
+        "WireRequest",
+        "sign",
+        "called by a transport right before it writes the request",
+    ),
 ];
 
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {

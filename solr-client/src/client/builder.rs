@@ -12,8 +12,8 @@ use crate::auth::{AuthProvider, Credentials};
 use crate::codec::{ResponseFormat, UpdateFormat};
 use crate::error::{Error, Result};
 use crate::transport::{
-    Identity, PooledConfig, Proxy, Redirects, Retry, RetryPolicy, Routing, Timeouts, TlsOptions,
-    Transport, TransportKind,
+    Identity, PooledConfig, Proxy, RetryPolicy, Routing, Timeouts, TlsOptions, Transport,
+    TransportKind,
 };
 
 /// Builder of a [`SolrClient`], of one node ([`SolrClient::builder`]) or of a SolrCloud
@@ -243,11 +243,12 @@ impl SolrClientBuilder {
         })
     }
 
-    /// The transport stack, in its documented order: the base transport (the custom one,
-    /// else the kind with its TLS, client identity, proxy, pool and gzip settings); over it
-    /// the SolrCloud router of a cloud client (which retries itself, with the policy of
-    /// [`Self::retry`]) or the 429/503 retry of a standalone one; outermost the redirect
-    /// decorator. Also returns the router, for [`SolrClient::cloud_router`].
+    /// The transport stack, in its documented order ([`crate::transport::stack`]): the base
+    /// transport (the custom one, else the kind with its TLS, client identity, proxy, pool
+    /// and gzip settings); over it the SolrCloud router of a cloud client (which retries
+    /// itself, with the policy of [`Self::retry`]) or the 429/503 retry of a standalone one;
+    /// then the redirect decorator and the 401 renewal. Also returns the router, for
+    /// [`SolrClient::cloud_router`].
     fn transport_stack(&self, collection: Option<&str>) -> Result<Stack> {
         let base = match &self.transport {
             Some(t) => t.clone(),
@@ -260,17 +261,15 @@ impl SolrClientBuilder {
                 self.kind.build_via(&tls, self.gzip, self.pooled, proxy)?
             }
         };
-        let (inner, router): (Arc<dyn Transport>, _) = if self.cloud.is_cloud() {
-            let auth = self.auth.as_ref();
-            let r = (self.cloud).router(base, collection, self.retry, self.timeouts, auth)?;
-            (r.clone(), Some(r))
-        } else if let Some(policy) = self.retry {
-            (Arc::new(Retry::new(base, policy)), None)
-        } else {
-            (base, None)
-        };
-        // Transports hand a 3xx back as it is; this decorator is the one place that decides.
-        Ok((Arc::new(Redirects::new(inner, self.max_redirects)), router))
+        if !self.cloud.is_cloud() {
+            let stack = crate::transport::stack(base, self.retry, self.max_redirects);
+            return Ok((stack, None));
+        }
+        let auth = self.auth.as_ref();
+        let r = (self.cloud).router(base, collection, self.retry, self.timeouts, auth)?;
+        // The router retries per node itself: no retry layer over it.
+        let stack = crate::transport::stack(r.clone(), None, self.max_redirects);
+        Ok((stack, Some(r)))
     }
 }
 

@@ -190,6 +190,8 @@ impl SolrClient {
             max_response_bytes: self.max_response_bytes,
             deadline: None,
             route: None,
+            auth: self.auth.clone(),
+            streamed: false,
         }
     }
 

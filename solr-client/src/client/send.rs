@@ -32,7 +32,12 @@ impl SolrClient {
         let mut kept = keep.then(|| resp.timing.clone());
         let scheme = self.auth.as_ref().map(|a| a.scheme());
         let decoded = if status == 401 {
-            Err(crate::auth::send::unauthorized(&resp, scheme, false))
+            Err(crate::transport::auth::unauthorized(
+                &resp.headers,
+                &resp.timing.node,
+                scheme,
+                false,
+            ))
         } else {
             decode(resp)
         };
@@ -76,18 +81,23 @@ impl SolrClient {
     /// Sends `req` for an answer whose body is read as it arrives, signed when the client
     /// has credentials. After a 401 head the request (whole until then) is re-sent once when
     /// the provider has a new credential, as a buffered call is
-    /// ([`crate::auth::send::send_signed_streaming`]); a 401 that stands is
+    /// ([`crate::transport::auth::send_signed_streaming`]); a 401 that stands is
     /// [`Error::Unauthorized`].
     pub(crate) async fn send_streaming(
         &self,
         req: WireRequest,
     ) -> Result<crate::transport::StreamingResponse> {
         let resp =
-            crate::auth::send::send_signed_streaming(&self.transport, self.auth.as_ref(), req)
+            crate::transport::auth::send_signed_streaming(&self.transport, self.auth.as_ref(), req)
                 .await?;
         if resp.status == http::StatusCode::UNAUTHORIZED {
             let scheme = self.auth.as_ref().map(|a| a.scheme());
-            return Err(crate::auth::send::unauthorized(&resp, scheme, false));
+            return Err(crate::transport::auth::unauthorized(
+                &resp.headers,
+                &resp.timing().node,
+                scheme,
+                false,
+            ));
         }
         Ok(resp)
     }
@@ -127,7 +137,8 @@ impl SolrClient {
         &self,
         req: WireRequest,
     ) -> (Result<WireResponse>, crate::observe::CallTrace) {
-        let sent = crate::auth::send::send_signed(&self.transport, self.auth.as_ref(), req).await;
+        let sent =
+            crate::transport::auth::send_signed(&self.transport, self.auth.as_ref(), req).await;
         (sent, crate::observe::CallTrace)
     }
 
@@ -157,7 +168,8 @@ impl SolrClient {
         let state = std::cell::RefCell::new(crate::transport::span::CallState::default());
         let (resp, last) = crate::transport::span::CALL
             .scope(state, async move {
-                let resp = crate::auth::send::send_signed(&transport, auth.as_ref(), req).await;
+                let resp =
+                    crate::transport::auth::send_signed(&transport, auth.as_ref(), req).await;
                 let last = crate::transport::span::CALL
                     .try_with(|c| c.borrow_mut().last.take())
                     .ok()

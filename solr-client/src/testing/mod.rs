@@ -153,7 +153,7 @@ impl Replay {
 }
 
 impl Transport for Replay {
-    fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
+    fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<crate::transport::Reply>> {
         let reply = self.reply_to(&req);
         if let Ok(mut sent) = self.sent.lock() {
             sent.push(req.clone());
@@ -166,7 +166,7 @@ impl Transport for Replay {
                     exchange::target(&req)
                 )));
             };
-            response(&req, reply)
+            response(&req, reply).map(crate::transport::Reply::Whole)
         })
     }
 

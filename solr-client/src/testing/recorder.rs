@@ -9,7 +9,7 @@ use http::header::CONTENT_TYPE;
 
 use super::Exchange;
 use crate::error::{Error, Result};
-use crate::transport::{BoxFuture, Transport, TransportStats, WireRequest, WireResponse};
+use crate::transport::{BoxFuture, Reply, Transport, TransportStats, WireRequest, WireResponse};
 
 /// Records the exchanges of `inner` (every whole response it returns) as JSON lines. Streamed
 /// responses (`/export`, `/stream`) pass through unrecorded.
@@ -49,19 +49,15 @@ impl Recorder {
 }
 
 impl Transport for Recorder {
-    fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
+    /// Records whole answers; a streamed one passes through unrecorded.
+    fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<Reply>> {
         Box::pin(async move {
             let resp = self.inner.send(req.clone()).await?;
-            self.record(&req, &resp)?;
+            if let Reply::Whole(whole) = &resp {
+                self.record(&req, whole)?;
+            }
             Ok(resp)
         })
-    }
-
-    fn send_streaming(
-        &self,
-        req: WireRequest,
-    ) -> BoxFuture<'_, Result<crate::transport::StreamingResponse>> {
-        self.inner.send_streaming(req)
     }
 
     fn name(&self) -> String {

@@ -4,7 +4,7 @@
 
 use crate::error::Result;
 
-use super::{WireRequest, WireResponse};
+use super::{Reply, WireRequest};
 
 /// How a call ended, for its span and the `solr.error` event: the request's method and
 /// path, the status and timing of the response (None when none came back), and the error
@@ -70,16 +70,16 @@ impl Attempt {
     #[cfg(not(feature = "tracing"))]
     pub(crate) fn run<F>(self, fut: F) -> F
     where
-        F: std::future::Future<Output = Result<WireResponse>>,
+        F: std::future::Future<Output = Result<Reply>>,
     {
         fut
     }
 
     /// Runs `fut`, the exchange, in its span, and records the answer's fields on it.
     #[cfg(feature = "tracing")]
-    pub(crate) async fn run<F>(self, fut: F) -> Result<WireResponse>
+    pub(crate) async fn run<F>(self, fut: F) -> Result<Reply>
     where
-        F: std::future::Future<Output = Result<WireResponse>>,
+        F: std::future::Future<Output = Result<Reply>>,
     {
         use tracing::Instrument;
         let span = self.span;
@@ -149,7 +149,7 @@ pub(crate) fn collection(path: &str) -> Option<&str> {
 /// Records the attempt's outcome on its span: the answer's status, connection and phase
 /// times, or the error.
 #[cfg(feature = "tracing")]
-fn record(span: &tracing::Span, res: &Result<WireResponse>) {
+fn record(span: &tracing::Span, res: &Result<Reply>) {
     let r = match res {
         Ok(r) => r,
         Err(e) => {
@@ -157,9 +157,9 @@ fn record(span: &tracing::Span, res: &Result<WireResponse>) {
             return;
         }
     };
-    let t = &r.timing;
-    span.record("status", r.status.as_u16());
-    span.record("http.response.status_code", r.status.as_u16());
+    let t = r.timing();
+    span.record("status", r.status().as_u16());
+    span.record("http.response.status_code", r.status().as_u16());
     span.record("reused", t.reused);
     span.record("connection_id", t.connection_id);
     span.record("blocked_ms", ms(t.blocked));

@@ -1,7 +1,6 @@
-//! What one attempt of the router gets back: a whole response ([`Transport::send`]) or a
-//! response head with its body still to come ([`Transport::send_streaming`]). The attempt
-//! loop ([`super::attempt`]) is written once over [`Answer`], so both paths choose nodes,
-//! fail over, back off and count on every node alike; only this is different.
+//! How long one attempt of the router stays outstanding on its node. The attempt loop
+//! ([`super::attempt`]) is written once over [`Reply`], so whole and streamed calls choose
+//! nodes, fail over, back off and count on every node alike; only this is different.
 //!
 //! A streamed answer keeps its attempt outstanding on its node ([`NodeStats::outstanding`],
 //! which the least-outstanding policy reads) until its body has been read to the end, failed
@@ -14,117 +13,31 @@
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use bytes::{Bytes, BytesMut};
-use futures::{Stream, StreamExt};
-use http::{HeaderMap, StatusCode};
+use bytes::Bytes;
+use futures::Stream;
 
 use super::nodes::InFlight;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::timing::Timing;
-use crate::transport::{
-    BodyStream, BoxFuture, ChunkStream, StreamingResponse, Transport, WireRequest, WireResponse,
-};
+use crate::transport::{BodyStream, ChunkStream, Reply};
 
-/// An answer to one attempt, as the attempt loop needs it.
-pub(super) trait Answer: Sized + Send + 'static {
-    /// Sends `req` through `inner`, read the way this answer is.
-    fn send(inner: &dyn Transport, req: WireRequest) -> BoxFuture<'_, Result<Self>>;
-
-    /// The HTTP status.
-    fn status(&self) -> StatusCode;
-
-    /// The response headers.
-    fn headers(&self) -> &HeaderMap;
-
-    /// The whole body, for a rule that looks into it. A streamed body is read here (more
-    /// than `limit` bytes is [`Error::TooLarge`], as for a whole answer) and kept, to be
-    /// handed out afterwards as one chunk.
-    fn whole_body(&mut self, limit: u64) -> BoxFuture<'_, Result<Bytes>>;
-
-    /// The timing record, where the router writes the attempts and the final node.
-    fn timing_mut(&mut self) -> &mut Timing;
-
-    /// Keeps `flight` (the attempt, outstanding on its node) for as long as the body is
-    /// being read: a whole answer has been read already and ends it at once.
-    fn hold(&mut self, flight: InFlight);
-}
-
-impl Answer for WireResponse {
-    fn send(inner: &dyn Transport, req: WireRequest) -> BoxFuture<'_, Result<Self>> {
-        inner.send(req)
-    }
-
-    fn status(&self) -> StatusCode {
-        self.status
-    }
-
-    fn headers(&self) -> &HeaderMap {
-        &self.headers
-    }
-
-    fn whole_body(&mut self, _limit: u64) -> BoxFuture<'_, Result<Bytes>> {
-        let body = self.body.clone();
-        Box::pin(async move { Ok(body) })
-    }
-
-    fn timing_mut(&mut self) -> &mut Timing {
-        &mut self.timing
-    }
-
-    fn hold(&mut self, flight: InFlight) {
+/// Keeps `flight` (the attempt, outstanding on its node) for as long as the body of
+/// `reply` is being read: a whole answer has been read already and ends it at once.
+pub(super) fn hold(reply: &mut Reply, flight: InFlight) {
+    let Reply::Streamed(resp) = reply else {
         drop(flight);
-    }
-}
-
-impl Answer for StreamingResponse {
-    fn send(inner: &dyn Transport, req: WireRequest) -> BoxFuture<'_, Result<Self>> {
-        inner.send_streaming(req)
-    }
-
-    fn status(&self) -> StatusCode {
-        self.status
-    }
-
-    fn headers(&self) -> &HeaderMap {
-        &self.headers
-    }
-
-    fn whole_body(&mut self, limit: u64) -> BoxFuture<'_, Result<Bytes>> {
-        Box::pin(async move {
-            let mut buf = BytesMut::new();
-            while let Some(chunk) = self.body.next().await {
-                let chunk = chunk?;
-                if (buf.len() + chunk.len()) as u64 > limit {
-                    return Err(Error::TooLarge {
-                        node: self.body.timing().node.clone(),
-                        limit,
-                    });
-                }
-                buf.extend_from_slice(&chunk);
-            }
-            let body = buf.freeze();
-            let timing = self.body.timing().clone();
-            self.body = BodyStream::whole(body.clone(), timing);
-            Ok(body)
+        return;
+    };
+    let body = std::mem::replace(
+        &mut resp.body,
+        BodyStream::whole(Bytes::new(), Timing::default()),
+    );
+    resp.body = body.map_inner(|inner| {
+        Box::pin(Held {
+            inner,
+            flight: Some(flight),
         })
-    }
-
-    fn timing_mut(&mut self) -> &mut Timing {
-        self.body.timing_mut()
-    }
-
-    fn hold(&mut self, flight: InFlight) {
-        let body = std::mem::replace(
-            &mut self.body,
-            BodyStream::whole(Bytes::new(), Timing::default()),
-        );
-        self.body = body.map_inner(|inner| {
-            Box::pin(Held {
-                inner,
-                flight: Some(flight),
-            })
-        });
-    }
+    });
 }
 
 /// A body stream that keeps its attempt outstanding until the body ends (its last chunk, an
@@ -154,8 +67,14 @@ mod tests {
     use futures::StreamExt;
     use tokio::sync::mpsc;
 
+    use http::{HeaderMap, StatusCode};
+
     use super::*;
-    use crate::transport::{Redirects, Retry, RetryPolicy, Routing, TransportStats};
+    use crate::error::Error;
+    use crate::transport::{
+        BoxFuture, Redirects, Retry, RetryPolicy, Routing, StreamingResponse, Transport,
+        TransportStats, WireRequest, WireResponse,
+    };
 
     const LEADER: &str = "http://127.0.0.1:1/solr";
     const REPLICA: &str = "http://127.0.0.1:2/solr";
@@ -217,8 +136,8 @@ mod tests {
         }
     }
 
-    impl Transport for Nodes {
-        fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
+    impl Nodes {
+        fn whole(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
             Box::pin(async move {
                 if Nodes::is_leader(&req) {
                     return Ok(Nodes::answer(200, b"ab"));
@@ -231,7 +150,7 @@ mod tests {
             })
         }
 
-        fn send_streaming(&self, req: WireRequest) -> BoxFuture<'_, Result<StreamingResponse>> {
+        fn streamed(&self, req: WireRequest) -> BoxFuture<'_, Result<StreamingResponse>> {
             Box::pin(async move {
                 let chunks: ChunkStream = if Nodes::is_leader(&req) {
                     match self.gate.lock().expect("lock").take() {
@@ -260,6 +179,16 @@ mod tests {
                     body: BodyStream::new(chunks, Timing::default()),
                 })
             })
+        }
+    }
+
+    impl Transport for Nodes {
+        fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<Reply>> {
+            use futures::FutureExt;
+            if req.streamed {
+                return Box::pin(self.streamed(req).map(|r| r.map(Reply::Streamed)));
+            }
+            Box::pin(self.whole(req).map(|r| r.map(Reply::Whole)))
         }
 
         fn name(&self) -> String {
@@ -354,7 +283,7 @@ mod tests {
         for replica in [Replica::Refuses, Replica::Busy] {
             let whole = router(Nodes::new(replica));
             let streamed = router(Nodes::new(replica));
-            let a = whole.send(export()).await.expect("answered");
+            let a = whole.send_whole(export()).await.expect("answered");
             let b = streamed
                 .send_streaming(export())
                 .await
@@ -412,12 +341,17 @@ mod tests {
                 body: BodyStream::new(Box::pin(futures::stream::iter(chunks)), Timing::default()),
             }
         };
-        let mut resp = two();
-        let body = resp.whole_body(1024).await.expect("read");
+        let resp = two();
+        let mut resp = Reply::Streamed(resp);
+        let body = resp.body_bytes(1024).await.expect("read");
+        let resp = resp.into_streamed();
         assert_eq!(body, &b"no leader found"[..]);
         let again: Vec<Bytes> = resp.body.map(|c| c.expect("chunk")).collect().await;
         assert_eq!(again, vec![body]);
-        let e = two().whole_body(12).await.expect_err("over the limit");
+        let e = Reply::Streamed(two())
+            .body_bytes(12)
+            .await
+            .expect_err("over the limit");
         assert!(matches!(e, Error::TooLarge { limit: 12, .. }), "{e:?}");
     }
 }

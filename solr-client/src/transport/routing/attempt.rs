@@ -5,10 +5,8 @@
 //!
 //! [`Routing::route_until`] is the loop; each step is its own function: plan, send one
 //! attempt, judge an answer ([`Routing::on_answer`]) or an error ([`Routing::on_error`]).
-//! The loop is written once for both ways of reading an answer ([`Answer`]): whole
-//! ([`Transport::send`](crate::transport::Transport::send)) or streamed
-//! ([`Transport::send_streaming`](crate::transport::Transport::send_streaming)). A streamed
-//! call is judged on its head, as a whole one is on its answer: once the head has been
+//! The loop is written once for both ways of reading an answer ([`Reply`]): whole or
+//! streamed ([`WireRequest::streamed`]). A streamed call is judged on its head, as a whole one is on its answer: once the head has been
 //! accepted, the body is the caller's to read, and an error in it is the caller's (no
 //! failover, no retry).
 
@@ -16,13 +14,13 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::answer::Answer;
+use super::answer::hold;
 use super::nodes::{node_key, Availability};
 use super::plan::Target;
 use super::Routing;
 use crate::error::{Error, Result};
-use crate::transport::retry::solr_error;
-use crate::transport::{retries_status, retry_after, RequestKind, RouteKey, WireRequest};
+use crate::transport::layer::retry::solr_error;
+use crate::transport::{retries_status, retry_after, Reply, RequestKind, RouteKey, WireRequest};
 
 /// The state of one call across its attempts.
 struct Call {
@@ -49,7 +47,7 @@ impl Call {
 }
 
 /// What a step decided: the call's result, or another attempt.
-type Step<A> = Result<Option<A>>;
+type Step = Result<Option<Reply>>;
 
 impl Routing {
     fn prepare(&self, req: &WireRequest, target: &Target) -> WireRequest {
@@ -76,8 +74,7 @@ impl Routing {
     /// Sends `req` to the node (and core) its plan gives, failing over and retrying by the
     /// rules of the module docs, until the request deadline: the answer read as `A` says
     /// (the deadline bounds a streamed call up to its response head).
-    pub(super) async fn route<A: Answer>(&self, mut req: WireRequest) -> Result<A> {
-        self.signer.observe(&req.headers);
+    pub(super) async fn route(&self, mut req: WireRequest) -> Result<Reply> {
         self.start_ticker();
         self.refuse_without_collection(&req)?;
         let deadline = req.start_deadline();
@@ -100,7 +97,7 @@ impl Routing {
         Ok(())
     }
 
-    async fn route_until<A: Answer>(&self, req: WireRequest, deadline: Instant) -> Result<A> {
+    async fn route_until(&self, req: WireRequest, deadline: Instant) -> Result<Reply> {
         self.refresh_if_stale().await?;
         let mut call = Call {
             req,
@@ -181,25 +178,22 @@ impl Routing {
     }
 
     /// Sends one attempt to `target`, counted on its node (outstanding there until its
-    /// answer has been read: [`Answer::hold`]). The duration is the service time up to the
+    /// answer has been read: [`hold`]). The duration is the service time up to the
     /// answer: the whole body, or (streamed) the head.
-    async fn attempt<A: Answer>(&self, call: &mut Call, target: &Target) -> (Result<A>, Duration) {
+    async fn attempt(&self, call: &mut Call, target: &Target) -> (Result<Reply>, Duration) {
         if target.node.availability(Instant::now()) == Availability::Probe {
             // Claim the probe; when another request holds it, this one still goes (it is
             // the first candidate left), which is harmless.
             let _ = target.node.claim_probe();
         }
         call.attempts += 1;
-        let mut attempt = self.prepare(&call.req, target);
-        // Each attempt carries the provider's current credential (a token may have renewed).
-        if let Err(e) = crate::auth::resign(&mut attempt).await {
-            return (Err(e), Duration::ZERO);
-        }
+        // The attempt carries the request's provider: the base signs it when it writes it.
+        let attempt = self.prepare(&call.req, target);
         let flight = target.node.begin(call.req.kind);
-        let res = A::send(self.inner.as_ref(), attempt).await;
+        let res = self.inner.send(attempt).await;
         let took = flight.elapsed();
         let res = res.map(|mut answer| {
-            answer.hold(flight);
+            hold(&mut answer, flight);
             answer
         });
         (res, took)
@@ -208,13 +202,13 @@ impl Routing {
     /// An HTTP answer: refresh once and retry when it says the view is stale, back off on
     /// 429/503, otherwise the result. The body is read only where a rule looks into it (a
     /// SolrCloud 503, a SolrCloud write); an error reading it is the call's error.
-    async fn on_answer<A: Answer>(
+    async fn on_answer(
         &self,
         call: &mut Call,
         target: &Target,
         took: Duration,
-        mut resp: A,
-    ) -> Step<A> {
+        mut resp: Reply,
+    ) -> Step {
         if target.node.answered(took) && self.cloud {
             // A node came back: it restarted, and leadership may have moved.
             self.stale.store(true, Ordering::Release);
@@ -224,7 +218,7 @@ impl Routing {
         let stale = self.cloud
             && !call.refreshed
             && match status {
-                503 => is_stale_answer(status, &resp.whole_body(limit).await?),
+                503 => is_stale_answer(status, &resp.body_bytes(limit).await?),
                 _ => is_stale_answer(status, &[]),
             };
         if stale {
@@ -243,7 +237,7 @@ impl Routing {
         }
         if self.cloud
             && call.req.kind == RequestKind::Write
-            && has_rf_sentinel(&resp.whole_body(limit).await?)
+            && has_rf_sentinel(&resp.body_bytes(limit).await?)
         {
             self.stale.store(true, Ordering::Release);
         }
@@ -256,18 +250,18 @@ impl Routing {
     /// A 429 or 503 to retry: wait (Retry-After or backoff) and move to the next
     /// candidate, or [`Error::RetriesExhausted`] when the budget or deadline is spent.
     /// The error keeps Solr's message from the last answer's body.
-    async fn back_off_status<A: Answer>(
+    async fn back_off_status(
         &self,
         call: &mut Call,
         target: &Target,
-        mut resp: A,
+        mut resp: Reply,
     ) -> Result<()> {
         let node = node_key(&target.node.url);
         let status = resp.status();
         let wait = self.retry.wait(call.attempts, retry_after(resp.headers()));
         if call.attempts >= call.max || !self.retry.fits(call.waited, wait, call.deadline) {
             // An error in reading the body only loses Solr's message.
-            let body = resp.whole_body(call.req.max_response_bytes).await;
+            let body = resp.body_bytes(call.req.max_response_bytes).await;
             return Err(Error::RetriesExhausted {
                 solr: body
                     .ok()
@@ -291,13 +285,7 @@ impl Routing {
     /// A transport error: the node is marked (down after a failed connect); a read or an
     /// unsent write fails over (refreshing the view after a failed connect in SolrCloud),
     /// anything else is the result.
-    async fn on_error<A>(
-        &self,
-        call: &mut Call,
-        target: &Target,
-        took: Duration,
-        e: Error,
-    ) -> Step<A> {
+    async fn on_error(&self, call: &mut Call, target: &Target, took: Duration, e: Error) -> Step {
         if let Error::Redirect { .. } = e {
             // The node answered, with a redirect that is not followed: it is up, and
             // another node would not change the answer.

@@ -74,7 +74,7 @@
 //!
 //! # Streamed answers ([`Transport::send_streaming`])
 //! `export_as`, `stream_as` and `sql_as` through a router go the same way as a whole
-//! request: one attempt loop serves both (`attempt`, over the `answer` module's `Answer`),
+//! request: one attempt loop serves both (`attempt`, over one [`Reply`]),
 //! so the plan, liveness, failover, the 429/503 backoff, the view refreshes and the counters
 //! are the same. A streamed attempt is judged on its head; its body is read by the router
 //! only where a rule looks into it (a SolrCloud 503, a SolrCloud write) and otherwise
@@ -125,23 +125,18 @@ mod nodes;
 mod plan;
 mod preference;
 mod refresh;
-mod signer;
 
 pub(crate) use nodes::node_key;
 pub use nodes::{HealthPolicy, NodeStats, Policy};
 pub use preference::{ReadPreference, ReplicaPreference};
 
 use super::cloud::ClusterView;
-use super::redirect::Redirects;
-use super::retry::RetryPolicy;
-use super::{
-    BoxFuture, ShardGroup, StreamingResponse, Timeouts, Transport, TransportStats, WireRequest,
-    WireResponse,
-};
+use super::layer::redirect::Redirects;
+use super::layer::retry::RetryPolicy;
+use super::{BoxFuture, Reply, ShardGroup, Timeouts, Transport, TransportStats, WireRequest};
 use crate::auth::AuthProvider;
 use crate::error::{Error, Result};
 use nodes::NodePool;
-use signer::Signer;
 
 /// Builder of a [`Routing`] decorator.
 #[derive(Debug)]
@@ -239,9 +234,9 @@ impl RoutingBuilder {
     /// nodes), those of its background task included, with `provider`: asked at each
     /// request, renewed once after a 401, as for a client call. Give it the client's
     /// provider when the server wants credentials;
-    /// [`SolrClient::cloud`](crate::SolrClient::cloud) does. Default: inside a client call
-    /// that call's provider, outside one the provider of the latest client call through the
-    /// router (none before the first).
+    /// [`SolrClient::cloud`](crate::SolrClient::cloud) does. Default none: the router's own
+    /// requests go unsigned (a client call's requests carry their own provider,
+    /// [`WireRequest::auth`]).
     pub fn auth(mut self, provider: Arc<dyn AuthProvider>) -> Self {
         self.auth = Some(provider);
         self
@@ -366,7 +361,7 @@ impl RoutingBuilder {
             retry: self.retry,
             health: self.health,
             timeouts: self.timeouts,
-            signer: Signer::new(self.auth),
+            auth: self.auth,
             me: Weak::new(),
             ticking: AtomicBool::new(false),
         }
@@ -398,8 +393,8 @@ pub struct Routing {
     retry: RetryPolicy,
     health: HealthPolicy,
     timeouts: Timeouts,
-    /// Who signs the router's own requests.
-    signer: Signer,
+    /// The provider the router's own requests carry (cluster state, liveness checks).
+    auth: Option<Arc<dyn AuthProvider>>,
     /// Itself, when built by [`RoutingBuilder::build_shared`] (for the background task).
     me: Weak<Routing>,
     ticking: AtomicBool,
@@ -476,15 +471,10 @@ impl Routing {
 }
 
 impl Transport for Routing {
-    fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
-        Box::pin(self.route(req))
-    }
-
-    /// Chooses the node as [`Transport::send`] does (the same plan, liveness, failover and
-    /// 429/503 backoff, judged on the response head, and the same counters) and returns at
-    /// the head, with the body streamed from the inner transport. Once the head has been
-    /// accepted nothing is retried: an error in the body is the reader's.
-    fn send_streaming(&self, req: WireRequest) -> BoxFuture<'_, Result<StreamingResponse>> {
+    /// Chooses the node (plan, liveness, failover, 429/503 backoff, counters) alike for a
+    /// whole and a streamed reply; a streamed one is judged on its head, and once the head
+    /// has been accepted nothing is retried: an error in the body is the reader's.
+    fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<Reply>> {
         Box::pin(self.route(req))
     }
 
@@ -562,6 +552,8 @@ mod tests {
             max_response_bytes: 1 << 20,
             deadline: None,
             route: None,
+            auth: None,
+            streamed: false,
         };
         for (kind, path) in [
             (RequestKind::Read, "/select"),
@@ -575,7 +567,9 @@ mod tests {
             );
         }
         assert_eq!(inner.sent.lock().expect("lock").len(), 0);
-        let ok = r.send(req(RequestKind::Admin, "admin/info/system")).await;
+        let ok = r
+            .send_whole(req(RequestKind::Admin, "admin/info/system"))
+            .await;
         assert_eq!(ok.expect("node-level admin").status, http::StatusCode::OK);
         // One request, to one of the live nodes CLUSTERSTATUS listed.
         let sent = inner.sent.lock().expect("lock").clone();
@@ -604,6 +598,8 @@ mod tests {
             max_response_bytes: 1024,
             deadline: None,
             route: None,
+            auth: None,
+            streamed: false,
         };
         let e = r.send(req).await.expect_err("no leader");
         assert!(matches!(e, Error::NoNode(_)) && e.is_not_sent());
@@ -618,7 +614,7 @@ mod tests {
     }
 
     impl Transport for TwoShards {
-        fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
+        fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<Reply>> {
             Box::pin(async move {
                 let body = if req.path == "admin/collections" {
                     serde_json::json!({"cluster":{
@@ -638,12 +634,12 @@ mod tests {
                         .push((node_key(&req.node), req.path.clone()));
                     r#"{"responseHeader":{"status":0,"QTime":0}}"#.to_string()
                 };
-                Ok(WireResponse {
+                Ok(Reply::Whole(crate::transport::WireResponse {
                     status: http::StatusCode::OK,
                     headers: HeaderMap::new(),
                     body: bytes::Bytes::from(body),
                     timing: crate::Timing::default(),
-                })
+                }))
             })
         }
         fn name(&self) -> String {
@@ -686,6 +682,8 @@ mod tests {
             max_response_bytes: 1024,
             deadline: None,
             route,
+            auth: None,
+            streamed: false,
         };
         let groups = r
             .shard_groups(&template(None, b""), &ids)

@@ -1,7 +1,8 @@
 //! Loading the SolrCloud view: `CLUSTERSTATUS` from the first node that answers (known nodes
 //! that are up first, then the seeds), one refresh at a time; a node the new view does not
-//! list as live is marked down. Also the router's own admin requests (signed by
-//! [`super::signer`]).
+//! list as live is marked down. Also the router's own admin requests: they carry the
+//! router's provider ([`RoutingBuilder::auth`](super::RoutingBuilder::auth)), so the base
+//! transport signs them as it signs a client call's, and a 401 renews it once.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -14,7 +15,7 @@ use super::nodes::{node_key, NodeState};
 use super::{Policy, Routing};
 use crate::error::{Error, Result};
 use crate::transport::cloud::ClusterView;
-use crate::transport::{RequestKind, WireRequest};
+use crate::transport::{RequestKind, WireRequest, WireResponse};
 
 impl Routing {
     /// Reloads the SolrCloud view with CLUSTERSTATUS from the first node that answers
@@ -118,7 +119,7 @@ impl Routing {
         self.refreshes.fetch_add(1, Ordering::AcqRel);
     }
 
-    /// A GET of `path` on `node` by the router itself, unsigned (see [`Routing::send_own`]).
+    /// A GET of `path` on `node` by the router itself, carrying the router's provider.
     pub(super) fn admin_request(&self, node: &Url, path: &str) -> WireRequest {
         WireRequest {
             method: Method::GET,
@@ -132,7 +133,19 @@ impl Routing {
             max_response_bytes: 64 * 1024 * 1024,
             deadline: None,
             route: None,
+            auth: self.auth.clone(),
+            streamed: false,
         }
+    }
+
+    /// Sends one of the router's own requests through the inner transport, read whole (and
+    /// re-sent once with a renewed credential after a 401).
+    pub(super) async fn send_own(&self, req: WireRequest) -> Result<WireResponse> {
+        let limit = req.max_response_bytes;
+        crate::transport::layer::auth::renewing(self.inner.as_ref(), req)
+            .await?
+            .into_whole(limit)
+            .await
     }
 }
 
@@ -185,5 +198,105 @@ mod tests {
             matches!(failed, Error::UnexpectedResponse { status: 500, .. }),
             "{failed:?}"
         );
+    }
+}
+
+#[cfg(test)]
+mod signed_tests {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Mutex;
+
+    use http::header::AUTHORIZATION;
+    use http::StatusCode;
+
+    use super::*;
+    use crate::auth::{Refreshing, Token};
+    use crate::error::Result;
+    use crate::transport::{BoxFuture, Reply, Routing, Transport, TransportStats, WireResponse};
+
+    /// Answers CLUSTERSTATUS (one node, collection `c` of one shard) only to the bearer
+    /// token `accepted`, 401 to anything else; records every `Authorization` it got.
+    #[derive(Debug)]
+    struct Gate {
+        accepted: &'static str,
+        seen: Mutex<Vec<Option<String>>>,
+    }
+
+    impl Transport for Gate {
+        fn send(&self, mut req: WireRequest) -> BoxFuture<'_, Result<Reply>> {
+            Box::pin(async move {
+                // A base transport signs what it writes.
+                req.sign().await?;
+                let auth = req.headers.get(AUTHORIZATION).map(|v| {
+                    assert!(v.is_sensitive(), "a credential is marked sensitive");
+                    v.to_str().expect("ascii").to_string()
+                });
+                let ok = auth.as_deref() == Some(self.accepted);
+                self.seen.lock().expect("lock").push(auth);
+                let body = serde_json::json!({"cluster":{
+                    "live_nodes":["127.0.0.1:1_solr"],
+                    "collections":{"c":{"router":{"name":"compositeId"},"shards":{
+                        "shard1":{"range":"80000000-7fffffff","state":"active","replicas":{
+                            "r1":{"core":"c_shard1_replica_n1","node_name":"127.0.0.1:1_solr",
+                                  "state":"active","leader":"true"}}}}}}}});
+                Ok(Reply::Whole(WireResponse {
+                    status: if ok {
+                        StatusCode::OK
+                    } else {
+                        StatusCode::UNAUTHORIZED
+                    },
+                    headers: HeaderMap::new(),
+                    body: bytes::Bytes::from(body.to_string()),
+                    timing: crate::Timing::default(),
+                }))
+            })
+        }
+        fn name(&self) -> String {
+            "gate".into()
+        }
+        fn stats(&self) -> TransportStats {
+            TransportStats::default()
+        }
+    }
+
+    fn gate(accepted: &'static str) -> Arc<Gate> {
+        Arc::new(Gate {
+            accepted,
+            seen: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Tokens `t1`, `t2`, ... from a callback, each without expiry.
+    fn numbered_tokens() -> Arc<Refreshing> {
+        let n = Arc::new(AtomicU64::new(0));
+        Arc::new(Refreshing::new(move || {
+            let i = n.fetch_add(1, Ordering::Relaxed) + 1;
+            async move { Ok(Token::without_expiry(format!("t{i}"))) }
+        }))
+    }
+
+    /// The router's CLUSTERSTATUS (here outside any client call, as the background task
+    /// runs) carries the configured provider, renewed once after a 401.
+    #[tokio::test]
+    async fn own_requests_outside_a_call_use_the_configured_provider_and_renew_once() {
+        let inner = gate("Bearer t2");
+        let tokens = numbered_tokens();
+        let r = Routing::builder(inner.clone())
+            .cloud_seed("http://127.0.0.1:1/solr")
+            .collection("c")
+            .auth(tokens.clone())
+            .build()
+            .expect("builds");
+        r.refresh().await.expect("signed, renewed after the 401");
+        assert_eq!(r.refreshes(), 1);
+        assert_eq!(tokens.fetches(), 2);
+        let seen = inner.seen.lock().expect("lock").clone();
+        assert_eq!(
+            seen,
+            vec![Some("Bearer t1".to_string()), Some("Bearer t2".to_string())]
+        );
+        // The router's Debug output shows no token.
+        let shown = format!("{:?}", r.auth);
+        assert!(!shown.contains("t2") && shown.contains("***"), "{shown}");
     }
 }

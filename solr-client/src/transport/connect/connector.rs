@@ -27,11 +27,11 @@ use tokio::net::TcpStream;
 use tokio_rustls::client::TlsStream;
 use url::Url;
 
-use super::proxy::{Hop, HopKind, Proxy};
-use super::socks;
-use super::tls::TlsOptions;
-use super::tunnel::{self, TunnelEnds};
 use crate::error::{Error, Result, TimeoutPhase};
+use crate::transport::connect::proxy::{Hop, HopKind, Proxy};
+use crate::transport::connect::socks;
+use crate::transport::connect::tls::TlsOptions;
+use crate::transport::connect::tunnel::{self, TunnelEnds};
 
 /// Read/write stamps of one connection.
 #[derive(Debug, Default, Clone, Copy)]
@@ -333,7 +333,7 @@ fn first_behind(s: &Metered<TcpStream>, e: io::Error) -> io::Error {
 #[cfg(feature = "rustls-base")]
 fn alert_behind(tls: &mut TlsStream<Metered<TcpStream>>, e: io::Error) -> io::Error {
     let (io, conn) = tls.get_mut();
-    let e = super::client_auth::alert_behind(&io.inner, conn, e);
+    let e = crate::transport::connect::client_auth::alert_behind(&io.inner, conn, e);
     noted(tls, e)
 }
 
@@ -341,7 +341,7 @@ fn alert_behind(tls: &mut TlsStream<Metered<TcpStream>>, e: io::Error) -> io::Er
 /// connection's meter ([`ConnMeter::cert_alert`]).
 #[cfg(feature = "rustls-base")]
 fn noted(tls: &TlsStream<Metered<TcpStream>>, e: io::Error) -> io::Error {
-    if let Some(alert) = super::client_auth::certificate_alert(&e) {
+    if let Some(alert) = crate::transport::connect::client_auth::certificate_alert(&e) {
         let _ = tls.get_ref().0.meter.cert_alert.set(alert);
     }
     e
@@ -486,7 +486,7 @@ impl Connector {
 
     /// `r`, a client-certificate refusal settled by whether this connector offers one.
     pub(crate) fn settle<T>(&self, r: Result<T>) -> Result<T> {
-        r.map_err(|e| super::client_auth::settle(e, self.has_identity))
+        r.map_err(|e| crate::transport::connect::client_auth::settle(e, self.has_identity))
     }
 
     /// Connections opened so far (successful TCP connects: to the proxy, behind one).
@@ -608,12 +608,15 @@ impl Connector {
             .connect(server_name, io)
             .await
             .map_err(|source| {
-                super::client_auth::refusal(node_s, &source, Some(self.has_identity)).unwrap_or(
-                    Error::Tls {
-                        node: node_s.to_string(),
-                        source,
-                    },
+                crate::transport::connect::client_auth::refusal(
+                    node_s,
+                    &source,
+                    Some(self.has_identity),
                 )
+                .unwrap_or(Error::Tls {
+                    node: node_s.to_string(),
+                    source,
+                })
             })?;
         setup.tls = Some(t0.elapsed());
         let h2 = tls.get_ref().1.alpn_protocol() == Some(b"h2");

@@ -14,8 +14,8 @@ use hyper_util::rt::TokioIo;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tower_service::Service;
 
-use super::tunnel::TunnelEnds;
 use crate::error::{Error, Result};
+use crate::transport::connect::tunnel::TunnelEnds;
 
 /// A "connector" that hands out the one socket it was given: `SocksV5` wraps a connector,
 /// and here the socket to the proxy is already open.

@@ -34,21 +34,20 @@ use http_body_util::Full;
 use hyper::client::conn::http2::SendRequest;
 use hyper_util::rt::{TokioExecutor, TokioIo};
 
-use super::connector::{ConnMeter, Connector, SetupTiming};
-use super::h1::{
-    build_request, count_bytes, h2_head, map_hyper, read_body, ConnTimer, Head, Instants, Target,
-    Watch,
-};
-use super::h2_clock::{FrameClock, FrameEdges};
-use super::incoming::IncomingBody;
-use super::proxy::Proxy;
-use super::tls::TlsOptions;
-use super::{
-    BoxFuture, RequestKind, StreamingResponse, Transport, TransportStats, WireBytes, WireCount,
-    WireRequest, WireResponse,
-};
 use crate::error::{Error, Result};
 use crate::timing::{HttpVersion, Timing};
+use crate::transport::connect::connector::{ConnMeter, Connector, SetupTiming};
+use crate::transport::connect::proxy::Proxy;
+use crate::transport::connect::tls::TlsOptions;
+use crate::transport::http::exchange::{
+    build_request, count_bytes, map_hyper, read_body, ConnTimer, Head, Instants, Target, Watch,
+};
+use crate::transport::http::h2::h2_head;
+use crate::transport::http::h2_clock::{FrameClock, FrameEdges};
+use crate::transport::http::incoming::IncomingBody;
+use crate::transport::{
+    RequestKind, StreamingResponse, WireBytes, WireCount, WireRequest, WireResponse,
+};
 
 #[derive(Clone)]
 struct H2Conn {
@@ -111,7 +110,7 @@ impl H2Conn {
             return e;
         }
         if let Some(alert) = self.meter.cert_alert() {
-            return super::client_auth::refusal_named(node, alert);
+            return crate::transport::connect::client_auth::refusal_named(node, alert);
         }
         if idle {
             return e;
@@ -128,13 +127,13 @@ impl H2Conn {
         #[cfg(feature = "rustls-base")]
         if let Some(refused) = cause
             .as_deref()
-            .and_then(|c| super::client_auth::refusal(node, c, None))
+            .and_then(|c| crate::transport::connect::client_auth::refusal(node, c, None))
         {
             return refused;
         }
         let _ = cause;
         match self.meter.cert_alert() {
-            Some(alert) => super::client_auth::refusal_named(node, alert),
+            Some(alert) => crate::transport::connect::client_auth::refusal_named(node, alert),
             None => e,
         }
     }
@@ -153,7 +152,7 @@ pub struct Http2 {
     connector: Connector,
     /// Node (`scheme://host:port`) -> its slot. This lock is only held to find the slot.
     slots: std::sync::Mutex<HashMap<String, Arc<Slot>>>,
-    counted: super::Counted,
+    counted: crate::transport::Counted,
 }
 
 impl std::fmt::Debug for Http2 {
@@ -176,7 +175,7 @@ impl Http2 {
         Ok(Http2 {
             connector: Connector::new(tls, &[b"h2"])?.via(proxy, true),
             slots: std::sync::Mutex::new(HashMap::new()),
-            counted: super::Counted::new("http2", tls.is_insecure()),
+            counted: crate::transport::Counted::new("http2", tls.is_insecure()),
         })
     }
 
@@ -252,7 +251,7 @@ impl Http2 {
         let node = crate::redact::node_label(&req.node);
         let start = Instant::now();
         let idle = req.timeouts.read_idle;
-        let far = tokio::time::Instant::from_std(super::far_or(start, idle));
+        let far = tokio::time::Instant::from_std(crate::transport::far_or(start, idle));
         let mut timer = std::pin::pin!(tokio::time::sleep_until(far));
         let head = self.head(&req, &node, timer.as_mut()).await?;
         let (conn, headers_at) = (&head.conn, head.resp.1);
@@ -447,27 +446,4 @@ fn estimate_bytes(timing: &mut Timing, connection_id: u64, body_in: usize, body_
     timing.decoded_bytes = body_in as u64;
 }
 
-impl Transport for Http2 {
-    fn send_streaming(&self, req: WireRequest) -> BoxFuture<'_, Result<StreamingResponse>> {
-        use futures::FutureExt;
-        self.counted.send_streaming(req, |req| {
-            self.stream_inner(req).map(|r| self.connector.settle(r))
-        })
-    }
-
-    fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
-        use futures::FutureExt;
-        // A combinator, not an async block: the block would hold the request twice.
-        self.counted.send(req, |req| {
-            self.send_inner(req).map(|r| self.connector.settle(r))
-        })
-    }
-
-    fn name(&self) -> String {
-        self.counted.name()
-    }
-
-    fn stats(&self) -> TransportStats {
-        self.counted.stats(self.connector.opened())
-    }
-}
+crate::transport::connector_base!(Http2);

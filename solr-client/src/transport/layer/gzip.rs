@@ -13,10 +13,10 @@ use std::time::Instant;
 use bytes::Bytes;
 use http::header::{HeaderValue, ACCEPT_ENCODING, CONTENT_ENCODING};
 
-use super::{
-    BoxFuture, ChunkStream, Decorator, StreamingResponse, Transport, WireRequest, WireResponse,
-};
 use crate::error::{Error, Result};
+use crate::transport::{
+    BodyStream, BoxFuture, ChunkStream, Decorator, Reply, Transport, WireRequest,
+};
 
 /// Wraps a transport with gzip content coding.
 #[derive(Debug)]
@@ -142,41 +142,38 @@ impl<T: Transport> Decorator for Gzip<T> {
         &self.inner
     }
 
-    fn call(&self, mut req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
+    /// A whole body is gunzipped at once (its output at most the request's
+    /// `max_response_bytes`); a streamed body as it arrives: each wire chunk is inflated on
+    /// its own (in steps of 1 KiB of input, its output at most `max_response_bytes`), so no
+    /// more than one chunk's output is held.
+    fn call(&self, mut req: WireRequest) -> BoxFuture<'_, Result<Reply>> {
         Box::pin(async move {
             self.prepare(&mut req);
             let limit = req.max_response_bytes;
-            let mut resp = self.inner.send(req).await?;
-            if gzipped(&resp.headers, &resp.timing.node)? {
-                let t0 = Instant::now();
-                let out = gunzip_limited(&resp.timing.node, &resp.body, limit)?;
-                resp.timing.decompress = Some(t0.elapsed());
-                resp.timing.decoded_bytes = out.len() as u64;
-                resp.timing.content_encoding = Some("gzip".into());
-                resp.body = Bytes::from(out);
-                resp.headers.remove(CONTENT_ENCODING);
+            let mut reply = self.inner.send(req).await?;
+            let node = reply.timing().node.clone();
+            if !gzipped(reply.headers(), &node)? {
+                return Ok(reply);
             }
-            Ok(resp)
-        })
-    }
-
-    /// Streamed bodies are gunzipped as they arrive: each wire chunk is inflated on its own
-    /// (in steps of 1 KiB of input, its output at most the request's
-    /// `max_response_bytes`), so no more than one chunk's output is held.
-    fn call_streaming(&self, mut req: WireRequest) -> BoxFuture<'_, Result<StreamingResponse>> {
-        Box::pin(async move {
-            self.prepare(&mut req);
-            let limit = req.max_response_bytes;
-            let mut resp = self.inner.send_streaming(req).await?;
-            if gzipped(&resp.headers, &resp.timing().node)? {
-                resp.headers.remove(CONTENT_ENCODING);
-                let node = resp.timing().node.clone();
-                resp.body.timing_mut().content_encoding = Some("gzip".into());
-                resp.body = resp
-                    .body
-                    .map_inner(|inner| Box::pin(gunzip_stream(inner, node, limit)));
+            reply.headers_mut().remove(CONTENT_ENCODING);
+            reply.timing_mut().content_encoding = Some("gzip".into());
+            match &mut reply {
+                Reply::Whole(resp) => {
+                    let t0 = Instant::now();
+                    let out = gunzip_limited(&node, &resp.body, limit)?;
+                    resp.timing.decompress = Some(t0.elapsed());
+                    resp.timing.decoded_bytes = out.len() as u64;
+                    resp.body = Bytes::from(out);
+                }
+                Reply::Streamed(resp) => {
+                    let body = std::mem::replace(
+                        &mut resp.body,
+                        BodyStream::whole(Bytes::new(), Default::default()),
+                    );
+                    resp.body = body.map_inner(|inner| Box::pin(gunzip_stream(inner, node, limit)));
+                }
             }
-            Ok(resp)
+            Ok(reply)
         })
     }
 

@@ -8,17 +8,15 @@
 use std::fmt;
 use std::sync::Arc;
 
-use super::{
-    BoxFuture, ShardGroup, StreamingResponse, Transport, TransportStats, WireRequest, WireResponse,
-};
 use crate::error::Result;
+use crate::transport::{BoxFuture, Reply, ShardGroup, Transport, TransportStats, WireRequest};
 
 /// A transport that wraps another ([`Decorator::Inner`]). Implementing it makes the type a
 /// [`Transport`]: requests go through [`Decorator::call`], the name is [`Decorator::label`],
 /// and [`Transport::stats`] and [`Transport::shard_groups`] are the inner transport's.
 ///
 /// ```
-/// use solr_client::transport::{BoxFuture, Decorator, Transport, WireRequest, WireResponse};
+/// use solr_client::transport::{Decorator, Transport};
 ///
 /// /// Counts nothing, changes nothing: every method is forwarded.
 /// #[derive(Debug)]
@@ -38,19 +36,15 @@ pub trait Decorator: Send + Sync + fmt::Debug {
     /// The wrapped transport.
     fn inner(&self) -> &Self::Inner;
 
-    /// Sends one request and reads the whole response ([`Transport::send`]). Default: the
-    /// inner transport sends it unchanged.
-    fn call(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
+    /// Sends one request ([`Transport::send`]): the reply's body whole or streamed, as the
+    /// request asks ([`WireRequest::streamed`]), so a decorator handles both in one place.
+    /// Default: the inner transport sends it unchanged.
+    ///
+    /// A decorator that sends a request again (now or later) needs no care for its
+    /// credential: the request carries its provider ([`WireRequest::auth`]) and the base
+    /// transport signs each write with the value current then.
+    fn call(&self, req: WireRequest) -> BoxFuture<'_, Result<Reply>> {
         self.inner().send(req)
-    }
-
-    /// Sends one request, its body read as it arrives ([`Transport::send_streaming`]).
-    /// Default: through [`Self::call`], the body read whole and handed out as one chunk, so
-    /// that a decorator that changes requests or answers in `call` keeps doing so; a
-    /// decorator that can pass a body through as it arrives says so here.
-    fn call_streaming(&self, req: WireRequest) -> BoxFuture<'_, Result<StreamingResponse>> {
-        let sent = self.call(req);
-        Box::pin(async move { sent.await.map(StreamingResponse::buffered) })
     }
 
     /// The name for reports ([`Transport::name`]). Default: the inner transport's, for a
@@ -61,12 +55,8 @@ pub trait Decorator: Send + Sync + fmt::Debug {
 }
 
 impl<D: Decorator> Transport for D {
-    fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
+    fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<Reply>> {
         self.call(req)
-    }
-
-    fn send_streaming(&self, req: WireRequest) -> BoxFuture<'_, Result<StreamingResponse>> {
-        self.call_streaming(req)
     }
 
     fn name(&self) -> String {
@@ -93,10 +83,6 @@ impl<T: Transport + ?Sized> Decorator for Arc<T> {
     fn inner(&self) -> &T {
         self
     }
-
-    fn call_streaming(&self, req: WireRequest) -> BoxFuture<'_, Result<StreamingResponse>> {
-        (**self).send_streaming(req)
-    }
 }
 
 #[cfg(test)]
@@ -109,7 +95,7 @@ mod tests {
     struct Base;
 
     impl Transport for Base {
-        fn send(&self, _req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
+        fn send(&self, _req: WireRequest) -> BoxFuture<'_, Result<Reply>> {
             Box::pin(async { Err(crate::Error::NoNode("base".into())) })
         }
         fn name(&self) -> String {
@@ -137,5 +123,49 @@ mod tests {
         }
         let shared: Arc<dyn Transport> = plain;
         assert_eq!(Arc::new(shared).name(), "base+retry");
+    }
+
+    /// A custom transport that answers whole.
+    #[derive(Debug)]
+    struct Fixed;
+
+    impl Transport for Fixed {
+        fn send(&self, _req: WireRequest) -> BoxFuture<'_, Result<Reply>> {
+            Box::pin(async {
+                Ok(Reply::Whole(crate::transport::WireResponse {
+                    status: http::StatusCode::OK,
+                    headers: http::HeaderMap::new(),
+                    body: bytes::Bytes::from_static(b"{\"docs\":[]}"),
+                    timing: crate::Timing {
+                        node: "fixed".into(),
+                        decoded_bytes: 11,
+                        ..crate::Timing::default()
+                    },
+                }))
+            })
+        }
+        fn name(&self) -> String {
+            "fixed".into()
+        }
+        fn stats(&self) -> TransportStats {
+            TransportStats::default()
+        }
+    }
+
+    /// Through the retry and redirect decorators, a transport that only answers whole
+    /// answers `send_streaming` with its body as one chunk; the timing counts the body
+    /// once, when it has been read.
+    #[tokio::test]
+    async fn a_whole_answer_streams_as_one_chunk() {
+        use futures::StreamExt;
+        let t = Redirects::new(Retry::new(Fixed, RetryPolicy::default()), 0);
+        let req = WireRequest::test_get("http://127.0.0.1:1/solr", "c/export");
+        let mut resp = t.send_streaming(req).await.expect("answer");
+        assert_eq!(resp.status, http::StatusCode::OK);
+        assert_eq!(resp.timing().decoded_bytes, 0, "not read yet");
+        let chunks: Vec<bytes::Bytes> = (&mut resp.body).map(|c| c.expect("chunk")).collect().await;
+        assert_eq!(chunks, vec![bytes::Bytes::from_static(b"{\"docs\":[]}")]);
+        assert!(resp.body.is_ended());
+        assert_eq!(resp.timing().decoded_bytes, 11);
     }
 }

@@ -13,9 +13,9 @@ use bytes::Bytes;
 use futures::Stream;
 use hyper::body::Incoming;
 
-use super::connector::Activity;
-use super::h1::{map_hyper, ConnTimer, Watch};
 use crate::error::{Error, Result, TimeoutPhase};
+use crate::transport::connect::connector::Activity;
+use crate::transport::http::exchange::{map_hyper, ConnTimer, Watch};
 
 /// What runs when the body has been read to its end, given the connection's timer back and
 /// the body's payload bytes (the data of its frames as they came, before any decoder).
@@ -242,7 +242,7 @@ mod tests {
             assert_eq!(pooled.stats().connections_opened, 1, "reused");
         }
         // The buffered path counts the same bytes for the same answer.
-        let whole = pooled.send(get(addr)).await.expect("buffered");
+        let whole = pooled.send_whole(get(addr)).await.expect("buffered");
         assert_eq!(whole.timing.bytes_in, CHUNKED.len() as u64);
         assert_eq!(whole.body.as_ref(), b"hello world");
         // Given up before its end: nothing accounted.

@@ -102,7 +102,7 @@ fn certified_key(cert_pem: &[u8], key_pem: &[u8]) -> Result<rustls::sign::Certif
             "client certificate: the key PEM is unreadable (expected PKCS#8, RSA or EC)".into(),
         )
     })?;
-    let provider = super::tls_provider::provider()?;
+    let provider = crate::transport::connect::tls_provider::provider()?;
     rustls::sign::CertifiedKey::from_der(chain, key, &provider).map_err(|e| {
         Error::Config(format!(
             "client certificate: the key does not fit the certificate ({})",

@@ -3,8 +3,8 @@
 //! No transport follows a redirect itself (hyper's connection-level clients never do; the
 //! `reqwest` transport is built with `redirect::Policy::none()`): they hand the 3xx back as
 //! a response, and this decorator, applied at the edge by [`crate::SolrClientBuilder`] over
-//! any transport (a custom one or a [`super::Retry`] included), turns it into a decision. A
-//! [`super::Routing`] picks the node of every request it is given, so it applies this same
+//! any transport (a custom one or a [`crate::transport::Retry`] included), turns it into a decision. A
+//! [`crate::transport::Routing`] picks the node of every request it is given, so it applies this same
 //! decorator to its inner transport, per node (`RoutingBuilder::follow_redirects`); a 3xx
 //! then never leaves the router. The decision:
 //!
@@ -28,10 +28,8 @@ use http::header::{AUTHORIZATION, LOCATION};
 use http::StatusCode;
 use url::Url;
 
-use super::{
-    BoxFuture, Decorator, RequestKind, StreamingResponse, Transport, WireRequest, WireResponse,
-};
 use crate::error::{Error, Result};
+use crate::transport::{BoxFuture, Decorator, Reply, RequestKind, Transport, WireRequest};
 
 /// The redirect decorator. See the module docs.
 #[derive(Debug)]
@@ -60,13 +58,13 @@ impl<T: Transport> Redirects<T> {
     fn send_unfollowed(
         &self,
         mut req: WireRequest,
-    ) -> impl std::future::Future<Output = Result<WireResponse>> + Send + '_ {
+    ) -> impl std::future::Future<Output = Result<Reply>> + Send + '_ {
         req.start_deadline();
         let (node, path, kind) = (req.node.clone(), req.path.clone(), req.kind);
         let sent = self.inner.send(req);
         async move {
             let resp = sent.await?;
-            if !is_redirect(resp.status) {
+            if !is_redirect(resp.status()) {
                 return Ok(resp);
             }
             let mut url = node.clone();
@@ -81,20 +79,20 @@ impl<T: Transport> Redirects<T> {
         }
     }
 
-    async fn send_inner(&self, mut req: WireRequest) -> Result<WireResponse> {
+    async fn send_inner(&self, mut req: WireRequest) -> Result<Reply> {
         // The request timeout bounds the whole call, every hop included: the deadline is set
         // here, before the first hop, and every hop's request carries it.
         req.start_deadline();
         let origin = req.node.origin();
         let mut hops = 0u32;
         loop {
-            crate::auth::resign(&mut req).await?;
             let resp = self.inner.send(req.clone()).await?;
-            if !is_redirect(resp.status) {
+            if !is_redirect(resp.status()) {
                 if hops > 0 {
                     let mut resp = resp;
-                    resp.timing.redirects = hops;
-                    resp.timing.final_url = Some(without_credentials(req.url()).to_string());
+                    let timing = resp.timing_mut();
+                    timing.redirects = hops;
+                    timing.final_url = Some(without_credentials(req.url()).to_string());
                     return Ok(resp);
                 }
                 return Ok(resp);
@@ -119,8 +117,12 @@ impl<T: Transport> Redirects<T> {
             }
             hops += 1;
             if target.origin() != origin {
+                // Another origin never gets the credential: nor the header, nor the
+                // provider that would sign the request again.
                 req.headers.remove(AUTHORIZATION);
+                req.auth = None;
             }
+            resp.discard().await;
             retarget(&mut req, &target);
         }
     }
@@ -128,8 +130,8 @@ impl<T: Transport> Redirects<T> {
 
 /// The `Location` of a 3xx `resp` to a request for `url`, resolved against it, without
 /// credentials.
-fn location(url: &Url, resp: &WireResponse) -> Option<Url> {
-    resp.headers
+fn location(url: &Url, resp: &Reply) -> Option<Url> {
+    resp.headers()
         .get(LOCATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|l| url.join(l.trim()).ok())
@@ -137,10 +139,10 @@ fn location(url: &Url, resp: &WireResponse) -> Option<Url> {
 }
 
 /// The error for a 3xx `resp` to a request for `url` on `node` that is not followed.
-fn refusal(node: &Url, url: &Url, resp: &WireResponse, reason: &'static str) -> Error {
+fn refusal(node: &Url, url: &Url, resp: &Reply, reason: &'static str) -> Error {
     Error::Redirect {
         node: without_credentials(node.clone()).to_string(),
-        status: resp.status.as_u16(),
+        status: resp.status().as_u16(),
         location: location(url, resp).as_ref().map(Url::to_string),
         reason,
     }
@@ -186,41 +188,11 @@ impl<T: Transport> Decorator for Redirects<T> {
         &self.inner
     }
 
-    fn call(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
+    fn call(&self, req: WireRequest) -> BoxFuture<'_, Result<Reply>> {
         if self.max_hops == 0 || req.kind == RequestKind::Write {
             return Box::pin(self.send_unfollowed(req));
         }
         Box::pin(self.send_inner(req))
-    }
-
-    /// The body streams through when the answer is not a redirect; a 3xx is refused as
-    /// [`Decorator::call`] refuses it, or (a read, following on) the read is sent again and
-    /// followed by `call`, its final answer read whole.
-    fn call_streaming(&self, mut req: WireRequest) -> BoxFuture<'_, Result<StreamingResponse>> {
-        Box::pin(async move {
-            req.start_deadline();
-            let again = req.clone();
-            let resp = self.inner.send_streaming(req).await?;
-            if !is_redirect(resp.status) {
-                return Ok(resp);
-            }
-            if self.max_hops == 0 || again.kind == RequestKind::Write {
-                // Refused as `call` refuses it, without sending the request again.
-                let whole = resp.into_buffered(again.max_response_bytes).await?;
-                let mut url = again.node.clone();
-                let base = url.path().trim_end_matches('/').to_string();
-                url.set_path(&format!("{base}/{}", again.path.trim_start_matches('/')));
-                let reason = if again.kind == RequestKind::Write {
-                    "a write is never redirected"
-                } else {
-                    "following redirects is off"
-                };
-                return Err(refusal(&again.node, &url, &whole, reason));
-            }
-            drop(resp);
-            // A read that may be followed: sent again and followed, its answer read whole.
-            self.call(again).await.map(StreamingResponse::buffered)
-        })
     }
 }
 
@@ -246,6 +218,8 @@ mod tests {
             max_response_bytes: 1,
             deadline: None,
             route: None,
+            auth: None,
+            streamed: false,
         }
     }
 
@@ -279,7 +253,7 @@ mod tests {
     struct Sharded;
 
     impl Transport for Sharded {
-        fn send(&self, _req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
+        fn send(&self, _req: WireRequest) -> BoxFuture<'_, Result<Reply>> {
             Box::pin(async { Err(Error::NoNode("test".into())) })
         }
         fn name(&self) -> String {
@@ -344,7 +318,7 @@ mod tests {
     }
 
     impl Transport for Hopping {
-        fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
+        fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<Reply>> {
             let n = {
                 let mut d = self.deadlines.lock().unwrap();
                 d.push(req.deadline);
@@ -361,12 +335,12 @@ mod tests {
                 } else {
                     StatusCode::OK
                 };
-                Ok(WireResponse {
+                Ok(Reply::Whole(crate::transport::WireResponse {
                     status,
                     headers,
                     body: Bytes::new(),
                     timing: crate::Timing::default(),
-                })
+                }))
             })
         }
         fn name(&self) -> String {
@@ -381,7 +355,10 @@ mod tests {
     #[tokio::test]
     async fn every_hop_carries_the_deadline_of_the_whole_call() {
         let r = Redirects::new(Hopping::default(), 5);
-        let resp = r.send(req("http://a:1/solr")).await.expect("followed");
+        let resp = r
+            .send_whole(req("http://a:1/solr"))
+            .await
+            .expect("followed");
         assert_eq!((resp.status, resp.timing.redirects), (StatusCode::OK, 2));
         let d = r.inner.deadlines.lock().unwrap().clone();
         assert_eq!(d.len(), 3);

@@ -5,7 +5,7 @@
 //! reqwest's connector counts the connections it opens (the transport's own witness), and
 //! the timing record has `server_wait` (send -> response headers, which here includes any
 //! connection set-up and the request write) and `transfer`; the connection phases are None.
-//! Its automatic gzip is off (reqwest's default), so the [`super::Gzip`] decorator applies
+//! Its automatic gzip is off (reqwest's default), so the [`crate::transport::Gzip`] decorator applies
 //! to it like to the others.
 //!
 //! Timeouts are reqwest's own, so that each names its true phase: `connect_timeout` (reported
@@ -32,9 +32,9 @@
 //! time them.
 //!
 //! Proxy errors and a client certificate refused under TLS 1.3 are typed as on the other
-//! transports, though reqwest does not type them ([`super::reqwest_faults`]).
+//! transports, though reqwest does not type them ([`crate::transport::base::reqwest_faults`]).
 //!
-//! Redirects are not followed here (`redirect::Policy::none()`; see [`super::Redirects`]). A
+//! Redirects are not followed here (`redirect::Policy::none()`; see [`crate::transport::Redirects`]). A
 //! read lost because the server closed a pooled connection after reading the request is
 //! resent once, as `pooled` does; a write never is.
 
@@ -45,14 +45,14 @@ use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
 
-use super::h1::{closed_unanswered, proves_unprocessed, USER_AGENT_VALUE};
-use super::tls::TlsOptions;
-use super::{
-    BoxFuture, RequestKind, Transport, TransportStats, WireBytes, WireCount, WireRequest,
-    WireResponse,
-};
 use crate::error::{Error, Result, TimeoutPhase};
 use crate::timing::{HttpVersion, Timing};
+use crate::transport::connect::tls::TlsOptions;
+use crate::transport::http::exchange::{closed_unanswered, proves_unprocessed, USER_AGENT_VALUE};
+use crate::transport::{
+    BoxFuture, Reply, RequestKind, Transport, TransportStats, WireBytes, WireCount, WireRequest,
+    WireResponse,
+};
 
 /// Counts every connection reqwest's connector opens.
 #[derive(Clone)]
@@ -121,11 +121,11 @@ pub struct ReqwestDefault {
     /// One client per `(connect, read_idle)`.
     clients: Mutex<Vec<((Duration, Duration), reqwest::Client)>>,
     opened: Arc<AtomicU64>,
-    counted: super::Counted,
+    counted: crate::transport::Counted,
     /// Whether a client certificate is configured (for [`Error::ClientCertificate`]).
     has_identity: bool,
     /// What reqwest hides about proxy and client-certificate failures, found out.
-    faults: super::reqwest_faults::Faults,
+    faults: crate::transport::base::reqwest_faults::Faults,
     /// The local addresses of the connections seen so far, for [`Timing::reused`].
     seen: Mutex<Seen>,
 }
@@ -177,7 +177,7 @@ impl ReqwestDefault {
 
     /// [`Self::new`], going through `proxy` when given (reqwest's proxy support, with this
     /// crate's [`crate::NoProxy`] rules and credentials).
-    pub fn with_proxy(tls: &TlsOptions, proxy: Option<&super::Proxy>) -> Result<Self> {
+    pub fn with_proxy(tls: &TlsOptions, proxy: Option<&crate::transport::Proxy>) -> Result<Self> {
         let opened = Arc::new(AtomicU64::new(0));
         let identity = tls
             .identity()
@@ -185,8 +185,8 @@ impl ReqwestDefault {
             .transpose()
             .map_err(|_| Error::Config("client certificate: reqwest cannot load it".into()))?;
         let has_identity = identity.is_some();
-        let faults = super::reqwest_faults::Faults::new(tls, proxy)?;
-        let proxy = proxy.map(super::proxy::for_reqwest);
+        let faults = crate::transport::base::reqwest_faults::Faults::new(tls, proxy)?;
+        let proxy = proxy.map(crate::transport::connect::proxy::for_reqwest);
         let version = tls.tls_version();
         let mut roots = Vec::new();
         for pem in tls.extra_roots_pem() {
@@ -211,10 +211,12 @@ impl ReqwestDefault {
                 builder = builder.tls_danger_accept_invalid_certs(true);
             }
             builder = match version {
-                super::TlsVersion::Tls12 => builder
+                crate::transport::TlsVersion::Tls12 => builder
                     .tls_version_min(reqwest::tls::Version::TLS_1_2)
                     .tls_version_max(reqwest::tls::Version::TLS_1_2),
-                super::TlsVersion::Tls13 => builder.tls_version_min(reqwest::tls::Version::TLS_1_3),
+                crate::transport::TlsVersion::Tls13 => {
+                    builder.tls_version_min(reqwest::tls::Version::TLS_1_3)
+                }
                 _ => builder,
             };
             if let Some(id) = &identity {
@@ -229,17 +231,17 @@ impl ReqwestDefault {
             make: Box::new(make),
             clients: Mutex::new(Vec::new()),
             opened,
-            counted: super::Counted::new("reqwest", insecure),
+            counted: crate::transport::Counted::new("reqwest", insecure),
             has_identity,
             faults,
             seen: Mutex::new(Seen::default()),
         };
-        transport.client(super::Timeouts::default())?;
+        transport.client(crate::transport::Timeouts::default())?;
         Ok(transport)
     }
 
     /// The client for these timeouts, built on first use.
-    fn client(&self, t: super::Timeouts) -> Result<reqwest::Client> {
+    fn client(&self, t: crate::transport::Timeouts) -> Result<reqwest::Client> {
         let key = (t.connect, t.read_idle);
         let mut clients = self.clients.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((_, c)) = clients.iter().find(|(k, _)| *k == key) {
@@ -287,7 +289,7 @@ impl ReqwestDefault {
     }
 
     /// The streaming path: the head, then the body chunk by chunk as reqwest reads it.
-    async fn stream_inner(&self, req: WireRequest) -> Result<super::StreamingResponse> {
+    async fn stream_inner(&self, req: WireRequest) -> Result<crate::transport::StreamingResponse> {
         let node = crate::redact::node_label(&req.node);
         let start = Instant::now();
         let (resp, attempts) = self.answer(&req, &node).await?;
@@ -324,7 +326,7 @@ impl ReqwestDefault {
                 Err(e) => Some((Err(map_reqwest(&node, &req, e, false)), None)),
             }
         });
-        Ok(super::StreamingResponse::counted(
+        Ok(crate::transport::StreamingResponse::counted(
             status,
             headers,
             Box::pin(chunks),
@@ -420,7 +422,9 @@ fn map_reqwest(node: &str, req: &WireRequest, e: reqwest::Error, has_identity: b
     let e = e.without_url();
     let node = node.to_string();
     #[cfg(feature = "rustls-base")]
-    if let Some(refused) = super::client_auth::refusal(&node, &e, Some(has_identity)) {
+    if let Some(refused) =
+        crate::transport::connect::client_auth::refusal(&node, &e, Some(has_identity))
+    {
         return refused;
     }
     #[cfg(not(feature = "rustls-base"))]
@@ -458,13 +462,13 @@ fn map_reqwest(node: &str, req: &WireRequest, e: reqwest::Error, has_identity: b
 }
 
 impl Transport for ReqwestDefault {
-    fn send_streaming(&self, req: WireRequest) -> BoxFuture<'_, Result<super::StreamingResponse>> {
-        self.counted
-            .send_streaming(req, |req| self.stream_inner(req))
-    }
-
-    fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
-        self.counted.send(req, |req| self.send_inner(req))
+    fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<Reply>> {
+        self.counted.send_either(
+            req,
+            false,
+            |req| self.send_inner(req),
+            |req| self.stream_inner(req),
+        )
     }
 
     fn name(&self) -> String {

@@ -12,10 +12,10 @@ use http_body_util::Full;
 use hyper::body::Incoming;
 use hyper::client::conn::http1::SendRequest;
 
-use super::connector::{Activity, ConnMeter, SetupTiming};
-use super::WireRequest;
 use crate::error::{Error, Result, TimeoutPhase};
 use crate::timing::{HttpVersion, Timing};
+use crate::transport::connect::connector::{Activity, ConnMeter, SetupTiming};
+use crate::transport::WireRequest;
 
 /// The User-Agent every transport sends.
 pub(crate) const USER_AGENT_VALUE: &str = concat!("solr-client-rs/", env!("CARGO_PKG_VERSION"));
@@ -68,7 +68,7 @@ pub(crate) fn build_request(
 /// stream ([`proves_unprocessed`]).
 pub(crate) fn map_hyper(node: &str, e: hyper::Error) -> Error {
     #[cfg(feature = "rustls-base")]
-    if let Some(refused) = super::client_auth::refusal(node, &e, None) {
+    if let Some(refused) = crate::transport::connect::client_auth::refusal(node, &e, None) {
         return refused;
     }
     let not_sent = e.is_canceled() || proves_unprocessed(&e);
@@ -221,7 +221,7 @@ impl Expired {
 /// without a byte, never the length of a phase: every byte `A` reports pushes it back, in
 /// the header phase as in the body phase) and, when the transport enforces it itself, the
 /// call's deadline. HTTP/1.1 watches the socket meter (on the connection's own timer);
-/// HTTP/2 a stream's [`super::h2_clock::FrameClock`] plus the frames of the stream
+/// HTTP/2 a stream's [`crate::transport::http::h2_clock::FrameClock`] plus the frames of the stream
 /// ([`Watch::restart`]).
 ///
 /// The timer is re-armed only when its instant changes, so a wait that is polled many times
@@ -332,7 +332,7 @@ pub(crate) type Head = (http::Response<Incoming>, Instant);
 
 /// Sends `http_req` on an HTTP/1.1 connection and waits for the response head, under
 /// `watch`: the step the buffered path ([`read_body`] next) and the streaming path
-/// ([`super::IncomingBody`] next) share.
+/// ([`crate::transport::IncomingBody`] next) share.
 ///
 /// Kept small, because a transport boxes it (inside its request future) per request: the
 /// response future is boxed on its own and the rest is one flat state machine whose
@@ -349,7 +349,7 @@ pub(crate) fn exchange_head<'a>(
 }
 
 /// Waits for the response head `head` under `watch` (HTTP/1.1 and HTTP/2 alike).
-async fn head_under<A, F>(
+pub(crate) async fn head_under<A, F>(
     node: &str,
     req: &WireRequest,
     watch: &mut Watch<'_, A>,
@@ -474,30 +474,6 @@ fn too_large(node: &str, limit: u64) -> Error {
         node: node.to_string(),
         limit,
     }
-}
-
-/// HTTP/2: waits for the response head `fut` under the read-idle timeout, counted from the
-/// stream's last byte: its last frame, or the last wire byte of a frame still arriving on
-/// the connection (`clock`, see [`super::h2_clock`]). The bytes of other streams' complete
-/// frames do not keep a stalled stream alive. The body is the caller's: [`read_body`] with
-/// `frames_restart`, or the streaming path's reader.
-///
-/// `timer` is this request's own (streams share the connection), made once per request by
-/// the caller (and used again for the body) and re-armed only when the idle limit moves.
-#[cfg(feature = "http2")]
-pub(crate) async fn h2_head<F>(
-    node: &str,
-    req: &WireRequest,
-    clock: &super::h2_clock::FrameClock,
-    timer: std::pin::Pin<&mut tokio::time::Sleep>,
-    fut: F,
-) -> Result<Head>
-where
-    F: Future<Output = std::result::Result<http::Response<Incoming>, hyper::Error>>,
-{
-    let start = Instant::now();
-    let mut watch = Watch::on(clock, timer, req.timeouts.read_idle, start, None);
-    head_under(node, req, &mut watch, fut).await
 }
 
 /// The exchange's byte counts and decoded size: the connection's counters less `before`

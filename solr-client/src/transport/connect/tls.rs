@@ -14,8 +14,8 @@ use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 #[cfg(feature = "rustls-base")]
 use rustls::{DigitallySignedStruct, SignatureScheme};
 
-use super::identity::Identity;
 use crate::error::{Error, Result};
+use crate::transport::connect::identity::Identity;
 
 /// Which TLS protocol versions to offer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -146,7 +146,7 @@ impl TlsOptions {
     /// Builds a rustls client config offering the given ALPN protocols.
     #[cfg(feature = "rustls-base")]
     pub(crate) fn client_config(&self, alpn: &[&[u8]]) -> Result<Arc<rustls::ClientConfig>> {
-        let provider = super::tls_provider::provider()?;
+        let provider = crate::transport::connect::tls_provider::provider()?;
         let versions: &[&'static rustls::SupportedProtocolVersion] = match self.version {
             TlsVersion::Any => rustls::ALL_VERSIONS,
             TlsVersion::Tls12 => &[&rustls::version::TLS12],

@@ -1,5 +1,5 @@
 //! A response whose body is read as it arrives ([`StreamingResponse`], from
-//! [`Transport::send_streaming`](super::Transport::send_streaming)): the head at once, the
+//! [`Transport::send_streaming`](crate::transport::Transport::send_streaming)): the head at once, the
 //! body as a stream of byte chunks ([`BodyStream`]).
 //!
 //! The body of a streamed response is not bounded by
@@ -236,57 +236,5 @@ impl Stream for BodyStream {
             Poll::Pending => {}
         }
         out
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::transport::{
-        BoxFuture, Redirects, Retry, RetryPolicy, Transport, TransportStats, WireRequest,
-    };
-    use futures::StreamExt;
-
-    /// A custom transport with only the buffered `send`.
-    #[derive(Debug)]
-    struct Fixed;
-
-    impl Transport for Fixed {
-        fn send(&self, _req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
-            Box::pin(async {
-                Ok(WireResponse {
-                    status: StatusCode::OK,
-                    headers: HeaderMap::new(),
-                    body: Bytes::from_static(b"{\"docs\":[]}"),
-                    timing: Timing {
-                        node: "fixed".into(),
-                        decoded_bytes: 11,
-                        ..Timing::default()
-                    },
-                })
-            })
-        }
-        fn name(&self) -> String {
-            "fixed".into()
-        }
-        fn stats(&self) -> TransportStats {
-            TransportStats::default()
-        }
-    }
-
-    /// Through the retry and redirect decorators, a transport without a streaming path
-    /// answers `send_streaming` with its buffered body as one chunk; the timing counts the
-    /// body once, when it has been read.
-    #[tokio::test]
-    async fn a_buffered_transport_streams_its_whole_body_as_one_chunk() {
-        let t = Redirects::new(Retry::new(Fixed, RetryPolicy::default()), 0);
-        let req = WireRequest::test_get("http://127.0.0.1:1/solr", "c/export");
-        let mut resp = t.send_streaming(req).await.expect("answer");
-        assert_eq!(resp.status, StatusCode::OK);
-        assert_eq!(resp.timing().decoded_bytes, 0, "not read yet");
-        let chunks: Vec<Bytes> = (&mut resp.body).map(|c| c.expect("chunk")).collect().await;
-        assert_eq!(chunks, vec![Bytes::from_static(b"{\"docs\":[]}")]);
-        assert!(resp.body.is_ended());
-        assert_eq!(resp.timing().decoded_bytes, 11);
     }
 }

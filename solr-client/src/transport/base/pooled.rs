@@ -29,21 +29,21 @@ use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, TryAcquireError};
 
-use super::client_auth::h1_explained;
-use super::connector::{ConnMeter, Connector, SetupTiming};
-use super::h1::{
+use crate::error::{Error, Result};
+use crate::timing::HttpVersion;
+use crate::transport::connect::client_auth::h1_explained;
+use crate::transport::connect::connector::{ConnMeter, Connector, SetupTiming};
+use crate::transport::connect::proxy::{self, Proxy};
+use crate::transport::connect::tls::TlsOptions;
+use crate::transport::http::exchange::{
     build_request, count_bytes, exchange_head, map_hyper, read_body, within, ConnTimer, Head,
     Instants, Target, Watch,
 };
-use super::incoming::IncomingBody;
-use super::proxy::{self, Proxy};
-use super::tls::TlsOptions;
-use super::{
-    BoxFuture, RequestKind, StreamingResponse, Transport, TransportStats, WireBytes, WireCount,
-    WireRequest, WireResponse,
+use crate::transport::http::incoming::IncomingBody;
+use crate::transport::{
+    BoxFuture, Reply, RequestKind, StreamingResponse, Transport, TransportStats, WireBytes,
+    WireCount, WireRequest, WireResponse,
 };
-use crate::error::{Error, Result};
-use crate::timing::HttpVersion;
 
 /// Settings of the [`Pooled`] transport.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,7 +124,7 @@ pub struct Pooled {
     /// One pool per origin; a client talks to a handful, so a scan finds one without
     /// making a key per request.
     hosts: Mutex<Vec<Arc<HostPool>>>,
-    counted: super::Counted,
+    counted: crate::transport::Counted,
 }
 
 impl std::fmt::Debug for Pooled {
@@ -156,10 +156,11 @@ impl Pooled {
             ));
         }
         Ok(Pooled {
-            connector: Connector::new(tls, super::connector::HTTP1_ALPN)?.via(proxy, false),
+            connector: Connector::new(tls, crate::transport::connect::connector::HTTP1_ALPN)?
+                .via(proxy, false),
             config,
             hosts: Mutex::new(Vec::new()),
-            counted: super::Counted::new("pooled", tls.is_insecure()),
+            counted: crate::transport::Counted::new("pooled", tls.is_insecure()),
         })
     }
 
@@ -209,7 +210,7 @@ impl Pooled {
             if sender.is_ready() {
                 return Ok(Some((sender, idle.meter, timer)));
             }
-            let at = super::far_or(Instant::now(), req.timeouts.read_idle).min(deadline);
+            let at = crate::transport::far_or(Instant::now(), req.timeouts.read_idle).min(deadline);
             match within(&mut timer, at, sender.ready()).await {
                 Some(Ok(())) => return Ok(Some((sender, idle.meter, timer))),
                 _ if Instant::now() >= deadline => return Err(req.request_timeout()),
@@ -234,7 +235,7 @@ impl Pooled {
 
     /// One call: the exchange up to the head ([`Self::head`]), then the body, on the
     /// connection's timer and under the call's deadline (set by
-    /// [`super::Counted::send_own_deadline`]).
+    /// [`crate::transport::Counted::send_own_deadline`]).
     ///
     /// The request comes boxed: the future of this call is boxed per request, and a future
     /// of more than 1,032 bytes is a large allocation for glibc (not served from its
@@ -286,7 +287,7 @@ impl Pooled {
         let start = Instant::now();
         let deadline = req
             .deadline
-            .unwrap_or_else(|| super::far_or(start, req.timeouts.request));
+            .unwrap_or_else(|| crate::transport::far_or(start, req.timeouts.request));
         let host = self.host(req);
         let permit = slot(&host, req, deadline).await?;
         let mut attempt = 1;
@@ -487,20 +488,17 @@ async fn slot(
 }
 
 impl Transport for Pooled {
-    fn send_streaming(&self, req: WireRequest) -> BoxFuture<'_, Result<StreamingResponse>> {
+    fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<Reply>> {
         use futures::FutureExt;
-        self.counted.send_streaming(req, |req| {
-            self.stream_inner(req).map(|r| self.connector.settle(r))
-        })
-    }
-
-    fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
-        use futures::FutureExt;
-        // A combinator, not an async block: the block would hold the exchange twice.
-        self.counted.send_own_deadline(req, |req| {
-            self.send_inner(Box::new(req))
-                .map(|r| self.connector.settle(r))
-        })
+        self.counted.send_either(
+            req,
+            true,
+            |req| {
+                self.send_inner(Box::new(req))
+                    .map(|r| self.connector.settle(r))
+            },
+            |req| self.stream_inner(req).map(|r| self.connector.settle(r)),
+        )
     }
 
     fn name(&self) -> String {
@@ -542,6 +540,8 @@ mod tests {
             max_response_bytes: 64 << 20,
             deadline: None,
             route: None,
+            auth: None,
+            streamed: false,
         };
         let exchange = std::mem::size_of_val(&pooled.send_inner(Box::new(req.clone())));
         let boxed = pooled.send(req);

@@ -13,26 +13,23 @@ use http_body_util::Full;
 use hyper::client::conn::http1::SendRequest;
 use hyper_util::rt::TokioIo;
 
-use super::client_auth::h1_explained;
-use super::connector::{ConnMeter, Connector, SetupTiming};
-use super::h1::{
-    build_request, exchange_head, map_hyper, read_body, ConnTimer, Head, Instants, Target, Watch,
-};
-use super::incoming::IncomingBody;
-use super::proxy::{self, Proxy};
-use super::tls::TlsOptions;
-use super::{
-    BoxFuture, StreamingResponse, Transport, TransportStats, WireBytes, WireCount, WireRequest,
-    WireResponse,
-};
 use crate::error::Result;
 use crate::timing::HttpVersion;
+use crate::transport::connect::client_auth::h1_explained;
+use crate::transport::connect::connector::{ConnMeter, Connector, SetupTiming};
+use crate::transport::connect::proxy::{self, Proxy};
+use crate::transport::connect::tls::TlsOptions;
+use crate::transport::http::exchange::{
+    build_request, exchange_head, map_hyper, read_body, ConnTimer, Head, Instants, Target, Watch,
+};
+use crate::transport::http::incoming::IncomingBody;
+use crate::transport::{StreamingResponse, WireBytes, WireCount, WireRequest, WireResponse};
 
 /// A transport that opens a new connection per request.
 #[derive(Debug)]
 pub struct Fresh {
     connector: Connector,
-    counted: super::Counted,
+    counted: crate::transport::Counted,
 }
 
 impl Fresh {
@@ -45,8 +42,9 @@ impl Fresh {
     /// `https://` nodes through a `CONNECT` tunnel.
     pub fn with_proxy(tls: &TlsOptions, proxy: Option<&Proxy>) -> Result<Self> {
         Ok(Fresh {
-            connector: Connector::new(tls, super::connector::HTTP1_ALPN)?.via(proxy, false),
-            counted: super::Counted::new("fresh", tls.is_insecure()),
+            connector: Connector::new(tls, crate::transport::connect::connector::HTTP1_ALPN)?
+                .via(proxy, false),
+            counted: crate::transport::Counted::new("fresh", tls.is_insecure()),
         })
     }
 
@@ -205,27 +203,4 @@ impl Drop for CloseOnDrop {
     }
 }
 
-impl Transport for Fresh {
-    fn send_streaming(&self, req: WireRequest) -> BoxFuture<'_, Result<StreamingResponse>> {
-        use futures::FutureExt;
-        self.counted.send_streaming(req, |req| {
-            self.stream_inner(req).map(|r| self.connector.settle(r))
-        })
-    }
-
-    fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
-        use futures::FutureExt;
-        // A combinator, not an async block: the block would hold the request twice.
-        self.counted.send(req, |req| {
-            self.send_inner(req).map(|r| self.connector.settle(r))
-        })
-    }
-
-    fn name(&self) -> String {
-        self.counted.name()
-    }
-
-    fn stats(&self) -> TransportStats {
-        self.counted.stats(self.connector.opened())
-    }
-}
+crate::transport::connector_base!(Fresh);

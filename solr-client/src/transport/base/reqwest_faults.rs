@@ -24,11 +24,11 @@ use std::time::Duration;
 
 use tokio::io::AsyncReadExt;
 
-use super::connector::{Connector, HTTP1_ALPN};
-use super::proxy::{self, Proxy};
-use super::tls::TlsOptions;
-use super::WireRequest;
 use crate::error::{Error, Result, TimeoutPhase};
+use crate::transport::connect::connector::{Connector, HTTP1_ALPN};
+use crate::transport::connect::proxy::{self, Proxy};
+use crate::transport::connect::tls::TlsOptions;
+use crate::transport::WireRequest;
 
 /// The longest wait for the server's alert on the probe connection.
 const ALERT_WAIT: Duration = Duration::from_secs(1);
@@ -118,7 +118,7 @@ impl Faults {
             Ok(Err(_)) => conn
                 .meter
                 .cert_alert()
-                .map(|alert| super::client_auth::refusal_named(&node, alert)),
+                .map(|alert| crate::transport::connect::client_auth::refusal_named(&node, alert)),
             _ => None,
         }
     }

@@ -1,4 +1,4 @@
-//! [`RetryPolicy`]: how often and how long the [`Routing`](super::Routing) decorator and the
+//! [`RetryPolicy`]: how often and how long the [`Routing`](crate::transport::Routing) decorator and the
 //! [`Retry`] decorator retry, `Retry-After` parsing, and jittered exponential backoff.
 //!
 //! `+retry` ([`Retry`]) retries a request answered with **429 Too Many Requests** or
@@ -21,8 +21,8 @@
 //! to) before touching the index, and a proxy answers 503 when it could not reach Solr.
 //! No other status is retried: after a 500, 502 or 504, or a connection lost or a timeout
 //! after the request was sent, whether a write was applied is unknown, and neither decorator
-//! guesses. (Stale pooled connections are retried by [`super::Pooled`] itself; node failover
-//! on transport errors belongs to [`super::Routing`], which fails writes over only when
+//! guesses. (Stale pooled connections are retried by [`crate::transport::Pooled`] itself; node failover
+//! on transport errors belongs to [`crate::transport::Routing`], which fails writes over only when
 //! [`Error::is_not_sent`] holds.)
 //!
 //! The returned response's `timing.attempts` counts every attempt (including the inner
@@ -35,11 +35,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use http::header::RETRY_AFTER;
 use http::{HeaderMap, StatusCode};
 
-use super::{
-    BoxFuture, Decorator, RequestKind, StreamingResponse, Transport, WireRequest, WireResponse,
-};
 use crate::codec::ResponseFormat;
 use crate::error::{Error, Result};
+use crate::transport::{BoxFuture, Decorator, Reply, RequestKind, Transport, WireRequest};
 use crate::types::{ErrorEnvelope, SolrErrorBody};
 
 /// The retry budget of one request.
@@ -151,7 +149,7 @@ impl RetryPolicy {
 }
 
 /// Whether a request of `kind` answered with `status` is sent again by [`Retry`] and
-/// [`Routing`](super::Routing): 429 and 503 for every kind, writes included (see the module
+/// [`Routing`](crate::transport::Routing): 429 and 503 for every kind, writes included (see the module
 /// docs: both statuses mean the server refused before processing); nothing else.
 pub fn retries_status(kind: RequestKind, status: http::StatusCode) -> bool {
     let _ = kind; // the same for reads, writes and admin requests, on purpose
@@ -225,72 +223,38 @@ impl<T: Transport> Retry<T> {
         Retry { inner, policy }
     }
 
-    async fn send_inner(&self, mut req: WireRequest) -> Result<WireResponse> {
+    async fn send_inner(&self, mut req: WireRequest) -> Result<Reply> {
         let deadline = req.start_deadline();
         let timeout = req.request_timeout();
-        super::until_deadline(deadline, timeout, self.attempts(req, deadline)).await
+        crate::transport::until_deadline(deadline, timeout, self.attempts(req, deadline)).await
     }
 
-    async fn attempts(&self, req: WireRequest, deadline: Instant) -> Result<WireResponse> {
+    /// The attempts of one request, whole or streamed alike: a streamed reply is judged on
+    /// its head, and once a body has begun to stream nothing is retried.
+    async fn attempts(&self, req: WireRequest, deadline: Instant) -> Result<Reply> {
         let max = self.policy.max_attempts.max(1);
         let mut waited = Duration::ZERO;
         let mut earlier_attempts = 0u32;
         let mut attempt = 1u32;
         loop {
-            let mut attempt_req = req.clone();
-            crate::auth::resign(&mut attempt_req).await?;
-            let mut resp = self.inner.send(attempt_req).await?;
-            let status = resp.status;
+            let mut resp = self.inner.send(req.clone()).await?;
+            let status = resp.status();
             if !retries_status(req.kind, status) {
-                resp.timing.attempts = resp.timing.attempts.max(1) + earlier_attempts;
+                let timing = resp.timing_mut();
+                timing.attempts = timing.attempts.max(1) + earlier_attempts;
                 return Ok(resp);
             }
-            earlier_attempts += resp.timing.attempts.max(1);
-            let delay = self.policy.wait(attempt, retry_after(&resp.headers));
-            if attempt >= max || !self.policy.fits(waited, delay, deadline) {
-                return Err(Error::RetriesExhausted {
-                    solr: solr_error(&resp.headers, &resp.body).map(Box::new),
-                    node: resp.timing.node,
-                    status: status.as_u16(),
-                    attempts: attempt,
-                    waited,
-                });
-            }
-            crate::transport::span::retrying(&resp.timing.node, attempt, &status, delay);
-            tokio::time::sleep(delay).await;
-            waited += delay;
-            attempt += 1;
-        }
-    }
-}
-
-impl<T: Transport> Retry<T> {
-    async fn stream_attempts(
-        &self,
-        req: WireRequest,
-        deadline: Instant,
-    ) -> Result<StreamingResponse> {
-        let max = self.policy.max_attempts.max(1);
-        let mut waited = Duration::ZERO;
-        let mut attempt = 1u32;
-        loop {
-            let mut attempt_req = req.clone();
-            crate::auth::resign(&mut attempt_req).await?;
-            let resp = self.inner.send_streaming(attempt_req).await?;
-            let status = resp.status;
-            if !retries_status(req.kind, status) {
-                return Ok(resp);
-            }
+            earlier_attempts += resp.timing().attempts.max(1);
             let node = resp.timing().node.clone();
-            let delay = self.policy.wait(attempt, retry_after(&resp.headers));
+            let delay = self.policy.wait(attempt, retry_after(resp.headers()));
             if attempt >= max || !self.policy.fits(waited, delay, deadline) {
                 // The last answer's body is read for Solr's message (an error in reading
                 // it only loses the message).
-                let last = resp.into_buffered(req.max_response_bytes).await;
+                let body = resp.body_bytes(req.max_response_bytes).await;
                 return Err(Error::RetriesExhausted {
-                    solr: last
+                    solr: body
                         .ok()
-                        .and_then(|r| solr_error(&r.headers, &r.body))
+                        .and_then(|b| solr_error(resp.headers(), &b))
                         .map(Box::new),
                     node,
                     status: status.as_u16(),
@@ -298,7 +262,7 @@ impl<T: Transport> Retry<T> {
                     waited,
                 });
             }
-            drop(resp);
+            resp.discard().await;
             crate::transport::span::retrying(&node, attempt, &status, delay);
             tokio::time::sleep(delay).await;
             waited += delay;
@@ -314,18 +278,8 @@ impl<T: Transport> Decorator for Retry<T> {
         &self.inner
     }
 
-    fn call(&self, req: WireRequest) -> BoxFuture<'_, Result<WireResponse>> {
+    fn call(&self, req: WireRequest) -> BoxFuture<'_, Result<Reply>> {
         Box::pin(self.send_inner(req))
-    }
-
-    /// Retries as [`Decorator::call`] does, on the response head only: once a body has
-    /// begun to stream, nothing is retried.
-    fn call_streaming(&self, mut req: WireRequest) -> BoxFuture<'_, Result<StreamingResponse>> {
-        Box::pin(async move {
-            let deadline = req.start_deadline();
-            let timeout = req.request_timeout();
-            super::until_deadline(deadline, timeout, self.stream_attempts(req, deadline)).await
-        })
     }
 
     fn label(&self) -> String {
@@ -482,5 +436,58 @@ mod tests {
         }
         let ra = Duration::from_secs(2);
         assert!(p.wait(1, Some(ra)) >= ra);
+    }
+
+    /// Answers 503 to every other request (the first of each pair), 200 to the rest; whole
+    /// or streamed as the request asks.
+    #[derive(Debug, Default)]
+    struct BusyThenOk(std::sync::atomic::AtomicU32);
+
+    impl Transport for BusyThenOk {
+        fn send(&self, req: WireRequest) -> BoxFuture<'_, Result<Reply>> {
+            let n = self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let status = if n.is_multiple_of(2) { 503 } else { 200 };
+            let resp = crate::transport::WireResponse {
+                status: StatusCode::from_u16(status).expect("status"),
+                headers: HeaderMap::new(),
+                body: bytes::Bytes::from_static(b"{}"),
+                timing: crate::Timing {
+                    node: "busy".into(),
+                    attempts: 1,
+                    ..crate::Timing::default()
+                },
+            };
+            Box::pin(async move {
+                Ok(if req.streamed {
+                    Reply::Streamed(crate::transport::StreamingResponse::buffered(resp))
+                } else {
+                    Reply::Whole(resp)
+                })
+            })
+        }
+        fn name(&self) -> String {
+            "busy".into()
+        }
+        fn stats(&self) -> crate::transport::TransportStats {
+            crate::transport::TransportStats::default()
+        }
+    }
+
+    /// One retry loop for both bodies: a request retried once after a 503 reports two
+    /// attempts, read whole or streamed.
+    #[tokio::test]
+    async fn a_streamed_retry_counts_its_attempts_as_a_whole_one_does() {
+        let policy = RetryPolicy::default()
+            .base_backoff(Duration::from_millis(1))
+            .max_backoff(Duration::from_millis(1));
+        let t = Retry::new(BusyThenOk::default(), policy);
+        let req = WireRequest::test_get("http://127.0.0.1:1/solr", "c/select");
+        let whole = t.send_whole(req.clone()).await.expect("whole");
+        let streamed = t.send_streaming(req).await.expect("streamed");
+        assert_eq!(whole.status, StatusCode::OK);
+        assert_eq!(streamed.status, StatusCode::OK);
+        assert_eq!(whole.timing.attempts, 2);
+        assert_eq!(streamed.timing().attempts, whole.timing.attempts);
+        assert_eq!(t.inner.0.load(std::sync::atomic::Ordering::SeqCst), 4);
     }
 }

@@ -13,9 +13,9 @@ use http::HeaderValue;
 use hyper_util::client::proxy::matcher::{Intercept, Matcher};
 use url::Url;
 
-use super::no_proxy::NoProxy;
 use crate::auth::Credentials;
 use crate::error::{Error, Result};
+use crate::transport::connect::no_proxy::NoProxy;
 
 /// Where requests go when a proxy is configured: a proxy per node scheme, its credentials
 /// and the hosts reached directly. Debug output never shows the password.
@@ -223,7 +223,7 @@ impl std::fmt::Debug for Proxy {
 /// takes (`GET http://node:8983/solr/... HTTP/1.1`), with the proxy's credentials.
 pub(crate) fn absolute_form<B>(
     http_req: &mut http::Request<B>,
-    wire: &super::WireRequest,
+    wire: &crate::transport::WireRequest,
     proxy: &Proxy,
 ) -> Result<()> {
     *http_req.uri_mut() =
@@ -242,7 +242,7 @@ pub(crate) fn absolute_form<B>(
 pub(crate) fn forwarded_status(
     status: http::StatusCode,
     node: &str,
-    wire: &super::WireRequest,
+    wire: &crate::transport::WireRequest,
     proxy: &Proxy,
 ) -> Result<()> {
     if status != http::StatusCode::PROXY_AUTHENTICATION_REQUIRED {

@@ -30,7 +30,7 @@ use std::time::Instant;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-use super::connector::{Activity, ConnMeter};
+use crate::transport::connect::connector::{Activity, ConnMeter};
 
 /// Length of an HTTP/2 frame header (RFC 9113, 4.1).
 const FRAME_HEADER: u8 = 9;
