@@ -28,12 +28,8 @@ fuzz_target!(|data: &[u8]| {
     for f in ResponseFormat::ALL {
         let _ = f.decode_value(data);
         for status in [200, 400, 500] {
-            let _ = codec::decode::<SelectResponse>(
-                f,
-                status,
-                Some("application/octet-stream"),
-                data,
-            );
+            let _ =
+                codec::decode::<SelectResponse>(f, status, Some("application/octet-stream"), data);
             let _ = codec::decode::<SelectResponse>(f, status, Some("application/xml"), data);
         }
     }

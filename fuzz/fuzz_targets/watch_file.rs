@@ -5,9 +5,11 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use solr_watch::capture::file::CaptureReader;
-use solr_watch::conn::Tracker;
-use solr_watch::{packet, print_text, report, svg};
+use solr_watch::pcap::reader::CaptureReader;
+use solr_watch::print_text;
+use solr_watch::report::{self, svg};
+use solr_watch::wire::conn::Tracker;
+use solr_watch::wire::packet;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(mut reader) = CaptureReader::new(data) else {

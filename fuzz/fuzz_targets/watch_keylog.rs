@@ -7,9 +7,9 @@
 use std::sync::Arc;
 
 use libfuzzer_sys::fuzz_target;
-use solr_watch::keylog::{KeyLog, KeyLogFile};
+use solr_watch::tls::decrypt::Decryptor;
+use solr_watch::tls::keylog::{KeyLog, KeyLogFile};
 use solr_watch::tls::TlsConn;
-use solr_watch::tls_decrypt::Decryptor;
 
 fuzz_target!(|data: &[u8]| {
     let cut = data.iter().position(|&b| b == 0).unwrap_or(data.len());

@@ -5,13 +5,18 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use solr_watch::conn::Tracker;
-use solr_watch::{print_text, report, svg};
+use solr_watch::print_text;
+use solr_watch::report::{self, svg};
+use solr_watch::wire::conn::Tracker;
 
 const SRV: u16 = 8983;
 
 fn segment(from_client: bool, cport: u16, seq: u32, flags: u8, payload: &[u8]) -> Vec<u8> {
-    let (sp, dp) = if from_client { (cport, SRV) } else { (SRV, cport) };
+    let (sp, dp) = if from_client {
+        (cport, SRV)
+    } else {
+        (SRV, cport)
+    };
     let mut f = vec![0u8; 12];
     f.extend([0x08, 0x00, 0x45, 0]);
     f.extend(((40 + payload.len()) as u16).to_be_bytes());

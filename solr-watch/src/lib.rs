@@ -1,28 +1,28 @@
 //! `solr-watch`: a passive audit of any application's Solr traffic, from the wire.
 //!
 //! Packets to and from the Solr port (a live libpcap capture or a saved pcap/pcapng file) are
-//! put back into TCP connections ([`tcp`], [`conn`]); cleartext HTTP/1.1 is parsed into
-//! requests and responses ([`http`]), cleartext HTTP/2 (prior knowledge or an h2c upgrade)
-//! is decoded frame by frame with its header compression ([`http2`], [`hpack`]) into the same
-//! requests and responses, and both are read for Solr facts ([`solr`]: endpoint, `wt`,
+//! put back into TCP connections ([`tcp`](wire::tcp), [`conn`](wire::conn)); cleartext HTTP/1.1 is parsed into
+//! requests and responses ([`http`](wire::http)), cleartext HTTP/2 (prior knowledge or an h2c upgrade)
+//! is decoded frame by frame with its header compression ([`http2`](wire::http2), [`hpack`](wire::hpack)) into the same
+//! requests and responses, and both are read for Solr facts ([`solr`](wire::solr): endpoint, `wt`,
 //! update format, QTime, gunzipped when needed); TLS connections are classified from their
 //! handshake ([`tls`]: full or resumed) and, given the clients' key log (`--keylog`, the
-//! `SSLKEYLOGFILE` format, [`keylog`]), decrypted ([`tls_decrypt`]: TLS 1.2 and 1.3, AES-GCM
+//! `SSLKEYLOGFILE` format, [`keylog`](tls::keylog)), decrypted ([`tls::decrypt`]: TLS 1.2 and 1.3, AES-GCM
 //! and ChaCha20-Poly1305) into the same HTTP/1.1 parser (or, with ALPN `h2`, the HTTP/2 decoder), so requests, gzip and QTime appear
 //! for HTTPS as for http. Without a key the connection-level view stays, and the report says
 //! "no key for N TLS connections". [`report`] turns that into connection and request
-//! figures, findings with fixes and a one-line verdict; [`svg`] draws the connections. [`packet`]
+//! figures, findings with fixes and a one-line verdict; [`svg`](report::svg) draws the connections. [`packet`](wire::packet)
 //! parses link-layer frames into TCP segments (the bench's SYN witness uses it too),
 //! [`capture`] reads saved
 //! files as a stream in pure Rust and, with the `live` feature (default, the only use of
-//! libpcap), captures live ([`live`], [`capture::live`]).
+//! libpcap), captures live ([`libpcap`], [`capture::live`]).
 //!
 //! Whatever cannot be decoded (frames that are not TCP/IP, bytes missing from the capture,
 //! HTTP/1 out of sync, HTTP/2 frames or header blocks that do not decode, TLS records without a key or
 //! failing authentication, unknown protocols) is counted and said, never a panic.
 //!
 //! Analysing a saved capture (`transport-bench watch --read FILE` does the same; the file is
-//! read as a stream by [`capture::file`], without libpcap):
+//! read as a stream by [`pcap::reader`], without libpcap):
 //!
 //! ```
 //! # fn main() -> anyhow::Result<()> {
@@ -40,32 +40,19 @@
 //! ```
 #![forbid(unsafe_code)]
 
+// The parts, leaves first: what is on the wire, TLS, saved files, libpcap, a capture put
+// together, the report of it, and the eBPF watch.
 pub mod capture;
-pub mod conn;
-mod csv;
 #[cfg(feature = "ebpf")]
 pub mod ebpf;
-pub mod facts;
-pub mod hpack;
-pub mod http;
-pub mod http2;
-pub mod keylog;
 #[cfg(feature = "live")]
-pub mod live;
-pub mod packet;
-pub mod pcapng;
+pub mod libpcap;
+pub mod pcap;
 pub mod report;
-mod run_folder;
-#[cfg(feature = "live")]
-pub mod saved;
 #[cfg(feature = "serve")]
 pub mod serve;
-pub mod solr;
-pub mod svg;
-pub mod tcp;
 pub mod tls;
-pub mod tls_decrypt;
-pub mod xmljson;
+pub mod wire;
 
 use std::path::Path;
 
@@ -102,7 +89,7 @@ pub fn save(dir: &Path, r: &WatchReport, c: &Captured) -> Result<()> {
 /// Saves `requests.csv`, one row per request of the capture, into `dir`.
 pub fn save_requests(dir: &Path, c: &Captured) -> Result<()> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    csv::requests(dir, &report::requests(&c.tracker))
+    report::csv::requests(dir, &report::requests(&c.tracker))
 }
 
 #[cfg(test)]

@@ -3,10 +3,10 @@
 
 use std::io::Write;
 
-use super::conn::Tracker;
 use super::report::build;
 use super::tls::tests::client_hello_record;
-use crate::packet::linktype;
+use crate::wire::conn::Tracker;
+use crate::wire::packet::linktype;
 
 pub(crate) const SRV: u16 = 8983;
 const FIN: u8 = 0x01;
@@ -339,7 +339,7 @@ fn truncated_and_flipped_captures_are_named_with_their_offset() {
     let bytes = std::fs::read(&src).expect("capture");
     let whole = super::watch_file(&src, None).expect("reference");
     assert_eq!(whole.capture_error, None);
-    let mut reader = crate::capture::file::CaptureReader::new(&bytes[..]).expect("pcapng");
+    let mut reader = crate::pcap::reader::CaptureReader::new(&bytes[..]).expect("pcapng");
     let mut packets = Vec::new();
     while let Some(p) = reader.next_packet().expect("whole") {
         packets.push(p.offset);
@@ -489,10 +489,10 @@ fn streaming_reader_reports_what_the_libpcap_path_did() {
     for name in ["search-fresh.pcapng", "search-pooled.pcapng"] {
         let path = dir.join(name);
         let ours = super::watch_file(&path, None).expect("streamed");
-        let (link, frames) = crate::live::read_with_libpcap(&path).expect("libpcap");
+        let (link, frames) = crate::libpcap::witness::read_with_libpcap(&path).expect("libpcap");
         let port = frames
             .iter()
-            .filter_map(|(_, f, _)| crate::packet::parse(link, f))
+            .filter_map(|(_, f, _)| crate::wire::packet::parse(link, f))
             .find(|p| p.is_syn_only())
             .map(|p| p.dst_port)
             .expect("a SYN");
@@ -515,7 +515,7 @@ fn streaming_reader_reports_what_the_libpcap_path_did() {
 /// as `tcpdump -s SNAP -w` writes them.
 fn write_snapped(path: &std::path::Path, frames: &[(u64, Vec<u8>, u32)], snap: usize) {
     let out = std::fs::File::create(path).expect("create");
-    let mut w = crate::pcapng::PcapngWriter::new(out, 1, snap as u32).expect("header");
+    let mut w = crate::pcap::pcapng::PcapngWriter::new(out, 1, snap as u32).expect("header");
     for (ts, f, wire) in frames {
         w.packet(*ts, &f[..f.len().min(snap)], *wire)
             .expect("packet");
@@ -552,7 +552,7 @@ fn snap_length_truncated_captures_judge_nothing_from_missing_bytes() {
     let whole = super::watch_file(&src, None).expect("reference");
     assert_eq!(reqs(&whole).requests, 20);
     let mut frames = Vec::new();
-    let mut reader = crate::capture::file::CaptureReader::open(&src).expect("open");
+    let mut reader = crate::pcap::reader::CaptureReader::open(&src).expect("open");
     while let Some(p) = reader.next_packet().expect("whole file") {
         frames.push((p.ts_us, p.data.to_vec(), p.orig_len));
     }
@@ -641,3 +641,4 @@ mod binary_qtime;
 mod early_close;
 mod h2;
 mod server_first;
+mod tls_decrypt;

@@ -2,7 +2,7 @@
 //! `pooled` (1 SYN); re-read them with the bench's own parser.
 
 use solr_harness::local_solr::project_root;
-use solr_watch::saved::count_file;
+use solr_watch::capture::saved::count_file;
 
 #[test]
 fn reference_captures_count_20_and_1_syns() {

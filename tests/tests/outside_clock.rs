@@ -20,8 +20,8 @@
 use std::time::{Duration, Instant};
 
 use solr_client::{Select, Timing, TransportKind};
-use solr_watch::live::{Background, CaptureOptions, Sink};
-use solr_watch::packet::{self, TcpPacket};
+use solr_watch::libpcap::witness::{Background, CaptureOptions, Sink};
+use solr_watch::wire::packet::{self, TcpPacket};
 
 use crate::support::{self, client, tag};
 

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
-use solr_watch::keylog::KeyLogFile;
+use solr_watch::tls::keylog::KeyLogFile;
 use solr_watch::{self as watch, capture, LiveWatch, WatchReport};
 
 use crate::support;

@@ -8,9 +8,9 @@ use std::sync::Arc;
 use anyhow::Result;
 
 use super::Captured;
-use crate::conn::Tracker;
-use crate::keylog::KeyLogFile;
-use crate::live::{Background, CaptureOptions, Sink};
+use crate::libpcap::witness::{Background, CaptureOptions, Sink};
+use crate::tls::keylog::KeyLogFile;
+use crate::wire::conn::Tracker;
 
 /// Running totals of a live capture, for a progress line.
 #[derive(Debug, Default)]

@@ -1,5 +1,5 @@
 //! Where the packets come from: a saved pcap/pcapng file read as a stream in pure Rust
-//! ([`file`](mod@file), [`read_file`]), or, with the `live` feature (default), a live
+//! ([`crate::pcap::reader`], [`read_file`]), or, with the `live` feature (default), a live
 //! libpcap capture ([`LiveWatch`]).
 
 use std::path::Path;
@@ -7,17 +7,17 @@ use std::sync::Arc;
 
 use anyhow::{anyhow, bail, Context, Result};
 
-use crate::conn::Tracker;
-use crate::keylog::KeyLogFile;
-use crate::packet;
+use crate::tls::keylog::KeyLogFile;
+use crate::wire::conn::Tracker;
+use crate::wire::packet;
 
-pub mod file;
-pub mod flaw;
 #[cfg(feature = "live")]
 pub mod live;
+#[cfg(feature = "live")]
+pub mod saved;
 
-use file::{CaptureReader, Packet, ReadError};
-use flaw::TimestampCheck;
+use crate::pcap::flaw::TimestampCheck;
+use crate::pcap::reader::{CaptureReader, Packet, ReadError};
 #[cfg(feature = "live")]
 pub use live::{LiveWatch, Progress};
 
@@ -101,7 +101,7 @@ pub fn read_file_with_keys(
 /// Reads `path` packet by packet into `each` (which returns false to stop early): how many
 /// packets it was given, and why reading stopped before the end of the file, as
 /// "FILE is truncated|damaged at byte N: what". A packet with an impossible timestamp
-/// ([`flaw::impossible_timestamp`]) is damage at its own offset. A file that does
+/// ([`crate::pcap::flaw::impossible_timestamp`]) is damage at its own offset. A file that does
 /// not even start as a capture is an error.
 pub fn scan(
     path: &Path,

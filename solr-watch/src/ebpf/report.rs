@@ -11,8 +11,8 @@ use serde::Serialize;
 use super::process::ProcessInfo;
 use super::session::{Finished, ProcessConns, ServerConns};
 use super::tls_library::{self, TlsLibrary};
-use crate::conn::Proto;
 use crate::report::{self, Finding, WatchReport};
+use crate::wire::conn::Proto;
 
 /// One process's traffic to Solr.
 #[derive(Debug, Serialize, JsonSchema)]

@@ -6,7 +6,7 @@ use std::net::IpAddr;
 
 use super::event::{Event, Kind};
 use super::process::ProcessInfo;
-use crate::conn::{Close, Conn, Tracker};
+use crate::wire::conn::{Close, Conn, Tracker};
 
 /// One connection and its kernel-side figures.
 #[derive(Debug)]

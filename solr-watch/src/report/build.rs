@@ -6,7 +6,7 @@ use super::connections::{connection_figures, cut};
 use super::findings::{findings, verdict};
 use super::requests::{request_summary, requests};
 use super::*;
-use crate::conn::Tracker;
+use crate::wire::conn::Tracker;
 
 /// Builds the report from a finished tracker.
 pub fn build(

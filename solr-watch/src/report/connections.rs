@@ -5,10 +5,10 @@ use std::collections::BTreeMap;
 
 use super::wire::{asks_close, close_name, ms, proto_name};
 use super::{ConnectionRecord, ConnectionSummary, TlsSummary, Undecodable};
-use crate::conn::{Close, Conn, Proto, Tracker};
-use crate::http2::Http2Summary;
+use crate::tls::decrypt::TlsDecryption;
 use crate::tls::Handshake;
-use crate::tls_decrypt::TlsDecryption;
+use crate::wire::conn::{Close, Conn, Proto, Tracker};
+use crate::wire::http2::Http2Summary;
 use bench_report::stats::exact_percentiles;
 
 /// What TLS leaves visible, when no key log decrypted it.

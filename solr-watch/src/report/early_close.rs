@@ -7,7 +7,7 @@
 
 use super::wire::{asks_close, last_answer, ms};
 use super::{Finding, Severity};
-use crate::conn::{Close, Tracker};
+use crate::wire::conn::{Close, Tracker};
 
 /// Jetty's idle timeout in Solr 9 (`solr.jetty.http.idleTimeout`), µs: what the server
 /// waits for when the capture shows no idle close of its own.

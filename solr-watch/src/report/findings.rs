@@ -3,9 +3,9 @@
 
 use super::wire::{gzip_asked, is_update};
 use super::*;
-use crate::conn::Tracker;
-use crate::http2::Http2Summary;
-use crate::solr::{self, BodyFormat};
+use crate::wire::conn::Tracker;
+use crate::wire::http2::Http2Summary;
+use crate::wire::solr::{self, BodyFormat};
 
 /// How much a finding matters. Serialised as today's strings (`"high"`, `"medium"`,
 /// `"info"`), so `watch.json` keeps its shape; ordered most important first.

@@ -4,23 +4,26 @@
 //! verdict ([`findings`]), and the text tables ([`text`]);
 //! it is saved as a run folder by `run_folder.rs` (`bench_report::RunReport`).
 //!
-//! [`Tracker`]: crate::conn::Tracker
+//! [`Tracker`]: crate::wire::conn::Tracker
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::http2::{H2Facts, Http2Summary};
 use super::tls::Handshake;
-use super::tls_decrypt::TlsDecryption;
+use crate::tls::decrypt::TlsDecryption;
+use crate::wire::http2::{H2Facts, Http2Summary};
 use bench_report::stats::Percentiles;
 
 pub mod build;
 mod connections;
+pub(crate) mod csv;
 mod early_close;
 pub mod findings;
 pub mod requests;
+mod run_folder;
 mod server_first;
+pub mod svg;
 pub mod text;
 mod wire;
 

@@ -7,9 +7,9 @@ use super::wire::{asks_close, gzip_asked, is_update, ms};
 use super::{
     EndpointSummary, FormatSummary, RequestRecord, RequestSummary, Undecodable, GZIP_WORTH,
 };
-use crate::conn::{Conn, Tracker};
-use crate::http::Message;
-use crate::solr;
+use crate::wire::conn::{Conn, Tracker};
+use crate::wire::http::Message;
+use crate::wire::solr;
 use bench_report::stats::exact_percentiles;
 
 /// Per-request records of a finished tracker.

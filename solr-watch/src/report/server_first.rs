@@ -8,7 +8,7 @@
 
 use super::wire::{asks_close, last_answer, ms};
 use super::{Finding, Severity};
-use crate::conn::{Close, Tracker};
+use crate::wire::conn::{Close, Tracker};
 
 /// The connections the client replaced: after a connection's last answer, the client's
 /// next request went on another connection.

@@ -5,7 +5,7 @@ use std::io::Write;
 use anyhow::Result;
 
 use super::{ConnectionSummary, RequestSummary, TlsSummary, WatchReport};
-use crate::http2::Http2Summary;
+use crate::wire::http2::Http2Summary;
 
 fn opt(v: Option<f64>) -> String {
     v.map_or("-".into(), |x| format!("{x:.2}"))

@@ -1,8 +1,8 @@
 //! The key log's part of the report: the TLS note, the decryption findings and text lines
-//! (the decryptor itself, [`crate::tls_decrypt`], knows nothing of reports).
+//! (the decryptor itself, [`crate::tls::decrypt`], knows nothing of reports).
 
 use super::{Finding, Severity};
-use crate::tls_decrypt::TlsDecryption;
+use crate::tls::decrypt::TlsDecryption;
 
 /// The TLS summary's note when a key log was given.
 pub fn note(d: &TlsDecryption) -> String {

@@ -2,8 +2,8 @@
 //! of protocols and closes, what a request asks of the server, and when a connection last
 //! answered.
 
-use crate::conn::{Close, Conn, Proto};
-use crate::http::Message;
+use crate::wire::conn::{Close, Conn, Proto};
+use crate::wire::http::Message;
 
 /// Microseconds as milliseconds.
 pub(super) fn ms(us: u64) -> f64 {

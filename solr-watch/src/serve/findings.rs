@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use super::labels::Who;
 use super::metrics::Metrics;
-use crate::conn::{Conn, Proto, Tracker};
-use crate::http::Message;
+use crate::wire::conn::{Conn, Proto, Tracker};
+use crate::wire::http::Message;
 
 /// Ended connections kept per process.
 pub const CONNS: usize = 16;

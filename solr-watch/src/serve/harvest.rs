@@ -7,8 +7,8 @@ use std::collections::VecDeque;
 use super::findings::PAIRS;
 use super::labels::{encoding, Who};
 use super::metrics::{Metrics, RequestSample};
-use crate::conn::{Conn, Proto};
-use crate::http::Message;
+use crate::wire::conn::{Conn, Proto};
+use crate::wire::http::Message;
 
 /// What the daemon remembers of one connection between harvests.
 #[derive(Debug, Default, Clone)]

@@ -13,9 +13,9 @@ use super::findings::Windows;
 use super::harvest::{end, harvest, Cursor};
 use super::http::Shared;
 use super::labels::Who;
-use crate::conn::{Conn, Tracker};
-use crate::keylog::KeyLogFile;
-use crate::live::{Background, CaptureOptions, Sink};
+use crate::libpcap::witness::{Background, CaptureOptions, Sink};
+use crate::tls::keylog::KeyLogFile;
+use crate::wire::conn::{Conn, Tracker};
 
 /// A closed connection stays this long (capture time, µs) for its last packets.
 const CLOSED_KEEP_US: u64 = 5_000_000;

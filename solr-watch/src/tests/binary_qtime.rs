@@ -5,9 +5,9 @@
 use std::io::Write;
 
 use super::{Conv, SRV};
-use crate::conn::Tracker;
-use crate::packet::linktype;
 use crate::report::{requests, RequestRecord};
+use crate::wire::conn::Tracker;
+use crate::wire::packet::linktype;
 
 const JAVABIN_GET: &[u8] =
     b"GET /solr/bench/select?q=*:*&wt=javabin&version=2 HTTP/1.1\r\nHost: x\r\n\r\n";

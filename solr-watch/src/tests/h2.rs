@@ -3,7 +3,7 @@
 //! connection goes on as HTTP/1.1), and a `101` to another protocol (not decoded, said).
 
 use super::{run, Conv, GET};
-use crate::http2::PREFACE;
+use crate::wire::http2::PREFACE;
 
 /// An HTTP/2 frame.
 fn h2frame(kind: u8, flags: u8, sid: u32, p: &[u8]) -> Vec<u8> {

@@ -111,9 +111,9 @@ pub async fn run(a: WatchArgs) -> Result<()> {
         Some(p) if a.read.is_some() && !p.exists() => {
             bail!("key log {} does not exist", p.display())
         }
-        Some(p) => Some(std::sync::Arc::new(solr_watch::keylog::KeyLogFile::open(
-            p,
-        )?)),
+        Some(p) => Some(std::sync::Arc::new(
+            solr_watch::tls::keylog::KeyLogFile::open(p)?,
+        )),
         None => None,
     };
     let (captured, source) = match &a.read {
@@ -137,7 +137,7 @@ pub async fn run(a: WatchArgs) -> Result<()> {
 fn read_saved(
     a: &WatchArgs,
     path: &std::path::Path,
-    keylog: Option<std::sync::Arc<solr_watch::keylog::KeyLogFile>>,
+    keylog: Option<std::sync::Arc<solr_watch::tls::keylog::KeyLogFile>>,
 ) -> Result<(solr_watch::Captured, String)> {
     if a.duration.is_some() || a.save.is_some() {
         bail!("--read analyses a saved file: --duration and --save do not apply");
@@ -152,7 +152,7 @@ fn read_saved(
 /// A live capture until `--duration` passes or Ctrl-C, with a progress line.
 async fn capture_live(
     a: &WatchArgs,
-    keylog: Option<std::sync::Arc<solr_watch::keylog::KeyLogFile>>,
+    keylog: Option<std::sync::Arc<solr_watch::tls::keylog::KeyLogFile>>,
 ) -> Result<(solr_watch::Captured, String)> {
     let Some(port) = a.port else {
         bail!("--port is required for a live capture (the Solr port, e.g. 8983)");

@@ -37,7 +37,7 @@ async fn pcap(a: WatchArgs, metrics: serve::Shared) -> Result<()> {
         bail!("--port is required for a live capture (the Solr port, e.g. 8983)");
     };
     let keylog = match &a.keylog {
-        Some(p) => Some(Arc::new(solr_watch::keylog::KeyLogFile::open(p)?)),
+        Some(p) => Some(Arc::new(solr_watch::tls::keylog::KeyLogFile::open(p)?)),
         None => None,
     };
     let live = serve::pcap::PcapServe::start(&a.interface, port, keylog, metrics)?;

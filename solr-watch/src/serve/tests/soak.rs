@@ -5,10 +5,10 @@
 use std::sync::{Arc, Mutex};
 
 use super::{exposed_series, lines};
-use crate::packet::linktype;
 use crate::serve::metrics::Metrics;
 use crate::serve::pcap::ServeSink;
 use crate::tests::{resp, Conv, GET, SRV};
+use crate::wire::packet::linktype;
 
 const SECOND: u64 = 1_000_000;
 const DAYS: u64 = 3;

@@ -20,9 +20,9 @@ use std::path::Path;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
-use solr_watch::packet::{self, TcpPacket};
+use solr_watch::capture::saved::SavedCapture;
 use solr_watch::report::{Finding, Severity};
-use solr_watch::saved::SavedCapture;
+use solr_watch::wire::packet::{self, TcpPacket};
 
 /// A response counts as spread when its segments take at least this long after the first…
 pub const MIN_SPREAD_MS: f64 = 0.5;

@@ -80,7 +80,7 @@ fn thread_cpu() -> Duration {
 struct Measured {
     records: Vec<LargeRecord>,
     connections: u64,
-    pcap: Option<solr_watch::live::PcapCount>,
+    pcap: Option<solr_watch::libpcap::witness::PcapCount>,
 }
 
 struct Plan {
@@ -117,7 +117,9 @@ async fn measure(p: Plan) -> Result<Measured> {
         );
     }
     let capture = match &p.pcap {
-        Some((dev, port)) => Some(solr_watch::live::PcapWitness::start(dev, *port, None)?),
+        Some((dev, port)) => Some(solr_watch::libpcap::witness::PcapWitness::start(
+            dev, *port, None,
+        )?),
         None => None,
     };
     let steps = p.warmup + p.requests;

@@ -27,7 +27,7 @@ pub use self::witnesses::Witnesses;
 use crate::engine::load::{self, Load};
 use crate::engine::workload::Generator;
 use bench_report::stats::percentiles;
-use solr_watch::live::PcapWitness;
+use solr_watch::libpcap::witness::PcapWitness;
 
 pub mod idle;
 mod model;

@@ -17,7 +17,7 @@ use super::{
 };
 use crate::engine::load::{self, Load};
 use crate::engine::witness::KernelTcp;
-use solr_watch::live::PcapCount;
+use solr_watch::libpcap::witness::PcapCount;
 
 /// A (workload, run name) pair: what the per-transport figures are kept by.
 type Key = (String, String);

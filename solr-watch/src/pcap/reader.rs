@@ -9,8 +9,8 @@
 //! however damaged, makes it panic.
 //!
 //! ```
-//! # fn main() -> Result<(), solr_watch::capture::file::ReadError> {
-//! use solr_watch::capture::file::CaptureReader;
+//! # fn main() -> Result<(), solr_watch::pcap::reader::ReadError> {
+//! use solr_watch::pcap::reader::CaptureReader;
 //! let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
 //!     .join("../captures/search-pooled.pcapng");
 //! let mut reader = CaptureReader::open(&path)?;
@@ -573,13 +573,13 @@ fn read_more<R: Read>(r: &mut R, buf: &mut Vec<u8>, n: usize) -> io::Result<usiz
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// A packet as owned values: (offset, link, ts_us, orig_len, snaplen, data).
-    type Owned = (u64, i32, u64, u32, u32, Vec<u8>);
+    pub(crate) type Owned = (u64, i32, u64, u32, u32, Vec<u8>);
 
-    fn reference(name: &str) -> Vec<u8> {
+    pub(crate) fn reference(name: &str) -> Vec<u8> {
         std::fs::read(
             Path::new(env!("CARGO_MANIFEST_DIR"))
                 .join("../captures")
@@ -589,7 +589,7 @@ mod tests {
     }
 
     /// Every packet, then the error that stopped reading (None: the end of the file).
-    fn read_all(bytes: &[u8]) -> (Vec<Owned>, Option<ReadError>) {
+    pub(crate) fn read_all(bytes: &[u8]) -> (Vec<Owned>, Option<ReadError>) {
         let mut r = match CaptureReader::new(bytes) {
             Ok(r) => r,
             Err(e) => return (Vec::new(), Some(e)),
@@ -615,7 +615,13 @@ mod tests {
     }
 
     /// Classic pcap of `pkts` (ts_us, data, orig_len), in either byte order and resolution.
-    fn pcap_file(pkts: &[Owned], le: bool, nanos: bool, link: u32, snaplen: u32) -> Vec<u8> {
+    pub(crate) fn pcap_file(
+        pkts: &[Owned],
+        le: bool,
+        nanos: bool,
+        link: u32,
+        snaplen: u32,
+    ) -> Vec<u8> {
         let w32 =
             |b: &mut Vec<u8>, v: u32| b.extend(if le { v.to_le_bytes() } else { v.to_be_bytes() });
         let w16 =
@@ -642,7 +648,7 @@ mod tests {
 
     /// A pcapng section in the byte order `le` with the interfaces `(link, snaplen, tsresol
     /// option)` and enhanced packet blocks `(interface, ts in its units, orig_len, data)`.
-    fn pcapng_section(
+    pub(crate) fn pcapng_section(
         le: bool,
         ifaces: &[(u16, u32, Option<u8>)],
         pkts: &[(u32, u64, u32, Vec<u8>)],
@@ -945,51 +951,5 @@ mod tests {
                 assert!(got.len() <= n + 1, "flip at {i}");
             }
         }
-    }
-
-    /// The packets are those libpcap reads (today's path before this reader), byte for byte.
-    #[cfg(feature = "live")]
-    #[test]
-    fn same_packets_as_libpcap() {
-        let dir = std::env::temp_dir().join(format!("watch-reader-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("tmp");
-        let (ng, _) = read_all(&reference("search-fresh.pcapng"));
-        let mut files = vec![
-            ("fresh.pcapng".to_string(), reference("search-fresh.pcapng")),
-            (
-                "pooled.pcapng".to_string(),
-                reference("search-pooled.pcapng"),
-            ),
-        ];
-        for le in [true, false] {
-            for nanos in [false, true] {
-                files.push((
-                    format!("{le}-{nanos}.pcap"),
-                    pcap_file(&ng, le, nanos, 1, 65535),
-                ));
-            }
-        }
-        let ts0 = ng[0].2;
-        let ns: Vec<(u32, u64, u32, Vec<u8>)> = ng
-            .iter()
-            .map(|p| (0, p.2 * 1000 + 5, p.3, p.5.clone()))
-            .collect();
-        files.push((
-            "ns-be.pcapng".into(),
-            pcapng_section(false, &[(1, 0, Some(9))], &ns),
-        ));
-        for (name, bytes) in files {
-            let p = dir.join(&name);
-            std::fs::write(&p, &bytes).expect("write");
-            let (link, frames) = crate::live::read_with_libpcap(&p).expect("libpcap reads it");
-            let (ours, err) = read_all(&bytes);
-            assert!(err.is_none(), "{name}: {err:?}");
-            let ours: Vec<(u64, Vec<u8>, u32)> =
-                ours.into_iter().map(|p| (p.2, p.5, p.3)).collect();
-            assert_eq!(ours, frames, "{name}");
-            assert_eq!(link, 1);
-            assert!(ours[0].0 >= ts0);
-        }
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -15,7 +15,7 @@
 //! Suites: TLS_AES_128_GCM_SHA256, TLS_AES_256_GCM_SHA384, TLS_CHACHA20_POLY1305_SHA256 and
 //! the TLS 1.2 (EC)DHE/RSA AES-GCM and ChaCha20-Poly1305 suites; others (CBC) are counted as
 //! unsupported. The ciphers are aws-lc-rs's (the library rustls uses here); nothing is
-//! hand-rolled. Suite, randoms and version come from the Hello messages [`super::tls`]
+//! hand-rolled. Suite, randoms and version come from the Hello messages [`super`]
 //! parses.
 //!
 //! Keys written after the records arrive (a live capture reads the key log as the client
@@ -37,7 +37,7 @@ use aws_lc_rs::{aead, hkdf, tls_prf};
 use serde::{Deserialize, Serialize};
 
 use super::keylog::{KeyLogFile, KeyLogStats, Secrets};
-use super::tls::TlsConn;
+use super::TlsConn;
 
 /// Largest record body accepted (TLS 1.2 allows 2^14 + 2048 of ciphertext).
 const MAX_RECORD: usize = 16384 + 2048;
@@ -756,7 +756,7 @@ fn alpn_of_extensions(b: &[u8]) -> Option<String> {
         let len = usize::from(u16::from_be_bytes([e[2], e[3]]));
         let d = e.get(4..4 + len)?;
         if t == 16 {
-            return super::tls::alpn(d);
+            return super::alpn(d);
         }
         e = &e[4 + len..];
     }
@@ -847,5 +847,5 @@ impl TlsDecryption {
 }
 
 #[cfg(test)]
-#[path = "tls_decrypt_tests.rs"]
-mod tests;
+#[path = "decrypt_tests.rs"]
+pub(crate) mod tests;

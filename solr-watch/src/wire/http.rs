@@ -45,7 +45,7 @@ pub struct Message {
     /// The stream ended (or lost sync) before the message was complete.
     pub incomplete: bool,
     /// What the body said, read once the message is complete (the body is then dropped).
-    pub facts: crate::facts::Facts,
+    pub facts: crate::wire::facts::Facts,
 }
 
 impl Message {

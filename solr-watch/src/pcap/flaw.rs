@@ -1,5 +1,5 @@
 //! What can be wrong in a saved pcap or pcapng file, in the words the capture reader
-//! ([`super::file`]) names it by: a [`Flaw`] (the file cut short, [`FlawKind::Truncated`], or
+//! ([`super::reader`]) names it by: a [`Flaw`] (the file cut short, [`FlawKind::Truncated`], or
 //! inconsistent, [`FlawKind::Damaged`], at a byte offset), and the timestamps no capture can
 //! hold ([`TimestampCheck`]).
 

@@ -6,8 +6,8 @@ use std::path::Path;
 
 use anyhow::{anyhow, Result};
 
-use crate::live::{PcapCount, Tally};
-use crate::packet;
+use crate::libpcap::witness::{PcapCount, Tally};
+use crate::wire::packet;
 
 /// A frame of a saved capture: timestamp µs, frame bytes, length on the wire.
 type Frame = (u64, Vec<u8>, u32);
@@ -26,7 +26,7 @@ pub struct SavedCapture {
 
 impl SavedCapture {
     /// Reads a pcap or pcapng file with the one capture reader, [`crate::capture::scan`] (the
-    /// streaming reader of [`crate::capture::file`], not libpcap); a file that is not a
+    /// streaming reader of [`crate::pcap::reader`], not libpcap); a file that is not a
     /// capture is an error, a truncated or damaged one (cut short, inconsistent, or with an
     /// impossible timestamp) keeps the frames before the flaw and says what and where, by
     /// file and byte offset. The link type is the first packet's (Ethernet when none).

@@ -7,7 +7,7 @@
 use std::io::Read;
 
 use super::http::Message;
-pub use crate::facts::{BodyFormat, Facts};
+pub use crate::wire::facts::{BodyFormat, Facts};
 
 /// Most decoded bytes read from a compressed body (QTime sits in the first few hundred).
 const MAX_DECODED: u64 = 4 * 1024 * 1024;

@@ -8,11 +8,11 @@ use std::sync::Arc;
 
 use super::http::{Message, Parser, Side};
 use super::http2::{H2Conn, Start};
-use super::keylog::KeyLogFile;
 use super::tcp::{Delivery, Reassembler};
-use super::tls::TlsConn;
-use super::tls_decrypt::{Decryptor, Plain};
-use crate::packet::{self, TcpPacket};
+use crate::tls::decrypt::{Decryptor, Plain};
+use crate::tls::keylog::KeyLogFile;
+use crate::tls::TlsConn;
+use crate::wire::packet::{self, TcpPacket};
 
 const FIN: u8 = 0x01;
 const SYN: u8 = 0x02;

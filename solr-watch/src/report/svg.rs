@@ -4,7 +4,7 @@
 
 use bench_report::chart::{BarChart, BarRow, Figure, Layout, Span, Timeline, PALETTE};
 
-use super::report::{ConnectionRecord, RequestSummary, WatchReport};
+use super::{ConnectionRecord, RequestSummary, WatchReport};
 
 /// Rows drawn at most (the rest are counted in the title).
 const MAX_ROWS: usize = 200;

@@ -380,13 +380,13 @@ fn connect(suite: SupportedCipherSuite, ecdsa: bool, keys: Arc<Collect>) -> Wire
     let version = suite.version();
     let (cert, key): (&[u8], &[u8]) = if ecdsa {
         (
-            include_bytes!("testdata/ec-cert.der"),
-            include_bytes!("testdata/ec-key.der"),
+            include_bytes!("../testdata/ec-cert.der"),
+            include_bytes!("../testdata/ec-key.der"),
         )
     } else {
         (
-            include_bytes!("testdata/rsa-cert.der"),
-            include_bytes!("testdata/rsa-key.der"),
+            include_bytes!("../testdata/rsa-cert.der"),
+            include_bytes!("../testdata/rsa-key.der"),
         )
     };
     let server = rustls::ServerConfig::builder_with_provider(provider.clone())
@@ -536,7 +536,7 @@ fn frame(sport: u16, dport: u16, seq: u32, flags: u8, payload: &[u8]) -> Vec<u8>
 
 /// One HTTPS connection from `cport` made by rustls (TLS 1.3): two Solr searches, the second
 /// asking for gzip. Returns its frames in wire order and the key log lines.
-fn https_conn(cport: u16, ts: &mut u64) -> (Vec<(u64, Vec<u8>)>, String) {
+pub(crate) fn https_conn(cport: u16, ts: &mut u64) -> (Vec<(u64, Vec<u8>)>, String) {
     const SRV: u16 = 8983;
     let keys = Arc::new(Collect::default());
     let mut w = connect(cs::TLS13_AES_128_GCM_SHA256, true, keys.clone());
@@ -583,63 +583,4 @@ fn https_conn(cport: u16, ts: &mut u64) -> (Vec<(u64, Vec<u8>)>, String) {
     push(frame(cport, SRV, cseq, 0x11, b""), &mut frames);
     let log = keys.0.lock().expect("lock").clone();
     (frames, log)
-}
-
-#[test]
-fn tracker_turns_decrypted_https_into_requests_and_says_no_key() {
-    let mut ts = 1_000_000;
-    let (f1, keys1) = https_conn(40_001, &mut ts);
-    let (f2, _keys2) = https_conn(40_002, &mut ts);
-    let keys = Arc::new(KeyLogFile::from_text(&keys1));
-    let mut t = crate::conn::Tracker::with_keylog(8983, Some(keys));
-    for (ts, f) in f1.iter().chain(&f2) {
-        t.add(crate::packet::linktype::ETHERNET, f, f.len() as u32, *ts);
-    }
-    t.finish();
-    let r = crate::report::build(&t, "test", 0, None);
-    assert_eq!(r.connections.tls, 2);
-    assert_eq!(
-        (
-            r.requests.as_ref().expect("request figures").requests,
-            r.requests.as_ref().expect("request figures").answered
-        ),
-        (2, 2)
-    );
-    assert_eq!(
-        r.requests.as_ref().expect("request figures").qtime_decoded,
-        2
-    );
-    let qtimes: Vec<Option<u64>> = crate::report::requests(&t)
-        .iter()
-        .map(|q| q.qtime_ms)
-        .collect();
-    assert_eq!(qtimes, [Some(3), Some(3)]);
-    assert_eq!(r.requests.as_ref().expect("request figures").accept_gzip, 1);
-    let d = r
-        .tls
-        .as_ref()
-        .and_then(|t| t.decryption.clone())
-        .expect("decryption");
-    assert_eq!((d.connections_decrypted, d.no_key), (1, 1));
-    assert_eq!(d.versions.get("1.3").copied(), Some(1));
-    let opaque = r
-        .findings
-        .iter()
-        .find(|f| f.kind == "tls-opaque")
-        .expect("finding");
-    assert!(
-        opaque.what.contains("no key for 1 TLS connections"),
-        "{}",
-        opaque.what
-    );
-
-    // Without a key log: today's connection-level view.
-    let mut t = crate::conn::Tracker::new(8983);
-    for (ts, f) in f1.iter().chain(&f2) {
-        t.add(crate::packet::linktype::ETHERNET, f, f.len() as u32, *ts);
-    }
-    t.finish();
-    let r = crate::report::build(&t, "test", 0, None);
-    assert_eq!(r.requests.as_ref().expect("request figures").requests, 0);
-    assert!(r.tls.as_ref().is_some_and(|t| t.decryption.is_none()));
 }

@@ -16,8 +16,8 @@ use std::time::Duration;
 use anyhow::{anyhow, Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::packet::{self, TcpPacket};
-use crate::pcapng::PcapngWriter;
+use crate::pcap::pcapng::PcapngWriter;
+use crate::wire::packet::{self, TcpPacket};
 
 /// What the capture saw.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -381,7 +381,7 @@ impl PcapWitness {
 pub(crate) type Frame = (u64, Vec<u8>, u32);
 
 /// The link type and every frame libpcap reads from a saved capture: the independent
-/// reader the streaming one ([`crate::capture::file`]) is checked against in tests.
+/// reader the streaming one ([`crate::pcap::reader`]) is checked against in tests.
 #[cfg(test)]
 pub(crate) fn read_with_libpcap(path: &std::path::Path) -> Result<(i32, Vec<Frame>)> {
     let mut cap = pcap::Capture::from_file(path)
@@ -400,6 +400,7 @@ pub(crate) fn read_with_libpcap(path: &std::path::Path) -> Result<(i32, Vec<Fram
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pcap::reader::tests::{pcap_file, pcapng_section, read_all, reference};
 
     /// Drops that `pcap_stats` could not report are unknown, not 0.
     #[test]
@@ -446,5 +447,50 @@ mod tests {
         t.add_tcp(&seg(u32::MAX - 9, 100, 0x10), 160);
         t.add_tcp(&seg(90, 10, 0x10), 70);
         assert_eq!(t.count.payload_from_server_unique, 110);
+    }
+
+    /// The streaming pcap reader's packets are those libpcap reads, byte for byte.
+    #[test]
+    fn same_packets_as_libpcap() {
+        let dir = std::env::temp_dir().join(format!("watch-reader-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("tmp");
+        let (ng, _) = read_all(&reference("search-fresh.pcapng"));
+        let mut files = vec![
+            ("fresh.pcapng".to_string(), reference("search-fresh.pcapng")),
+            (
+                "pooled.pcapng".to_string(),
+                reference("search-pooled.pcapng"),
+            ),
+        ];
+        for le in [true, false] {
+            for nanos in [false, true] {
+                files.push((
+                    format!("{le}-{nanos}.pcap"),
+                    pcap_file(&ng, le, nanos, 1, 65535),
+                ));
+            }
+        }
+        let ts0 = ng[0].2;
+        let ns: Vec<(u32, u64, u32, Vec<u8>)> = ng
+            .iter()
+            .map(|p| (0, p.2 * 1000 + 5, p.3, p.5.clone()))
+            .collect();
+        files.push((
+            "ns-be.pcapng".into(),
+            pcapng_section(false, &[(1, 0, Some(9))], &ns),
+        ));
+        for (name, bytes) in files {
+            let p = dir.join(&name);
+            std::fs::write(&p, &bytes).expect("write");
+            let (link, frames) = read_with_libpcap(&p).expect("libpcap reads it");
+            let (ours, err) = read_all(&bytes);
+            assert!(err.is_none(), "{name}: {err:?}");
+            let ours: Vec<(u64, Vec<u8>, u32)> =
+                ours.into_iter().map(|p| (p.2, p.5, p.3)).collect();
+            assert_eq!(ours, frames, "{name}");
+            assert_eq!(link, 1);
+            assert!(ours[0].0 >= ts0);
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

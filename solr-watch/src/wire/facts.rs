@@ -1,4 +1,4 @@
-//! What a message's body said (a leaf: the HTTP parsers carry it, [`crate::solr`] fills it).
+//! What a message's body said (a leaf: the HTTP parsers carry it, [`crate::wire::solr`] fills it).
 
 /// What a message's body said, kept after the body itself is dropped.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -3,6 +3,9 @@
 //! chosen, PSK accepted, session ID echoed) and, for TLS 1.2, whether a Certificate follows:
 //! enough to tell a full handshake from a resumed one. Everything after is opaque.
 
+pub mod decrypt;
+pub mod keylog;
+
 use serde::{Deserialize, Serialize};
 
 /// Bytes of each direction kept for the handshake.
