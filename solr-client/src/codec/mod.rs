@@ -4,8 +4,9 @@
 //! Content-Type); responses of `wt=json`, `xml`, `javabin` and `cbor` ([`ResponseFormat`])
 //! read through one entry, [`decode()`] (status, encoding and content-type checks, then the
 //! body into the caller's type); and the `responseHeader` alone from the start of a javabin
-//! or CBOR body ([`response_head`]). Shared: the serde front end of the encoders (`ser/`),
-//! atomic-update rules (`atomic.rs`), the add body the indexer grows (`add_body.rs`).
+//! or CBOR body (`response_head`, with the `cbor` or `javabin` feature). Shared: the serde
+//! front end of the encoders (`ser/`), atomic-update rules (`atomic.rs`), the add body the
+//! indexer grows (`add_body.rs`).
 
 pub(crate) mod add_body;
 pub(crate) mod atomic;

@@ -536,7 +536,7 @@ mod tests {
             headers: http::HeaderMap::new(),
             body: Bytes::new(),
             kind: RequestKind::Read,
-            timeouts: super::super::Timeouts::default(),
+            timeouts: crate::wire::Timeouts::default(),
             max_response_bytes: 64 << 20,
             deadline: None,
             route: None,
