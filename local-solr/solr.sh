@@ -20,11 +20,14 @@
 # stdout (start, start-node, urls) is machine-readable:
 #   node <NODE> <BASE_URL>        one line per Solr node, e.g. node leader http://127.0.0.1:41234/solr
 #   ca <ABS PATH OF ca.pem>       only with --tls
-# --client-auth (standalone, with --tls): Jetty requires a client certificate signed by the
-# local CA (the launcher's equivalent of the distribution's SOLR_SSL_NEED_CLIENT_AUTH=true),
-# and security.json turns on Solr's CertAuthPlugin. Client certificates made at set-up, in
-# run/tls/: client-{rsa,ec,pkcs8}.{pem,key} (keys PKCS#1 RSA, SEC1 EC, PKCS#8), and
-# wrong-ca-client.{pem,key} from a second CA the node does not trust.
+# --client-auth (standalone or cloud, with --tls): Jetty requires a client certificate signed
+# by the local CA (the launcher's equivalent of the distribution's SOLR_SSL_NEED_CLIENT_AUTH=true),
+# and security.json turns on Solr's CertAuthPlugin (cloud: in ZooKeeper). Client certificates
+# made at set-up, in run/tls/: client-{rsa,ec,pkcs8}.{pem,key} (keys PKCS#1 RSA, SEC1 EC,
+# PKCS#8), and wrong-ca-client.{pem,key} from a second CA the node does not trust. A cloud's
+# nodes present their own certificate to each other as clients (the distribution's
+# SOLR_SSL_KEY_STORE, given as javax.net.ssl.keyStore): node.p12, the server's key with a
+# certificate of the local CA fit for both ends (extendedKeyUsage serverAuth, clientAuth).
 # --basic-auth (standalone or cloud): Solr's BasicAuthPlugin with blockUnknown=true, so every
 # request needs HTTP Basic credentials: user `solr`, password `SolrRocks` (Solr's documented
 # example; a test fixture, never a real secret). security.json goes to the node's home
@@ -372,6 +375,31 @@ gen_client_tls() {
   ) || { rm -f "$TLS_DIR"/client-* "$TLS_DIR"/wrong-ca*; die "client certificate generation failed"; }
 }
 
+# gen_node_tls: node.pem/node.p12, the server's key certified by the local CA for both ends
+# of a connection (serverAuth, clientAuth): a cloud whose Jetty requires client certificates
+# has its nodes present it to each other. Added beside an existing CA, idempotent.
+gen_node_tls() {
+  [[ -f "$TLS_DIR/node.p12" ]] && return 0
+  log "generating the node certificate (server and client) in $TLS_DIR"
+  (
+    cd "$TLS_DIR"
+    printf '%s\n' "basicConstraints = critical, CA:FALSE" \
+      "keyUsage = critical, digitalSignature, keyEncipherment" \
+      "extendedKeyUsage = serverAuth, clientAuth" \
+      "subjectAltName = IP:127.0.0.1, DNS:localhost, IP:198.18.0.2, IP:198.19.0.2" \
+      "subjectKeyIdentifier = hash" "authorityKeyIdentifier = keyid" >node.ext
+    openssl req -new -key server.key -subj "/CN=localhost" -out node.csr 2>/dev/null
+    openssl x509 -req -sha256 -days 3650 -in node.csr -CA ca.pem -CAkey ca.key \
+      -set_serial "0x$(openssl rand -hex 8)" -extfile node.ext -out node.pem 2>/dev/null
+    openssl verify -CAfile ca.pem -purpose sslclient node.pem >/dev/null
+    openssl verify -CAfile ca.pem -purpose sslserver node.pem >/dev/null
+    openssl pkcs12 -export -name solr -in node.pem -inkey server.key -certfile ca.pem \
+      -out node.p12.tmp -passout file:password
+    mv node.p12.tmp node.p12
+    rm -f node.csr node.ext
+  ) || { rm -f "$TLS_DIR"/node.*; die "node certificate generation failed"; }
+}
+
 cmd_setup() {
   if [[ "${1:-}" == --solr-version ]]; then SOLR_VERSION="${2:?--solr-version needs a value}"; fi
   install_prereqs
@@ -381,6 +409,7 @@ cmd_setup() {
   build_launcher
   gen_tls
   gen_client_tls
+  gen_node_tls
   exec 8>&-
 }
 
@@ -465,6 +494,8 @@ node_answers() {
 # --basic-auth: the user every request authenticates as, and security.json's line for it
 # (base64 sha256(sha256(salt + password)), base64 salt: Solr's format for SolrRocks).
 BASIC_USER=solr; BASIC_PASSWORD=SolrRocks
+# --client-auth: Solr's CertAuthPlugin (the principal is the certificate's subject).
+cert_security_json() { echo '{"authentication":{"class":"solr.CertAuthPlugin"}}'; }
 basic_security_json() {
   printf '%s\n' '{"authentication":{"class":"solr.BasicAuthPlugin","blockUnknown":true,"credentials":{"solr":"IV0EHq1OnNrj6gvRCwvFwTrZ1+z1oBbnQdiVC3otuq0= Ndd7LKvVBAaZIF0QAVi1ekCfAJXr1GGfLtRUXhgrF8c="}}}'
 }
@@ -474,8 +505,8 @@ write_node_home() {
   local nd; nd="$(node_dir "$name" "$node")"
   mkdir -p "$nd/home" "$nd/logs"
   if (($(solr_major) >= 10)); then cp "$ROOT/conf/solr10.xml" "$nd/home/solr.xml"; else cp "$ROOT/conf/solr.xml" "$nd/home/solr.xml"; fi
-  [[ "$CLIENT_AUTH" == 1 ]] && echo '{"authentication":{"class":"solr.CertAuthPlugin"}}' >"$nd/home/security.json"
   [[ "$MODE" == cloud ]] && return 0
+  [[ "$CLIENT_AUTH" == 1 ]] && cert_security_json >"$nd/home/security.json"
   [[ "$BASIC_AUTH" == 1 ]] && basic_security_json >"$nd/home/security.json"
   mkdir -p "$nd/home/$CONFIGSET"
   {
@@ -520,6 +551,15 @@ spawn_jvm() {
       "-Djavax.net.ssl.trustStorePassword=$(cat "$TLS_DIR/password")"
       "-Djavax.net.ssl.trustStoreType=PKCS12"
     )
+    # A cloud requiring client certificates: Solr's own HTTP clients (node to node) present
+    # the node's certificate, as SOLR_SSL_KEY_STORE does in the distribution.
+    if [[ "$CLIENT_AUTH" == 1 && "$MODE" == cloud && "$node" != zk ]]; then
+      props+=(
+        "-Djavax.net.ssl.keyStore=$(node_keystore)"
+        "-Djavax.net.ssl.keyStorePassword=$(cat "$TLS_DIR/password")"
+        "-Djavax.net.ssl.keyStoreType=PKCS12"
+      )
+    fi
   fi
   local extra=()
   # shellcheck disable=SC2206
@@ -541,12 +581,18 @@ spawn_jvm() {
   done
 }
 
+# node_keystore: the node's key and certificate; a cloud requiring client certificates uses
+# the one fit for both ends (its nodes are each other's clients).
+node_keystore() {
+  if [[ "$CLIENT_AUTH" == 1 && "$MODE" == cloud ]]; then echo "$TLS_DIR/node.p12"; else echo "$TLS_DIR/server.p12"; fi
+}
+
 spawn_node() {
   local name="$1" node="$2" port="${3:-0}"
   local nd; nd="$(node_dir "$name" "$node")"
   local args=(--home "$nd/home" --port "$port" --port-file "$nd/port.new"
     --idle-timeout-ms "$IDLE_MS" --gzip-inflate-buffer "$([[ "$GZIP_INFLATE" == 1 ]] && echo 65536 || echo 0)")
-  [[ "$TLS" == 1 ]] && args+=(--keystore "$TLS_DIR/server.p12" --keystore-password-file "$TLS_DIR/password")
+  [[ "$TLS" == 1 ]] && args+=(--keystore "$(node_keystore)" --keystore-password-file "$TLS_DIR/password")
   [[ "$CLIENT_AUTH" == 1 ]] && args+=(--client-auth-truststore "$TLS_DIR/truststore.p12")
   [[ "$MODE" == cloud ]] && args+=(--zk-host "127.0.0.1:$(node_port "$name" zk)")
   spawn_jvm "$name" "$node" dev.solrbench.Node "${args[@]}"
@@ -559,6 +605,9 @@ spawn_zk() {
   local security=()
   if [[ "$BASIC_AUTH" == 1 ]]; then
     basic_security_json >"$nd/security.json"
+    security=(--security-json "$nd/security.json")
+  elif [[ "$CLIENT_AUTH" == 1 ]]; then
+    cert_security_json >"$nd/security.json"
     security=(--security-json "$nd/security.json")
   fi
   spawn_jvm "$name" zk dev.solrbench.Zk --data-dir "$nd/data" --confdir "$ROOT/configsets/$CONFIGSET/conf" \
@@ -774,8 +823,8 @@ cmd_start() {
     esac
   done
   [[ "$name" =~ ^[A-Za-z0-9_.-]+$ && "$name" != tls ]] || die "bad instance name '$name'"
-  [[ "$CLIENT_AUTH" == 0 || ( "$TLS" == 1 && "$MODE" == standalone ) ]] \
-    || die "--client-auth needs --tls and standalone mode"
+  [[ "$CLIENT_AUTH" == 0 || ( "$TLS" == 1 && "$MODE" != pair ) ]] \
+    || die "--client-auth needs --tls, in standalone or cloud mode"
   [[ "$BASIC_AUTH" == 0 || ( "$MODE" != pair && "$CLIENT_AUTH" == 0 ) ]] \
     || die "--basic-auth is for standalone or cloud mode, without --client-auth"
   [[ "$CONFIGSET" =~ ^[A-Za-z0-9_.-]+$ && -f "$ROOT/configsets/$CONFIGSET/conf/solrconfig.xml" ]] \
@@ -983,7 +1032,7 @@ cmd_urls() {
   print_urls "$1"
 }
 
-usage() { sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 [[ $# -ge 1 ]] || usage
 cmd="$1"; shift

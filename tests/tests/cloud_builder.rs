@@ -10,8 +10,8 @@
 //!   exactly as many times as the policy allows, then `RetriesExhausted` with that count.
 //!
 //! Auth on a cloud client is `cloud_basic_auth` (its own cloud with Solr's BasicAuthPlugin,
-//! the provider given to the same builder). A client certificate is not checked on a cloud:
-//! `solr.sh` makes a Jetty that requires one only for a standalone node.
+//! the provider given to the same builder); a client certificate is `cloud_mtls` (its own
+//! https cloud whose Jetty requires one, `solr.sh start cloud --tls --client-auth`).
 
 use std::time::Duration;
 

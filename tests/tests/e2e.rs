@@ -16,6 +16,7 @@ mod cloud_basic_auth;
 mod cloud_builder;
 mod cloud_client;
 mod cloud_export;
+mod cloud_mtls;
 mod cloud_routing;
 mod conformance;
 mod crate_api;

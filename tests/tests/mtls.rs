@@ -11,11 +11,12 @@ use solr_client::{ClientCertProblem, Error, Identity, SolrClient, TlsOptions, Tr
 use crate::support;
 
 /// The folder of the TLS material `scripts/setup.sh` made.
-fn tls_dir() -> PathBuf {
+pub(crate) fn tls_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../local-solr/run/tls")
 }
 
-fn identity(dir: &Path, name: &str) -> Identity {
+/// The client certificate `name` (`{name}.pem`, `{name}.key`) of `dir`.
+pub(crate) fn identity(dir: &Path, name: &str) -> Identity {
     Identity::from_pem_files(
         dir.join(format!("{name}.pem")),
         dir.join(format!("{name}.key")),

@@ -120,12 +120,19 @@ pub fn cloud() -> &'static LocalSolr {
 /// leaders spread over both nodes.
 pub fn cloud2x2() -> &'static LocalSolr {
     static S: OnceLock<LocalSolr> = OnceLock::new();
-    instance(
-        &S,
-        Mode::Cloud,
-        "e2e-cloud2x2",
-        &["--shards", "2", "--replicas", "2"],
-    )
+    instance(&S, Mode::Cloud, "e2e-cloud2x2", &CLOUD2X2)
+}
+
+/// The layout of [`cloud2x2`] (and of the clouds that add options to it).
+const CLOUD2X2: [&str; 4] = ["--shards", "2", "--replicas", "2"];
+
+/// [`cloud2x2`] over https, its Jetty requiring a client certificate of the local CA
+/// (`--tls --client-auth`: Solr's CertAuthPlugin in ZooKeeper; the nodes present their own
+/// certificate to each other).
+pub fn cloud2x2_mtls() -> &'static LocalSolr {
+    static S: OnceLock<LocalSolr> = OnceLock::new();
+    let opts = [&CLOUD2X2[..], &["--tls", "--client-auth"]].concat();
+    instance(&S, Mode::Cloud, "e2e-cloud2x2-mtls", &opts)
 }
 
 /// A client on `url` with `kind`.
