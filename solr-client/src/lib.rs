@@ -114,64 +114,54 @@
 #![deny(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![warn(unused_crate_dependencies)]
-// Dev-dependencies only the examples use (the lint also looks at the unit-test build).
-#[cfg(test)]
-use {hdrhistogram as _, tracing_subscriber as _};
-// The `metrics` feature's example exporter and test recorder.
-#[cfg(test)]
-use {metrics_exporter_prometheus as _, metrics_util as _};
-
+// The public modules (the client itself is re-exported from `client` below).
 pub mod admin;
-#[cfg(all(test, feature = "cbor", feature = "javabin"))]
-mod atomic_tests;
 pub mod auth;
 pub mod batch;
 #[cfg(feature = "blocking")]
 #[cfg_attr(docsrs, doc(cfg(feature = "blocking")))]
 pub mod blocking;
-mod client;
-mod client_cert;
-mod cursor;
-mod failed_update;
-mod query_json;
-// The direct encoders and the typed javabin decoder against the Value path they replaced
-// (a module of its own: it uses the codec, the client and the responses).
 pub mod codec;
-#[cfg(all(test, feature = "cbor", feature = "javabin"))]
-mod codec_speed_tests;
-mod error;
-mod escape;
 pub mod expr;
-mod features;
-#[cfg(test)]
-mod features_tests;
 pub mod guide;
-mod hint;
-// README.md beside the manifest, compiled as doctests. Its blocking example needs that feature,
-// which the workspace's test run turns on (`cargo test -p solr-client --doc --features blocking`).
-#[cfg(all(doctest, feature = "blocking"))]
-#[doc = include_str!("../README.md")]
-mod readme {}
 pub mod indexer;
 pub mod observe;
-mod redact;
 pub mod request;
 pub mod response;
-mod shard_split;
-mod snippet;
 pub mod stream;
 #[cfg(feature = "testing")]
 #[cfg_attr(docsrs, doc(cfg(feature = "testing")))]
 pub mod testing;
 pub mod timing;
 pub mod transport;
-mod types;
-mod url_input;
 pub mod wire;
 
-// A dev-dependency only the benches use; unit tests see it too (unused_crate_dependencies).
+// The crate's own parts: the client (re-exported below), its error, and the leaves they share.
+mod client;
+mod client_cert;
+mod error;
+mod escape;
+mod failed_update;
+mod features;
+mod hint;
+mod redact;
+mod snippet;
+mod types;
+mod url_input;
+
 #[cfg(test)]
-use criterion as _;
+mod tests;
+// README.md beside the manifest, compiled as doctests. Its blocking example needs that feature,
+// which the workspace's test run turns on (`cargo test -p solr-client --doc --features blocking`).
+#[cfg(all(doctest, feature = "blocking"))]
+#[doc = include_str!("../README.md")]
+mod readme {}
+// Dev-dependencies that only the examples and benches use (the lint also looks at the
+// unit-test build), and the `metrics` feature's example exporter and test recorder.
+#[cfg(test)]
+use {criterion as _, hdrhistogram as _, tracing_subscriber as _};
+#[cfg(test)]
+use {metrics_exporter_prometheus as _, metrics_util as _};
 
 pub use auth::Credentials;
 pub use batch::BatchReport;

@@ -5,8 +5,11 @@ mod auth_setters;
 mod builder;
 mod cloud;
 mod cloud_state;
+mod cursor;
+mod query_json;
 mod search;
 mod send;
+mod shard_split;
 #[cfg(test)]
 mod tests;
 mod update;

@@ -7,12 +7,12 @@ use http::Method;
 use serde::Serialize;
 
 use super::send::with_qtime;
+use super::shard_split;
 use super::SolrClient;
 use crate::batch::BatchReport;
 use crate::codec::doc_ids;
 use crate::error::{Error, Result};
 use crate::response::{decode, Document, UpdateResponse};
-use crate::shard_split;
 use crate::timing::Timing;
 use crate::transport::{RequestKind, RouteKey, WireRequest};
 
