@@ -49,7 +49,7 @@ pub fn print_text<W: Write>(r: &StudyReport, w: &mut W) -> Result<()> {
     for warning in &r.warnings {
         writeln!(w, "warning: {warning}")?;
     }
-    writeln!(w, "study took {:.1} s", r.duration_s)?;
+    writeln!(w, "run took {:.1} s", r.duration_s)?;
     writeln!(w, "{}", r.verdict)?;
     Ok(())
 }
@@ -478,7 +478,7 @@ transport               connect
 pooled                    1.500
 pooled+gzip+javabin       1.500
 
-study took 2.0 s
+run took 2.0 s
 verdict: fixed
 "#
         );
