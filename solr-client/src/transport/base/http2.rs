@@ -49,6 +49,13 @@ use crate::transport::{
     RequestKind, StreamingResponse, WireBytes, WireCount, WireRequest, WireResponse,
 };
 
+/// The connection's read buffer. hyper's h2 codec reads one frame's worth at a time (Jetty
+/// sends a streamed body in 8 KB DATA frames): a syscall and a wake-up per frame. Below it
+/// each read takes what the socket holds, up to this, and the codec's small reads are served
+/// from memory. It sits above [`FrameEdges`], so the frame clock still sees every byte as
+/// the socket delivered it.
+const READ_BUF: usize = 64 * 1024;
+
 #[derive(Clone)]
 struct H2Conn {
     sender: SendRequest<Full<Bytes>>,
@@ -210,7 +217,10 @@ impl Http2 {
             });
         }
         let clock = Arc::new(FrameClock::new(conn.meter.clone()));
-        let io = TokioIo::new(FrameEdges::new(conn.io, clock.clone()));
+        // Reads of up to READ_BUF bytes above the frame clock: the h2 codec asks for one
+        // frame's worth at a time (8 KB: Jetty's DATA frames of an export), a syscall each.
+        let edges = FrameEdges::new(conn.io, clock.clone());
+        let io = TokioIo::new(tokio::io::BufReader::with_capacity(READ_BUF, edges));
         let (sender, connection) = hyper::client::conn::http2::handshake(TokioExecutor::new(), io)
             .await
             .map_err(|e| map_hyper(node, e))?;
