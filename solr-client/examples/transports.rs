@@ -57,6 +57,7 @@ async fn main() -> solr_client::Result<()> {
             let what = format!("{kind:?} connections");
             match kind {
                 TransportKind::Fresh => check::check_eq(&what, opened, 20),
+                #[cfg(feature = "reqwest")]
                 TransportKind::Reqwest => check::check(
                     (1..20).contains(&opened),
                     &format!("{what}: got {opened}, expected 1 to 19"),
