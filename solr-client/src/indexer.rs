@@ -208,7 +208,9 @@ impl IndexerBuilder {
             ("queue", self.queue),
         ] {
             if v == 0 {
-                return Err(Error::Config(format!("Indexer: {name} must be at least 1")));
+                return Err(Error::Config(
+                    format!("Indexer: {name} must be at least 1").into(),
+                ));
             }
         }
         if self.gzip && !cfg!(feature = "gzip") {

@@ -153,8 +153,10 @@ mod hint;
 #[doc = include_str!("../README.md")]
 mod readme {}
 pub mod indexer;
+mod node_url;
 pub mod observe;
 mod redact;
+mod redacted;
 pub mod request;
 pub mod response;
 mod shard_split;
@@ -186,7 +188,9 @@ pub use escape::{escape_query, quote_phrase};
 /// callers need no `http` dependency of their own.
 pub use http::Method;
 pub use indexer::{Indexer, IndexerBuilder, Progress};
+pub use node_url::NodeUrl;
 pub use observe::{ResponseEvent, ResponseHook};
+pub use redacted::Redacted;
 pub use request::{AtomicOp, AtomicUpdate, Get, GetResponse, Knn, Select};
 pub use response::{
     DocList, Document, NamedList, PingResponse, ResponseHeader, SelectResponse, SolrErrorBody,

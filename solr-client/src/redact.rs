@@ -41,13 +41,15 @@ pub(crate) fn node_label(url: &url::Url) -> String {
     u.to_string()
 }
 
-/// A value's Debug output (`{:?}`, or `{:#?}` when asked for), rendered then redacted.
+/// A value's Debug output (`{:?}`, or `{:#?}` when asked for), rendered then redacted: for
+/// values that must stay exact (a URL as the caller typed it, document ids) yet be shown
+/// without user info.
 ///
 /// Rendering first is safe: escaping only turns characters that end a URL's authority
 /// (whitespace) into ones that do not, so the redacted span can only grow.
-pub(crate) struct Redacted<'a>(pub(crate) &'a dyn std::fmt::Debug);
+pub(crate) struct RedactedDebug<'a>(pub(crate) &'a dyn std::fmt::Debug);
 
-impl std::fmt::Debug for Redacted<'_> {
+impl std::fmt::Debug for RedactedDebug<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let shown = if f.alternate() {
             format!("{:#?}", self.0)
@@ -77,12 +79,12 @@ mod tests {
     fn redacted_debug_output_keeps_the_shape_and_drops_user_info() {
         let text = "at http://u:p@h:1/solr\nnext";
         assert_eq!(
-            format!("{:?}", Redacted(&text)),
+            format!("{:?}", RedactedDebug(&text)),
             "\"at http://h:1/solr\\nnext\""
         );
         let some = Some(text.to_string());
         assert_eq!(
-            format!("{:#?}", Redacted(&some)),
+            format!("{:#?}", RedactedDebug(&some)),
             "Some(\n    \"at http://h:1/solr\\nnext\",\n)"
         );
     }

@@ -261,7 +261,8 @@ mod tests {
                 code: 409,
                 metadata: None,
                 qtime_ms: None,
-            },
+            }
+            .into(),
         };
         let e = combine(vec![(vec!["x".into()], Err(conflict)), (ids(2), ok(2, 1))])
             .expect_err("one part failed");

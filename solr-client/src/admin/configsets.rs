@@ -73,10 +73,13 @@ impl<'a> Configsets<'a> {
         check_name("configset", name)?;
         let zip = zip.into();
         if zip.len() < 22 || !zip.starts_with(b"PK") {
-            return Err(Error::InvalidInput(format!(
-                "configset {name:?}: the upload is not a zip archive ({} bytes)",
-                zip.len()
-            )));
+            return Err(Error::InvalidInput(
+                format!(
+                    "configset {name:?}: the upload is not a zip archive ({} bytes)",
+                    zip.len()
+                )
+                .into(),
+            ));
         }
         let mut call = Call::get(PATH, "configset upload")
             .param("action", "UPLOAD")

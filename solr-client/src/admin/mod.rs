@@ -203,10 +203,10 @@ pub(crate) fn decode_admin<T: DeserializeOwned>(
         return Err(e);
     }
     let out: T = T::deserialize(&value).map_err(|e| Error::Decode {
-        node: timing.node.clone(),
+        node: timing.node.clone().into(),
         what,
-        message: e.to_string(),
-        snippet: snippet(value.to_string().as_bytes(), 200),
+        message: e.to_string().into(),
+        snippet: snippet(value.to_string().as_bytes(), 200).into(),
     })?;
     Ok((out, timing))
 }
@@ -231,14 +231,15 @@ fn reported_failure(v: &Value, node: &str) -> Option<Error> {
         .or_else(|| failure.map(failure_text))
         .unwrap_or_default();
     Some(Error::Solr {
-        node: node.to_string(),
+        node: node.into(),
         status: code as u16,
-        body: SolrErrorBody {
+        body: (SolrErrorBody {
             msg,
             code: code as i32,
             metadata: failure.cloned(),
             qtime_ms: None,
-        },
+        })
+        .into(),
     })
 }
 
@@ -262,7 +263,7 @@ fn failure_text(f: &Value) -> String {
 /// alias, configset or field name (before anything is sent).
 pub(crate) fn check_name(kind: &str, name: &str) -> Result<()> {
     if name.is_empty() {
-        return Err(Error::InvalidInput(format!("empty {kind} name")));
+        return Err(Error::InvalidInput(format!("empty {kind} name").into()));
     }
     if name
         .chars()
@@ -270,7 +271,7 @@ pub(crate) fn check_name(kind: &str, name: &str) -> Result<()> {
     {
         return Err(Error::InvalidInput(format!(
             "{kind} name {name:?} has a character Solr does not accept (/, \\, comma, space or control)"
-        )));
+        ).into()));
     }
     Ok(())
 }

@@ -117,9 +117,9 @@ impl Collections<'_> {
                 }
             };
             return Err(Error::AsyncCommand {
-                id: id.to_string(),
-                state: s.status.state,
-                message: s.status.msg,
+                id: id.into(),
+                state: s.status.state.into(),
+                message: s.status.msg.into(),
                 waited,
             });
         }

@@ -162,7 +162,7 @@ impl SchemaCommand {
             Ok(serde_json::json!({ "name": n }).to_string())
         };
         let to_value = |v: Result<String, serde_json::Error>| {
-            v.map_err(|e| Error::InvalidInput(format!("schema command: {e}")))
+            v.map_err(|e| Error::InvalidInput(format!("schema command: {e}").into()))
         };
         match self {
             SchemaCommand::AddField(f)
@@ -170,19 +170,17 @@ impl SchemaCommand {
             | SchemaCommand::AddDynamicField(f)
             | SchemaCommand::ReplaceDynamicField(f) => {
                 if f.name.is_empty() || f.field_type.is_empty() {
-                    return Err(Error::InvalidInput(format!(
-                        "{}: a field needs a name and a type",
-                        self.name()
-                    )));
+                    return Err(Error::InvalidInput(
+                        format!("{}: a field needs a name and a type", self.name()).into(),
+                    ));
                 }
                 to_value(serde_json::to_string(f))
             }
             SchemaCommand::AddFieldType(t) | SchemaCommand::ReplaceFieldType(t) => {
                 if t.name.is_empty() || t.class.is_empty() {
-                    return Err(Error::InvalidInput(format!(
-                        "{}: a field type needs a name and a class",
-                        self.name()
-                    )));
+                    return Err(Error::InvalidInput(
+                        format!("{}: a field type needs a name and a class", self.name()).into(),
+                    ));
                 }
                 to_value(serde_json::to_string(t))
             }

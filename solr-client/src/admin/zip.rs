@@ -17,16 +17,15 @@ pub fn zip_directory(dir: impl AsRef<Path>) -> Result<Vec<u8>> {
     let mut files = Vec::new();
     collect(dir, dir, &mut files)?;
     if files.is_empty() {
-        return Err(Error::InvalidInput(format!(
-            "{} holds no file to upload",
-            dir.display()
-        )));
+        return Err(Error::InvalidInput(
+            format!("{} holds no file to upload", dir.display()).into(),
+        ));
     }
     files.sort();
     let mut entries = Vec::with_capacity(files.len());
     for name in files {
         let data = std::fs::read(dir.join(&name))
-            .map_err(|e| Error::InvalidInput(format!("cannot read {name}: {e}")))?;
+            .map_err(|e| Error::InvalidInput(format!("cannot read {name}: {e}").into()))?;
         entries.push((name, data));
     }
     write_stored(&entries)
@@ -34,20 +33,24 @@ pub fn zip_directory(dir: impl AsRef<Path>) -> Result<Vec<u8>> {
 
 fn collect(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<()> {
     let rd = std::fs::read_dir(dir).map_err(|e| {
-        Error::InvalidInput(format!("cannot read directory {}: {e}", dir.display()))
+        Error::InvalidInput(format!("cannot read directory {}: {e}", dir.display()).into())
     })?;
     for entry in rd {
-        let entry = entry
-            .map_err(|e| Error::InvalidInput(format!("cannot read {}: {e}", dir.display())))?;
+        let entry = entry.map_err(|e| {
+            Error::InvalidInput(format!("cannot read {}: {e}", dir.display()).into())
+        })?;
         let path = entry.path();
-        let ft = entry
-            .file_type()
-            .map_err(|e| Error::InvalidInput(format!("cannot stat {}: {e}", path.display())))?;
+        let ft = entry.file_type().map_err(|e| {
+            Error::InvalidInput(format!("cannot stat {}: {e}", path.display()).into())
+        })?;
         if ft.is_symlink() {
-            return Err(Error::InvalidInput(format!(
-                "{} is a symbolic link; a configset upload packs regular files only",
-                path.display()
-            )));
+            return Err(Error::InvalidInput(
+                format!(
+                    "{} is a symbolic link; a configset upload packs regular files only",
+                    path.display()
+                )
+                .into(),
+            ));
         }
         if ft.is_dir() {
             collect(root, &path, out)?;
@@ -56,7 +59,7 @@ fn collect(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<()> {
             let mut name = String::new();
             for part in rel.components() {
                 let s = part.as_os_str().to_str().ok_or_else(|| {
-                    Error::InvalidInput(format!("{} is not a UTF-8 path", path.display()))
+                    Error::InvalidInput(format!("{} is not a UTF-8 path", path.display()).into())
                 })?;
                 if !name.is_empty() {
                     name.push('/');
@@ -72,7 +75,7 @@ fn collect(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<()> {
 /// Writes `(name, data)` entries as a stored (uncompressed) ZIP archive.
 pub(crate) fn write_stored(entries: &[(String, Vec<u8>)]) -> Result<Vec<u8>> {
     let too_big =
-        |what: &str| Error::InvalidInput(format!("configset too large for a zip: {what}"));
+        |what: &str| Error::InvalidInput(format!("configset too large for a zip: {what}").into());
     if entries.len() > usize::from(u16::MAX) {
         return Err(too_big("more than 65535 files"));
     }

@@ -128,7 +128,7 @@ impl Refreshing {
     async fn fetch_now(&self) -> Result<HeaderValue> {
         let token = (self.fetch)()
             .await
-            .map_err(|e| Error::Auth(format!("the token callback failed: {e}")))?;
+            .map_err(|e| Error::Auth(format!("the token callback failed: {e}").into()))?;
         self.fetches.fetch_add(1, Ordering::Relaxed);
         let value = bearer_value(&token.value).map_err(|_| {
             Error::Auth(

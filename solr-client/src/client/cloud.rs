@@ -104,10 +104,13 @@ impl CloudOptions {
             )),
             Some(_) => Ok(()),
             None => match self.first_set() {
-                Some(name) => Err(Error::Config(format!(
-                    "{name} is a SolrCloud option: build the client with \
+                Some(name) => Err(Error::Config(
+                    format!(
+                        "{name} is a SolrCloud option: build the client with \
                      SolrClient::cloud(seeds) to use it"
-                ))),
+                    )
+                    .into(),
+                )),
                 None => Ok(()),
             },
         }

@@ -185,7 +185,7 @@ impl AddBody {
                     out.push(b',');
                 }
                 serde_json::to_writer(&mut *out, doc).map_err(|e| {
-                    Error::InvalidInput(format!("cannot encode documents as JSON: {e}"))
+                    Error::InvalidInput((format!("cannot encode documents as JSON: {e}")).into())
                 })?;
                 // The same atomic-operation rule as every format (a walk that writes nothing).
                 super::json::check_atomic(id, doc)?;

@@ -160,11 +160,14 @@ impl Transport for Replay {
         }
         Box::pin(async move {
             let Some(reply) = reply else {
-                return Err(Error::NoNode(format!(
-                    "the test transport has no answer for {} {}",
-                    req.method,
-                    exchange::target(&req)
-                )));
+                return Err(Error::NoNode(
+                    format!(
+                        "the test transport has no answer for {} {}",
+                        req.method,
+                        exchange::target(&req)
+                    )
+                    .into(),
+                ));
             };
             response(&req, reply).map(crate::transport::Reply::Whole)
         })
@@ -186,17 +189,17 @@ impl Transport for Replay {
 /// The response `reply` makes for `req`: its bytes counted, no connection.
 fn response(req: &WireRequest, reply: Reply) -> Result<WireResponse> {
     let status = StatusCode::from_u16(reply.status).map_err(|_| {
-        Error::Config(format!(
-            "the test reply has no valid status: {}",
-            reply.status
-        ))
+        Error::Config(format!("the test reply has no valid status: {}", reply.status).into())
     })?;
     let mut headers = HeaderMap::new();
     let ct = HeaderValue::from_str(&reply.content_type).map_err(|_| {
-        Error::Config(format!(
-            "the test reply's content type {:?} is no header value",
-            reply.content_type
-        ))
+        Error::Config(
+            format!(
+                "the test reply's content type {:?} is no header value",
+                reply.content_type
+            )
+            .into(),
+        )
     })?;
     headers.insert(CONTENT_TYPE, ct);
     let timing = Timing {

@@ -243,9 +243,11 @@ impl std::str::FromStr for TransportKind {
             Some(feature) => format!(
                 "transport {s:?} needs solr-client's `{feature}` feature, which this build \
                  does not have"
-            ),
+            )
+            .into(),
             None => {
                 format!("unknown transport {s:?}; expected one of fresh, pooled, reqwest, http2")
+                    .into()
             }
         }))
     }

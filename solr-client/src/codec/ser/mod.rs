@@ -51,7 +51,7 @@ impl std::error::Error for SerError {}
 
 impl ser::Error for SerError {
     fn custom<T: fmt::Display>(msg: T) -> Self {
-        SerError(Error::InvalidInput(msg.to_string()), Origin::Value)
+        SerError(Error::InvalidInput(msg.to_string().into()), Origin::Value)
     }
 }
 
@@ -64,7 +64,7 @@ impl From<Error> for SerError {
 pub(crate) type SerResult<T = ()> = std::result::Result<T, SerError>;
 
 fn json_err(e: serde_json::Error) -> SerError {
-    SerError(Error::InvalidInput(e.to_string()), Origin::Value)
+    SerError(Error::InvalidInput(e.to_string().into()), Origin::Value)
 }
 
 /// `v` as a `serde_json::Value` (for the shapes that need all of a value before encoding).
@@ -105,7 +105,9 @@ impl IdOf<'_> {
     }
     fn not_object(&self, what: &str) -> SerError {
         SerError(
-            Error::InvalidInput(format!("document #{} is not an object: {what}", self.index)),
+            Error::InvalidInput(
+                format!("document #{} is not an object: {what}", self.index).into(),
+            ),
             Origin::Encoder,
         )
     }
@@ -137,7 +139,7 @@ impl IdFields<'_> {
                 Error::InvalidDocument {
                     index,
                     id: None,
-                    field: name.to_string(),
+                    field: name.into(),
                     problem: crate::DocumentProblem::MissingUniqueKey,
                 },
                 Origin::Encoder,
@@ -146,10 +148,9 @@ impl IdFields<'_> {
     }
     fn wrap(&self, e: SerError) -> SerError {
         SerError(
-            Error::InvalidInput(format!(
-                "document #{} cannot be serialized: {e}",
-                self.index
-            )),
+            Error::InvalidInput(
+                format!("document #{} cannot be serialized: {e}", self.index).into(),
+            ),
             Origin::Encoder,
         )
     }
@@ -163,8 +164,8 @@ impl IdFields<'_> {
             return Err(SerError(
                 Error::InvalidDocument {
                     index: self.index,
-                    id: self.id.clone(),
-                    field: field.to_string(),
+                    id: self.id.clone().map(Into::into),
+                    field: field.into(),
                     problem: crate::DocumentProblem::NotFinite,
                 },
                 Origin::Encoder,
@@ -916,7 +917,9 @@ impl<'a, F: Format> ser::Serializer for ValueSer<'a, F> {
 pub(crate) fn doc_error(e: SerError, id: &str) -> Error {
     match e.1 {
         Origin::Encoder => e.0,
-        Origin::Value => Error::InvalidInput(format!("document {id:?} cannot be serialized: {e}")),
+        Origin::Value => {
+            Error::InvalidInput(format!("document {id:?} cannot be serialized: {e}").into())
+        }
     }
 }
 

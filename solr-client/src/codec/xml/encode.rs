@@ -33,12 +33,15 @@ fn escape_into(out: &mut String, s: &str, doc: &Document, field: &str) -> Result
             '\'' => out.push_str("&apos;"),
             c if xml_char_ok(c) => out.push(c),
             c => {
-                return Err(Error::InvalidInput(format!(
+                return Err(Error::InvalidInput(
+                    (format!(
                     "document {:?}, field {field:?}: character U+{:04X} cannot be sent in XML; \
                      remove it or use the JSON or CBOR update format",
                     doc_id(doc),
                     c as u32
-                )))
+                ))
+                    .into(),
+                ))
             }
         }
     }
@@ -59,7 +62,7 @@ pub(crate) fn field_into(
                     return Err(Error::InvalidInput(format!(
                         "document {:?}, field {name:?}: nested arrays are not supported in XML updates",
                         doc_id(doc)
-                    )));
+                    ).into()));
                 }
                 field_into(out, name, item, doc)?;
             }
@@ -125,7 +128,7 @@ fn atomic_into(out: &mut String, name: &str, op: &str, v: &Value, doc: &Document
             return Err(Error::InvalidInput(format!(
                 "document {:?}, field {name:?}: an atomic {op} of objects is not supported in XML updates",
                 doc_id(doc)
-            )));
+            ).into()));
         }
         head(out)?;
         out.push('>');
@@ -168,10 +171,13 @@ pub(crate) fn doc_into(out: &mut String, doc: &Document) -> Result<()> {
 }
 
 pub(crate) fn not_a_child(doc: &Document) -> Error {
-    Error::InvalidInput(format!(
-        "document {:?}: _childDocuments_ must hold documents (objects)",
-        doc_id(doc)
-    ))
+    Error::InvalidInput(
+        format!(
+            "document {:?}: _childDocuments_ must hold documents (objects)",
+            doc_id(doc)
+        )
+        .into(),
+    )
 }
 
 /// Encodes an add of `docs` as `<add><doc>...</doc></add>`; child documents nest, atomic
@@ -202,11 +208,14 @@ fn escape(out: &mut String, s: &str, id: &str, field: &str) -> SerResult {
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
             c => {
-                return Err(Error::InvalidInput(format!(
+                return Err(Error::InvalidInput(
+                    (format!(
                     "document {id:?}, field {field:?}: character U+{:04X} cannot be sent in XML; \
                      remove it or use the JSON or CBOR update format",
                     c as u32
                 ))
+                    .into(),
+                )
                 .into())
             }
         }
@@ -245,10 +254,13 @@ impl Xml {
     }
 
     fn nested(&self) -> Error {
-        Error::InvalidInput(format!(
-            "document {:?}, field {:?}: nested arrays are not supported in XML updates",
-            self.id, self.name
-        ))
+        Error::InvalidInput(
+            format!(
+                "document {:?}, field {:?}: nested arrays are not supported in XML updates",
+                self.id, self.name
+            )
+            .into(),
+        )
     }
 }
 

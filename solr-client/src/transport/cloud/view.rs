@@ -151,18 +151,21 @@ impl ClusterView {
             return Ok(active[0]);
         }
         if self.router != "compositeId" {
-            return Err(Error::InvalidInput(format!(
-                "router {:?} of {} needs an explicit shard; only compositeId is hashed",
-                self.router, self.collection
-            )));
+            return Err(Error::InvalidInput(
+                format!(
+                    "router {:?} of {} needs an explicit shard; only compositeId is hashed",
+                    self.router, self.collection
+                )
+                .into(),
+            ));
         }
         let field = self.route_field.as_deref().unwrap_or("id");
         let key = match doc.get(field) {
             Some(Value::String(s)) => s.clone(),
             Some(Value::Null) | None => {
-                return Err(Error::InvalidInput(format!(
-                    "document has no {field:?}: cannot pick its shard"
-                )))
+                return Err(Error::InvalidInput(
+                    format!("document has no {field:?}: cannot pick its shard").into(),
+                ))
             }
             Some(v) => v.to_string(),
         };
@@ -177,10 +180,13 @@ impl ClusterView {
             .filter(|s| s.active)
             .find(|s| s.range.is_some_and(|r| r.includes(hash)))
             .ok_or_else(|| {
-                Error::InvalidInput(format!(
-                    "no active shard of {} serves hash {:x} (id {key:?})",
-                    self.collection, hash as u32
-                ))
+                Error::InvalidInput(
+                    (format!(
+                        "no active shard of {} serves hash {:x} (id {key:?})",
+                        self.collection, hash as u32
+                    ))
+                    .into(),
+                )
             })
     }
 

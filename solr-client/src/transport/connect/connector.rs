@@ -400,21 +400,24 @@ impl Endpoint {
         let https = match url.scheme() {
             "http" => false,
             "https" if cfg!(not(feature = "rustls-base")) => {
-                return Err(Error::Config(format!(
-                    "{node_s}: https needs solr-client's `rustls` feature, which this build \
+                return Err(Error::Config(
+                    format!(
+                        "{node_s}: https needs solr-client's `rustls` feature, which this build \
                      does not have (or use the reqwest transport, which brings its own TLS)"
-                )))
+                    )
+                    .into(),
+                ))
             }
             "https" => true,
             other => {
-                return Err(Error::Config(format!(
-                    "unsupported scheme {other:?} in {url}"
-                )))
+                return Err(Error::Config(
+                    format!("unsupported scheme {other:?} in {url}").into(),
+                ))
             }
         };
         let raw = url
             .host_str()
-            .ok_or_else(|| Error::Config(format!("no host in {url}")))?;
+            .ok_or_else(|| Error::Config(format!("no host in {url}").into()))?;
         let port = url
             .port_or_known_default()
             .unwrap_or(if https { 443 } else { 80 });
@@ -510,7 +513,7 @@ impl Connector {
         match tokio::time::timeout(timeout, self.connect_inner(node, &node_s)).await {
             Ok(r) => r,
             Err(_) => Err(Error::Timeout {
-                node: node_s,
+                node: node_s.into(),
                 phase: TimeoutPhase::Connect,
                 after: timeout,
             }),
@@ -602,8 +605,10 @@ impl Connector {
             .tls
             .clone()
             .ok_or_else(|| Error::Config("TLS is not configured".into()))?;
-        let server_name = rustls::pki_types::ServerName::try_from(target.host.clone())
-            .map_err(|e| Error::Config(format!("bad TLS server name {:?}: {e}", target.host)))?;
+        let server_name =
+            rustls::pki_types::ServerName::try_from(target.host.clone()).map_err(|e| {
+                Error::Config(format!("bad TLS server name {:?}: {e}", target.host).into())
+            })?;
         let tls = tokio_rustls::TlsConnector::from(config)
             .connect(server_name, io)
             .await
@@ -614,8 +619,8 @@ impl Connector {
                     Some(self.has_identity),
                 )
                 .unwrap_or(Error::Tls {
-                    node: node_s.to_string(),
-                    source,
+                    node: node_s.into(),
+                    source: source.into(),
                 })
             })?;
         setup.tls = Some(t0.elapsed());
@@ -644,19 +649,18 @@ impl Connector {
 
 /// The addresses of `to`; none is an [`Error::Dns`].
 async fn resolve(to: &Endpoint, node_s: &str) -> Result<Vec<SocketAddr>> {
-    let dns_err = |source| Error::Dns {
-        node: node_s.to_string(),
-        source,
+    let dns_err = |source: io::Error| Error::Dns {
+        node: node_s.into(),
+        source: source.into(),
     };
     let addrs: Vec<SocketAddr> = tokio::net::lookup_host((to.host.as_str(), to.port))
         .await
         .map_err(dns_err)?
         .collect();
     if addrs.is_empty() {
-        return Err(dns_err(io::Error::new(
-            io::ErrorKind::NotFound,
-            "no address",
-        )));
+        return Err(dns_err(
+            io::Error::new(io::ErrorKind::NotFound, "no address").into(),
+        ));
     }
     Ok(addrs)
 }
@@ -699,8 +703,8 @@ async fn dial(addrs: &[SocketAddr], node_s: &str, via: Option<&Hop>) -> Result<T
         None => e,
     };
     Err(Error::Connect {
-        node: node_s.to_string(),
-        source,
+        node: node_s.into(),
+        source: source.into(),
     })
 }
 

@@ -58,7 +58,7 @@ impl Identity {
     ) -> Result<Self> {
         let read = |p: &std::path::Path, what: &str| {
             std::fs::read(p).map_err(|e| {
-                Error::Config(format!("cannot read client {what} {}: {e}", p.display()))
+                Error::Config(format!("cannot read client {what} {}: {e}", p.display()).into())
             })
         };
         let cert_pem = read(cert.as_ref(), "certificate")?;
@@ -104,10 +104,13 @@ fn certified_key(cert_pem: &[u8], key_pem: &[u8]) -> Result<rustls::sign::Certif
     })?;
     let provider = crate::transport::connect::tls_provider::provider()?;
     rustls::sign::CertifiedKey::from_der(chain, key, &provider).map_err(|e| {
-        Error::Config(format!(
-            "client certificate: the key does not fit the certificate ({})",
-            key_problem(&e)
-        ))
+        Error::Config(
+            format!(
+                "client certificate: the key does not fit the certificate ({})",
+                key_problem(&e)
+            )
+            .into(),
+        )
     })
 }
 

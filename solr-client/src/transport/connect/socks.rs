@@ -50,8 +50,9 @@ pub(crate) async fn open<S>(
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
-    let bad =
-        |what: &str| Error::Config(format!("SOCKS5 tunnel to {:?}: bad {what}", ends.authority));
+    let bad = |what: &str| {
+        Error::Config(format!("SOCKS5 tunnel to {:?}: bad {what}", ends.authority).into())
+    };
     let proxy: http::Uri = ends.proxy.parse().map_err(|_| bad("proxy URL"))?;
     let target: http::Uri = format!("http://{}/", ends.authority)
         .parse()
@@ -78,8 +79,8 @@ fn refusal(
 ) -> Error {
     if debug.contains("Auth(") {
         return Error::ProxyAuth {
-            node: ends.node.to_string(),
-            proxy: ends.proxy.to_string(),
+            node: ends.node.into(),
+            proxy: ends.proxy.into(),
             credentials_sent,
         };
     }
@@ -89,8 +90,8 @@ fn refusal(
         io::ErrorKind::ConnectionRefused
     };
     Error::Connect {
-        node: ends.node.to_string(),
-        source: io::Error::new(kind, format!("proxy {}: {shown}", ends.proxy)),
+        node: ends.node.into(),
+        source: io::Error::new(kind, format!("proxy {}: {shown}", ends.proxy)).into(),
     }
 }
 

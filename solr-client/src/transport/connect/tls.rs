@@ -63,8 +63,9 @@ impl TlsOptions {
     /// Trusts the CA certificates in a PEM file in addition to the built-in roots.
     pub fn add_ca_pem_file(self, path: impl AsRef<std::path::Path>) -> Result<Self> {
         let path = path.as_ref();
-        let pem = std::fs::read(path)
-            .map_err(|e| Error::Config(format!("cannot read CA file {}: {e}", path.display())))?;
+        let pem = std::fs::read(path).map_err(|e| {
+            Error::Config(format!("cannot read CA file {}: {e}", path.display()).into())
+        })?;
         self.add_ca_pem(&pem)
     }
 
@@ -75,7 +76,8 @@ impl TlsOptions {
             use rustls_pki_types::pem::PemObject;
             let mut n = 0;
             for cert in CertificateDer::pem_slice_iter(pem) {
-                let cert = cert.map_err(|e| Error::Config(format!("bad PEM certificate: {e}")))?;
+                let cert =
+                    cert.map_err(|e| Error::Config(format!("bad PEM certificate: {e}").into()))?;
                 self.extra_roots.push(cert);
                 n += 1;
             }
@@ -154,7 +156,7 @@ impl TlsOptions {
         };
         let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
             .with_protocol_versions(versions)
-            .map_err(|e| Error::Config(format!("TLS versions: {e}")))?;
+            .map_err(|e| Error::Config(format!("TLS versions: {e}").into()))?;
         let builder = if self.accept_invalid {
             builder
                 .dangerous()
@@ -180,7 +182,7 @@ impl TlsOptions {
         for cert in &self.extra_roots {
             roots
                 .add(cert.clone())
-                .map_err(|e| Error::Config(format!("bad CA certificate: {e}")))?;
+                .map_err(|e| Error::Config(format!("bad CA certificate: {e}").into()))?;
         }
         Ok(roots)
     }

@@ -66,7 +66,7 @@ impl FromStr for Policy {
             .ok_or_else(|| {
                 Error::Config(format!(
                     "unknown routing policy {s:?}; expected round-robin, least-outstanding or latency-aware"
-                ))
+                ).into())
             })
     }
 }

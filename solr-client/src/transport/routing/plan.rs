@@ -49,9 +49,9 @@ impl Routing {
         req: &WireRequest,
     ) -> Result<&'a ShardInfo> {
         let active: Vec<&ShardInfo> = view.shards.iter().filter(|s| s.active).collect();
-        let first = *active
-            .first()
-            .ok_or_else(|| Error::NoNode(format!("{} has no active shard", view.collection)))?;
+        let first = *active.first().ok_or_else(|| {
+            Error::NoNode(format!("{} has no active shard", view.collection).into())
+        })?;
         if active.len() == 1 {
             return Ok(first);
         }
@@ -136,17 +136,20 @@ impl Routing {
             .map(|pred| distinct_nodes(usable.iter().copied().filter(|r| pred(r))))
             .collect();
         self.targets(tiers)
-            .map_err(|_| Error::NoNode(format!("{} has no replica", view.collection)))
+            .map_err(|_| Error::NoNode(format!("{} has no replica", view.collection).into()))
     }
 
     /// A write: the leader (node and core) of its shard.
     fn plan_write(&self, view: &ClusterView, req: &WireRequest) -> Result<Vec<Target>> {
         let shard = self.write_shard(view, req)?;
         let leader = shard.leader().ok_or_else(|| {
-            Error::NoNode(format!(
-                "shard {} of {} has no live leader",
-                shard.name, view.collection
-            ))
+            Error::NoNode(
+                format!(
+                    "shard {} of {} has no live leader",
+                    shard.name, view.collection
+                )
+                .into(),
+            )
         })?;
         Ok(vec![Target {
             node: self.pool.get(&leader.base_url),
