@@ -388,6 +388,26 @@ pub enum Error {
 }
 
 impl Error {
+    /// [`Error::Config`] with `message`, redacted.
+    pub(crate) fn config(message: impl Into<Redacted<String>>) -> Error {
+        Error::Config(message.into())
+    }
+
+    /// [`Error::InvalidInput`] with `message`, redacted.
+    pub(crate) fn invalid_input(message: impl Into<Redacted<String>>) -> Error {
+        Error::InvalidInput(message.into())
+    }
+
+    /// [`Error::NoNode`] with `message`, redacted.
+    pub(crate) fn no_node(message: impl Into<Redacted<String>>) -> Error {
+        Error::NoNode(message.into())
+    }
+
+    /// [`Error::Auth`] with `message`, redacted.
+    pub(crate) fn auth(message: impl Into<Redacted<String>>) -> Error {
+        Error::Auth(message.into())
+    }
+
     /// The variant's name (`"Solr"`, `"Timeout"`, `"Connect"`, ...): the `kind` field of the
     /// `solr.error` tracing event (see [`crate::observe`]), stable for metrics labels.
     pub fn kind(&self) -> &'static str {

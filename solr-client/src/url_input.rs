@@ -22,28 +22,25 @@ pub(crate) fn parse_node_url(raw: &str) -> Result<url::Url> {
     let url = url::Url::parse(raw.trim_end_matches('/')).map_err(|e| {
         let shown = redact(raw);
         if shown.contains('@') {
-            Error::Config(
-                format!("bad node URL (not shown: it contains '@', maybe credentials): {e}").into(),
-            )
+            Error::config(format!(
+                "bad node URL (not shown: it contains '@', maybe credentials): {e}"
+            ))
         } else {
-            Error::Config(format!("bad node URL {shown:?}: {e}").into())
+            Error::config(format!("bad node URL {shown:?}: {e}"))
         }
     })?;
     if !url.username().is_empty() || url.password().is_some() {
-        return Err(Error::Config(
-            format!(
-                "node URL {} carries user info (user:password@), which is not accepted: it would \
+        return Err(Error::config(format!(
+            "node URL {} carries user info (user:password@), which is not accepted: it would \
              leak into logs, errors and reports; give the URL without it and the credentials \
              with .credentials(Credentials::basic(user, password))",
-                node_label(&url)
-            )
-            .into(),
-        ));
+            node_label(&url)
+        )));
     }
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(Error::Config(
-            format!("node URL must be http or https: {url}").into(),
-        ));
+        return Err(Error::config(format!(
+            "node URL must be http or https: {url}"
+        )));
     }
     Ok(url)
 }

@@ -73,13 +73,10 @@ impl<'a> Configsets<'a> {
         check_name("configset", name)?;
         let zip = zip.into();
         if zip.len() < 22 || !zip.starts_with(b"PK") {
-            return Err(Error::InvalidInput(
-                format!(
-                    "configset {name:?}: the upload is not a zip archive ({} bytes)",
-                    zip.len()
-                )
-                .into(),
-            ));
+            return Err(Error::invalid_input(format!(
+                "configset {name:?}: the upload is not a zip archive ({} bytes)",
+                zip.len()
+            )));
         }
         let mut call = Call::get(PATH, "configset upload")
             .param("action", "UPLOAD")

@@ -263,15 +263,15 @@ fn failure_text(f: &Value) -> String {
 /// alias, configset or field name (before anything is sent).
 pub(crate) fn check_name(kind: &str, name: &str) -> Result<()> {
     if name.is_empty() {
-        return Err(Error::InvalidInput(format!("empty {kind} name").into()));
+        return Err(Error::invalid_input(format!("empty {kind} name")));
     }
     if name
         .chars()
         .any(|c| c.is_control() || c == '/' || c == '\\' || c == ',' || c.is_whitespace())
     {
-        return Err(Error::InvalidInput(format!(
+        return Err(Error::invalid_input(format!(
             "{kind} name {name:?} has a character Solr does not accept (/, \\, comma, space or control)"
-        ).into()));
+        )));
     }
     Ok(())
 }

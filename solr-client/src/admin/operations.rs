@@ -22,8 +22,8 @@ impl Collections<'_> {
     pub async fn modify(&self, name: &str, attributes: &[(&str, &str)]) -> Result<AdminResponse> {
         check_name("collection", name)?;
         if attributes.is_empty() {
-            return Err(Error::InvalidInput(
-                "MODIFYCOLLECTION needs at least one attribute".into(),
+            return Err(Error::invalid_input(
+                "MODIFYCOLLECTION needs at least one attribute",
             ));
         }
         let mut call = self.command("MODIFYCOLLECTION").param("collection", name);

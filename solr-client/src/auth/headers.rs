@@ -49,31 +49,22 @@ impl CustomHeader {
     /// be sent ([`Error::Config`], naming the header, never showing its value).
     pub(crate) fn apply(&self, headers: &mut HeaderMap) -> Result<()> {
         let name = HeaderName::from_bytes(self.name.as_bytes()).map_err(|_| {
-            Error::Config(
-                format!(
-                    "custom header name {:?} is not a valid HTTP header name",
-                    self.name
-                )
-                .into(),
-            )
+            Error::config(format!(
+                "custom header name {:?} is not a valid HTTP header name",
+                self.name
+            ))
         })?;
         if RESERVED.contains(&name.as_str()) {
-            return Err(Error::Config(
-                (format!(
-                    "custom header {name} is set by the client itself: give credentials with \
+            return Err(Error::config(format!(
+                "custom header {name} is set by the client itself: give credentials with \
                  .credentials(..) or .auth(..), not as a header"
-                ))
-                .into(),
-            ));
+            )));
         }
         let mut value = HeaderValue::from_str(&self.value).map_err(|_| {
-            Error::Config(
-                format!(
-                    "the value of custom header {name} holds characters an HTTP header cannot \
+            Error::config(format!(
+                "the value of custom header {name} holds characters an HTTP header cannot \
                  carry (value not shown)"
-                )
-                .into(),
-            )
+            ))
         })?;
         value.set_sensitive(self.is_secret());
         headers.insert(name, value);

@@ -50,28 +50,22 @@ pub(crate) fn check_field(format: UpdateFormat, id: &str, name: &str, value: &Va
     }
     let list: Vec<&str> = ops.keys().map(String::as_str).collect();
     if !list.iter().all(|op| LIST_OPS.contains(op)) {
-        return Err(Error::InvalidInput(
-            format!(
-                "document {id:?}, field {name:?}: atomic operations {} on one field: Solr \
+        return Err(Error::invalid_input(format!(
+            "document {id:?}, field {name:?}: atomic operations {} on one field: Solr \
              applies one field's operations in no defined order, so `set` or `inc` \
              beside another operation has no defined result; send them in separate \
              updates",
-                list.join(", ")
-            )
-            .into(),
-        ));
+            list.join(", ")
+        )));
     }
     if format == UpdateFormat::Json {
-        return Err(Error::InvalidInput(
-            (format!(
-                "document {id:?}, field {name:?}: atomic operations {} on one field: \
+        return Err(Error::invalid_input(format!(
+            "document {id:?}, field {name:?}: atomic operations {} on one field: \
              Solr's JSON loader reads an object with more than one key as a child \
              document (it stores a list as text); send one operation per field and \
              update, or use the XML or javabin update format",
-                list.join(", ")
-            ))
-            .into(),
-        ));
+            list.join(", ")
+        )));
     }
     Ok(())
 }

@@ -60,10 +60,10 @@ pub fn decode<T: DeserializeOwned>(
     body: &[u8],
 ) -> Result<T> {
     let status = StatusCode::from_u16(status)
-        .map_err(|e| Error::InvalidInput(format!("bad HTTP status {status}: {e}").into()))?;
+        .map_err(|e| Error::invalid_input(format!("bad HTTP status {status}: {e}")))?;
     if let Some(ct) = content_type {
         http::HeaderValue::from_str(ct)
-            .map_err(|e| Error::InvalidInput(format!("bad Content-Type {ct:?}: {e}").into()))?;
+            .map_err(|e| Error::invalid_input(format!("bad Content-Type {ct:?}: {e}")))?;
     }
     let reply = Reply {
         status,

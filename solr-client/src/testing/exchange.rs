@@ -79,19 +79,19 @@ impl Exchange {
     /// its number.
     pub fn read_file(path: &Path) -> Result<Vec<Exchange>> {
         let shown = path.display();
-        let file = std::fs::File::open(path).map_err(|e| {
-            Error::Config(format!("cannot read recorded exchanges {shown}: {e}").into())
-        })?;
+        let file = std::fs::File::open(path)
+            .map_err(|e| Error::config(format!("cannot read recorded exchanges {shown}: {e}")))?;
         let mut out = Vec::new();
         for (i, line) in BufReader::new(file).lines().enumerate() {
-            let line = line.map_err(|e| Error::Config(format!("reading {shown}: {e}").into()))?;
+            let line = line.map_err(|e| Error::config(format!("reading {shown}: {e}")))?;
             if line.trim().is_empty() {
                 continue;
             }
             let e = serde_json::from_str(&line).map_err(|e| {
-                Error::Config(
-                    (format!("{shown} line {}: not a recorded exchange: {e}", i + 1)).into(),
-                )
+                Error::config(format!(
+                    "{shown} line {}: not a recorded exchange: {e}",
+                    i + 1
+                ))
             })?;
             out.push(e);
         }

@@ -160,14 +160,11 @@ impl Transport for Replay {
         }
         Box::pin(async move {
             let Some(reply) = reply else {
-                return Err(Error::NoNode(
-                    format!(
-                        "the test transport has no answer for {} {}",
-                        req.method,
-                        exchange::target(&req)
-                    )
-                    .into(),
-                ));
+                return Err(Error::no_node(format!(
+                    "the test transport has no answer for {} {}",
+                    req.method,
+                    exchange::target(&req)
+                )));
             };
             response(&req, reply).map(crate::transport::Reply::Whole)
         })
@@ -189,17 +186,17 @@ impl Transport for Replay {
 /// The response `reply` makes for `req`: its bytes counted, no connection.
 fn response(req: &WireRequest, reply: Reply) -> Result<WireResponse> {
     let status = StatusCode::from_u16(reply.status).map_err(|_| {
-        Error::Config(format!("the test reply has no valid status: {}", reply.status).into())
+        Error::config(format!(
+            "the test reply has no valid status: {}",
+            reply.status
+        ))
     })?;
     let mut headers = HeaderMap::new();
     let ct = HeaderValue::from_str(&reply.content_type).map_err(|_| {
-        Error::Config(
-            format!(
-                "the test reply's content type {:?} is no header value",
-                reply.content_type
-            )
-            .into(),
-        )
+        Error::config(format!(
+            "the test reply's content type {:?} is no header value",
+            reply.content_type
+        ))
     })?;
     headers.insert(CONTENT_TYPE, ct);
     let timing = Timing {

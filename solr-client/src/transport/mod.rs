@@ -219,8 +219,8 @@ impl TransportKind {
             #[cfg(feature = "gzip")]
             return Ok(Arc::new(Gzip::new(inner)));
             #[cfg(not(feature = "gzip"))]
-            return Err(crate::Error::Config(
-                "gzip needs solr-client's `gzip` feature, which this build does not have".into(),
+            return Err(crate::Error::config(
+                "gzip needs solr-client's `gzip` feature, which this build does not have",
             ));
         }
         Ok(inner)

@@ -22,23 +22,19 @@ pub(crate) fn encode_add(docs: &[Document]) -> Result<Bytes> {
                     && m.keys()
                         .all(|k| crate::codec::values::ATOMIC_OPS.contains(&k.as_str()))
                 {
-                    return Err(Error::InvalidInput(
-                        (format!(
+                    return Err(Error::invalid_input(format!(
                         "document {:?}, field {name:?}: Solr's CBOR loader cannot apply atomic \
                          updates (it reads the object as a child document); send them as \
                          JSON, XML or javabin",
                         crate::codec::doc_id(d)
-                    ))
-                        .into(),
-                    ));
+                    )));
                 }
             }
         }
     }
     let mut out = Vec::with_capacity(docs.len() * 64);
-    ciborium::ser::into_writer(docs, &mut out).map_err(|e| {
-        Error::InvalidInput((format!("cannot encode documents as CBOR: {e}")).into())
-    })?;
+    ciborium::ser::into_writer(docs, &mut out)
+        .map_err(|e| Error::invalid_input(format!("cannot encode documents as CBOR: {e}")))?;
     Ok(Bytes::from(out))
 }
 
@@ -75,7 +71,7 @@ pub(crate) struct Cbor {
 impl Cbor {
     fn scalar<T: serde::Serialize + ?Sized>(&mut self, v: &T) -> SerResult {
         ciborium::ser::into_writer(v, &mut self.out).map_err(|e| {
-            Error::InvalidInput((format!("cannot encode documents as CBOR: {e}")).into()).into()
+            Error::invalid_input(format!("cannot encode documents as CBOR: {e}")).into()
         })
     }
 }
@@ -145,15 +141,12 @@ impl Format for Cbor {
                 && m.keys()
                     .all(|k| crate::codec::values::ATOMIC_OPS.contains(&k.as_str()))
             {
-                return Err(Error::InvalidInput(
-                    (format!(
-                        "document {:?}, field {:?}: Solr's CBOR loader cannot apply atomic \
+                return Err(Error::invalid_input(format!(
+                    "document {:?}, field {:?}: Solr's CBOR loader cannot apply atomic \
                      updates (it reads the object as a child document); send them as \
                      JSON, XML or javabin",
-                        self.id, self.name
-                    ))
-                    .into(),
-                )
+                    self.id, self.name
+                ))
                 .into());
             }
         }

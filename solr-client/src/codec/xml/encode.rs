@@ -33,15 +33,12 @@ fn escape_into(out: &mut String, s: &str, doc: &Document, field: &str) -> Result
             '\'' => out.push_str("&apos;"),
             c if xml_char_ok(c) => out.push(c),
             c => {
-                return Err(Error::InvalidInput(
-                    (format!(
+                return Err(Error::invalid_input(format!(
                     "document {:?}, field {field:?}: character U+{:04X} cannot be sent in XML; \
                      remove it or use the JSON or CBOR update format",
                     doc_id(doc),
                     c as u32
-                ))
-                    .into(),
-                ))
+                )))
             }
         }
     }
@@ -59,10 +56,10 @@ pub(crate) fn field_into(
         Value::Array(items) => {
             for item in items {
                 if item.is_array() {
-                    return Err(Error::InvalidInput(format!(
+                    return Err(Error::invalid_input(format!(
                         "document {:?}, field {name:?}: nested arrays are not supported in XML updates",
                         doc_id(doc)
-                    ).into()));
+                    )));
                 }
                 field_into(out, name, item, doc)?;
             }
@@ -125,10 +122,10 @@ fn atomic_into(out: &mut String, name: &str, op: &str, v: &Value, doc: &Document
     }
     for x in values {
         if x.is_array() || x.is_object() {
-            return Err(Error::InvalidInput(format!(
+            return Err(Error::invalid_input(format!(
                 "document {:?}, field {name:?}: an atomic {op} of objects is not supported in XML updates",
                 doc_id(doc)
-            ).into()));
+            )));
         }
         head(out)?;
         out.push('>');
@@ -171,13 +168,10 @@ pub(crate) fn doc_into(out: &mut String, doc: &Document) -> Result<()> {
 }
 
 pub(crate) fn not_a_child(doc: &Document) -> Error {
-    Error::InvalidInput(
-        format!(
-            "document {:?}: _childDocuments_ must hold documents (objects)",
-            doc_id(doc)
-        )
-        .into(),
-    )
+    Error::invalid_input(format!(
+        "document {:?}: _childDocuments_ must hold documents (objects)",
+        doc_id(doc)
+    ))
 }
 
 /// Encodes an add of `docs` as `<add><doc>...</doc></add>`; child documents nest, atomic
@@ -208,14 +202,11 @@ fn escape(out: &mut String, s: &str, id: &str, field: &str) -> SerResult {
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
             c => {
-                return Err(Error::InvalidInput(
-                    (format!(
+                return Err(Error::invalid_input(format!(
                     "document {id:?}, field {field:?}: character U+{:04X} cannot be sent in XML; \
                      remove it or use the JSON or CBOR update format",
                     c as u32
                 ))
-                    .into(),
-                )
                 .into())
             }
         }
@@ -254,13 +245,10 @@ impl Xml {
     }
 
     fn nested(&self) -> Error {
-        Error::InvalidInput(
-            format!(
-                "document {:?}, field {:?}: nested arrays are not supported in XML updates",
-                self.id, self.name
-            )
-            .into(),
-        )
+        Error::invalid_input(format!(
+            "document {:?}, field {:?}: nested arrays are not supported in XML updates",
+            self.id, self.name
+        ))
     }
 }
 

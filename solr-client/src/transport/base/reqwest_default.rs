@@ -183,7 +183,7 @@ impl ReqwestDefault {
             .identity()
             .map(|id| reqwest::Identity::from_pem(id.pem()))
             .transpose()
-            .map_err(|_| Error::Config("client certificate: reqwest cannot load it".into()))?;
+            .map_err(|_| Error::config("client certificate: reqwest cannot load it"))?;
         let has_identity = identity.is_some();
         let faults = crate::transport::base::reqwest_faults::Faults::new(tls, proxy)?;
         let proxy = proxy.map(crate::transport::connect::proxy::for_reqwest);
@@ -192,7 +192,7 @@ impl ReqwestDefault {
         for pem in tls.extra_roots_pem() {
             roots.push(
                 reqwest::Certificate::from_pem_bundle(pem)
-                    .map_err(|e| Error::Config(format!("bad CA PEM: {e}").into()))?,
+                    .map_err(|e| Error::config(format!("bad CA PEM: {e}")))?,
             );
         }
         let insecure = tls.is_insecure();
@@ -251,7 +251,7 @@ impl ReqwestDefault {
             .connect_timeout(t.connect)
             .read_timeout(t.read_idle)
             .build()
-            .map_err(|e| Error::Config(format!("cannot build reqwest client: {e}").into()))?;
+            .map_err(|e| Error::config(format!("cannot build reqwest client: {e}")))?;
         clients.push((key, client.clone()));
         Ok(client)
     }

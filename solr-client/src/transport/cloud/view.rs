@@ -151,21 +151,18 @@ impl ClusterView {
             return Ok(active[0]);
         }
         if self.router != "compositeId" {
-            return Err(Error::InvalidInput(
-                format!(
-                    "router {:?} of {} needs an explicit shard; only compositeId is hashed",
-                    self.router, self.collection
-                )
-                .into(),
-            ));
+            return Err(Error::invalid_input(format!(
+                "router {:?} of {} needs an explicit shard; only compositeId is hashed",
+                self.router, self.collection
+            )));
         }
         let field = self.route_field.as_deref().unwrap_or("id");
         let key = match doc.get(field) {
             Some(Value::String(s)) => s.clone(),
             Some(Value::Null) | None => {
-                return Err(Error::InvalidInput(
-                    format!("document has no {field:?}: cannot pick its shard").into(),
-                ))
+                return Err(Error::invalid_input(format!(
+                    "document has no {field:?}: cannot pick its shard"
+                )))
             }
             Some(v) => v.to_string(),
         };
@@ -180,13 +177,10 @@ impl ClusterView {
             .filter(|s| s.active)
             .find(|s| s.range.is_some_and(|r| r.includes(hash)))
             .ok_or_else(|| {
-                Error::InvalidInput(
-                    (format!(
-                        "no active shard of {} serves hash {:x} (id {key:?})",
-                        self.collection, hash as u32
-                    ))
-                    .into(),
-                )
+                Error::invalid_input(format!(
+                    "no active shard of {} serves hash {:x} (id {key:?})",
+                    self.collection, hash as u32
+                ))
             })
     }
 

@@ -400,24 +400,21 @@ impl Endpoint {
         let https = match url.scheme() {
             "http" => false,
             "https" if cfg!(not(feature = "rustls-base")) => {
-                return Err(Error::Config(
-                    format!(
-                        "{node_s}: https needs solr-client's `rustls` feature, which this build \
+                return Err(Error::config(format!(
+                    "{node_s}: https needs solr-client's `rustls` feature, which this build \
                      does not have (or use the reqwest transport, which brings its own TLS)"
-                    )
-                    .into(),
-                ))
+                )))
             }
             "https" => true,
             other => {
-                return Err(Error::Config(
-                    format!("unsupported scheme {other:?} in {url}").into(),
-                ))
+                return Err(Error::config(format!(
+                    "unsupported scheme {other:?} in {url}"
+                )))
             }
         };
         let raw = url
             .host_str()
-            .ok_or_else(|| Error::Config(format!("no host in {url}").into()))?;
+            .ok_or_else(|| Error::config(format!("no host in {url}")))?;
         let port = url
             .port_or_known_default()
             .unwrap_or(if https { 443 } else { 80 });
@@ -604,11 +601,9 @@ impl Connector {
         let config = self
             .tls
             .clone()
-            .ok_or_else(|| Error::Config("TLS is not configured".into()))?;
-        let server_name =
-            rustls::pki_types::ServerName::try_from(target.host.clone()).map_err(|e| {
-                Error::Config(format!("bad TLS server name {:?}: {e}", target.host).into())
-            })?;
+            .ok_or_else(|| Error::config("TLS is not configured"))?;
+        let server_name = rustls::pki_types::ServerName::try_from(target.host.clone())
+            .map_err(|e| Error::config(format!("bad TLS server name {:?}: {e}", target.host)))?;
         let tls = tokio_rustls::TlsConnector::from(config)
             .connect(server_name, io)
             .await
@@ -643,7 +638,7 @@ impl Connector {
         _node_s: &str,
         _setup: SetupTiming,
     ) -> Result<Conn> {
-        Err(Error::Config("https needs the `rustls` feature".into()))
+        Err(Error::config("https needs the `rustls` feature"))
     }
 }
 
@@ -658,9 +653,10 @@ async fn resolve(to: &Endpoint, node_s: &str) -> Result<Vec<SocketAddr>> {
         .map_err(dns_err)?
         .collect();
     if addrs.is_empty() {
-        return Err(dns_err(
-            io::Error::new(io::ErrorKind::NotFound, "no address").into(),
-        ));
+        return Err(dns_err(io::Error::new(
+            io::ErrorKind::NotFound,
+            "no address",
+        )));
     }
     Ok(addrs)
 }

@@ -50,9 +50,8 @@ pub(crate) async fn open<S>(
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
-    let bad = |what: &str| {
-        Error::Config(format!("SOCKS5 tunnel to {:?}: bad {what}", ends.authority).into())
-    };
+    let bad =
+        |what: &str| Error::config(format!("SOCKS5 tunnel to {:?}: bad {what}", ends.authority));
     let proxy: http::Uri = ends.proxy.parse().map_err(|_| bad("proxy URL"))?;
     let target: http::Uri = format!("http://{}/", ends.authority)
         .parse()

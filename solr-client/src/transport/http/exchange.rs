@@ -60,7 +60,7 @@ pub(crate) fn build_request(
     }
     builder
         .body(Full::new(req.body.clone()))
-        .map_err(|e| Error::InvalidInput(format!("cannot build HTTP request: {e}").into()))
+        .map_err(|e| Error::invalid_input(format!("cannot build HTTP request: {e}")))
 }
 
 /// Maps a hyper error to this crate's error. `not_sent` is true when the request certainly

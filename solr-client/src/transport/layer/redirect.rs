@@ -254,7 +254,7 @@ mod tests {
 
     impl Transport for Sharded {
         fn send(&self, _req: WireRequest) -> BoxFuture<'_, Result<Reply>> {
-            Box::pin(async { Err(Error::NoNode("test".into())) })
+            Box::pin(async { Err(Error::no_node("test")) })
         }
         fn name(&self) -> String {
             "sharded".into()

@@ -88,14 +88,11 @@ impl Routing {
     fn refuse_without_collection(&self, req: &WireRequest) -> Result<()> {
         let scoped = req.kind != RequestKind::Admin || req.path.starts_with('/');
         if self.cloud && self.collection.is_none() && scoped {
-            return Err(Error::Config(
-                format!(
-                    "{} needs a collection, and this SolrCloud client has none (admin-only): give \
+            return Err(Error::config(format!(
+                "{} needs a collection, and this SolrCloud client has none (admin-only): give \
                  one with .collection(\"name\") when building it",
-                    req.path.trim_start_matches('/')
-                )
-                .into(),
-            ));
+                req.path.trim_start_matches('/')
+            )));
         }
         Ok(())
     }

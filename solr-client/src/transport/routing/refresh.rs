@@ -41,7 +41,7 @@ impl Routing {
             }
         }
         let nodes = candidates.iter().map(|u| self.pool.get(u)).collect();
-        let mut last = Error::NoNode("no node to ask for the cluster state".into());
+        let mut last = Error::no_node("no node to ask for the cluster state");
         for node in self.pool.order(nodes, Policy::RoundRobin) {
             match self.cluster_status(&node).await {
                 Ok(view) => {
