@@ -44,8 +44,11 @@ pub use crate::types::{DocumentProblem, FailedDoc};
 ///
 /// No `Display` or `Debug` output of an error shows the user info (`user:password@`) of a URL,
 /// because no field holds one: node and proxy URLs are [`NodeUrl`]s and every text field
-/// (messages, snippets, hints, Solr's error body, the I/O error of a failed connect) is
-/// [`Redacted`], both stripped of user info when the error is made. The one exception is the
+/// (messages, snippets, hints, Solr's error body) is [`Redacted`], both stripped of user info
+/// when the error is made. The `source` of [`Error::Dns`], [`Error::Connect`] and
+/// [`Error::Tls`] stays a `std::io::Error` (an application downcasts the `source()` chain to
+/// it); one whose chain shows user info is replaced, when the error is made, by one of the
+/// same kind with the redacted message. The one exception is the
 /// [`BatchReport`] of [`Error::Update`], whose document ids stay exact (an application
 /// re-sends documents by them): its `Debug` output and the error's message show them
 /// redacted. (Node URLs with user info are refused anyway: see
@@ -84,7 +87,7 @@ pub enum Error {
         /// The node's base URL.
         node: NodeUrl,
         /// The resolver's error.
-        source: Redacted<std::io::Error>,
+        source: std::io::Error,
     },
     /// The TCP connection could not be made (refused, unreachable).
     #[error("{node}: connect failed: {source}")]
@@ -93,7 +96,7 @@ pub enum Error {
         /// The node's base URL.
         node: NodeUrl,
         /// The socket error.
-        source: Redacted<std::io::Error>,
+        source: std::io::Error,
     },
     /// The TLS handshake failed (unknown CA, wrong hostname, protocol mismatch).
     #[error("{node}: TLS handshake failed: {source}")]
@@ -102,7 +105,7 @@ pub enum Error {
         /// The node's base URL.
         node: NodeUrl,
         /// The handshake error.
-        source: Redacted<std::io::Error>,
+        source: std::io::Error,
     },
     /// The server refused the TLS handshake over the client certificate (mutual TLS): it
     /// asked for one and none is configured, or it did not accept the one sent.
@@ -576,15 +579,15 @@ mod tests {
             Error::InvalidInput(text().into()),
             Error::Dns {
                 node: node().into(),
-                source: io().into(),
+                source: crate::redact::redact_io(io()),
             },
             Error::Connect {
                 node: node().into(),
-                source: io().into(),
+                source: crate::redact::redact_io(io()),
             },
             Error::Tls {
                 node: node().into(),
-                source: io().into(),
+                source: crate::redact::redact_io(io()),
             },
             Error::Timeout {
                 node: node().into(),
@@ -720,7 +723,7 @@ mod tests {
                 from_shard: 3,
                 cause: Box::new(Error::Connect {
                     node: node().into(),
-                    source: io().into(),
+                    source: crate::redact::redact_io(io()),
                 }),
             },
         ]

@@ -9,19 +9,13 @@ use crate::error::Error;
 pub(crate) fn scheme_hint(https: bool, e: Error) -> Error {
     match e {
         Error::Tls { node, source } if https && plain_http_seen(&source.to_string()) => {
-            let source = hinted_http(&node, source.into_inner());
-            Error::Tls {
-                node,
-                source: source.into(),
-            }
+            let source = hinted_http(&node, source);
+            Error::Tls { node, source }
         }
         // reqwest reports its TLS handshake as part of connecting.
         Error::Connect { node, source } if https && plain_http_seen(&source.to_string()) => {
-            let source = hinted_http(&node, source.into_inner());
-            Error::Connect {
-                node,
-                source: source.into(),
-            }
+            let source = hinted_http(&node, source);
+            Error::Connect { node, source }
         }
         Error::Io {
             node,

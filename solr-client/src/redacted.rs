@@ -1,8 +1,7 @@
-//! [`Redacted`]: a value of an [`Error`](crate::Error) (a message, an I/O error, Solr's error
-//! body) with the user info of every URL in it removed when it was made.
+//! [`Redacted`]: a value of an [`Error`](crate::Error) (a message, Solr's error body) with the
+//! user info of every URL in it removed when it was made.
 
 use std::fmt;
-use std::io;
 
 use crate::redact::redact;
 use crate::types::SolrErrorBody;
@@ -10,15 +9,14 @@ use crate::types::SolrErrorBody;
 /// A value whose every URL lost its user info (`user:password@`) when the value was made:
 /// `http://u:p@host/solr` inside it became `http://host/solr`.
 ///
-/// The free-text fields of [`Error`](crate::Error) (messages, snippets, hints, reasons,
-/// Solr's error body, the I/O error of a failed connect) have this type, so no `Display` or
-/// `Debug` output of an error can show a password: there is none left to show. The only
-/// ways to make one are the `From` conversions, and each redacts:
+/// The free-text fields of [`Error`](crate::Error) (messages, snippets, hints, reasons, ids,
+/// Solr's error body) have this type, so no `Display` or `Debug` output of an error can show
+/// a password: there is none left to show. The only ways to make one are the `From`
+/// conversions, and each redacts:
 ///
 /// | `Redacted<T>` | made from | reads as (`Deref`) |
 /// |---|---|---|
 /// | `Redacted<String>` | `String`, `&str` | `str` (also compares with `str`, `&str`, `String`) |
-/// | `Redacted<std::io::Error>` | `std::io::Error` | `std::io::Error` (`kind()`, `raw_os_error()`) |
 /// | `Redacted<SolrErrorBody>` | [`SolrErrorBody`] | [`SolrErrorBody`] (`msg`, `code`, `metadata`) |
 ///
 /// `Display` and `Debug` are the inner value's own.
@@ -72,35 +70,6 @@ fn redacted_string(text: String) -> String {
     }
 }
 
-impl From<io::Error> for Redacted<io::Error> {
-    /// Kept as it is (its kind, OS code and source chain) when nothing in its chain shows
-    /// user info; otherwise replaced by an error of the same kind whose message is the
-    /// redacted message (the chain, which showed the secret, is dropped).
-    fn from(e: io::Error) -> Self {
-        if chain_is_clean(&e) {
-            Redacted(e)
-        } else {
-            Redacted(io::Error::new(
-                e.kind(),
-                redact(&e.to_string()).into_owned(),
-            ))
-        }
-    }
-}
-
-/// True when no error of `e`'s chain shows user info in its `Display` or `Debug` output.
-fn chain_is_clean(e: &(dyn std::error::Error + 'static)) -> bool {
-    let mut next = Some(e);
-    while let Some(err) = next {
-        let clean = |shown: String| matches!(redact(&shown), std::borrow::Cow::Borrowed(_));
-        if !clean(err.to_string()) || !clean(format!("{err:?}")) {
-            return false;
-        }
-        next = err.source();
-    }
-    true
-}
-
 impl From<SolrErrorBody> for Redacted<SolrErrorBody> {
     /// `msg` and every string inside `metadata` redacted.
     fn from(mut body: SolrErrorBody) -> Self {
@@ -137,14 +106,6 @@ impl std::ops::Deref for Redacted<String> {
     }
 }
 
-impl std::ops::Deref for Redacted<io::Error> {
-    type Target = io::Error;
-
-    fn deref(&self) -> &io::Error {
-        &self.0
-    }
-}
-
 impl std::ops::Deref for Redacted<SolrErrorBody> {
     type Target = SolrErrorBody;
 
@@ -169,13 +130,6 @@ impl<T: fmt::Debug> fmt::Debug for Redacted<T> {
     /// The inner value's: `"text"` for a `Redacted<String>`.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.0.fmt(f)
-    }
-}
-
-impl std::error::Error for Redacted<io::Error> {
-    /// The inner error's source: `Display` already shows the inner error itself.
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.0.source()
     }
 }
 
@@ -227,22 +181,6 @@ mod tests {
         assert_eq!(t, "at http://host:8983/solr/x");
         assert_eq!(Redacted::from("plain"), "plain");
         assert_eq!(String::from(t), "at http://host:8983/solr/x");
-    }
-
-    #[test]
-    fn an_io_error_without_secret_is_kept_and_one_with_a_secret_is_replaced() {
-        let clean = Redacted::from(io::Error::from_raw_os_error(111));
-        assert_eq!(clean.raw_os_error(), Some(111), "kept as it is");
-        let dirty = Redacted::from(io::Error::new(
-            io::ErrorKind::TimedOut,
-            format!("proxy {URL}: CONNECT failed"),
-        ));
-        assert_eq!(dirty.kind(), io::ErrorKind::TimedOut);
-        assert_eq!(
-            dirty.to_string(),
-            "proxy http://host:8983/solr: CONNECT failed"
-        );
-        assert!(!format!("{dirty:?}").contains("s3cret"));
     }
 
     #[test]

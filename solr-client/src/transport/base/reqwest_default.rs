@@ -449,7 +449,7 @@ fn map_reqwest(node: &str, req: &WireRequest, e: reqwest::Error, has_identity: b
     if e.is_connect() {
         Error::Connect {
             node: node.into(),
-            source: std::io::Error::other(message).into(),
+            source: crate::redact::redact_io(std::io::Error::other(message)),
         }
     } else {
         Error::Io {

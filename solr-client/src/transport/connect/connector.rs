@@ -615,7 +615,7 @@ impl Connector {
                 )
                 .unwrap_or(Error::Tls {
                     node: node_s.into(),
-                    source: source.into(),
+                    source: crate::redact::redact_io(source),
                 })
             })?;
         setup.tls = Some(t0.elapsed());
@@ -646,7 +646,7 @@ impl Connector {
 async fn resolve(to: &Endpoint, node_s: &str) -> Result<Vec<SocketAddr>> {
     let dns_err = |source: io::Error| Error::Dns {
         node: node_s.into(),
-        source: source.into(),
+        source: crate::redact::redact_io(source),
     };
     let addrs: Vec<SocketAddr> = tokio::net::lookup_host((to.host.as_str(), to.port))
         .await
@@ -700,7 +700,7 @@ async fn dial(addrs: &[SocketAddr], node_s: &str, via: Option<&Hop>) -> Result<T
     };
     Err(Error::Connect {
         node: node_s.into(),
-        source: source.into(),
+        source: crate::redact::redact_io(source),
     })
 }
 

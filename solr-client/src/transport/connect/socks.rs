@@ -90,7 +90,10 @@ fn refusal(
     };
     Error::Connect {
         node: ends.node.into(),
-        source: io::Error::new(kind, format!("proxy {}: {shown}", ends.proxy)).into(),
+        source: crate::redact::redact_io(io::Error::new(
+            kind,
+            format!("proxy {}: {shown}", ends.proxy),
+        )),
     }
 }
 

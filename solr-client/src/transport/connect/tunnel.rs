@@ -114,7 +114,10 @@ fn judge(answer: &[u8], ends: &TunnelEnds<'_>, credentials_sent: bool) -> Result
 fn broken(ends: &TunnelEnds<'_>, e: io::Error) -> Error {
     Error::Connect {
         node: ends.node.into(),
-        source: io::Error::new(e.kind(), format!("proxy {}: CONNECT: {e}", ends.proxy)).into(),
+        source: crate::redact::redact_io(io::Error::new(
+            e.kind(),
+            format!("proxy {}: CONNECT: {e}", ends.proxy),
+        )),
     }
 }
 

@@ -123,7 +123,7 @@ mod tests {
         fn refused(req: &WireRequest) -> Error {
             Error::Connect {
                 node: req.node.to_string().into(),
-                source: std::io::Error::from(std::io::ErrorKind::ConnectionRefused).into(),
+                source: std::io::Error::from(std::io::ErrorKind::ConnectionRefused),
             }
         }
 
