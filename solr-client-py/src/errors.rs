@@ -44,7 +44,7 @@ fn details(e: &Error) -> (Option<String>, Option<String>) {
     match e {
         Error::Solr { body, .. } => (Some(body.msg.clone()), None),
         Error::NotFound { hint, .. } | Error::Unauthorized { hint, .. } => {
-            (None, Some(hint.clone()))
+            (None, Some(hint.to_string()))
         }
         _ => (None, None),
     }
@@ -53,5 +53,5 @@ fn details(e: &Error) -> (Option<String>, Option<String>) {
 /// A configuration error raised before any request (the same class as the Rust
 /// `Error::Config`).
 pub fn config(message: String) -> PyErr {
-    Python::with_gil(|py| to_py(py, Error::Config(message)))
+    Python::with_gil(|py| to_py(py, Error::Config(message.into())))
 }

@@ -66,7 +66,7 @@ async fn chunk(state: Arc<Mutex<State>>, max: usize) -> solr_client::Result<Opti
     }
     serde_json::to_vec(&out)
         .map(Some)
-        .map_err(|e| solr_client::Error::Config(format!("a tuple does not encode: {e}")))
+        .map_err(|e| solr_client::Error::Config(format!("a tuple does not encode: {e}").into()))
 }
 
 fn to_py(py: Python<'_>, c: Option<Vec<u8>>) -> Py<PyAny> {

@@ -57,7 +57,10 @@ use crate::types::TolerantError;
 /// unknown.len() + not_attempted.len() == sent`. Each entry of `failed`, `unknown` and
 /// `not_attempted` is one document of a batch, so an id appears there at most as often as
 /// it was sent.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+///
+/// Its `Debug` output shows every URL inside an id or a message without user info; the
+/// fields themselves keep them exact.
+#[derive(Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct BatchReport {
     /// Documents sent (in every request of this report).
@@ -85,6 +88,22 @@ pub struct BatchReport {
     /// through a shard-aware transport a batch spanning shards goes as one HTTP request per
     /// shard and still counts once.
     pub requests: usize,
+}
+
+impl std::fmt::Debug for BatchReport {
+    /// The derived shape, each id and message shown without any URL's user info.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use crate::redact::RedactedDebug;
+        f.debug_struct("BatchReport")
+            .field("sent", &self.sent)
+            .field("acknowledged", &self.acknowledged)
+            .field("failed", &RedactedDebug(&self.failed))
+            .field("unknown", &RedactedDebug(&self.unknown))
+            .field("not_attempted", &RedactedDebug(&self.not_attempted))
+            .field("other_errors", &RedactedDebug(&self.other_errors))
+            .field("requests", &self.requests)
+            .finish()
+    }
 }
 
 impl BatchReport {

@@ -8,7 +8,9 @@
 use std::time::Duration;
 
 use crate::batch::BatchReport;
-use crate::redact::{redact, Redacted};
+use crate::node_url::NodeUrl;
+use crate::redact::redact;
+use crate::redacted::Redacted;
 use crate::types::SolrErrorBody;
 
 /// `Result` with this crate's [`Error`].
@@ -40,223 +42,206 @@ pub use crate::types::{DocumentProblem, FailedDoc};
 
 /// Everything that can go wrong with a Solr request.
 ///
-/// No `Display` or `Debug` output of an error shows the user info (`user:password@`) of a URL:
-/// node URLs, and any URL inside a message, are printed with it removed. (URLs with user
-/// info are refused anyway: see [`SolrClientBuilder::credentials`](crate::SolrClientBuilder::credentials).)
-#[derive(thiserror::Error)]
+/// No `Display` or `Debug` output of an error shows the user info (`user:password@`) of a URL,
+/// because no field holds one: node and proxy URLs are [`NodeUrl`]s and every text field
+/// (messages, snippets, hints, Solr's error body) is [`Redacted`], both stripped of user info
+/// when the error is made. The `source` of [`Error::Dns`], [`Error::Connect`] and
+/// [`Error::Tls`] stays a `std::io::Error` (an application downcasts the `source()` chain to
+/// it); one whose chain shows user info is replaced, when the error is made, by one of the
+/// same kind with the redacted message. The one exception is the
+/// [`BatchReport`] of [`Error::Update`], whose document ids stay exact (an application
+/// re-sends documents by them): its `Debug` output and the error's message show them
+/// redacted. (Node URLs with user info are refused anyway: see
+/// [`SolrClientBuilder::credentials`](crate::SolrClientBuilder::credentials).)
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// The builder was given something unusable (bad URL, unreadable CA file, no nodes).
-    #[error("configuration: {}", redact(_0))]
-    Config(String),
+    #[error("configuration: {0}")]
+    Config(Redacted<String>),
     /// The caller's input cannot be encoded safely (for example an XML-invalid control
     /// character in a field). Nothing was sent.
-    #[error("invalid input: {}", redact(_0))]
-    InvalidInput(String),
+    #[error("invalid input: {0}")]
+    InvalidInput(Redacted<String>),
     /// A document the client refused before sending anything: it lacks the uniqueKey
     /// field, or a field holds a float Solr cannot index (see [`DocumentProblem`]). `index`
     /// is the document's position in the call's input (for [`crate::Indexer::push`], the
     /// number of documents it had accepted before). Nothing of the call was sent.
-    #[error("document #{index}{}: {}", redact(&id_note(id.as_deref())), problem.describe(field))]
+    #[error("document #{index}{}: {}", id_note(id.as_deref()), problem.describe(field))]
     #[non_exhaustive]
     InvalidDocument {
         /// The document's position in the call's input, from 0.
         index: usize,
         /// The document's uniqueKey value, when it has one.
-        id: Option<String>,
+        id: Option<Redacted<String>>,
         /// The field at fault: the uniqueKey field that is missing, or the field holding the
         /// float.
-        field: String,
+        field: Redacted<String>,
         /// What is wrong with it.
         problem: DocumentProblem,
     },
     /// Name resolution failed.
-    #[error("{}: DNS lookup failed: {}", redact(node), redact(&source.to_string()))]
+    #[error("{node}: DNS lookup failed: {source}")]
     #[non_exhaustive]
     Dns {
         /// The node's base URL.
-        node: String,
+        node: NodeUrl,
         /// The resolver's error.
         source: std::io::Error,
     },
     /// The TCP connection could not be made (refused, unreachable).
-    #[error("{}: connect failed: {}", redact(node), redact(&source.to_string()))]
+    #[error("{node}: connect failed: {source}")]
     #[non_exhaustive]
     Connect {
         /// The node's base URL.
-        node: String,
+        node: NodeUrl,
         /// The socket error.
         source: std::io::Error,
     },
     /// The TLS handshake failed (unknown CA, wrong hostname, protocol mismatch).
-    #[error("{}: TLS handshake failed: {}", redact(node), redact(&source.to_string()))]
+    #[error("{node}: TLS handshake failed: {source}")]
     #[non_exhaustive]
     Tls {
         /// The node's base URL.
-        node: String,
+        node: NodeUrl,
         /// The handshake error.
         source: std::io::Error,
     },
     /// The server refused the TLS handshake over the client certificate (mutual TLS): it
     /// asked for one and none is configured, or it did not accept the one sent.
-    #[error("{}: TLS client certificate: {problem}", redact(node))]
+    #[error("{node}: TLS client certificate: {problem}")]
     #[non_exhaustive]
     ClientCertificate {
         /// The node's base URL.
-        node: String,
+        node: NodeUrl,
         /// What the server refused.
         problem: crate::client_cert::ClientCertProblem,
     },
     /// The HTTP proxy refused to open a tunnel to the node: its answer to `CONNECT` was not
     /// a 2xx (407, asking for credentials, is [`Error::ProxyAuth`]).
-    #[error(
-        "{}: proxy {} refused CONNECT: {status} {}",
-        redact(node),
-        redact(proxy),
-        redact(reason)
-    )]
+    #[error("{node}: proxy {proxy} refused CONNECT: {status} {reason}")]
     #[non_exhaustive]
     ProxyRefused {
         /// The node's base URL.
-        node: String,
+        node: NodeUrl,
         /// The proxy's URL.
-        proxy: String,
+        proxy: NodeUrl,
         /// The proxy's status code.
         status: u16,
         /// The proxy's reason phrase.
-        reason: String,
+        reason: Redacted<String>,
     },
     /// The proxy asked for credentials (an HTTP proxy's 407, or 401 to `CONNECT`; a SOCKS5
     /// proxy's refusal of the authentication method or of the username and password): none
     /// were configured (the proxy URL's user info or [`crate::Proxy::credentials`]) or it
     /// refused the ones sent. The message never shows them.
-    #[error("{}: proxy {} requires authentication{}", redact(node), redact(proxy),
+    #[error("{node}: proxy {proxy} requires authentication{}",
         if *credentials_sent { "; it refused the credentials sent" } else { "; no proxy credentials are configured" })]
     #[non_exhaustive]
     ProxyAuth {
         /// The node's base URL.
-        node: String,
+        node: NodeUrl,
         /// The proxy's URL.
-        proxy: String,
+        proxy: NodeUrl,
         /// Whether credentials were sent (and refused).
         credentials_sent: bool,
     },
     /// A configured timeout fired.
-    #[error("{}: {phase} timeout after {after:?}", redact(node))]
+    #[error("{node}: {phase} timeout after {after:?}")]
     #[non_exhaustive]
     Timeout {
         /// The node's base URL.
-        node: String,
+        node: NodeUrl,
         /// Which timeout.
         phase: TimeoutPhase,
         /// The configured value that elapsed.
         after: Duration,
     },
     /// The connection broke after it was established (reset, closed mid-response).
-    #[error("{}: connection broken: {}", redact(node), redact(message))]
+    #[error("{node}: connection broken: {message}")]
     #[non_exhaustive]
     Io {
         /// The node's base URL.
-        node: String,
+        node: NodeUrl,
         /// What broke, as the HTTP layer reported it.
-        message: String,
+        message: Redacted<String>,
         /// True when the request was certainly not sent or provably not processed (safe to
         /// retry, even a write): a connection found closed before sending, or an HTTP/2
         /// stream the server refused (GOAWAY with a last-stream-id below it, REFUSED_STREAM).
         not_sent: bool,
     },
     /// Solr answered with an error status and its own JSON error body.
-    #[error("{}: Solr error {status}: {}", redact(node), redact(&body.msg))]
+    #[error("{node}: Solr error {status}: {}", body.msg)]
     #[non_exhaustive]
     Solr {
         /// The node's base URL.
-        node: String,
+        node: NodeUrl,
         /// HTTP status.
         status: u16,
         /// Solr's decoded error body.
-        body: SolrErrorBody,
+        body: Redacted<SolrErrorBody>,
     },
     /// Nothing answers at the URL tried (HTTP 404 without a Solr error body): a core or
     /// collection that does not exist on the node, a request handler the core lacks, or a
     /// base URL that is not Solr's (Solr's ends in `/solr`). `hint` says which it looks like
     /// and what to check.
-    #[error(
-        "{}: HTTP 404 Not Found for {}: {}",
-        redact(node),
-        redact(path),
-        redact(hint)
-    )]
+    #[error("{node}: HTTP 404 Not Found for {path}: {hint}")]
     #[non_exhaustive]
     NotFound {
         /// The node's base URL.
-        node: String,
+        node: NodeUrl,
         /// The URL path tried, e.g. `/solr/bench/select`.
-        path: String,
+        path: Redacted<String>,
         /// What is probably wrong, and what to check.
-        hint: String,
+        hint: Redacted<String>,
     },
     /// The response was not what Solr sends: an HTML error page from a proxy, an empty body,
     /// or a status without a Solr error body. `snippet` holds its first bytes.
     #[error(
-        "{}: unexpected response (HTTP {status}, content-type {:?}): {}",
-        redact(node),
-        content_type.as_deref().map(redact),
-        redact(snippet)
+        "{node}: unexpected response (HTTP {status}, content-type {:?}): {snippet}",
+        content_type.as_deref()
     )]
     #[non_exhaustive]
     UnexpectedResponse {
         /// The node's base URL.
-        node: String,
+        node: NodeUrl,
         /// HTTP status.
         status: u16,
         /// The Content-Type header, if any.
-        content_type: Option<String>,
+        content_type: Option<Redacted<String>>,
         /// The first bytes of the body, lossily decoded.
-        snippet: String,
+        snippet: Redacted<String>,
     },
     /// The body was JSON-like but did not decode into the expected shape.
-    #[error(
-        "{}: cannot decode {what}: {}; body starts with: {}",
-        redact(node),
-        redact(message),
-        redact(snippet)
-    )]
+    #[error("{node}: cannot decode {what}: {message}; body starts with: {snippet}")]
     #[non_exhaustive]
     Decode {
         /// The node's base URL.
-        node: String,
+        node: NodeUrl,
         /// What was being decoded.
         what: &'static str,
         /// The decoder's message.
-        message: String,
+        message: Redacted<String>,
         /// The first bytes of the body.
-        snippet: String,
+        snippet: Redacted<String>,
     },
     /// The body was compressed and could not be decompressed (truncated or corrupt gzip).
-    #[error(
-        "{}: cannot decompress {} body: {}",
-        redact(node),
-        redact(encoding),
-        redact(message)
-    )]
+    #[error("{node}: cannot decompress {encoding} body: {message}")]
     #[non_exhaustive]
     Decompress {
         /// The node's base URL.
-        node: String,
+        node: NodeUrl,
         /// The Content-Encoding.
-        encoding: String,
+        encoding: Redacted<String>,
         /// The decompressor's message.
-        message: String,
+        message: Redacted<String>,
     },
     /// The response body (wire or decoded) is larger than the configured limit.
-    #[error(
-        "{}: response body larger than the limit of {limit} bytes",
-        redact(node)
-    )]
+    #[error("{node}: response body larger than the limit of {limit} bytes")]
     #[non_exhaustive]
     TooLarge {
         /// The node's base URL.
-        node: String,
+        node: NodeUrl,
         /// The configured limit in bytes.
         limit: u64,
     },
@@ -264,14 +249,13 @@ pub enum Error {
     /// Solr's own error of the last answer (`no active servers hosting shard: shard2`),
     /// when it carried one.
     #[error(
-        "{}: still {status} after {attempts} attempts (waited {waited:?} in total){}",
-        redact(node),
-        solr.as_ref().map_or(String::new(), |b| format!("; Solr said (code {}): {}", b.code, redact(&b.msg)))
+        "{node}: still {status} after {attempts} attempts (waited {waited:?} in total){}",
+        solr.as_ref().map_or(String::new(), |b| format!("; Solr said (code {}): {}", b.code, b.msg))
     )]
     #[non_exhaustive]
     RetriesExhausted {
         /// The last node tried.
-        node: String,
+        node: NodeUrl,
         /// The last status.
         status: u16,
         /// Attempts made.
@@ -280,22 +264,22 @@ pub enum Error {
         waited: Duration,
         /// Solr's error body of the last answer, when it had one (a proxy's 503 page has
         /// none). Boxed: it would make every `Result` of this crate larger.
-        solr: Option<Box<SolrErrorBody>>,
+        solr: Option<Box<Redacted<SolrErrorBody>>>,
     },
     /// The server answered with a redirect (3xx) that the client did not follow: every
     /// write (a redirected write is never re-sent, so nothing reached the other host), a read
     /// when following is off (the default; see `SolrClientBuilder::follow_redirects`), a
     /// read past the hop limit, or one that would change the scheme. `location` is the
     /// `Location` header with any user name and password removed.
-    #[error("{}: HTTP {status} redirect to {} not followed: {reason}", redact(node), redact(location.as_deref().unwrap_or("(no Location header)")))]
+    #[error("{node}: HTTP {status} redirect to {} not followed: {reason}", location.as_deref().unwrap_or("(no Location header)"))]
     #[non_exhaustive]
     Redirect {
         /// The node's base URL (the one that answered with the redirect).
-        node: String,
+        node: NodeUrl,
         /// The 3xx status.
         status: u16,
         /// The `Location` header, without credentials; None when absent or unreadable.
-        location: Option<String>,
+        location: Option<Redacted<String>>,
         /// Why it was not followed.
         reason: &'static str,
     },
@@ -304,50 +288,47 @@ pub enum Error {
     /// renews its credential ([`crate::auth::Refreshing`]) the request was re-sent once
     /// first. `hint` says which case it is and what to check; no credential is ever shown.
     #[error(
-        "{}: HTTP 401 Unauthorized ({} rejected{}): {}",
-        redact(node),
+        "{node}: HTTP 401 Unauthorized ({} rejected{}): {hint}",
         scheme.as_deref().map_or("no credentials sent".to_string(), |s| format!("{s} credentials")),
-        challenge.as_deref().map_or(String::new(), |c| format!("; the server asks for {}", redact(c))),
-        redact(hint)
+        challenge.as_deref().map_or(String::new(), |c| format!("; the server asks for {c}")),
     )]
     #[non_exhaustive]
     Unauthorized {
         /// The node's base URL.
-        node: String,
+        node: NodeUrl,
         /// The scheme of the credential sent (`Basic`, `Bearer`); None when none was sent.
-        scheme: Option<String>,
+        scheme: Option<Redacted<String>>,
         /// The server's `WWW-Authenticate` challenge (first 200 characters), if any.
-        challenge: Option<String>,
+        challenge: Option<Redacted<String>>,
         /// What is wrong and what to check.
-        hint: String,
+        hint: Redacted<String>,
     },
     /// The client's [`AuthProvider`](crate::auth::AuthProvider) could not produce a
     /// credential (a token callback failed, or returned a token an HTTP header cannot
     /// carry). Nothing was sent.
-    #[error("authentication: {}", redact(_0))]
-    Auth(String),
+    #[error("authentication: {0}")]
+    Auth(Redacted<String>),
     /// No node can take the request: the routing decorator has no node of the needed role
     /// (for example a SolrCloud shard without a live leader during an election). Nothing
     /// was sent.
-    #[error("no node available: {}", redact(_0))]
-    NoNode(String),
+    #[error("no node available: {0}")]
+    NoNode(Redacted<String>),
     /// An async admin command (Collections API with an `async` id) ended `failed`, or is
     /// unknown to Solr (`notfound`), or was still `state` when
     /// [`Collections::wait_for`](crate::admin::Collections::wait_for) stopped waiting
     /// (`waited` is its configured limit).
     #[error(
-        "async admin request {id} {state}{}: {}",
+        "async admin request {id} {state}{}: {message}",
         waited.map_or(String::new(), |w| format!(" after waiting {w:?}")),
-        redact(message)
     )]
     #[non_exhaustive]
     AsyncCommand {
         /// The async request id.
-        id: String,
+        id: Redacted<String>,
         /// Its last state (`failed`, `notfound`, `submitted`, `running`).
-        state: String,
+        state: Redacted<String>,
         /// Solr's message for it.
-        message: String,
+        message: Redacted<String>,
         /// How long the caller waited, when the wait ended before the command did.
         waited: Option<Duration>,
     },
@@ -358,18 +339,16 @@ pub enum Error {
     /// one of [`Error::Update`] with Solr's message instead (see
     /// [`FailedDoc::is_version_conflict`]).
     #[error(
-        "{}: version conflict for {}: expected _version_ {}, found {}",
-        redact(node),
-        redact(id),
+        "{node}: version conflict for {id}: expected _version_ {}, found {}",
         expected.map_or("(unknown)".to_string(), |v| v.to_string()),
         actual.map_or("no document".to_string(), |v| v.to_string())
     )]
     #[non_exhaustive]
     VersionConflict {
         /// The node's base URL.
-        node: String,
+        node: NodeUrl,
         /// The document's id.
-        id: String,
+        id: Redacted<String>,
         /// The `_version_` the update required, when Solr said it.
         expected: Option<i64>,
         /// The stored document's `_version_`; `None` when there is no such document.
@@ -378,7 +357,7 @@ pub enum Error {
     /// An update in which not every document is known to be indexed, or in which Solr
     /// reported errors. `report` accounts for every document of the request
     /// (`acknowledged + failed + unknown + not_attempted == sent`, see [`BatchReport`]).
-    #[error("update: {}", redact(&update_summary(report, cause.as_deref())))]
+    #[error("update: {}", update_summary(report, cause.as_deref()))]
     #[non_exhaustive]
     Update {
         /// The account of the request's documents (boxed: it is the largest variant).
@@ -393,15 +372,14 @@ pub enum Error {
     /// stream ends here, incomplete. It cannot go on from another replica without repeating
     /// or skipping tuples; run the export again.
     #[error(
-        "export incomplete: shard {shard} ({}) failed after {handed_out} tuples were handed out ({from_shard} read from it); the export stopped there: {cause}",
-        redact(node)
+        "export incomplete: shard {shard} ({node}) failed after {handed_out} tuples were handed out ({from_shard} read from it); the export stopped there: {cause}"
     )]
     #[non_exhaustive]
     ExportIncomplete {
         /// The shard whose stream failed.
-        shard: String,
+        shard: Redacted<String>,
         /// The base URL of the node that served it.
-        node: String,
+        node: NodeUrl,
         /// Tuples handed out by the whole export before the failure.
         handed_out: u64,
         /// Tuples read from the failed shard before the failure.
@@ -413,6 +391,26 @@ pub enum Error {
 }
 
 impl Error {
+    /// [`Error::Config`] with `message`, redacted.
+    pub(crate) fn config(message: impl Into<Redacted<String>>) -> Error {
+        Error::Config(message.into())
+    }
+
+    /// [`Error::InvalidInput`] with `message`, redacted.
+    pub(crate) fn invalid_input(message: impl Into<Redacted<String>>) -> Error {
+        Error::InvalidInput(message.into())
+    }
+
+    /// [`Error::NoNode`] with `message`, redacted.
+    pub(crate) fn no_node(message: impl Into<Redacted<String>>) -> Error {
+        Error::NoNode(message.into())
+    }
+
+    /// [`Error::Auth`] with `message`, redacted.
+    pub(crate) fn auth(message: impl Into<Redacted<String>>) -> Error {
+        Error::Auth(message.into())
+    }
+
     /// The variant's name (`"Solr"`, `"Timeout"`, `"Connect"`, ...): the `kind` field of the
     /// `solr.error` tracing event (see [`crate::observe`]), stable for metrics labels.
     pub fn kind(&self) -> &'static str {
@@ -510,7 +508,7 @@ impl Error {
             | Error::VersionConflict { node, .. }
             | Error::NotFound { node, .. }
             | Error::Unauthorized { node, .. }
-            | Error::ExportIncomplete { node, .. } => Some(node),
+            | Error::ExportIncomplete { node, .. } => Some(node.as_str()),
             Error::Update { cause: Some(c), .. } => c.node(),
             _ => None,
         }
@@ -534,7 +532,8 @@ fn id_note(id: Option<&str>) -> String {
     id.map(|i| format!(" (id {i:?})")).unwrap_or_default()
 }
 
-/// One line about an update's account, for [`Error::Update`]'s message.
+/// One line about an update's account, for [`Error::Update`]'s message, redacted (the report
+/// keeps document ids and Solr's messages exact).
 fn update_summary(r: &BatchReport, cause: Option<&Error>) -> String {
     let mut s = format!(
         "{} of {} documents acknowledged, {} not indexed, {} unknown",
@@ -556,108 +555,7 @@ fn update_summary(r: &BatchReport, cause: Option<&Error>) -> String {
     } else if let Some(o) = r.other_errors.first() {
         s.push_str(&format!(" (first error: {o})"));
     }
-    s
-}
-
-impl std::fmt::Debug for Error {
-    /// The derived shape (`Variant { field: value }`), with every URL's user info removed.
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Error::Config(m) | Error::InvalidInput(m) | Error::NoNode(m) | Error::Auth(m) => {
-                f.debug_tuple(self.kind()).field(&Redacted(m)).finish()
-            }
-            _ => {
-                let mut s = f.debug_struct(self.kind());
-                for (name, value) in self.fields() {
-                    s.field(name, &Redacted(value));
-                }
-                s.finish()
-            }
-        }
-    }
-}
-
-impl Error {
-    /// The named fields of a struct variant, in declaration order, for [`Debug`].
-    fn fields(&self) -> Vec<(&'static str, &dyn std::fmt::Debug)> {
-        match self {
-            Error::Config(_) | Error::InvalidInput(_) | Error::NoNode(_) | Error::Auth(_) => {
-                Vec::new()
-            }
-            Error::ClientCertificate { node, problem } => {
-                vec![("node", node), ("problem", problem)]
-            }
-            #[rustfmt::skip]
-            Error::ProxyRefused { node, proxy, status, reason } => vec![
-                ("node", node), ("proxy", proxy), ("status", status), ("reason", reason),
-            ],
-            #[rustfmt::skip]
-            Error::ProxyAuth { node, proxy, credentials_sent } => vec![
-                ("node", node), ("proxy", proxy), ("credentials_sent", credentials_sent),
-            ],
-            #[rustfmt::skip]
-            Error::AsyncCommand { id, state, message, waited } => vec![
-                ("id", id), ("state", state), ("message", message), ("waited", waited),
-            ],
-            #[rustfmt::skip]
-            Error::Unauthorized { node, scheme, challenge, hint } => vec![
-                ("node", node), ("scheme", scheme), ("challenge", challenge), ("hint", hint),
-            ],
-            #[rustfmt::skip]
-            Error::InvalidDocument { index, id, field, problem } => {
-                vec![("index", index), ("id", id), ("field", field), ("problem", problem)]
-            }
-            Error::Dns { node, source }
-            | Error::Connect { node, source }
-            | Error::Tls { node, source } => vec![("node", node), ("source", source)],
-            Error::Timeout { node, phase, after } => {
-                vec![("node", node), ("phase", phase), ("after", after)]
-            }
-            #[rustfmt::skip]
-            Error::Io { node, message, not_sent } => {
-                vec![("node", node), ("message", message), ("not_sent", not_sent)]
-            }
-            Error::Solr { node, status, body } => {
-                vec![("node", node), ("status", status), ("body", body)]
-            }
-            Error::NotFound { node, path, hint } => {
-                vec![("node", node), ("path", path), ("hint", hint)]
-            }
-            #[rustfmt::skip]
-            Error::UnexpectedResponse { node, status, content_type, snippet } => vec![
-                ("node", node), ("status", status), ("content_type", content_type),
-                ("snippet", snippet),
-            ],
-            #[rustfmt::skip]
-            Error::Decode { node, what, message, snippet } => vec![
-                ("node", node), ("what", what), ("message", message), ("snippet", snippet),
-            ],
-            #[rustfmt::skip]
-            Error::Decompress { node, encoding, message } => {
-                vec![("node", node), ("encoding", encoding), ("message", message)]
-            }
-            Error::TooLarge { node, limit } => vec![("node", node), ("limit", limit)],
-            #[rustfmt::skip]
-            Error::RetriesExhausted { node, status, attempts, waited, solr } => vec![
-                ("node", node), ("status", status), ("attempts", attempts), ("waited", waited),
-                ("solr", solr),
-            ],
-            #[rustfmt::skip]
-            Error::Redirect { node, status, location, reason } => vec![
-                ("node", node), ("status", status), ("location", location), ("reason", reason),
-            ],
-            #[rustfmt::skip]
-            Error::VersionConflict { node, id, expected, actual } => vec![
-                ("node", node), ("id", id), ("expected", expected), ("actual", actual),
-            ],
-            Error::Update { report, cause } => vec![("report", report), ("cause", cause)],
-            #[rustfmt::skip]
-            Error::ExportIncomplete { shard, node, handed_out, from_shard, cause } => vec![
-                ("shard", shard), ("node", node), ("handed_out", handed_out),
-                ("from_shard", from_shard), ("cause", cause),
-            ],
-        }
-    }
+    redact(&s).into_owned()
 }
 
 #[cfg(test)]
@@ -677,124 +575,128 @@ mod tests {
         let text = || format!("failed talking to {URL}/bench/select?q=x");
         let io = || std::io::Error::other(text());
         vec![
-            Error::Config(text()),
-            Error::InvalidInput(text()),
+            Error::Config(text().into()),
+            Error::InvalidInput(text().into()),
             Error::Dns {
-                node: node(),
-                source: io(),
+                node: node().into(),
+                source: crate::redact::redact_io(io()),
             },
             Error::Connect {
-                node: node(),
-                source: io(),
+                node: node().into(),
+                source: crate::redact::redact_io(io()),
             },
             Error::Tls {
-                node: node(),
-                source: io(),
+                node: node().into(),
+                source: crate::redact::redact_io(io()),
             },
             Error::Timeout {
-                node: node(),
+                node: node().into(),
                 phase: TimeoutPhase::ReadIdle,
                 after: Duration::from_secs(1),
             },
             Error::Io {
-                node: node(),
-                message: text(),
+                node: node().into(),
+                message: text().into(),
                 not_sent: false,
             },
             Error::Solr {
-                node: node(),
+                node: node().into(),
                 status: 500,
                 body: SolrErrorBody {
                     msg: text(),
                     code: 500,
                     metadata: Some(serde_json::json!([text()])),
                     qtime_ms: None,
-                },
+                }
+                .into(),
             },
             Error::UnexpectedResponse {
-                node: node(),
+                node: node().into(),
                 status: 502,
-                content_type: Some(text()),
-                snippet: text(),
+                content_type: Some(text().into()),
+                snippet: text().into(),
             },
             Error::Decode {
-                node: node(),
+                node: node().into(),
                 what: "select response",
-                message: text(),
-                snippet: text(),
+                message: text().into(),
+                snippet: text().into(),
             },
             Error::Decompress {
-                node: node(),
-                encoding: text(),
-                message: text(),
+                node: node().into(),
+                encoding: text().into(),
+                message: text().into(),
             },
             Error::TooLarge {
-                node: node(),
+                node: node().into(),
                 limit: 1,
             },
             Error::RetriesExhausted {
-                node: node(),
+                node: node().into(),
                 status: 503,
                 attempts: 3,
                 waited: Duration::from_secs(1),
-                solr: Some(Box::new(SolrErrorBody {
-                    msg: text(),
-                    code: 503,
-                    metadata: None,
-                    qtime_ms: None,
-                })),
+                solr: Some(Box::new(
+                    SolrErrorBody {
+                        msg: text(),
+                        code: 503,
+                        metadata: None,
+                        qtime_ms: None,
+                    }
+                    .into(),
+                )),
             },
             Error::Redirect {
-                node: node(),
+                node: node().into(),
                 status: 302,
-                location: Some(format!("{URL}/elsewhere")),
+                location: Some(format!("{URL}/elsewhere").into()),
                 reason: "a write is never redirected",
             },
-            Error::NoNode(text()),
+            Error::NoNode(text().into()),
             Error::Unauthorized {
-                node: node(),
+                node: node().into(),
                 scheme: Some("Bearer".into()),
-                challenge: Some(text()),
-                hint: text(),
+                challenge: Some(text().into()),
+                hint: text().into(),
             },
-            Error::Auth(text()),
+            Error::Auth(text().into()),
             Error::ClientCertificate {
-                node: node(),
+                node: node().into(),
                 problem: crate::client_cert::ClientCertProblem::NotConfigured {
                     alert: "CertificateRequired".into(),
                 },
             },
             Error::ProxyRefused {
-                node: node(),
-                proxy: format!("{URL}/proxy"),
+                node: node().into(),
+                proxy: format!("{URL}/proxy").into(),
                 status: 403,
-                reason: text(),
+                reason: text().into(),
             },
             Error::ProxyAuth {
-                node: node(),
-                proxy: format!("{URL}/proxy"),
+                node: node().into(),
+                proxy: format!("{URL}/proxy").into(),
                 credentials_sent: true,
             },
             Error::AsyncCommand {
                 id: "split-1".into(),
                 state: "failed".into(),
-                message: text(),
+                message: text().into(),
                 waited: Some(Duration::from_secs(60)),
             },
             Error::InvalidDocument {
                 index: 3,
-                id: Some(text()),
+                id: Some(text().into()),
                 field: "price_f".into(),
                 problem: crate::DocumentProblem::NotFinite,
             },
             Error::NotFound {
-                node: node(),
-                path: text(),
-                hint: text(),
+                node: node().into(),
+                path: text().into(),
+                hint: text().into(),
             },
             Error::VersionConflict {
-                node: node(),
-                id: text(),
+                node: node().into(),
+                id: text().into(),
                 expected: Some(1),
                 actual: None,
             },
@@ -809,10 +711,20 @@ mod tests {
                     requests: 1,
                 }),
                 cause: Some(Box::new(Error::Io {
-                    node: node(),
-                    message: text(),
+                    node: node().into(),
+                    message: text().into(),
                     not_sent: false,
                 })),
+            },
+            Error::ExportIncomplete {
+                shard: text().into(),
+                node: node().into(),
+                handed_out: 7,
+                from_shard: 3,
+                cause: Box::new(Error::Connect {
+                    node: node().into(),
+                    source: crate::redact::redact_io(io()),
+                }),
             },
         ]
     }
@@ -822,9 +734,18 @@ mod tests {
         let all = every_variant();
         let names: std::collections::HashSet<&str> = all.iter().map(Error::kind).collect();
         assert_eq!(names.len(), all.len(), "each variant once");
-        assert_eq!(names.len(), 25, "every variant: extend every_variant()");
+        assert_eq!(names.len(), 26, "every variant: extend every_variant()");
         for e in &all {
-            for shown in [e.to_string(), format!("{e:?}"), format!("{e:#?}")] {
+            let mut chain = Vec::new();
+            let mut next = std::error::Error::source(e);
+            while let Some(s) = next {
+                chain.push(s.to_string());
+                next = s.source();
+            }
+            for shown in [e.to_string(), format!("{e:?}"), format!("{e:#?}")]
+                .into_iter()
+                .chain(chain)
+            {
                 assert!(!shown.contains(PASSWORD), "{}: {shown}", e.kind());
                 assert!(
                     !shown.contains('@'),
@@ -841,6 +762,28 @@ mod tests {
     }
 
     #[test]
+    fn an_update_keeps_document_ids_exact_and_shows_them_redacted() {
+        let id = format!("{URL}/doc-1");
+        let e = Error::Update {
+            report: Box::new(BatchReport {
+                sent: 1,
+                failed: vec![FailedDoc::new(id.clone(), "bad".into())],
+                requests: 1,
+                ..BatchReport::default()
+            }),
+            cause: None,
+        };
+        let Error::Update { report, .. } = &e else {
+            unreachable!()
+        };
+        assert_eq!(report.failed[0].id, id, "the id a retry needs, exact");
+        for shown in [e.to_string(), format!("{e:?}"), format!("{report:?}")] {
+            assert!(!shown.contains(PASSWORD), "{shown}");
+            assert!(shown.contains("solr.example:8983/solr/doc-1"), "{shown}");
+        }
+    }
+
+    #[test]
     fn debug_output_has_the_derived_shape() {
         let e = Error::Timeout {
             node: URL.into(),
@@ -851,7 +794,7 @@ mod tests {
             format!("{e:?}"),
             "Timeout { node: \"http://solr.example:8983/solr\", phase: Connect, after: 1.5s }"
         );
-        let e = Error::NoNode(format!("no leader at {URL}"));
+        let e = Error::NoNode(format!("no leader at {URL}").into());
         assert_eq!(
             format!("{e:?}"),
             "NoNode(\"no leader at http://solr.example:8983/solr\")"

@@ -45,7 +45,7 @@ impl BatchReport {
     /// [`Error::InvalidDocument`]), number `index` of the call's input.
     pub(crate) fn refused(index: usize, cause: &Error) -> BatchReport {
         let id = match cause {
-            Error::InvalidDocument { id: Some(id), .. } => id.clone(),
+            Error::InvalidDocument { id: Some(id), .. } => id.to_string(),
             _ => String::new(),
         };
         let mut doc = FailedDoc::new(id, cause.to_string());
@@ -123,7 +123,8 @@ mod tests {
                 code: i32::from(status),
                 metadata: None,
                 qtime_ms: None,
-            },
+            }
+            .into(),
         };
         let msg =
             "ERROR: [doc=d1] Error adding field 'popularity'='abc' msg=For input string: \"abc\"";

@@ -2,7 +2,6 @@
 //! scheme, a base URL or collection that does not exist).
 
 use crate::error::Error;
-use crate::redact::redact;
 
 /// `e` with a "wrong scheme?" hint when it looks like https spoken to a plain-http port (the
 /// TLS handshake read an HTTP answer) or http spoken to a TLS port (the answer was a TLS
@@ -23,13 +22,11 @@ pub(crate) fn scheme_hint(https: bool, e: Error) -> Error {
             message,
             not_sent,
         } if !https && tls_seen(&message) && !message.contains(HINTED) => {
-            let message = format!(
-                "{message} {HINTED} the node answered with TLS: use https:// for {})",
-                redact(&node)
-            );
+            let message =
+                format!("{message} {HINTED} the node answered with TLS: use https:// for {node})");
             Error::Io {
                 node,
-                message,
+                message: message.into(),
                 not_sent,
             }
         }
@@ -79,19 +76,17 @@ pub(crate) fn h2_answer(e: Error, first: &[u8]) -> Error {
     let hint = match not_h2(first) {
         _ if message.contains(HINTED) => None,
         Some(NotH2::Tls) => Some(format!(
-            "{HINTED} the node answered with TLS: use https:// for {})",
-            redact(&node)
+            "{HINTED} the node answered with TLS: use https:// for {node})"
         )),
         Some(NotH2::Http1) => Some(format!(
             "{HINTED} the node answered HTTP/1.x to the HTTP/2 preface: it does not speak \
              h2c, HTTP/2 over http:// with prior knowledge: use the pooled or fresh \
-             transport for {}, or enable h2c on the server)",
-            redact(&node)
+             transport for {node}, or enable h2c on the server)"
         )),
         None => None,
     };
     let message = match hint {
-        Some(h) => format!("{message} {h}"),
+        Some(h) => format!("{message} {h}").into(),
         None => message,
     };
     Error::Io {
@@ -104,8 +99,7 @@ pub(crate) fn h2_answer(e: Error, first: &[u8]) -> Error {
 /// `source`, with the hint that the node at `node` speaks plain HTTP.
 fn hinted_http(node: &str, source: std::io::Error) -> std::io::Error {
     let hint = format!(
-        "wrong scheme? the node answered plain HTTP to a TLS handshake: use http:// for {}",
-        redact(node)
+        "wrong scheme? the node answered plain HTTP to a TLS handshake: use http:// for {node}"
     );
     std::io::Error::new(source.kind(), Hinted { hint, source })
 }
@@ -185,8 +179,8 @@ pub(crate) fn not_found(e: Error, base: &url::Url, path: &str) -> Error {
     };
     Error::NotFound {
         node: node.clone(),
-        path: tried,
-        hint,
+        path: tried.into(),
+        hint: hint.into(),
     }
 }
 

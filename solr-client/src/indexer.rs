@@ -208,17 +208,16 @@ impl IndexerBuilder {
             ("queue", self.queue),
         ] {
             if v == 0 {
-                return Err(Error::Config(format!("Indexer: {name} must be at least 1")));
+                return Err(Error::config(format!("Indexer: {name} must be at least 1")));
             }
         }
         if self.gzip && !cfg!(feature = "gzip") {
-            return Err(Error::Config(
-                "Indexer::gzip needs the solr-client feature `gzip`, off in this build".into(),
+            return Err(Error::config(
+                "Indexer::gzip needs the solr-client feature `gzip`, off in this build",
             ));
         }
-        let runtime = tokio::runtime::Handle::try_current().map_err(|_| {
-            Error::Config("Indexer::build must be called inside a Tokio runtime".into())
-        })?;
+        let runtime = tokio::runtime::Handle::try_current()
+            .map_err(|_| Error::config("Indexer::build must be called inside a Tokio runtime"))?;
         // The client's update parameters (`update.chain`...), then the indexer's own, which
         // replace a client parameter of the same name.
         let mut query = self.client.update_query(self.commit_within_ms);
@@ -456,7 +455,7 @@ impl Indexer {
             return Ok(());
         }
         let Some(tx) = self.tx.clone() else {
-            return Err(Error::InvalidInput("the indexer is finished".into()));
+            return Err(Error::invalid_input("the indexer is finished"));
         };
         let permit = tx.reserve_owned().await;
         let batch = self.take(slot);
@@ -467,8 +466,8 @@ impl Indexer {
             }
             Err(_) => {
                 self.held.push(batch);
-                Err(Error::InvalidInput(
-                    "the indexer's sending task stopped; finish() reports the rest".into(),
+                Err(Error::invalid_input(
+                    "the indexer's sending task stopped; finish() reports the rest",
                 ))
             }
         }

@@ -144,7 +144,9 @@ mod escape;
 mod failed_update;
 mod features;
 mod hint;
+mod node_url;
 mod redact;
+mod redacted;
 mod snippet;
 mod types;
 mod url_input;
@@ -176,7 +178,9 @@ pub use escape::{escape_query, quote_phrase};
 /// callers need no `http` dependency of their own.
 pub use http::Method;
 pub use indexer::{Indexer, IndexerBuilder, Progress};
+pub use node_url::NodeUrl;
 pub use observe::{ResponseEvent, ResponseHook};
+pub use redacted::Redacted;
 pub use request::{AtomicOp, AtomicUpdate, Get, GetResponse, Knn, Select};
 pub use response::{
     DocList, Document, NamedList, PingResponse, ResponseHeader, SelectResponse, SolrErrorBody,

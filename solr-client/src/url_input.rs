@@ -1,7 +1,7 @@
 //! The builder's URL input: a node base URL as the caller typed it, and its parsing.
 
 use crate::error::{Error, Result};
-use crate::redact::{node_label, redact, Redacted};
+use crate::redact::{node_label, redact, RedactedDebug};
 
 /// A URL as the caller typed it, kept for parsing later: its Debug output is redacted (so a
 /// builder's Debug never shows a password, even before the URL is refused).
@@ -10,7 +10,7 @@ pub(crate) struct UrlText(pub(crate) String);
 
 impl std::fmt::Debug for UrlText {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        Redacted(&self.0).fmt(f)
+        RedactedDebug(&self.0).fmt(f)
     }
 }
 
@@ -22,15 +22,15 @@ pub(crate) fn parse_node_url(raw: &str) -> Result<url::Url> {
     let url = url::Url::parse(raw.trim_end_matches('/')).map_err(|e| {
         let shown = redact(raw);
         if shown.contains('@') {
-            Error::Config(format!(
+            Error::config(format!(
                 "bad node URL (not shown: it contains '@', maybe credentials): {e}"
             ))
         } else {
-            Error::Config(format!("bad node URL {shown:?}: {e}"))
+            Error::config(format!("bad node URL {shown:?}: {e}"))
         }
     })?;
     if !url.username().is_empty() || url.password().is_some() {
-        return Err(Error::Config(format!(
+        return Err(Error::config(format!(
             "node URL {} carries user info (user:password@), which is not accepted: it would \
              leak into logs, errors and reports; give the URL without it and the credentials \
              with .credentials(Credentials::basic(user, password))",
@@ -38,7 +38,7 @@ pub(crate) fn parse_node_url(raw: &str) -> Result<url::Url> {
         )));
     }
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(Error::Config(format!(
+        return Err(Error::config(format!(
             "node URL must be http or https: {url}"
         )));
     }

@@ -255,7 +255,7 @@ impl WireRequest {
     /// The request timeout error for this request: phase `Request`, the configured value.
     pub(crate) fn request_timeout(&self) -> crate::Error {
         crate::Error::Timeout {
-            node: crate::redact::node_label(&self.node),
+            node: crate::redact::node_label(&self.node).into(),
             phase: crate::TimeoutPhase::Request,
             after: self.timeouts.request,
         }

@@ -411,7 +411,9 @@ async fn add_once(c: &SolrClient, d: &Docs, given: &[String]) -> (Account, Vec<u
             Account {
                 sent: 1,
                 refused: Vec::new(),
-                class: [(id, Class::Failed(true))].into_iter().collect(),
+                class: [(String::from(id), Class::Failed(true))]
+                    .into_iter()
+                    .collect(),
             }
         }
         Err(e) => panic!("add of {}: a whole-call error {e:?}", kept.len()),
@@ -707,7 +709,10 @@ async fn nan_and_infinity_are_refused_naming_document_and_field() {
                     field: f,
                     problem: DocumentProblem::NotFinite,
                     ..
-                } => assert_eq!((id.clone(), f.as_str()), (format!("{t}-1"), field)),
+                } => assert_eq!(
+                    (id.as_str(), f.as_str()),
+                    (format!("{t}-1").as_str(), field)
+                ),
                 other => panic!("{format}: {other:?}"),
             }
             let mut ix = Indexer::builder(c.clone()).build().expect("indexer");

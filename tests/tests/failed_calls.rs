@@ -166,7 +166,7 @@ async fn rejected_in(url: &str, format: ResponseFormat) {
             match client.select(q).await {
                 Err(Error::Solr {
                     status: 400, body, ..
-                }) => msgs.push(body.msg),
+                }) => msgs.push(body.into_inner().msg),
                 other => panic!("{what}: expected Solr's 400, got {other:?}"),
             }
         }

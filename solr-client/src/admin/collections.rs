@@ -126,7 +126,7 @@ impl<'a> Collections<'a> {
     pub async fn create_alias(&self, alias: &str, collections: &[&str]) -> Result<AdminResponse> {
         check_name("alias", alias)?;
         if collections.is_empty() {
-            return Err(crate::Error::InvalidInput(format!(
+            return Err(crate::Error::invalid_input(format!(
                 "alias {alias:?} needs at least one collection"
             )));
         }

@@ -73,7 +73,7 @@ impl<'a> Configsets<'a> {
         check_name("configset", name)?;
         let zip = zip.into();
         if zip.len() < 22 || !zip.starts_with(b"PK") {
-            return Err(Error::InvalidInput(format!(
+            return Err(Error::invalid_input(format!(
                 "configset {name:?}: the upload is not a zip archive ({} bytes)",
                 zip.len()
             )));

@@ -203,10 +203,10 @@ pub(crate) fn decode_admin<T: DeserializeOwned>(
         return Err(e);
     }
     let out: T = T::deserialize(&value).map_err(|e| Error::Decode {
-        node: timing.node.clone(),
+        node: timing.node.clone().into(),
         what,
-        message: e.to_string(),
-        snippet: snippet(value.to_string().as_bytes(), 200),
+        message: e.to_string().into(),
+        snippet: snippet(value.to_string().as_bytes(), 200).into(),
     })?;
     Ok((out, timing))
 }
@@ -231,14 +231,15 @@ fn reported_failure(v: &Value, node: &str) -> Option<Error> {
         .or_else(|| failure.map(failure_text))
         .unwrap_or_default();
     Some(Error::Solr {
-        node: node.to_string(),
+        node: node.into(),
         status: code as u16,
-        body: SolrErrorBody {
+        body: (SolrErrorBody {
             msg,
             code: code as i32,
             metadata: failure.cloned(),
             qtime_ms: None,
-        },
+        })
+        .into(),
     })
 }
 
@@ -262,13 +263,13 @@ fn failure_text(f: &Value) -> String {
 /// alias, configset or field name (before anything is sent).
 pub(crate) fn check_name(kind: &str, name: &str) -> Result<()> {
     if name.is_empty() {
-        return Err(Error::InvalidInput(format!("empty {kind} name")));
+        return Err(Error::invalid_input(format!("empty {kind} name")));
     }
     if name
         .chars()
         .any(|c| c.is_control() || c == '/' || c == '\\' || c == ',' || c.is_whitespace())
     {
-        return Err(Error::InvalidInput(format!(
+        return Err(Error::invalid_input(format!(
             "{kind} name {name:?} has a character Solr does not accept (/, \\, comma, space or control)"
         )));
     }

@@ -22,8 +22,8 @@ impl Collections<'_> {
     pub async fn modify(&self, name: &str, attributes: &[(&str, &str)]) -> Result<AdminResponse> {
         check_name("collection", name)?;
         if attributes.is_empty() {
-            return Err(Error::InvalidInput(
-                "MODIFYCOLLECTION needs at least one attribute".into(),
+            return Err(Error::invalid_input(
+                "MODIFYCOLLECTION needs at least one attribute",
             ));
         }
         let mut call = self.command("MODIFYCOLLECTION").param("collection", name);
@@ -117,9 +117,9 @@ impl Collections<'_> {
                 }
             };
             return Err(Error::AsyncCommand {
-                id: id.to_string(),
-                state: s.status.state,
-                message: s.status.msg,
+                id: id.into(),
+                state: s.status.state.into(),
+                message: s.status.msg.into(),
                 waited,
             });
         }

@@ -162,7 +162,7 @@ impl SchemaCommand {
             Ok(serde_json::json!({ "name": n }).to_string())
         };
         let to_value = |v: Result<String, serde_json::Error>| {
-            v.map_err(|e| Error::InvalidInput(format!("schema command: {e}")))
+            v.map_err(|e| Error::invalid_input(format!("schema command: {e}")))
         };
         match self {
             SchemaCommand::AddField(f)
@@ -170,7 +170,7 @@ impl SchemaCommand {
             | SchemaCommand::AddDynamicField(f)
             | SchemaCommand::ReplaceDynamicField(f) => {
                 if f.name.is_empty() || f.field_type.is_empty() {
-                    return Err(Error::InvalidInput(format!(
+                    return Err(Error::invalid_input(format!(
                         "{}: a field needs a name and a type",
                         self.name()
                     )));
@@ -179,7 +179,7 @@ impl SchemaCommand {
             }
             SchemaCommand::AddFieldType(t) | SchemaCommand::ReplaceFieldType(t) => {
                 if t.name.is_empty() || t.class.is_empty() {
-                    return Err(Error::InvalidInput(format!(
+                    return Err(Error::invalid_input(format!(
                         "{}: a field type needs a name and a class",
                         self.name()
                     )));
@@ -191,8 +191,8 @@ impl SchemaCommand {
             | SchemaCommand::DeleteFieldType(n) => named(n),
             SchemaCommand::AddCopyField(c) => {
                 if c.source.is_empty() || c.dest.is_empty() {
-                    return Err(Error::InvalidInput(
-                        "add-copy-field needs a source and a dest".into(),
+                    return Err(Error::invalid_input(
+                        "add-copy-field needs a source and a dest",
                     ));
                 }
                 to_value(serde_json::to_string(c))

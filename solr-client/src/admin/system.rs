@@ -79,10 +79,10 @@ fn decode_metrics(resp: WireResponse, what: &'static str) -> Result<(Metrics, Ti
         return decode_admin::<Metrics>(resp, what);
     }
     let decode_error = |message: String| Error::Decode {
-        node: resp.timing.node.clone(),
+        node: resp.timing.node.clone().into(),
         what,
-        message,
-        snippet: snippet(&resp.body, 200),
+        message: message.into(),
+        snippet: snippet(&resp.body, 200).into(),
     };
     let text = std::str::from_utf8(&resp.body).map_err(|e| decode_error(e.to_string()))?;
     let samples = prometheus::parse(text)

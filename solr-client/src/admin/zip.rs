@@ -17,7 +17,7 @@ pub fn zip_directory(dir: impl AsRef<Path>) -> Result<Vec<u8>> {
     let mut files = Vec::new();
     collect(dir, dir, &mut files)?;
     if files.is_empty() {
-        return Err(Error::InvalidInput(format!(
+        return Err(Error::invalid_input(format!(
             "{} holds no file to upload",
             dir.display()
         )));
@@ -26,7 +26,7 @@ pub fn zip_directory(dir: impl AsRef<Path>) -> Result<Vec<u8>> {
     let mut entries = Vec::with_capacity(files.len());
     for name in files {
         let data = std::fs::read(dir.join(&name))
-            .map_err(|e| Error::InvalidInput(format!("cannot read {name}: {e}")))?;
+            .map_err(|e| Error::invalid_input(format!("cannot read {name}: {e}")))?;
         entries.push((name, data));
     }
     write_stored(&entries)
@@ -34,17 +34,17 @@ pub fn zip_directory(dir: impl AsRef<Path>) -> Result<Vec<u8>> {
 
 fn collect(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<()> {
     let rd = std::fs::read_dir(dir).map_err(|e| {
-        Error::InvalidInput(format!("cannot read directory {}: {e}", dir.display()))
+        Error::invalid_input(format!("cannot read directory {}: {e}", dir.display()))
     })?;
     for entry in rd {
         let entry = entry
-            .map_err(|e| Error::InvalidInput(format!("cannot read {}: {e}", dir.display())))?;
+            .map_err(|e| Error::invalid_input(format!("cannot read {}: {e}", dir.display())))?;
         let path = entry.path();
         let ft = entry
             .file_type()
-            .map_err(|e| Error::InvalidInput(format!("cannot stat {}: {e}", path.display())))?;
+            .map_err(|e| Error::invalid_input(format!("cannot stat {}: {e}", path.display())))?;
         if ft.is_symlink() {
-            return Err(Error::InvalidInput(format!(
+            return Err(Error::invalid_input(format!(
                 "{} is a symbolic link; a configset upload packs regular files only",
                 path.display()
             )));
@@ -56,7 +56,7 @@ fn collect(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<()> {
             let mut name = String::new();
             for part in rel.components() {
                 let s = part.as_os_str().to_str().ok_or_else(|| {
-                    Error::InvalidInput(format!("{} is not a UTF-8 path", path.display()))
+                    Error::invalid_input(format!("{} is not a UTF-8 path", path.display()))
                 })?;
                 if !name.is_empty() {
                     name.push('/');
@@ -72,7 +72,7 @@ fn collect(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<()> {
 /// Writes `(name, data)` entries as a stored (uncompressed) ZIP archive.
 pub(crate) fn write_stored(entries: &[(String, Vec<u8>)]) -> Result<Vec<u8>> {
     let too_big =
-        |what: &str| Error::InvalidInput(format!("configset too large for a zip: {what}"));
+        |what: &str| Error::invalid_input(format!("configset too large for a zip: {what}"));
     if entries.len() > usize::from(u16::MAX) {
         return Err(too_big("more than 65535 files"));
     }

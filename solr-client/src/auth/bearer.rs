@@ -28,12 +28,11 @@ impl Bearer {
 /// token) when it is empty or not a valid header value.
 pub(crate) fn bearer_value(token: &str) -> Result<HeaderValue> {
     if token.trim().is_empty() {
-        return Err(Error::Config("the bearer token is empty".into()));
+        return Err(Error::config("the bearer token is empty"));
     }
     let mut v = HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| {
-        Error::Config(
-            "the bearer token holds characters an HTTP header cannot carry (token not shown)"
-                .into(),
+        Error::config(
+            "the bearer token holds characters an HTTP header cannot carry (token not shown)",
         )
     })?;
     v.set_sensitive(true);

@@ -49,19 +49,19 @@ impl CustomHeader {
     /// be sent ([`Error::Config`], naming the header, never showing its value).
     pub(crate) fn apply(&self, headers: &mut HeaderMap) -> Result<()> {
         let name = HeaderName::from_bytes(self.name.as_bytes()).map_err(|_| {
-            Error::Config(format!(
+            Error::config(format!(
                 "custom header name {:?} is not a valid HTTP header name",
                 self.name
             ))
         })?;
         if RESERVED.contains(&name.as_str()) {
-            return Err(Error::Config(format!(
+            return Err(Error::config(format!(
                 "custom header {name} is set by the client itself: give credentials with \
                  .credentials(..) or .auth(..), not as a header"
             )));
         }
         let mut value = HeaderValue::from_str(&self.value).map_err(|_| {
-            Error::Config(format!(
+            Error::config(format!(
                 "the value of custom header {name} holds characters an HTTP header cannot \
                  carry (value not shown)"
             ))

@@ -128,13 +128,12 @@ impl Refreshing {
     async fn fetch_now(&self) -> Result<HeaderValue> {
         let token = (self.fetch)()
             .await
-            .map_err(|e| Error::Auth(format!("the token callback failed: {e}")))?;
+            .map_err(|e| Error::auth(format!("the token callback failed: {e}")))?;
         self.fetches.fetch_add(1, Ordering::Relaxed);
         let value = bearer_value(&token.value).map_err(|_| {
-            Error::Auth(
+            Error::auth(
                 "the token callback returned an empty token or one an HTTP header cannot \
-                 carry (token not shown)"
-                    .into(),
+                 carry (token not shown)",
             )
         })?;
         let now = Instant::now();

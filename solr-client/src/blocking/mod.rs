@@ -65,7 +65,7 @@ impl SolrClient {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .map_err(|e| Error::Config(format!("cannot start a Tokio runtime: {e}")))?;
+            .map_err(|e| Error::config(format!("cannot start a Tokio runtime: {e}")))?;
         Ok(SolrClient {
             inner,
             rt: Some(rt),
@@ -81,7 +81,7 @@ impl SolrClient {
     /// a runtime (where blocking would stall it, and Tokio panics).
     fn run<F: std::future::Future>(&self, what: &str, fut: F) -> Result<F::Output> {
         if tokio::runtime::Handle::try_current().is_ok() {
-            return Err(Error::Config(format!(
+            return Err(Error::config(format!(
                 "blocking::SolrClient::{what} called on a thread inside a Tokio runtime, \
                  where blocking would stall it: call the async client there \
                  (blocking::SolrClient::inner()), or make the blocking call from a thread of \
@@ -90,7 +90,7 @@ impl SolrClient {
         }
         match &self.rt {
             Some(rt) => Ok(rt.block_on(fut)),
-            None => Err(Error::Config("blocking client already shut down".into())),
+            None => Err(Error::config("blocking client already shut down")),
         }
     }
 

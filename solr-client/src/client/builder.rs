@@ -318,7 +318,7 @@ pub(crate) fn set_param(params: &mut Vec<(String, String)>, name: String, value:
 /// Refuses an empty uniqueKey field name.
 pub(super) fn check_unique_key(field: String) -> Result<Arc<str>> {
     if field.is_empty() {
-        return Err(Error::Config("the uniqueKey field name is empty".into()));
+        return Err(Error::config("the uniqueKey field name is empty"));
     }
     Ok(field.into())
 }
@@ -327,12 +327,12 @@ pub(super) fn check_unique_key(field: String) -> Result<Arc<str>> {
 fn check_update_params(params: &[(String, String)]) -> Result<()> {
     for (k, v) in params {
         if k.is_empty() || v.is_empty() {
-            return Err(Error::Config(format!(
+            return Err(Error::config(format!(
                 "update parameter {k:?}={v:?}: neither the name nor the value may be empty"
             )));
         }
         if k == "wt" || k == "commitWithin" {
-            return Err(Error::Config(format!(
+            return Err(Error::config(format!(
                 "update parameter {k:?} is set by the client itself (the response format it \
                  decodes, or the commit_within argument of the call): do not set it as an \
                  update parameter"
@@ -358,7 +358,7 @@ fn check_collection(name: Option<String>, node: &Url) -> Result<String> {
         } else {
             String::new()
         };
-        Error::Config(format!(
+        Error::config(format!(
             "{what}: call .collection(\"name\") on SolrClient::builder({node}); there is no \
              default collection{core_in_url}"
         ))
@@ -366,7 +366,7 @@ fn check_collection(name: Option<String>, node: &Url) -> Result<String> {
     match name {
         None => Err(hint("no collection")),
         Some(n) if n.is_empty() => Err(hint("empty collection name")),
-        Some(n) if n.contains('/') => Err(Error::Config(format!(
+        Some(n) if n.contains('/') => Err(Error::config(format!(
             "collection name {n:?} contains '/': name one collection or core, without path"
         ))),
         Some(n) => Ok(n),

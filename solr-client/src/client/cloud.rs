@@ -99,12 +99,12 @@ impl CloudOptions {
     /// [`Error::Config`].
     pub(super) fn check(&self) -> Result<()> {
         match &self.seeds {
-            Some(seeds) if seeds.is_empty() => Err(Error::Config(
-                "SolrClient::cloud: give at least one seed node URL".into(),
+            Some(seeds) if seeds.is_empty() => Err(Error::config(
+                "SolrClient::cloud: give at least one seed node URL",
             )),
             Some(_) => Ok(()),
             None => match self.first_set() {
-                Some(name) => Err(Error::Config(format!(
+                Some(name) => Err(Error::config(format!(
                     "{name} is a SolrCloud option: build the client with \
                      SolrClient::cloud(seeds) to use it"
                 ))),

@@ -97,10 +97,10 @@ async fn next_doc<T: DeserializeOwned>(mut page: Page<T>) -> Result<Option<(T, P
         let request = page.base.clone().param("cursorMark", mark.as_str());
         let r: SelectResponse<T> = page.client.select_as(&request).await?;
         let next = r.next_cursor_mark.clone().ok_or_else(|| Error::Decode {
-            node: r.timing.node.clone(),
+            node: r.timing.node.clone().into(),
             what: "cursor response",
             message: "nextCursorMark missing".into(),
-            snippet: String::new(),
+            snippet: Default::default(),
         })?;
         let docs = r.into_docs();
         if next != mark && !docs.is_empty() {

@@ -88,7 +88,7 @@ pub(crate) fn combine(
 ) -> Result<UpdateResponse> {
     if results.len() == 1 {
         return results.into_iter().next().map_or_else(
-            || Err(Error::InvalidInput("an update of no part".into())),
+            || Err(Error::invalid_input("an update of no part")),
             |r| r.1,
         );
     }
@@ -134,7 +134,7 @@ pub(crate) fn combine(
             cause,
         });
     }
-    merged.ok_or_else(|| Error::InvalidInput("an update of no part".into()))
+    merged.ok_or_else(|| Error::invalid_input("an update of no part"))
 }
 
 fn merge(mut a: UpdateResponse, b: UpdateResponse) -> UpdateResponse {
@@ -233,7 +233,7 @@ mod tests {
                         vec!["a".into(), "b".into()],
                         "lost",
                     )),
-                    cause: Some(Box::new(Error::NoNode("x".into()))),
+                    cause: Some(Box::new(Error::no_node("x"))),
                 }),
             ),
         ])
@@ -261,7 +261,8 @@ mod tests {
                 code: 409,
                 metadata: None,
                 qtime_ms: None,
-            },
+            }
+            .into(),
         };
         let e = combine(vec![(vec!["x".into()], Err(conflict)), (ids(2), ok(2, 1))])
             .expect_err("one part failed");
@@ -279,7 +280,7 @@ mod tests {
         assert_eq!(cause.and_then(|c| c.status()), Some(409));
         // Parts without documents (deletes by id): the first error as it is.
         let e = combine(vec![
-            (Vec::new(), Err(Error::NoNode("y".into()))),
+            (Vec::new(), Err(Error::no_node("y"))),
             (Vec::new(), ok(0, 1)),
         ])
         .expect_err("a delete part failed");

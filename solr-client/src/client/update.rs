@@ -221,7 +221,7 @@ impl SolrClient {
         for part in &parts {
             let part_ids: Vec<&str> = part.members.iter().map(|&i| ids[i]).collect();
             let body = serde_json::to_vec(&serde_json::json!({ "delete": part_ids }))
-                .map_err(|e| Error::InvalidInput(e.to_string()))?;
+                .map_err(|e| Error::invalid_input(e.to_string()))?;
             bodies.push(Bytes::from(body));
         }
         let sends = parts.into_iter().zip(bodies).map(|(part, body)| {
@@ -248,7 +248,7 @@ impl SolrClient {
         commit_within_ms: Option<u64>,
     ) -> Result<UpdateResponse> {
         let body = serde_json::to_vec(&serde_json::json!({ "delete": { "query": query } }))
-            .map_err(|e| Error::InvalidInput(e.to_string()))?;
+            .map_err(|e| Error::invalid_input(e.to_string()))?;
         let params = self.update_query(commit_within_ms);
         let req = self.update_wire(Bytes::from(body), "application/json", &params, None);
         self.update_request(req, Vec::new(), false).await
@@ -361,10 +361,10 @@ pub(crate) fn to_documents<T: Serialize>(docs: &[T]) -> Result<Vec<Document>> {
         .enumerate()
         .map(|(i, d)| match serde_json::to_value(d) {
             Ok(serde_json::Value::Object(m)) => Ok(m),
-            Ok(other) => Err(Error::InvalidInput(format!(
+            Ok(other) => Err(Error::invalid_input(format!(
                 "document #{i} is not an object: {other}"
             ))),
-            Err(e) => Err(Error::InvalidInput(format!(
+            Err(e) => Err(Error::invalid_input(format!(
                 "document #{i} cannot be serialized: {e}"
             ))),
         })

@@ -157,8 +157,8 @@ impl AddBody {
     /// document. Pushing into a sealed body is an error.
     pub(crate) fn push<T: Serialize + ?Sized>(&mut self, doc: &T, id: &str) -> Result<()> {
         if self.sealed {
-            return Err(Error::InvalidInput(
-                "this add body is sealed: start a new one".into(),
+            return Err(Error::invalid_input(
+                "this add body is sealed: start a new one",
             ));
         }
         let mark = self.raw_len();
@@ -185,7 +185,7 @@ impl AddBody {
                     out.push(b',');
                 }
                 serde_json::to_writer(&mut *out, doc).map_err(|e| {
-                    Error::InvalidInput(format!("cannot encode documents as JSON: {e}"))
+                    Error::invalid_input(format!("cannot encode documents as JSON: {e}"))
                 })?;
                 // The same atomic-operation rule as every format (a walk that writes nothing).
                 super::json::check_atomic(id, doc)?;

@@ -50,7 +50,7 @@ pub(crate) fn check_field(format: UpdateFormat, id: &str, name: &str, value: &Va
     }
     let list: Vec<&str> = ops.keys().map(String::as_str).collect();
     if !list.iter().all(|op| LIST_OPS.contains(op)) {
-        return Err(Error::InvalidInput(format!(
+        return Err(Error::invalid_input(format!(
             "document {id:?}, field {name:?}: atomic operations {} on one field: Solr \
              applies one field's operations in no defined order, so `set` or `inc` \
              beside another operation has no defined result; send them in separate \
@@ -59,7 +59,7 @@ pub(crate) fn check_field(format: UpdateFormat, id: &str, name: &str, value: &Va
         )));
     }
     if format == UpdateFormat::Json {
-        return Err(Error::InvalidInput(format!(
+        return Err(Error::invalid_input(format!(
             "document {id:?}, field {name:?}: atomic operations {} on one field: \
              Solr's JSON loader reads an object with more than one key as a child \
              document (it stores a list as text); send one operation per field and \

@@ -60,10 +60,10 @@ pub fn decode<T: DeserializeOwned>(
     body: &[u8],
 ) -> Result<T> {
     let status = StatusCode::from_u16(status)
-        .map_err(|e| Error::InvalidInput(format!("bad HTTP status {status}: {e}")))?;
+        .map_err(|e| Error::invalid_input(format!("bad HTTP status {status}: {e}")))?;
     if let Some(ct) = content_type {
         http::HeaderValue::from_str(ct)
-            .map_err(|e| Error::InvalidInput(format!("bad Content-Type {ct:?}: {e}")))?;
+            .map_err(|e| Error::invalid_input(format!("bad Content-Type {ct:?}: {e}")))?;
     }
     let reply = Reply {
         status,
@@ -92,10 +92,10 @@ pub(crate) fn decode_reply<T: DeserializeOwned>(
         return Err(solr_error(format, reply).unwrap_or_else(|| unexpected(reply)));
     }
     typed(format, reply.body).map_err(|message| Error::Decode {
-        node: reply.node.to_string(),
+        node: reply.node.into(),
         what,
-        message,
-        snippet: snippet(reply.body, 200),
+        message: message.into(),
+        snippet: snippet(reply.body, 200).into(),
     })
 }
 
@@ -127,19 +127,19 @@ fn solr_error(format: ResponseFormat, reply: &Reply<'_>) -> Option<Error> {
         _ => serde_json::from_value(format.decode_value(reply.body).ok()?).ok()?,
     };
     Some(Error::Solr {
-        node: reply.node.to_string(),
+        node: reply.node.into(),
         status: reply.status.as_u16(),
-        body: envelope.into_body(),
+        body: envelope.into_body().into(),
     })
 }
 
 /// [`Error::UnexpectedResponse`] for `reply`, with its Content-Type and a snippet.
 fn unexpected(reply: &Reply<'_>) -> Error {
     Error::UnexpectedResponse {
-        node: reply.node.to_string(),
+        node: reply.node.into(),
         status: reply.status.as_u16(),
-        content_type: reply.content_type.map(str::to_string),
-        snippet: snippet(reply.body, 200),
+        content_type: reply.content_type.map(Into::into),
+        snippet: snippet(reply.body, 200).into(),
     }
 }
 
@@ -148,8 +148,8 @@ fn unexpected(reply: &Reply<'_>) -> Error {
 pub(crate) fn reject_encoding(content_encoding: Option<&str>, node: &str) -> Result<()> {
     match content_encoding {
         Some(enc) if !enc.eq_ignore_ascii_case("identity") => Err(Error::Decompress {
-            node: node.to_string(),
-            encoding: enc.to_string(),
+            node: node.into(),
+            encoding: enc.into(),
             message: "the body is encoded but no decoder is configured (enable gzip)".into(),
         }),
         _ => Ok(()),

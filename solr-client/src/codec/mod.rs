@@ -189,8 +189,11 @@ impl std::str::FromStr for UpdateFormat {
             Some(feature) => format!(
                 "update format {s:?} needs solr-client's `{feature}` feature, which this \
                  build does not have"
-            ),
-            None => format!("unknown update format {s:?}; expected json, xml, cbor or javabin"),
+            )
+            .into(),
+            None => {
+                format!("unknown update format {s:?}; expected json, xml, cbor or javabin").into()
+            }
         }))
     }
 }

@@ -116,8 +116,11 @@ impl std::str::FromStr for ResponseFormat {
             Some(feature) => format!(
                 "response format {s:?} needs solr-client's `{feature}` feature, which this \
                  build does not have"
-            ),
-            None => format!("unknown response format {s:?}; expected json, xml, javabin or cbor"),
+            )
+            .into(),
+            None => {
+                format!("unknown response format {s:?}; expected json, xml, javabin or cbor").into()
+            }
         }))
     }
 }

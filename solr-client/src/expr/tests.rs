@@ -173,7 +173,7 @@ fn a_double_quote_gets_one_backslash_more() {
 
 fn refused(f: impl Into<Func>) -> String {
     match f.into().build() {
-        Err(Error::InvalidInput(m)) => m,
+        Err(Error::InvalidInput(m)) => m.into(),
         other => panic!("expected InvalidInput, got {other:?}"),
     }
 }

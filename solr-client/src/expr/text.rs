@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 /// Checks a collection, field or parameter name: letters, digits, `_`, `.` and `-` only.
 pub(crate) fn check_name(what: &str, name: &str) -> Result<()> {
     if name.is_empty() {
-        return Err(Error::InvalidInput(format!(
+        return Err(Error::invalid_input(format!(
             "streaming expression: empty {what}"
         )));
     }
@@ -30,7 +30,7 @@ pub(crate) fn check_name(what: &str, name: &str) -> Result<()> {
         .find(|c| !(c.is_alphanumeric() || matches!(c, '_' | '.' | '-')))
     {
         None => Ok(()),
-        Some(c) => Err(Error::InvalidInput(format!(
+        Some(c) => Err(Error::invalid_input(format!(
             "streaming expression: {what} {name:?} holds {c:?} (letters, digits, '_', '.', '-' only)"
         ))),
     }
@@ -39,7 +39,7 @@ pub(crate) fn check_name(what: &str, name: &str) -> Result<()> {
 /// Checks free text that goes between double quotes (see the module's rules).
 pub(crate) fn check_text(what: &str, text: &str) -> Result<()> {
     let refuse = |why: &str| {
-        Err(Error::InvalidInput(format!(
+        Err(Error::invalid_input(format!(
             "streaming expression: {what} {text:?} {why}"
         )))
     };

@@ -354,7 +354,7 @@ mod tests {
         let got = recorded(|| {
             pending.response("bench/update", 200, &timing);
             pending.response("/bench/update?commit=true", 200, &timing);
-            pending.no_response("bench/select", &Error::Config("refused".into()));
+            pending.no_response("bench/select", &Error::config("refused"));
         });
         let req = "collection=bench,handler=update,status=200,transport=pooled+gzip";
         let want: std::collections::BTreeMap<String, u64> = [

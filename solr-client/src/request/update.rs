@@ -173,8 +173,8 @@ pub(crate) fn single_conflict(report: &BatchReport, node: &str) -> Option<Error>
     }
     let (id, expected, actual) = parse_conflict(&report.failed[0].message)?;
     Some(Error::VersionConflict {
-        node: node.to_string(),
-        id,
+        node: node.into(),
+        id: id.into(),
         expected,
         actual,
     })
@@ -187,7 +187,7 @@ pub(crate) fn conflict_error(e: Error) -> Error {
         if let Some((id, expected, actual)) = parse_conflict(&body.msg) {
             return Error::VersionConflict {
                 node: node.clone(),
-                id,
+                id: id.into(),
                 expected,
                 actual,
             };

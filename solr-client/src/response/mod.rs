@@ -174,10 +174,10 @@ impl SelectResponse<Document> {
             .iter()
             .map(|d| {
                 serde_json::from_value(Value::Object(d.clone())).map_err(|e| Error::Decode {
-                    node: self.timing.node.clone(),
+                    node: self.timing.node.clone().into(),
                     what: "document",
-                    message: e.to_string(),
-                    snippet: snippet(Value::Object(d.clone()).to_string().as_bytes(), 200),
+                    message: e.to_string().into(),
+                    snippet: snippet(Value::Object(d.clone()).to_string().as_bytes(), 200).into(),
                 })
             })
             .collect()

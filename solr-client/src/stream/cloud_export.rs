@@ -124,7 +124,7 @@ fn final_error(e: &Error) -> bool {
 }
 
 fn no_replica(shard: &str) -> Error {
-    Error::NoNode(format!(
+    Error::no_node(format!(
         "shard {shard} has no active replica on a live node: an export would miss its documents"
     ))
 }
@@ -158,7 +158,7 @@ fn shard_plans(
         });
     }
     if plans.is_empty() {
-        return Err(Error::NoNode(format!("{name} has no active shard")));
+        return Err(Error::no_node(format!("{name} has no active shard")));
     }
     Ok(plans)
 }

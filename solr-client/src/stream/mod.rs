@@ -251,10 +251,10 @@ async fn error_answer(resp: StreamingResponse, limit: u64) -> Error {
     match crate::response::decode::<serde::de::IgnoredAny>(whole, "tuple stream") {
         Err(e) => e,
         Ok(_) => Error::UnexpectedResponse {
-            node,
+            node: node.into(),
             status,
             content_type: None,
-            snippet: String::new(),
+            snippet: Default::default(),
         },
     }
 }

@@ -40,10 +40,10 @@ pub(crate) fn decode_keyed(
         }
     }
     let key = spec.key_of(bytes).map_err(|e| Error::Decode {
-        node: node.to_string(),
+        node: node.into(),
         what: "tuple",
-        message: e.to_string(),
-        snippet: snippet(bytes, 200),
+        message: e.to_string().into(),
+        snippet: snippet(bytes, 200).into(),
     })?;
     Ok(Tuple::Data(Keyed {
         key,
@@ -146,10 +146,10 @@ impl ShardMerge {
         self.refill = Some(i);
         self.handed_out += 1;
         let row = serde_json::from_slice::<T>(&head.bytes).map_err(|e| Error::Decode {
-            node: shard.node.clone(),
+            node: shard.node.clone().into(),
             what: "tuple",
-            message: e.to_string(),
-            snippet: snippet(&head.bytes, 200),
+            message: e.to_string().into(),
+            snippet: snippet(&head.bytes, 200).into(),
         });
         if row.is_err() {
             self.done = true;
@@ -170,8 +170,8 @@ impl ShardMerge {
                 Poll::Ready(Ok(()))
             }
             Some(Err(e)) => Poll::Ready(Err(Error::ExportIncomplete {
-                shard: shard.name.clone(),
-                node: shard.node.clone(),
+                shard: shard.name.clone().into(),
+                node: shard.node.clone().into(),
                 handed_out: self.handed_out,
                 from_shard: shard.read,
                 cause: Box::new(e),

@@ -41,7 +41,7 @@ impl SortSpec {
     /// Parses `"f1 asc, f2 desc"`. An empty spec, a field without a direction or with
     /// another word than `asc`/`desc` is [`Error::InvalidInput`].
     pub(crate) fn parse(spec: &str) -> Result<SortSpec> {
-        let bad = |why: &str| Error::InvalidInput(format!("export sort {spec:?}: {why}"));
+        let bad = |why: &str| Error::invalid_input(format!("export sort {spec:?}: {why}"));
         let mut fields = Vec::new();
         for part in spec.split(',') {
             let words: Vec<&str> = part.split_whitespace().collect();

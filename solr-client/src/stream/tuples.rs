@@ -74,14 +74,15 @@ pub(crate) fn decode_tuple<T: DeserializeOwned>(
         if let Ok(m) = serde_json::from_slice::<Marker>(bytes) {
             if let Some(msg) = m.exception {
                 return Err(Error::Solr {
-                    node: node.to_string(),
+                    node: node.into(),
                     status: if status >= 400 { status } else { 500 },
                     body: SolrErrorBody {
                         msg,
                         code: i32::from(status),
                         metadata: None,
                         qtime_ms: None,
-                    },
+                    }
+                    .into(),
                 });
             }
             if m.eof {
@@ -92,10 +93,10 @@ pub(crate) fn decode_tuple<T: DeserializeOwned>(
     serde_json::from_slice::<T>(bytes)
         .map(Tuple::Data)
         .map_err(|e| Error::Decode {
-            node: node.to_string(),
+            node: node.into(),
             what: "tuple",
-            message: e.to_string(),
-            snippet: snippet(bytes, 200),
+            message: e.to_string().into(),
+            snippet: snippet(bytes, 200).into(),
         })
 }
 
@@ -123,8 +124,8 @@ pub fn decode_tuple_chunks<T: DeserializeOwned>(
     let fail = |e: ScanError| Error::Decode {
         node: "<bytes>".into(),
         what: "tuple stream",
-        message: format!("{e:?}"),
-        snippet: String::new(),
+        message: format!("{e:?}").into(),
+        snippet: Default::default(),
     };
     for chunk in chunks {
         scanner.push(chunk);
@@ -234,10 +235,10 @@ fn scan_error(node: &str, e: ScanError) -> Error {
         ScanError::Truncated(m) => m.to_string(),
     };
     Error::Decode {
-        node: node.to_string(),
+        node: node.into(),
         what: "tuple stream",
-        message,
-        snippet: String::new(),
+        message: message.into(),
+        snippet: Default::default(),
     }
 }
 

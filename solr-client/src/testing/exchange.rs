@@ -80,15 +80,15 @@ impl Exchange {
     pub fn read_file(path: &Path) -> Result<Vec<Exchange>> {
         let shown = path.display();
         let file = std::fs::File::open(path)
-            .map_err(|e| Error::Config(format!("cannot read recorded exchanges {shown}: {e}")))?;
+            .map_err(|e| Error::config(format!("cannot read recorded exchanges {shown}: {e}")))?;
         let mut out = Vec::new();
         for (i, line) in BufReader::new(file).lines().enumerate() {
-            let line = line.map_err(|e| Error::Config(format!("reading {shown}: {e}")))?;
+            let line = line.map_err(|e| Error::config(format!("reading {shown}: {e}")))?;
             if line.trim().is_empty() {
                 continue;
             }
             let e = serde_json::from_str(&line).map_err(|e| {
-                Error::Config(format!(
+                Error::config(format!(
                     "{shown} line {}: not a recorded exchange: {e}",
                     i + 1
                 ))

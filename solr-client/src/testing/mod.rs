@@ -160,7 +160,7 @@ impl Transport for Replay {
         }
         Box::pin(async move {
             let Some(reply) = reply else {
-                return Err(Error::NoNode(format!(
+                return Err(Error::no_node(format!(
                     "the test transport has no answer for {} {}",
                     req.method,
                     exchange::target(&req)
@@ -186,14 +186,14 @@ impl Transport for Replay {
 /// The response `reply` makes for `req`: its bytes counted, no connection.
 fn response(req: &WireRequest, reply: Reply) -> Result<WireResponse> {
     let status = StatusCode::from_u16(reply.status).map_err(|_| {
-        Error::Config(format!(
+        Error::config(format!(
             "the test reply has no valid status: {}",
             reply.status
         ))
     })?;
     let mut headers = HeaderMap::new();
     let ct = HeaderValue::from_str(&reply.content_type).map_err(|_| {
-        Error::Config(format!(
+        Error::config(format!(
             "the test reply's content type {:?} is no header value",
             reply.content_type
         ))

@@ -23,7 +23,7 @@ impl Recorder {
     /// Records `inner`'s exchanges into a new file at `path` (an existing one is replaced).
     pub fn create(inner: Arc<dyn Transport>, path: &Path) -> Result<Recorder> {
         let file = std::fs::File::create(path).map_err(|e| {
-            Error::Config(format!(
+            Error::config(format!(
                 "cannot create the recording {}: {e}",
                 path.display()
             ))
@@ -38,13 +38,13 @@ impl Recorder {
         let ct = resp.headers.get(CONTENT_TYPE).and_then(|v| v.to_str().ok());
         let e = Exchange::of(req, resp.status.as_u16(), ct.unwrap_or(""), &resp.body);
         let line = serde_json::to_string(&e)
-            .map_err(|e| Error::Config(format!("cannot record an exchange: {e}")))?;
+            .map_err(|e| Error::config(format!("cannot record an exchange: {e}")))?;
         let mut file = self
             .file
             .lock()
-            .map_err(|_| Error::Config("the recording's file lock is poisoned".into()))?;
+            .map_err(|_| Error::config("the recording's file lock is poisoned"))?;
         writeln!(file, "{line}")
-            .map_err(|e| Error::Config(format!("cannot write the recording: {e}")))
+            .map_err(|e| Error::config(format!("cannot write the recording: {e}")))
     }
 }
 

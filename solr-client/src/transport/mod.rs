@@ -219,8 +219,8 @@ impl TransportKind {
             #[cfg(feature = "gzip")]
             return Ok(Arc::new(Gzip::new(inner)));
             #[cfg(not(feature = "gzip"))]
-            return Err(crate::Error::Config(
-                "gzip needs solr-client's `gzip` feature, which this build does not have".into(),
+            return Err(crate::Error::config(
+                "gzip needs solr-client's `gzip` feature, which this build does not have",
             ));
         }
         Ok(inner)
@@ -243,9 +243,11 @@ impl std::str::FromStr for TransportKind {
             Some(feature) => format!(
                 "transport {s:?} needs solr-client's `{feature}` feature, which this build \
                  does not have"
-            ),
+            )
+            .into(),
             None => {
                 format!("unknown transport {s:?}; expected one of fresh, pooled, reqwest, http2")
+                    .into()
             }
         }))
     }

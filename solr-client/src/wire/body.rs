@@ -116,7 +116,7 @@ impl StreamingResponse {
             let chunk = chunk?;
             if (buf.len() + chunk.len()) as u64 > limit {
                 return Err(Error::TooLarge {
-                    node: body.timing.node.clone(),
+                    node: body.timing.node.clone().into(),
                     limit,
                 });
             }

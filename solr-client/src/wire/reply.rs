@@ -110,7 +110,7 @@ impl Reply {
             let chunk = chunk?;
             if (buf.len() + chunk.len()) as u64 > limit {
                 return Err(Error::TooLarge {
-                    node: stream.timing().node.clone(),
+                    node: stream.timing().node.clone().into(),
                     limit,
                 });
             }

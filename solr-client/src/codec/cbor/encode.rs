@@ -22,7 +22,7 @@ pub(crate) fn encode_add(docs: &[Document]) -> Result<Bytes> {
                     && m.keys()
                         .all(|k| crate::codec::values::ATOMIC_OPS.contains(&k.as_str()))
                 {
-                    return Err(Error::InvalidInput(format!(
+                    return Err(Error::invalid_input(format!(
                         "document {:?}, field {name:?}: Solr's CBOR loader cannot apply atomic \
                          updates (it reads the object as a child document); send them as \
                          JSON, XML or javabin",
@@ -34,7 +34,7 @@ pub(crate) fn encode_add(docs: &[Document]) -> Result<Bytes> {
     }
     let mut out = Vec::with_capacity(docs.len() * 64);
     ciborium::ser::into_writer(docs, &mut out)
-        .map_err(|e| Error::InvalidInput(format!("cannot encode documents as CBOR: {e}")))?;
+        .map_err(|e| Error::invalid_input(format!("cannot encode documents as CBOR: {e}")))?;
     Ok(Bytes::from(out))
 }
 
@@ -71,7 +71,7 @@ pub(crate) struct Cbor {
 impl Cbor {
     fn scalar<T: serde::Serialize + ?Sized>(&mut self, v: &T) -> SerResult {
         ciborium::ser::into_writer(v, &mut self.out).map_err(|e| {
-            Error::InvalidInput(format!("cannot encode documents as CBOR: {e}")).into()
+            Error::invalid_input(format!("cannot encode documents as CBOR: {e}")).into()
         })
     }
 }
@@ -141,7 +141,7 @@ impl Format for Cbor {
                 && m.keys()
                     .all(|k| crate::codec::values::ATOMIC_OPS.contains(&k.as_str()))
             {
-                return Err(Error::InvalidInput(format!(
+                return Err(Error::invalid_input(format!(
                     "document {:?}, field {:?}: Solr's CBOR loader cannot apply atomic \
                      updates (it reads the object as a child document); send them as \
                      JSON, XML or javabin",

@@ -11,7 +11,7 @@ use crate::types::Document;
 pub(crate) fn encode_add(docs: &[Document]) -> Result<Bytes> {
     serde_json::to_vec(docs)
         .map(Bytes::from)
-        .map_err(|e| Error::InvalidInput(format!("cannot encode documents as JSON: {e}")))
+        .map_err(|e| Error::invalid_input(format!("cannot encode documents as JSON: {e}")))
 }
 
 /// JSON: `[doc, doc, ...]`, each written by `serde_json::to_writer` and its atomic
@@ -24,7 +24,7 @@ pub(crate) fn encode<D: Serialize, S: AsRef<str>>(docs: &[D], ids: &[S]) -> crat
             out.push(b',');
         }
         serde_json::to_writer(&mut out, d)
-            .map_err(|e| Error::InvalidInput(format!("cannot encode documents as JSON: {e}")))?;
+            .map_err(|e| Error::invalid_input(format!("cannot encode documents as JSON: {e}")))?;
         super::guard::check(id.as_ref(), d)?;
     }
     out.push(b']');

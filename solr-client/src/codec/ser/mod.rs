@@ -51,7 +51,7 @@ impl std::error::Error for SerError {}
 
 impl ser::Error for SerError {
     fn custom<T: fmt::Display>(msg: T) -> Self {
-        SerError(Error::InvalidInput(msg.to_string()), Origin::Value)
+        SerError(Error::invalid_input(msg.to_string()), Origin::Value)
     }
 }
 
@@ -64,7 +64,7 @@ impl From<Error> for SerError {
 pub(crate) type SerResult<T = ()> = std::result::Result<T, SerError>;
 
 fn json_err(e: serde_json::Error) -> SerError {
-    SerError(Error::InvalidInput(e.to_string()), Origin::Value)
+    SerError(Error::invalid_input(e.to_string()), Origin::Value)
 }
 
 /// `v` as a `serde_json::Value` (for the shapes that need all of a value before encoding).
@@ -105,7 +105,7 @@ impl IdOf<'_> {
     }
     fn not_object(&self, what: &str) -> SerError {
         SerError(
-            Error::InvalidInput(format!("document #{} is not an object: {what}", self.index)),
+            Error::invalid_input(format!("document #{} is not an object: {what}", self.index)),
             Origin::Encoder,
         )
     }
@@ -137,7 +137,7 @@ impl IdFields<'_> {
                 Error::InvalidDocument {
                     index,
                     id: None,
-                    field: name.to_string(),
+                    field: name.into(),
                     problem: crate::DocumentProblem::MissingUniqueKey,
                 },
                 Origin::Encoder,
@@ -146,7 +146,7 @@ impl IdFields<'_> {
     }
     fn wrap(&self, e: SerError) -> SerError {
         SerError(
-            Error::InvalidInput(format!(
+            Error::invalid_input(format!(
                 "document #{} cannot be serialized: {e}",
                 self.index
             )),
@@ -163,8 +163,8 @@ impl IdFields<'_> {
             return Err(SerError(
                 Error::InvalidDocument {
                     index: self.index,
-                    id: self.id.clone(),
-                    field: field.to_string(),
+                    id: self.id.clone().map(Into::into),
+                    field: field.into(),
                     problem: crate::DocumentProblem::NotFinite,
                 },
                 Origin::Encoder,
@@ -357,7 +357,7 @@ struct IdText;
 
 fn unsupported<T>() -> SerResult<T> {
     Err(SerError(
-        Error::InvalidInput("not a plain value".into()),
+        Error::invalid_input("not a plain value"),
         Origin::Value,
     ))
 }
@@ -424,7 +424,7 @@ struct KeyText<'a>(&'a mut String);
 
 fn bad_key<T>() -> SerResult<T> {
     Err(SerError(
-        Error::InvalidInput("key must be a string".into()),
+        Error::invalid_input("key must be a string"),
         Origin::Value,
     ))
 }
@@ -574,7 +574,7 @@ impl<F: Format> ser::SerializeMap for DocFields<'_, F> {
 
 fn not_a_document<T>() -> SerResult<T> {
     Err(SerError(
-        Error::InvalidInput("a document must serialize as a map or a struct".into()),
+        Error::invalid_input("a document must serialize as a map or a struct"),
         Origin::Value,
     ))
 }
@@ -916,7 +916,7 @@ impl<'a, F: Format> ser::Serializer for ValueSer<'a, F> {
 pub(crate) fn doc_error(e: SerError, id: &str) -> Error {
     match e.1 {
         Origin::Encoder => e.0,
-        Origin::Value => Error::InvalidInput(format!("document {id:?} cannot be serialized: {e}")),
+        Origin::Value => Error::invalid_input(format!("document {id:?} cannot be serialized: {e}")),
     }
 }
 

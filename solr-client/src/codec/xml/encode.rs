@@ -33,7 +33,7 @@ fn escape_into(out: &mut String, s: &str, doc: &Document, field: &str) -> Result
             '\'' => out.push_str("&apos;"),
             c if xml_char_ok(c) => out.push(c),
             c => {
-                return Err(Error::InvalidInput(format!(
+                return Err(Error::invalid_input(format!(
                     "document {:?}, field {field:?}: character U+{:04X} cannot be sent in XML; \
                      remove it or use the JSON or CBOR update format",
                     doc_id(doc),
@@ -56,7 +56,7 @@ pub(crate) fn field_into(
         Value::Array(items) => {
             for item in items {
                 if item.is_array() {
-                    return Err(Error::InvalidInput(format!(
+                    return Err(Error::invalid_input(format!(
                         "document {:?}, field {name:?}: nested arrays are not supported in XML updates",
                         doc_id(doc)
                     )));
@@ -122,7 +122,7 @@ fn atomic_into(out: &mut String, name: &str, op: &str, v: &Value, doc: &Document
     }
     for x in values {
         if x.is_array() || x.is_object() {
-            return Err(Error::InvalidInput(format!(
+            return Err(Error::invalid_input(format!(
                 "document {:?}, field {name:?}: an atomic {op} of objects is not supported in XML updates",
                 doc_id(doc)
             )));
@@ -168,7 +168,7 @@ pub(crate) fn doc_into(out: &mut String, doc: &Document) -> Result<()> {
 }
 
 pub(crate) fn not_a_child(doc: &Document) -> Error {
-    Error::InvalidInput(format!(
+    Error::invalid_input(format!(
         "document {:?}: _childDocuments_ must hold documents (objects)",
         doc_id(doc)
     ))
@@ -202,7 +202,7 @@ fn escape(out: &mut String, s: &str, id: &str, field: &str) -> SerResult {
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
             c => {
-                return Err(Error::InvalidInput(format!(
+                return Err(Error::invalid_input(format!(
                     "document {id:?}, field {field:?}: character U+{:04X} cannot be sent in XML; \
                      remove it or use the JSON or CBOR update format",
                     c as u32
@@ -245,7 +245,7 @@ impl Xml {
     }
 
     fn nested(&self) -> Error {
-        Error::InvalidInput(format!(
+        Error::invalid_input(format!(
             "document {:?}, field {:?}: nested arrays are not supported in XML updates",
             self.id, self.name
         ))

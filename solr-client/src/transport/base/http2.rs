@@ -90,7 +90,7 @@ impl H2Conn {
                 after,
             } if crate::hint::not_h2(self.meter.first_bytes()).is_some() => Error::Io {
                 node,
-                message: format!("no HTTP/2 answer within the read-idle limit ({after:?})"),
+                message: format!("no HTTP/2 answer within the read-idle limit ({after:?})").into(),
                 not_sent: false,
             },
             e => e,
@@ -211,7 +211,7 @@ impl Http2 {
             .await?;
         if req.node.scheme() == "https" && !conn.h2 {
             return Err(Error::Io {
-                node: node.to_string(),
+                node: node.into(),
                 message: "server did not negotiate h2 by ALPN".into(),
                 not_sent: true,
             });

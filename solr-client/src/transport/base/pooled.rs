@@ -151,9 +151,7 @@ impl Pooled {
         proxy: Option<&Proxy>,
     ) -> Result<Self> {
         if config.max_connections_per_host == 0 {
-            return Err(Error::Config(
-                "max_connections_per_host must be at least 1".into(),
-            ));
+            return Err(Error::config("max_connections_per_host must be at least 1"));
         }
         Ok(Pooled {
             connector: Connector::new(tls, crate::transport::connect::connector::HTTP1_ALPN)?
@@ -472,7 +470,7 @@ async fn slot(
     req: &WireRequest,
     deadline: Instant,
 ) -> Result<OwnedSemaphorePermit> {
-    let pool_closed = || Error::Config("pool closed".into());
+    let pool_closed = || Error::config("pool closed");
     match host.slots.clone().try_acquire_owned() {
         Ok(permit) => Ok(permit),
         Err(TryAcquireError::Closed) => Err(pool_closed()),

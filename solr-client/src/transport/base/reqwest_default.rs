@@ -183,7 +183,7 @@ impl ReqwestDefault {
             .identity()
             .map(|id| reqwest::Identity::from_pem(id.pem()))
             .transpose()
-            .map_err(|_| Error::Config("client certificate: reqwest cannot load it".into()))?;
+            .map_err(|_| Error::config("client certificate: reqwest cannot load it"))?;
         let has_identity = identity.is_some();
         let faults = crate::transport::base::reqwest_faults::Faults::new(tls, proxy)?;
         let proxy = proxy.map(crate::transport::connect::proxy::for_reqwest);
@@ -192,7 +192,7 @@ impl ReqwestDefault {
         for pem in tls.extra_roots_pem() {
             roots.push(
                 reqwest::Certificate::from_pem_bundle(pem)
-                    .map_err(|e| Error::Config(format!("bad CA PEM: {e}")))?,
+                    .map_err(|e| Error::config(format!("bad CA PEM: {e}")))?,
             );
         }
         let insecure = tls.is_insecure();
@@ -251,7 +251,7 @@ impl ReqwestDefault {
             .connect_timeout(t.connect)
             .read_timeout(t.read_idle)
             .build()
-            .map_err(|e| Error::Config(format!("cannot build reqwest client: {e}")))?;
+            .map_err(|e| Error::config(format!("cannot build reqwest client: {e}")))?;
         clients.push((key, client.clone()));
         Ok(client)
     }
@@ -395,7 +395,7 @@ fn http_version(resp: &reqwest::Response) -> HttpVersion {
 async fn read_body(resp: &mut reqwest::Response, req: &WireRequest, node: &str) -> Result<Bytes> {
     let limit = req.max_response_bytes;
     let too_large = || Error::TooLarge {
-        node: node.to_string(),
+        node: node.into(),
         limit,
     };
     if resp.content_length().is_some_and(|l| l > limit) {
@@ -430,7 +430,7 @@ fn map_reqwest(node: &str, req: &WireRequest, e: reqwest::Error, has_identity: b
     #[cfg(not(feature = "rustls-base"))]
     let _ = has_identity;
     let timeout = |phase, after| Error::Timeout {
-        node: node.clone(),
+        node: node.clone().into(),
         phase,
         after,
     };
@@ -448,13 +448,13 @@ fn map_reqwest(node: &str, req: &WireRequest, e: reqwest::Error, has_identity: b
     }
     if e.is_connect() {
         Error::Connect {
-            node,
-            source: std::io::Error::other(message),
+            node: node.into(),
+            source: crate::redact::redact_io(std::io::Error::other(message)),
         }
     } else {
         Error::Io {
-            node,
-            message,
+            node: node.into(),
+            message: message.into(),
             // hyper cancelled it before writing, or an HTTP/2 server refused it.
             not_sent: hyper_canceled(&e) || proves_unprocessed(&e),
         }

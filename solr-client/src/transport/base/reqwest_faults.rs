@@ -75,8 +75,12 @@ impl Faults {
             if let Some(p) = self.proxy.as_ref() {
                 let hop = p.hop(&req.node);
                 return Error::ProxyAuth {
-                    node: node.to_string(),
-                    proxy: hop.as_ref().map(proxy::Hop::label).unwrap_or_default(),
+                    node: node.into(),
+                    proxy: hop
+                        .as_ref()
+                        .map(proxy::Hop::label)
+                        .unwrap_or_default()
+                        .into(),
                     credentials_sent: hop.is_some_and(|h| h.credentials_sent()),
                 };
             }

@@ -194,10 +194,10 @@ impl FromStr for HashRange {
     /// Parses Solr's `min-max` form in hexadecimal, e.g. `80000000-ffffffff`.
     fn from_str(s: &str) -> Result<Self> {
         let bad = || Error::Decode {
-            node: String::new(),
+            node: Default::default(),
             what: "shard hash range",
-            message: format!("expected two hex numbers joined by '-', got {s:?}"),
-            snippet: String::new(),
+            message: format!("expected two hex numbers joined by '-', got {s:?}").into(),
+            snippet: Default::default(),
         };
         let (a, b) = s.split_once('-').ok_or_else(bad)?;
         let parse = |x: &str| -> Result<i32> {

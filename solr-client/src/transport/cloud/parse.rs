@@ -21,10 +21,10 @@ struct Ctx<'a> {
 impl Ctx<'_> {
     fn bad(&self, message: String) -> Error {
         Error::Decode {
-            node: crate::redact::node_label(self.seed),
+            node: crate::redact::node_label(self.seed).into(),
             what: "CLUSTERSTATUS response",
-            message,
-            snippet: snippet(self.body, 200),
+            message: message.into(),
+            snippet: snippet(self.body, 200).into(),
         }
     }
 }

@@ -151,7 +151,7 @@ impl ClusterView {
             return Ok(active[0]);
         }
         if self.router != "compositeId" {
-            return Err(Error::InvalidInput(format!(
+            return Err(Error::invalid_input(format!(
                 "router {:?} of {} needs an explicit shard; only compositeId is hashed",
                 self.router, self.collection
             )));
@@ -160,7 +160,7 @@ impl ClusterView {
         let key = match doc.get(field) {
             Some(Value::String(s)) => s.clone(),
             Some(Value::Null) | None => {
-                return Err(Error::InvalidInput(format!(
+                return Err(Error::invalid_input(format!(
                     "document has no {field:?}: cannot pick its shard"
                 )))
             }
@@ -177,7 +177,7 @@ impl ClusterView {
             .filter(|s| s.active)
             .find(|s| s.range.is_some_and(|r| r.includes(hash)))
             .ok_or_else(|| {
-                Error::InvalidInput(format!(
+                Error::invalid_input(format!(
                     "no active shard of {} serves hash {:x} (id {key:?})",
                     self.collection, hash as u32
                 ))

@@ -32,7 +32,7 @@ pub(crate) fn refusal(
         ClientCertProblem::NotConfigured { alert }
     };
     Some(Error::ClientCertificate {
-        node: node.to_string(),
+        node: node.into(),
         problem,
     })
 }
@@ -59,7 +59,7 @@ pub(crate) fn refusal_named(node: &str, alert: &str) -> Error {
         }
     };
     Error::ClientCertificate {
-        node: node.to_string(),
+        node: node.into(),
         problem,
     }
 }

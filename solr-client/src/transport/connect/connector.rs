@@ -400,21 +400,21 @@ impl Endpoint {
         let https = match url.scheme() {
             "http" => false,
             "https" if cfg!(not(feature = "rustls-base")) => {
-                return Err(Error::Config(format!(
+                return Err(Error::config(format!(
                     "{node_s}: https needs solr-client's `rustls` feature, which this build \
                      does not have (or use the reqwest transport, which brings its own TLS)"
                 )))
             }
             "https" => true,
             other => {
-                return Err(Error::Config(format!(
+                return Err(Error::config(format!(
                     "unsupported scheme {other:?} in {url}"
                 )))
             }
         };
         let raw = url
             .host_str()
-            .ok_or_else(|| Error::Config(format!("no host in {url}")))?;
+            .ok_or_else(|| Error::config(format!("no host in {url}")))?;
         let port = url
             .port_or_known_default()
             .unwrap_or(if https { 443 } else { 80 });
@@ -510,7 +510,7 @@ impl Connector {
         match tokio::time::timeout(timeout, self.connect_inner(node, &node_s)).await {
             Ok(r) => r,
             Err(_) => Err(Error::Timeout {
-                node: node_s,
+                node: node_s.into(),
                 phase: TimeoutPhase::Connect,
                 after: timeout,
             }),
@@ -601,9 +601,9 @@ impl Connector {
         let config = self
             .tls
             .clone()
-            .ok_or_else(|| Error::Config("TLS is not configured".into()))?;
+            .ok_or_else(|| Error::config("TLS is not configured"))?;
         let server_name = rustls::pki_types::ServerName::try_from(target.host.clone())
-            .map_err(|e| Error::Config(format!("bad TLS server name {:?}: {e}", target.host)))?;
+            .map_err(|e| Error::config(format!("bad TLS server name {:?}: {e}", target.host)))?;
         let tls = tokio_rustls::TlsConnector::from(config)
             .connect(server_name, io)
             .await
@@ -614,8 +614,8 @@ impl Connector {
                     Some(self.has_identity),
                 )
                 .unwrap_or(Error::Tls {
-                    node: node_s.to_string(),
-                    source,
+                    node: node_s.into(),
+                    source: crate::redact::redact_io(source),
                 })
             })?;
         setup.tls = Some(t0.elapsed());
@@ -638,15 +638,15 @@ impl Connector {
         _node_s: &str,
         _setup: SetupTiming,
     ) -> Result<Conn> {
-        Err(Error::Config("https needs the `rustls` feature".into()))
+        Err(Error::config("https needs the `rustls` feature"))
     }
 }
 
 /// The addresses of `to`; none is an [`Error::Dns`].
 async fn resolve(to: &Endpoint, node_s: &str) -> Result<Vec<SocketAddr>> {
-    let dns_err = |source| Error::Dns {
-        node: node_s.to_string(),
-        source,
+    let dns_err = |source: io::Error| Error::Dns {
+        node: node_s.into(),
+        source: crate::redact::redact_io(source),
     };
     let addrs: Vec<SocketAddr> = tokio::net::lookup_host((to.host.as_str(), to.port))
         .await
@@ -699,8 +699,8 @@ async fn dial(addrs: &[SocketAddr], node_s: &str, via: Option<&Hop>) -> Result<T
         None => e,
     };
     Err(Error::Connect {
-        node: node_s.to_string(),
-        source,
+        node: node_s.into(),
+        source: crate::redact::redact_io(source),
     })
 }
 

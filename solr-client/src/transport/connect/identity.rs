@@ -32,13 +32,13 @@ impl Identity {
     /// An identity from a PEM certificate chain (leaf first) and a PEM private key.
     pub fn from_pem(cert_pem: &[u8], key_pem: &[u8]) -> Result<Self> {
         if !contains(cert_pem, b"-----BEGIN CERTIFICATE-----") {
-            return Err(Error::Config(
-                "client certificate: no PEM certificate found".into(),
+            return Err(Error::config(
+                "client certificate: no PEM certificate found",
             ));
         }
         if !contains(key_pem, b"PRIVATE KEY-----") {
-            return Err(Error::Config(
-                "client certificate: no PEM private key found (PKCS#8, RSA or EC)".into(),
+            return Err(Error::config(
+                "client certificate: no PEM private key found (PKCS#8, RSA or EC)",
             ));
         }
         let mut pem = cert_pem.to_vec();
@@ -58,7 +58,7 @@ impl Identity {
     ) -> Result<Self> {
         let read = |p: &std::path::Path, what: &str| {
             std::fs::read(p).map_err(|e| {
-                Error::Config(format!("cannot read client {what} {}: {e}", p.display()))
+                Error::config(format!("cannot read client {what} {}: {e}", p.display()))
             })
         };
         let cert_pem = read(cert.as_ref(), "certificate")?;
@@ -94,17 +94,13 @@ fn certified_key(cert_pem: &[u8], key_pem: &[u8]) -> Result<rustls::sign::Certif
     use rustls_pki_types::{CertificateDer, PrivateKeyDer};
     let chain = CertificateDer::pem_slice_iter(cert_pem)
         .collect::<std::result::Result<Vec<_>, _>>()
-        .map_err(|_| {
-            Error::Config("client certificate: the certificate PEM is unreadable".into())
-        })?;
+        .map_err(|_| Error::config("client certificate: the certificate PEM is unreadable"))?;
     let key = PrivateKeyDer::from_pem_slice(key_pem).map_err(|_| {
-        Error::Config(
-            "client certificate: the key PEM is unreadable (expected PKCS#8, RSA or EC)".into(),
-        )
+        Error::config("client certificate: the key PEM is unreadable (expected PKCS#8, RSA or EC)")
     })?;
     let provider = crate::transport::connect::tls_provider::provider()?;
     rustls::sign::CertifiedKey::from_der(chain, key, &provider).map_err(|e| {
-        Error::Config(format!(
+        Error::config(format!(
             "client certificate: the key does not fit the certificate ({})",
             key_problem(&e)
         ))

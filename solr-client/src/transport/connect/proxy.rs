@@ -228,7 +228,7 @@ pub(crate) fn absolute_form<B>(
 ) -> Result<()> {
     *http_req.uri_mut() =
         wire.url().as_str().parse().map_err(|e| {
-            Error::InvalidInput(format!("cannot build the proxy request target: {e}"))
+            Error::invalid_input(format!("cannot build the proxy request target: {e}"))
         })?;
     if let Some(auth) = proxy.hop(&wire.node).and_then(|h| h.authorization) {
         http_req
@@ -250,8 +250,8 @@ pub(crate) fn forwarded_status(
     }
     let hop = proxy.hop(&wire.node);
     Err(Error::ProxyAuth {
-        node: node.to_string(),
-        proxy: hop.as_ref().map(Hop::label).unwrap_or_default(),
+        node: node.into(),
+        proxy: hop.as_ref().map(Hop::label).unwrap_or_default().into(),
         credentials_sent: hop.is_some_and(|h| h.credentials_sent()),
     })
 }
@@ -289,22 +289,22 @@ fn proxy_url(raw: &str) -> Result<String> {
     };
     let shown = masked(&with_scheme);
     let url = Url::parse(&with_scheme)
-        .map_err(|e| Error::Config(format!("bad proxy URL {shown:?}: {e}")))?;
+        .map_err(|e| Error::config(format!("bad proxy URL {shown:?}: {e}")))?;
     if !matches!(url.scheme(), "http" | "socks5" | "socks5h") {
-        return Err(Error::Config(format!(
+        return Err(Error::config(format!(
             "proxy URL {shown}: only http://, socks5:// and socks5h:// proxies are supported \
              (https nodes are reached through them with a tunnel)"
         )));
     }
     if url.host_str().is_none_or(str::is_empty) {
-        return Err(Error::Config(format!("proxy URL {shown} names no host")));
+        return Err(Error::config(format!("proxy URL {shown} names no host")));
     }
     let probe = Matcher::builder().all(with_scheme.as_str()).build();
     if probe
         .intercept(&http::Uri::from_static("http://solr.invalid/"))
         .is_none()
     {
-        return Err(Error::Config(format!(
+        return Err(Error::config(format!(
             "proxy URL {shown}: not understood as a proxy URL"
         )));
     }

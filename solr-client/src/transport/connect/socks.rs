@@ -51,7 +51,7 @@ where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
     let bad =
-        |what: &str| Error::Config(format!("SOCKS5 tunnel to {:?}: bad {what}", ends.authority));
+        |what: &str| Error::config(format!("SOCKS5 tunnel to {:?}: bad {what}", ends.authority));
     let proxy: http::Uri = ends.proxy.parse().map_err(|_| bad("proxy URL"))?;
     let target: http::Uri = format!("http://{}/", ends.authority)
         .parse()
@@ -78,8 +78,8 @@ fn refusal(
 ) -> Error {
     if debug.contains("Auth(") {
         return Error::ProxyAuth {
-            node: ends.node.to_string(),
-            proxy: ends.proxy.to_string(),
+            node: ends.node.into(),
+            proxy: ends.proxy.into(),
             credentials_sent,
         };
     }
@@ -89,8 +89,11 @@ fn refusal(
         io::ErrorKind::ConnectionRefused
     };
     Error::Connect {
-        node: ends.node.to_string(),
-        source: io::Error::new(kind, format!("proxy {}: {shown}", ends.proxy)),
+        node: ends.node.into(),
+        source: crate::redact::redact_io(io::Error::new(
+            kind,
+            format!("proxy {}: {shown}", ends.proxy),
+        )),
     }
 }
 

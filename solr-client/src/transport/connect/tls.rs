@@ -64,7 +64,7 @@ impl TlsOptions {
     pub fn add_ca_pem_file(self, path: impl AsRef<std::path::Path>) -> Result<Self> {
         let path = path.as_ref();
         let pem = std::fs::read(path)
-            .map_err(|e| Error::Config(format!("cannot read CA file {}: {e}", path.display())))?;
+            .map_err(|e| Error::config(format!("cannot read CA file {}: {e}", path.display())))?;
         self.add_ca_pem(&pem)
     }
 
@@ -75,7 +75,7 @@ impl TlsOptions {
             use rustls_pki_types::pem::PemObject;
             let mut n = 0;
             for cert in CertificateDer::pem_slice_iter(pem) {
-                let cert = cert.map_err(|e| Error::Config(format!("bad PEM certificate: {e}")))?;
+                let cert = cert.map_err(|e| Error::config(format!("bad PEM certificate: {e}")))?;
                 self.extra_roots.push(cert);
                 n += 1;
             }
@@ -88,7 +88,7 @@ impl TlsOptions {
             .filter(|w| *w == b"-----BEGIN CERTIFICATE-----")
             .count();
         if n == 0 {
-            return Err(Error::Config("no certificate found in the CA PEM".into()));
+            return Err(Error::config("no certificate found in the CA PEM"));
         }
         self.extra_roots_pem.push(pem.to_vec());
         Ok(self)
@@ -154,7 +154,7 @@ impl TlsOptions {
         };
         let builder = rustls::ClientConfig::builder_with_provider(provider.clone())
             .with_protocol_versions(versions)
-            .map_err(|e| Error::Config(format!("TLS versions: {e}")))?;
+            .map_err(|e| Error::config(format!("TLS versions: {e}")))?;
         let builder = if self.accept_invalid {
             builder
                 .dangerous()
@@ -180,7 +180,7 @@ impl TlsOptions {
         for cert in &self.extra_roots {
             roots
                 .add(cert.clone())
-                .map_err(|e| Error::Config(format!("bad CA certificate: {e}")))?;
+                .map_err(|e| Error::config(format!("bad CA certificate: {e}")))?;
         }
         Ok(roots)
     }

@@ -25,11 +25,10 @@ pub(crate) fn provider() -> Result<Arc<CryptoProvider>> {
 #[cfg(not(any(feature = "rustls", feature = "rustls-ring")))]
 pub(crate) fn provider() -> Result<Arc<CryptoProvider>> {
     CryptoProvider::get_default().cloned().ok_or_else(|| {
-        crate::error::Error::Config(
+        crate::error::Error::config(
             "solr-client was built with `rustls-base` and no crypto provider: enable the \
              `rustls` (aws-lc-rs) or `rustls-ring` feature, or call \
-             rustls::crypto::CryptoProvider::install_default before building the client"
-                .into(),
+             rustls::crypto::CryptoProvider::install_default before building the client",
         )
     })
 }

@@ -96,15 +96,16 @@ fn judge(answer: &[u8], ends: &TunnelEnds<'_>, credentials_sent: bool) -> Result
     match status {
         200..=299 => Ok(()),
         401 | 407 => Err(Error::ProxyAuth {
-            node: ends.node.to_string(),
-            proxy: ends.proxy.to_string(),
+            node: ends.node.into(),
+            proxy: ends.proxy.into(),
             credentials_sent,
         }),
         _ => Err(Error::ProxyRefused {
-            node: ends.node.to_string(),
-            proxy: ends.proxy.to_string(),
+            node: ends.node.into(),
+            proxy: ends.proxy.into(),
             status,
-            reason: crate::snippet::snippet(parts.next().unwrap_or_default().as_bytes(), 200),
+            reason: crate::snippet::snippet(parts.next().unwrap_or_default().as_bytes(), 200)
+                .into(),
         }),
     }
 }
@@ -112,8 +113,11 @@ fn judge(answer: &[u8], ends: &TunnelEnds<'_>, credentials_sent: bool) -> Result
 /// A socket error while talking to the proxy, as a connect failure that names the proxy.
 fn broken(ends: &TunnelEnds<'_>, e: io::Error) -> Error {
     Error::Connect {
-        node: ends.node.to_string(),
-        source: io::Error::new(e.kind(), format!("proxy {}: CONNECT: {e}", ends.proxy)),
+        node: ends.node.into(),
+        source: crate::redact::redact_io(io::Error::new(
+            e.kind(),
+            format!("proxy {}: CONNECT: {e}", ends.proxy),
+        )),
     }
 }
 

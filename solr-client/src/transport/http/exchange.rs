@@ -60,7 +60,7 @@ pub(crate) fn build_request(
     }
     builder
         .body(Full::new(req.body.clone()))
-        .map_err(|e| Error::InvalidInput(format!("cannot build HTTP request: {e}")))
+        .map_err(|e| Error::invalid_input(format!("cannot build HTTP request: {e}")))
 }
 
 /// Maps a hyper error to this crate's error. `not_sent` is true when the request certainly
@@ -80,8 +80,8 @@ pub(crate) fn map_hyper(node: &str, e: hyper::Error) -> Error {
         src = s.source();
     }
     Error::Io {
-        node: node.to_string(),
-        message,
+        node: node.into(),
+        message: message.into(),
         not_sent,
     }
 }
@@ -208,7 +208,7 @@ impl Expired {
     pub(crate) fn error(self, node: &str, req: &WireRequest) -> Error {
         match self {
             Expired::ReadIdle => Error::Timeout {
-                node: node.to_string(),
+                node: node.into(),
                 phase: TimeoutPhase::ReadIdle,
                 after: req.timeouts.read_idle,
             },
@@ -471,7 +471,7 @@ impl BodyBuf {
 
 fn too_large(node: &str, limit: u64) -> Error {
     Error::TooLarge {
-        node: node.to_string(),
+        node: node.into(),
         limit,
     }
 }

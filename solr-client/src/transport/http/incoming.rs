@@ -82,7 +82,7 @@ impl<A: Activity + Send + Sync + ?Sized + 'static> IncomingBody<A> {
 
     fn idle_timeout(&self) -> Error {
         Error::Timeout {
-            node: self.node.clone(),
+            node: self.node.clone().into(),
             phase: TimeoutPhase::ReadIdle,
             after: self.idle,
         }

@@ -170,7 +170,7 @@ pub(crate) fn unauthorized(
     let challenge = headers
         .get(WWW_AUTHENTICATE)
         .and_then(|v| v.to_str().ok())
-        .map(|s| s.chars().take(200).collect());
+        .map(|s| s.chars().take(200).collect::<String>());
     let hint = match (scheme, renewed) {
         (None, _) => "the server requires authentication and the client has no credentials: \
                       give them with .credentials(Credentials::basic(..)) or .auth(..)"
@@ -185,9 +185,9 @@ pub(crate) fn unauthorized(
         ),
     };
     Error::Unauthorized {
-        node: node.to_string(),
-        scheme: scheme.map(str::to_string),
-        challenge,
-        hint,
+        node: node.into(),
+        scheme: scheme.map(Into::into),
+        challenge: challenge.map(String::into),
+        hint: hint.into(),
     }
 }

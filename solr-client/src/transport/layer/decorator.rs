@@ -96,7 +96,7 @@ mod tests {
 
     impl Transport for Base {
         fn send(&self, _req: WireRequest) -> BoxFuture<'_, Result<Reply>> {
-            Box::pin(async { Err(crate::Error::NoNode("base".into())) })
+            Box::pin(async { Err(crate::Error::no_node("base")) })
         }
         fn name(&self) -> String {
             "base".into()

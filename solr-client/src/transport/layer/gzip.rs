@@ -82,16 +82,16 @@ pub(crate) fn gunzip_limited(node: &str, data: &[u8], limit: u64) -> Result<Vec<
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => {
                 return Err(Error::Decompress {
-                    node: node.to_string(),
+                    node: node.into(),
                     encoding: "gzip".into(),
-                    message: e.to_string(),
+                    message: e.to_string().into(),
                 })
             }
         };
         let len = out.len() + n;
         if len > limit_usize {
             return Err(Error::TooLarge {
-                node: node.to_string(),
+                node: node.into(),
                 limit,
             });
         }
@@ -128,8 +128,8 @@ fn gzipped(headers: &http::HeaderMap, node: &str) -> Result<bool> {
         None | Some("identity") => Ok(false),
         Some("gzip") | Some("x-gzip") => Ok(true),
         Some(other) => Err(Error::Decompress {
-            node: node.to_string(),
-            encoding: other.to_string(),
+            node: node.into(),
+            encoding: other.into(),
             message: "unsupported content encoding".into(),
         }),
     }
@@ -203,9 +203,9 @@ fn gunzip_stream(
     futures::stream::unfold(state, move |(mut inner, mut dec, node)| async move {
         let decoder = dec.as_mut()?;
         let fail = |message: String| Error::Decompress {
-            node: node.clone(),
+            node: node.clone().into(),
             encoding: "gzip".into(),
-            message,
+            message: message.into(),
         };
         loop {
             let out = match inner.next().await {
@@ -239,7 +239,7 @@ fn inflate_chunk(
         decoder.write_all(step).map_err(|e| fail(e.to_string()))?;
         if decoder.get_ref().len() as u64 > limit {
             return Err(Error::TooLarge {
-                node: node.to_string(),
+                node: node.into(),
                 limit,
             });
         }

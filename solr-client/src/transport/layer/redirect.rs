@@ -141,9 +141,9 @@ fn location(url: &Url, resp: &Reply) -> Option<Url> {
 /// The error for a 3xx `resp` to a request for `url` on `node` that is not followed.
 fn refusal(node: &Url, url: &Url, resp: &Reply, reason: &'static str) -> Error {
     Error::Redirect {
-        node: without_credentials(node.clone()).to_string(),
+        node: without_credentials(node.clone()).to_string().into(),
         status: resp.status().as_u16(),
-        location: location(url, resp).as_ref().map(Url::to_string),
+        location: location(url, resp).as_ref().map(|l| l.as_str().into()),
         reason,
     }
 }
@@ -254,7 +254,7 @@ mod tests {
 
     impl Transport for Sharded {
         fn send(&self, _req: WireRequest) -> BoxFuture<'_, Result<Reply>> {
-            Box::pin(async { Err(Error::NoNode("test".into())) })
+            Box::pin(async { Err(Error::no_node("test")) })
         }
         fn name(&self) -> String {
             "sharded".into()

@@ -255,8 +255,8 @@ impl<T: Transport> Retry<T> {
                     solr: body
                         .ok()
                         .and_then(|b| solr_error(resp.headers(), &b))
-                        .map(Box::new),
-                    node,
+                        .map(|b| Box::new(b.into())),
+                    node: node.into(),
                     status: status.as_u16(),
                     attempts: attempt,
                     waited,

@@ -122,14 +122,14 @@ mod tests {
 
         fn refused(req: &WireRequest) -> Error {
             Error::Connect {
-                node: req.node.to_string(),
+                node: req.node.to_string().into(),
                 source: std::io::Error::from(std::io::ErrorKind::ConnectionRefused),
             }
         }
 
         fn broken(req: &WireRequest) -> Error {
             Error::Io {
-                node: req.node.to_string(),
+                node: req.node.to_string().into(),
                 message: "connection reset".into(),
                 not_sent: false,
             }

@@ -88,7 +88,7 @@ impl Routing {
     fn refuse_without_collection(&self, req: &WireRequest) -> Result<()> {
         let scoped = req.kind != RequestKind::Admin || req.path.starts_with('/');
         if self.cloud && self.collection.is_none() && scoped {
-            return Err(Error::Config(format!(
+            return Err(Error::config(format!(
                 "{} needs a collection, and this SolrCloud client has none (admin-only): give \
                  one with .collection(\"name\") when building it",
                 req.path.trim_start_matches('/')
@@ -266,8 +266,8 @@ impl Routing {
                 solr: body
                     .ok()
                     .and_then(|b| solr_error(resp.headers(), &b))
-                    .map(Box::new),
-                node,
+                    .map(|b| Box::new(b.into())),
+                node: node.into(),
                 status: status.as_u16(),
                 attempts: call.attempts,
                 waited: call.waited,

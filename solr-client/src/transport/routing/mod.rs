@@ -273,13 +273,12 @@ impl RoutingBuilder {
     pub fn build(self) -> Result<Routing> {
         let standalone = self.leader.is_some() || !self.replicas.is_empty();
         if standalone && !self.seeds.is_empty() {
-            return Err(Error::Config(
-                "routing: give either standalone nodes (leader/replica) or cloud seeds, not both"
-                    .into(),
+            return Err(Error::config(
+                "routing: give either standalone nodes (leader/replica) or cloud seeds, not both",
             ));
         }
         if !standalone && self.seeds.is_empty() {
-            return Err(Error::Config("routing: the node list is empty".into()));
+            return Err(Error::config("routing: the node list is empty"));
         }
         let (view, seeds) = if standalone {
             (self.standalone_view()?, Vec::new())
@@ -307,10 +306,9 @@ impl RoutingBuilder {
             .collect::<Result<Vec<_>>>()?;
         let leader = self.leader.as_ref().map(parse).transpose()?;
         let Some(core) = &self.collection else {
-            return Err(Error::Config(
+            return Err(Error::config(
                 "routing: standalone nodes need the core: call .collection(\"name\"); there \
-                 is no default"
-                    .into(),
+                 is no default",
             ));
         };
         let mut view = match leader {

@@ -64,7 +64,7 @@ impl FromStr for Policy {
             .into_iter()
             .find(|p| p.as_str() == s)
             .ok_or_else(|| {
-                Error::Config(format!(
+                Error::config(format!(
                     "unknown routing policy {s:?}; expected round-robin, least-outstanding or latency-aware"
                 ))
             })

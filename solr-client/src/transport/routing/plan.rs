@@ -51,7 +51,7 @@ impl Routing {
         let active: Vec<&ShardInfo> = view.shards.iter().filter(|s| s.active).collect();
         let first = *active
             .first()
-            .ok_or_else(|| Error::NoNode(format!("{} has no active shard", view.collection)))?;
+            .ok_or_else(|| Error::no_node(format!("{} has no active shard", view.collection)))?;
         if active.len() == 1 {
             return Ok(first);
         }
@@ -136,14 +136,14 @@ impl Routing {
             .map(|pred| distinct_nodes(usable.iter().copied().filter(|r| pred(r))))
             .collect();
         self.targets(tiers)
-            .map_err(|_| Error::NoNode(format!("{} has no replica", view.collection)))
+            .map_err(|_| Error::no_node(format!("{} has no replica", view.collection)))
     }
 
     /// A write: the leader (node and core) of its shard.
     fn plan_write(&self, view: &ClusterView, req: &WireRequest) -> Result<Vec<Target>> {
         let shard = self.write_shard(view, req)?;
         let leader = shard.leader().ok_or_else(|| {
-            Error::NoNode(format!(
+            Error::no_node(format!(
                 "shard {} of {} has no live leader",
                 shard.name, view.collection
             ))
@@ -167,7 +167,7 @@ impl Routing {
             .collect();
         targets.sort_by_key(|t| t.node.availability(now) == Availability::Down);
         if targets.is_empty() {
-            return Err(Error::NoNode("a pinned read names no replica".into()));
+            return Err(Error::no_node("a pinned read names no replica"));
         }
         Ok(targets)
     }
@@ -189,7 +189,7 @@ impl Routing {
             out.extend(ordered.into_iter().map(|node| Target { node, core: None }));
         }
         if out.is_empty() {
-            return Err(Error::NoNode("no node is known".into()));
+            return Err(Error::no_node("no node is known"));
         }
         Ok(out)
     }

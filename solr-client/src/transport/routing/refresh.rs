@@ -41,7 +41,7 @@ impl Routing {
             }
         }
         let nodes = candidates.iter().map(|u| self.pool.get(u)).collect();
-        let mut last = Error::NoNode("no node to ask for the cluster state".into());
+        let mut last = Error::no_node("no node to ask for the cluster state");
         for node in self.pool.order(nodes, Policy::RoundRobin) {
             match self.cluster_status(&node).await {
                 Ok(view) => {
@@ -85,20 +85,21 @@ impl Routing {
         match self.collection.as_deref() {
             Some(c) if status == 400 && msg == format!("Collection: {c} not found") => {
                 Error::NotFound {
-                    node: node_key(node),
-                    path: format!("{}/admin/collections", node.path().trim_end_matches('/')),
+                    node: node_key(node).into(),
+                    path: format!("{}/admin/collections", node.path().trim_end_matches('/')).into(),
                     hint: format!(
                         "SolrCloud has no collection or alias named \"{c}\" (CLUSTERSTATUS: \
                          {msg}): check .collection(...) against the cluster's collections \
                          (admin/collections?action=LIST) and aliases (LISTALIASES)"
-                    ),
+                    )
+                    .into(),
                 }
             }
             _ => Error::UnexpectedResponse {
-                node: node_key(node),
+                node: node_key(node).into(),
                 status,
                 content_type: None,
-                snippet: crate::snippet::snippet(body, 200),
+                snippet: crate::snippet::snippet(body, 200).into(),
             },
         }
     }
