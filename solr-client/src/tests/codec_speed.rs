@@ -413,7 +413,7 @@ fn typed_javabin_select_equals_the_tree_then_from_value_path() {
 
 #[test]
 fn typed_javabin_keeps_the_decoders_limits() {
-    let input = include_bytes!("codec/javabin/testdata/javabin-nested-keys.bin");
+    let input = include_bytes!("../codec/javabin/testdata/javabin-nested-keys.bin");
     let e = javabin::from_slice::<Value>(input).expect_err("a container key");
     assert!(e.message.contains("map key"), "{e}");
     let deep: Vec<u8> = std::iter::once(2)
