@@ -33,7 +33,8 @@ pub(crate) fn redact(text: &str) -> Cow<'_, str> {
 /// A node URL as errors, timings and statistics show it: without user info.
 pub(crate) fn node_label(url: &url::Url) -> String {
     if url.username().is_empty() && url.password().is_none() {
-        return url.to_string();
+        // The serialization as it is (what `Display` writes), without the formatter.
+        return url.as_str().to_owned();
     }
     let mut u = url.clone();
     let _ = u.set_password(None);

@@ -290,12 +290,11 @@ impl WireRequest {
             out.push_str(base);
             out.push('/');
             out.push_str(path);
-            if !self.query.is_empty() {
-                out.push('?');
-                let start = out.len();
-                out = url::form_urlencoded::Serializer::for_suffix(out, start)
-                    .extend_pairs(self.query.iter())
-                    .finish();
+            for (i, (k, v)) in self.query.iter().enumerate() {
+                out.push(if i == 0 { '?' } else { '&' });
+                push_form_encoded(&mut out, k);
+                out.push('=');
+                push_form_encoded(&mut out, v);
             }
             return out;
         }
@@ -313,6 +312,35 @@ impl WireRequest {
             Some(p) => format!("{host}:{p}"),
             None => host.to_string(),
         }
+    }
+}
+
+/// Appends `s` form-urlencoded to `out`, byte for byte as `url::form_urlencoded` writes it
+/// (`*-._`, ASCII letters and digits kept, a space as `+`, every other byte of its UTF-8 as
+/// `%XX` in upper case), copying each run of kept bytes at once.
+fn push_form_encoded(out: &mut String, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let bytes = s.as_bytes();
+    let mut run = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'*' | b'-' | b'.' | b'_') {
+            continue;
+        }
+        // `run..i` holds kept (ASCII) bytes only, so both ends are char boundaries.
+        if run < i {
+            out.push_str(&s[run..i]);
+        }
+        if b == b' ' {
+            out.push('+');
+        } else {
+            out.push('%');
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 15)]));
+        }
+        run = i + 1;
+    }
+    if run < bytes.len() {
+        out.push_str(&s[run..]);
     }
 }
 
@@ -463,6 +491,30 @@ mod path_and_query_tests {
                     assert_eq!(r.path_and_query(), expected, "{node} {path:?} {q:?}");
                 }
             }
+        }
+    }
+
+    /// The query encoder writes what `form_urlencoded` writes: every ASCII character alone,
+    /// at the start, middle and end of a value, and multi-byte characters among kept runs.
+    #[test]
+    fn the_query_encoder_matches_form_urlencoded() {
+        let mut values: Vec<String> = (0u8..128)
+            .map(char::from)
+            .flat_map(|c| {
+                [
+                    c.to_string(),
+                    format!("{c}ab"),
+                    format!("ab{c}cd"),
+                    format!("ab{c}"),
+                ]
+            })
+            .collect();
+        values.extend(["é", "aé", "éa", "a€b c", "日本語 q:x", "", "*-._~ +%"].map(String::from));
+        for v in &values {
+            let mut ours = String::new();
+            push_form_encoded(&mut ours, v);
+            let theirs: String = url::form_urlencoded::byte_serialize(v.as_bytes()).collect();
+            assert_eq!(ours, theirs, "{v:?}");
         }
     }
 }

@@ -181,10 +181,16 @@ impl SolrClient {
         if let Some(v) = self.auth.as_ref().and_then(|a| a.cached()) {
             headers.insert(AUTHORIZATION, v);
         }
+        // `collection/path`, written without the formatter (every call makes one).
+        let path = path.trim_start_matches('/');
+        let mut full = String::with_capacity(self.collection.len() + 1 + path.len());
+        full.push_str(&self.collection);
+        full.push('/');
+        full.push_str(path);
         WireRequest {
             method,
             node: self.node.clone(),
-            path: format!("{}/{}", self.collection, path.trim_start_matches('/')),
+            path: full,
             query,
             headers,
             body: Bytes::new(),

@@ -91,7 +91,7 @@ impl SolrClient {
             params.push(("wt".into(), self.response_format.as_str().into()));
         }
         let handler = s.handler_path();
-        let mut req = if s.post || encoded_len(&params) > crate::request::MAX_GET_QUERY_BYTES {
+        let mut req = if s.post || over_get_limit(&params) {
             let body = url::form_urlencoded::Serializer::new(String::new())
                 .extend_pairs(params.iter())
                 .finish();
@@ -120,6 +120,20 @@ impl SolrClient {
     pub async fn knn_as<T: DeserializeOwned>(&self, k: &Knn) -> Result<SelectResponse<T>> {
         self.select_as::<T>(&k.to_select()).await
     }
+}
+
+/// True when `params`, form-encoded as a query string, would be longer than
+/// [`MAX_GET_QUERY_BYTES`](crate::request::MAX_GET_QUERY_BYTES). Encoding makes a byte at
+/// most three (`%XX`), so a query whose raw bytes, times three, fit is short enough without
+/// encoding it here (the transport encodes it once, as it writes the request line); only
+/// a query near the limit is measured exactly.
+fn over_get_limit(params: &[(String, String)]) -> bool {
+    let limit = crate::request::MAX_GET_QUERY_BYTES;
+    let raw: usize = params.iter().map(|(k, v)| k.len() + v.len() + 2).sum();
+    if raw.saturating_mul(3) <= limit {
+        return false;
+    }
+    encoded_len(params) > limit
 }
 
 /// The length of `params` as a form-encoded query string, without building it.

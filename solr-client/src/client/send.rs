@@ -20,7 +20,8 @@ impl SolrClient {
     ) -> Result<(T, Timing)> {
         let method = req.method.clone();
         let path = req.path.clone();
-        let node = req.node.clone();
+        // For the not-found hint: the client's own node (nearly every request) is not copied.
+        let other_node = (req.node != self.node).then(|| req.node.clone());
         let pending = self.observer.meter.request(&req);
         let (resp, trace) = self.traced_send(req).await;
         if let Err(e) = &resp {
@@ -46,7 +47,10 @@ impl SolrClient {
                 timing.qtime_ms = qtime(&v);
                 Ok((v, timing))
             }
-            Err(e) => Err(crate::hint::not_found(e, &node, &path)),
+            Err(e) => {
+                let node = other_node.as_ref().unwrap_or(&self.node);
+                Err(crate::hint::not_found(e, node, &path))
+            }
         };
         let timing = match &out {
             Ok((_, t)) => Some(t),

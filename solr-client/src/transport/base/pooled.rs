@@ -258,7 +258,7 @@ impl Pooled {
         let watch = Watch::new(&meter, &mut timer, idle, at.done, Some(deadline));
         let resp = read_body(&node, &req, watch, resp.0, false).await?;
         at.done = Instant::now();
-        let mut timing = at.into_timing(setup, HttpVersion::Http11, &node);
+        let mut timing = at.into_timing(setup, HttpVersion::Http11, node);
         count_bytes(&mut timing, &meter, before, resp.body.len());
         timing.attempts = attempt;
         self.keep(&host, &resp.headers, (sender, meter, timer));

@@ -503,11 +503,13 @@ pub(crate) struct Instants {
 }
 
 impl Instants {
+    /// The timing record of these instants; `node` (the node's label) is moved into it when
+    /// the caller gives it up, copied when it lends it.
     pub fn into_timing(
         self,
         setup: Option<SetupTiming>,
         version: HttpVersion,
-        node: &str,
+        node: impl Into<String>,
     ) -> Timing {
         let conn_ready = self.conn_ready.max(self.start);
         let write_done = self.write_done.max(conn_ready);
@@ -530,7 +532,7 @@ impl Instants {
             transfer: done - first_byte,
             http_version: version,
             attempts: 1,
-            node: node.to_string(),
+            node: node.into(),
             bytes_exact: true,
             ..Timing::default()
         }

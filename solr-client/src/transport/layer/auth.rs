@@ -39,6 +39,11 @@ impl<T: Transport> Decorator for AuthRenew<T> {
     }
 
     fn call(&self, req: WireRequest) -> BoxFuture<'_, Result<Reply>> {
+        // Without a provider there is nothing to renew: the inner future as it is, with no
+        // box and no frame of this layer around it (the request is not moved again).
+        if req.auth.is_none() {
+            return self.inner.send(req);
+        }
         Box::pin(renewing(&self.inner, req))
     }
 }
@@ -141,7 +146,10 @@ pub(crate) async fn send_signed(
     if req.auth.is_none() {
         req.auth = auth.cloned();
     }
-    transport.send_whole(req).await
+    // What `send_whole` does, in this future rather than in a box of its own.
+    req.streamed = false;
+    let limit = req.max_response_bytes;
+    transport.send(req).await?.into_whole(limit).await
 }
 
 /// [`send_signed`] for an answer whose body is read as it arrives: the request (method,
