@@ -58,6 +58,8 @@ struct files_struct {
 
 struct task_struct {
     struct files_struct *files;
+    struct task_struct *group_leader;
+    __u64 start_time;
 };
 
 struct tcp_sock {

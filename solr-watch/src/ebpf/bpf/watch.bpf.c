@@ -51,10 +51,11 @@ struct hdr {
 
 _Static_assert(sizeof(struct hdr) == 104, "ebpf/event.rs reads a 104-byte header");
 
-struct data_event {
-    struct hdr h;
-    __u8 data[CHUNK];
-};
+/* A data event is the header then its bytes: a chunk of at most SMALL bytes takes a
+ * SMALL record, a larger one a CHUNK record (a ring-buffer record's size is fixed when it is
+ * reserved). Most requests and TLS records are small: a 16 KiB record for each would fill
+ * the ring 16 times faster and wake the reader 16 times as often. */
+#define SMALL 1024
 
 /* An in-flight socket read or write: where the user's bytes are. */
 struct io {
@@ -123,6 +124,21 @@ struct {
     __type(value, __u64);
 } last_sk SEC(".maps");
 
+/* The processes whose first connection (or accept) has woken the reader, by pid and the
+ * start time of its thread group leader (a pid reused by a new process is a new key). */
+struct proc_key {
+    __u32 tgid;
+    __u32 pad;
+    __u64 start;
+};
+
+struct {
+    __uint(type, BPF_MAP_TYPE_LRU_HASH);
+    __uint(max_entries, 16384);
+    __type(key, struct proc_key);
+    __type(value, __u8);
+} woken SEC(".maps");
+
 /* Events lost because the ring buffer was full (user space reports it). */
 struct {
     __uint(type, BPF_MAP_TYPE_ARRAY);
@@ -131,10 +147,12 @@ struct {
     __type(value, __u64);
 } lost SEC(".maps");
 
-/* Unread bytes in the ring buffer at which a submit wakes the reader. Below it a data event
+/* Unread bytes in the ring buffer at which a submit wakes the reader. Below it an event
  * wakes no one: user space drains the buffer every 100 ms anyway, and a wake-up per event
- * would cost each watched call a cross-CPU wake-up of the reader. A new connection wakes
- * it at once (`wake`), so it reads the process's /proc entry while the process lives. */
+ * would cost each watched call a cross-CPU wake-up of the reader (on two cores, the reader
+ * then takes the client's CPU). Only a process's first connection or accept wakes it at
+ * once (`wake`, see `first_of_process`), so it reads the process's /proc entry while the
+ * process lives; its later connections wait for the drain like data. */
 #define WAKE_AT (1 << 20)
 
 static __always_inline void submit(void *e, int wake)
@@ -193,6 +211,16 @@ static __always_inline void fill(struct hdr *h, const struct sock *sk, __u8 kind
     bpf_get_current_comm(h->comm, sizeof(h->comm));
 }
 
+/* Is this the current process's first wake-up request? Records it if so. */
+static __always_inline int first_of_process(void)
+{
+    struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+    struct proc_key k = {.tgid = bpf_get_current_pid_tgid() >> 32, .pad = 0,
+                         .start = BPF_CORE_READ(task, group_leader, start_time)};
+    __u8 one = 1;
+    return bpf_map_update_elem(&woken, &k, &one, BPF_NOEXIST) == 0;
+}
+
 /* A connection event; `state` is the TCP state left (close events). */
 static __always_inline void conn_event(const struct sock *sk, __u8 kind, __u64 extra, __u32 extra2,
                                        __u8 state)
@@ -206,7 +234,7 @@ static __always_inline void conn_event(const struct sock *sk, __u8 kind, __u64 e
     h->extra = extra;
     h->extra2 = extra2;
     h->to_server = state;
-    submit(h, kind == EV_OPEN || kind == EV_ACCEPT);
+    submit(h, (kind == EV_OPEN || kind == EV_ACCEPT) && first_of_process());
 }
 
 SEC("tp_btf/inet_sock_set_state")
@@ -253,6 +281,29 @@ struct walk {
     __u8 vec;
 };
 
+/* One data event of `len` bytes (at most `cap`, a power of two) in a record of `cap`. */
+static __always_inline int emit_chunk(const struct walk *w, __u64 len, const __u32 cap)
+{
+    struct hdr *h = bpf_ringbuf_reserve(&events, sizeof(struct hdr) + cap, 0);
+    if (!h) {
+        count_lost();
+        return 1;
+    }
+    fill(h, (const struct sock *)w->sk, EV_DATA);
+    if (w->ts)
+        h->ts = w->ts;
+    h->to_server = w->to_server;
+    h->source = w->source;
+    h->len = len;
+    if (bpf_probe_read_user(h + 1, len & (2 * cap - 1), (void *)w->base) != 0) {
+        h->kind = EV_GAP;
+        h->extra = len;
+        h->len = 0;
+    }
+    submit(h, 0);
+    return 0;
+}
+
 static long walk_step(__u32 i, void *ctx)
 {
     struct walk *w = ctx;
@@ -270,23 +321,8 @@ static long walk_step(__u32 i, void *ctx)
         return 0;
     }
     __u64 len = w->seg_left < CHUNK ? w->seg_left : CHUNK;
-    struct data_event *e = bpf_ringbuf_reserve(&events, sizeof(struct data_event), 0);
-    if (!e) {
-        count_lost();
+    if (len <= SMALL ? emit_chunk(w, len, SMALL) : emit_chunk(w, len, CHUNK))
         return 1;
-    }
-    fill(&e->h, (const struct sock *)w->sk, EV_DATA);
-    if (w->ts)
-        e->h.ts = w->ts;
-    e->h.to_server = w->to_server;
-    e->h.source = w->source;
-    e->h.len = len;
-    if (bpf_probe_read_user(e->data, len & (2 * CHUNK - 1), (void *)w->base) != 0) {
-        e->h.kind = EV_GAP;
-        e->h.extra = len;
-        e->h.len = 0;
-    }
-    submit(e, 0);
     w->base += len;
     w->seg_left -= len;
     w->left -= len;
