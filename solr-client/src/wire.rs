@@ -286,17 +286,20 @@ impl WireRequest {
             // Room for the query as encoded, a quarter over its raw length (escapes), so
             // the string is not grown while it is written.
             let raw: usize = self.query.iter().map(|(k, v)| k.len() + v.len() + 2).sum();
-            let mut out = String::with_capacity(base.len() + path.len() + 2 + raw + raw / 4);
-            out.push_str(base);
-            out.push('/');
-            out.push_str(path);
+            let mut out = Vec::with_capacity(base.len() + path.len() + 2 + raw + raw / 4);
+            out.extend_from_slice(base.as_bytes());
+            out.push(b'/');
+            out.extend_from_slice(path.as_bytes());
             for (i, (k, v)) in self.query.iter().enumerate() {
-                out.push(if i == 0 { '?' } else { '&' });
+                out.push(if i == 0 { b'?' } else { b'&' });
                 push_form_encoded(&mut out, k);
-                out.push('=');
+                out.push(b'=');
                 push_form_encoded(&mut out, v);
             }
-            return out;
+            // Valid UTF-8 by construction: the node's path and `path` are strings and the
+            // encoded query is ASCII; the lossy arm is never taken.
+            return String::from_utf8(out)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
         }
         let url = self.url();
         match url.query() {
@@ -315,32 +318,32 @@ impl WireRequest {
     }
 }
 
-/// Appends `s` form-urlencoded to `out`, byte for byte as `url::form_urlencoded` writes it
-/// (`*-._`, ASCII letters and digits kept, a space as `+`, every other byte of its UTF-8 as
-/// `%XX` in upper case), copying each run of kept bytes at once.
-fn push_form_encoded(out: &mut String, s: &str) {
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
-    let bytes = s.as_bytes();
-    let mut run = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'*' | b'-' | b'.' | b'_') {
-            continue;
-        }
-        // `run..i` holds kept (ASCII) bytes only, so both ends are char boundaries.
-        if run < i {
-            out.push_str(&s[run..i]);
-        }
-        if b == b' ' {
-            out.push('+');
-        } else {
-            out.push('%');
-            out.push(char::from(HEX[usize::from(b >> 4)]));
-            out.push(char::from(HEX[usize::from(b & 15)]));
-        }
-        run = i + 1;
+/// The bytes form-urlencoding keeps as they are: `*-._`, ASCII letters and digits.
+const FORM_KEPT: [bool; 256] = {
+    let mut kept = [false; 256];
+    let mut i = 0;
+    while i < 256 {
+        let b = i as u8;
+        kept[i] = b.is_ascii_alphanumeric() || matches!(b, b'*' | b'-' | b'.' | b'_');
+        i += 1;
     }
-    if run < bytes.len() {
-        out.push_str(&s[run..]);
+    kept
+};
+
+/// Appends `s` form-urlencoded to `out`, byte for byte as `url::form_urlencoded` writes it
+/// (the [`FORM_KEPT`] bytes kept, a space as `+`, every other byte of its UTF-8 as `%XX` in
+/// upper case): one table look-up per byte, room for the common case reserved once.
+fn push_form_encoded(out: &mut Vec<u8>, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    out.reserve(s.len());
+    for &b in s.as_bytes() {
+        if FORM_KEPT[usize::from(b)] {
+            out.push(b);
+        } else if b == b' ' {
+            out.push(b'+');
+        } else {
+            out.extend_from_slice(&[b'%', HEX[usize::from(b >> 4)], HEX[usize::from(b & 15)]]);
+        }
     }
 }
 
@@ -511,8 +514,9 @@ mod path_and_query_tests {
             .collect();
         values.extend(["é", "aé", "éa", "a€b c", "日本語 q:x", "", "*-._~ +%"].map(String::from));
         for v in &values {
-            let mut ours = String::new();
+            let mut ours = Vec::new();
             push_form_encoded(&mut ours, v);
+            let ours = String::from_utf8(ours).unwrap();
             let theirs: String = url::form_urlencoded::byte_serialize(v.as_bytes()).collect();
             assert_eq!(ours, theirs, "{v:?}");
         }

@@ -71,15 +71,17 @@ impl SolrClient {
         what: &'static str,
     ) -> Result<SelectResponse<T>> {
         let format = self.response_format;
-        let (mut r, timing): (SelectResponse<T>, Timing) = self
+        // Boxed from the decode to here: the envelope (hundreds of bytes) is moved through
+        // the call's futures and results as a pointer, and copied out once at the end.
+        let (mut r, timing): (Box<SelectResponse<T>>, Timing) = self
             .exchange(
                 req,
                 |w| decode_as(w, what, format),
-                |r: &SelectResponse<T>| r.header.qtime,
+                |r: &Box<SelectResponse<T>>| r.header.qtime,
             )
             .await?;
         r.timing = with_qtime(timing, r.header.qtime);
-        Ok(r)
+        Ok(*r)
     }
 
     /// The wire request [`Self::select`] sends for `s` (its handler, collection, GET or
