@@ -217,7 +217,10 @@ fn ebpf_serve_holds_500_short_lived_curls_then_forgets_them() {
         .map(|(pid, _)| *pid)
         .collect();
     let spawned: BTreeSet<u32> = exited.iter().map(|(pid, _)| *pid).collect();
-    assert!(!must_hold.is_empty(), "no curl exited within the grace period");
+    assert!(
+        !must_hold.is_empty(),
+        "no curl exited within the grace period"
+    );
     assert_eq!(
         held.intersection(&must_hold).count(),
         must_hold.len(),
