@@ -65,6 +65,8 @@ impl SolrClient {
     /// Sends a search and decodes its answer into a [`SelectResponse`] of `T` (named `what`
     /// in errors), its timing carrying Solr's QTime: [`Self::select_as`] and
     /// [`Self::query_json`].
+    // `exchange` hands its reader a reference to the decoded value, here a box.
+    #[allow(clippy::borrowed_box)]
     pub(crate) async fn search_as<T: DeserializeOwned>(
         &self,
         req: WireRequest,
