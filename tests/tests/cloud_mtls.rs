@@ -19,7 +19,7 @@ use solr_client::{ClientCertProblem, Error, Identity, Select, SolrClient, TlsOpt
 use solr_client::{Commit, TransportKind};
 use solr_harness::local_solr::LocalSolr;
 
-use crate::mtls::{identity, tls_dir};
+use crate::mtls::{assert_no_certificate_refusal, identity, tls_dir};
 use crate::support;
 use crate::support::cloud_nodes::seeds;
 
@@ -57,13 +57,7 @@ async fn ids_of(c: &SolrClient, tag: &str, shard: Option<&str>) -> Vec<String> {
     }
     let r = c.select(&q).await.expect("search");
     assert_eq!(r.num_found() as usize, r.docs().len(), "{tag} {shard:?}");
-    let mut ids: Vec<String> = r
-        .docs()
-        .iter()
-        .map(|d| d["id"].as_str().expect("string id").to_string())
-        .collect();
-    ids.sort();
-    ids
+    support::sorted_ids(&r)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -147,22 +141,7 @@ async fn no_certificate_is_the_standalone_typed_error_on_every_transport() {
         for version in [TlsVersion::Tls13, TlsVersion::Tls12] {
             let what = format!("{kind} {version:?}");
             let err = refused_first_call(&client(kind, version, None), &what).await;
-            let msg = err.to_string();
-            assert!(
-                msg.contains("the server asked for a client certificate"),
-                "{what}: {msg}"
-            );
-            assert!(
-                matches!(
-                    err,
-                    Error::ClientCertificate {
-                        problem: ClientCertProblem::NotConfigured { .. },
-                        ..
-                    }
-                ),
-                "{what}: {err:?}"
-            );
-            assert!(err.is_not_sent(), "{what}: refused before Solr saw it");
+            assert_no_certificate_refusal(&err, &what);
         }
     }
 }

@@ -218,13 +218,7 @@ pub(crate) async fn held_per_shard(view: &ClusterView, tag: &str) -> BTreeMap<St
             .await
             .expect("core query");
         assert_eq!(r.num_found() as usize, r.docs().len());
-        let mut ids: Vec<String> = r
-            .docs()
-            .iter()
-            .map(|d| d["id"].as_str().expect("string id").to_string())
-            .collect();
-        ids.sort();
-        out.insert(shard.name.clone(), ids);
+        out.insert(shard.name.clone(), support::sorted_ids(&r));
     }
     out
 }

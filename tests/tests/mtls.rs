@@ -24,6 +24,27 @@ pub(crate) fn identity(dir: &Path, name: &str) -> Identity {
     .expect("client certificate loads")
 }
 
+/// `err` is the typed refusal of a client that has no certificate (`what` names the case):
+/// the message says the server asked for one, and nothing was sent.
+pub(crate) fn assert_no_certificate_refusal(err: &Error, what: &str) {
+    let msg = err.to_string();
+    assert!(
+        msg.contains("the server asked for a client certificate"),
+        "{what}: {msg}"
+    );
+    assert!(
+        matches!(
+            err,
+            Error::ClientCertificate {
+                problem: ClientCertProblem::NotConfigured { .. },
+                ..
+            }
+        ),
+        "{what}: {err:?}"
+    );
+    assert!(err.is_not_sent(), "{what}: refused before Solr saw it");
+}
+
 fn mtls_client(kind: TransportKind, tls: TlsOptions, id: Option<Identity>) -> SolrClient {
     let s = support::standalone_mtls();
     let ca = s.ca.as_ref().expect("CA");
@@ -69,22 +90,7 @@ async fn no_certificate_is_a_typed_error_that_says_the_server_asked_for_one() {
         for version in [TlsVersion::Tls13, TlsVersion::Tls12] {
             let c = mtls_client(kind, TlsOptions::new().version(version), None);
             let err = c.ping().await.expect_err("refused without a certificate");
-            let msg = err.to_string();
-            assert!(
-                msg.contains("the server asked for a client certificate"),
-                "{kind} {version:?}: {msg}"
-            );
-            assert!(
-                matches!(
-                    err,
-                    Error::ClientCertificate {
-                        problem: ClientCertProblem::NotConfigured { .. },
-                        ..
-                    }
-                ),
-                "{kind} {version:?}: {err:?}"
-            );
-            assert!(err.is_not_sent(), "{kind}: refused before Solr saw it");
+            assert_no_certificate_refusal(&err, &format!("{kind} {version:?}"));
         }
     }
 }

@@ -313,3 +313,14 @@ fn rerender_from_manifest(dir: &std::path::Path, kind: &str, files: &[&str]) -> 
     );
     before
 }
+
+/// The string ids of a search answer's hits, sorted.
+pub fn sorted_ids(r: &solr_client::SelectResponse) -> Vec<String> {
+    let mut ids: Vec<String> = r
+        .docs()
+        .iter()
+        .map(|d| d["id"].as_str().expect("string id").to_string())
+        .collect();
+    ids.sort();
+    ids
+}
